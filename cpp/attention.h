@@ -1,0 +1,52 @@
+// The article's two functions, with its names and meaning:
+//
+//   def attention(Q, K, V, mask=None)                  -> (output, weights)
+//   def multi_head_attention(X, W_q, W_k, W_v, W_o, h) -> (output, weights)
+//
+// built on the SIMD kernels. Differences from the article's NumPy, each deliberate:
+//   - scaling by 1/sqrt(d_k) can be switched off, for the "why scale" comparison;
+//   - a row whose every key is masked gets all-zero weights and is reported, where NumPy gives NaN;
+//   - bad shapes and oversized requests return an error message instead of raising.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace abh {
+
+struct AttentionOptions {
+  bool scale = true;  // divide scores by sqrt(d_k)
+};
+
+struct AttentionResult {
+  Matrix output;                               // (n_q, d_v)
+  Matrix weights;                              // (n_q, n_k), rows sum to 1 or are all zero
+  std::vector<std::uint8_t> fully_masked_rows; // (n_q): 1 where every key was blocked
+};
+
+// Q is (n_q, d_k), K is (n_k, d_k), V is (n_k, d_v); mask, if given, is (n_q, n_k), 1 = allowed.
+Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matrix& V,
+                                    const Mask* mask = nullptr, const AttentionOptions& options = {});
+
+struct MultiHeadResult {
+  Matrix output;   // (n, d_model) = concat(heads) · W_o
+  Tensor3 weights; // (h, n, n)
+  std::vector<std::uint8_t> fully_masked_rows;  // (n), the same for every head
+};
+
+// X is (n, d_model); W_q, W_k, W_v, W_o are (d_model, d_model); h divides d_model.
+Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_q, const Matrix& W_k,
+                                               const Matrix& W_v, const Matrix& W_o, int h,
+                                               bool causal = false, const AttentionOptions& options = {});
+
+// A lower-triangular (n, n) mask: token i sees tokens 0..i.
+Mask causal_mask(int n);
+
+// Shape and size checks shared by every entry point; empty string means valid.
+std::string check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v,
+                                   const Mask* mask);
+std::string check_heads(int d_model, int h);
+
+}  // namespace abh

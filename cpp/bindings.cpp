@@ -1,0 +1,240 @@
+// The only file that knows about Emscripten. It converts between plain JS objects and the engine's
+// structs and nothing else: no math here.
+//
+// Boundary shapes (mirrored by web/src/engine/engine.d.ts):
+//   JsMatrix  = { rows, cols, data: Float32Array }            row-major
+//   JsTensor3 = { heads, rows, cols, data: Float32Array }     row-major, heads outermost
+//   failures  = { error: string }  (the JS wrapper throws it as an EngineError)
+// Inputs are copied into wasm memory once; outputs are copied out into fresh typed arrays before
+// returning, so no JS object ever holds a view into memory that a later call could grow.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <emscripten/heap.h>
+#include <malloc.h>
+
+#include <cmath>
+#include <string>
+
+#include "attention.h"
+#include "kernels.h"
+#include "engine_limits.h"
+#include "pipeline.h"
+#include "random.h"
+
+using emscripten::val;
+
+namespace {
+
+// ---- conversions: engine -> JS -------------------------------------------------------------
+
+val copy_floats(const float* data, std::size_t size) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
+}
+
+val copy_bytes(const std::vector<std::uint8_t>& bytes) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+}
+
+val to_js(const abh::Matrix& m) {
+  val out = val::object();
+  out.set("rows", int(m.rows()));
+  out.set("cols", int(m.cols()));
+  out.set("data", copy_floats(m.data(), std::size_t(m.size())));
+  return out;
+}
+
+val to_js(const abh::Tensor3& t) {
+  val out = val::object();
+  out.set("heads", t.heads);
+  out.set("rows", t.rows);
+  out.set("cols", t.cols);
+  out.set("data", copy_floats(t.data.data(), t.data.size()));
+  return out;
+}
+
+val to_js(const abh::Mask& m) {
+  val out = val::object();
+  out.set("rows", int(m.rows()));
+  out.set("cols", int(m.cols()));
+  out.set("data", val::global("Uint8Array").new_(emscripten::typed_memory_view(std::size_t(m.size()), m.data())));
+  return out;
+}
+
+val failure(const std::string& message) {
+  val out = val::object();
+  out.set("error", message);
+  return out;
+}
+
+// ---- conversions: JS -> engine -------------------------------------------------------------
+// The TypeScript wrapper has already checked types; these checks guard direct callers.
+
+bool is_object(const val& v) { return v.typeOf().as<std::string>() == "object" && !v.isNull(); }
+
+bool is_whole_number(const val& v, double lo, double hi) {
+  if (!v.isNumber()) return false;
+  const double x = v.as<double>();
+  return std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi;
+}
+
+std::string read_matrix(const val& js, const char* name, abh::Matrix& out) {
+  if (!is_object(js) || !is_whole_number(js["rows"], 0, 1 << 30) || !is_whole_number(js["cols"], 0, 1 << 30))
+    return std::string(name) + " must be { rows, cols, data } with whole-number rows and cols";
+  const int rows = js["rows"].as<int>(), cols = js["cols"].as<int>();
+  const val data = js["data"];
+  if (!is_object(data) || !data["length"].isNumber()) return std::string(name) + ".data must be a Float32Array";
+  const double length = data["length"].as<double>();
+  if (length != double(rows) * cols)
+    return std::string(name) + ".data has " + std::to_string(std::int64_t(length)) + " values, expected rows x cols = " +
+           std::to_string(std::int64_t(rows) * cols);
+  if (std::int64_t(rows) * cols > (std::int64_t(1) << 26)) return std::string(name) + " is larger than the engine accepts";
+  out.resize(rows, cols);
+  const auto values = emscripten::convertJSArrayToNumberVector<float>(data);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i]))
+      return std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / cols + 1) +
+             ", column " + std::to_string(i % cols + 1);
+    out.data()[i] = values[i];
+  }
+  return {};
+}
+
+std::string read_optional_floats(const val& js, const char* name, std::vector<float>& out) {
+  if (js.isUndefined() || js.isNull()) return {};
+  if (!is_object(js) || !js["length"].isNumber()) return std::string(name) + " must be a Float32Array";
+  out = emscripten::convertJSArrayToNumberVector<float>(js);
+  return {};
+}
+
+bool read_flag(const val& options, const char* key, bool fallback) {
+  const val v = options[key];
+  return v.isUndefined() ? fallback : v.as<bool>();
+}
+
+// ---- entry points --------------------------------------------------------------------------
+
+val attention_js(val Q_js, val K_js, val V_js, val options) {
+  abh::Matrix Q, K, V;
+  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
+    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
+  abh::Mask mask;
+  const val mask_js = options["mask"];
+  const bool has_mask = !mask_js.isUndefined() && !mask_js.isNull();
+  if (has_mask) {
+    if (!is_object(mask_js) || !mask_js["length"].isNumber()) return failure("mask must be a Uint8Array of n_q x n_k entries");
+    if (mask_js["length"].as<double>() != double(Q.rows()) * K.rows())
+      return failure("the mask must be " + std::to_string(Q.rows()) + " x " + std::to_string(K.rows()));
+    const auto bytes = emscripten::convertJSArrayToNumberVector<std::uint8_t>(mask_js);
+    mask = Eigen::Map<const abh::Mask>(bytes.data(), Q.rows(), K.rows());
+  }
+  const auto result = abh::attention(Q, K, V, has_mask ? &mask : nullptr, {read_flag(options, "scale", true)});
+  if (!result.ok()) return failure(result.error());
+  val out = val::object();
+  out.set("output", to_js(result.value().output));
+  out.set("weights", to_js(result.value().weights));
+  out.set("fullyMaskedRows", copy_bytes(result.value().fully_masked_rows));
+  return out;
+}
+
+val multi_head_attention_js(val X_js, val Wq_js, val Wk_js, val Wv_js, val Wo_js, val options) {
+  abh::Matrix X, W_q, W_k, W_v, W_o;
+  for (auto [js, name, target] : {std::tuple{&X_js, "X", &X}, {&Wq_js, "W_q", &W_q}, {&Wk_js, "W_k", &W_k},
+                                  {&Wv_js, "W_v", &W_v}, {&Wo_js, "W_o", &W_o}})
+    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
+  if (!is_whole_number(options["heads"], -1e9, 1e9)) return failure("heads must be a whole number");
+  const auto result = abh::multi_head_attention(X, W_q, W_k, W_v, W_o, options["heads"].as<int>(),
+                                                read_flag(options, "causal", false), {read_flag(options, "scale", true)});
+  if (!result.ok()) return failure(result.error());
+  val out = val::object();
+  out.set("output", to_js(result.value().output));
+  out.set("weights", to_js(result.value().weights));
+  out.set("fullyMaskedRows", copy_bytes(result.value().fully_masked_rows));
+  return out;
+}
+
+val pipeline_js(val config_js) {
+  abh::PipelineConfig config;
+  const val tokens = config_js["tokens"];
+  if (!tokens.isArray()) return failure("tokens must be an array of strings");
+  const double count = tokens["length"].as<double>();
+  if (count > abh::limits::kMaxPipelineTokens)
+    return failure("the walkthrough shows at most " + std::to_string(abh::limits::kMaxPipelineTokens) + " tokens (got " +
+                   std::to_string(std::int64_t(count)) + ")");
+  for (int i = 0; i < int(count); ++i) {
+    const val token = tokens[i];
+    if (!token.isString()) return failure("token " + std::to_string(i + 1) + " is not a string");
+    config.token_ids.push_back(abh::token_id(token.as<std::string>()));
+  }
+  for (auto [key, target] : {std::pair{"dModel", &config.d_model}, {"heads", &config.heads}}) {
+    if (!is_whole_number(config_js[key], -1e9, 1e9)) return failure(std::string(key) + " must be a whole number");
+    *target = config_js[key].as<int>();
+  }
+  const val seed = config_js["seed"];
+  if (!seed.isUndefined()) {
+    if (!is_whole_number(seed, 0, 4294967295.0)) return failure("seed must be a whole number from 0 to 4294967295");
+    config.seed = seed.as<std::uint32_t>();
+  }
+  config.causal = read_flag(config_js, "causal", false);
+  config.scale = read_flag(config_js, "scale", true);
+  for (auto [key, target] : {std::pair{"X", &config.X}, {"W_q", &config.W_q}, {"W_k", &config.W_k},
+                             {"W_v", &config.W_v}, {"W_o", &config.W_o}})
+    if (auto error = read_optional_floats(config_js[key], key, *target); !error.empty()) return failure(error);
+  const val mask = config_js["mask"];
+  if (!mask.isUndefined() && !mask.isNull()) config.mask = emscripten::convertJSArrayToNumberVector<std::uint8_t>(mask);
+
+  const auto result = abh::run_pipeline(config);
+  if (!result.ok()) return failure(result.error());
+  const abh::PipelineSnapshot& s = result.value();
+  val out = val::object();
+  for (auto [key, value] : {std::pair{"n", s.n}, {"dModel", s.d_model}, {"heads", s.heads}, {"dK", s.d_k}})
+    out.set(key, value);
+  out.set("scaleFactor", s.scale_factor);
+  for (auto [key, m] : {std::pair{"X", &s.X}, {"W_q", &s.W_q}, {"W_k", &s.W_k}, {"W_v", &s.W_v}, {"W_o", &s.W_o},
+                        {"Q", &s.Q}, {"K", &s.K}, {"V", &s.V}, {"merged", &s.merged}, {"output", &s.output}})
+    out.set(key, to_js(*m));
+  for (auto [key, t] : {std::pair{"Q_heads", &s.Q_heads}, {"K_heads", &s.K_heads}, {"V_heads", &s.V_heads},
+                        {"scores", &s.scores}, {"scoresScaled", &s.scores_scaled}, {"weights", &s.weights},
+                        {"headOutputs", &s.head_outputs}, {"weightsUnscaled", &s.weights_unscaled},
+                        {"weightsCausal", &s.weights_causal}, {"weightsMaskedAfter", &s.weights_masked_after}})
+    out.set(key, to_js(*t));
+  out.set("mask", to_js(s.mask));
+  out.set("fullyMaskedRows", copy_bytes(s.fully_masked_rows));
+  return out;
+}
+
+val engine_info() {
+  using namespace abh::limits;
+  val out = val::object();
+  out.set("simd", abh::kernels::simd_enabled());
+  val limits = val::object();
+  limits.set("maxSequence", kMaxSequence);
+  limits.set("maxDim", kMaxDim);
+  limits.set("maxScoreElements", double(kMaxScoreElements));
+  limits.set("maxPipelineTokens", kMaxPipelineTokens);
+  limits.set("maxDModel", kMaxDModel);
+  limits.set("maxHeads", kMaxHeads);
+  limits.set("maxPipelineHeadScoreElements", double(kMaxPipelineHeadScoreElements));
+  out.set("limits", limits);
+  return out;
+}
+
+// Bytes that malloc currently has handed out, and the size of the wasm memory: the leak tests
+// assert that thousands of calls leave both where they started.
+val heap_stats() {
+  const struct mallinfo info = mallinfo();
+  val out = val::object();
+  out.set("allocatedBytes", double(info.uordblks));
+  out.set("memoryBytes", double(emscripten_get_heap_size()));
+  return out;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_engine) {
+  emscripten::function("attention", &attention_js);
+  emscripten::function("multiHeadAttention", &multi_head_attention_js);
+  emscripten::function("pipeline", &pipeline_js);
+  emscripten::function("engineInfo", &engine_info);
+  emscripten::function("heapStats", &heap_stats);
+}

@@ -1,0 +1,59 @@
+// The documented deterministic generator behind every generated number on the page.
+//
+// Why this design: the walkthrough promises that a seed is a link, so the native build (tests)
+// and the wasm build (browser) must produce bit-identical matrices. Box-Muller would call log/cos,
+// whose last bits differ between glibc and musl, so we use only integer arithmetic and one exact
+// conversion:
+//   1. SplitMix64 (Steele, Lea, Flood 2014) turns a 64-bit state into a stream of 64-bit words.
+//   2. normal() sums the top 24 bits of 12 words (Irwin-Hall): mean 6 * 2^24, variance 2^48.
+//      Subtracting the mean and multiplying by 2^-24 gives mean 0 and variance exactly 1.
+//      The integer sum is exact; its conversion to float rounds to nearest, the same everywhere.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace abh {
+
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
+  // Approximately standard normal (Irwin-Hall of 12 uniforms), in [-6, 6].
+  float normal() {
+    std::int64_t sum = 0;
+    for (int term = 0; term < 12; ++term) sum += static_cast<std::int64_t>(next() >> 40);
+    constexpr std::int64_t kMean = 6ll << 24;
+    return static_cast<float>(sum - kMean) * (1.0f / 16777216.0f);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Combines a seed with a stream tag, so each matrix (and each token's embedding) has its own
+// independent stream: changing d_model does not reshuffle the numbers of an unrelated matrix.
+inline std::uint64_t stream_seed(std::uint32_t seed, std::uint64_t tag) {
+  SplitMix64 mixer((static_cast<std::uint64_t>(seed) << 32) ^ tag);
+  return mixer.next();
+}
+
+// FNV-1a over the UTF-8 bytes: a token's identity. The same word gets the same embedding row
+// wherever it stands in the sentence (callers lowercase it first, so "The" and "the" agree).
+inline std::uint32_t token_id(std::string_view utf8) {
+  std::uint32_t hash = 2166136261u;
+  for (unsigned char byte : utf8) {
+    hash ^= byte;
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+}  // namespace abh

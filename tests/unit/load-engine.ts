@@ -1,0 +1,17 @@
+// Loads the real .wasm builds in Node: Emscripten 3.1.6's ES6 glue is built for web/worker, so
+// Node passes the bytes in instead of letting the glue fetch them.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { AttentionEngine, createEngine } from '../../web/src/engine/engine';
+import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
+
+export const generatedDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'engine', 'generated');
+
+export function loadSimdEngine(): Promise<AttentionEngine> {
+  return createEngine({ wasmBinary: readFileSync(resolve(generatedDir, 'attention_engine.wasm')) });
+}
+
+export async function loadScalarEngine(): Promise<AttentionEngine> {
+  const raw = await createScalarModule({ wasmBinary: readFileSync(resolve(generatedDir, 'attention_engine_scalar.wasm')) });
+  return new AttentionEngine(raw);
+}

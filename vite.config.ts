@@ -1,0 +1,22 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+
+// The site lives in web/; `npm run build` writes the deployable static site to dist/.
+export default defineConfig({
+  root: resolve(import.meta.dirname, 'web'),
+  base: './',
+  publicDir: false,
+  build: {
+    outDir: resolve(import.meta.dirname, 'dist'),
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0, // the .wasm must stay a file served as application/wasm
+    rollupOptions: {
+      input: {
+        index: resolve(import.meta.dirname, 'web/index.html'),
+      },
+    },
+  },
+  server: { host: '127.0.0.1', port: 5173 },
+  preview: { host: '127.0.0.1', port: 4173 },
+});

@@ -1,0 +1,17 @@
+// Hand-written declaration of the raw Emscripten module built from cpp/bindings.cpp.
+// Application code uses the typed wrapper in engine.ts, which throws instead of returning
+// { error } and checks argument types before they reach embind.
+import type { RawEngineModule } from './types';
+
+export interface EngineModuleOptions {
+  /** The .wasm bytes (Node, Vitest): skips fetching. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where the .wasm lives (browsers). */
+  locateFile?: (path: string, prefix: string) => string;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+  onAbort?: (reason: unknown) => void;
+}
+
+declare function createAttentionEngine(options?: EngineModuleOptions): Promise<RawEngineModule>;
+export default createAttentionEngine;

@@ -1,0 +1,89 @@
+// The typed engine: loads the wasm once, checks argument types, turns the C++ side's { error }
+// results into EngineError exceptions carrying the same message. Results are plain objects of
+// copied typed arrays (the bindings copy before returning), so nothing here needs .delete().
+import createAttentionEngine from './generated/attention_engine.mjs';
+import type {
+  AttentionOptions, AttentionResult, EngineInfo, HeapStats, Matrix, MultiHeadOptions, MultiHeadResult,
+  PipelineConfig, PipelineSnapshot, RawEngineModule,
+} from './types';
+
+export type * from './types';
+
+export class EngineError extends Error {
+  override name = 'EngineError';
+}
+
+export interface LoadOptions {
+  /** The .wasm bytes, when there is no fetch (Node, Vitest). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Override the .wasm location (embeds served from another origin). */
+  wasmUrl?: string;
+}
+
+function unwrap<T extends object>(result: T | { error: string }): T {
+  if ('error' in result) throw new EngineError(result.error);
+  return result;
+}
+
+function checkMatrix(name: string, m: Matrix): void {
+  if (!m || typeof m !== 'object' || !(m.data instanceof Float32Array))
+    throw new EngineError(`${name} must be { rows, cols, data: Float32Array }`);
+}
+
+export class AttentionEngine {
+  constructor(private readonly raw: RawEngineModule) {}
+
+  /** The article's attention(Q, K, V, mask): Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v). */
+  attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions = {}): AttentionResult {
+    checkMatrix('Q', Q);
+    checkMatrix('K', K);
+    checkMatrix('V', V);
+    if (options.mask !== undefined && !(options.mask instanceof Uint8Array))
+      throw new EngineError('mask must be a Uint8Array of n_q x n_k entries (1 = allowed)');
+    return unwrap(this.raw.attention(Q, K, V, options));
+  }
+
+  /** The article's multi_head_attention(X, W_q, W_k, W_v, W_o, h). */
+  multiHeadAttention(X: Matrix, W_q: Matrix, W_k: Matrix, W_v: Matrix, W_o: Matrix, options: MultiHeadOptions): MultiHeadResult {
+    for (const [name, m] of [['X', X], ['W_q', W_q], ['W_k', W_k], ['W_v', W_v], ['W_o', W_o]] as const) checkMatrix(name, m);
+    return unwrap(this.raw.multiHeadAttention(X, W_q, W_k, W_v, W_o, options));
+  }
+
+  /** Every intermediate the walkthrough shows, for one configuration. */
+  pipeline(config: PipelineConfig): PipelineSnapshot {
+    if (!config || !Array.isArray(config.tokens)) throw new EngineError('tokens must be an array of strings');
+    for (const key of ['X', 'W_q', 'W_k', 'W_v', 'W_o'] as const)
+      if (config[key] !== undefined && !(config[key] instanceof Float32Array)) throw new EngineError(`${key} must be a Float32Array`);
+    if (config.mask !== undefined && !(config.mask instanceof Uint8Array)) throw new EngineError('mask must be a Uint8Array');
+    return unwrap(this.raw.pipeline(config));
+  }
+
+  info(): EngineInfo {
+    return this.raw.engineInfo();
+  }
+
+  heapStats(): HeapStats {
+    return this.raw.heapStats();
+  }
+}
+
+let shared: Promise<AttentionEngine> | null = null;
+
+/** Loads the engine on first call; every later call (from any element on the page) shares it. */
+export function loadEngine(options: LoadOptions = {}): Promise<AttentionEngine> {
+  shared ??= createEngine(options).catch((error: unknown) => {
+    shared = null; // a failed load (offline, blocked wasm) may be retried
+    throw error;
+  });
+  return shared;
+}
+
+/** A fresh, unshared instance (tests, benchmarks, recovery after an out-of-memory). */
+export async function createEngine(options: LoadOptions = {}): Promise<AttentionEngine> {
+  const wasmUrl = options.wasmUrl ?? new URL('./generated/attention_engine.wasm', import.meta.url).href;
+  const raw = await createAttentionEngine({
+    ...(options.wasmBinary ? { wasmBinary: options.wasmBinary } : { locateFile: () => wasmUrl }),
+    printErr: (text: string) => console.warn(`[attention engine] ${text}`),
+  });
+  return new AttentionEngine(raw);
+}
