@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { katexFormulas } from './web/tooling/katex-formulas';
 
 // The site lives in web/; `npm run build` writes the deployable static site to dist/.
 export default defineConfig({
   root: resolve(import.meta.dirname, 'web'),
   base: './',
+  plugins: [katexFormulas()],
   publicDir: false,
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),

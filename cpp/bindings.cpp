@@ -17,6 +17,7 @@
 #include <string>
 
 #include "attention.h"
+#include "experiments.h"
 #include "kernels.h"
 #include "engine_limits.h"
 #include "pipeline.h"
@@ -203,6 +204,32 @@ val pipeline_js(val config_js) {
   return out;
 }
 
+val dot_product_samples_js(val options) {
+  for (const char* key : {"dK", "samples", "seed"})
+    if (!is_whole_number(options[key], -1e9, 4294967295.0)) return failure(std::string(key) + " must be a whole number");
+  const auto result = abh::dot_product_samples(options["dK"].as<int>(), options["samples"].as<int>(),
+                                               options["seed"].as<std::uint32_t>());
+  if (!result.ok()) return failure(result.error());
+  val out = val::object();
+  out.set("dK", result.value().d_k);
+  out.set("raw", copy_floats(result.value().raw.data(), result.value().raw.size()));
+  out.set("scaled", copy_floats(result.value().scaled.data(), result.value().scaled.size()));
+  out.set("rawStd", result.value().raw_std);
+  out.set("scaledStd", result.value().scaled_std);
+  return out;
+}
+
+val softmax_saturation_js(val row_js, double factor) {
+  if (!is_object(row_js) || !row_js["length"].isNumber()) return failure("row must be a Float32Array");
+  if (row_js["length"].as<double>() > 4096) return failure("the row must have 1 to 4096 entries");
+  const auto result = abh::softmax_saturation(emscripten::convertJSArrayToNumberVector<float>(row_js), float(factor));
+  if (!result.ok()) return failure(result.error());
+  val out = val::object();
+  out.set("probabilities", copy_floats(result.value().probabilities.data(), result.value().probabilities.size()));
+  out.set("jacobianNorm", result.value().jacobian_norm);
+  return out;
+}
+
 val engine_info() {
   using namespace abh::limits;
   val out = val::object();
@@ -235,6 +262,8 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHeadAttention", &multi_head_attention_js);
   emscripten::function("pipeline", &pipeline_js);
+  emscripten::function("dotProductSamples", &dot_product_samples_js);
+  emscripten::function("softmaxSaturation", &softmax_saturation_js);
   emscripten::function("engineInfo", &engine_info);
   emscripten::function("heapStats", &heap_stats);
 }

@@ -3,8 +3,8 @@
 // copied typed arrays (the bindings copy before returning), so nothing here needs .delete().
 import createAttentionEngine from './generated/attention_engine.mjs';
 import type {
-  AttentionOptions, AttentionResult, EngineInfo, HeapStats, Matrix, MultiHeadOptions, MultiHeadResult,
-  PipelineConfig, PipelineSnapshot, RawEngineModule,
+  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, HeapStats, Matrix, MultiHeadOptions, MultiHeadResult,
+  PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation,
 } from './types';
 
 export type * from './types';
@@ -56,6 +56,18 @@ export class AttentionEngine {
       if (config[key] !== undefined && !(config[key] instanceof Float32Array)) throw new EngineError(`${key} must be a Float32Array`);
     if (config.mask !== undefined && !(config.mask instanceof Uint8Array)) throw new EngineError('mask must be a Uint8Array');
     return unwrap(this.raw.pipeline(config));
+  }
+
+  /** The article's variance experiment: dot products of unit-normal d_k-vectors, raw and scaled. */
+  dotProductSamples(dK: number, samples: number, seed: number): DotProductSamples {
+    return unwrap(this.raw.dotProductSamples({ dK, samples, seed }));
+  }
+
+  /** softmax(row * factor) and the norm of its Jacobian (how much gradient still flows). */
+  softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation {
+    if (!(row instanceof Float32Array)) throw new EngineError('row must be a Float32Array');
+    if (!Number.isFinite(factor)) throw new EngineError('the factor must be a finite number');
+    return unwrap(this.raw.softmaxSaturation(row, factor));
   }
 
   info(): EngineInfo {

@@ -91,6 +91,22 @@ export interface PipelineSnapshot {
   weightsMaskedAfter: Tensor3;  // softmax, then zeroed above the diagonal: the wrong way
 }
 
+export interface DotProductSamples {
+  dK: number;
+  /** q . k for pairs of vectors with unit-normal components. */
+  raw: Float32Array;
+  /** raw / sqrt(d_k) */
+  scaled: Float32Array;
+  rawStd: number;
+  scaledStd: number;
+}
+
+export interface SoftmaxSaturation {
+  probabilities: Float32Array;
+  /** Frobenius norm of the softmax Jacobian diag(p) - p p^T: how much gradient still flows. */
+  jacobianNorm: number;
+}
+
 export interface EngineLimits {
   maxSequence: number;
   maxDim: number;
@@ -120,6 +136,8 @@ export interface RawEngineModule {
   attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions): AttentionResult | Failure;
   multiHeadAttention(X: Matrix, W_q: Matrix, W_k: Matrix, W_v: Matrix, W_o: Matrix, options: MultiHeadOptions): MultiHeadResult | Failure;
   pipeline(config: PipelineConfig): PipelineSnapshot | Failure;
+  dotProductSamples(options: { dK: number; samples: number; seed: number }): DotProductSamples | Failure;
+  softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation | Failure;
   engineInfo(): EngineInfo;
   heapStats(): HeapStats;
 }

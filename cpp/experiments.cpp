@@ -1,0 +1,64 @@
+#include "experiments.h"
+
+#include <cmath>
+#include <string>
+
+#include "kernels.h"
+#include "random.h"
+
+namespace abh {
+namespace {
+
+double standard_deviation(const std::vector<float>& values) {
+  double mean = 0, square = 0;
+  for (float v : values) mean += v;
+  mean /= double(values.size());
+  for (float v : values) square += (v - mean) * (v - mean);
+  return std::sqrt(square / double(values.size()));
+}
+
+}  // namespace
+
+Expected<DotProductSamples> dot_product_samples(int d_k, int samples, std::uint32_t seed) {
+  if (d_k < 1 || d_k > 4096) return Expected<DotProductSamples>::failure("d_k must be from 1 to 4096 (got " + std::to_string(d_k) + ")");
+  if (samples < 2 || samples > 200000)
+    return Expected<DotProductSamples>::failure("samples must be from 2 to 200000 (got " + std::to_string(samples) + ")");
+  DotProductSamples out;
+  out.d_k = d_k;
+  out.raw.resize(samples);
+  out.scaled.resize(samples);
+  SplitMix64 stream(stream_seed(seed, 0x444F5453ull << 32));  // "DOTS"
+  std::vector<float> q(d_k), k(d_k);
+  const float scale = 1.0f / std::sqrt(float(d_k));
+  for (int s = 0; s < samples; ++s) {
+    for (int t = 0; t < d_k; ++t) q[t] = stream.normal();
+    for (int t = 0; t < d_k; ++t) k[t] = stream.normal();
+    kernels::scores_qkt(q.data(), d_k, k.data(), d_k, &out.raw[s], 1, 1, d_k);
+    out.scaled[s] = out.raw[s] * scale;
+  }
+  out.raw_std = standard_deviation(out.raw);
+  out.scaled_std = standard_deviation(out.scaled);
+  return out;
+}
+
+Expected<SoftmaxSaturation> softmax_saturation(const std::vector<float>& row, float factor) {
+  if (row.empty() || row.size() > 4096) return Expected<SoftmaxSaturation>::failure("the row must have 1 to 4096 entries");
+  if (!std::isfinite(factor)) return Expected<SoftmaxSaturation>::failure("the factor must be a finite number");
+  for (float x : row)
+    if (!std::isfinite(x)) return Expected<SoftmaxSaturation>::failure("the row must hold finite numbers");
+  SoftmaxSaturation out;
+  out.probabilities.resize(row.size());
+  kernels::scale_mask_softmax(row.data(), out.probabilities.data(), nullptr, 1, int(row.size()), factor, nullptr);
+  // ||diag(p) - p p^T||_F^2 = sum_i p_i^2 (1 - p_i)^2 + sum_{i != j} p_i^2 p_j^2
+  double norm2 = 0;
+  for (std::size_t i = 0; i < row.size(); ++i)
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      const double p_i = out.probabilities[i], p_j = out.probabilities[j];
+      const double entry = (i == j ? p_i : 0.0) - p_i * p_j;
+      norm2 += entry * entry;
+    }
+  out.jacobian_norm = std::sqrt(norm2);
+  return out;
+}
+
+}  // namespace abh

@@ -1,0 +1,105 @@
+// The settings bar. It only reads settings to show them and emits changes through `update`;
+// validation and the URL belong to the state module.
+import { el } from './figures/dom';
+import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, type Settings } from './settings';
+
+export interface Controls {
+  element: HTMLElement;
+  show(settings: Settings): void;
+}
+
+let uid = 0;
+
+function labelled(label: string, control: HTMLElement, hint?: HTMLElement): HTMLElement {
+  const id = control.id || `control-${++uid}`;
+  control.id = id;
+  return el('div', { class: 'control' }, el('label', { for: id }, label), control, hint ?? null);
+}
+
+export function createControls(update: (change: Partial<Settings>, history?: 'push' | 'replace') => void): Controls {
+  const sentence = el('input', {
+    id: 'sentence-input', type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', maxlength: LIMITS.maxSentenceChars,
+    'aria-describedby': 'sentence-hint',
+  });
+  const sentenceHint = el('span', { id: 'sentence-hint', class: 'hint' });
+  const preset = el('select', { name: 'preset' },
+    el('option', { value: '' }, 'Choose a preset…'),
+    ...PRESETS.map((p) => el('option', { value: p.id }, p.label)));
+  const dModel = el('select', { name: 'd_model' });
+  const heads = el('select', { name: 'heads', id: 'heads-select', 'aria-describedby': 'dk-readout' });
+  const dK = el('output', { id: 'dk-readout', class: 'readout', for: 'heads-select' });
+  const head = el('select', { name: 'head' });
+  const causal = el('input', { type: 'checkbox', name: 'causal' });
+  const scale = el('input', { type: 'checkbox', name: 'scale' });
+  const seed = el('input', { type: 'number', name: 'seed', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric' });
+  const reseed = el('button', { type: 'button', class: 'reseed' }, 'New random weights');
+
+  // Typing updates live but replaces the history entry; leaving the field commits one entry.
+  sentence.addEventListener('input', () => update({ sentence: sentence.value }, 'replace'));
+  sentence.addEventListener('change', () => update({ sentence: sentence.value }, 'push'));
+  preset.addEventListener('change', () => {
+    const chosen = PRESETS.find((p) => p.id === preset.value);
+    if (chosen) update({ ...chosen.settings, head: 0 });
+    preset.value = '';
+  });
+  dModel.addEventListener('change', () => {
+    const value = Number(dModel.value);
+    // Keep the head count if it still divides the new d_model, else the nearest that does.
+    const choices = headChoices(value);
+    const current = Number(heads.value);
+    const nextHeads = choices.includes(current) ? current : choices.reduce((a, b) => (Math.abs(b - current) < Math.abs(a - current) ? b : a));
+    update({ dModel: value, heads: nextHeads });
+  });
+  heads.addEventListener('change', () => update({ heads: Number(heads.value) }));
+  head.addEventListener('change', () => update({ head: Number(head.value) }));
+  causal.addEventListener('change', () => update({ causal: causal.checked }));
+  scale.addEventListener('change', () => update({ scale: scale.checked }));
+  seed.addEventListener('change', () => update({ seed: seed.valueAsNumber }));
+  reseed.addEventListener('click', () => {
+    const random = new Uint32Array(1);
+    crypto.getRandomValues(random);
+    update({ seed: random[0] });
+  });
+
+  const element = el('form', { class: 'controls', 'aria-label': 'Settings' },
+    el('div', { class: 'control control-wide' },
+      el('label', { for: 'sentence-input' }, 'Sentence (one token per word)'),
+      sentence, sentenceHint),
+    labelled('Preset', preset),
+    labelled('d_model', dModel),
+    labelled('Heads h', heads, dK),
+    labelled('Head shown', head),
+    el('div', { class: 'control control-check' }, el('label', {}, causal, ' Causal mask')),
+    el('div', { class: 'control control-check' }, el('label', {}, scale, ' Scale by √d_k')),
+    labelled('Seed', seed),
+    el('div', { class: 'control' }, reseed),
+  );
+  element.addEventListener('submit', (event) => event.preventDefault());
+
+  function setOptions(select: HTMLSelectElement, values: number[], format: (v: number) => string, current: number): void {
+    const wanted = values.map(String).join(',');
+    if (select.dataset.values !== wanted) {
+      select.dataset.values = wanted;
+      select.replaceChildren(...values.map((v) => el('option', { value: v }, format(v))));
+    }
+    select.value = String(current);
+  }
+
+  return {
+    element,
+    show(settings) {
+      if (document.activeElement !== sentence) sentence.value = settings.sentence;
+      const count = settings.sentence.split(/\s+/).filter(Boolean).length;
+      sentenceHint.textContent = `${count} token${count === 1 ? '' : 's'}`;
+      const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
+      setOptions(dModel, dChoices, String, settings.dModel);
+      setOptions(heads, headChoices(settings.dModel), String, settings.heads);
+      dK.textContent = `d_k = ${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`;
+      setOptions(head, Array.from({ length: settings.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
+      head.disabled = settings.heads === 1;
+      causal.checked = settings.causal;
+      scale.checked = settings.scale;
+      if (document.activeElement !== seed) seed.value = String(settings.seed);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Tiny DOM builders. Text always goes in as text nodes, never as HTML, and inline style attributes
+// are never written (a strict CSP blocks them): per-element values go through CSS custom
+// properties set with style.setProperty, which CSP allows.
+type Child = Node | string | number | null | undefined | false;
+type Attributes = Record<string, string | number | boolean | null | undefined>;
+
+function apply(node: Element, attributes: Attributes | undefined): void {
+  if (!attributes) return;
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === 'style') throw new Error('inline style attributes are blocked by a strict CSP: use setVar()');
+    if (value === null || value === undefined || value === false) continue;
+    node.setAttribute(name, value === true ? '' : String(value));
+  }
+}
+
+function append(node: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+  }
+}
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attributes?: Attributes, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  apply(node, attributes);
+  append(node, children);
+  return node;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attributes?: Attributes, ...children: Child[]): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG_NS, tag);
+  apply(node, attributes);
+  append(node, children);
+  return node;
+}
+
+/** Sets a CSS custom property (e.g. a heatmap cell's colour position) without an inline style attribute. */
+export function setVar(node: HTMLElement | SVGElement, name: `--${string}`, value: string | number): void {
+  node.style.setProperty(name, String(value));
+}
+
+export function replaceChildren(node: Element, ...children: Child[]): void {
+  node.textContent = '';
+  append(node, children);
+}

@@ -1,0 +1,208 @@
+// The walkthrough's settings: their defaults, their limits, and the one validation boundary that
+// every outside value passes through (URL parameters now, element attributes later). Pure: no DOM,
+// no engine, so it is unit-tested directly.
+
+export interface Settings {
+  /** The reader's sentence; one token per whitespace-separated word. */
+  sentence: string;
+  dModel: number;
+  heads: number;
+  causal: boolean;
+  /** Divide scores by sqrt(d_k). */
+  scale: boolean;
+  /** 0 .. 2^32 - 1: which random weights. */
+  seed: number;
+  /** Which head the single-head figures show, 0-based, < heads. */
+  head: number;
+}
+
+export const ARTICLE_SENTENCE = 'The animal crossed the road because it was tired.';
+
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  sentence: ARTICLE_SENTENCE,
+  dModel: 8, // the article: "4 tokens, model dimension 8, attention dimension 4"
+  heads: 2,
+  causal: false,
+  scale: true,
+  seed: 1,
+  head: 0,
+});
+
+export const LIMITS = Object.freeze({
+  maxTokens: 128,
+  maxSentenceChars: 2000,
+  maxTokenChars: 40,
+  minDModel: 1,
+  maxDModel: 512,
+  maxHeads: 64,
+  maxSeed: 4294967295,
+  /** Above this many tokens, heatmaps drop their per-cell numbers. */
+  maxTokensWithNumbers: 64,
+});
+
+/** d_model values the selector offers; a valid value from a URL is added to it. */
+export const D_MODEL_CHOICES = [2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512];
+
+export interface Preset {
+  id: string;
+  label: string;
+  settings: Partial<Settings>;
+}
+
+export const PRESETS: readonly Preset[] = [
+  { id: 'article', label: 'The article’s sentence (9 tokens, d_model 8, 2 heads)', settings: { sentence: ARTICLE_SENTENCE, dModel: 8, heads: 2 } },
+  // The article's worked example: 4 tokens, d_model 8, one head with d_k 4 would need h = 2.
+  { id: 'four', label: 'The article’s four-token example (d_model 8, d_k 4)', settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 } },
+  { id: 'big-heads', label: 'The article’s multi-head shape (d_model 512, 8 heads of 64)', settings: { dModel: 512, heads: 8 } },
+];
+
+/** Heads that divide d_model, up to the limit: the only choices the UI offers. */
+export function headChoices(dModel: number): number[] {
+  const choices: number[] = [];
+  for (let h = 1; h <= Math.min(dModel, LIMITS.maxHeads); h++) if (dModel % h === 0) choices.push(h);
+  return choices;
+}
+
+/** Bidirectional and invisible control characters are stripped from tokens (never rendered raw). */
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/gu;
+
+export interface TokenizeResult {
+  tokens: string[];
+  notices: string[];
+}
+
+/** One token per whitespace-separated word, punctuation kept with its word as in the article. */
+export function tokenize(sentence: string): TokenizeResult {
+  const notices: string[] = [];
+  let text = sentence;
+  if (text.length > LIMITS.maxSentenceChars) {
+    text = text.slice(0, LIMITS.maxSentenceChars);
+    notices.push(`The sentence was cut to its first ${LIMITS.maxSentenceChars} characters.`);
+  }
+  const cleaned = text.replace(INVISIBLE, '');
+  if (cleaned !== text) notices.push('Invisible and text-direction control characters were removed from the sentence.');
+  let tokens = cleaned.split(/\s+/u).filter((t) => t.length > 0);
+  if (tokens.some((t) => [...t].length > LIMITS.maxTokenChars)) {
+    tokens = tokens.map((t) => ([...t].length > LIMITS.maxTokenChars ? [...t].slice(0, LIMITS.maxTokenChars).join('') + '…' : t));
+    notices.push(`Words longer than ${LIMITS.maxTokenChars} characters were shortened.`);
+  }
+  if (tokens.length > LIMITS.maxTokens) {
+    notices.push(`Only the first ${LIMITS.maxTokens} of ${tokens.length} words are used: the page shows at most ${LIMITS.maxTokens} tokens.`);
+    tokens = tokens.slice(0, LIMITS.maxTokens);
+  }
+  if (tokens.length === 0) {
+    notices.push('The sentence had no words, so the article’s sentence is used instead.');
+    tokens = ARTICLE_SENTENCE.split(' ');
+  }
+  return { tokens, notices };
+}
+
+export interface ValidatedSettings {
+  settings: Settings;
+  /** What was changed and why, in words for the reader. Empty when everything was valid. */
+  notices: string[];
+}
+
+type RawValue = string | number | boolean | null | undefined;
+
+function parseWhole(raw: RawValue): number | null {
+  if (raw === null || raw === undefined || raw === '') return null;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'boolean' ? NaN : Number(String(raw).trim());
+  return Number.isFinite(value) ? value : NaN;
+}
+
+function parseFlag(raw: RawValue, name: string, fallback: boolean, notices: string[]): boolean {
+  if (raw === null || raw === undefined) return fallback;
+  if (typeof raw === 'boolean') return raw;
+  const text = String(raw).trim().toLowerCase();
+  if (['1', 'true', 'on', 'yes', ''].includes(text)) return true;
+  if (['0', 'false', 'off', 'no'].includes(text)) return false;
+  notices.push(`${name} must be on or off; “${shorten(String(raw))}” was ignored.`);
+  return fallback;
+}
+
+function shorten(text: string): string {
+  const clean = text.replace(INVISIBLE, '');
+  return clean.length > 24 ? `${clean.slice(0, 24)}…` : clean;
+}
+
+function clampWhole(raw: RawValue, name: string, lo: number, hi: number, fallback: number, notices: string[]): number {
+  const value = parseWhole(raw);
+  if (value === null) return fallback;
+  if (Number.isNaN(value)) {
+    notices.push(`${name} must be a number; “${shorten(String(raw))}” was replaced by ${fallback}.`);
+    return fallback;
+  }
+  let result = value;
+  if (!Number.isInteger(result)) {
+    result = Math.round(result);
+    notices.push(`${name} must be a whole number; ${value} was rounded to ${result}.`);
+  }
+  if (result < lo || result > hi) {
+    const clamped = Math.min(hi, Math.max(lo, result));
+    notices.push(`${name} must be from ${lo} to ${hi}; ${result} was changed to ${clamped}.`);
+    result = clamped;
+  }
+  return result;
+}
+
+/**
+ * The validation boundary. Takes loosely typed values (URL strings, attributes, partial updates),
+ * returns settings that the engine accepts, and says what it changed.
+ */
+export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>, base: Settings = DEFAULT_SETTINGS): ValidatedSettings {
+  const notices: string[] = [];
+  const sentence = raw.sentence === undefined || raw.sentence === null ? base.sentence : String(raw.sentence);
+  const dModel = clampWhole(raw.dModel, 'd_model', LIMITS.minDModel, LIMITS.maxDModel, base.dModel, notices);
+  const requestedHeads = clampWhole(raw.heads, 'The number of heads', 1, LIMITS.maxHeads, base.heads, notices);
+  let heads = requestedHeads;
+  if (dModel % heads !== 0 || heads > dModel) {
+    const choices = headChoices(dModel);
+    heads = choices.reduce((best, h) => (Math.abs(h - requestedHeads) < Math.abs(best - requestedHeads) ? h : best), choices[0]);
+    notices.push(`${requestedHeads} heads do not divide d_model = ${dModel}, so ${heads} ${heads === 1 ? 'head is' : 'heads are'} used (d_k = ${dModel / heads}).`);
+  }
+  const causal = parseFlag(raw.causal, 'The causal mask', base.causal, notices);
+  const scale = parseFlag(raw.scale, 'Scaling', base.scale, notices);
+  const seed = clampWhole(raw.seed, 'The seed', 0, LIMITS.maxSeed, base.seed, notices);
+  let head = clampWhole(raw.head, 'The shown head (counting from 0)', 0, LIMITS.maxHeads - 1, base.head, notices);
+  if (head >= heads) head = heads - 1;
+  const tokenized = tokenize(sentence);
+  notices.push(...tokenized.notices);
+  const finalSentence = tokenized.notices.length > 0 ? tokenized.tokens.join(' ') : sentence;
+  return { settings: { sentence: finalSentence, dModel, heads, causal, scale, seed, head }, notices };
+}
+
+/** URL parameter names: short, stable, documented in the README. */
+const PARAMS: Record<keyof Settings, string> = {
+  sentence: 'tokens',
+  dModel: 'd_model',
+  heads: 'heads',
+  causal: 'causal',
+  scale: 'scale',
+  seed: 'seed',
+  head: 'head',
+};
+
+export function settingsFromParams(params: URLSearchParams, base: Settings = DEFAULT_SETTINGS): ValidatedSettings {
+  const raw: Partial<Record<keyof Settings, RawValue>> = {};
+  for (const key of Object.keys(PARAMS) as (keyof Settings)[]) {
+    const value = params.get(PARAMS[key]);
+    if (value === null) continue;
+    // Heads are counted from 1 in links, as on the page.
+    raw[key] = key === 'head' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) - 1 : value;
+  }
+  return validateSettings(raw, base);
+}
+
+/** Only the settings that differ from the defaults, so a shared link stays short. */
+export function settingsToParams(settings: Settings): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(PARAMS) as (keyof Settings)[]) {
+    const value = settings[key];
+    if (value === DEFAULT_SETTINGS[key]) continue;
+    if (key === 'head') params.set(PARAMS[key], String((value as number) + 1));
+    else if (typeof value === 'boolean') params.set(PARAMS[key], value ? '1' : '0');
+    else params.set(PARAMS[key], String(value));
+  }
+  return params;
+}

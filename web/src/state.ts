@@ -1,0 +1,82 @@
+// The one place that owns the walkthrough's settings and the URL. Controls call update(); renderers
+// never read the URL or change settings. Every change goes through validateSettings(), so an
+// invalid value can never reach the engine from here.
+import { DEFAULT_SETTINGS, settingsFromParams, settingsToParams, validateSettings, type Settings } from './settings';
+
+export type HistoryMode = 'push' | 'replace' | 'none';
+
+export interface StateChange {
+  settings: Settings;
+  /** What validation changed, for the page's notice area. */
+  notices: string[];
+}
+
+type Listener = (change: StateChange) => void;
+
+export class WalkthroughState {
+  private current: Settings;
+  private listeners = new Set<Listener>();
+  private lastPush = 0;
+
+  /** @param syncUrl  false for embedded elements, whose settings come from attributes instead. */
+  constructor(private readonly syncUrl: boolean, initial: Partial<Settings> = {}) {
+    const fromUrl = syncUrl ? settingsFromParams(new URLSearchParams(location.search)) : { settings: { ...DEFAULT_SETTINGS }, notices: [] };
+    const validated = validateSettings(initial, fromUrl.settings);
+    this.current = validated.settings;
+    this.pendingNotices = [...fromUrl.notices, ...validated.notices];
+    if (syncUrl) {
+      this.writeUrl('replace');
+      window.addEventListener('popstate', () => {
+        const restored = settingsFromParams(new URLSearchParams(location.search));
+        this.current = restored.settings;
+        this.emit(restored.notices);
+      });
+    }
+  }
+
+  private pendingNotices: string[];
+
+  get settings(): Settings {
+    return this.current;
+  }
+
+  /** Notices from the initial URL, delivered to the first subscriber. */
+  takeInitialNotices(): string[] {
+    const notices = this.pendingNotices;
+    this.pendingNotices = [];
+    return notices;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Applies a partial change. Slider-like rapid changes ('replace' within a second of the last
+   * push) do not flood the back button with one entry per step.
+   */
+  update(change: Partial<Settings>, history: HistoryMode = 'push'): void {
+    const validated = validateSettings({ ...this.current, ...change } as Partial<Record<keyof Settings, string | number | boolean>>, this.current);
+    const next = validated.settings;
+    const same = (Object.keys(next) as (keyof Settings)[]).every((key) => next[key] === this.current[key]);
+    if (same && validated.notices.length === 0) return;
+    this.current = next;
+    if (this.syncUrl && history !== 'none') this.writeUrl(history);
+    this.emit(validated.notices);
+  }
+
+  private writeUrl(mode: 'push' | 'replace'): void {
+    const params = settingsToParams(this.current).toString();
+    const url = `${location.pathname}${params ? `?${params}` : ''}${location.hash}`;
+    if (url === `${location.pathname}${location.search}${location.hash}`) return;
+    const now = performance.now();
+    if (mode === 'push' && now - this.lastPush > 1000) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+    if (mode === 'push') this.lastPush = now;
+  }
+
+  private emit(notices: string[]): void {
+    for (const listener of this.listeners) listener({ settings: this.current, notices });
+  }
+}

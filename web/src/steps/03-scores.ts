@@ -1,0 +1,111 @@
+// Step 1 of the article: every query against every key. scores = Q K^T, one number per pair.
+import { byHandSum } from '../figures/arithmetic';
+import { el, replaceChildren } from '../figures/dom';
+import { fmt, quoted, sub } from '../figures/format';
+import { tex } from '../figures/formula';
+import { dimensionLabels, tokenLabels } from '../figures/labels';
+import { MatrixTable } from '../figures/matrix-table';
+import { LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
+import type { StepDefinition } from './types';
+
+/** (rows, cols) slice of head `head` of a Tensor3, transposed to (cols, rows). */
+function transposeHead(data: Float32Array, head: number, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(rows * cols);
+  const base = head * rows * cols;
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = data[base + r * cols + c];
+  return out;
+}
+
+export const scoresStep: StepDefinition = {
+  id: 'scores',
+  number: 3,
+  title: 'Scores: every query against every key',
+  summary: 'Q Kᵀ compares each token’s query with every token’s key: one dot product per pair.',
+  formula: tex`\text{scores} = Q K^{\top}, \qquad \text{scores}_{ij} = q_i \cdot k_j = \sum_{t=1}^{d_k} q_{it}\, k_{jt}`,
+  mount(body) {
+    let snapshot: Snapshot | null = null;
+    const selection = { row: 0, col: 0 };
+
+    const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
+    const reading = el('p', { class: 'reading' });
+    const queries = new MatrixTable({ caption: 'Q', scale: 'diverging', corner: 'token' });
+    const keysT = new MatrixTable({ caption: 'Kᵀ', scale: 'diverging', corner: 'dim' });
+    const scores: MatrixTable = new MatrixTable({
+      caption: 'scores',
+      scale: 'diverging',
+      corner: 'query ↓ key →',
+      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}: ${fmt(v)}` : ''),
+      onSelect: (row, col) => {
+        selection.row = row;
+        selection.col = col;
+        showArithmetic();
+      },
+    });
+
+    body.append(
+      el('p', {}, 'Every token now carries a query (what it is looking for) and a key (what it offers). To find out how well token ',
+        el('em', {}, 'i'), '’s question fits token ', el('em', {}, 'j'),
+        '’s advertisement, multiply the two vectors component by component and add the products up. Do that for every pair and you get a square table: the scores.'),
+      el('p', {}, 'Read it row by row. Row ', el('em', {}, 'i'), ' lists how strongly token ', el('em', {}, 'i'),
+        ' is drawn to each token of the sentence, itself included. Pick any cell (click it, or Tab into the table and use the arrow keys) to see its dot product worked out term by term.'),
+      el('div', { class: 'figure-row' }, el('figure', { class: 'figure' }, queries.element), el('figure', { class: 'figure' }, keysT.element)),
+      el('figure', { class: 'figure' }, scores.element),
+      byHand,
+      reading,
+      el('p', { class: 'aside' }, 'The table has one row and one column per token. With n tokens that is n × n numbers: the quadratic cost that the last sections measure starts right here.'),
+    );
+
+    function showArithmetic(): void {
+      if (!snapshot) return;
+      const { pipeline: p, tokens, settings } = snapshot;
+      const { row, col } = selection;
+      const h = settings.head;
+      const dK = p.dK;
+      const q = p.Q_heads.data.subarray((h * p.n + row) * dK, (h * p.n + row + 1) * dK);
+      const k = p.K_heads.data.subarray((h * p.n + col) * dK, (h * p.n + col + 1) * dK);
+      const value = p.scores.data[(h * p.n + row) * p.n + col];
+      const terms = Array.from(q, (a, t) => ({ a, b: k[t] }));
+      replaceChildren(
+        byHand,
+        el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): how much ${quoted(tokens[row])} attends to ${quoted(tokens[col])}`),
+        byHandSum(`q${sub(row + 1)} · k${sub(col + 1)}`, terms, value),
+      );
+      queries.highlight([row], []);
+      keysT.highlight([], [col]);
+      // Which key does this query match best?
+      let best = 0;
+      for (let j = 1; j < p.n; j++) if (p.scores.data[(h * p.n + row) * p.n + j] > p.scores.data[(h * p.n + row) * p.n + best]) best = j;
+      reading.textContent = `Row ${row + 1} (${quoted(tokens[row])}) scores highest against ${quoted(tokens[best])} ` +
+        `(${fmt(p.scores.data[(h * p.n + row) * p.n + best])}). Scores are not yet probabilities: they can be negative and do not add up to anything in particular.`;
+    }
+
+    return {
+      render(next) {
+        snapshot = next;
+        const { pipeline: p, tokens, settings } = next;
+        const h = settings.head;
+        const labels = tokenLabels(tokens);
+        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
+        const numbers = p.n <= LIMITS.maxTokensWithNumbers;
+        const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
+        queries.update(
+          { data: p.Q_heads.data, offset: h * p.n * p.dK, rows: p.n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers },
+          `Q${headNote}: queries, (n, d_k) = (${p.n}, ${p.dK})`,
+        );
+        keysT.update(
+          { data: transposeHead(p.K_heads.data, h, p.n, p.dK), rows: p.dK, cols: p.n, rowLabels: dimensionLabels(p.dK), colLabels: labels, showNumbers: dimNumbers },
+          `Kᵀ${headNote}: keys turned on their side, (d_k, n) = (${p.dK}, ${p.n})`,
+        );
+        scores.update(
+          { data: p.scores.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: numbers },
+          `scores = Q Kᵀ${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
+        );
+        selection.row = Math.min(selection.row, p.n - 1);
+        selection.col = Math.min(selection.col, p.n - 1);
+        if (!scores.selection) scores.select(selection.row, selection.col);
+        else showArithmetic();
+      },
+    };
+  },
+};

@@ -1,0 +1,29 @@
+// What a walkthrough step is: metadata as data, plus a view that renders a snapshot. Steps never
+// call the engine and never read the URL; the only thing they can do to the world is ask for a
+// settings change through the context.
+import type { Formula } from '../figures/formula';
+import type { Settings } from '../settings';
+import type { Snapshot } from '../snapshot';
+
+export interface StepContext {
+  /** Ask for a settings change (goes through the state module's validation). */
+  update(change: Partial<Settings>): void;
+}
+
+export interface StepView {
+  /** Fills the step's figures from a snapshot. Called on every settings change. */
+  render(snapshot: Snapshot): void;
+}
+
+export interface StepDefinition {
+  /** Stable, URL-safe name: the section's anchor, the embed's step=..., the element's name. */
+  id: string;
+  /** Position in the article's order, 1-based. */
+  number: number;
+  title: string;
+  /** One sentence for the table of contents and embed descriptions. */
+  summary: string;
+  formula?: Formula;
+  /** Builds the step's prose and empty figures once; returns the view that fills them. */
+  mount(body: HTMLElement, context: StepContext): StepView;
+}
