@@ -1,8 +1,19 @@
 // The walkthrough's steps in the article's order. Adding a step = one file + one line here.
+import { problemStep } from './01-problem';
+import { qkvStep } from './02-qkv';
 import { scoresStep } from './03-scores';
+import { scaleStep } from './04-scale';
+import { softmaxStep } from './05-softmax';
+import { weightedSumStep } from './06-weighted-sum';
+import { causalStep } from './07-causal';
+import { multiHeadStep } from './08-multi-head';
+import { costStep } from './09-cost';
+import { faqStep } from './10-faq';
 import type { StepDefinition } from './types';
 
-export const STEPS: readonly StepDefinition[] = [scoresStep];
+export const STEPS: readonly StepDefinition[] = [
+  problemStep, qkvStep, scoresStep, scaleStep, softmaxStep, weightedSumStep, causalStep, multiHeadStep, costStep, faqStep,
+];
 
 export function stepById(id: string): StepDefinition | undefined {
   return STEPS.find((step) => step.id === id);
