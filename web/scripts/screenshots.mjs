@@ -1,13 +1,15 @@
 // Takes full-page screenshots of the built site at desktop and phone widths, light and dark,
 // into /tmp/shots (or the folder given), for looking at the page as a reader does.
 // Usage: npm run build && node web/scripts/screenshots.mjs [outDir] [path?query]
+//        DIST_DIR=/tmp/my-dist node web/scripts/screenshots.mjs /tmp/my-shots '/?heads=4'
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
-const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+// DIST_DIR lets several people build and look at once (vite build --outDir elsewhere).
+const dist = process.env.DIST_DIR ? `${process.env.DIST_DIR.replace(/\/$/, '')}/` : fileURLToPath(new URL('../../dist/', import.meta.url));
 const outDir = process.argv[2] ?? '/tmp/shots';
 const target = process.argv[3] ?? '/';
 mkdirSync(outDir, { recursive: true });
