@@ -63,8 +63,9 @@ export function headChoices(dModel: number): number[] {
   return choices;
 }
 
-/** Bidirectional and invisible control characters are stripped from tokens (never rendered raw). */
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/gu;
+/** Bidirectional and invisible control characters are stripped from tokens; tab, newline, form feed and
+ * carriage return are ordinary whitespace between words. */
+const INVISIBLE = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/gu;
 
 export interface TokenizeResult {
   tokens: string[];

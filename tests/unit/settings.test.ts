@@ -1,0 +1,101 @@
+// The validation boundary and the URL round trip: every outside value becomes a working setting,
+// and the page says what it changed.
+import { describe, expect, test } from 'vitest';
+import {
+  ARTICLE_SENTENCE, DEFAULT_SETTINGS, LIMITS, headChoices, settingsFromParams, settingsToParams, tokenize, validateSettings,
+} from '../../web/src/settings';
+
+const fromQuery = (query: string) => settingsFromParams(new URLSearchParams(query));
+
+describe('URL round trip', () => {
+  test('defaults write an empty query and read back as defaults', () => {
+    expect(settingsToParams(DEFAULT_SETTINGS).toString()).toBe('');
+    expect(fromQuery('')).toEqual({ settings: DEFAULT_SETTINGS, notices: [] });
+  });
+
+  test('every setting survives settings -> URL -> settings', () => {
+    const settings = { sentence: 'a cat sat on a mat', dModel: 12, heads: 3, causal: true, scale: false, seed: 4294967295, head: 2 };
+    const query = settingsToParams(settings).toString();
+    expect(query).toBe('tokens=a+cat+sat+on+a+mat&d_model=12&heads=3&causal=1&scale=0&seed=4294967295&head=3');
+    expect(fromQuery(query)).toEqual({ settings, notices: [] });
+  });
+
+  test('flags accept the usual spellings', () => {
+    expect(fromQuery('causal=on&scale=off').settings).toMatchObject({ causal: true, scale: false });
+    expect(fromQuery('causal=true&scale=false').settings).toMatchObject({ causal: true, scale: false });
+    const odd = fromQuery('causal=maybe');
+    expect(odd.settings.causal).toBe(false);
+    expect(odd.notices[0]).toMatch(/causal mask must be on or off/);
+  });
+});
+
+describe('bad values become working settings with a message', () => {
+  test.each([
+    ['d_model=abc', { dModel: 8 }, /d_model must be a number/],
+    ['d_model=1e6', { dModel: LIMITS.maxDModel }, /d_model must be from 1 to 512; 1000000 was changed to 512/],
+    ['d_model=-4', { dModel: 1, heads: 1 }, /changed to 1/],
+    ['d_model=7.6', { dModel: 8 }, /rounded to 8/],
+    ['d_model=NaN', { dModel: 8 }, /must be a number/],
+    ['d_model=Infinity', { dModel: 8 }, /must be a number/],
+    ['seed=-1', { seed: 0 }, /seed must be from 0 to 4294967295/],
+    ['seed=99999999999', { seed: 4294967295 }, /changed to 4294967295/],
+    ['head=99', { head: 1 }, /shown head/],
+  ])('%s', (query, expected, message) => {
+    const { settings, notices } = fromQuery(query);
+    expect(settings).toMatchObject(expected);
+    expect(notices.join(' ')).toMatch(message);
+  });
+
+  test('heads that do not divide d_model are replaced by the nearest divisor, and the page says so', () => {
+    const { settings, notices } = fromQuery('d_model=12&heads=5');
+    expect(settings.heads).toBe(4);
+    expect(notices).toEqual(['5 heads do not divide d_model = 12, so 4 heads are used (d_k = 3).']);
+    expect(fromQuery('d_model=7&heads=2').settings.heads).toBe(1);
+  });
+
+  test('headChoices lists exactly the divisors up to 64', () => {
+    expect(headChoices(12)).toEqual([1, 2, 3, 4, 6, 12]);
+    expect(headChoices(512)).toEqual([1, 2, 4, 8, 16, 32, 64]);
+    expect(headChoices(1)).toEqual([1]);
+  });
+
+  test('the head shown is clamped below the number of heads', () => {
+    expect(fromQuery('heads=2&head=2').settings.head).toBe(1);
+    expect(fromQuery('heads=1&head=2').settings.head).toBe(0);
+  });
+});
+
+describe('tokens', () => {
+  test('one token per word, punctuation kept with its word', () => {
+    expect(tokenize(ARTICLE_SENTENCE).tokens).toEqual(['The', 'animal', 'crossed', 'the', 'road', 'because', 'it', 'was', 'tired.']);
+  });
+
+  test('an empty sentence falls back to the article’s, with a notice', () => {
+    const { tokens, notices } = tokenize('   \n\t ');
+    expect(tokens).toHaveLength(9);
+    expect(notices[0]).toMatch(/no words/);
+  });
+
+  test('a 10,000-character sentence is cut, and more than 128 words are cut to 128', () => {
+    const long = 'word '.repeat(2000);
+    const { tokens, notices } = tokenize(long);
+    expect(tokens).toHaveLength(LIMITS.maxTokens);
+    expect(notices.join(' ')).toMatch(/first 2000 characters/);
+    expect(notices.join(' ')).toMatch(/first 128 of 400 words/);
+  });
+
+  test('zero-width and bidirectional controls are stripped; emoji and RTL letters are kept', () => {
+    const { tokens, notices } = tokenize('he\u200bllo \u202eevil \u05e9\u05dc\u05d5\u05dd 🐱');
+    expect(tokens).toEqual(['hello', 'evil', 'שלום', '🐱']);
+    expect(notices[0]).toMatch(/Invisible/);
+  });
+
+  test('markup is just text to the tokenizer', () => {
+    expect(tokenize('<img src=x onerror=alert(1)> "><script>').tokens).toEqual(['<img', 'src=x', 'onerror=alert(1)>', '"><script>']);
+  });
+
+  test('validated settings carry the cleaned sentence', () => {
+    const { settings } = validateSettings({ sentence: 'a\u200b b' });
+    expect(settings.sentence).toBe('a b');
+  });
+});
