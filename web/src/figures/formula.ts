@@ -10,10 +10,13 @@ export function tex(strings: TemplateStringsArray): Formula {
   throw new Error(`formula not pre-rendered: ${strings.raw.join('')}`);
 }
 
-export function formulaElement(formula: Formula, label?: string): HTMLElement {
+export function formulaElement(formula: Formula, label = 'Formula'): HTMLElement {
   const holder = document.createElement('div');
   holder.className = 'formula';
-  if (label) holder.setAttribute('aria-label', label);
+  // A wide formula scrolls sideways on phones; a scrollable region must be reachable by keyboard.
+  holder.setAttribute('role', 'group');
+  holder.setAttribute('aria-label', label);
+  holder.tabIndex = 0;
   holder.innerHTML = formula.mathml; // build-time KaTeX output (see above)
   return holder;
 }

@@ -3,7 +3,7 @@
 // keys, Home/End, Enter), and focusing or clicking a cell selects it.
 import { el, replaceChildren, setVar } from './dom';
 import { fmt } from './format';
-import { colourPosition, extentOf, needsLightInk, type ColourScale } from './palette';
+import { colourPosition, extentOf, type ColourScale } from './palette';
 
 export interface MatrixView {
   data: ArrayLike<number>;
@@ -20,6 +20,15 @@ export interface MatrixView {
   extent?: number;
   /** Cells show colour only (large matrices). */
   showNumbers?: boolean;
+  /** An extra last column of plain text per row (e.g. row sums), with its own column header. */
+  rowTotals?: RowTotals;
+}
+
+export interface RowTotals {
+  label: string;
+  text: (row: number) => string;
+  /** Extra class for a row's total cell (e.g. to flag a sum that is not 100%). */
+  className?: (row: number) => string | undefined;
 }
 
 export interface MatrixTableOptions {
@@ -41,6 +50,7 @@ export class MatrixTable {
   readonly element: HTMLElement;
   private readonly table: HTMLTableElement;
   private cells: HTMLTableCellElement[] = [];
+  private totals: HTMLTableCellElement[] = [];
   private shapeKey = '';
   private rows = 0;
   private cols = 0;
@@ -48,7 +58,8 @@ export class MatrixTable {
   private view: MatrixView | null = null;
 
   constructor(private readonly options: MatrixTableOptions) {
-    this.table = el('table', { class: `matrix ${options.className ?? ''}`.trim() });
+    // An interactive matrix is an ARIA grid (arrow keys move, the chosen cell is aria-selected).
+    this.table = el('table', { class: `matrix ${options.scale === 'sequential' ? 'sequential' : ''} ${options.className ?? ''}`.replace(/\s+/g, ' ').trim(), role: options.onSelect ? 'grid' : null });
     this.element = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': options.caption, tabindex: 0 }, this.table);
     if (options.onSelect) {
       this.table.addEventListener('keydown', (event) => this.onKey(event));
@@ -63,7 +74,7 @@ export class MatrixTable {
 
   update(view: MatrixView, caption = this.options.caption): void {
     this.view = view;
-    const key = `${view.rows}x${view.cols}|${view.rowLabels.join('\u0001')}|${view.colLabels.join('\u0001')}|${caption}`;
+    const key = `${view.rows}x${view.cols}|${view.rowLabels.join('\u0001')}|${view.colLabels.join('\u0001')}|${caption}|${view.rowTotals?.label ?? ''}`;
     if (key !== this.shapeKey) this.build(view, caption, key);
     const offset = view.offset ?? 0;
     const showNumbers = view.showNumbers ?? true;
@@ -82,7 +93,6 @@ export class MatrixTable {
         const blocked = view.blocked?.(r, c) ?? false;
         const position = blocked ? 0 : colourPosition(value, this.options.scale, extent);
         setVar(cell, '--t', position.toFixed(3));
-        cell.classList.toggle('ink-light', needsLightInk(position));
         cell.classList.toggle('blocked', blocked);
         const text = blocked ? (view.blockedText ?? '−∞') : format(value);
         if (showNumbers) cell.textContent = text;
@@ -93,6 +103,13 @@ export class MatrixTable {
         const words = this.options.describe?.(r, c, value);
         if (words) cell.title = blocked ? `${words} (blocked)` : words;
       }
+    }
+    if (view.rowTotals) {
+      const totals = view.rowTotals;
+      this.totals.forEach((cell, r) => {
+        cell.textContent = totals.text(r);
+        cell.className = `row-total ${totals.className?.(r) ?? ''}`.trim();
+      });
     }
     this.table.classList.toggle('no-numbers', !showNumbers);
     if (this.selected) this.markSelection();
@@ -128,14 +145,21 @@ export class MatrixTable {
     const interactive = Boolean(this.options.onSelect);
     const head = el('tr', {}, el('th', { scope: 'col', class: 'corner' }, this.options.corner ?? ''));
     view.colLabels.forEach((label) => head.appendChild(el('th', { scope: 'col' }, label)));
+    if (view.rowTotals) head.appendChild(el('th', { scope: 'col', class: 'row-total-head' }, view.rowTotals.label));
     const body = el('tbody');
     this.cells = [];
+    this.totals = [];
     for (let r = 0; r < view.rows; r++) {
       const row = el('tr', { 'data-row': r }, el('th', { scope: 'row' }, view.rowLabels[r] ?? String(r + 1)));
       for (let c = 0; c < view.cols; c++) {
         const cell = el('td', { 'data-row': r, 'data-col': c, tabindex: interactive ? -1 : null });
         this.cells.push(cell);
         row.appendChild(cell);
+      }
+      if (view.rowTotals) {
+        const total = el('td', { class: 'row-total' });
+        this.totals.push(total);
+        row.appendChild(total);
       }
       body.appendChild(row);
     }

@@ -23,8 +23,3 @@ export function extentOf(data: ArrayLike<number>): number {
   }
   return extent;
 }
-
-/** Text on a strongly coloured cell switches to the light ink for contrast. */
-export function needsLightInk(position: number): boolean {
-  return Math.abs(position) > 0.55;
-}

@@ -1,0 +1,163 @@
+// The walkthrough as a reader uses it: the built site in Debian's Chromium, driven with real
+// keyboard and pointer events, numbers checked against the engine's own snapshot.
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+
+let server: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await serve();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query = '', viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const errors = collectErrors(page);
+  await page.goto(`${server.url}/${query}`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  return { page, errors };
+}
+
+/** The page's current snapshot, as plain numbers. */
+function settingsOf(page: Page) {
+  return page.evaluate(() => window.attentionWalkthrough!.snapshot!.settings);
+}
+
+const number = (text: string | null) => Number((text ?? '').replace('\u2212', '-'));
+
+describe('the walkthrough in Chromium', () => {
+  test('loads straight into a complete page: every step, numbers, no console error', async () => {
+    const { page, errors } = await open();
+    const headings = await page.locator('section.step h2').allTextContents();
+    expect(headings.length).toBe(10);
+    expect(headings[0]).toMatch(/^1\./);
+    expect(await page.locator('#scores table.matrix').count()).toBeGreaterThanOrEqual(3);
+    const text = await page.locator('main').innerText();
+    expect(text).not.toMatch(/\bNaN\b|undefined|Infinity/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('a score cell chosen with the keyboard shows arithmetic that adds up to the cell', async () => {
+    const { page, errors } = await open();
+    const scores = page.locator('#scores table.matrix').nth(2);
+    await scores.locator('td[tabindex="0"]').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    const selected = scores.locator('td.selected');
+    expect(await selected.getAttribute('data-row')).toBe('2');
+    expect(await selected.getAttribute('data-col')).toBe('1');
+    const terms = await page.locator('#scores .by-hand .term').evaluateAll((nodes) =>
+      nodes.map((n) => Number((n as HTMLElement).dataset.a) * Number((n as HTMLElement).dataset.b)));
+    const result = number(await page.locator('#scores .by-hand-result').textContent());
+    expect(number(await selected.textContent())).toBeCloseTo(result, 5);
+    expect(terms.reduce((a, b) => a + b, 0)).toBeCloseTo(result, 2);
+    // And the engine agrees with the cell.
+    const engineValue = await page.evaluate(() => {
+      const s = window.attentionWalkthrough!.snapshot!;
+      const p = s.pipeline;
+      return p.scores.data[s.settings.head * p.n * p.n + 2 * p.n + 1];
+    });
+    expect(result).toBeCloseTo(engineValue, 2);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('a click on a score cell selects it', async () => {
+    const { page } = await open();
+    const cell = page.locator('#scores table.matrix').nth(2).locator('td[data-row="6"][data-col="1"]');
+    await cell.click();
+    expect(await cell.getAttribute('aria-selected')).toBe('true');
+    expect(await page.locator('#scores .by-hand-title').textContent()).toContain('“it” attends to “animal”');
+    await page.close();
+  });
+
+  test('the controls work from the keyboard, and the URL reproduces the state after reload', async () => {
+    const { page, errors } = await open();
+    await page.locator('select[name="heads"]').focus();
+    await page.keyboard.press('ArrowDown'); // 2 -> 4 heads
+    await expect.poll(() => settingsOf(page).then((s) => s.heads)).toBe(4);
+    await page.locator('input[name="causal"]').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
+    await page.locator('input[name="tokens"]').fill('');
+    await page.locator('input[name="tokens"]').pressSequentially('a cat sat');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.snapshot!.pipeline.n)).toBe(3);
+    const url = page.url();
+    expect(url).toContain('heads=4');
+    expect(url).toContain('causal=1');
+    expect(url).toContain('tokens=a+cat+sat');
+    const before = await page.evaluate(() => Array.from(window.attentionWalkthrough!.snapshot!.pipeline.weights.data));
+    await page.reload();
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    expect(await settingsOf(page)).toMatchObject({ heads: 4, causal: true, sentence: 'a cat sat' });
+    const after = await page.evaluate(() => Array.from(window.attentionWalkthrough!.snapshot!.pipeline.weights.data));
+    expect(after).toEqual(before);
+    expect(await page.locator('input[name="tokens"]').inputValue()).toBe('a cat sat');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('back and forward move between settings', async () => {
+    const { page } = await open();
+    await page.locator('input[name="scale"]').click();
+    await expect.poll(() => settingsOf(page).then((s) => s.scale)).toBe(false);
+    await page.waitForTimeout(1100); // a second push within a second replaces, by design
+    await page.locator('input[name="causal"]').click();
+    await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
+    await page.goBack();
+    await expect.poll(() => settingsOf(page).then((s) => [s.scale, s.causal])).toEqual([false, false]);
+    expect(await page.locator('input[name="causal"]').isChecked()).toBe(false);
+    await page.goForward();
+    await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
+    await page.close();
+  });
+
+  test('"New random weights" changes the seed and every number', async () => {
+    const { page } = await open();
+    const before = await page.evaluate(() => window.attentionWalkthrough!.snapshot!.pipeline.scores.data[1]);
+    await page.getByRole('button', { name: 'New random weights' }).click();
+    await expect.poll(() => settingsOf(page).then((s) => s.seed)).not.toBe(1);
+    const after = await page.evaluate(() => window.attentionWalkthrough!.snapshot!.pipeline.scores.data[1]);
+    expect(after).not.toBe(before);
+    await page.close();
+  });
+
+  test('a broken URL shows a notice and a working page', async () => {
+    const { page, errors } = await open('?d_model=1e9&heads=-3&seed=NaN&causal=perhaps&tokens=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
+    const notice = page.locator('.notices');
+    await expect.poll(() => notice.isVisible()).toBe(true);
+    const text = await notice.innerText();
+    expect(text).toMatch(/d_model must be from 1 to 512/);
+    expect(text).toMatch(/seed must be a number/);
+    expect(await settingsOf(page)).toMatchObject({ dModel: 512, heads: 1, seed: 1, causal: false });
+    // The markup is a token, shown as text, not an element.
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.locator('#scores tbody th').first().textContent()).toBe('<img');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('axe finds no serious or critical accessibility violation, light and dark', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ colorScheme });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/`);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+      const results = await new AxeBuilder({ page }).analyze();
+      const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(serious.map((v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`)).toEqual([]);
+      await context.close();
+    }
+  });
+});
