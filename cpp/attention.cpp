@@ -7,6 +7,10 @@
 
 namespace abh {
 
+const char* const kProjectionOverflow =
+    "the inputs are too large: X times a projection overflows float32 (keep |values| well below 1e19)";
+const char* const kOutputOverflow = "the values are too large: the weighted sum of V overflows float32";
+
 Mask causal_mask(int n) {
   Mask mask(n, n);
   for (int i = 0; i < n; ++i)
@@ -55,11 +59,13 @@ Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matr
 
   // Step 1: scores = Q K^T, written straight into the weights buffer.
   kernels::scores_qkt(Q.data(), d_k, K.data(), d_k, result.weights.data(), n_q, n_k, d_k);
+  kernels::repair_overflowed_scores(Q.data(), d_k, K.data(), d_k, result.weights.data(), n_q, n_k, d_k);
   // Steps 2-3: scale, mask with -inf, softmax, in place.
   kernels::scale_mask_softmax(result.weights.data(), result.weights.data(), mask ? mask->data() : nullptr, n_q,
                               n_k, scale, result.fully_masked_rows.data());
   // Step 4: output = weights V.
   kernels::weighted_sum(result.weights.data(), V.data(), d_v, result.output.data(), d_v, n_q, n_k, d_v);
+  if (!result.output.allFinite()) return Expected<AttentionResult>::failure(kOutputOverflow);
   return result;
 }
 
@@ -84,6 +90,7 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
   kernels::matmul(X.data(), d_model, W_q.data(), d_model, Q.data(), d_model, n, d_model, d_model);
   kernels::matmul(X.data(), d_model, W_k.data(), d_model, K.data(), d_model, n, d_model, d_model);
   kernels::matmul(X.data(), d_model, W_v.data(), d_model, V.data(), d_model, n, d_model, d_model);
+  if (!Q.allFinite() || !K.allFinite() || !V.allFinite()) return Expected<MultiHeadResult>::failure(kProjectionOverflow);
 
   MultiHeadResult result;
   result.weights = Tensor3(h, n, n);
@@ -94,12 +101,14 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
     float* W = result.weights.head(head);
     const int offset = head * d_k;
     kernels::scores_qkt(Q.data() + offset, d_model, K.data() + offset, d_model, W, n, n, d_k);
+    kernels::repair_overflowed_scores(Q.data() + offset, d_model, K.data() + offset, d_model, W, n, n, d_k);
     kernels::scale_mask_softmax(W, W, causal ? mask.data() : nullptr, n, n, scale, result.fully_masked_rows.data());
     // The head's output lands in its own column slice of `merged`: that is the concat.
     kernels::weighted_sum(W, V.data() + offset, d_model, merged.data() + offset, d_model, n, n, d_k);
   }
   result.output.resize(n, d_model);
   kernels::matmul(merged.data(), d_model, W_o.data(), d_model, result.output.data(), d_model, n, d_model, d_model);
+  if (!result.output.allFinite()) return Expected<MultiHeadResult>::failure(kOutputOverflow);
   return result;
 }
 

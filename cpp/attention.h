@@ -41,6 +41,12 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
                                                const Matrix& W_v, const Matrix& W_o, int h,
                                                bool causal = false, const AttentionOptions& options = {});
 
+// Messages for inputs whose products leave float32's range. Scores that overflow are repaired
+// (recomputed in double and clamped, see kernels::repair_overflowed_scores); a projection or an
+// output that overflows cannot be, so it is reported instead of shown as inf or NaN.
+extern const char* const kProjectionOverflow;
+extern const char* const kOutputOverflow;
+
 // A lower-triangular (n, n) mask: token i sees tokens 0..i.
 Mask causal_mask(int n);
 

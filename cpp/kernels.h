@@ -31,6 +31,13 @@ void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int 
 // causal rows cost only their visible keys.
 void weighted_sum(const float* W, const float* V, int ldv, float* O, int ldo, int n_q, int n_k, int d_v);
 
+// Scores past float32's range (inputs around 1e19 and up) come out of scores_qkt as +-inf or NaN
+// (inf - inf inside a dot product). This pass finds them and recomputes just those entries in
+// double, clamped to +-FLT_MAX, so softmax still sees the right order of magnitude instead of NaN.
+// Cheap: one O(n_q n_k) scan; the O(d) recompute runs only for entries that overflowed.
+// Returns how many entries it repaired.
+int repair_overflowed_scores(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d);
+
 // exp(x) with a degree-6 polynomial after range reduction (max relative error ~2e-7 on
 // [-87, 88]); exp(x) = 0 below -87.3. Exposed so tests can check it against std::exp.
 float exp_approx(float x);

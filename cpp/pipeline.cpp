@@ -105,6 +105,7 @@ Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
   kernels::matmul(s.X.data(), d_model, s.W_q.data(), d_model, s.Q.data(), d_model, n, d_model, d_model);
   kernels::matmul(s.X.data(), d_model, s.W_k.data(), d_model, s.K.data(), d_model, n, d_model, d_model);
   kernels::matmul(s.X.data(), d_model, s.W_v.data(), d_model, s.V.data(), d_model, n, d_model, d_model);
+  if (!s.Q.allFinite() || !s.K.allFinite() || !s.V.allFinite()) return Expected<PipelineSnapshot>::failure(kProjectionOverflow);
   s.Q_heads = split_heads(s.Q, h, d_k);
   s.K_heads = split_heads(s.K, h, d_k);
   s.V_heads = split_heads(s.V, h, d_k);
@@ -122,6 +123,7 @@ Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
   for (int head = 0; head < h; ++head) {
     // Step 1: scores = Q K^T.
     kernels::scores_qkt(s.Q_heads.head(head), d_k, s.K_heads.head(head), d_k, s.scores.head(head), n, n, d_k);
+    kernels::repair_overflowed_scores(s.Q_heads.head(head), d_k, s.K_heads.head(head), d_k, s.scores.head(head), n, n, d_k);
     // Step 2: scale by 1/sqrt(d_k) (kept separately so the page can show both).
     const std::size_t nn = std::size_t(n) * n;
     for (std::size_t i = 0; i < nn; ++i) s.scores_scaled.head(head)[i] = s.scores.head(head)[i] * s.scale_factor;
@@ -149,6 +151,7 @@ Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
       for (int col = 0; col < d_k; ++col) s.merged(row, head * d_k + col) = s.head_outputs.at(head, row, col);
   s.output.resize(n, d_model);
   kernels::matmul(s.merged.data(), d_model, s.W_o.data(), d_model, s.output.data(), d_model, n, d_model, d_model);
+  if (!s.output.allFinite()) return Expected<PipelineSnapshot>::failure(kOutputOverflow);
   return s;
 }
 

@@ -1,0 +1,237 @@
+// Properties that hold for every input: rows of weights are distributions, causal weights vanish
+// above the diagonal, masking after softmax breaks the row sums (the article's warning), fully
+// masked rows are defined zeros, and the seeded generator is deterministic.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AttentionEngine, Matrix, PipelineSnapshot, Tensor3 } from '../../web/src/engine/engine';
+import { loadSimdEngine } from './load-engine';
+import { Rng, causalMask, divisors, floatBitsHex, hasNaN, maxAbsDiff, sum, tensorRow } from './helpers';
+import * as ref from './reference';
+
+let engine: AttentionEngine;
+beforeAll(async () => {
+  engine = await loadSimdEngine();
+});
+
+const SENTENCE = ['the', 'animal', 'crossed', 'the', 'road', 'because', 'it', 'was', 'tired.'];
+
+/** Every Float32Array in a snapshot, by name. */
+function floatArrays(s: PipelineSnapshot): Array<[string, Float32Array]> {
+  const out: Array<[string, Float32Array]> = [];
+  for (const [key, value] of Object.entries(s)) {
+    if (value && typeof value === 'object' && 'data' in value && value.data instanceof Float32Array) out.push([key, value.data]);
+  }
+  return out;
+}
+
+/** Row sums of every row of every head. */
+function rowSums(t: Tensor3): number[][] {
+  const out: number[][] = [];
+  for (let h = 0; h < t.heads; ++h) {
+    const rows: number[] = [];
+    for (let r = 0; r < t.rows; ++r) rows.push(sum(tensorRow(t, h, r)));
+    out.push(rows);
+  }
+  return out;
+}
+
+function expectUpperTriangleZero(t: Tensor3, where: string): void {
+  for (let h = 0; h < t.heads; ++h)
+    for (let r = 0; r < t.rows; ++r)
+      for (let c = r + 1; c < t.cols; ++c)
+        if (!Object.is(t.data[(h * t.rows + r) * t.cols + c], 0)) throw new Error(`${where}: head ${h} (${r}, ${c}) = ${t.data[(h * t.rows + r) * t.cols + c]}`);
+}
+
+describe('weights are distributions', () => {
+  it('every row of multiHeadAttention weights sums to 1 within 1e-5 (200 random configs, causal and not)', () => {
+    const rng = new Rng(0x1a1a);
+    let rowsChecked = 0;
+    for (let trial = 0; trial < 200; ++trial) {
+      const n = rng.logInt(1, 96);
+      const dModel = rng.logInt(1, 128);
+      const heads = rng.pick(divisors(dModel, 64));
+      const causal = rng.bool();
+      const scale = rng.bool();
+      const std = 1 / Math.sqrt(dModel);
+      const [Wq, Wk, Wv, Wo] = [0, 1, 2, 3].map(() => rng.matrix(dModel, dModel, std)) as [Matrix, Matrix, Matrix, Matrix];
+      const r = engine.multiHeadAttention(rng.matrix(n, dModel), Wq, Wk, Wv, Wo, { heads, causal, scale });
+      const where = `trial ${trial} n=${n} dModel=${dModel} heads=${heads} causal=${causal} scale=${scale}`;
+      for (const row of rowSums(r.weights).flat()) {
+        if (!(Math.abs(row - 1) <= 1e-5)) throw new Error(`${where}: row sum ${row}`);
+        ++rowsChecked;
+      }
+      for (const w of r.weights.data) if (!(w >= 0 && w <= 1)) throw new Error(`${where}: weight ${w} outside [0, 1]`);
+      if (causal) expectUpperTriangleZero(r.weights, where);
+    }
+    expect(rowsChecked).toBeGreaterThan(2000);
+  });
+
+  it('attention() rows sum to 1 except fully masked rows, which are exactly 0; masked entries are exactly 0', () => {
+    const rng = new Rng(0x1a1b);
+    let fully = 0;
+    for (let trial = 0; trial < 150; ++trial) {
+      const nq = rng.logInt(1, 64);
+      const nk = rng.logInt(1, 64);
+      const dk = rng.logInt(1, 64);
+      const mask = new Uint8Array(nq * nk);
+      const p = rng.next();
+      for (let i = 0; i < mask.length; ++i) mask[i] = Number(rng.next() < p);
+      const r = engine.attention(rng.matrix(nq, dk), rng.matrix(nk, dk), rng.matrix(nk, 3), { mask });
+      for (let i = 0; i < nq; ++i) {
+        const row = r.weights.data.subarray(i * nk, (i + 1) * nk);
+        const visible = mask.subarray(i * nk, (i + 1) * nk).some((m) => m === 1);
+        expect(r.fullyMaskedRows[i]).toBe(visible ? 0 : 1);
+        if (visible) expect(Math.abs(sum(row) - 1)).toBeLessThanOrEqual(1e-5);
+        else {
+          ++fully;
+          expect(row.every((w) => Object.is(w, 0))).toBe(true);
+        }
+        for (let j = 0; j < nk; ++j) if (!mask[i * nk + j]) expect(row[j]).toBe(0);
+      }
+      expect(hasNaN(r.weights.data) || hasNaN(r.output.data)).toBe(false);
+    }
+    expect(fully).toBeGreaterThan(10);
+  });
+});
+
+describe('causal masking, before vs after softmax (the article warning)', () => {
+  it('causal weights are exactly 0 above the diagonal; weightsCausal rows sum to 1', () => {
+    for (const [n, dModel, heads] of [[9, 8, 2], [32, 64, 4], [128, 16, 1], [1, 4, 4]] as const) {
+      const s = engine.pipeline({ tokens: Array.from({ length: n }, (_, i) => SENTENCE[i % SENTENCE.length]!), dModel, heads, causal: true, seed: 7 });
+      const where = `n=${n} dModel=${dModel} heads=${heads}`;
+      expectUpperTriangleZero(s.weights, where);
+      expectUpperTriangleZero(s.weightsCausal, where);
+      expectUpperTriangleZero(s.weightsMaskedAfter, where);
+      expect(Array.from(s.mask.data)).toEqual(Array.from(causalMask(n)));
+      for (const t of [s.weights, s.weightsCausal, s.weightsUnscaled])
+        for (const row of rowSums(t).flat()) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
+      // The configured path with causal on is the causal path.
+      expect(floatBitsHex(s.weights.data)).toBe(floatBitsHex(s.weightsCausal.data));
+    }
+  });
+
+  it('masking AFTER softmax leaves rows 0..n-2 summing to less than 1 - 1e-3, the last row to 1', () => {
+    const n = SENTENCE.length;
+    const s = engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, causal: false, seed: 1 });
+    const after = rowSums(s.weightsMaskedAfter);
+    const causal = rowSums(s.weightsCausal);
+    for (let h = 0; h < s.heads; ++h) {
+      for (let r = 0; r < n - 1; ++r) {
+        expect(after[h]![r]!, `head ${h} row ${r}`).toBeLessThan(1 - 1e-3);
+        expect(after[h]![r]!).toBeGreaterThan(0);
+      }
+      expect(Math.abs(after[h]![n - 1]! - 1)).toBeLessThanOrEqual(1e-5);
+      for (const row of causal[h]!) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
+      // Below the diagonal, masked-after keeps the unmasked softmax values (here: the configured weights).
+      for (let r = 0; r < n; ++r)
+        for (let c = 0; c <= r; ++c) {
+          const i = (h * n + r) * n + c;
+          expect(Math.abs(s.weightsMaskedAfter.data[i]! - s.weights.data[i]!)).toBeLessThanOrEqual(1e-7);
+        }
+      // Row 0 masked after softmax keeps only its own unmasked weight; masked before, it is 1.
+      expect(s.weightsCausal.data[h * n * n]).toBeCloseTo(1, 6);
+      expect(s.weightsMaskedAfter.data[h * n * n]!).toBeLessThan(0.999);
+    }
+  });
+});
+
+describe('fully masked rows in the pipeline', () => {
+  it('a custom mask with an all-zero row gives zero weights, sets the flag, and no NaN anywhere', () => {
+    const n = SENTENCE.length;
+    const blockedRow = 3;
+    const mask = new Uint8Array(n * n).fill(1);
+    mask.fill(0, blockedRow * n, (blockedRow + 1) * n);
+    for (const scale of [true, false]) {
+      const s = engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, seed: 3, mask, scale });
+      expect(Array.from(s.mask.data)).toEqual(Array.from(mask));
+      expect(Array.from(s.fullyMaskedRows)).toEqual(Array.from({ length: n }, (_, i) => Number(i === blockedRow)));
+      for (let h = 0; h < s.heads; ++h) {
+        expect(Array.from(tensorRow(s.weights, h, blockedRow))).toEqual(new Array(n).fill(0));
+        expect(Array.from(tensorRow(s.weightsUnscaled, h, blockedRow))).toEqual(new Array(n).fill(0));
+        expect(Array.from(tensorRow(s.headOutputs, h, blockedRow))).toEqual(new Array(s.dK).fill(0));
+        const sums = rowSums(s.weights)[h]!;
+        sums.forEach((row, r) => { if (r !== blockedRow) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5); });
+      }
+      expect(Array.from(s.output.data.subarray(blockedRow * 8, blockedRow * 8 + 8))).toEqual(new Array(8).fill(0));
+      // The causal comparison ignores the custom mask: its row 3 is a proper distribution.
+      for (const row of rowSums(s.weightsCausal).flat()) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
+      const arrays = floatArrays(s);
+      expect(arrays.length).toBe(20);
+      for (const [key, data] of arrays) expect(hasNaN(data), `${key} has NaN`).toBe(false);
+      for (const [key, data] of arrays) expect(data.every(Number.isFinite), `${key} is finite`).toBe(true);
+    }
+  });
+});
+
+describe('the comparison paths are what they claim', () => {
+  it('weightsUnscaled is softmax of the raw scores; scoresScaled is exactly scores * scaleFactor', () => {
+    const rng = new Rng(0x1a1c);
+    for (let trial = 0; trial < 30; ++trial) {
+      const n = rng.int(1, 40);
+      const dModel = rng.pick([4, 8, 12, 16, 32, 64]);
+      const heads = rng.pick(divisors(dModel));
+      const causal = rng.bool();
+      const s = engine.pipeline({ tokens: Array.from({ length: n }, () => rng.pick(SENTENCE)), dModel, heads, causal, seed: rng.int(0, 1e6) });
+      expect(s.scaleFactor).toBe(Math.fround(1 / Math.fround(Math.sqrt(s.dK))));
+      for (let i = 0; i < s.scores.data.length; ++i)
+        if (s.scoresScaled.data[i] !== Math.fround(s.scores.data[i]! * s.scaleFactor))
+          throw new Error(`trial ${trial}: scoresScaled[${i}] = ${s.scoresScaled.data[i]}, scores * scale = ${s.scores.data[i]! * s.scaleFactor}`);
+      for (let h = 0; h < heads; ++h) {
+        const raw = Array.from(s.scores.data.subarray(h * n * n, (h + 1) * n * n), (x, i) => (s.mask.data[i] ? x : -Infinity));
+        const want = ref.softmax({ rows: n, cols: n, data: raw }).data;
+        expect(maxAbsDiff(s.weightsUnscaled.data.subarray(h * n * n, (h + 1) * n * n), want)).toBeLessThanOrEqual(1e-6);
+        const scaled = Array.from(s.scoresScaled.data.subarray(h * n * n, (h + 1) * n * n), (x, i) => (s.mask.data[i] ? x : -Infinity));
+        const wantScaled = ref.softmax({ rows: n, cols: n, data: scaled }).data;
+        expect(maxAbsDiff(s.weights.data.subarray(h * n * n, (h + 1) * n * n), wantScaled)).toBeLessThanOrEqual(1e-6);
+      }
+    }
+  });
+
+  it('with scale off, scoresScaled equals scores and weightsUnscaled equals weights', () => {
+    const s = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 2, scale: false, seed: 11 });
+    expect(s.scaleFactor).toBe(1);
+    expect(floatBitsHex(s.scoresScaled.data)).toBe(floatBitsHex(s.scores.data));
+    expect(floatBitsHex(s.weightsUnscaled.data)).toBe(floatBitsHex(s.weights.data));
+  });
+});
+
+describe('determinism of the seeded generator', () => {
+  const config = { tokens: SENTENCE, dModel: 16, heads: 4, causal: true, seed: 123456789 };
+
+  it('the same seed gives a bit-identical snapshot', () => {
+    const a = engine.pipeline(config);
+    engine.pipeline({ ...config, seed: 5, dModel: 32 }); // unrelated work in between
+    const b = engine.pipeline(config);
+    const fa = floatArrays(a);
+    const fb = floatArrays(b);
+    expect(fa.map(([k]) => k)).toEqual(fb.map(([k]) => k));
+    fa.forEach(([key, data], i) => expect(floatBitsHex(fb[i]![1]), key).toBe(floatBitsHex(data)));
+    expect(Array.from(b.mask.data)).toEqual(Array.from(a.mask.data));
+    expect(Array.from(b.fullyMaskedRows)).toEqual(Array.from(a.fullyMaskedRows));
+    expect([b.n, b.dModel, b.heads, b.dK, b.scaleFactor]).toEqual([a.n, a.dModel, a.heads, a.dK, a.scaleFactor]);
+  });
+
+  it('a different seed gives different X, W_q, W_k, W_v, W_o and output', () => {
+    const a = engine.pipeline(config);
+    const b = engine.pipeline({ ...config, seed: 123456790 });
+    for (const key of ['X', 'W_q', 'W_k', 'W_v', 'W_o', 'output'] as const) {
+      const same = a[key].data.filter((x, i) => x === b[key].data[i]).length;
+      expect(same, `${key}: entries equal across seeds`).toBeLessThan(a[key].data.length / 10);
+    }
+  });
+
+  it('identical tokens get identical embedding rows; different tokens do not', () => {
+    const s = engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, seed: 1 });
+    const row = (i: number) => floatBitsHex(s.X.data.subarray(i * 8, (i + 1) * 8));
+    expect(SENTENCE[0]).toBe(SENTENCE[3]);
+    expect(row(0)).toBe(row(3)); // "the" ... "the"
+    for (let i = 0; i < SENTENCE.length; ++i)
+      for (let j = i + 1; j < SENTENCE.length; ++j) if (SENTENCE[i] !== SENTENCE[j]) expect(row(i)).not.toBe(row(j));
+    // A token's row depends on the seed and the token only, not on its position or the sentence.
+    const alone = engine.pipeline({ tokens: ['road'], dModel: 8, heads: 2, seed: 1 });
+    expect(floatBitsHex(alone.X.data)).toBe(row(4));
+    // Identical X rows give identical Q/K/V rows, hence identical attention rows in a non-causal config.
+    for (const key of ['Q', 'K', 'V'] as const)
+      expect(floatBitsHex(s[key].data.subarray(0, 8))).toBe(floatBitsHex(s[key].data.subarray(24, 32)));
+    expect(floatBitsHex(tensorRow(s.weights, 0, 0))).toBe(floatBitsHex(tensorRow(s.weights, 0, 3)));
+  });
+});
