@@ -16,6 +16,8 @@ export default defineConfig({
     rollupOptions: {
       input: {
         index: resolve(import.meta.dirname, 'web/index.html'),
+        embed: resolve(import.meta.dirname, 'web/embed.html'),
+        docs: resolve(import.meta.dirname, 'web/docs.html'),
       },
     },
   },

@@ -45,6 +45,10 @@ export async function serve(options: ServeOptions = {}): Promise<StaticServer> {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     requests.push(path);
     const extra = options.headers?.(path) ?? {};
+    if (path === '/favicon.ico') {
+      res.writeHead(204).end(); // browsers ask every origin for one; not a page error
+      return;
+    }
     const route = options.routes?.[path];
     if (route) {
       res.writeHead(200, { 'content-type': route.type ?? 'text/html; charset=utf-8', ...extra });

@@ -28,7 +28,7 @@ async function open(query = '', viewport = { width: 1280, height: 900 }): Promis
 
 /** The page's current snapshot, as plain numbers. */
 function settingsOf(page: Page) {
-  return page.evaluate(() => window.attentionWalkthrough!.snapshot!.settings);
+  return page.evaluate(() => window.attentionWalkthrough!.result.settings);
 }
 
 const number = (text: string | null) => Number((text ?? '').replace('\u2212', '-'));
@@ -63,7 +63,7 @@ describe('the walkthrough in Chromium', () => {
     expect(terms.reduce((a, b) => a + b, 0)).toBeCloseTo(result, 2);
     // And the engine agrees with the cell.
     const engineValue = await page.evaluate(() => {
-      const s = window.attentionWalkthrough!.snapshot!;
+      const s = window.attentionWalkthrough!.result;
       const p = s.pipeline;
       return p.scores.data[s.settings.head * p.n * p.n + 2 * p.n + 1];
     });
@@ -92,16 +92,16 @@ describe('the walkthrough in Chromium', () => {
     await page.locator('input[name="tokens"]').fill('');
     await page.locator('input[name="tokens"]').pressSequentially('a cat sat');
     await page.keyboard.press('Tab');
-    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.snapshot!.pipeline.n)).toBe(3);
+    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(3);
     const url = page.url();
     expect(url).toContain('heads=4');
     expect(url).toContain('causal=1');
     expect(url).toContain('tokens=a+cat+sat');
-    const before = await page.evaluate(() => Array.from(window.attentionWalkthrough!.snapshot!.pipeline.weights.data));
+    const before = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     await page.reload();
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
     expect(await settingsOf(page)).toMatchObject({ heads: 4, causal: true, sentence: 'a cat sat' });
-    const after = await page.evaluate(() => Array.from(window.attentionWalkthrough!.snapshot!.pipeline.weights.data));
+    const after = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     expect(after).toEqual(before);
     expect(await page.locator('input[name="tokens"]').inputValue()).toBe('a cat sat');
     expect(errors).toEqual([]);
@@ -125,10 +125,10 @@ describe('the walkthrough in Chromium', () => {
 
   test('"New random weights" changes the seed and every number', async () => {
     const { page } = await open();
-    const before = await page.evaluate(() => window.attentionWalkthrough!.snapshot!.pipeline.scores.data[1]);
+    const before = await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.scores.data[1]);
     await page.getByRole('button', { name: 'New random weights' }).click();
     await expect.poll(() => settingsOf(page).then((s) => s.seed)).not.toBe(1);
-    const after = await page.evaluate(() => window.attentionWalkthrough!.snapshot!.pipeline.scores.data[1]);
+    const after = await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.scores.data[1]);
     expect(after).not.toBe(before);
     await page.close();
   });

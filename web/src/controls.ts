@@ -8,26 +8,36 @@ export interface Controls {
   show(settings: Settings): void;
 }
 
+/** Control names, as an embed's `controls` attribute lists them. */
+export const CONTROL_NAMES = ['tokens', 'preset', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
+export type ControlName = (typeof CONTROL_NAMES)[number];
+
 let uid = 0;
 
-function labelled(label: string, control: HTMLElement, hint?: HTMLElement): HTMLElement {
+function labelled(name: ControlName, label: string, control: HTMLElement, hint?: HTMLElement): HTMLElement {
   const id = control.id || `control-${++uid}`;
   control.id = id;
-  return el('div', { class: 'control' }, el('label', { for: id }, label), control, hint ?? null);
+  return el('div', { class: 'control', 'data-control': name }, el('label', { for: id }, label), control, hint ?? null);
 }
 
-export function createControls(update: (change: Partial<Settings>, history?: 'push' | 'replace') => void): Controls {
+/** @param visible which controls to show; the rest stay in the DOM, hidden. */
+export function createControls(
+  update: (change: Partial<Settings>, history?: 'push' | 'replace') => void,
+  visible: ReadonlySet<ControlName> = new Set(CONTROL_NAMES),
+): Controls {
+  const sentenceId = `sentence-${++uid}`;
   const sentence = el('input', {
-    id: 'sentence-input', type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', maxlength: LIMITS.maxSentenceChars,
-    'aria-describedby': 'sentence-hint',
+    id: sentenceId, type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', maxlength: LIMITS.maxSentenceChars,
+    'aria-describedby': `${sentenceId}-hint`,
   });
-  const sentenceHint = el('span', { id: 'sentence-hint', class: 'hint' });
+  const sentenceHint = el('span', { id: `${sentenceId}-hint`, class: 'hint' });
   const preset = el('select', { name: 'preset' },
     el('option', { value: '' }, 'Choose a preset…'),
     ...PRESETS.map((p) => el('option', { value: p.id }, p.label)));
   const dModel = el('select', { name: 'd_model' });
-  const heads = el('select', { name: 'heads', id: 'heads-select', 'aria-describedby': 'dk-readout' });
-  const dK = el('output', { id: 'dk-readout', class: 'readout', for: 'heads-select' });
+  const headsId = `heads-${++uid}`;
+  const heads = el('select', { name: 'heads', id: headsId, 'aria-describedby': `${headsId}-dk` });
+  const dK = el('output', { id: `${headsId}-dk`, class: 'readout', for: headsId });
   const head = el('select', { name: 'head' });
   const causal = el('input', { type: 'checkbox', name: 'causal' });
   const scale = el('input', { type: 'checkbox', name: 'scale' });
@@ -35,7 +45,10 @@ export function createControls(update: (change: Partial<Settings>, history?: 'pu
   const reseed = el('button', { type: 'button', class: 'reseed' }, 'New random weights');
 
   // Typing updates live but replaces the history entry; leaving the field commits one entry.
-  sentence.addEventListener('input', () => update({ sentence: sentence.value }, 'replace'));
+  // An emptied field is a reader about to type a new sentence: wait for words (or for the commit).
+  sentence.addEventListener('input', () => {
+    if (sentence.value.trim() !== '') update({ sentence: sentence.value }, 'replace');
+  });
   sentence.addEventListener('change', () => update({ sentence: sentence.value }, 'push'));
   preset.addEventListener('change', () => {
     const chosen = PRESETS.find((p) => p.id === preset.value);
@@ -61,20 +74,24 @@ export function createControls(update: (change: Partial<Settings>, history?: 'pu
     update({ seed: random[0] });
   });
 
-  const element = el('form', { class: 'controls', 'aria-label': 'Settings' },
-    el('div', { class: 'control control-wide' },
-      el('label', { for: 'sentence-input' }, 'Sentence (one token per word)'),
+  const element = el('form', { class: 'controls', 'aria-label': 'Settings', part: 'controls' },
+    el('div', { class: 'control control-wide', 'data-control': 'tokens' },
+      el('label', { for: sentenceId }, 'Sentence (one token per word)'),
       sentence, sentenceHint),
-    labelled('Preset', preset),
-    labelled('d_model', dModel),
-    labelled('Heads h', heads, dK),
-    labelled('Head shown', head),
-    el('div', { class: 'control control-check' }, el('label', {}, causal, ' Causal mask')),
-    el('div', { class: 'control control-check' }, el('label', {}, scale, ' Scale by √d_k')),
-    labelled('Seed', seed),
-    el('div', { class: 'control' }, reseed),
+    labelled('preset', 'Preset', preset),
+    labelled('d-model', 'd_model', dModel),
+    labelled('heads', 'Heads h', heads, dK),
+    labelled('head', 'Head shown', head),
+    el('div', { class: 'control control-check', 'data-control': 'causal' }, el('label', {}, causal, ' Causal mask')),
+    el('div', { class: 'control control-check', 'data-control': 'scale' }, el('label', {}, scale, ' Scale by √d_k')),
+    labelled('seed', 'Seed', seed),
+    el('div', { class: 'control', 'data-control': 'seed' }, reseed),
   );
   element.addEventListener('submit', (event) => event.preventDefault());
+  element.querySelectorAll<HTMLElement>('[data-control]').forEach((control) => {
+    control.hidden = !visible.has(control.dataset.control as ControlName);
+  });
+  element.hidden = visible.size === 0;
 
   function setOptions(select: HTMLSelectElement, values: number[], format: (v: number) => string, current: number): void {
     const wanted = values.map(String).join(',');
@@ -88,7 +105,9 @@ export function createControls(update: (change: Partial<Settings>, history?: 'pu
   return {
     element,
     show(settings) {
-      if (document.activeElement !== sentence) sentence.value = settings.sentence;
+      // Inside a shadow root, document.activeElement is the host: ask the root that holds the input.
+      const focused = (element.getRootNode() as Document | ShadowRoot).activeElement;
+      if (focused !== sentence) sentence.value = settings.sentence;
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
       sentenceHint.textContent = `${count} token${count === 1 ? '' : 's'}`;
       const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
@@ -99,7 +118,7 @@ export function createControls(update: (change: Partial<Settings>, history?: 'pu
       head.disabled = settings.heads === 1;
       causal.checked = settings.causal;
       scale.checked = settings.scale;
-      if (document.activeElement !== seed) seed.value = String(settings.seed);
+      if (focused !== seed) seed.value = String(settings.seed);
     },
   };
 }

@@ -1,30 +1,29 @@
-// The walkthrough page. Prose and formulas are in the HTML/steps and read without the engine; the
-// live figures appear once the wasm has loaded.
+// The walkthrough page: one <attention-walkthrough sync-url embed-code>, the same element authors
+// embed. Prose in the HTML reads without the engine; the figures appear once the wasm has loaded.
 import './styles/page.css';
-import { loadEngine } from './engine/engine';
-import { WalkthroughState } from './state';
-import { mountWalkthrough } from './walkthrough';
+import './elements/index';
+import type { AttentionChangeDetail } from './elements/attention-element';
 
 declare global {
   interface Window {
-    /** For browser tests and curious readers: the current snapshot and state. */
-    attentionWalkthrough?: ReturnType<typeof mountWalkthrough>;
+    /** For browser tests and curious readers: the latest settings and snapshot. */
+    attentionWalkthrough?: AttentionChangeDetail;
   }
 }
 
-const root = document.getElementById('walkthrough')!;
+const walkthrough = document.querySelector('attention-walkthrough')!;
 const status = document.getElementById('engine-status')!;
 
-loadEngine()
-  .then((engine) => {
-    status.textContent = engine.info().simd ? 'Computed live by C++ compiled to WebAssembly (SIMD).' : 'Computed live by C++ compiled to WebAssembly.';
-    const walkthrough = mountWalkthrough({ root, engine, state: new WalkthroughState(true) });
-    window.attentionWalkthrough = walkthrough;
+walkthrough.addEventListener('attention-change', (event) => {
+  const detail = (event as CustomEvent<AttentionChangeDetail>).detail;
+  window.attentionWalkthrough = detail;
+  if (document.documentElement.dataset.ready !== 'true') {
+    status.textContent = detail.result.simd ? 'Computed live by C++ compiled to WebAssembly (SIMD).' : 'Computed live by C++ compiled to WebAssembly.';
     document.documentElement.dataset.ready = 'true';
-  })
-  .catch((error: unknown) => {
-    status.textContent = `The live figures could not start: ${error instanceof Error ? error.message : String(error)}. ` +
-      'The text still reads; the numbers need WebAssembly with SIMD (any current browser).';
-    status.classList.add('error');
-    document.documentElement.dataset.ready = 'error';
-  });
+  }
+});
+walkthrough.addEventListener('attention-error', (event) => {
+  status.textContent = `The live figures could not start: ${(event as CustomEvent<{ message: string }>).detail.message}. The text still reads.`;
+  status.classList.add('error');
+  document.documentElement.dataset.ready = 'error';
+});

@@ -1,0 +1,207 @@
+// Authors' pages: ten elements on a host page under a strict CSP, served from a second origin,
+// the iframe embed and its resize messages, attribute changes, and the "Copy embed code" snippet.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+
+const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+
+const TEN_ELEMENTS = `
+<attention-problem tokens="the robot picked up the ball because it was light"></attention-problem>
+<attention-qkv tokens="cats chase mice" d-model="4" heads="1"></attention-qkv>
+<attention-scores tokens="the cat sat on the mat" d-model="16" heads="4"></attention-scores>
+<attention-scaling d-model="64" heads="1"></attention-scaling>
+<attention-softmax seed="7"></attention-softmax>
+<attention-weighted-sum tokens="one two three four" controls="none"></attention-weighted-sum>
+<attention-mask tokens="we predict the next word" causal></attention-mask>
+<attention-heads d-model="16" heads="4"></attention-heads>
+<attention-cost controls="tokens"></attention-cost>
+<attention-faq theme="dark" controls="none"></attention-faq>`;
+
+function hostPage(scriptSrc: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host article</title></head>
+<body><main><h1>My article about attention</h1><p>Some prose by the author.</p>${body}</main>
+<script type="module" src="${scriptSrc}"></script></body></html>`;
+}
+
+let site: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  site = await serve({
+    headers: () => ({ 'access-control-allow-origin': '*' }),
+    routes: { '/host.html': { body: hostPage('./embed/attention-by-hand.js', TEN_ELEMENTS) } },
+  });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+async function newPage(context?: BrowserContext): Promise<{ page: Page; errors: string[]; violations: () => Promise<string[]> }> {
+  const page = await (context ?? browser).newPage();
+  await page.addInitScript(() => {
+    const list: string[] = [];
+    (window as unknown as { cspViolations: string[] }).cspViolations = list;
+    document.addEventListener('securitypolicyviolation', (e) => list.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const errors = collectErrors(page);
+  return { page, errors, violations: () => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations) };
+}
+
+/** Scrolls every element into view (they start lazily) and waits until each has drawn. */
+async function startAll(page: Page, selector: string): Promise<number> {
+  const count = await page.locator(selector).count();
+  for (let i = 0; i < count; i++) {
+    const element = page.locator(selector).nth(i);
+    await element.scrollIntoViewIfNeeded();
+    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+  }
+  return count;
+}
+
+const ALL = 'main > *:is(attention-problem, attention-qkv, attention-scores, attention-scaling, attention-softmax, attention-weighted-sum, attention-mask, attention-heads, attention-cost, attention-faq)';
+
+describe('embedding', () => {
+  test('ten elements under a strict CSP: all draw, one engine download, no violation, no console error', async () => {
+    const strict = await serve({
+      headers: (path) => ({ ...(path.endsWith('.html') ? { 'content-security-policy': STRICT_CSP } : {}) }),
+      routes: { '/host.html': { body: hostPage('./embed/attention-by-hand.js', TEN_ELEMENTS) } },
+    });
+    const { page, errors, violations } = await newPage();
+    await page.goto(`${strict.url}/host.html`);
+    // Lazy: the last element has not started before it comes near the viewport.
+    await page.waitForTimeout(500);
+    expect(await page.locator('attention-faq').getAttribute('data-ready')).toBeNull();
+    expect(await startAll(page, ALL)).toBe(10);
+    expect(strict.requests.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
+    expect(strict.requests.filter((path) => path !== '/host.html' && path !== '/favicon.ico' && !path.startsWith('/embed/'))).toEqual([]);
+    // Each element shows its own settings.
+    const configs = await page.evaluate((selector) =>
+      [...document.querySelectorAll(selector)].map((e) => (e as unknown as { config: { dModel: number; heads: number; causal: boolean } }).config), ALL);
+    expect(configs[2]).toMatchObject({ dModel: 16, heads: 4 });
+    expect(configs[6]).toMatchObject({ causal: true });
+    const text = await page.locator(ALL).evaluateAll((nodes) => nodes.map((n) => n.shadowRoot!.textContent).join(' '));
+    expect(text).not.toMatch(/\bNaN\b/);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+    await strict.close();
+  });
+
+  test('an element shows the same numbers as the main page for the same settings, and `result` is the engine’s', async () => {
+    const { page } = await newPage();
+    await page.goto(`${site.url}/index.html?tokens=the+cat+sat+on+the+mat&d_model=16&heads=4`);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    const mainWeights = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
+    await page.goto(`${site.url}/host.html`);
+    await startAll(page, 'attention-scores');
+    const element = await page.evaluate(() => {
+      const el = document.querySelector('attention-scores') as unknown as { result: { pipeline: { weights: { data: Float32Array }; scores: { data: Float32Array }; n: number } } } & HTMLElement;
+      const cells = [...el.shadowRoot!.querySelectorAll('table.matrix')[2].querySelectorAll('td')].map((td) => Number(td.textContent!.replace('\u2212', '-')));
+      return { weights: Array.from(el.result.pipeline.weights.data), scores: Array.from(el.result.pipeline.scores.data.subarray(0, el.result.pipeline.n ** 2)), cells };
+    });
+    expect(element.weights).toEqual(mainWeights);
+    element.cells.forEach((shown, i) => expect(shown).toBeCloseTo(element.scores[i], 2));
+    await page.close();
+  });
+
+  test('changing an attribute updates the figure and fires attention-change', async () => {
+    const { page } = await newPage();
+    await page.goto(`${site.url}/host.html`);
+    await startAll(page, 'attention-scores');
+    const detail = await page.evaluate(() => new Promise<{ heads: number; n: number; rows: number }>((resolve) => {
+      const el = document.querySelector('attention-scores')!;
+      el.addEventListener('attention-change', (event) => {
+        const d = (event as CustomEvent).detail;
+        resolve({ heads: d.config.heads, n: d.result.pipeline.n, rows: el.shadowRoot!.querySelectorAll('table.matrix')[2].querySelectorAll('tbody tr').length });
+      }, { once: true });
+      el.setAttribute('heads', '8');
+      el.setAttribute('tokens', 'a b c');
+    }));
+    expect(detail.heads).toBe(8);
+    expect(detail.n).toBe(3);
+    expect(detail.rows).toBe(3);
+    // A bad attribute is clamped, and the element says so.
+    await page.evaluate(() => document.querySelector('attention-scores')!.setAttribute('d-model', 'lots'));
+    const notice = page.locator('attention-scores .notices');
+    await expect.poll(() => notice.innerText()).toMatch(/d_model must be a number/);
+    await page.close();
+  });
+
+  test('served from a second origin (CORS), the elements still work', async () => {
+    const host = await serve({
+      headers: () => ({ 'content-security-policy': `default-src 'self'; script-src 'self' ${site.url} 'wasm-unsafe-eval'; connect-src 'self' ${site.url}; style-src 'self'` }),
+      routes: { '/article.html': { body: hostPage(`${site.url}/embed/attention-by-hand.js`, '<attention-softmax tokens="x y z"></attention-softmax><attention-mask causal></attention-mask>') } },
+    });
+    const { page, errors, violations } = await newPage();
+    await page.goto(`${host.url}/article.html`);
+    expect(await startAll(page, 'attention-softmax, attention-mask')).toBe(2);
+    expect(await page.evaluate(() => (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n)).toBe(3);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+    await host.close();
+  });
+
+  test('the iframe embed sizes itself to its content and tells the host', async () => {
+    const host = await serve({
+      routes: {
+        '/frame-host.html': {
+          body: `<!doctype html><html lang="en"><head><title>Frame host</title></head><body>
+<iframe id="f" src="${site.url}/embed.html?step=softmax&tokens=one+two+three&heads=1" width="600" height="100" title="Softmax"></iframe>
+<script type="module" src="/listen.js"></script></body></html>`,
+        },
+        '/listen.js': {
+          type: 'text/javascript',
+          body: `window.heights = []; addEventListener('message', (e) => { if (e.data && e.data.type === 'attention-by-hand:resize') { window.heights.push(e.data.height); document.getElementById('f').height = e.data.height; } });`,
+        },
+      },
+    });
+    const { page } = await newPage();
+    await page.goto(`${host.url}/frame-host.html`);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1) ?? 0), { timeout: 20_000 }).toBeGreaterThan(400);
+    const frame = page.frameLocator('#f');
+    await expect.poll(() => frame.locator('attention-softmax').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    await page.waitForTimeout(300);
+    const [reported, actual] = await Promise.all([
+      page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1)),
+      frame.locator('html').evaluate((html) => Math.ceil(html.getBoundingClientRect().height)),
+    ]);
+    expect(reported).toBe(actual);
+    expect(await page.locator('#f').getAttribute('height')).toBe(String(actual));
+    await page.close();
+    await host.close();
+  });
+
+  test('an unknown step in the iframe URL says so and shows a working step', async () => {
+    const { page, errors } = await newPage();
+    await page.goto(`${site.url}/embed.html?step=%3Cscript%3E`);
+    await expect.poll(() => page.locator('.embed-notice').innerText()).toMatch(/no step called “<script>”/);
+    await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the "Copy embed code" snippet, pasted into a blank page, reproduces the same figure', async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
+    const { page } = await newPage(context);
+    await page.goto(`${site.url}/index.html?tokens=fish+swim+in+water&heads=4&seed=99`);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    const expected = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
+    await page.locator('#softmax .embed-toggle').click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('<attention-softmax');
+    const snippet = await page.evaluate(() => navigator.clipboard.readText());
+    expect(snippet).toContain('tokens="fish swim in water"');
+    const blank = await serve({ routes: { '/blank.html': { body: `<!doctype html><html lang="en"><head><title>Blank</title></head><body>${snippet}</body></html>` } } });
+    await page.goto(`${blank.url}/blank.html`);
+    await startAll(page, 'attention-softmax');
+    const actual = await page.evaluate(() => Array.from((document.querySelector('attention-softmax') as unknown as { result: { pipeline: { weights: { data: Float32Array } } } }).result.pipeline.weights.data));
+    expect(actual).toEqual(expected);
+    await context.close();
+    await blank.close();
+  });
+});

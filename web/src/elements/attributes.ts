@@ -1,0 +1,49 @@
+// Element attributes are the embed API. They go through the same validation boundary as URL
+// parameters (settings.ts): an element attribute and a URL parameter with the same value mean
+// the same thing.
+import { settingsFromParams, settingsToParams, type Settings, type ValidatedSettings } from '../settings';
+import { CONTROL_NAMES, type ControlName } from '../controls';
+
+/** attribute name -> URL parameter name (identical except d-model, which HTML spells with a dash). */
+export const SETTING_ATTRIBUTES = { tokens: 'tokens', 'd-model': 'd_model', heads: 'heads', head: 'head', causal: 'causal', scale: 'scale', seed: 'seed' } as const;
+export const OTHER_ATTRIBUTES = ['controls', 'theme'] as const;
+export const OBSERVED_ATTRIBUTES = [...Object.keys(SETTING_ATTRIBUTES), ...OTHER_ATTRIBUTES];
+
+export function settingsFromAttributes(element: Element): ValidatedSettings {
+  const params = new URLSearchParams();
+  for (const [attribute, param] of Object.entries(SETTING_ATTRIBUTES)) {
+    const value = element.getAttribute(attribute);
+    if (value !== null) params.set(param, value);
+  }
+  const validated = settingsFromParams(params);
+  // Say "attribute d-model" rather than "d_model" where the reader typed an attribute.
+  return validated;
+}
+
+/** The attributes that reproduce these settings (defaults left out), for embed snippets. */
+export function settingsToAttributes(settings: Settings): [string, string][] {
+  const params = settingsToParams(settings);
+  const byParam = Object.fromEntries(Object.entries(SETTING_ATTRIBUTES).map(([attribute, param]) => [param, attribute]));
+  return [...params.entries()].map(([param, value]) => [byParam[param], value]);
+}
+
+export interface ControlsAttribute {
+  visible: Set<ControlName>;
+  notices: string[];
+}
+
+/** controls="all" (default), "none", or a space-separated list such as "tokens heads causal". */
+export function parseControls(value: string | null): ControlsAttribute {
+  if (value === null || value.trim() === '' || value.trim() === 'all') return { visible: new Set(CONTROL_NAMES), notices: [] };
+  if (value.trim() === 'none') return { visible: new Set(), notices: [] };
+  const visible = new Set<ControlName>();
+  const unknown: string[] = [];
+  for (const word of value.trim().split(/[\s,]+/)) {
+    if ((CONTROL_NAMES as readonly string[]).includes(word)) visible.add(word as ControlName);
+    else unknown.push(word.slice(0, 24));
+  }
+  const notices = unknown.length
+    ? [`Unknown control${unknown.length > 1 ? 's' : ''} “${unknown.join('”, “')}” ignored; known controls: ${CONTROL_NAMES.join(', ')}.`]
+    : [];
+  return { visible, notices };
+}

@@ -1,0 +1,16 @@
+// One constructed stylesheet shared by every element's shadow root: parsed once however many
+// elements a page has, and allowed under a strict CSP (no <style> element, no inline style).
+import figures from '../styles/figures.css?inline';
+import steps from '../styles/steps.css?inline';
+import tokens from '../styles/tokens.css?inline';
+import walkthrough from '../styles/walkthrough.css?inline';
+
+let shared: CSSStyleSheet | null = null;
+
+export function sharedStyleSheet(): CSSStyleSheet {
+  if (!shared) {
+    shared = new CSSStyleSheet();
+    shared.replaceSync([tokens, walkthrough, figures, steps].join('\n'));
+  }
+  return shared;
+}

@@ -1,0 +1,47 @@
+// embed.html?step=scores&tokens=...: one step in an iframe, for hosts that strip scripts. The URL's
+// settings become the element's attributes (validated there, like any attribute), and the frame
+// tells its parent its height whenever it changes.
+import './styles/page.css';
+import './elements/index';
+import { SETTING_ATTRIBUTES } from './elements/attributes';
+import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './elements/registry';
+import { el } from './figures/dom';
+
+const params = new URLSearchParams(location.search);
+const root = document.getElementById('embed')!;
+const requested = params.get('step') ?? 'scores';
+const known = requested === 'all' || requested in STEP_ELEMENTS;
+const tag = requested === 'all' ? WALKTHROUGH_ELEMENT : STEP_ELEMENTS[known ? requested : 'scores'];
+
+if (!known) {
+  root.appendChild(el('p', { class: 'embed-notice', role: 'status' },
+    `There is no step called “${requested.slice(0, 40)}”; showing the scores step. Steps: ${Object.keys(STEP_ELEMENTS).join(', ')}, or all.`));
+}
+const element = document.createElement(tag);
+for (const [attribute, param] of Object.entries(SETTING_ATTRIBUTES)) {
+  const value = params.get(param);
+  if (value !== null) element.setAttribute(attribute, value);
+}
+for (const attribute of ['controls', 'theme']) {
+  const value = params.get(attribute);
+  if (value !== null) element.setAttribute(attribute, value);
+}
+root.appendChild(element);
+
+// Height messages in two common conventions: our own type, and the { context: 'iframe.resize' }
+// message that embed.ly-style hosts listen for. Hosts filter by event.origin.
+let lastHeight = 0;
+function postHeight(): void {
+  const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+  if (height === lastHeight || window.parent === window) return;
+  lastHeight = height;
+  window.parent.postMessage({ type: 'attention-by-hand:resize', height, step: requested }, '*');
+  window.parent.postMessage(JSON.stringify({ src: location.href, context: 'iframe.resize', height }), '*');
+}
+new ResizeObserver(postHeight).observe(document.documentElement);
+window.addEventListener('message', (event) => {
+  if (event.source === window.parent && event.data?.type === 'attention-by-hand:request-size') {
+    lastHeight = 0;
+    postHeight();
+  }
+});
