@@ -18,6 +18,7 @@
 
 #include "attention.h"
 #include "experiments.h"
+#include "flash.h"
 #include "kernels.h"
 #include "engine_limits.h"
 #include "pipeline.h"
@@ -266,4 +267,92 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("softmaxSaturation", &softmax_saturation_js);
   emscripten::function("engineInfo", &engine_info);
   emscripten::function("heapStats", &heap_stats);
+}
+
+// ==== FlashAttention: the tiled kernel (flash.h) ==============================================
+//
+//   flashAttention(Q, K, V, { blockQ, blockK, causal?, scale? })
+//     -> { output: JsMatrix (n_q, d_v), scratchFloats }
+//   flashTrace(Q, K, V, { blockQ, blockK, causal?, scale? })       n_q, n_k <= 64, d_k, d_v <= 256
+//     -> { nQ, nK, dK, dV, blockQ, blockK, queryBlocks, keyBlocks, causal, scaleFactor,
+//          output: JsMatrix (n_q, d_v),
+//          steps: [ { queryBlock, keyBlock, queryStart, queryEnd, keyStart, keyEnd, skipped,
+//                     scores: JsMatrix (rows, cols), probabilities: JsMatrix (rows, cols),
+//                     m, l, rescale: Float32Array (rows), acc: JsMatrix (rows, d_v) } ] }
+//     steps run query block outer, key block inner; rows = queryEnd - queryStart, cols = keyEnd - keyStart.
+
+namespace {
+
+// ---- conversions: JS -> engine -------------------------------------------------------------
+
+std::string read_flash_options(const val& options, abh::FlashOptions& out) {
+  if (!is_object(options)) return "options must be { blockQ, blockK, causal?, scale? }";
+  for (auto [key, target] : {std::pair{"blockQ", &out.block_q}, {"blockK", &out.block_k}}) {
+    if (!is_whole_number(options[key], -1e9, 1e9)) return std::string(key) + " must be a whole number";
+    *target = options[key].as<int>();
+  }
+  out.causal = read_flag(options, "causal", false);
+  out.scale = read_flag(options, "scale", true);
+  return {};
+}
+
+// ---- conversions: engine -> JS -------------------------------------------------------------
+
+val to_js(const abh::FlashTraceStep& step) {
+  val out = val::object();
+  for (auto [key, value] : {std::pair{"queryBlock", step.q_block}, {"keyBlock", step.k_block}, {"queryStart", step.q_start},
+                            {"queryEnd", step.q_end}, {"keyStart", step.k_start}, {"keyEnd", step.k_end}})
+    out.set(key, value);
+  out.set("skipped", step.skipped);
+  out.set("scores", to_js(step.scores));
+  out.set("probabilities", to_js(step.probabilities));
+  for (auto [key, values] : {std::pair{"m", &step.m}, {"l", &step.l}, {"rescale", &step.rescale}})
+    out.set(key, copy_floats(values->data(), values->size()));
+  out.set("acc", to_js(step.acc));
+  return out;
+}
+
+// ---- entry points --------------------------------------------------------------------------
+
+val flash_attention_js(val Q_js, val K_js, val V_js, val options_js) {
+  abh::Matrix Q, K, V;
+  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
+    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
+  abh::FlashOptions options;
+  if (auto error = read_flash_options(options_js, options); !error.empty()) return failure(error);
+  const auto result = abh::flash_attention(Q, K, V, options);
+  if (!result.ok()) return failure(result.error());
+  val out = val::object();
+  out.set("output", to_js(result.value().output));
+  out.set("scratchFloats", double(result.value().scratch_floats));
+  return out;
+}
+
+val flash_trace_js(val Q_js, val K_js, val V_js, val options_js) {
+  abh::Matrix Q, K, V;
+  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
+    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
+  abh::FlashOptions options;
+  if (auto error = read_flash_options(options_js, options); !error.empty()) return failure(error);
+  const auto result = abh::flash_attention_trace(Q, K, V, options);
+  if (!result.ok()) return failure(result.error());
+  const abh::FlashTrace& t = result.value();
+  val out = val::object();
+  for (auto [key, value] : {std::pair{"nQ", t.n_q}, {"nK", t.n_k}, {"dK", t.d_k}, {"dV", t.d_v}, {"blockQ", t.block_q},
+                            {"blockK", t.block_k}, {"queryBlocks", t.query_blocks}, {"keyBlocks", t.key_blocks}})
+    out.set(key, value);
+  out.set("causal", t.causal);
+  out.set("scaleFactor", t.scale_factor);
+  out.set("output", to_js(t.output));
+  val steps = val::array();
+  for (const abh::FlashTraceStep& step : t.steps) steps.call<void>("push", to_js(step));
+  out.set("steps", steps);
+  return out;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(flash_attention) {
+  emscripten::function("flashAttention", &flash_attention_js);
+  emscripten::function("flashTrace", &flash_trace_js);
 }

@@ -3,8 +3,8 @@
 // copied typed arrays (the bindings copy before returning), so nothing here needs .delete().
 import createAttentionEngine from './generated/attention_engine.mjs';
 import type {
-  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, HeapStats, Matrix, MultiHeadOptions, MultiHeadResult,
-  PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation,
+  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
+  MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation,
 } from './types';
 
 export type * from './types';
@@ -28,6 +28,14 @@ function unwrap<T extends object>(result: T | { error: string }): T {
 function checkMatrix(name: string, m: Matrix): void {
   if (!m || typeof m !== 'object' || !(m.data instanceof Float32Array))
     throw new EngineError(`${name} must be { rows, cols, data: Float32Array }`);
+}
+
+function checkFlashOptions(options: FlashOptions): void {
+  if (!options || typeof options !== 'object') throw new EngineError('options must be { blockQ, blockK, causal?, scale? }');
+  for (const key of ['blockQ', 'blockK'] as const)
+    if (typeof options[key] !== 'number') throw new EngineError(`${key} must be a whole number from 1 to 1024`);
+  for (const key of ['causal', 'scale'] as const)
+    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new EngineError(`${key} must be true or false`);
 }
 
 export class AttentionEngine {
@@ -68,6 +76,31 @@ export class AttentionEngine {
     if (!(row instanceof Float32Array)) throw new EngineError('row must be a Float32Array');
     if (!Number.isFinite(factor)) throw new EngineError('the factor must be a finite number');
     return unwrap(this.raw.softmaxSaturation(row, factor));
+  }
+
+  /**
+   * attention(Q, K, V) computed in (blockQ, blockK) tiles with an online softmax, FlashAttention-2 style:
+   * Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v) -> output (n_q, d_v), equal to attention()'s up to float
+   * rounding. Never materialises the (n_q, n_k) matrix, so it accepts up to 65536 tokens.
+   */
+  flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult {
+    checkMatrix('Q', Q);
+    checkMatrix('K', K);
+    checkMatrix('V', V);
+    checkFlashOptions(options);
+    return unwrap(this.raw.flashAttention(Q, K, V, options));
+  }
+
+  /**
+   * The same computation on a small input (n_q, n_k <= 64; d_k, d_v <= 256), recording every
+   * (query block, key block) step: running max m, sum l, rescale factor and accumulator per row.
+   */
+  flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace {
+    checkMatrix('Q', Q);
+    checkMatrix('K', K);
+    checkMatrix('V', V);
+    checkFlashOptions(options);
+    return unwrap(this.raw.flashTrace(Q, K, V, options));
   }
 
   info(): EngineInfo {

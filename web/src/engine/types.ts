@@ -129,6 +129,71 @@ export interface HeapStats {
   memoryBytes: number;
 }
 
+export interface FlashOptions {
+  /** Query rows per tile, 1..1024 (a block larger than n_q is clamped to n_q). */
+  blockQ: number;
+  /** Key/value rows per tile, 1..1024 (clamped to n_k). */
+  blockK: number;
+  /** Token i attends to keys 0..i; needs n_q == n_k (default false). */
+  causal?: boolean;
+  /** Divide scores by sqrt(d_k) (default true). */
+  scale?: boolean;
+}
+
+/** The tiled (FlashAttention-2 style) kernel's result: the same output as attention(), no n x n matrix. */
+export interface FlashResult {
+  output: Matrix; // (n_q, d_v)
+  /** Floats of working memory besides inputs and output: blockQ * blockK + 3 * blockQ, whatever n is. */
+  scratchFloats: number;
+}
+
+/**
+ * One (query block, key block) step of the tiled kernel, values after the step. The tile covers query
+ * rows [queryStart, queryEnd) and keys [keyStart, keyEnd): rows = queryEnd - queryStart, cols = keyEnd - keyStart.
+ */
+export interface FlashTraceStep {
+  queryBlock: number;
+  keyBlock: number;
+  queryStart: number;
+  queryEnd: number;
+  keyStart: number;
+  keyEnd: number;
+  /** Causal, and every key of the block is after every query row of the block: nothing was computed. */
+  skipped: boolean;
+  /** (rows, cols) Q_b K_c^T * scaleFactor; -Infinity where masked (all of it when skipped). */
+  scores: Matrix;
+  /** (rows, cols) exp(score - m) with the new running max m; 0 where masked. Not normalised. */
+  probabilities: Matrix;
+  /** (rows) running max of each query row's scores so far; -Infinity while the row has seen no key. */
+  m: Float32Array;
+  /** (rows) running sum of exp(score - m) so far. */
+  l: Float32Array;
+  /** (rows) exp(m_old - m_new), the factor l and acc were multiplied by: 1 if the max stayed, < 1 if it grew. */
+  rescale: Float32Array;
+  /** (rows, d_v) unnormalised output accumulator; after the last key block, acc / l is the output. */
+  acc: Matrix;
+}
+
+/** Every step of the tiled kernel on a small input (n_q, n_k <= 64; d_k, d_v <= 256). */
+export interface FlashTrace {
+  nQ: number;
+  nK: number;
+  dK: number;
+  dV: number;
+  /** Block sizes as used (clamped to nQ, nK). */
+  blockQ: number;
+  blockK: number;
+  queryBlocks: number; // ceil(nQ / blockQ)
+  keyBlocks: number;   // ceil(nK / blockK)
+  causal: boolean;
+  /** 1/sqrt(d_k), or 1 with scaling off. */
+  scaleFactor: number;
+  /** queryBlocks * keyBlocks steps, query block outer: steps[qb * keyBlocks + kb]. */
+  steps: FlashTraceStep[];
+  /** (n_q, d_v), bit-identical to flashAttention()'s output for the same input. */
+  output: Matrix;
+}
+
 type Failure = { error: string };
 
 /** The raw embind functions: they return { error } instead of throwing. */
@@ -138,6 +203,8 @@ export interface RawEngineModule {
   pipeline(config: PipelineConfig): PipelineSnapshot | Failure;
   dotProductSamples(options: { dK: number; samples: number; seed: number }): DotProductSamples | Failure;
   softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation | Failure;
+  flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult | Failure;
+  flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace | Failure;
   engineInfo(): EngineInfo;
   heapStats(): HeapStats;
 }

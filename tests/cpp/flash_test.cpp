@@ -1,0 +1,452 @@
+// flash_attention() and flash_attention_trace(): the tiled kernel against the naive attention() and the
+// double-precision reference, the trace's bookkeeping (m, l, rescale, skipped tiles), the memory claim
+// and the error messages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attention.h"
+#include "engine_limits.h"
+#include "flash.h"
+#include "random.h"
+#include "reference.h"
+
+namespace {
+
+using abh::FlashOptions;
+using abh::Mask;
+using abh::Matrix;
+using MatrixD = abh::reference::MatrixD;
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+#define EXPECT_CONTAINS(haystack, needle)                                  \
+  do {                                                                     \
+    const std::string abh_haystack = (haystack);                           \
+    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                \
+        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
+  } while (0)
+
+Matrix random_matrix(abh::SplitMix64& rng, int rows, int cols, float scale = 1.0f) {
+  Matrix m(rows, cols);
+  for (int i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale;
+  return m;
+}
+
+int uniform_int(abh::SplitMix64& rng, int lo, int hi) {  // inclusive
+  return lo + int(rng.next() % std::uint64_t(hi - lo + 1));
+}
+
+// max |got - want| / max |want|: the suite's one tolerance measure. Non-finite output is infinitely wrong.
+double relative_error(const Matrix& got, const MatrixD& want) {
+  if (got.rows() != want.rows() || got.cols() != want.cols() || !got.allFinite())
+    return std::numeric_limits<double>::infinity();
+  const double max_ref = want.cwiseAbs().maxCoeff();
+  const double max_diff = (got.cast<double>() - want).cwiseAbs().maxCoeff();
+  return max_ref == 0.0 ? max_diff : max_diff / max_ref;
+}
+
+FlashOptions flash_options(int block_q, int block_k, bool causal, bool scale) {
+  FlashOptions o;
+  o.block_q = block_q;
+  o.block_k = block_k;
+  o.causal = causal;
+  o.scale = scale;
+  return o;
+}
+
+struct Worst {
+  double vs_naive = 0.0, vs_reference = 0.0, naive_vs_reference = 0.0;
+};
+
+// Runs flash, naive and reference on one case; records the errors; fails with the case's description.
+// The reference sees the float inputs in double precision; a case whose float scores are themselves
+// inexact (huge scores) may loosen reference_tolerance, never the tolerance against the naive kernel.
+void check_case(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOptions& options, Worst& worst,
+                const std::string& what, double reference_tolerance = 1e-5) {
+  const auto flash = abh::flash_attention(Q, K, V, options);
+  ASSERT_TRUE(flash.ok()) << what << ": " << flash.error();
+  const Mask mask = options.causal ? abh::causal_mask(int(Q.rows())) : Mask();
+  const Mask* mask_ptr = options.causal ? &mask : nullptr;
+  abh::AttentionOptions naive_options;
+  naive_options.scale = options.scale;
+  const auto naive = abh::attention(Q, K, V, mask_ptr, naive_options);
+  ASSERT_TRUE(naive.ok()) << what << ": " << naive.error();
+  const MatrixD want =
+      abh::reference::attention(Q.cast<double>(), K.cast<double>(), V.cast<double>(), mask_ptr, options.scale).first;
+
+  const double vs_naive = relative_error(flash.value().output, naive.value().output.cast<double>());
+  const double vs_reference = relative_error(flash.value().output, want);
+  worst.vs_naive = std::max(worst.vs_naive, vs_naive);
+  worst.vs_reference = std::max(worst.vs_reference, vs_reference);
+  worst.naive_vs_reference = std::max(worst.naive_vs_reference, relative_error(naive.value().output, want));
+  EXPECT_LT(vs_naive, 1e-5) << what;
+  EXPECT_LT(vs_reference, reference_tolerance) << what;
+}
+
+std::string describe(int n_q, int n_k, int d_k, int d_v, const FlashOptions& o) {
+  return "n_q=" + std::to_string(n_q) + " n_k=" + std::to_string(n_k) + " d_k=" + std::to_string(d_k) +
+         " d_v=" + std::to_string(d_v) + " block_q=" + std::to_string(o.block_q) + " block_k=" + std::to_string(o.block_k) +
+         " causal=" + std::to_string(o.causal) + " scale=" + std::to_string(o.scale);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Same numbers as the naive kernel and the reference.
+
+// Why: the whole point of FlashAttention is "the same result, tiled". This is the main net: random
+// shapes, random tile sizes (blocks larger than n, n not a multiple of the block, n = 1), causal or not.
+TEST(Flash, MatchesNaiveAndReferenceOnRandomCases) {
+  abh::SplitMix64 rng(0xF1A5);
+  Worst worst;
+  constexpr int kCases = 2000;
+  for (int trial = 0; trial < kCases; ++trial) {
+    const bool causal = trial % 2 == 1;
+    const int n_q = uniform_int(rng, 1, 200);
+    const int n_k = causal ? n_q : uniform_int(rng, 1, 200);
+    const int d_k = uniform_int(rng, 1, 80), d_v = uniform_int(rng, 1, 80);
+    const FlashOptions o = flash_options(uniform_int(rng, 1, 70), uniform_int(rng, 1, 70), causal, (trial / 2) % 2 == 0);
+    const Matrix Q = random_matrix(rng, n_q, d_k), K = random_matrix(rng, n_k, d_k), V = random_matrix(rng, n_k, d_v);
+    check_case(Q, K, V, o, worst, "trial " + std::to_string(trial) + ": " + describe(n_q, n_k, d_k, d_v, o));
+    if (HasFailure()) return;
+  }
+  std::cout << "[flash] " << kCases << " random cases: max relative error vs naive " << worst.vs_naive
+            << ", vs reference " << worst.vs_reference << " (naive vs reference " << worst.naive_vs_reference << ")\n";
+}
+
+// Why: the tile edges are where an off-by-one hides; walk every combination of awkward sizes.
+TEST(Flash, MatchesOnEveryTileEdgeCase) {
+  abh::SplitMix64 rng(7);
+  Worst worst;
+  for (int n : {1, 2, 3, 4, 5, 7, 16, 17, 33, 64, 65})
+    for (int block_q : {1, 3, 4, 16, 64, 70, 1024})
+      for (int block_k : {1, 2, 5, 16, 65, 1024})
+        for (bool causal : {false, true}) {
+          const int d_k = 1 + (n + block_q) % 19, d_v = 1 + (n * 3 + block_k) % 21;  // 1..21: every SIMD tail
+          const FlashOptions o = flash_options(block_q, block_k, causal, true);
+          const Matrix Q = random_matrix(rng, n, d_k), K = random_matrix(rng, n, d_k), V = random_matrix(rng, n, d_v);
+          check_case(Q, K, V, o, worst, describe(n, n, d_k, d_v, o));
+          if (HasFailure()) return;
+        }
+}
+
+// Why: large, spread scores are where an online softmax overflows or rescales badly. Scores in the
+// hundreds (unscaled) make exp underflow to 0 for most keys and the rescale factor itself underflow.
+// Float dot products of that size carry absolute errors ~1e-4, which exp turns into relative errors
+// of the same size in naive and tiled alike: against the reference the tolerance follows the
+// conditioning, against the naive kernel (the same float scores) it stays 1e-5.
+TEST(Flash, StableForLargeScores) {
+  abh::SplitMix64 rng(99);
+  Worst worst;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = uniform_int(rng, 1, 120), d = uniform_int(rng, 1, 32);
+    const FlashOptions o = flash_options(uniform_int(rng, 1, 40), uniform_int(rng, 1, 40), trial % 2 == 1, false);
+    const Matrix Q = random_matrix(rng, n, d, 20.0f), K = random_matrix(rng, n, d, 20.0f), V = random_matrix(rng, n, d);
+    check_case(Q, K, V, o, worst, describe(n, n, d, d, o), 1e-3);
+    if (HasFailure()) return;
+  }
+  std::cout << "[flash] large scores: max relative error vs naive " << worst.vs_naive << ", vs reference "
+            << worst.vs_reference << " (naive vs reference " << worst.naive_vs_reference << ")\n";
+}
+
+// Why: with keys sorted by increasing score and one-key tiles, the running max grows at every step,
+// so the result depends on every rescale being right.
+TEST(Flash, MaxGrowingAtEveryStep) {
+  const int n = 50, d = 3;
+  Matrix Q = Matrix::Ones(4, d), K(n, d), V(n, 2);
+  for (int j = 0; j < n; ++j) {
+    K.row(j).setConstant(0.1f * float(j));
+    V(j, 0) = float(j);
+    V(j, 1) = float(j % 3) - 1.0f;
+  }
+  Worst worst;
+  for (int block_k : {1, 2, 7, 50}) check_case(Q, K, V, flash_options(3, block_k, false, true), worst, "sorted keys");
+  const auto trace = abh::flash_attention_trace(Q, K, V, flash_options(4, 1, false, true));
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  for (const auto& step : trace.value().steps)
+    for (float r : step.rescale) EXPECT_LT(r, 1.0f) << "key block " << step.k_block;
+}
+
+// Why: the naive kernel repairs scores that overflow float32 (inputs ~1e20) instead of giving NaN;
+// the tiled one must agree with it there too, and report an overflowing output the same way.
+TEST(Flash, OverflowingScoresAreRepairedLikeTheNaiveKernel) {
+  abh::SplitMix64 rng(21);
+  for (bool causal : {false, true}) {
+    Matrix Q = random_matrix(rng, 9, 4, 1e20f), K = random_matrix(rng, 9, 4, 1e20f);
+    const Matrix V = random_matrix(rng, 9, 3);
+    const FlashOptions o = flash_options(2, 3, causal, true);
+    const auto flash = abh::flash_attention(Q, K, V, o);
+    const Mask mask = abh::causal_mask(9);
+    const auto naive = abh::attention(Q, K, V, causal ? &mask : nullptr);
+    ASSERT_TRUE(flash.ok()) << flash.error();
+    ASSERT_TRUE(naive.ok()) << naive.error();
+    EXPECT_LT(relative_error(flash.value().output, naive.value().output.cast<double>()), 1e-5);
+    const auto trace = abh::flash_attention_trace(Q, K, V, o);
+    ASSERT_TRUE(trace.ok());
+    for (const auto& step : trace.value().steps)
+      for (int i = 0; i < step.scores.size(); ++i) EXPECT_FALSE(std::isnan(step.scores.data()[i]));
+  }
+  const Matrix Q = random_matrix(rng, 3, 2), K = random_matrix(rng, 3, 2);
+  const Matrix V = Matrix::Constant(3, 2, 3e38f);
+  const auto overflow = abh::flash_attention(Q, K, V, flash_options(1, 1, false, true));
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.error(), abh::kOutputOverflow);
+}
+
+// Why: causal row 0 sees only key 0, so its output is exactly V's row 0 (P = exp(0) = 1, l = 1).
+TEST(Flash, CausalFirstRowIsFirstValueExactly) {
+  abh::SplitMix64 rng(3);
+  const Matrix Q = random_matrix(rng, 40, 8), K = random_matrix(rng, 40, 8), V = random_matrix(rng, 40, 5);
+  for (int block : {1, 3, 16, 64}) {
+    const auto got = abh::flash_attention(Q, K, V, flash_options(block, block, true, true));
+    ASSERT_TRUE(got.ok());
+    for (int t = 0; t < 5; ++t) EXPECT_EQ(got.value().output(0, t), V(0, t)) << "block " << block;
+    EXPECT_TRUE(got.value().output.allFinite());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The trace.
+
+// Why: the step-through figure draws these numbers; they must be the kernel's own, and consistent.
+TEST(FlashTrace, RecordsTheKernelsOwnState) {
+  abh::SplitMix64 rng(0x7EACE);
+  int steps_checked = 0, skipped_seen = 0, grew = 0, stayed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const bool causal = trial % 2 == 0;
+    const int n_q = uniform_int(rng, 1, 64), n_k = causal ? n_q : uniform_int(rng, 1, 64);
+    const int d_k = uniform_int(rng, 1, 24), d_v = uniform_int(rng, 1, 24);
+    const FlashOptions o = flash_options(uniform_int(rng, 1, 70), uniform_int(rng, 1, 70), causal, trial % 3 != 0);
+    const std::string what = describe(n_q, n_k, d_k, d_v, o);
+    const Matrix Q = random_matrix(rng, n_q, d_k), K = random_matrix(rng, n_k, d_k), V = random_matrix(rng, n_k, d_v);
+    const auto flash = abh::flash_attention(Q, K, V, o);
+    const auto traced = abh::flash_attention_trace(Q, K, V, o);
+    ASSERT_TRUE(flash.ok() && traced.ok()) << what;
+    const abh::FlashTrace& t = traced.value();
+
+    // Tracing does not change the numbers: bit for bit the fast path's output.
+    ASSERT_EQ(t.output.rows(), n_q);
+    ASSERT_EQ(t.output.cols(), d_v);
+    for (int i = 0; i < t.output.size(); ++i) ASSERT_EQ(t.output.data()[i], flash.value().output.data()[i]) << what;
+
+    const int bq = std::min(o.block_q, n_q), bk = std::min(o.block_k, n_k);
+    ASSERT_EQ(t.block_q, bq);
+    ASSERT_EQ(t.block_k, bk);
+    ASSERT_EQ(t.query_blocks, (n_q + bq - 1) / bq);
+    ASSERT_EQ(t.key_blocks, (n_k + bk - 1) / bk);
+    ASSERT_EQ(int(t.steps.size()), t.query_blocks * t.key_blocks) << what;
+    EXPECT_FLOAT_EQ(t.scale_factor, o.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f);
+
+    for (int qb = 0; qb < t.query_blocks; ++qb) {
+      const int q0 = qb * bq, rows = std::min(bq, n_q - q0);
+      std::vector<float> m_prev(rows, kNegInf), l_prev(rows, 0.0f);
+      Matrix acc_prev = Matrix::Zero(rows, d_v);
+      for (int kb = 0; kb < t.key_blocks; ++kb) {
+        const abh::FlashTraceStep& s = t.steps[std::size_t(qb) * t.key_blocks + kb];
+        const int k0 = kb * bk, cols = std::min(bk, n_k - k0);
+        ASSERT_EQ(s.q_block, qb);
+        ASSERT_EQ(s.k_block, kb);
+        ASSERT_EQ(s.q_start, q0);
+        ASSERT_EQ(s.q_end, q0 + rows);
+        ASSERT_EQ(s.k_start, k0);
+        ASSERT_EQ(s.k_end, k0 + cols);
+        ASSERT_EQ(s.scores.rows(), rows);
+        ASSERT_EQ(s.scores.cols(), cols);
+        ASSERT_EQ(s.probabilities.rows(), rows);
+        ASSERT_EQ(s.probabilities.cols(), cols);
+        ASSERT_EQ(int(s.m.size()), rows);
+        ASSERT_EQ(int(s.l.size()), rows);
+        ASSERT_EQ(int(s.rescale.size()), rows);
+        ASSERT_EQ(s.acc.rows(), rows);
+        ASSERT_EQ(s.acc.cols(), d_v);
+
+        // Skipped exactly when every (row, key) of the tile is masked.
+        bool all_masked = causal;
+        for (int i = 0; i < rows && all_masked; ++i)
+          for (int j = 0; j < cols && all_masked; ++j) all_masked = k0 + j > q0 + i;
+        EXPECT_EQ(s.skipped, all_masked) << what << " q block " << qb << " k block " << kb;
+        skipped_seen += s.skipped;
+
+        for (int i = 0; i < rows; ++i) {
+          // Scores: Q K^T * scale, -inf exactly where masked; P = exp(score - m), 0 where masked.
+          float p_sum = 0.0f;
+          for (int j = 0; j < cols; ++j) {
+            const bool masked = causal && k0 + j > q0 + i;
+            if (masked) {
+              EXPECT_EQ(s.scores(i, j), kNegInf);
+              EXPECT_EQ(s.probabilities(i, j), 0.0f);
+              continue;
+            }
+            const double dot = double(Q.row(q0 + i).cast<double>().dot(K.row(k0 + j).cast<double>()));
+            EXPECT_NEAR(s.scores(i, j), dot * t.scale_factor, 1e-5 * (1 + std::abs(dot)));
+            EXPECT_LE(s.scores(i, j), s.m[i]);
+            EXPECT_NEAR(s.probabilities(i, j), std::exp(double(s.scores(i, j)) - s.m[i]), 1e-6);
+            p_sum += s.probabilities(i, j);
+          }
+          // m never decreases; the rescale factor is exp(m_old - m_new): 1 exactly when the max stays,
+          // below 1 when it grows (up to rounding, for growth below float resolution).
+          EXPECT_GE(s.m[i], m_prev[i]);
+          if (s.m[i] == m_prev[i]) {
+            EXPECT_EQ(s.rescale[i], 1.0f);
+            ++stayed;
+          } else {
+            ++grew;
+            EXPECT_LE(s.rescale[i], 1.0f);
+            if (s.m[i] - m_prev[i] > 1e-6f * std::max(1.0f, std::abs(s.m[i]))) {
+              EXPECT_LT(s.rescale[i], 1.0f);
+            }
+            const double want = m_prev[i] == kNegInf ? 0.0 : std::exp(double(m_prev[i]) - s.m[i]);
+            EXPECT_NEAR(s.rescale[i], want, 1e-6 * std::max(1.0, want));
+          }
+          if (s.rescale[i] < 1.0f) {
+            EXPECT_GT(s.m[i], m_prev[i]);
+          }
+          // l = rescale * l_old + rowsum(P); acc = rescale * acc_old + P V.
+          EXPECT_NEAR(s.l[i], s.rescale[i] * l_prev[i] + p_sum, 1e-5 * std::max(1.0f, s.l[i])) << what;
+          for (int c = 0; c < d_v; ++c) {
+            double want = double(s.rescale[i]) * acc_prev(i, c), magnitude = std::abs(want);
+            for (int j = 0; j < cols; ++j) {
+              want += double(s.probabilities(i, j)) * V(k0 + j, c);
+              magnitude += std::abs(double(s.probabilities(i, j)) * V(k0 + j, c));
+            }
+            EXPECT_NEAR(s.acc(i, c), want, 1e-5 * magnitude + 1e-30);
+          }
+          if (s.skipped) {
+            EXPECT_EQ(s.m[i], m_prev[i]);
+            EXPECT_EQ(s.l[i], l_prev[i]);
+            EXPECT_EQ(s.rescale[i], 1.0f);
+            for (int c = 0; c < d_v; ++c) EXPECT_EQ(s.acc(i, c), acc_prev(i, c));
+          }
+        }
+        m_prev = s.m;
+        l_prev = s.l;
+        acc_prev = s.acc;
+        ++steps_checked;
+      }
+      // After the last key block, acc / l is the output.
+      for (int i = 0; i < rows; ++i) {
+        ASSERT_GT(l_prev[i], 0.0f) << what;
+        for (int c = 0; c < d_v; ++c) {
+          const float want = acc_prev(i, c) / l_prev[i];
+          EXPECT_NEAR(t.output(q0 + i, c), want, 1e-6f * std::max(1.0f, std::abs(want))) << what;
+        }
+      }
+    }
+    if (HasFailure()) return;
+  }
+  std::cout << "[flash trace] " << steps_checked << " steps checked, " << skipped_seen << " skipped tiles, row max grew "
+            << grew << " times and stayed " << stayed << " times\n";
+  EXPECT_GT(skipped_seen, 100);
+  EXPECT_GT(grew, 1000);
+  EXPECT_GT(stayed, 1000);
+}
+
+// Why: the figure's text names these tiles; a 4 x 4 causal example with 2 x 2 tiles, worked by hand:
+// tiles (0,0) (1,0) (1,1) are computed, (0,1) is above the diagonal and skipped.
+TEST(FlashTrace, CausalFourByFourWithTwoByTwoTiles) {
+  abh::SplitMix64 rng(11);
+  const Matrix Q = random_matrix(rng, 4, 2), K = random_matrix(rng, 4, 2), V = random_matrix(rng, 4, 3);
+  const auto trace = abh::flash_attention_trace(Q, K, V, flash_options(2, 2, true, true));
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_EQ(trace.value().steps.size(), 4u);
+  EXPECT_FALSE(trace.value().steps[0].skipped);
+  EXPECT_TRUE(trace.value().steps[1].skipped);
+  EXPECT_FALSE(trace.value().steps[2].skipped);
+  EXPECT_FALSE(trace.value().steps[3].skipped);
+  // Tile (0,0): row 0 sees key 0 only.
+  EXPECT_EQ(trace.value().steps[0].scores(0, 1), kNegInf);
+  EXPECT_EQ(trace.value().steps[0].probabilities(0, 0), 1.0f);
+  EXPECT_EQ(trace.value().steps[0].l[0], 1.0f);
+  // Tile (1,1): row 2 sees key 2 but not key 3.
+  EXPECT_EQ(trace.value().steps[3].scores(0, 1), kNegInf);
+  EXPECT_GT(trace.value().steps[3].probabilities(0, 0), 0.0f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory.
+
+// Why: the article's claim is that the tiled kernel "removes the memory wall": its working memory is
+// one tile and a few per-row vectors, whatever the sequence length.
+TEST(Flash, ScratchDoesNotGrowWithSequenceLength) {
+  abh::SplitMix64 rng(5);
+  const int d = 16, block = 32;
+  std::int64_t scratch[2] = {0, 0};
+  int index = 0;
+  for (int n : {64, 4096}) {
+    const Matrix Q = random_matrix(rng, n, d), K = random_matrix(rng, n, d), V = random_matrix(rng, n, d);
+    const auto got = abh::flash_attention(Q, K, V, flash_options(block, block, n == 4096, true));
+    ASSERT_TRUE(got.ok()) << got.error();
+    EXPECT_TRUE(got.value().output.allFinite());
+    scratch[index++] = got.value().scratch_floats;
+    if (n == 4096) {  // and still right at this size
+      const Mask mask = abh::causal_mask(n);
+      const auto naive = abh::attention(Q, K, V, &mask);
+      ASSERT_TRUE(naive.ok());
+      EXPECT_LT(relative_error(got.value().output, naive.value().output.cast<double>()), 1e-5);
+    }
+  }
+  EXPECT_EQ(scratch[0], scratch[1]);
+  EXPECT_EQ(scratch[0], std::int64_t(block) * block + 3 * block);  // one tile + m, l, rescale
+  EXPECT_LT(scratch[1], std::int64_t(4096) * 4096 / 1000);
+  std::cout << "[flash] scratch floats at n = 64 and n = 4096 (32 x 32 tiles): " << scratch[0] << ", " << scratch[1] << "\n";
+
+  // Blocks larger than n are clamped: no tile bigger than the problem.
+  const Matrix Q = random_matrix(rng, 5, 4), K = random_matrix(rng, 7, 4), V = random_matrix(rng, 7, 4);
+  const auto small = abh::flash_attention(Q, K, V, flash_options(1024, 1024, false, true));
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small.value().scratch_floats, 5 * 7 + 3 * 5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+// Why: the engine never throws; every bad request is a message the page can show.
+TEST(Flash, BadInputsReturnErrors) {
+  abh::SplitMix64 rng(1);
+  const Matrix Q = random_matrix(rng, 4, 3), K = random_matrix(rng, 4, 3), V = random_matrix(rng, 4, 2);
+  auto error = [](const abh::Expected<abh::FlashResult>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
+
+  EXPECT_CONTAINS(error(abh::flash_attention(Matrix(0, 3), K, V)), "at least one row");
+  EXPECT_CONTAINS(error(abh::flash_attention(Q, Matrix(0, 3), Matrix(0, 2))), "at least one row");
+  EXPECT_CONTAINS(error(abh::flash_attention(Matrix(4, 0), Matrix(4, 0), V)), "at least one column");
+  EXPECT_CONTAINS(error(abh::flash_attention(Q, K, Matrix(4, 0))), "at least one column");
+  EXPECT_CONTAINS(error(abh::flash_attention(Q, random_matrix(rng, 4, 5), V)), "must share d_k");
+  EXPECT_CONTAINS(error(abh::flash_attention(Q, K, random_matrix(rng, 3, 2))), "every key needs a value");
+  for (auto [bq, bk] : {std::pair{0, 4}, {4, 0}, {-1, 4}, {1025, 4}, {4, 1025}})
+    EXPECT_CONTAINS(error(abh::flash_attention(Q, K, V, flash_options(bq, bk, false, true))), "block sizes must be from 1 to 1024");
+  EXPECT_TRUE(abh::flash_attention(Q, K, V, flash_options(1024, 1, false, true)).ok());
+  EXPECT_CONTAINS(error(abh::flash_attention(Q, random_matrix(rng, 5, 3), random_matrix(rng, 5, 2), flash_options(2, 2, true, true))),
+                  "causal attention needs as many queries as keys");
+
+  // Limits, checked on the numbers (no need to allocate gigabytes).
+  const FlashOptions o;
+  EXPECT_EQ(abh::check_flash_inputs(65536, 65536, 64, 64, 65536, 64, o), "");
+  EXPECT_CONTAINS(abh::check_flash_inputs(65537, 4, 64, 64, 4, 64, o), "limited to 65536 tokens");
+  EXPECT_CONTAINS(abh::check_flash_inputs(4, 65537, 64, 64, 65537, 64, o), "limited to 65536 tokens");
+  EXPECT_CONTAINS(abh::check_flash_inputs(4, 4, 4097, 4097, 4, 4, o), "limited to 4096");
+  EXPECT_CONTAINS(abh::check_flash_inputs(65536, 4, 2048, 2048, 4, 4, o), "64M entries each");
+  // Longer than the naive kernel accepts: the tiled one never needs the n x n matrix.
+  EXPECT_NE(abh::check_attention_shapes(20000, 20000, 64, 64, 20000, 64, nullptr), "");
+  EXPECT_EQ(abh::check_flash_inputs(20000, 20000, 64, 64, 20000, 64, o), "");
+
+  // An oversized row count that really is allocated: 65537 x 1 is cheap, and refused.
+  const Matrix long_q = Matrix::Zero(65537, 1);
+  EXPECT_CONTAINS(error(abh::flash_attention(long_q, Matrix::Zero(1, 1), Matrix::Zero(1, 1))), "limited to 65536 tokens");
+
+  // The trace is for small inputs only.
+  auto trace_error = [](const abh::Expected<abh::FlashTrace>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
+  const Matrix Q65 = random_matrix(rng, 65, 3);
+  EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q65, K, V)), "limited to 64 tokens");
+  EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q, K, random_matrix(rng, 4, 257))), "d_k and d_v of 256");
+  EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q, K, V, flash_options(0, 2, false, true))), "block sizes");
+  EXPECT_TRUE(abh::flash_attention_trace(random_matrix(rng, 64, 3), random_matrix(rng, 64, 3), random_matrix(rng, 64, 2)).ok());
+  // And a failure carries no half-built result.
+  EXPECT_EQ(abh::flash_attention(Matrix(0, 3), K, V).value().output.size(), 0);
+}
+
+}  // namespace

@@ -1,0 +1,128 @@
+// libFuzzer target for the engine's entry points: every input, however odd (NaN, inf, 3e38, 1e-30,
+// zero or negative sizes, heads that do not divide d_model, blocks larger than n), must come back
+// as a value or an error message: no crash, no sanitizer report, and a value never holds a NaN.
+// Built with clang: npm run test:fuzz (bounded time; part of npm test).
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "attention.h"
+#include "flash.h"
+#include "pipeline.h"
+
+namespace {
+
+float pick_value(FuzzedDataProvider& data) {
+  static const float kSpecial[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e30f, -1e30f, 1e-30f, 3e38f, -3e38f,
+                                   std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()};
+  if (data.ConsumeBool()) return kSpecial[data.ConsumeIntegralInRange<std::size_t>(0, std::size(kSpecial) - 1)];
+  return data.ConsumeFloatingPointInRange<float>(-100.0f, 100.0f);
+}
+
+abh::Matrix pick_matrix(FuzzedDataProvider& data, int rows, int cols) {
+  abh::Matrix m(std::max(rows, 0), std::max(cols, 0));
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = pick_value(data);
+  return m;
+}
+
+void require(bool condition) {
+  if (!condition) std::abort();  // libFuzzer reports the input that got here
+}
+
+void require_finite(const float* values, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) require(std::isfinite(values[i]));
+}
+
+// Every row of weights sums to 1, or is all zeros when fully masked.
+void require_rows(const float* weights, int rows, int cols, const std::vector<std::uint8_t>& fully_masked) {
+  for (int r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int c = 0; c < cols; ++c) sum += weights[std::size_t(r) * cols + c];
+    require(fully_masked[r] ? sum == 0.0 : std::abs(sum - 1.0) < 1e-3);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+  FuzzedDataProvider data(bytes, size);
+  const int entry = data.ConsumeIntegralInRange(0, 3);
+  const int n = data.ConsumeIntegralInRange(-2, 24);
+  const int n_k = data.ConsumeIntegralInRange(-2, 24);
+  const int d = data.ConsumeIntegralInRange(-2, 24);
+  const int d_v = data.ConsumeIntegralInRange(-2, 12);
+  const bool causal = data.ConsumeBool(), scale = data.ConsumeBool();
+
+  if (entry == 0) {
+    abh::PipelineConfig config;
+    for (int i = 0; i < n; ++i) config.token_ids.push_back(data.ConsumeIntegral<std::uint32_t>());
+    config.d_model = d;
+    config.heads = data.ConsumeIntegralInRange(-2, 10);
+    config.causal = causal;
+    config.scale = scale;
+    config.seed = data.ConsumeIntegral<std::uint32_t>();
+    if (data.ConsumeBool() && n > 0 && d > 0) config.X.assign(std::size_t(n) * d, 0.0f);
+    for (float& x : config.X) x = pick_value(data);
+    if (data.ConsumeBool() && n > 0) {
+      config.mask.resize(std::size_t(n) * n);
+      for (auto& m : config.mask) m = data.ConsumeBool();
+    }
+    const auto result = abh::run_pipeline(config);
+    if (!result.ok()) return 0;
+    const auto& s = result.value();
+    require_finite(s.weights.data.data(), s.weights.data.size());
+    require_finite(s.output.data(), std::size_t(s.output.size()));
+    for (int h = 0; h < s.heads; ++h) require_rows(s.weights.head(h), s.n, s.n, s.fully_masked_rows);
+    return 0;
+  }
+
+  const abh::Matrix Q = pick_matrix(data, n, d);
+  const abh::Matrix K = pick_matrix(data, n_k, d);
+  const abh::Matrix V = pick_matrix(data, n_k, d_v);
+  if (entry == 1) {
+    abh::Mask mask;
+    const bool with_mask = data.ConsumeBool() && n > 0 && n_k > 0;
+    if (with_mask) {
+      mask.resize(n, n_k);
+      for (Eigen::Index i = 0; i < mask.size(); ++i) mask.data()[i] = data.ConsumeBool();
+    }
+    const auto result = abh::attention(Q, K, V, with_mask ? &mask : nullptr, {scale});
+    if (!result.ok()) return 0;
+    const auto& r = result.value();
+    require_finite(r.weights.data(), std::size_t(r.weights.size()));
+    require_finite(r.output.data(), std::size_t(r.output.size()));
+    require_rows(r.weights.data(), int(r.weights.rows()), int(r.weights.cols()), r.fully_masked_rows);
+  } else if (entry == 2) {
+    const int heads = data.ConsumeIntegralInRange(-2, 8);
+    const abh::Matrix W = pick_matrix(data, d, d);
+    const auto result = abh::multi_head_attention(Q, W, W, W, W, heads, causal, {scale});
+    if (!result.ok()) return 0;
+    require_finite(result.value().weights.data.data(), result.value().weights.data.size());
+    require_finite(result.value().output.data(), std::size_t(result.value().output.size()));
+  } else {
+    abh::FlashOptions options;
+    options.block_q = data.ConsumeIntegralInRange(-1, 40);
+    options.block_k = data.ConsumeIntegralInRange(-1, 40);
+    options.causal = causal && n == n_k;
+    options.scale = scale;
+    const auto tiled = abh::flash_attention(Q, K, V, options);
+    if (!tiled.ok()) return 0;
+    require_finite(tiled.value().output.data(), std::size_t(tiled.value().output.size()));
+    const abh::Mask mask = abh::causal_mask(n);
+    const auto naive = abh::attention(Q, K, V, options.causal ? &mask : nullptr, {scale});
+    if (naive.ok()) {
+      // Same maths, different summation order: equal up to float rounding, relative to the largest value.
+      const abh::Matrix& a = tiled.value().output;
+      const abh::Matrix& b = naive.value().output;
+      const float largest = std::max(1e-30f, b.cwiseAbs().maxCoeff());
+      require((a - b).cwiseAbs().maxCoeff() <= 1e-3f * largest + 1e-30f);
+    }
+    if (n <= 16 && n_k <= 16) require(abh::flash_attention_trace(Q, K, V, options).ok());
+  }
+  return 0;
+}
