@@ -1,6 +1,8 @@
 #include "experiments.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "kernels.h"
@@ -48,7 +50,12 @@ Expected<SoftmaxSaturation> softmax_saturation(const std::vector<float>& row, fl
     if (!std::isfinite(x)) return Expected<SoftmaxSaturation>::failure("the row must hold finite numbers");
   SoftmaxSaturation out;
   out.probabilities.resize(row.size());
-  kernels::scale_mask_softmax(row.data(), out.probabilities.data(), nullptr, 1, int(row.size()), factor, nullptr);
+  // row * factor can leave float32's range (factor > 1 is the point of this experiment): scale in
+  // double and clamp, so softmax sees the largest representable score instead of inf - inf = NaN.
+  std::vector<float> scaled(row.size());
+  constexpr double kMax = std::numeric_limits<float>::max();
+  for (std::size_t i = 0; i < row.size(); ++i) scaled[i] = float(std::clamp(double(row[i]) * factor, -kMax, kMax));
+  kernels::scale_mask_softmax(scaled.data(), out.probabilities.data(), nullptr, 1, int(row.size()), 1.0f, nullptr);
   // ||diag(p) - p p^T||_F^2 = sum_i p_i^2 (1 - p_i)^2 + sum_{i != j} p_i^2 p_j^2
   double norm2 = 0;
   for (std::size_t i = 0; i < row.size(); ++i)
