@@ -36,6 +36,15 @@ std::string check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_
   return {};
 }
 
+std::string check_finite(std::initializer_list<std::pair<const char*, const Matrix*>> matrices) {
+  for (const auto& [name, m] : matrices)
+    for (Eigen::Index i = 0; i < m->size(); ++i)
+      if (!std::isfinite(m->data()[i]))
+        return std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / m->cols() + 1) +
+               ", column " + std::to_string(i % m->cols() + 1);
+  return {};
+}
+
 std::string check_heads(int d_model, int h) {
   if (d_model < 1) return "d_model must be at least 1 (got " + std::to_string(d_model) + ")";
   if (h < 1) return "the number of heads must be at least 1 (got " + std::to_string(h) + ")";
@@ -50,6 +59,7 @@ Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matr
   const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());
   if (auto error = check_attention_shapes(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, mask); !error.empty())
     return Expected<AttentionResult>::failure(error);
+  if (auto error = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !error.empty()) return Expected<AttentionResult>::failure(error);
 
   AttentionResult result;
   result.weights.resize(n_q, n_k);
@@ -80,6 +90,8 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
                                                 " x " + std::to_string(d_model) + ")");
   const int d_k = d_model / h;
   if (auto error = check_attention_shapes(n, n, d_k, d_k, n, d_k, nullptr); !error.empty())
+    return Expected<MultiHeadResult>::failure(error);
+  if (auto error = check_finite({{"X", &X}, {"W_q", &W_q}, {"W_k", &W_k}, {"W_v", &W_v}, {"W_o", &W_o}}); !error.empty())
     return Expected<MultiHeadResult>::failure(error);
   if (std::int64_t(h) * n * n > limits::kMaxScoreElements)
     return Expected<MultiHeadResult>::failure("h x n x n weights would exceed the memory budget");

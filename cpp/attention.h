@@ -9,7 +9,9 @@
 //   - bad shapes and oversized requests return an error message instead of raising.
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor.h"
@@ -54,5 +56,8 @@ Mask causal_mask(int n);
 std::string check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v,
                                    const Mask* mask);
 std::string check_heads(int d_model, int h);
+// NaN or inf anywhere is refused: it would poison every weight of its row (or, clamped, pose as a
+// maximal score). The message names the matrix and the 1-based position.
+std::string check_finite(std::initializer_list<std::pair<const char*, const Matrix*>> matrices);
 
 }  // namespace abh

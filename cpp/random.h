@@ -5,8 +5,9 @@
 // whose last bits differ between glibc and musl, so we use only integer arithmetic and one exact
 // conversion:
 //   1. SplitMix64 (Steele, Lea, Flood 2014) turns a 64-bit state into a stream of 64-bit words.
-//   2. normal() sums the top 24 bits of 12 words (Irwin-Hall): mean 6 * 2^24, variance 2^48.
-//      Subtracting the mean and multiplying by 2^-24 gives mean 0 and variance exactly 1.
+//   2. normal() sums the top 24 bits of 12 words (Irwin-Hall): mean 6 * (2^24 - 1), variance
+//      2^48 - 1. Subtracting 6 * 2^24 and multiplying by 2^-24 gives mean -3.6e-7 and variance
+//      1 - 2^-48: zero and one for every purpose of this page.
 //      The integer sum is exact; its conversion to float rounds to nearest, the same everywhere.
 #pragma once
 

@@ -419,6 +419,24 @@ TEST(MultiHeadErrors, WrongProjectionShapesAndEmptyInput) {
   expect_error(abh::multi_head_attention(Matrix(), Matrix(), Matrix(), Matrix(), Matrix(), 1), {"d_model"});
 }
 
+// NaN or inf must not pass as a clamped "maximal score" (the bug this guards: Q = [[NaN, 1]] once
+// gave weights [0.5, 0.5]); the message names the matrix and the position.
+TEST(AttentionErrors, NonFiniteInputsAreRefusedWithTheirPosition) {
+  Matrix Q(1, 2), K(2, 2), V(2, 1);
+  Q << std::nanf(""), 1;
+  K << 1, 1, 2, 2;
+  V << 10, 20;
+  expect_error(abh::attention(Q, K, V), {"Q has a value that is not a finite number at row 1, column 1"});
+  Q << 1, 1;
+  V << 10, std::numeric_limits<float>::infinity();
+  expect_error(abh::attention(Q, K, V), {"V has a value that is not a finite number at row 2, column 1"});
+  abh::SplitMix64 rng(9);
+  const Matrix X = random_matrix(rng, 3, 4);
+  Matrix W = random_matrix(rng, 4, 4);
+  W(2, 3) = -std::numeric_limits<float>::infinity();
+  expect_error(abh::multi_head_attention(X, W, W, W, W, 2), {"W_q has a value that is not a finite number at row 3, column 4"});
+}
+
 // ---------------------------------------------------------------------------------------------
 // Why scale: the variance experiment from "Step 2".
 
