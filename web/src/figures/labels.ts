@@ -10,3 +10,12 @@ export function tokenLabels(tokens: string[]): string[] {
 export function dimensionLabels(count: number, prefix = ''): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
 }
+
+/**
+ * The token the page's examples follow: the article's pronoun “it” (ignoring case and punctuation)
+ * when the sentence has one, otherwise the last token.
+ */
+export function focusTokenIndex(tokens: readonly string[]): number {
+  const index = tokens.findIndex((token) => token.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '') === 'it');
+  return index >= 0 ? index : Math.max(0, tokens.length - 1);
+}

@@ -52,6 +52,8 @@ export class MatrixTable {
   private cells: HTMLTableCellElement[] = [];
   private totals: HTMLTableCellElement[] = [];
   private shapeKey = '';
+  private captionElement: HTMLTableCaptionElement | null = null;
+  private captionText = '';
   private rows = 0;
   private cols = 0;
   private selected: [number, number] | null = null;
@@ -74,8 +76,10 @@ export class MatrixTable {
 
   update(view: MatrixView, caption = this.options.caption): void {
     this.view = view;
-    const key = `${view.rows}x${view.cols}|${view.rowLabels.join('\u0001')}|${view.colLabels.join('\u0001')}|${caption}|${view.rowTotals?.label ?? ''}`;
+    // The caption is not part of the shape: a new caption (e.g. another head) keeps the cells.
+    const key = `${view.rows}x${view.cols}|${view.rowLabels.join('\u0001')}|${view.colLabels.join('\u0001')}|${view.rowTotals?.label ?? ''}`;
     if (key !== this.shapeKey) this.build(view, caption, key);
+    else if (this.captionText !== caption) this.setCaption(caption);
     const offset = view.offset ?? 0;
     const showNumbers = view.showNumbers ?? true;
     const digits = this.options.digits ?? 2;
@@ -129,12 +133,18 @@ export class MatrixTable {
   /** Emphasises rows/columns that feed the selected cell elsewhere (e.g. the row of Q). */
   highlight(rows: number[], cols: number[]): void {
     this.table.querySelectorAll('.hl').forEach((node) => node.classList.remove('hl'));
-    for (const r of rows) this.table.querySelectorAll(`tr[data-row="${r}"] > td`).forEach((node) => node.classList.add('hl'));
+    for (const r of rows) this.table.querySelectorAll(`tr[data-row="${r}"] > td[data-col]`).forEach((node) => node.classList.add('hl'));
     for (const c of cols) this.table.querySelectorAll(`td[data-col="${c}"]`).forEach((node) => node.classList.add('hl'));
   }
 
   extentOfView(): number {
     return this.view ? extentOf(this.view.data) : 0;
+  }
+
+  private setCaption(caption: string): void {
+    this.captionText = caption;
+    if (this.captionElement) this.captionElement.textContent = caption;
+    this.element.setAttribute('aria-label', caption);
   }
 
   private build(view: MatrixView, caption: string, key: string): void {
@@ -163,8 +173,9 @@ export class MatrixTable {
       }
       body.appendChild(row);
     }
-    replaceChildren(this.table, el('caption', {}, caption), el('thead', {}, head), body);
-    this.element.setAttribute('aria-label', caption);
+    this.captionElement = el('caption');
+    replaceChildren(this.table, this.captionElement, el('thead', {}, head), body);
+    this.setCaption(caption);
     if (interactive && this.cells.length > 0) {
       const [r, c] = this.selected ?? [0, 0];
       this.cells[r * this.cols + c].tabIndex = 0;
@@ -187,7 +198,8 @@ export class MatrixTable {
 
   private cellOf(target: EventTarget | null): [number, number] | null {
     const cell = (target as HTMLElement | null)?.closest?.('td');
-    if (!cell || !this.table.contains(cell)) return null;
+    // Row-total cells have no data-col: they are not part of the grid.
+    if (!cell || !this.table.contains(cell) || cell.dataset.col === undefined) return null;
     return [Number(cell.dataset.row), Number(cell.dataset.col)];
   }
 

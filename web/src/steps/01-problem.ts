@@ -1,14 +1,175 @@
-// PLACEHOLDER: replaced by the real step.
-import { el } from '../figures/dom';
+// The article's opening: what does "it" refer to? The sentence as tokens, and the idea the rest of
+// the page computes: each token's new vector is a weighted mixture of every token's information,
+// shown live as the mixture one token actually gets from the current weights.
+import { BarChart, type Bar } from '../figures/bars';
+import { el, setVar } from '../figures/dom';
+import { percent, quoted } from '../figures/format';
+import { tex } from '../figures/formula';
+import { focusTokenIndex, tokenLabels } from '../figures/labels';
+import { ARTICLE_SENTENCE } from '../settings';
+import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+
+/** Above this many tokens the bar chart lists only the largest weights. */
+const ALL_BARS_UP_TO = 16;
+const TOP_BARS = 10;
+
+/** Row `row` of head `head` of the (h, n, n) weights. */
+function weightsRow(snapshot: Snapshot, head: number, row: number): Float32Array {
+  const { n, weights } = snapshot.pipeline;
+  return weights.data.subarray((head * n + row) * n, (head * n + row + 1) * n);
+}
+
+function argmax(values: ArrayLike<number>): number {
+  let best = 0;
+  for (let j = 1; j < values.length; j++) if (values[j] > values[best]) best = j;
+  return best;
+}
+
+/** The bars for one token's mixture: every token in order, or the largest few plus the rest. */
+export function mixtureBars(snapshot: Snapshot, focus: number): Bar[] {
+  const { pipeline: p, tokens, settings } = snapshot;
+  const row = weightsRow(snapshot, settings.head, focus);
+  const labels = tokenLabels(tokens);
+  const top = argmax(row);
+  const allowed = (j: number) => p.mask.data[focus * p.n + j] === 1;
+  const bar = (j: number): Bar => ({
+    label: j === focus ? `${labels[j]} (itself)` : labels[j],
+    value: row[j],
+    text: allowed(j) ? undefined : 'masked',
+    emphasis: j === top && row[j] > 0,
+    muted: !allowed(j),
+    title: `${quoted(labels[focus])} draws ${percent(row[j], 1)} from ${quoted(labels[j])}`,
+  });
+  if (p.n <= ALL_BARS_UP_TO) return Array.from(row, (_, j) => bar(j));
+  const order = Array.from(row, (_, j) => j).sort((a, b) => row[b] - row[a] || a - b);
+  const shown = order.slice(0, TOP_BARS);
+  let rest = 0;
+  for (const j of order.slice(TOP_BARS)) rest += row[j];
+  return [...shown.map(bar), { label: `the other ${p.n - TOP_BARS} tokens together`, value: rest, muted: true, bar: false }];
+}
 
 export const problemStep: StepDefinition = {
   id: 'problem',
   number: 1,
   title: 'The problem: what does “it” refer to?',
-  summary: '',
+  summary: 'To make sense of a word like “it”, a model must pull in information from other words: attention gives every token a weighted mixture of all the tokens.',
+  formula: tex`\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^{\top}}{\sqrt{d_k}}\right) V`,
   mount(body) {
-    body.append(el('p', {}, 'Coming soon.'));
-    return { render() {} };
+    let snapshot: Snapshot | null = null;
+    /** The token the reader picked, or null to follow the default (“it”, else the last token). */
+    let picked: number | null = null;
+    let sentenceKey = '';
+
+    const chips = el('div', { class: 'problem-tokens', role: 'radiogroup', 'aria-label': 'The sentence, one token per word: choose the token to follow' });
+    const question = el('p', { class: 'problem-question' });
+    const intro = el('p', { class: 'problem-intro' });
+    const bars = new BarChart({ caption: '', labelHeader: 'token', valueHeader: 'share of the mixture', className: 'problem-bars' });
+    const reading = el('p', { class: 'reading', 'aria-live': 'polite' });
+
+    body.append(
+      el('p', {}, `Take the sentence “${ARTICLE_SENTENCE}” You know at once what “it” means: roads do not get tired, so “it” is the animal. ` +
+        'A model that handled each token on its own could never tell, because the vector it starts with for “it” is the same in every sentence. ' +
+        'To read “it” correctly it has to take something from “animal”.'),
+      el('p', {}, 'Attention is how it does that. Every token gets a new vector that is a ',
+        el('strong', {}, 'weighted mixture'),
+        ' of what all the tokens carry, its own included. The proportions are not fixed in advance: they are worked out from the tokens themselves, and the formula above is the whole recipe. The steps below take it apart one operation at a time.'),
+      el('figure', { class: 'figure problem-figure' },
+        intro,
+        chips,
+        question,
+        el('div', { class: 'problem-chart' }, bars.element)),
+      reading,
+      el('p', { class: 'aside problem-howto' },
+        el('strong', {}, 'How to use this page. '),
+        'The settings bar at the top changes the sentence, the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
+        'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out.'),
+    );
+
+    function focusIndex(tokens: string[]): number {
+      return picked !== null && picked < tokens.length ? picked : focusTokenIndex(tokens);
+    }
+
+    function choose(index: number, moveFocus: boolean): void {
+      picked = index;
+      if (!snapshot) return;
+      show(snapshot);
+      if (moveFocus) (chips.children[index] as HTMLElement | undefined)?.focus();
+    }
+
+    chips.addEventListener('click', (event) => {
+      const chip = (event.target as HTMLElement).closest<HTMLElement>('.problem-chip');
+      if (chip) choose(Number(chip.dataset.index), false);
+    });
+    // A radio group: arrow keys move and choose, Home/End jump to the ends.
+    chips.addEventListener('keydown', (event) => {
+      const chip = (event.target as HTMLElement).closest<HTMLElement>('.problem-chip');
+      if (!chip || !snapshot) return;
+      const last = snapshot.tokens.length - 1;
+      const at = Number(chip.dataset.index);
+      const next = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: last }[event.key];
+      if (next === undefined) return;
+      event.preventDefault();
+      choose(Math.max(0, Math.min(last, next)), true);
+    });
+
+    function buildChips(tokens: string[]): void {
+      chips.replaceChildren(...tokens.map((token, i) =>
+        el('button', { type: 'button', class: 'problem-chip', role: 'radio', 'data-index': i, 'aria-checked': 'false', tabindex: -1 }, token)));
+    }
+
+    function show(next: Snapshot): void {
+      const { pipeline: p, tokens, settings } = next;
+      const focus = focusIndex(tokens);
+      const row = weightsRow(next, settings.head, focus);
+      const top = argmax(row);
+      const labels = tokenLabels(tokens);
+      let peak = 0;
+      for (const w of row) peak = Math.max(peak, w);
+
+      Array.from(chips.children).forEach((node, j) => {
+        const chip = node as HTMLElement;
+        const chosen = j === focus;
+        chip.setAttribute('aria-checked', String(chosen));
+        chip.tabIndex = chosen ? 0 : -1;
+        chip.classList.toggle('chosen', chosen);
+        setVar(chip, '--t', (peak > 0 ? row[j] / peak : 0).toFixed(3));
+        chip.title = `${quoted(labels[focus])} draws ${percent(row[j])} from ${quoted(labels[j])}`;
+      });
+
+      intro.textContent = `${next.settings.sentence === ARTICLE_SENTENCE ? 'The sentence' : 'Your sentence'} as the model sees it: ${p.n} token${p.n === 1 ? '' : 's'}, one per word. ` +
+        'Choose a token to see what its new vector is mixed from.';
+      const isIt = focusTokenIndex(tokens) === focus && tokens[focus].toLowerCase().replace(/[^\p{L}\p{N}]/gu, '') === 'it';
+      question.textContent = isIt
+        ? `What does ${quoted(tokens[focus])} (token ${focus + 1}) refer to?`
+        : `What does ${quoted(tokens[focus])} (token ${focus + 1}) need from the other tokens?`;
+
+      const headNote = p.heads > 1 ? ` (head ${settings.head + 1} of ${p.heads})` : '';
+      bars.update(mixtureBars(next, focus), `How much of each token goes into the new vector for ${quoted(tokens[focus])}${headNote}; the shading of the words above shows the same shares.`);
+
+      if (next.pipeline.fullyMaskedRows[focus]) {
+        reading.textContent = `Every token is masked for ${quoted(tokens[focus])}, so it has nothing to draw from: its mixture is empty.`;
+        return;
+      }
+      const self = top === focus ? ' (itself)' : '';
+      reading.textContent =
+        `With the current weights, ${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
+        `These weights come from random, untrained projections (seed ${settings.seed}), so which word wins is down to chance; ` +
+        'training is what adjusts the projections until the right word wins. The arithmetic is the same either way, and it is what the next steps work through.';
+    }
+
+    return {
+      render(next) {
+        const key = next.tokens.join('\u0001');
+        if (key !== sentenceKey) {
+          // A new sentence: follow the default token again and rebuild the chips.
+          sentenceKey = key;
+          picked = null;
+          buildChips(next.tokens);
+        }
+        snapshot = next;
+        show(next);
+      },
+    };
   },
 };

@@ -1,14 +1,197 @@
-// PLACEHOLDER: replaced by the real step.
-import { el } from '../figures/dom';
+// Query, key, value: three learned projections of the same embeddings. Shows X, W_q, W_k, W_v and
+// Q, K, V with the shown head's column slice marked, and any cell of Q worked out by hand (with
+// the same row and column of K and V next to it).
+import { byHandSum } from '../figures/arithmetic';
+import { el, replaceChildren } from '../figures/dom';
+import { fmt, quoted } from '../figures/format';
+import { tex } from '../figures/formula';
+import { dimensionLabels, tokenLabels } from '../figures/labels';
+import { MatrixTable } from '../figures/matrix-table';
+import type { Matrix } from '../engine/types';
+import { LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+
+/** Above this width the (d_model, d_model) matrices are shown as a window of WINDOW x WINDOW numbers. */
+const FULL_UP_TO = LIMITS.maxTokensWithNumbers;
+const WINDOW = 16;
+/** Above this many rows a W table scrolls vertically inside its box. */
+const TALL = 16;
+/** Above this many terms a by-hand sum scrolls inside its box. */
+const LONG_SUM = 16;
+
+/** Which rows and columns of the d_model axis the tables show. */
+export interface DimWindow {
+  /** First column of W and of Q/K/V shown (0-based), and how many. */
+  colStart: number;
+  colCount: number;
+  /** Rows of W (= columns of X) shown. */
+  rowCount: number;
+  /** True when the matrices are too wide to show whole. */
+  windowed: boolean;
+}
+
+export function dimWindow(dModel: number, dK: number, head: number): DimWindow {
+  if (dModel <= FULL_UP_TO) return { colStart: 0, colCount: dModel, rowCount: dModel, windowed: false };
+  return { colStart: head * dK, colCount: Math.min(WINDOW, dK), rowCount: WINDOW, windowed: true };
+}
+
+/** Rows [0, rows) and columns [c0, c0 + cols) of m, as a packed row-major array. */
+function crop(m: Matrix, rows: number, c0: number, cols: number): Float32Array {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) out.set(m.data.subarray(r * m.cols + c0, r * m.cols + c0 + cols), r * cols);
+  return out;
+}
+
+function range(start: number, count: number): string {
+  return count === 1 ? `column ${start + 1}` : `columns ${start + 1}–${start + count}`;
+}
+
+const ROLES: { name: string; symbol: string; text: string }[] = [
+  { name: 'query', symbol: 'q', text: 'the question this token puts to the others.' },
+  { name: 'key', symbol: 'k', text: 'how this token presents itself to be found: the label every query is compared against.' },
+  { name: 'value', symbol: 'v', text: 'the content this token hands over once another token picks it.' },
+];
 
 export const qkvStep: StepDefinition = {
   id: 'qkv',
   number: 2,
   title: 'Query, key, value',
-  summary: '',
+  summary: 'Three learned matrices turn each token’s embedding into a query (what it looks for), a key (what it offers) and a value (what it passes on).',
+  formula: tex`Q = X W_q, \qquad K = X W_k, \qquad V = X W_v`,
   mount(body) {
-    body.append(el('p', {}, 'Coming soon.'));
-    return { render() {} };
+    let snapshot: Snapshot | null = null;
+    let dims: DimWindow = { colStart: 0, colCount: 0, rowCount: 0, windowed: false };
+    /** Which head and window the selection was made in: a new one moves it to the new head's columns. */
+    let selectionKey = '';
+
+    const sizes = el('p', { class: 'qkv-sizes' });
+    const xTable = new MatrixTable({ caption: 'X', scale: 'diverging', corner: 'token' });
+    const wTables = ['W_q', 'W_k', 'W_v'].map((name) => new MatrixTable({ caption: name, scale: 'diverging', corner: 'row' }));
+    const wFigures = wTables.map((t) => el('figure', { class: 'figure qkv-w' }, t.element));
+    const qTable: MatrixTable = new MatrixTable({
+      caption: 'Q',
+      scale: 'diverging',
+      corner: 'token',
+      describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, column ${dims.colStart + c + 1}: ${fmt(v)}` : ''),
+      onSelect: () => showArithmetic(),
+    });
+    const kTable = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token' });
+    const vTable = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token' });
+    const byHand = el('div', { class: 'by-hand-box qkv-by-hand', 'aria-live': 'polite' });
+
+    body.append(
+      el('p', {}, 'Each token enters as a vector of d_model numbers, its embedding; stacked, they form the rows of X. On this page the embeddings are random numbers drawn from the seed, one vector per distinct word, so “The” and “the” share a row’s values.'),
+      el('p', {}, 'Attention then asks every token to play three parts, and gives it a separate vector for each:'),
+      el('dl', { class: 'qkv-roles' }, ...ROLES.flatMap((role) => [
+        el('dt', {}, `${role.name} (${role.symbol})`),
+        el('dd', {}, role.text),
+      ])),
+      el('p', {}, 'Why three vectors and not one? Because being found and being useful are different jobs. A token can be an easy match for one kind of question (through its key) while passing on something else entirely (its value), and what it asks about (its query) depends on neither. ' +
+        'Each vector is the embedding times a learned matrix, so row i of Q is token i’s query, row i of K its key, row i of V its value.'),
+      sizes,
+      el('p', {}, 'Pick a cell of Q (click it, or Tab into the table and use the arrow keys) to see it worked out below the tables: one row of X against one column of W_q, multiplied term by term and added up.'),
+      el('figure', { class: 'figure' }, xTable.element),
+      // One column per role: the matrix, and under it what it makes of X.
+      el('div', { class: 'qkv-pairs' }, ...[qTable, kTable, vTable].map((product, i) =>
+        el('div', { class: 'qkv-pair' }, wFigures[i], el('figure', { class: 'figure' }, product.element)))),
+      byHand,
+    );
+
+    function showArithmetic(): void {
+      if (!snapshot || !qTable.selection) return;
+      const { pipeline: p, tokens } = snapshot;
+      const [row, shownCol] = qTable.selection;
+      const col = dims.colStart + shownCol;
+      const d = p.dModel;
+      const x = p.X.data.subarray(row * d, (row + 1) * d);
+      const line = (W: Matrix, out: Matrix, name: string) =>
+        byHandSum(`${name}[${row + 1}, ${col + 1}]`, Array.from(x, (a, t) => ({ a, b: W.data[t * d + col] })), out.data[row * d + col]);
+      const long = d > LONG_SUM;
+      const sums = el('div', { class: long ? 'qkv-sums long' : 'qkv-sums', tabindex: long ? 0 : null, role: long ? 'region' : null, 'aria-label': long ? 'The three sums, term by term' : null },
+        line(p.W_q, p.Q, 'Q'),
+        el('p', { class: 'qkv-then' }, `The same row of X against column ${col + 1} of W_k and of W_v gives the key and the value in that column:`),
+        line(p.W_k, p.K, 'K'),
+        line(p.W_v, p.V, 'V'));
+      const head = Math.floor(col / p.dK);
+      replaceChildren(byHand,
+        el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}) of Q: row ${row + 1} of X (${quoted(tokens[row])}) times column ${col + 1} of W_q`),
+        sums,
+        el('p', { class: 'qkv-note' }, `${d} products, one per embedding dimension. Column ${col + 1} belongs to head ${head + 1}` +
+          `${p.heads > 1 ? ` (columns ${head * p.dK + 1}–${(head + 1) * p.dK})` : ''}, so this number is part of that head’s query for ${quoted(tokens[row])}.`));
+      xTable.highlight([row], []);
+      wTables[0].highlight([], [shownCol]);
+      wTables[1].highlight([], []);
+      wTables[2].highlight([], []);
+    }
+
+    /** Marks the shown head's columns (header and cells) in a table whose first shown column is `c0`. */
+    function markSlice(table: MatrixTable, start: number, count: number, c0: number, cols: number, active: boolean): void {
+      const root = table.element;
+      root.querySelectorAll('.qkv-other').forEach((node) => node.classList.remove('qkv-other'));
+      root.querySelectorAll('.qkv-slice').forEach((node) => node.classList.remove('qkv-slice'));
+      if (!active) return;
+      const headers = root.querySelectorAll('thead th');
+      for (let c = 0; c < cols; c++) {
+        const inside = c0 + c >= start && c0 + c < start + count;
+        headers[c + 1]?.classList.add(inside ? 'qkv-slice' : 'qkv-other');
+        if (!inside) root.querySelectorAll(`td[data-col="${c}"]`).forEach((node) => node.classList.add('qkv-other'));
+      }
+    }
+
+    return {
+      render(next) {
+        snapshot = next;
+        const { pipeline: p, tokens, settings } = next;
+        const h = settings.head;
+        const d = p.dModel;
+        dims = dimWindow(d, p.dK, h);
+        const { colStart, colCount, rowCount, windowed } = dims;
+        const labels = tokenLabels(tokens);
+        const tokenNumbers = p.n <= LIMITS.maxTokensWithNumbers;
+        const sliceStart = h * p.dK;
+        const multi = p.heads > 1;
+        const slice = range(sliceStart, p.dK);
+        const colLabels = dimensionLabels(colCount).map((_, c) => String(colStart + c + 1));
+        const rowLabels = dimensionLabels(rowCount);
+        const partial = (what: string) => (windowed ? `; showing ${what}` : '');
+
+        sizes.textContent = multi
+          ? `Here d_model = ${d} and h = ${p.heads} heads, so each head gets d_k = ${d} / ${p.heads} = ${p.dK} dimensions. ` +
+            `Each W is one (${d}, ${d}) matrix whose columns are split between the heads: head ${h + 1} (the one shown) uses ${slice}, ` +
+            `a (${d}, ${p.dK}) slice${d === 8 && p.dK === 4 ? ', exactly the shape of the article’s W_q for one head' : ''}. ` +
+            `The same ${slice} of Q, K and V are that head’s queries, keys and values${windowed ? '.' : '; the other heads’ columns are greyed out.'}`
+          : `Here d_model = ${d} with a single head, so d_k = ${d}: the head uses every column of each (${d}, ${d}) matrix, and Q, K and V are (n, d_k) = (${p.n}, ${p.dK}).`;
+        if (windowed) sizes.textContent += ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and the first ${colCount} of head ${h + 1}’s columns.`;
+
+        xTable.update(
+          { data: windowed ? crop(p.X, p.n, 0, rowCount) : p.X.data, rows: p.n, cols: rowCount, rowLabels: labels, colLabels: rowLabels, showNumbers: tokenNumbers },
+          `X: token embeddings, (n, d_model) = (${p.n}, ${d})${partial(`columns 1–${rowCount}`)}`,
+        );
+        ([['W_q', p.W_q, 'queries'], ['W_k', p.W_k, 'keys'], ['W_v', p.W_v, 'values']] as const).forEach(([name, W, role], i) => {
+          wTables[i].update(
+            { data: windowed ? crop(W, rowCount, colStart, colCount) : W.data, rows: rowCount, cols: colCount, rowLabels, colLabels },
+            `${name} (${d}, ${d}) makes ${role}${multi ? `; head ${h + 1} uses ${slice}` : ''}${partial(`rows 1–${rowCount}, ${range(colStart, colCount)}`)}`,
+          );
+          markSlice(wTables[i], sliceStart, p.dK, colStart, colCount, multi && !windowed);
+          // Tall matrices scroll inside a box of their own instead of stretching the page.
+          wFigures[i].classList.toggle('tall', rowCount > TALL);
+        });
+        ([[qTable, 'Q = X W_q, queries', p.Q], [kTable, 'K = X W_k, keys', p.K], [vTable, 'V = X W_v, values', p.V]] as const).forEach(([table, title, M]) => {
+          table.update(
+            { data: windowed ? crop(M, p.n, colStart, colCount) : M.data, rows: p.n, cols: colCount, rowLabels: labels, colLabels, showNumbers: tokenNumbers },
+            `${title} (${p.n}, ${d})${multi ? `; head ${h + 1}: ${slice}` : ''}${partial(range(colStart, colCount))}`,
+          );
+          markSlice(table, sliceStart, p.dK, colStart, colCount, multi && !windowed);
+        });
+
+        // Keep the chosen cell while the head and window stay; otherwise start in the shown head's first column.
+        const key = `${h}|${d}|${p.heads}`;
+        const selected = qTable.selection;
+        if (selected && key === selectionKey) showArithmetic();
+        else qTable.select(selected ? Math.min(selected[0], p.n - 1) : 0, windowed ? 0 : sliceStart);
+        selectionKey = key;
+      },
+    };
   },
 };

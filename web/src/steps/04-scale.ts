@@ -1,14 +1,245 @@
-// PLACEHOLDER: replaced by the real step.
-import { el } from '../figures/dom';
+// Step 2 of the article: divide the scores by sqrt(d_k), and why. The division on the live scores,
+// the variance experiment (random dot products before and after), the saturation demo (softmax of
+// [1, 2, 3] with and without the spread that d_k would cause, and how much gradient survives), and
+// what scaling does to the current sentence's weights.
+import { BarChart } from '../figures/bars';
+import { el, replaceChildren } from '../figures/dom';
+import { count, fmt, percent, quoted } from '../figures/format';
+import { tex } from '../figures/formula';
+import { Histogram } from '../figures/histogram';
+import { tokenLabels } from '../figures/labels';
+import { MatrixTable } from '../figures/matrix-table';
+import type { Tensor3 } from '../engine/types';
+import { LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+
+/** The d_k the article uses for its saturation example. */
+const ARTICLE_DK = 64;
+/** A row whose largest weight shows as this or more is "nearly one-hot". */
+const ONE_HOT = 0.9;
+/** Compares as the reader sees it: a weight shown as "90%" counts as 90%. */
+const atLeastOneHot = (w: number) => Math.round(w * 100) >= ONE_HOT * 100;
+/** Above this many tokens the per-row table folds into a <details>. */
+const OPEN_TABLE_UP_TO = 16;
+
+/** Largest weight of each row of head `head`. */
+export function rowMaxima(t: Tensor3, head: number): number[] {
+  const out: number[] = [];
+  for (let r = 0; r < t.rows; r++) {
+    let best = 0;
+    const base = (head * t.rows + r) * t.cols;
+    for (let c = 0; c < t.cols; c++) best = Math.max(best, t.data[base + c]);
+    out.push(best);
+  }
+  return out;
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+
+/** Whole numbers without decimals (the article's [1, 2, 3] and [8, 16, 24]), others with two. */
+const num = (v: number) => fmt(v, Number.isInteger(v) ? 0 : 2);
+
+function rowText(row: Float32Array | number[]): string {
+  return `[${Array.from(row, num).join(', ')}]`;
+}
 
 export const scaleStep: StepDefinition = {
   id: 'scale',
   number: 4,
   title: 'Scale by √d_k, and why',
-  summary: '',
-  mount(body) {
-    body.append(el('p', {}, 'Coming soon.'));
-    return { render() {} };
+  summary: 'Dividing the scores by √d_k keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
+  formula: tex`\text{scaled} = \frac{Q K^{\top}}{\sqrt{d_k}}`,
+  mount(body, context) {
+    let snapshot: Snapshot | null = null;
+
+    const what = el('p', {});
+    const scaled = new MatrixTable({
+      caption: 'scaled scores',
+      scale: 'diverging',
+      corner: 'query ↓ key →',
+      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}, scaled: ${fmt(v)}` : ''),
+      onSelect: () => showDivision(),
+    });
+    const division = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
+
+    const experimentIntro = el('p', {});
+    const histogram = new Histogram({ title: 'Random dot products before and after dividing by √d_k', xLabel: 'value of the dot product', className: 'scale-histogram' });
+    const statsBody = el('tbody');
+    const stats = el('table', { class: 'data-table scale-stats' },
+      el('caption', {}, 'Standard deviation of the dot products'),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'dot products'), el('th', { scope: 'col' }, 'measured'), el('th', { scope: 'col' }, 'expected'))),
+      statsBody);
+    const experimentReading = el('p', { class: 'reading' });
+    const tryButton = el('button', { type: 'button', class: 'scale-try' });
+    tryButton.addEventListener('click', () => context.update({ dModel: 512, heads: 8 }));
+
+    const softBars = new BarChart({ caption: '', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v, 2), className: 'scale-soft' });
+    const sharpBars = new BarChart({ caption: '', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v, 2), className: 'scale-sharp' });
+    const softNorm = el('figcaption', { class: 'scale-gradient' });
+    const sharpNorm = el('figcaption', { class: 'scale-gradient' });
+    const saturationReading = el('p', {});
+
+    const effect = el('p', { 'aria-live': 'polite' });
+    const effectTable = new MatrixTable({ caption: 'largest weight per row', scale: 'sequential', corner: 'token', format: (v) => percent(v) });
+    const effectFigure = el('figure', { class: 'figure' }, effectTable.element);
+    const effectDetails = el('details', {}, el('summary', {}, 'The largest weight of every row'));
+    const effectHolder = el('div', { class: 'scale-effect' });
+    const scaleButton = el('button', { type: 'button', class: 'scale-toggle' });
+    scaleButton.addEventListener('click', () => context.update({ scale: !snapshot?.settings.scale }));
+
+    body.append(
+      what,
+      el('figure', { class: 'figure' }, scaled.element),
+      division,
+      el('h3', { class: 'scale-heading' }, 'Why: longer vectors give wider scores'),
+      el('p', {}, 'A score is a sum of d_k products, one per dimension. If the query and key components are roughly independent with variance about 1, each product also has variance about 1, and variances of independent terms add up. ' +
+        'So the sum has variance about d_k: its typical size, the standard deviation, is about √d_k. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.'),
+      experimentIntro,
+      el('figure', { class: 'figure scale-experiment' }, histogram.element, stats),
+      experimentReading,
+      el('h3', { class: 'scale-heading' }, 'What goes wrong without it: softmax saturates'),
+      el('p', {}, 'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √d_k, the spread unscaled scores would have at this d_k:'),
+      el('div', { class: 'figure-row scale-saturation' },
+        el('figure', { class: 'figure' }, softBars.element, softNorm),
+        el('figure', { class: 'figure' }, sharpBars.element, sharpNorm)),
+      saturationReading,
+      el('p', { class: 'scale-try-row' }, tryButton),
+      el('h3', { class: 'scale-heading' }, 'What it does to this sentence'),
+      effect,
+      effectHolder,
+    );
+
+    function showDivision(): void {
+      if (!snapshot || !scaled.selection) return;
+      const { pipeline: p, tokens, settings } = snapshot;
+      const [row, col] = scaled.selection;
+      const at = (settings.head * p.n + row) * p.n + col;
+      const raw = p.scores.data[at];
+      const result = p.scoresScaled.data[at];
+      const line = el('p', { class: 'by-hand scale-division' },
+        el('span', { class: 'by-hand-label' }, `scaled[${row + 1}, ${col + 1}]`), ' = ',
+        el('span', { class: 'scale-raw', 'data-value': raw }, fmt(raw)),
+        settings.scale ? ` ÷ √${p.dK} = ${fmt(raw)} ÷ ${fmt(Math.sqrt(p.dK))} = ` : ' × 1 = ',
+        el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result)));
+      replaceChildren(division,
+        el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): ${quoted(tokens[row])} against ${quoted(tokens[col])}`),
+        line,
+        settings.scale ? null : el('p', {}, 'Scaling is switched off in the settings bar, so the scores pass through unchanged.'));
+    }
+
+    function showExperiment(next: Snapshot): void {
+      const { dots } = next;
+      const dK = dots.dK;
+      const root = fmt(Math.sqrt(dK));
+      const spread = Math.max(dots.rawStd, dots.scaledStd, 1);
+      const limit = Math.max(4, Math.ceil(4 * spread));
+      experimentIntro.textContent = `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with d_k = ${dK} components each, ` +
+        'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √d_k. Both use the same horizontal axis.';
+      histogram.update([
+        { label: `q · k: standard deviation ${fmt(dots.rawStd)}`, values: dots.raw, className: 'series-b', markers: [{ at: -dots.rawStd, label: '−σ' }, { at: dots.rawStd, label: '+σ' }] },
+        { label: `q · k / √${dK}: standard deviation ${fmt(dots.scaledStd)}`, values: dots.scaled, className: 'series-a', markers: [{ at: -dots.scaledStd, label: '−σ' }, { at: dots.scaledStd, label: '+σ' }] },
+      ], [-limit, limit],
+      `Histogram of ${count(dots.raw.length)} random dot products with d_k = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
+        `after dividing by ${root} it is ${fmt(dots.scaledStd)}, close to 1.`);
+      replaceChildren(statsBody,
+        el('tr', {}, el('th', { scope: 'row' }, 'q · k'), el('td', { class: 'stat scale-raw-std' }, fmt(dots.rawStd)), el('td', { class: 'stat' }, `√${dK} = ${root}`)),
+        el('tr', {}, el('th', { scope: 'row' }, `q · k / √${dK}`), el('td', { class: 'stat scale-scaled-std' }, fmt(dots.scaledStd)), el('td', { class: 'stat' }, '1')));
+      experimentReading.textContent = dK === 1
+        ? `With d_k = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
+        : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √d_k while the bottom one stays put.`;
+    }
+
+    function showSaturation(next: Snapshot): void {
+      const { row, soft, sharp, factor } = next.saturation;
+      const dK = next.pipeline.dK;
+      const stretched = Array.from(row, (v) => v * factor);
+      softBars.update(Array.from(soft.probabilities, (v, i) => ({ label: num(row[i]), value: v, emphasis: i === row.length - 1 })), `softmax(${rowText(row)})`);
+      sharpBars.update(Array.from(sharp.probabilities, (v, i) => ({ label: num(stretched[i]), value: v, emphasis: i === row.length - 1 })),
+        `softmax(${rowText(row)} × √${dK}) = softmax(${rowText(stretched)})`);
+      softNorm.replaceChildren('Gradient that still flows: ', el('span', { class: 'stat scale-soft-norm' }, fmt(soft.jacobianNorm, 3)));
+      sharpNorm.replaceChildren('Gradient that still flows: ', el('span', { class: 'stat scale-sharp-norm' }, fmt(sharp.jacobianNorm, 3)));
+      const top = sharp.probabilities[sharp.probabilities.length - 1];
+      if (factor === 1) {
+        saturationReading.textContent = `At d_k = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`;
+      } else {
+        const ratio = sharp.jacobianNorm > 0 ? soft.jacobianNorm / sharp.jacobianNorm : Infinity;
+        saturationReading.textContent =
+          `Stretched by √${dK} = ${fmt(factor)}, the largest score takes ${percent(top, top > 0.99 ? 1 : 0)} instead of ${percent(soft.probabilities[soft.probabilities.length - 1])}. ` +
+          'The “gradient that still flows” is the size (Frobenius norm) of softmax’s Jacobian, diag(p) − p pᵀ: how strongly the outputs respond when the scores move. ' +
+          `It falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}${Number.isFinite(ratio) && ratio >= 1.05 ? `, ${fmt(ratio, ratio < 10 ? 1 : 0)} times smaller` : ''}. ` +
+          'When one weight sits near 1 and the rest near 0, every entry of that matrix is near 0: almost no error signal gets back to W_q and W_k, and training stalls. ' +
+          'Dividing by √d_k brings the spread back to about 1, where softmax still responds to its inputs.';
+      }
+      tryButton.hidden = dK === ARTICLE_DK;
+      tryButton.textContent = `Try the article’s d_k = ${ARTICLE_DK} (d_model 512, 8 heads)`;
+    }
+
+    function showEffect(next: Snapshot): void {
+      const { pipeline: p, tokens, settings } = next;
+      const h = settings.head;
+      const labels = tokenLabels(tokens);
+      const withScaling = rowMaxima(p.weights, h);
+      const without = rowMaxima(p.weightsUnscaled, h);
+      const live = p.fullyMaskedRows;
+      const rows = withScaling.map((_, i) => i).filter((i) => !live[i]);
+      const nearlyOneHot = (values: number[]) => rows.filter((i) => atLeastOneHot(values[i])).length;
+      const headNote = p.heads > 1 ? ` of head ${h + 1}` : '';
+      scaleButton.textContent = settings.scale ? 'Switch scaling off' : 'Switch scaling back on';
+
+      if (!settings.scale) {
+        replaceChildren(effect,
+          `Scaling is switched off, so the weights in the next steps come from raw scores. Across the ${rows.length} rows${headNote}, the largest weight averages ${percent(mean(rows.map((i) => without[i])))}, ` +
+          `and ${nearlyOneHot(without)} of them give ${percent(ONE_HOT)} or more to a single token. `, scaleButton, ' to compare.');
+      } else if (p.dK === 1) {
+        replaceChildren(effect, 'With d_k = 1 the scores are divided by √1 = 1, so scaling changes nothing here: the weights with and without it are the same.');
+      } else {
+        // The row that scaling changes most.
+        let most = rows[0] ?? 0;
+        for (const i of rows) if (without[i] - withScaling[i] > without[most] - withScaling[most]) most = i;
+        replaceChildren(effect,
+          `Scaling is on: every score${headNote} was divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))} before softmax. ` +
+          `Without it, the largest weight in row ${most + 1} (${quoted(tokens[most])}) would be ${percent(without[most])} instead of ${percent(withScaling[most])}. ` +
+          `Averaged over the ${rows.length} rows, the largest weight is ${percent(mean(rows.map((i) => withScaling[i])))} with scaling and would be ${percent(mean(rows.map((i) => without[i])))} without; ` +
+          `rows giving ${percent(ONE_HOT)} or more to one token: ${nearlyOneHot(withScaling)} with scaling, ${nearlyOneHot(without)} without. `, scaleButton, ' to see the rest of the page without it.');
+      }
+
+      const columns = settings.scale && p.dK > 1 ? [withScaling, without] : [without];
+      const colLabels = settings.scale && p.dK > 1 ? ['with scaling', 'without'] : ['largest weight'];
+      const data = new Float32Array(p.n * columns.length);
+      for (let i = 0; i < p.n; i++) columns.forEach((values, c) => (data[i * columns.length + c] = values[i]));
+      effectTable.update({ data, rows: p.n, cols: columns.length, rowLabels: labels, colLabels, extent: 1, showNumbers: p.n <= LIMITS.maxTokensWithNumbers },
+        `Largest attention weight in each row${headNote}`);
+      // Long sentences fold the table away; short ones show it open.
+      if (p.n <= OPEN_TABLE_UP_TO) {
+        if (effectFigure.parentElement !== effectHolder) replaceChildren(effectHolder, effectFigure);
+      } else if (effectFigure.parentElement !== effectDetails) {
+        effectDetails.appendChild(effectFigure);
+        replaceChildren(effectHolder, effectDetails);
+      }
+    }
+
+    return {
+      render(next) {
+        snapshot = next;
+        const { pipeline: p, tokens, settings } = next;
+        const h = settings.head;
+        const labels = tokenLabels(tokens);
+        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
+        what.textContent = settings.scale
+          ? `Before softmax, every score is divided by √d_k, the square root of the query and key length. Here d_k = ${p.dK}, so each score is divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
+            `${p.dK === 1 ? ', which leaves it as it was' : `, which is the same as multiplying by ${fmt(p.scaleFactor, 3)}`}. Pick a cell to see its division.`
+          : `Normally every score is now divided by √d_k, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`;
+        scaled.update(
+          { data: p.scoresScaled.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: p.n <= LIMITS.maxTokensWithNumbers },
+          settings.scale ? `scores / √${p.dK}${headNote}, (n, n) = (${p.n}, ${p.n})` : `scores, unscaled (scaling is off)${headNote}, (n, n) = (${p.n}, ${p.n})`,
+        );
+        if (scaled.selection) showDivision();
+        else scaled.select(0, 0);
+        showExperiment(next);
+        showSaturation(next);
+        showEffect(next);
+      },
+    };
   },
 };

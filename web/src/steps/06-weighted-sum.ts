@@ -1,14 +1,139 @@
-// PLACEHOLDER: replaced by the real step.
-import { el } from '../figures/dom';
+// Step 4 of the article: output = weights V. Every output row is the value rows mixed in the
+// proportions of that row's weights; any output cell can be worked out by hand.
+import { byHandSum } from '../figures/arithmetic';
+import { codeBlock } from '../figures/code-block';
+import { el, replaceChildren } from '../figures/dom';
+import { fmt, percent, quoted, sub } from '../figures/format';
+import { tex } from '../figures/formula';
+import { dimensionLabels, tokenLabels } from '../figures/labels';
+import { MatrixTable } from '../figures/matrix-table';
+import { LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+
+/** The article's attention(), exactly as printed there. */
+export const ATTENTION_SOURCE = `def attention(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ V, weights`;
+
+function link(href: string, text: string): HTMLAnchorElement {
+  return el('a', { href }, text);
+}
 
 export const weightedSumStep: StepDefinition = {
   id: 'weighted-sum',
   number: 6,
   title: 'Weighted sum of values',
-  summary: '',
+  summary: 'Each output row mixes the value vectors of all tokens, in the proportions its weights give.',
+  formula: tex`\text{output} = \text{weights}\; V, \qquad \text{out}_{ij} = \sum_{t=1}^{n} w_{it}\, v_{tj}`,
   mount(body) {
-    body.append(el('p', {}, 'Coming soon.'));
-    return { render() {} };
+    let snapshot: Snapshot | null = null;
+    const selection = { row: 0, col: 0 };
+
+    const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
+    const reading = el('p', { class: 'reading' });
+    const weights = new MatrixTable({
+      caption: 'weights',
+      scale: 'sequential',
+      corner: 'query ↓ key →',
+      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} takes ${percent(v)} of ${quoted(snapshot.tokens[c])}’s value` : ''),
+    });
+    const values = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token' });
+    const output: MatrixTable = new MatrixTable({
+      caption: 'output',
+      scale: 'diverging',
+      corner: 'token ↓ dim →',
+      describe: (r, c, v) => (snapshot ? `output of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
+      onSelect: (row, col) => {
+        selection.row = row;
+        selection.col = col;
+        showArithmetic();
+      },
+    });
+
+    body.append(
+      el('p', {}, 'The weights decide how much to take from each token; the values decide what each token hands over. ' +
+        'Multiplying the two matrices turns every output row into a blend of the value rows, mixed in exactly the proportions of that row’s weights.'),
+      el('p', {}, 'Pick an output cell (click it, or Tab into the table and use the arrow keys). The row of weights and the column of V that make it are outlined, and the sum is written out term by term.'),
+      el('figure', { class: 'figure' }, weights.element),
+      el('div', { class: 'figure-row' }, el('figure', { class: 'figure' }, values.element), el('figure', { class: 'figure' }, output.element)),
+      byHand,
+      reading,
+      el('h3', {}, 'The whole mechanism in code'),
+      el('p', {}, 'The article collects everything so far into one NumPy function:'),
+      codeBlock(ATTENTION_SOURCE, { label: 'The article’s attention() function in NumPy' }),
+      el('p', {}, 'Line 2 is the scores (', link('#scores', 'step 3'), ') divided by √d_k (', link('#scale', 'step 4'),
+        '); lines 3–4 block whatever the mask forbids by setting it to −∞ (', link('#causal', 'step 7'),
+        '); line 5 turns each row into weights (', link('#softmax', 'step 5'),
+        '); line 6 is this step, and it hands back the weights too, which is what attention maps draw.'),
+    );
+
+    function showArithmetic(): void {
+      if (!snapshot) return;
+      const { pipeline: p, tokens, settings } = snapshot;
+      const h = settings.head;
+      const { row, col } = selection;
+      const n = p.n;
+      const dK = p.dK;
+      const wRow = p.weights.data.subarray((h * n + row) * n, (h * n + row + 1) * n);
+      const vCol = Array.from({ length: n }, (_, t) => p.V_heads.data[(h * n + t) * dK + col]);
+      const value = p.headOutputs.data[(h * n + row) * dK + col];
+      replaceChildren(
+        byHand,
+        el('p', { class: 'by-hand-title' }, `Output row ${row + 1} (${quoted(tokens[row])}), dimension ${col + 1}: weights of row ${row + 1} times column ${col + 1} of V`),
+        byHandSum(`out${sub(row + 1)},${sub(col + 1)}`, Array.from(wRow, (w, t) => ({ a: w, b: vCol[t] })), value),
+      );
+      weights.highlight([row], []);
+      values.highlight([], [col]);
+
+      if (p.fullyMaskedRows[row]) {
+        reading.textContent = `Every key is blocked for row ${row + 1}, so all its weights are 0 and its output is 0.`;
+        return;
+      }
+      let total = 0;
+      let best = 0;
+      for (let t = 0; t < n; t++) {
+        total += wRow[t];
+        if (wRow[t] > wRow[best]) best = t;
+      }
+      const lo = Math.min(...vCol);
+      const hi = Math.max(...vCol);
+      reading.textContent = `The weights of row ${row + 1} are never negative and add up to ${fmt(total)}, so ${fmt(value)} is an average of column ${col + 1} of V: ` +
+        `it has to land between that column’s smallest value (${fmt(lo)}) and its largest (${fmt(hi)}). ` +
+        `The biggest share, ${percent(wRow[best])}, comes from ${quoted(tokens[best])}, whose value there is ${fmt(vCol[best])}.`;
+    }
+
+    return {
+      render(next) {
+        snapshot = next;
+        const { pipeline: p, tokens, settings } = next;
+        const h = settings.head;
+        const n = p.n;
+        const labels = tokenLabels(tokens);
+        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
+        const numbers = n <= LIMITS.maxTokensWithNumbers;
+        const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
+        const masked = (r: number, c: number) => p.mask.data[r * n + c] === 0 && p.weights.data[(h * n + r) * n + c] === 0;
+        weights.update(
+          { data: p.weights.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers, blocked: masked, blockedText: '0' },
+          `weights${headNote}, (n, n) = (${n}, ${n}); each row adds up to 1`,
+        );
+        values.update(
+          { data: p.V_heads.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers },
+          `V${headNote}: values, (n, d_k) = (${n}, ${p.dK})`,
+        );
+        output.update(
+          { data: p.headOutputs.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers },
+          `output = weights V${headNote}, (n, d_k) = (${n}, ${p.dK})`,
+        );
+        selection.row = Math.min(selection.row, n - 1);
+        selection.col = Math.min(selection.col, p.dK - 1);
+        if (!output.selection) output.select(selection.row, selection.col);
+        else showArithmetic();
+      },
+    };
   },
 };

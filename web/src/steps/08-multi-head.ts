@@ -1,14 +1,226 @@
-// PLACEHOLDER: replaced by the real step.
-import { el } from '../figures/dom';
+// Multi-head attention: d_model stays fixed while h changes. The columns of Q, K, V are cut into h
+// slices of d_k, each slice runs its own attention, the results are glued back together and mixed
+// by W_o. Every head's map is drawn, and the work is counted to show it does not depend on h.
+import { codeBlock } from '../figures/code-block';
+import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-model';
+import { el, replaceChildren, setVar } from '../figures/dom';
+import { count, percent, quoted } from '../figures/format';
+import { tex } from '../figures/formula';
+import { HeadGrid } from '../figures/head-grid';
+import { dimensionLabels, tokenLabels } from '../figures/labels';
+import { MatrixTable } from '../figures/matrix-table';
+import { headChoices, LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+
+/** The article's multi_head_attention(), exactly as printed there. */
+export const MULTI_HEAD_SOURCE = `def multi_head_attention(X, W_q, W_k, W_v, W_o, h=8):
+    n, d_model = X.shape
+    d_k = d_model // h
+
+    Q = (X @ W_q).reshape(n, h, d_k).transpose(1, 0, 2)   # (h, n, d_k)
+    K = (X @ W_k).reshape(n, h, d_k).transpose(1, 0, 2)
+    V = (X @ W_v).reshape(n, h, d_k).transpose(1, 0, 2)
+
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d_k)      # (h, n, n)
+    weights = softmax(scores, axis=-1)
+    heads = weights @ V                                    # (h, n, d_k)
+
+    merged = heads.transpose(1, 0, 2).reshape(n, d_model)  # concat heads
+    return merged @ W_o, weights`;
+
+/** Widest output drawn; past it, the first columns (the rest are computed, not drawn). */
+export const OUTPUT_MAX_COLUMNS = 64;
+
+function firstColumns(data: Float32Array, rows: number, cols: number, keep: number): Float32Array {
+  const out = new Float32Array(rows * keep);
+  for (let r = 0; r < rows; r++) out.set(data.subarray(r * cols, r * cols + keep), r * keep);
+  return out;
+}
+
+/** At most this many heads get a map; the rest are counted in words. */
+export const MAX_HEAD_MAPS = 16;
+
+/** The key each query token weights most in one head. */
+export function topKey(weights: Float32Array, head: number, n: number, row: number): number {
+  let best = 0;
+  const base = (head * n + row) * n;
+  for (let c = 1; c < n; c++) if (weights[base + c] > weights[base + best]) best = c;
+  return best;
+}
+
+const COST_PARTS: { key: keyof LayerCost; label: string; formula: string }[] = [
+  { key: 'projections', label: 'Q, K, V projections', formula: '3 · n · d_model²' },
+  { key: 'scores', label: 'Scores Q_i K_iᵀ, all heads', formula: 'h · n² · d_k = n² · d_model' },
+  { key: 'weightedSum', label: 'Weighted sums, all heads', formula: 'h · n² · d_k = n² · d_model' },
+  { key: 'output', label: 'Output projection × W_o', formula: 'n · d_model²' },
+];
+
+function shape(rows: number, cols: number): string {
+  return `(${rows}, ${cols})`;
+}
 
 export const multiHeadStep: StepDefinition = {
   id: 'multi-head',
   number: 8,
-  title: 'Multi-head attention',
-  summary: '',
-  mount(body) {
-    body.append(el('p', {}, 'Coming soon.'));
-    return { render() {} };
+  title: 'Multi-head attention: several questions at once',
+  summary: 'h smaller attentions run side by side on slices of d_model and are glued back together, for about the same work as one.',
+  formula: tex`\text{head}_i = \operatorname{softmax}\!\Big(\frac{Q_i K_i^{\top}}{\sqrt{d_k}}\Big) V_i, \qquad \text{output} = \operatorname{concat}(\text{head}_1, \dots, \text{head}_h)\, W_o, \qquad d_k = \frac{d_{\text{model}}}{h}`,
+  mount(body, context) {
+    const choices = el('div', { class: 'multi-head-choices', role: 'group', 'aria-label': 'Number of heads h' });
+    const choicesNote = el('p', { class: 'multi-head-choices-note', 'aria-live': 'polite' });
+    const flow = el('ol', { class: 'multi-head-flow', 'aria-label': 'Shapes through multi-head attention, for this page' });
+    const split = el('div', { class: 'multi-head-split', 'aria-hidden': 'true' });
+    const costTable = el('table', { class: 'data-table multi-head-cost' });
+    const costReading = el('p', { class: 'reading multi-head-cost-reading' });
+    const grid = new HeadGrid((head) => context.update({ head }), 'Attention maps, one per head');
+    const gridNote = el('p', { class: 'multi-head-grid-note' });
+    const topTable = el('table', { class: 'data-table multi-head-top' });
+    const topDetails = el('details', { class: 'multi-head-top-details' },
+      el('summary', {}, 'The same maps in words: which token each head looks at most'),
+      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Each head’s strongest key per token', tabindex: 0 }, topTable));
+    const output = new MatrixTable({ caption: 'output', scale: 'diverging', corner: 'token ↓ dim →' });
+
+    body.append(
+      el('p', {}, 'A single head hands each token one set of weights: one answer to one question. A word like “it” has several questions at once: which noun does it stand for, which verb is it the subject of, what came just before it? ' +
+        'Multi-head attention cuts the d_model columns of Q, K and V into h slices of d_k = d_model / h columns, runs the attention of the previous steps on each slice independently, and glues the h results back together.'),
+      el('p', {}, 'Try a different number of heads. d_model stays the same; only the slicing changes.'),
+      choices,
+      choicesNote,
+      el('figure', { class: 'figure multi-head-diagram' }, split, flow,
+        el('figcaption', {}, 'Every shape above is this page’s. The strip shows the d_model columns of Q (and K, V) cut into one slice per head.')),
+      el('h3', {}, 'The same work, however you slice it'),
+      el('p', {}, 'Splitting does not add work: h heads of width d_k do h · n² · d_k = n² · d_model multiply-adds for the scores, exactly what one head of full width would. ' +
+        'The table counts every product of this layer for each h that d_model allows; the column for the current h is counted from the engine’s actual matrices.'),
+      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Multiply-adds and parameters for each number of heads', tabindex: 0 }, costTable),
+      costReading,
+      el('h3', {}, 'Every head’s attention map'),
+      el('p', {}, 'Each square is one head’s weights: rows are query tokens, columns are key tokens, darker means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. Pick a map to show that head in the single-head figures of the steps above.'),
+      grid.element,
+      gridNote,
+      topDetails,
+      el('h3', {}, 'Concatenate, then mix with W_o'),
+      el('p', {}, 'Concatenating the head outputs gives back an (n, d_model) matrix. W_o, one more learned d_model × d_model matrix, mixes the heads’ findings into the layer’s output:'),
+      el('figure', { class: 'figure' }, output.element),
+      el('h3', {}, 'In code'),
+      el('p', {}, 'The article’s version does the slicing with a reshape and a transpose, and runs all heads at once as a stack of matrices:'),
+      codeBlock(MULTI_HEAD_SOURCE, { label: 'The article’s multi_head_attention() in NumPy' }),
+    );
+
+    let choiceKey = '';
+    function renderChoices(dModel: number, current: number): void {
+      const options = headChoices(dModel);
+      const key = `${dModel}`;
+      if (key !== choiceKey) {
+        choiceKey = key;
+        replaceChildren(choices, el('span', { class: 'multi-head-choices-label', 'aria-hidden': 'true' }, 'h ='),
+          ...options.map((h) => {
+            const button = el('button', { type: 'button', class: 'multi-head-choice', 'data-heads': h, 'aria-label': `${h} head${h === 1 ? '' : 's'} of d_k = ${dModel / h}` }, String(h));
+            button.addEventListener('click', () => context.update({ heads: h }));
+            return button;
+          }));
+      }
+      choices.querySelectorAll<HTMLButtonElement>('button').forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
+      choicesNote.textContent = `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
+        `These are all the values that divide d_model = ${dModel}${options.length < dModel && dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`;
+    }
+
+    function renderFlow(s: Snapshot): void {
+      const p = s.pipeline;
+      const stage = (name: string, detail: string, shapeText: string) =>
+        el('li', { class: 'multi-head-stage' }, el('span', { class: 'multi-head-stage-name' }, name), el('span', { class: 'multi-head-stage-detail' }, detail), el('span', { class: 'multi-head-shape' }, shapeText));
+      replaceChildren(flow,
+        stage('X', 'one row per token', shape(p.X.rows, p.X.cols)),
+        stage('Q, K, V', `X times W_q, W_k, W_v, each ${shape(p.W_q.rows, p.W_q.cols)}`, `3 × ${shape(p.Q.rows, p.Q.cols)}`),
+        stage('split', `columns cut into h = ${p.heads} slice${p.heads === 1 ? '' : 's'}`, `${p.heads} × 3 × ${shape(p.Q_heads.rows, p.Q_heads.cols)}`),
+        stage('attention per head', `softmax(Q_i K_iᵀ / √${p.dK}) is ${shape(p.weights.rows, p.weights.cols)}, times V_i`, `${p.heads} × ${shape(p.headOutputs.rows, p.headOutputs.cols)}`),
+        stage('concat', 'head outputs side by side', shape(p.merged.rows, p.merged.cols)),
+        stage('× W_o', `mix the heads, W_o is ${shape(p.W_o.rows, p.W_o.cols)}`, shape(p.output.rows, p.output.cols)),
+      );
+      setVar(split, '--heads', p.heads);
+      const labelled = p.heads <= 8;
+      replaceChildren(split, ...Array.from({ length: p.heads }, (_, i) =>
+        el('span', { class: `multi-head-slice${i === s.settings.head ? ' multi-head-slice-shown' : ''}` },
+          labelled ? `head ${i + 1}: ${i * p.dK + 1}–${(i + 1) * p.dK}` : '')));
+    }
+
+    function renderCost(s: Snapshot): void {
+      const p = s.pipeline;
+      const actual = costOfSnapshot(p);
+      const options = headChoices(p.dModel);
+      const columns = options.map((h) => ({ h, cost: h === p.heads ? actual : costOfShape(p.n, p.dModel, h) }));
+      const headRow = el('tr', {}, el('th', { scope: 'col' }, 'part of the layer'),
+        ...columns.map(({ h }) => el('th', { scope: 'col', class: h === p.heads ? 'multi-head-current' : null }, `h = ${h}`)));
+      const row = (label: string, formula: string, value: (c: LayerCost) => number, className?: string) =>
+        el('tr', { class: className ?? null }, el('th', { scope: 'row' }, label, el('span', { class: 'multi-head-formula' }, formula)),
+          ...columns.map(({ h, cost }) => el('td', { class: `num${h === p.heads ? ' multi-head-current' : ''}`, 'data-heads': h }, count(value(cost)))));
+      replaceChildren(costTable,
+        el('caption', {}, `One layer’s work and weights, n = ${p.n}, d_model = ${p.dModel}`),
+        el('thead', {}, headRow),
+        el('tbody', {}, ...COST_PARTS.map((part) => row(part.label, part.formula, (c) => c[part.key]))),
+        el('tfoot', {},
+          row('Total multiply-adds', '3nd² + 2n²d + nd²', (c) => c.total, 'multi-head-total'),
+          row('Parameters', 'W_q, W_k, W_v, W_o: 4 · d_model²', (c) => c.params, 'multi-head-params')));
+      const same = columns.every(({ cost }) => cost.total === actual.total && cost.params === actual.params);
+      const attentionShare = (actual.scores + actual.weightedSum) / actual.total;
+      costReading.textContent = same
+        ? `Every column is identical: ${count(actual.total)} multiply-adds and ${count(actual.params)} parameters, whether ${options.length === 1 ? 'h is 1' : `h is ${options[0]} or ${options[options.length - 1]}`}. ` +
+          `At n = ${p.n}, the n × n products are ${percent(attentionShare)} of the work; they take over as the sentence grows (see the next step).`
+        : `With these shapes the count changes with h: ${count(actual.total)} multiply-adds at h = ${p.heads}.`;
+    }
+
+    function renderHeads(s: Snapshot): void {
+      const p = s.pipeline;
+      const n = p.n;
+      const shown = Math.min(p.heads, MAX_HEAD_MAPS);
+      const maps = Array.from({ length: shown }, (_, head) => {
+        let best = 0;
+        let bestValue = -1;
+        for (let i = 0; i < n * n; i++) if (p.weights.data[head * n * n + i] > bestValue) { bestValue = p.weights.data[head * n * n + i]; best = i; }
+        const r = Math.floor(best / n);
+        const c = best % n;
+        return {
+          data: p.weights.data.subarray(head * n * n, (head + 1) * n * n),
+          n,
+          caption: `Head ${head + 1}`,
+          description: `Head ${head + 1} of ${p.heads}: attention map, ${n} × ${n}. Strongest: ${quoted(s.tokens[r])} takes ${percent(bestValue)} from ${quoted(s.tokens[c])}.` +
+            `${head === s.settings.head ? ' Shown in the steps above.' : ' Show this head in the steps above.'}`,
+        };
+      });
+      grid.update(maps, s.settings.head);
+      gridNote.textContent = p.heads > MAX_HEAD_MAPS
+        ? `Showing the first ${MAX_HEAD_MAPS} of ${p.heads} heads; the others are computed too, and the steps above can show any of them.`
+        : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`;
+
+      const labels = tokenLabels(s.tokens);
+      replaceChildren(topTable,
+        el('caption', {}, `For each token, the key with the largest weight in each head${p.heads > MAX_HEAD_MAPS ? ` (first ${MAX_HEAD_MAPS} heads)` : ''}`),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'token'), ...Array.from({ length: shown }, (_, head) => el('th', { scope: 'col' }, `head ${head + 1}`)))),
+        el('tbody', {}, ...labels.map((label, row) => el('tr', {}, el('th', { scope: 'row' }, label),
+          ...Array.from({ length: shown }, (_, head) => {
+            const key = topKey(p.weights.data, head, n, row);
+            return el('td', {}, `${labels[key]} `, el('span', { class: 'multi-head-top-weight' }, percent(p.weights.data[(head * n + row) * n + key])));
+          })))));
+    }
+
+    return {
+      render(next) {
+        const { pipeline: p, tokens } = next;
+        renderChoices(p.dModel, p.heads);
+        renderFlow(next);
+        renderCost(next);
+        renderHeads(next);
+        const labels = tokenLabels(tokens);
+        const numbers = p.n <= LIMITS.maxTokensWithNumbers && p.dModel <= LIMITS.maxTokensWithNumbers;
+        // A (128, 512) output would be 65,536 cells: past OUTPUT_MAX_COLUMNS only the first columns are drawn.
+        const cols = Math.min(p.dModel, OUTPUT_MAX_COLUMNS);
+        const data = cols === p.dModel ? p.output.data : firstColumns(p.output.data, p.n, p.dModel, cols);
+        output.update(
+          { data, rows: p.n, cols, rowLabels: labels, colLabels: dimensionLabels(cols), showNumbers: numbers },
+          `output = concat(heads) W_o, (n, d_model) = (${p.n}, ${p.dModel})` +
+            `${cols < p.dModel ? `, dimensions 1–${cols} of ${p.dModel} drawn` : ''}${numbers ? '' : ', colours only at this size'}`,
+        );
+      },
+    };
   },
 };

@@ -1,14 +1,160 @@
-// PLACEHOLDER: replaced by the real step.
-import { el } from '../figures/dom';
+// The cost, precisely: the (n, n) score matrix, and what it costs as n grows, computed for this
+// page's d_model and h (not quoted): entries, float32 bytes, multiply-adds, and the ratios that make
+// "double the context, four times the cost" and "2k -> 8k is 16x" checkable.
+import { attentionMultiplyAdds, FLOAT32_BYTES, ratioLabel, scoreEntries, tokenCountLabel } from '../figures/cost-model';
+import { el, replaceChildren } from '../figures/dom';
+import { bytes, count, quoted } from '../figures/format';
+import { tex } from '../figures/formula';
+import { tokenLabels } from '../figures/labels';
+import { LogLogChart, type ChartTick } from '../figures/line-chart';
+import { MatrixTable } from '../figures/matrix-table';
+import { LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+
+/** Context lengths every reader sees, whatever the sentence: 1k ... 128k tokens. */
+export const REFERENCE_LENGTHS = [1024, 2048, 4096, 8192, 16384, 32768, 131072];
+/** Depth of the model the "whole model" column imagines. */
+export const LAYERS = 32;
+
+export interface CostRow {
+  n: number;
+  entries: number;
+  bytesPerHead: number;
+  bytesPerLayer: number;
+  bytesModel: number;
+  multiplyAdds: number;
+}
+
+export function costRow(n: number, dModel: number, heads: number): CostRow {
+  const entries = scoreEntries(n);
+  return {
+    n,
+    entries,
+    bytesPerHead: FLOAT32_BYTES * entries,
+    bytesPerLayer: FLOAT32_BYTES * entries * heads,
+    bytesModel: FLOAT32_BYTES * entries * heads * LAYERS,
+    multiplyAdds: attentionMultiplyAdds(n, dModel),
+  };
+}
+
+/** This page's n, 2n, 4n, 8n, then the reference lengths, without repeats, shortest first. */
+export function costLengths(n: number): number[] {
+  return [...new Set([n, 2 * n, 4 * n, 8 * n, ...REFERENCE_LENGTHS])].sort((a, b) => a - b);
+}
+
+function columns(heads: number): { key: keyof CostRow; header: string; format: (v: number) => string }[] {
+  return [
+    { key: 'entries', header: 'scores per head (n²)', format: count },
+    { key: 'bytesPerHead', header: 'float32 memory, one head (4n² bytes)', format: bytes },
+    { key: 'bytesPerLayer', header: `one layer, ${heads} head${heads === 1 ? '' : 's'}`, format: bytes },
+    { key: 'bytesModel', header: `${LAYERS} layers of ${heads} head${heads === 1 ? '' : 's'}`, format: bytes },
+    { key: 'multiplyAdds', header: 'multiply-adds per layer (2·n²·d_model)', format: count },
+  ];
+}
+
+function powerTicks(lo: number, hi: number, base: number, label: (v: number) => string): ChartTick[] {
+  const ticks: ChartTick[] = [];
+  for (let v = 1; v <= hi; v *= base) if (v >= lo) ticks.push({ value: v, label: label(v) });
+  return ticks;
+}
+
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
 export const costStep: StepDefinition = {
   id: 'cost',
   number: 9,
   title: 'The cost, precisely',
-  summary: '',
+  summary: 'The score matrix has n² entries per head: double the tokens and its memory and work grow four times.',
+  formula: tex`\text{scores} \in \mathbb{R}^{n \times n}: \quad n^2 \text{ entries per head}, \quad 4 n^2 \text{ bytes in float32}, \quad 2\, n^2 d_{\text{model}} \text{ multiply-adds per layer}`,
   mount(body) {
-    body.append(el('p', {}, 'Coming soon.'));
-    return { render() {} };
+    let snapshot: Snapshot | null = null;
+    const matrix = new MatrixTable({
+      caption: 'scores',
+      scale: 'diverging',
+      corner: 'query ↓ key →',
+      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}: ${v.toFixed(2)}` : ''),
+    });
+    const matrixReading = el('p', { class: 'reading' });
+    const table = el('table', { class: 'data-table cost-table' });
+    const ratios = el('p', { class: 'reading cost-ratios' });
+    const chart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'bytes (log scale)' });
+    const flashLink = el('span', { class: 'cost-flash-ref' });
+
+    body.append(
+      el('p', {}, 'Everything that makes long context expensive sits in one table: the scores, with one row and one column per token. Here it is for this page’s sentence, one head:'),
+      el('figure', { class: 'figure' }, matrix.element),
+      matrixReading,
+      el('p', {}, 'Double the sentence and the table doubles in height and in width: four times as many numbers to compute, store and push through the softmax. ' +
+        'The table below works this out for this page’s d_model and number of heads, from this sentence up to 128k tokens (1k = 1,024).'),
+      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 }, table),
+      ratios,
+      el('figure', { class: 'figure cost-chart' }, chart.element,
+        el('figcaption', {}, 'Memory of one layer’s score matrices against n, both axes logarithmic: a curve that grows like n² is a straight line twice as steep as one that grows like n. The table above lists the same points.')),
+      el('aside', { class: 'cost-flash', 'aria-labelledby': 'cost-flash-title' },
+        el('h3', { id: 'cost-flash-title' }, 'FlashAttention: same answer, no n × n table'),
+        el('p', {}, 'Long-context tricks (sliding windows, sparse patterns, linear attention) all try to avoid building that table. ', flashLink, ' leaves the arithmetic exactly as it is: ' +
+          'it walks through the keys a tile at a time in the GPU’s small, fast on-chip memory, keeps a running softmax per row, and writes out only the final (n, d_k) result. ' +
+          'The output is identical. The memory columns above stop growing like n²; the multiply-adds column does not change at all. So it knocks down the memory wall but leaves the n² arithmetic where it was.')),
+    );
+
+    return {
+      render(next) {
+        snapshot = next;
+        const { pipeline: p, tokens, settings } = next;
+        const n = p.n;
+        const h = settings.head;
+        const labels = tokenLabels(tokens);
+        const numbers = n <= LIMITS.maxTokensWithNumbers;
+        matrix.update(
+          { data: p.scores.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers },
+          `scores${p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : ''}: (n, n) = (${n}, ${n}), ${count(n * n)} numbers`,
+        );
+        const here = costRow(n, p.dModel, p.heads);
+        matrixReading.textContent = `${n} token${n === 1 ? '' : 's'}: ${count(here.entries)} scores per head, ${count(here.entries * p.heads)} for all ${p.heads} head${p.heads === 1 ? '' : 's'}, ` +
+          `${bytes(here.bytesPerLayer)} as float32. Tiny here; watch the columns below.`;
+
+        const COLUMNS = columns(p.heads);
+        const rows = costLengths(n).map((length) => costRow(length, p.dModel, p.heads));
+        const find = (length: number) => rows.find((row) => row.n === length)!;
+        const ratioRow = (label: string, from: CostRow, to: CostRow, className: string) =>
+          el('tr', { class: className }, el('th', { scope: 'row' }, label),
+            ...COLUMNS.map((column) => el('td', { class: 'num', 'data-key': column.key }, ratioLabel(to[column.key] / from[column.key]))));
+        replaceChildren(table,
+          el('caption', {}, `The score matrix as n grows, for d_model = ${p.dModel} and h = ${p.heads}`),
+          el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'tokens n'), ...COLUMNS.map((column) => el('th', { scope: 'col' }, column.header)))),
+          el('tbody', {}, ...rows.map((row) => el('tr', { class: row.n === n ? 'cost-current' : null, 'data-n': row.n },
+            el('th', { scope: 'row' }, tokenCountLabel(row.n), row.n === n ? el('span', { class: 'cost-here' }, ' (this page)') : null),
+            ...COLUMNS.map((column) => el('td', { class: 'num', 'data-key': column.key, 'data-value': row[column.key] }, column.format(row[column.key])))))),
+          el('tfoot', {},
+            ratioRow(`doubling n: ${tokenCountLabel(n)} → ${tokenCountLabel(2 * n)}`, find(n), find(2 * n), 'cost-ratio-double'),
+            ratioRow('4× the context: 2k → 8k', find(2048), find(8192), 'cost-ratio-2k-8k')),
+        );
+        const k2 = find(2048);
+        const k8 = find(8192);
+        ratios.textContent = `From 2k to 8k tokens the context grows 4 times, and every column grows ${ratioLabel(k8.entries / k2.entries).slice(1)} times: ` +
+          `${count(k2.entries)} → ${count(k8.entries)} scores per head, ${bytes(k2.bytesPerLayer)} → ${bytes(k8.bytesPerLayer)} per layer. ` +
+          `At 128k tokens a single head’s matrix alone is ${bytes(find(131072).bytesPerHead)}.`;
+
+        const first = rows[0];
+        const last = rows[rows.length - 1];
+        chart.update({
+          series: [
+            { label: `score matrices, ${p.heads} head${p.heads === 1 ? '' : 's'}: grows like n²`, className: 'series-quad', points: rows.map((row) => [row.n, row.bytesPerLayer]), markers: true },
+            { label: 'for comparison, growing like n', className: 'series-lin', points: [[first.n, first.bytesPerLayer], [last.n, (first.bytesPerLayer * last.n) / first.n]] },
+          ],
+          xTicks: powerTicks(first.n, last.n, 4, tokenCountLabel),
+          yTicks: powerTicks(first.bytesPerLayer, last.bytesPerLayer, 1024, (v) => `1 ${BYTE_UNITS[Math.round(Math.log(v) / Math.log(1024))]}`),
+          highlight: { x: n, y: here.bytesPerLayer, text: `this page: n = ${n}, ${bytes(here.bytesPerLayer)}` },
+          description: `Log-log chart: memory of the score matrices of one layer with ${p.heads} head${p.heads === 1 ? '' : 's'}, from ${bytes(first.bytesPerLayer)} at ${tokenCountLabel(first.n)} tokens ` +
+            `to ${bytes(last.bytesPerLayer)} at ${tokenCountLabel(last.n)} tokens, a straight line of slope 2 (×4 per doubling); a line growing like n is drawn for comparison.`,
+        });
+
+        const root = body.getRootNode() as Document | ShadowRoot;
+        const target = root.getElementById?.('flash') ?? document.getElementById('flash');
+        // The link appears only once the page has a #flash section to go to.
+        replaceChildren(flashLink, target ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
+      },
+    };
   },
 };

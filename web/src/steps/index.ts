@@ -8,11 +8,12 @@ import { weightedSumStep } from './06-weighted-sum';
 import { causalStep } from './07-causal';
 import { multiHeadStep } from './08-multi-head';
 import { costStep } from './09-cost';
-import { faqStep } from './10-faq';
+import { flashStep } from './10-flash';
+import { faqStep } from './11-faq';
 import type { StepDefinition } from './types';
 
 export const STEPS: readonly StepDefinition[] = [
-  problemStep, qkvStep, scoresStep, scaleStep, softmaxStep, weightedSumStep, causalStep, multiHeadStep, costStep, faqStep,
+  problemStep, qkvStep, scoresStep, scaleStep, softmaxStep, weightedSumStep, causalStep, multiHeadStep, costStep, flashStep, faqStep,
 ];
 
 export function stepById(id: string): StepDefinition | undefined {

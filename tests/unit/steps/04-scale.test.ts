@@ -1,0 +1,151 @@
+// @vitest-environment happy-dom
+// The scaling step on real snapshots: the division on the live scores, the variance experiment
+// (histogram, its table and the measured standard deviations), the saturation demo with the
+// article's numbers, and what scaling does to the current weights.
+import { describe, expect, test, vi } from 'vitest';
+import { rowMaxima, scaleStep } from '../../../web/src/steps/04-scale';
+import { fmt, percent } from '../../../web/src/figures/format';
+import type { Settings } from '../../../web/src/settings';
+import { snapshotFor } from '../fixtures';
+
+function mount() {
+  const body = document.createElement('div');
+  document.body.replaceChildren(body);
+  const update = vi.fn<(change: Partial<Settings>) => void>();
+  const view = scaleStep.mount(body, { update });
+  return { body, view, update };
+}
+
+const text = (body: HTMLElement, selector: string) => body.querySelector(selector)!.textContent!;
+
+describe('scale step', () => {
+  test('the scaled-scores table is scores / √d_k, and a cell shows its division', async () => {
+    const snapshot = await snapshotFor();
+    const { pipeline: p } = snapshot;
+    const { body, view } = mount();
+    view.render(snapshot);
+    const table = body.querySelector('table.matrix')!;
+    expect([...table.querySelectorAll('td')].map((td) => td.textContent)).toEqual(Array.from(p.scoresScaled.data.subarray(0, p.n * p.n), (v) => fmt(v)));
+    expect(table.querySelector('caption')!.textContent).toBe('scores / √4, head 1 of 2, (n, n) = (9, 9)');
+    (table.querySelector('td[data-row="6"][data-col="1"]') as HTMLElement).click();
+    const raw = p.scores.data[6 * p.n + 1];
+    const line = body.querySelector('.scale-division')!;
+    expect(line.textContent).toBe(`scaled[7, 2] = ${fmt(raw)} ÷ √4 = ${fmt(raw)} ÷ 2.00 = ${fmt(p.scoresScaled.data[6 * p.n + 1])}`);
+    expect(Number((line.querySelector('.by-hand-result') as HTMLElement).dataset.value)).toBeCloseTo(raw / 2, 5);
+  });
+
+  test('the variance experiment: std labels and table are the engine’s, next to √d_k', async () => {
+    const snapshot = await snapshotFor();
+    const { dots } = snapshot;
+    const { body, view } = mount();
+    view.render(snapshot);
+    expect(text(body, '.scale-raw-std')).toBe(fmt(dots.rawStd));
+    expect(text(body, '.scale-scaled-std')).toBe(fmt(dots.scaledStd));
+    expect(text(body, '.scale-stats tbody tr:first-child td:last-child')).toBe('√4 = 2.00');
+    // The measured spreads obey the rule (4000 samples).
+    expect(dots.rawStd).toBeGreaterThan(1.8);
+    expect(dots.rawStd).toBeLessThan(2.2);
+    expect(dots.scaledStd).toBeCloseTo(dots.rawStd / 2, 4);
+
+    const chart = body.querySelector('svg.histogram-chart')!;
+    expect(chart.getAttribute('role')).toBe('img');
+    const label = chart.getAttribute('aria-label')!;
+    expect(label).toContain(`standard deviation is ${fmt(dots.rawStd)}, close to √4 = 2.00`);
+    expect(label).toContain(`it is ${fmt(dots.scaledStd)}, close to 1`);
+    expect([...chart.querySelectorAll('.panel-title')].map((t) => t.textContent)).toEqual([
+      `q · k: standard deviation ${fmt(dots.rawStd)}`,
+      `q · k / √4: standard deviation ${fmt(dots.scaledStd)}`,
+    ]);
+    // Bars in both panels, and ±σ markers.
+    expect(chart.querySelectorAll('g.series-b rect').length).toBeGreaterThan(5);
+    expect(chart.querySelectorAll('g.series-a rect').length).toBeGreaterThan(3);
+    expect(chart.querySelectorAll('line.marker')).toHaveLength(4);
+
+    // The table equivalent counts every sample once per series.
+    const rows = [...body.querySelectorAll('.histogram-table tbody tr')];
+    expect(rows).toHaveLength(31);
+    for (const column of [2, 3]) {
+      const total = rows.reduce((sum, row) => sum + Number(row.children[column].textContent), 0);
+      expect(total).toBe(dots.raw.length);
+    }
+  });
+
+  test('the saturation demo: the article’s [0.09 0.24 0.67], and at d_k = 64 its [0.00 0.00 1.00]', async () => {
+    const values = (body: HTMLElement, which: string) => [...body.querySelectorAll(`table.${which} .bar-value`)].map((v) => v.textContent);
+    {
+      const snapshot = await snapshotFor();
+      const { body, view } = mount();
+      view.render(snapshot);
+      expect(values(body, 'scale-soft')).toEqual(['0.09', '0.24', '0.67']);
+      expect(values(body, 'scale-sharp')).toEqual(Array.from(snapshot.saturation.sharp.probabilities, (v) => fmt(v)));
+      expect(text(body, 'table.scale-sharp caption')).toBe('softmax([1, 2, 3] × √4) = softmax([2, 4, 6])');
+      expect([...body.querySelectorAll('table.scale-sharp tbody th')].map((th) => th.textContent)).toEqual(['2', '4', '6']);
+      expect(text(body, '.scale-soft-norm')).toBe(fmt(snapshot.saturation.soft.jacobianNorm, 3));
+      expect(text(body, '.scale-sharp-norm')).toBe(fmt(snapshot.saturation.sharp.jacobianNorm, 3));
+    }
+    const snapshot = await snapshotFor({ dModel: 512, heads: 8 });
+    const { body, view } = mount();
+    view.render(snapshot);
+    expect(values(body, 'scale-soft')).toEqual(['0.09', '0.24', '0.67']);
+    expect(values(body, 'scale-sharp')).toEqual(['0.00', '0.00', '1.00']);
+    expect(text(body, 'table.scale-sharp caption')).toBe('softmax([1, 2, 3] × √64) = softmax([8, 16, 24])');
+    const { soft, sharp } = snapshot.saturation;
+    expect(sharp.jacobianNorm).toBeLessThan(soft.jacobianNorm / 100);
+    const reading = body.querySelector('.scale-saturation')!.nextElementSibling!.textContent!;
+    expect(reading).toContain(`It falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}, ${fmt(soft.jacobianNorm / sharp.jacobianNorm, 0)} times smaller`);
+    expect(reading).toContain('training stalls');
+    // Already at the article's d_k: no button to go there.
+    expect((body.querySelector('.scale-try') as HTMLButtonElement).hidden).toBe(true);
+  });
+
+  test('with scaling on, the sentence compares the largest weights with and without it', async () => {
+    const snapshot = await snapshotFor();
+    const { pipeline: p } = snapshot;
+    const { body, view, update } = mount();
+    view.render(snapshot);
+    const withScaling = rowMaxima(p.weights, 0);
+    const without = rowMaxima(p.weightsUnscaled, 0);
+    const gaps = without.map((w, i) => w - withScaling[i]);
+    const most = gaps.indexOf(Math.max(...gaps));
+    const effect = body.querySelector('.scale-toggle')!.parentElement!.textContent!;
+    expect(effect).toContain(`Without it, the largest weight in row ${most + 1} (“${snapshot.tokens[most]}”) would be ${percent(without[most])} instead of ${percent(withScaling[most])}.`);
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    expect(effect).toContain(`the largest weight is ${percent(mean(withScaling))} with scaling and would be ${percent(mean(without))} without`);
+    // The table lists both maxima for every row.
+    const cells = [...body.querySelectorAll('.scale-effect td')].map((td) => td.textContent);
+    expect(cells).toEqual(withScaling.flatMap((w, i) => [percent(w), percent(without[i])]));
+    // Without scaling the rows are sharper, on average.
+    expect(mean(without)).toBeGreaterThan(mean(withScaling));
+    (body.querySelector('.scale-toggle') as HTMLButtonElement).click();
+    expect(update).toHaveBeenCalledWith({ scale: false });
+    (body.querySelector('.scale-try') as HTMLButtonElement).click();
+    expect(update).toHaveBeenCalledWith({ dModel: 512, heads: 8 });
+  });
+
+  test('with scaling off, the page says so and offers to switch it back on', async () => {
+    const snapshot = await snapshotFor({ scale: false });
+    const { pipeline: p } = snapshot;
+    const { body, view, update } = mount();
+    view.render(snapshot);
+    expect(p.scaleFactor).toBe(1);
+    expect(body.querySelector('table.matrix caption')!.textContent).toContain('unscaled (scaling is off)');
+    const toggle = body.querySelector('.scale-toggle') as HTMLButtonElement;
+    expect(toggle.textContent).toBe('Switch scaling back on');
+    expect(toggle.parentElement!.textContent).toContain('Scaling is switched off');
+    expect(toggle.parentElement!.textContent).toContain(`the largest weight averages ${percent(rowMaxima(p.weights, 0).reduce((a, b) => a + b, 0) / p.n)}`);
+    (body.querySelector('table.matrix td[data-row="0"][data-col="0"]') as HTMLElement).click();
+    expect(text(body, '.scale-division')).toBe(`scaled[1, 1] = ${fmt(p.scores.data[0])} × 1 = ${fmt(p.scores.data[0])}`);
+    toggle.click();
+    expect(update).toHaveBeenCalledWith({ scale: true });
+  });
+
+  test('d_k = 1: nothing to scale, and the page says so', async () => {
+    const snapshot = await snapshotFor({ dModel: 2, heads: 2 });
+    const { body, view } = mount();
+    view.render(snapshot);
+    expect(snapshot.pipeline.dK).toBe(1);
+    expect(body.textContent).toContain('At d_k = 1 there is nothing to stretch');
+    expect(body.textContent).toContain('With d_k = 1 the scores are divided by √1 = 1');
+    expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+  });
+});

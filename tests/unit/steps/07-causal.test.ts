@@ -1,0 +1,146 @@
+// @vitest-environment happy-dom
+// The causal step on real snapshots: the mask, the scores with −∞, the right-way weights with exact
+// zeros and rows summing to 100%, and the wrong way with the real (short) row sums, whatever the
+// page's own causal setting. The checkbox drives the page setting through context.update.
+import { describe, expect, test } from 'vitest';
+import { CAUSAL_SOURCE, causalStep, numpyPrint, rowSums } from '../../../web/src/steps/07-causal';
+import { fmt, percent } from '../../../web/src/figures/format';
+import type { Settings } from '../../../web/src/settings';
+import { snapshotFor } from '../fixtures';
+
+function mount() {
+  const body = document.createElement('div');
+  document.body.replaceChildren(body);
+  const changes: Partial<Settings>[] = [];
+  const view = causalStep.mount(body, { update: (change) => changes.push(change) });
+  return { body, view, changes };
+}
+
+const tables = (body: HTMLElement) => [...body.querySelectorAll('table.matrix')];
+const cell = (table: Element, r: number, c: number) => table.querySelector(`td[data-row="${r}"][data-col="${c}"]`)!;
+const totals = (table: Element) => [...table.querySelectorAll('td.row-total')].map((td) => td.textContent);
+
+describe('causal step', () => {
+  for (const causal of [false, true]) {
+    test(`right way: exact zeros above the diagonal, every row 100% (page causal ${causal ? 'on' : 'off'})`, async () => {
+      const snapshot = await snapshotFor({ causal });
+      const { body, view } = mount();
+      view.render(snapshot);
+      const { pipeline: p } = snapshot;
+      const n = p.n;
+      const right = tables(body)[2];
+      for (let r = 0; r < n; r++) {
+        for (let c = 0; c < n; c++) {
+          const value = p.weightsCausal.data[r * n + c];
+          const td = cell(right, r, c);
+          if (c > r) {
+            expect(value).toBe(0);
+            expect(td.textContent).toBe('0');
+            expect(td.classList.contains('blocked')).toBe(true);
+          } else {
+            expect(td.textContent).toBe(fmt(value));
+          }
+        }
+      }
+      expect(cell(right, 0, 0).textContent).toBe('1.00');
+      expect(totals(right)).toEqual(Array(n).fill('100%'));
+    });
+
+    test(`wrong way: the row sums shown are the real sums and fall short of 100% (page causal ${causal ? 'on' : 'off'})`, async () => {
+      const snapshot = await snapshotFor({ causal });
+      const { body, view } = mount();
+      view.render(snapshot);
+      const { pipeline: p } = snapshot;
+      const n = p.n;
+      const wrong = tables(body)[3];
+      const sums = rowSums(p.weightsMaskedAfter.data, 0, n);
+      expect(totals(wrong)).toEqual(sums.map((s) => percent(s)));
+      for (let r = 0; r < n - 1; r++) expect(sums[r]).toBeLessThan(1);
+      expect(sums[n - 1]).toBeCloseTo(1, 5);
+      expect(totals(wrong)[n - 1]).toBe('100%');
+      const short = [...wrong.querySelectorAll('td.row-total-short')];
+      expect(short.length).toBe(n - 1);
+      // Above the diagonal: zeroed. On and below: the unmasked softmax, untouched.
+      expect(cell(wrong, 1, 2).textContent).toBe('0');
+      expect(cell(wrong, 2, 1).textContent).toBe(fmt(p.weightsMaskedAfter.data[2 * n + 1]));
+      const reading = body.querySelector('.causal-reading')!.textContent!;
+      expect(reading).toContain(`row 2 (“animal”) would sum to ${percent(sums[1])}`);
+      expect(reading).toContain(`still reaches ${percent(sums[n - 1])}`);
+    });
+  }
+
+  test('the mask and the −∞ scores', async () => {
+    const snapshot = await snapshotFor({ heads: 2, head: 1 });
+    const { body, view } = mount();
+    view.render(snapshot);
+    const { pipeline: p } = snapshot;
+    const n = p.n;
+    const [mask, scores] = tables(body);
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < n; c++) {
+        expect(cell(mask, r, c).textContent).toBe(c <= r ? '1' : '0');
+        expect(cell(scores, r, c).textContent).toBe(c > r ? '−∞' : fmt(p.scoresScaled.data[(n + r) * n + c]));
+      }
+    }
+    expect(scores.querySelector('caption')!.textContent).toContain('head 2 of 2');
+  });
+
+  test('the checkbox shows the page setting and changes it', async () => {
+    const { body, view, changes } = mount();
+    view.render(await snapshotFor({ causal: false }));
+    const box = body.querySelector('input[type="checkbox"]') as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    expect(body.querySelector('.causal-toggle-state')!.textContent).toMatch(/^Off/);
+    box.checked = true;
+    box.dispatchEvent(new Event('change'));
+    expect(changes).toEqual([{ causal: true }]);
+    view.render(await snapshotFor({ causal: true }));
+    expect(box.checked).toBe(true);
+    expect(body.querySelector('.causal-toggle-state')!.textContent).toMatch(/^On/);
+    // Not named like the settings bar's own checkbox.
+    expect(box.name).not.toBe('causal');
+  });
+
+  test('prints the article’s code, and this page’s w the way NumPy would', async () => {
+    const snapshot = await snapshotFor({ sentence: 'the animal was tired' });
+    const { body, view } = mount();
+    view.render(snapshot);
+    const code = body.querySelector('pre.code')!.textContent!;
+    for (const line of CAUSAL_SOURCE.split('\n')) expect(code).toContain(line);
+    const printed = body.querySelector('pre.code-output')!.textContent!;
+    expect(printed.split('\n').length).toBe(4);
+    expect(printed.startsWith('[[1.   0.   0.   0.  ]')).toBe(true);
+    expect(printed.endsWith(']]')).toBe(true);
+  });
+
+  test('numpyPrint pads like NumPy', () => {
+    const w = [1, 0, 0, 0, 0.51, 0.49, 0, 0, 0.38, 0.22, 0.4, 0, 0.24, 0.33, 0.2, 0.23];
+    expect(numpyPrint(w, 0, 4, 4)).toBe('[[1.   0.   0.   0.  ]\n [0.51 0.49 0.   0.  ]\n [0.38 0.22 0.4  0.  ]\n [0.24 0.33 0.2  0.23]]');
+  });
+
+  test('two tokens: the only short row is row 1, and the reading says so', async () => {
+    const snapshot = await snapshotFor({ sentence: 'hello world' });
+    const { body, view } = mount();
+    view.render(snapshot);
+    const sums = rowSums(snapshot.pipeline.weightsMaskedAfter.data, 0, 2);
+    const reading = body.querySelector('.causal-reading')!.textContent!;
+    expect(reading).toContain(`row 1 (“hello”) would sum to only ${percent(sums[0])}`);
+    expect(reading).toContain(`(${fmt(sums[0])} for row 1)`);
+    expect(totals(tables(body)[3])).toEqual([percent(sums[0]), '100%']);
+  });
+
+  test('one token, and large n: no NaN, sensible words', async () => {
+    const one = await snapshotFor({ sentence: 'alone' });
+    const { body, view } = mount();
+    view.render(one);
+    expect(body.querySelector('.causal-reading')!.textContent).toContain('single token');
+    expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+    const long = await snapshotFor({ sentence: Array.from({ length: 66 }, (_, i) => `w${i}`).join(' ') });
+    view.render(long);
+    expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+    expect(tables(body)[3].classList.contains('no-numbers')).toBe(true);
+    expect((body.querySelector('.code-output')!.parentElement as HTMLElement).hidden).toBe(true);
+    const sums = rowSums(long.pipeline.weightsMaskedAfter.data, 0, 66);
+    expect(totals(tables(body)[3])).toEqual(sums.map((s) => percent(s)));
+  });
+});

@@ -1,0 +1,304 @@
+// "Run it on my machine": times naive and tiled attention in the reader's browser, in a Web Worker
+// (workers/cost-worker.ts) so the page never freezes, and plots time and memory against n on
+// log-log axes with the fitted slope. Nothing runs until the reader presses Run; Cancel terminates
+// the worker. Every number on the charts is also in the table below them (the text equivalent).
+//
+// Test hook (not part of the embed API, no attribute or URL parameter): a `data-max-n` attribute on
+// this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
+// so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
+import { tokenCountLabel } from './cost-model';
+import { el, replaceChildren } from './dom';
+import { bytes, count } from './format';
+import { LogLogChart, type ChartTick } from './line-chart';
+import {
+  COST_BLOCK, COST_BUDGET_BYTES, COST_D, COST_MAX_N, FIT_MIN_N, clampMaxN, fitLogLogSlope, measuredRatio, naiveMatrixBytes, planCost, tiledScratchFloats,
+  type CostItem, type CostKernel, type CostMeasurement, type CostRunRequest, type CostWorkerMessage,
+} from '../workers/cost-plan';
+
+/** The parts of a Worker the figure uses: tests pass a fake. */
+export interface CostWorkerHandle {
+  postMessage(message: CostRunRequest): void;
+  terminate(): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent<CostWorkerMessage>) => void): void;
+  addEventListener(type: 'error', listener: (event: ErrorEvent) => void): void;
+}
+
+export interface CostRunOptions {
+  /** Makes the worker when the reader presses Run. Default: the real cost worker, as a module worker. */
+  createWorker?: () => CostWorkerHandle;
+}
+
+function realWorker(): CostWorkerHandle {
+  return new Worker(new URL('../workers/cost-worker.ts', import.meta.url), { type: 'module' }) as unknown as CostWorkerHandle;
+}
+
+/** 0.42 ms, 12.3 ms, 1.52 s: three significant figures, never NaN. */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  if (ms === 0) return '< 0.1 ms';
+  if (ms >= 1000) return `${(ms / 1000).toPrecision(3)} s`;
+  if (ms >= 1) return `${ms.toPrecision(3)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+const KERNEL_WORDS: Record<CostKernel, string> = {
+  naive: 'naive (holds n × n)',
+  tiled: `tiled (${COST_BLOCK} × ${COST_BLOCK} tiles)`,
+};
+
+type Phase = 'idle' | 'starting' | 'running' | 'done' | 'cancelled' | 'failed';
+
+function powerTicks(lo: number, hi: number, base: number, label: (v: number) => string): ChartTick[] {
+  const ticks: ChartTick[] = [];
+  if (!(lo > 0) || !(hi > 0)) return ticks;
+  for (let v = base ** Math.floor(Math.log(lo) / Math.log(base) + 1e-9); v <= hi * 1.0001; v *= base) if (v >= lo * 0.9999) ticks.push({ value: v, label: label(v) });
+  if (ticks.length === 0) ticks.push({ value: lo, label: label(lo) });
+  return ticks;
+}
+
+export class CostRunFigure {
+  readonly element: HTMLElement;
+  private readonly run: HTMLButtonElement;
+  private readonly cancel: HTMLButtonElement;
+  private readonly progress: HTMLProgressElement;
+  private readonly status: HTMLElement;
+  private readonly results: HTMLElement;
+  private readonly timeChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'time per call (log scale)' });
+  private readonly memoryChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'engine memory (log scale)' });
+  private readonly reading: HTMLElement;
+  private readonly table: HTMLTableElement;
+  private worker: CostWorkerHandle | null = null;
+  private phase: Phase = 'idle';
+  private plan: CostItem[] = [];
+  private measured: CostMeasurement[] = [];
+  private current: CostItem | null = null;
+  private startedAt = 0;
+
+  constructor(private readonly options: CostRunOptions = {}) {
+    this.run = el('button', { type: 'button', class: 'button flash-run-start' }, 'Run');
+    this.cancel = el('button', { type: 'button', class: 'button quiet flash-run-cancel', disabled: true }, 'Cancel');
+    this.progress = el('progress', { class: 'flash-run-progress', max: 1, value: 0, 'aria-label': 'Measurement progress' });
+    this.status = el('p', { class: 'flash-run-status', role: 'status', 'aria-live': 'polite' },
+      'Nothing has run yet. Press Run to start; it takes about a minute on a laptop and you can cancel at any time.');
+    this.reading = el('div', { class: 'flash-run-reading' });
+    this.table = el('table', { class: 'data-table flash-run-table' });
+    this.results = el('div', { class: 'flash-run-results', hidden: true },
+      el('div', { class: 'figure-row flash-run-charts' },
+        el('figure', { class: 'figure flash-run-chart' }, this.timeChart.element,
+          el('figcaption', {}, 'Median time of one call against n, both axes logarithmic: a cost that grows like n² is a line of slope 2.')),
+        el('figure', { class: 'figure flash-run-chart' }, this.memoryChart.element,
+          el('figcaption', {}, 'The WebAssembly memory each kernel’s engine needed (its high-water mark): the inputs, the output, the 16 MiB every engine starts with, and for the naive kernel the n × n matrix.'))),
+      this.reading,
+      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Measured times and memory, as a table', tabindex: 0 }, this.table));
+
+    this.element = el('section', { class: 'flash-run', id: 'flash-run', 'aria-labelledby': 'flash-run-title' },
+      el('h3', { id: 'flash-run-title' }, 'Run it on my machine'),
+      el('p', {}, `This times both methods right here, in your browser: one attention head with d = ${COST_D} on random inputs, for n = 128, 256, 512, … tokens. ` +
+        `The naive method is measured while its n × n matrix fits in ${bytes(COST_BUDGET_BYTES)} (up to n = ${tokenCountLabel(this.naiveLimit(COST_MAX_N))}); ` +
+        `the tiled one carries on to n = ${tokenCountLabel(COST_MAX_N)}. The work runs in a background thread, so the page stays usable.`),
+      el('div', { class: 'flash-run-bar' }, this.run, this.cancel, this.progress),
+      this.status,
+      this.results);
+
+    this.run.addEventListener('click', () => this.start());
+    this.cancel.addEventListener('click', () => this.stop('cancelled'));
+  }
+
+  /** Largest n the naive kernel is measured at, for a plan up to maxN. */
+  private naiveLimit(maxN: number): number {
+    return Math.max(0, ...planCost({ maxN }).filter((item) => item.kernel === 'naive').map((item) => item.n));
+  }
+
+  /** What has been measured so far (tests, curious readers). */
+  get measurements(): readonly CostMeasurement[] {
+    return this.measured;
+  }
+
+  private start(): void {
+    if (this.worker) return;
+    const maxN = this.element.dataset.maxN ? clampMaxN(Number(this.element.dataset.maxN)) : undefined;
+    let worker: CostWorkerHandle;
+    try {
+      worker = (this.options.createWorker ?? realWorker)();
+    } catch (error) {
+      // A page whose Content-Security-Policy forbids workers, or a script served from another origin.
+      this.fail(`This page does not allow the background thread the measurement needs (${error instanceof Error ? error.message : String(error)}). ` +
+        'It runs on the walkthrough’s own page.');
+      return;
+    }
+    this.worker = worker;
+    this.plan = planCost({ maxN });
+    this.measured = [];
+    this.current = null;
+    this.startedAt = performance.now();
+    this.phase = 'starting';
+    worker.addEventListener('message', (event) => this.onMessage(event.data));
+    worker.addEventListener('error', (event) => {
+      event.preventDefault?.();
+      this.fail(`The measurement could not start in this browser (${event.message || 'the worker script did not load'}). It runs on the walkthrough’s own page.`);
+    });
+    worker.postMessage({ type: 'run', maxN, budgetBytes: COST_BUDGET_BYTES });
+    this.run.disabled = true;
+    this.cancel.disabled = false;
+    this.progress.value = 0;
+    this.progress.removeAttribute('value'); // indeterminate while the engines start
+    this.status.textContent = 'Starting two engines in a background thread…';
+    this.draw();
+  }
+
+  private onMessage(message: CostWorkerMessage): void {
+    if (!this.worker) return;
+    switch (message.type) {
+      case 'started':
+        this.phase = 'running';
+        this.plan = message.plan;
+        this.progress.value = 0;
+        break;
+      case 'measuring':
+        this.current = message.item;
+        this.status.textContent = `Measuring n = ${count(message.item.n)}, ${message.item.kernel === 'naive' ? 'naive' : 'tiled'} ` +
+          `(${message.item.reps} timed call${message.item.reps === 1 ? '' : 's'})… ${message.index + 1} of ${this.plan.length}.`;
+        break;
+      case 'measured':
+        this.measured.push(message.result);
+        this.progress.value = message.workTotal > 0 ? message.workDone / message.workTotal : 1;
+        this.current = null;
+        this.draw();
+        return;
+      case 'done':
+        this.progress.value = 1;
+        this.stop('done');
+        return;
+      case 'error':
+        this.fail(`The measurement stopped${message.item ? ` at n = ${count(message.item.n)} (${message.item.kernel})` : ''}: ${message.message}. The sizes measured before it stay below.`);
+        return;
+    }
+    this.draw();
+  }
+
+  private stop(phase: 'done' | 'cancelled'): void {
+    if (!this.worker) return;
+    this.worker.terminate();
+    this.worker = null;
+    this.phase = phase;
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    const last = this.measured[this.measured.length - 1];
+    this.status.textContent = phase === 'done'
+      ? `Done: ${this.measured.length} measurements in ${seconds.toFixed(0)} s.`
+      : `Cancelled${this.current ? ` while measuring n = ${count(this.current.n)} (${this.current.kernel})` : ''}. ` +
+        (last ? `The ${this.measured.length} measurement${this.measured.length === 1 ? '' : 's'} made before it stay below.` : 'Nothing was measured.');
+    this.current = null;
+    this.finish();
+  }
+
+  private fail(text: string): void {
+    this.worker?.terminate();
+    this.worker = null;
+    this.phase = 'failed';
+    this.current = null;
+    this.status.textContent = text;
+    this.finish();
+  }
+
+  private finish(): void {
+    this.run.disabled = false;
+    this.run.textContent = 'Run again';
+    this.cancel.disabled = true;
+    if (!this.progress.hasAttribute('value')) this.progress.value = 0;
+    this.draw();
+  }
+
+  private points(kernel: CostKernel, key: 'ms' | 'memoryBytes'): [number, number][] {
+    return this.measured.filter((m) => m.kernel === kernel).map((m) => [m.n, m[key]]);
+  }
+
+  private draw(): void {
+    this.element.dataset.phase = this.phase;
+    const sizes = [...new Set(this.plan.map((item) => item.n))];
+    this.results.hidden = this.measured.length === 0 && sizes.length === 0;
+    if (this.results.hidden) return;
+
+    const naiveTime = this.points('naive', 'ms');
+    const tiledTime = this.points('tiled', 'ms');
+    const naiveFit = fitLogLogSlope(naiveTime);
+    const tiledFit = fitLogLogSlope(tiledTime);
+    const slopeText = (fit: ReturnType<typeof fitLogLogSlope>) => (fit ? `slope ${fit.slope.toFixed(2)}` : 'slope: needs two sizes from 512 on');
+
+    // The table: the chart's text equivalent, one row per n, filled in as results arrive.
+    const cell = (kernel: CostKernel, n: number, value: (m: CostMeasurement) => string) => {
+      const m = this.measured.find((x) => x.kernel === kernel && x.n === n);
+      const planned = this.plan.some((item) => item.kernel === kernel && item.n === n);
+      const busy = this.current?.kernel === kernel && this.current.n === n;
+      const text = m ? value(m) : !planned ? `over the ${bytes(COST_BUDGET_BYTES)} budget` : busy ? 'measuring…' : this.worker ? '…' : '—';
+      return el('td', { class: m ? 'num' : 'num flash-run-empty', 'data-kernel': kernel, 'data-ms': m ? m.ms : null }, text);
+    };
+    replaceChildren(this.table,
+      el('caption', {}, `Measured in this browser: median time of one call, and engine memory, for d = ${COST_D}`),
+      el('thead', {}, el('tr', {},
+        el('th', { scope: 'col' }, 'tokens n'),
+        el('th', { scope: 'col' }, 'naive time'),
+        el('th', { scope: 'col' }, 'tiled time'),
+        el('th', { scope: 'col' }, 'naive engine memory'),
+        el('th', { scope: 'col' }, 'tiled engine memory'),
+        el('th', { scope: 'col' }, 'n × n matrix (4n² bytes)'),
+        el('th', { scope: 'col' }, `one ${COST_BLOCK} × ${COST_BLOCK} tile + m, l`))),
+      el('tbody', {}, ...sizes.map((n) => el('tr', { 'data-n': n },
+        el('th', { scope: 'row' }, tokenCountLabel(n)),
+        cell('naive', n, (m) => formatMs(m.ms)),
+        cell('tiled', n, (m) => formatMs(m.ms)),
+        cell('naive', n, (m) => bytes(m.memoryBytes)),
+        cell('tiled', n, (m) => bytes(m.memoryBytes)),
+        el('td', { class: 'num' }, bytes(naiveMatrixBytes(n))),
+        el('td', { class: 'num' }, bytes(4 * tiledScratchFloats(n, COST_BLOCK)))))));
+
+    // The reading: fitted slopes, the 2k -> 8k ratio next to the article's 16x, and memory.
+    const ratio = (points: [number, number][]) => measuredRatio(points, 2048, 8192);
+    const naiveRatio = ratio(naiveTime);
+    const tiledRatio = ratio(tiledTime);
+    const ratioText = naiveRatio !== null || tiledRatio !== null
+      ? `From 2k to 8k tokens, four times the context: ${naiveRatio !== null ? `naive ×${naiveRatio.toFixed(1)}` : 'naive not measured'}, ` +
+        `${tiledRatio !== null ? `tiled ×${tiledRatio.toFixed(1)}` : 'tiled not measured'} on this machine. The article’s count: ×16.`
+      : `The 2k → 8k ratio (the article’s ×16) appears once both sizes are measured${this.plan.length && Math.max(...sizes) < 8192 ? `; this run stops at ${tokenCountLabel(Math.max(...sizes))}` : ''}.`;
+    const peak = (kernel: CostKernel) => {
+      const list = this.measured.filter((m) => m.kernel === kernel);
+      return list.length ? list[list.length - 1] : null;
+    };
+    const naivePeak = peak('naive');
+    const tiledPeak = peak('tiled');
+    replaceChildren(this.reading,
+      el('p', { class: 'flash-run-slope', 'data-naive-slope': naiveFit ? naiveFit.slope.toFixed(3) : null, 'data-tiled-slope': tiledFit ? tiledFit.slope.toFixed(3) : null },
+        `Fitted by least squares on the log-log points from n = ${FIT_MIN_N} on: naive time ${slopeText(naiveFit)}, tiled time ${slopeText(tiledFit)}. ` +
+        'A slope of 2 means the time grows like n²: both methods do all n² dot products, tiles or not.'),
+      el('p', { class: 'flash-run-ratio' }, ratioText),
+      naivePeak || tiledPeak
+        ? el('p', { class: 'flash-run-memory' },
+          (naivePeak ? `Memory: the naive engine reached ${bytes(naivePeak.memoryBytes)} at n = ${tokenCountLabel(naivePeak.n)}, where its n × n matrix alone is ${bytes(naiveMatrixBytes(naivePeak.n))}. ` : '') +
+          (tiledPeak ? `The tiled engine reached ${bytes(tiledPeak.memoryBytes)} at n = ${tokenCountLabel(tiledPeak.n)}: Q, K, V and the output (${bytes(4 * 4 * tiledPeak.n * COST_D)} together) plus a tile of ${bytes(4 * tiledScratchFloats(tiledPeak.n, COST_BLOCK))}.` : ''))
+        : null);
+
+    if (this.measured.length === 0) return;
+    const allTimes = [...naiveTime, ...tiledTime].map(([, y]) => y).filter((y) => y > 0);
+    const allMemory = this.measured.map((m) => m.memoryBytes);
+    const xTicks = powerTicks(Math.min(...sizes), Math.max(...sizes), 2, tokenCountLabel);
+    this.timeChart.update({
+      series: [
+        { label: `${KERNEL_WORDS.naive}: ${slopeText(naiveFit)}`, className: 'series-naive', points: naiveTime, markers: true },
+        { label: `${KERNEL_WORDS.tiled}: ${slopeText(tiledFit)}`, className: 'series-tiled', points: tiledTime, markers: true },
+      ],
+      xTicks,
+      yTicks: allTimes.length ? powerTicks(Math.min(...allTimes), Math.max(...allTimes), 10, formatMs) : [],
+      description: `Log-log chart of the measured time per call against n: naive ${naiveTime.length} sizes (${slopeText(naiveFit)}), ` +
+        `tiled ${tiledTime.length} sizes (${slopeText(tiledFit)}). The table below lists every point.`,
+    });
+    this.memoryChart.update({
+      series: [
+        { label: KERNEL_WORDS.naive, className: 'series-naive', points: this.points('naive', 'memoryBytes'), markers: true },
+        { label: KERNEL_WORDS.tiled, className: 'series-tiled', points: this.points('tiled', 'memoryBytes'), markers: true },
+      ],
+      xTicks,
+      yTicks: powerTicks(Math.min(...allMemory), Math.max(...allMemory), 4, bytes),
+      description: `Log-log chart of each engine’s memory against n: naive up to ${naivePeak ? bytes(naivePeak.memoryBytes) : 'nothing yet'}, ` +
+        `tiled up to ${tiledPeak ? bytes(tiledPeak.memoryBytes) : 'nothing yet'}. The table below lists every point.`,
+    });
+  }
+}

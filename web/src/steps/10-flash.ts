@@ -1,0 +1,486 @@
+// Step 10: FlashAttention, tile by tile. The engine's tiled kernel (cpp/flash.h) recorded every
+// (query block, key block) step on the shown head's Q, K and V (compute.ts puts the trace in
+// snapshot.flash); this step replays it: which rows are on chip, the tile's scores, the running max
+// m, sum l and accumulator per row, the rescaling when a larger max arrives, skipped tiles under the
+// causal mask, and at the end the output next to the naive one. Below it: what each method holds in
+// memory, and a measurement of both in the reader's browser (figures/cost-run.ts).
+import { BarChart } from '../figures/bars';
+import { tokenCountLabel } from '../figures/cost-model';
+import { CostRunFigure, type CostRunOptions } from '../figures/cost-run';
+import { el, replaceChildren } from '../figures/dom';
+import { bytes, count, fmt, quoted, sub } from '../figures/format';
+import { tex } from '../figures/formula';
+import { dimensionLabels, tokenLabels } from '../figures/labels';
+import { MatrixTable } from '../figures/matrix-table';
+import type { FlashTrace, Matrix } from '../engine/types';
+import { LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
+import { tiledScratchFloats } from '../workers/cost-plan';
+import type { StepDefinition } from './types';
+
+/** Autoplay advances one tile this often. */
+export const FLASH_AUTOPLAY_MS = 1400;
+/** The memory meter's extrapolation: the article's 8k tokens. */
+export const METER_LONG_N = 8192;
+/** Heads this wide or narrower show numbers in their Q, K, V and accumulator tables; wider ones show colours. */
+const MAX_DIMS_WITH_NUMBERS = 16;
+
+/**
+ * Rows of step `index` whose running max grew from an earlier, finite value: there the sum l and the
+ * accumulator were multiplied by exp(m_old - m_new) < 1. (The first tile a row sees also "grows" m
+ * from -inf, but there is nothing yet to rescale.)
+ */
+export function rescaledRows(trace: FlashTrace, index: number): number[] {
+  const step = trace.steps[index];
+  const before = previousState(trace, index);
+  const rows: number[] = [];
+  for (let r = 0; r < step.m.length; r++) if (Number.isFinite(before.m[r]) && step.m[r] > before.m[r]) rows.push(r);
+  return rows;
+}
+
+/** m, l and acc of step `index`'s rows before the step: the previous key block's, or -inf, 0, 0. */
+export function previousState(trace: FlashTrace, index: number): { m: Float32Array; l: Float32Array; acc: Float32Array } {
+  const step = trace.steps[index];
+  if (step.keyBlock > 0) {
+    const previous = trace.steps[index - 1];
+    return { m: previous.m, l: previous.l, acc: previous.acc.data };
+  }
+  const rows = step.queryEnd - step.queryStart;
+  return { m: new Float32Array(rows).fill(-Infinity), l: new Float32Array(rows), acc: new Float32Array(rows * trace.dV) };
+}
+
+/** The last key block of each query block that was computed rather than skipped: after it, out = acc / l. */
+export function lastComputedKeyBlock(trace: FlashTrace): number[] {
+  return Array.from({ length: trace.queryBlocks }, (_, qb) => {
+    let last = 0;
+    for (let kb = 0; kb < trace.keyBlocks; kb++) if (!trace.steps[qb * trace.keyBlocks + kb].skipped) last = kb;
+    return last;
+  });
+}
+
+/** max |a - b| over the first rows × cols entries (b read from `offset`). */
+export function maxAbsDifference(a: Matrix, b: ArrayLike<number>, offset = 0): number {
+  let worst = 0;
+  for (let i = 0; i < a.rows * a.cols; i++) worst = Math.max(worst, Math.abs(a.data[i] - b[offset + i]));
+  return worst;
+}
+
+export interface MemoryMeterRow {
+  n: number;
+  /** The naive method's n × n weight matrix (one head). */
+  naiveFloats: number;
+  /** The tiled method's working memory: one tile plus m, l and the rescale factors of its rows. */
+  tiledFloats: number;
+  block: number;
+}
+
+/** The meter's numbers for n tokens and a block size (clamped to n, as the kernel clamps it). */
+export function memoryMeter(n: number, block: number): MemoryMeterRow {
+  const b = Math.max(1, Math.min(block, n));
+  return { n, naiveFloats: n * n, tiledFloats: tiledScratchFloats(n, block), block: b };
+}
+
+/** 6.0 × 10⁻⁸; 0 stays 0. */
+function scientific(value: number): string {
+  if (!Number.isFinite(value)) return '?';
+  if (value === 0) return '0';
+  const [mantissa, exponent] = value.toExponential(1).split('e');
+  const superscript = (text: string) => text.replace('-', '⁻').replace('+', '').replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]);
+  return `${mantissa} × 10${superscript(exponent)}`;
+}
+
+function range(start: number, end: number, word: string): string {
+  return end - start === 1 ? `${word} ${start + 1}` : `${word}s ${start + 1}–${end}`;
+}
+
+let uid = 0;
+
+export const flashStep: StepDefinition = {
+  id: 'flash',
+  number: 10,
+  title: 'FlashAttention: the same result, one tile at a time',
+  summary: 'A tiled pass over K and V with a running max, sum and output per row gives exactly the attention output without ever storing the n × n matrix.',
+  formula: tex`m_i' = \max\Big(m_i,\; \max_{j \in \text{tile}} s_{ij}\Big), \quad \ell_i' = e^{m_i - m_i'}\,\ell_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'}, \quad \text{acc}_i' = e^{m_i - m_i'}\,\text{acc}_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'}\, v_j, \quad \text{out}_i = \frac{\text{acc}_i}{\ell_i}`,
+  mount(body, context) {
+    return mountFlash(body, context);
+  },
+};
+
+/** Exposed with options so tests can pass a fake worker to the measurement. */
+export function mountFlash(body: HTMLElement, context: { update(change: { block: number }): void }, runOptions: CostRunOptions = {}) {
+  const id = ++uid;
+  let snapshot: Snapshot | null = null;
+  let position = 0;
+  let shapeKey = '';
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let touched = false;
+  const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+
+  // The block size: a setting (URL `block`, attribute `block`), changed here through the state module.
+  const blockId = `flash-block-${id}`;
+  const blockInput = el('input', { type: 'range', id: blockId, name: 'block', min: LIMITS.minBlock, max: LIMITS.maxBlock, step: 1, 'aria-describedby': `${blockId}-hint` });
+  const blockValue = el('output', { class: 'flash-block-value', for: blockId });
+  const blockHint = el('span', { class: 'hint', id: `${blockId}-hint` });
+  blockInput.addEventListener('input', () => {
+    blockValue.textContent = blockInput.value;
+    context.update({ block: Number(blockInput.value) });
+  });
+
+  const subset = el('p', { class: 'flash-subset' });
+  const unavailable = el('p', { class: 'flash-unavailable load-error', hidden: true });
+
+  // The stepper: buttons, status, and the figure that takes arrow keys.
+  const previous = el('button', { type: 'button', class: 'button flash-prev' }, '← Previous');
+  const next = el('button', { type: 'button', class: 'button flash-next' }, 'Next →');
+  const autoplay = el('button', { type: 'button', class: 'button quiet flash-autoplay', 'aria-pressed': 'false' }, 'Autoplay');
+  const positionLabel = el('span', { class: 'flash-position' });
+  const status = el('p', { class: 'flash-status', role: 'status', 'aria-live': 'polite' });
+  const tileMap = el('table', { class: 'data-table flash-tiles' });
+  const queries = new MatrixTable({ caption: 'Q', scale: 'diverging', corner: 'token', className: 'flash-q' });
+  const keys = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token', className: 'flash-k' });
+  const values = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token', className: 'flash-v' });
+  const tileScores = new MatrixTable({ caption: 'scores', scale: 'diverging', corner: 'query ↓ key →', className: 'flash-scores' });
+  const tileProbs = new MatrixTable({ caption: 'exp(s − m)', scale: 'sequential', corner: 'query ↓ key →', className: 'flash-probs' });
+  const explain = el('p', { class: 'flash-explain by-hand-box' });
+  const stateTable = el('table', { class: 'data-table flash-state' });
+  const acc = new MatrixTable({ caption: 'acc', scale: 'diverging', corner: 'row ↓ dim →', className: 'flash-acc' });
+  const output = new MatrixTable({ caption: 'output', scale: 'diverging', corner: 'token ↓ dim →', className: 'flash-output' });
+  const naive = new MatrixTable({ caption: 'naive output', scale: 'diverging', corner: 'token ↓ dim →', className: 'flash-naive' });
+  const naiveFigure = el('figure', { class: 'figure flash-naive-figure', hidden: true }, naive.element);
+  const difference = el('p', { class: 'flash-diff', hidden: true });
+  const stepper = el('figure', {
+    class: 'figure flash-stepper', tabindex: 0, 'aria-labelledby': `flash-stepper-title-${id}`,
+    'aria-describedby': `flash-stepper-keys-${id}`,
+  },
+  el('figcaption', { class: 'flash-stepper-title', id: `flash-stepper-title-${id}` }, 'The tiled pass, one tile at a time'),
+  el('p', { class: 'hint', id: `flash-stepper-keys-${id}` }, 'Use the buttons, or focus this figure and press ← and → (Home and End jump to the first and last tile).'),
+  el('div', { class: 'flash-nav' }, previous, next, autoplay, positionLabel),
+  status,
+  el('div', { class: 'figure-row flash-inputs' },
+    el('figure', { class: 'figure flash-tiles-figure' }, el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Tiles done, current and to do', tabindex: 0 }, tileMap)),
+    el('figure', { class: 'figure' }, queries.element),
+    el('figure', { class: 'figure' }, keys.element),
+    el('figure', { class: 'figure' }, values.element)),
+  el('div', { class: 'figure-row flash-tile' },
+    el('figure', { class: 'figure' }, tileScores.element),
+    el('figure', { class: 'figure' }, tileProbs.element)),
+  explain,
+  el('div', { class: 'figure-row flash-running' },
+    el('figure', { class: 'figure' }, el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Running max, sum and rescale factor per row', tabindex: 0 }, stateTable)),
+    el('figure', { class: 'figure' }, acc.element)),
+  el('div', { class: 'figure-row flash-result' },
+    el('figure', { class: 'figure' }, output.element),
+    naiveFigure),
+  difference);
+
+  // What each method holds.
+  const meterHere = new BarChart({ caption: 'this sentence', labelHeader: 'method', valueHeader: 'floats held', className: 'flash-meter-here' });
+  const meterLong = new BarChart({ caption: '8k tokens', labelHeader: 'method', valueHeader: 'floats held', className: 'flash-meter-long' });
+  const meterReading = el('p', { class: 'reading flash-meter-reading' });
+  const run = new CostRunFigure(runOptions);
+
+  body.append(
+    el('p', {}, 'Every method so far filled the whole score table before doing anything with it. The tiled method never builds that table. ' +
+      'It takes a few query rows at a time, and for them walks through the keys and values a block at a time: compute one small tile of scores, use it, throw it away. ' +
+      'On a GPU the tile lives in the small, fast memory next to the arithmetic units, so the slow main memory never sees an n × n anything.'),
+    el('p', {}, 'The catch is the softmax. It needs each row’s largest score (to keep exp from overflowing) and the sum over the whole row, and a tile only sees part of the row. ' +
+      'So each row keeps three running numbers: m, the largest score seen so far; l, the sum of exp(score − m) so far; and acc, the weighted sum of value rows so far, not yet divided. ' +
+      'When a tile brings a larger score, everything gathered under the old max is simply multiplied by exp(m_old − m_new), which puts it on the new scale. After the last tile, out = acc / l: the same numbers as before, up to float rounding.'),
+    el('div', { class: 'flash-block-control' },
+      el('label', { for: blockId }, 'Block size b: rows of Q per tile, and keys per tile'),
+      el('div', { class: 'flash-block-row' }, blockInput, blockValue),
+      blockHint),
+    subset,
+    unavailable,
+    stepper,
+    el('h3', { class: 'flash-heading' }, 'What each method keeps in memory'),
+    el('p', {}, 'The naive method holds all n² weights of a head at once. The tiled one holds one b × b tile of scores plus three numbers per query row of the tile (m, l and the rescale factor): ' +
+      'b² + 3b floats, the same for ten tokens or ten thousand. (Q, K, V and the output are needed by both, so they are left out of the count.)'),
+    el('div', { class: 'figure-row flash-meter' },
+      el('figure', { class: 'figure' }, meterHere.element),
+      el('figure', { class: 'figure' }, meterLong.element)),
+    meterReading,
+    run.element,
+  );
+
+  // ---- Stepping ----
+  function stepCount(): number {
+    return snapshot?.flash.trace?.steps.length ?? 0;
+  }
+
+  function go(to: number, fromReader = false): void {
+    const total = stepCount();
+    if (total === 0) return;
+    if (fromReader) {
+      touched = true;
+      setPlaying(false);
+    }
+    position = Math.max(0, Math.min(total - 1, to));
+    draw();
+  }
+
+  function setPlaying(on: boolean): void {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    autoplay.setAttribute('aria-pressed', String(on));
+    autoplay.textContent = on ? 'Pause' : 'Autoplay';
+    // One announcement per tile would talk over the reader; the status is announced again when it stops.
+    status.setAttribute('aria-live', on ? 'off' : 'polite');
+    stepper.classList.toggle('flash-playing', on);
+    if (!on) return;
+    if (position >= stepCount() - 1) {
+      position = 0;
+      draw();
+    }
+    timer = setInterval(() => {
+      if (!body.isConnected || position >= stepCount() - 1) {
+        setPlaying(false);
+        return;
+      }
+      position++;
+      draw();
+      if (position >= stepCount() - 1) setPlaying(false);
+    }, FLASH_AUTOPLAY_MS);
+  }
+
+  previous.addEventListener('click', () => go(position - 1, true));
+  next.addEventListener('click', () => go(position + 1, true));
+  autoplay.addEventListener('click', () => {
+    touched = true;
+    setPlaying(autoplay.getAttribute('aria-pressed') !== 'true');
+  });
+  stepper.addEventListener('keydown', (event) => {
+    const target = event.target as HTMLElement;
+    // Tables inside scroll sideways with the arrow keys; only the figure itself and its buttons step.
+    if (target !== stepper && target.tagName !== 'BUTTON') return;
+    const moves: Record<string, number> = { ArrowLeft: position - 1, ArrowRight: position + 1, Home: 0, End: stepCount() - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    go(moves[event.key], true);
+  });
+
+  // Without a reduced-motion preference, the tiles play by themselves the first time the figure is in view
+  // (until the reader takes over); with it, nothing moves unless the reader presses Autoplay.
+  if (typeof IntersectionObserver !== 'undefined') {
+    const observer = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      observer.disconnect();
+      if (!touched && !reducedMotion() && stepCount() > 1 && position === 0) setPlaying(true);
+    }, { threshold: 0.4 });
+    observer.observe(stepper);
+  }
+
+  // ---- Drawing ----
+  function draw(): void {
+    const s = snapshot;
+    const trace = s?.flash.trace;
+    if (!s || !trace) return;
+    const { pipeline: p, settings } = s;
+    const h = settings.head;
+    const n = p.n;
+    const nF = trace.nQ;
+    const labels = tokenLabels(s.tokens).slice(0, nF);
+    const dims = dimensionLabels(trace.dV);
+    const numbers = trace.dK <= MAX_DIMS_WITH_NUMBERS;
+    const total = trace.steps.length;
+    const step = trace.steps[position];
+    const before = previousState(trace, position);
+    const rescaled = new Set(rescaledRows(trace, position));
+    const lastKb = lastComputedKeyBlock(trace);
+    const rows = step.queryEnd - step.queryStart;
+    const cols = step.keyEnd - step.keyStart;
+    const qRange = range(step.queryStart, step.queryEnd, 'row');
+    const kRange = range(step.keyStart, step.keyEnd, 'key');
+    const atEnd = position === total - 1;
+
+    previous.disabled = position === 0;
+    next.disabled = atEnd;
+    positionLabel.textContent = `Tile ${position + 1} of ${total}`;
+    stepper.dataset.position = String(position);
+    stepper.dataset.total = String(total);
+    status.textContent = step.skipped
+      ? `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}, skipped: with the causal mask every one of these keys is in these rows’ future.`
+      : `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}. ` +
+        (rescaled.size ? `${rescaled.size} row${rescaled.size === 1 ? '' : 's'} found a larger score and rescaled what ${rescaled.size === 1 ? 'it' : 'they'} had.` : 'No row found a larger score, so nothing was rescaled.') +
+        (atEnd ? ' Last tile: every row is divided by its l, and the output is complete.' : '');
+
+    // The tile map: which (query block, key block) tiles are done, current, skipped, to do.
+    const stateOf = (qb: number, kb: number) => {
+      const index = qb * trace.keyBlocks + kb;
+      if (index === position) return 'current';
+      if (trace.steps[index].skipped) return 'skipped';
+      return index < position ? 'done' : 'pending';
+    };
+    const WORDS: Record<string, [string, string]> = { current: ['●', 'now'], done: ['✓', 'done'], skipped: ['⨯', 'skipped'], pending: ['', 'to do'] };
+    const blockRange = (blockIndex: number, size: number, limit: number) => {
+      const start = blockIndex * size;
+      const end = Math.min(limit, start + size);
+      return end - start === 1 ? `${start + 1}` : `${start + 1}–${end}`;
+    };
+    replaceChildren(tileMap,
+      el('caption', {}, `${trace.queryBlocks} × ${trace.keyBlocks} tiles of ${trace.blockQ} × ${trace.blockK}`),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col', class: 'corner' }, 'queries ↓ keys →'),
+        ...Array.from({ length: trace.keyBlocks }, (_, kb) => el('th', { scope: 'col' }, blockRange(kb, trace.blockK, trace.nK))))),
+      el('tbody', {}, ...Array.from({ length: trace.queryBlocks }, (_, qb) => el('tr', {},
+        el('th', { scope: 'row' }, blockRange(qb, trace.blockQ, trace.nQ)),
+        ...Array.from({ length: trace.keyBlocks }, (_, kb) => {
+          const state = stateOf(qb, kb);
+          const cellState = state === 'current' && trace.steps[qb * trace.keyBlocks + kb].skipped ? 'current skipped' : state;
+          return el('td', { class: `flash-tile-cell ${cellState}`, 'data-state': state },
+            el('span', { 'aria-hidden': 'true' }, WORDS[state][0]), el('span', { class: 'visually-hidden' }, WORDS[state][1]));
+        })))));
+
+    // Q, K, V with the rows on chip outlined.
+    const head = (tensor: { data: Float32Array }) => ({ data: tensor.data, offset: h * n * p.dK });
+    const chipRows = (start: number, end: number) => Array.from({ length: end - start }, (_, i) => start + i);
+    queries.update({ ...head(p.Q_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `Q: ${qRange} on chip`);
+    const kvNote = step.skipped ? 'nothing loaded (tile skipped)' : `${kRange} on chip`;
+    keys.update({ ...head(p.K_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `K: ${kvNote}`);
+    values.update({ ...head(p.V_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `V: ${kvNote}`);
+    queries.highlight(chipRows(step.queryStart, step.queryEnd), []);
+    keys.highlight(step.skipped ? [] : chipRows(step.keyStart, step.keyEnd), []);
+    values.highlight(step.skipped ? [] : chipRows(step.keyStart, step.keyEnd), []);
+
+    // The tile itself.
+    const rowLabels = labels.slice(step.queryStart, step.queryEnd);
+    const colLabels = labels.slice(step.keyStart, step.keyEnd);
+    const masked = (r: number, c: number) => step.scores.data[r * cols + c] === -Infinity;
+    tileScores.update({ data: step.scores.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '−∞' },
+      step.skipped ? 'scores of this tile: never computed (skipped)' : `scores s = q · k${settings.scale ? ' / √d_k' : ''}, this tile only (${rows} × ${cols})`);
+    tileProbs.update({ data: step.probabilities.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '0', extent: 1 },
+      'exp(s − m), with each row’s new running max m');
+
+    // Running state per row: m before and after, the rescale factor, l.
+    replaceChildren(stateTable,
+      el('caption', {}, `Running numbers of ${qRange}, after this tile`),
+      el('thead', {}, el('tr', {},
+        el('th', { scope: 'col' }, 'row'),
+        el('th', { scope: 'col' }, 'm before'),
+        el('th', { scope: 'col' }, 'tile max'),
+        el('th', { scope: 'col' }, 'm after'),
+        el('th', { scope: 'col' }, 'rescale exp(m_old − m_new)'),
+        el('th', { scope: 'col' }, 'l after'))),
+      el('tbody', {}, ...Array.from({ length: rows }, (_, r) => {
+        let tileMax = -Infinity;
+        for (let c = 0; c < cols; c++) tileMax = Math.max(tileMax, step.scores.data[r * cols + c]);
+        const grew = rescaled.has(r);
+        const first = !Number.isFinite(before.m[r]) && Number.isFinite(step.m[r]);
+        const factor = grew
+          ? `exp(${fmt(before.m[r])} − ${fmt(step.m[r])}) = ${fmt(step.rescale[r], 3)}`
+          : step.skipped ? '— (skipped)' : first ? '— (first keys)' : '1 (max unchanged)';
+        return el('tr', { class: grew ? 'flash-rescaled' : null, 'data-row': step.queryStart + r },
+          el('th', { scope: 'row' }, rowLabels[r]),
+          el('td', {}, fmt(before.m[r])),
+          el('td', {}, step.skipped ? '—' : fmt(tileMax)),
+          el('td', {}, fmt(step.m[r])),
+          el('td', { class: 'flash-factor', 'data-rescale': step.rescale[r] }, factor),
+          el('td', {}, fmt(step.l[r], 3)));
+      })));
+    acc.update({ data: step.acc.data, rows, cols: trace.dV, rowLabels, colLabels: dims, showNumbers: numbers },
+      `acc after this tile: weighted sum of V so far, not yet divided by l (${rows} × ${trace.dV})`);
+
+    // One row worked out in words.
+    const focus = rescaled.size ? [...rescaled][0] : 0;
+    const who = quoted(s.tokens[step.queryStart + focus]);
+    let tileSum = 0;
+    for (let c = 0; c < cols; c++) tileSum += step.probabilities.data[focus * cols + c];
+    const finished = !step.skipped && step.keyBlock === lastKb[step.queryBlock];
+    const division = finished
+      ? ` That was this row’s last tile: out${sub(step.queryStart + focus + 1)} = acc / l, e.g. in dimension 1 ${fmt(step.acc.data[focus * trace.dV])} / ${fmt(step.l[focus], 3)} = ${fmt(trace.output.data[(step.queryStart + focus) * trace.dV])}.`
+      : '';
+    explain.textContent = step.skipped
+      ? `Each key in ${kRange} comes after each query in ${qRange}, so the causal mask would block every score of this tile. The kernel skips it: no K or V rows are loaded and no score is computed. m, l and acc stay as they were.`
+      : rescaled.has(focus)
+        ? `Row ${who}: this tile’s largest score, ${fmt(step.m[focus])}, beats the running max ${fmt(before.m[focus])}. What the row had gathered was measured against the old max, so l and acc are first multiplied by exp(${fmt(before.m[focus])} − ${fmt(step.m[focus])}) = ${fmt(step.rescale[focus], 3)}; ` +
+          `then the tile’s terms are added: l = ${fmt(step.rescale[focus], 3)} × ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`
+        : !Number.isFinite(before.m[focus])
+          ? `Row ${who} meets its first keys: m starts at this tile’s largest visible score, ${fmt(step.m[focus])}, l = ${fmt(tileSum, 3)} is the row sum of exp(s − m), and acc is those same weights times the tile’s rows of V.${division}`
+          : `Row ${who}: nothing in this tile beats the running max ${fmt(before.m[focus])}, so the factor is 1 and the tile’s terms are just added: l = ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`;
+
+    // The output, row block by row block, and at the end next to the naive one.
+    const written = (row: number) => {
+      const qb = Math.floor(row / trace.blockQ);
+      return position >= qb * trace.keyBlocks + lastKb[qb];
+    };
+    output.update({ data: trace.output.data, rows: nF, cols: trace.dV, rowLabels: labels, colLabels: dims, showNumbers: numbers, blocked: (r) => !written(r), blockedText: '…' },
+      atEnd ? `tiled output = acc / l (${nF} × ${trace.dV})` : 'tiled output so far: each row is written after its last tile');
+    const reference = naiveReference(s);
+    naiveFigure.hidden = !atEnd;
+    difference.hidden = !atEnd;
+    if (atEnd) {
+      naive.update({ data: reference.data, offset: reference.offset, rows: nF, cols: trace.dV, rowLabels: labels, colLabels: dims, showNumbers: numbers }, reference.caption);
+      const diff = maxAbsDifference(trace.output, reference.data, reference.offset);
+      difference.dataset.value = String(diff);
+      replaceChildren(difference,
+        'Largest difference between the two, over all ', count(nF * trace.dV), ' entries: ',
+        el('strong', { class: 'flash-diff-value' }, scientific(diff)),
+        diff < 1e-5 ? '. That is float rounding (the sums are added in another order), not a different answer.' : '. That is more than float rounding; please report it.');
+    }
+  }
+
+  /** What step 6 shows for these rows; or naive attention on the same first tokens, when it differs. */
+  function naiveReference(s: Snapshot): { data: Float32Array; offset: number; caption: string } {
+    const { pipeline: p, settings, flash } = s;
+    const nF = flash.tokens;
+    if (flash.prefixNaive) return { data: flash.prefixNaive.data, offset: 0, caption: `naive attention on the same ${nF} tokens, weights V (${nF} × ${p.dK})` };
+    return {
+      data: p.headOutputs.data,
+      offset: settings.head * p.n * p.dK,
+      caption: nF === p.n ? `naive output = weights V, as in step 6 (${nF} × ${p.dK})` : `naive output, rows 1–${nF} of step 6’s table (${nF} × ${p.dK})`,
+    };
+  }
+
+  function drawMeter(s: Snapshot): void {
+    const { n } = s.pipeline;
+    const here = memoryMeter(n, s.settings.block);
+    const long = memoryMeter(METER_LONG_N, s.settings.block);
+    const text = (floats: number) => `${count(floats)} floats (${bytes(4 * floats)})`;
+    const bars = (row: MemoryMeterRow) => [
+      { label: 'naive: the n × n matrix', value: row.naiveFloats, text: text(row.naiveFloats) },
+      { label: `tiled: ${row.block} × ${row.block} tile + 3 × ${row.block}`, value: row.tiledFloats, text: text(row.tiledFloats), emphasis: true },
+    ];
+    meterHere.update(bars(here), `This sentence, n = ${count(n)}, block ${here.block}`);
+    meterLong.update(bars(long), `Extrapolated to n = ${count(METER_LONG_N)} (${tokenCountLabel(METER_LONG_N)}), block ${long.block}`);
+    const times = (a: number, b: number) => (a / b >= 10 ? count(Math.round(a / b)) : (a / b).toFixed(1));
+    meterReading.textContent = `Here the naive method holds ${count(here.naiveFloats)} floats and the tiled one ${count(here.tiledFloats)}` +
+      `${here.naiveFloats > here.tiledFloats ? ` (${times(here.naiveFloats, here.tiledFloats)} times less)` : here.naiveFloats < here.tiledFloats ? ': at this size the tile is larger than the whole table' : ': the same'}. ` +
+      `At ${tokenCountLabel(METER_LONG_N)} tokens the n × n matrix is ${bytes(4 * long.naiveFloats)} per head, while the tiles stay at ${bytes(4 * long.tiledFloats)}, ` +
+      `${times(long.naiveFloats, long.tiledFloats)} times less. GPUs use blocks of 64 to 128 rows: a 128 × 128 tile with its m and l is ${bytes(4 * tiledScratchFloats(METER_LONG_N, 128))}, small enough for on-chip memory.`;
+  }
+
+  return {
+    render(nextSnapshot: Snapshot) {
+      snapshot = nextSnapshot;
+      const { flash, settings, pipeline: p } = nextSnapshot;
+      blockInput.value = String(settings.block);
+      blockValue.textContent = String(settings.block);
+      const trace = flash.trace;
+      blockHint.textContent = trace
+        ? `${trace.queryBlocks} query block${trace.queryBlocks === 1 ? '' : 's'} × ${trace.keyBlocks} key block${trace.keyBlocks === 1 ? '' : 's'} = ${trace.steps.length} tile${trace.steps.length === 1 ? '' : 's'}` +
+          (settings.block > flash.tokens ? ` (a block of ${settings.block} covers all ${flash.tokens} tokens: one tile, which is just the naive method)` : '')
+        : '';
+      const headNote = p.heads > 1 ? `head ${settings.head + 1} of ${p.heads}` : 'the only head';
+      subset.textContent = flash.tokens < p.n
+        ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (of ${headNote}, ${settings.causal ? 'causal' : 'no mask'}) so that every tile stays readable. ` +
+          (flash.prefixNaive ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.` : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
+        : `The tiles below are computed from ${headNote}’s Q, K and V (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}), the same numbers as the steps above.`;
+      unavailable.hidden = !flash.unavailable;
+      unavailable.textContent = flash.unavailable ?? '';
+      stepper.hidden = !trace;
+      drawMeter(nextSnapshot);
+      if (!trace) {
+        setPlaying(false);
+        return;
+      }
+      const key = `${trace.nQ}|${trace.blockQ}|${trace.blockK}|${trace.causal}`;
+      if (key !== shapeKey) {
+        shapeKey = key;
+        position = 0;
+        setPlaying(false);
+      }
+      position = Math.min(position, trace.steps.length - 1);
+      draw();
+    },
+  };
+}
+

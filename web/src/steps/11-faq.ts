@@ -1,0 +1,202 @@
+// The article's five questions, each answered in a few sentences and a live mini-figure from the
+// current snapshot. The token the answers look at is "it" when the sentence has one (the
+// article's question), else the last token; the reader can pick another.
+import { BarChart, type Bar } from '../figures/bars';
+import { ratioLabel, scoreEntries } from '../figures/cost-model';
+import { el, replaceChildren, svg } from '../figures/dom';
+import { count, fmt, percent, quoted } from '../figures/format';
+import { dimensionLabels, focusTokenIndex, tokenLabels } from '../figures/labels';
+import { MatrixTable } from '../figures/matrix-table';
+import { LIMITS } from '../settings';
+import type { Snapshot } from '../snapshot';
+import type { StepDefinition } from './types';
+
+/** Above this many tokens the weights row is shown as its largest entries plus the rest. */
+export const BAR_ROW_MAX = 16;
+export const BAR_ROW_TOP = 12;
+
+function question(title: string, ...children: (Node | string)[]): HTMLDetailsElement {
+  return el('details', { class: 'faq-item', open: true }, el('summary', {}, el('h3', { class: 'faq-question' }, title)), ...children);
+}
+
+function link(href: string, text: string): HTMLAnchorElement {
+  return el('a', { href }, text);
+}
+
+export const faqStep: StepDefinition = {
+  id: 'faq',
+  number: 11,
+  title: 'Frequently asked questions',
+  summary: 'Five common questions, each answered with this page’s live numbers.',
+  mount(body) {
+    let snapshot: Snapshot | null = null;
+    let focus = -1;
+    let focusKey = '';
+
+    const picker = el('select', { name: 'faq-token', class: 'faq-token-select' });
+    picker.addEventListener('change', () => {
+      focus = Number(picker.value);
+      if (snapshot) draw(snapshot);
+    });
+
+    // 1. sqrt(d_k)
+    const spread = el('p', { class: 'faq-live faq-spread' });
+    const soft = new BarChart({ caption: 'softmax([1, 2, 3])', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v) });
+    const sharp = new BarChart({ caption: 'sharp', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v) });
+    const gradient = el('p', { class: 'faq-live faq-gradient' });
+    // 2. q, k, v
+    const qkv = new MatrixTable({ caption: 'q, k, v', scale: 'diverging', corner: 'row' });
+    const qkvReading = el('p', { class: 'faq-live faq-qkv-reading' });
+    // 3. heads
+    const headsTable = el('table', { class: 'data-table faq-heads' });
+    const headsReading = el('p', { class: 'faq-live faq-heads-reading' });
+    // 4. the map
+    const row = new BarChart({ caption: 'weights', labelHeader: 'key token', valueHeader: 'weight', max: 1, className: 'faq-row-bars' });
+    const rowReading = el('p', { class: 'faq-live faq-row-reading' });
+    // 5. n^2
+    const squares = svg('svg', { class: 'faq-squares', viewBox: '0 0 170 170', role: 'img', width: 170, height: 170 });
+    const growth = el('p', { class: 'faq-live faq-growth' });
+
+    body.append(
+      el('p', {}, 'The questions readers ask most, each answered with the numbers on this page.'),
+      el('p', { class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
+      question('Why divide by the square root of d_k?',
+        el('p', {}, 'A dot product adds up d_k products, and each one brings its own spread, so the total’s standard deviation grows like √d_k. ' +
+          'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √d_k brings the spread back to about 1.'),
+        spread,
+        el('div', { class: 'figure-row faq-bars' }, el('figure', { class: 'figure' }, soft.element), el('figure', { class: 'figure' }, sharp.element)),
+        gradient),
+      question('What is the difference between query, key and value?',
+        el('p', {}, 'The query describes what a token wants to find, the key how it presents itself to other tokens’ queries, and the value what it hands over once it is picked. ' +
+          'Because these are three separate projections, a word can be easy to find for one kind of question and still pass on information of another kind.'),
+        el('figure', { class: 'figure' }, qkv.element),
+        qkvReading),
+      question('Why multiple attention heads?',
+        el('p', {}, 'With one head, each token gets a single set of weights, so it has to settle on one kind of relationship. With h heads it gets h sets, one per slice of d_model, and each slice can follow something different. ' +
+          'The slices share d_model out rather than adding to it, so the layer costs the same (', link('#multi-head', 'step 8'), ' counts it).'),
+        el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Where each head sends the chosen token', tabindex: 0 }, headsTable),
+        headsReading),
+      question('Is attention the same as the attention maps I see visualised?',
+        el('p', {}, 'They are the same numbers: a drawn attention map is the weights matrix after the softmax, one row per token, like the bars below. ' +
+          'What the picture cannot show is what the layer then does with the mixed values (V, W_o and every layer after), so it tells you where information came from, not how it was used.'),
+        el('figure', { class: 'figure' }, row.element),
+        rowReading),
+      question('Why is long context expensive?',
+        el('p', {}, 'Every token adds a row and a column to the score matrix, so its size and the work to fill it grow with n²: a context four times longer means sixteen times the attention work. ' +
+          'FlashAttention avoids keeping the matrix in memory but still does every multiplication (', link('#cost', 'step 9'), ').'),
+        el('div', { class: 'faq-growth-figure' }, squares, growth)),
+    );
+
+    function draw(s: Snapshot): void {
+      const { pipeline: p, tokens, settings } = s;
+      const n = p.n;
+      const h = settings.head;
+      const labels = tokenLabels(tokens);
+      const t = Math.max(0, Math.min(n - 1, focus));
+      const who = quoted(tokens[t]);
+      const headNote = p.heads > 1 ? `head ${h + 1} of ${p.heads}` : 'the only head';
+
+      // 1. The spread at this d_k, and softmax of [1, 2, 3] at the raw spread.
+      const { dots, saturation } = s;
+      spread.textContent = `With this page’s d_k = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
+        `(√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided by √${dots.dK} it is ${fmt(dots.scaledStd)}.`;
+      const probs = (values: Float32Array): Bar[] => {
+        const top = values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
+        return Array.from(values, (v, i) => ({ label: `score ${fmt(saturation.row[i], 0)}`, value: v, text: fmt(v), emphasis: i === top }));
+      };
+      soft.update(probs(saturation.soft.probabilities), 'softmax([1, 2, 3]): a spread of about 1');
+      sharp.update(probs(saturation.sharp.probabilities), `softmax([1, 2, 3] × ${fmt(saturation.factor)}): the spread unscaled d_k = ${dots.dK} scores have`);
+      gradient.textContent = saturation.factor === 1
+        ? `At d_k = 1, √d_k is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
+        : `How much gradient still flows (the size of the softmax’s derivative): ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
+          `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}. The sharper the softmax, the less there is to learn from.`;
+
+      // 2. The token's q, k and v rows in the shown head.
+      const dK = p.dK;
+      const rows = new Float32Array(3 * dK);
+      const at = (tensor: Float32Array) => tensor.subarray((h * n + t) * dK, (h * n + t + 1) * dK);
+      rows.set(at(p.Q_heads.data), 0);
+      rows.set(at(p.K_heads.data), dK);
+      rows.set(at(p.V_heads.data), 2 * dK);
+      qkv.update(
+        { data: rows, rows: 3, cols: dK, rowLabels: ['q (query)', 'k (key)', 'v (value)'], colLabels: dimensionLabels(dK), showNumbers: dK <= LIMITS.maxTokensWithNumbers },
+        `q, k and v of ${who}, ${headNote}, d_k = ${dK}`,
+      );
+      const scoreRow = p.scores.data.subarray((h * n + t) * n, (h * n + t + 1) * n);
+      let match = 0;
+      for (let j = 1; j < n; j++) if (scoreRow[j] > scoreRow[match]) match = j;
+      const vector = (tensor: Float32Array, token: number) => {
+        const values = Array.from(tensor.subarray((h * n + token) * dK, (h * n + token) * dK + Math.min(dK, 6)), (v) => fmt(v));
+        return `[${values.join(', ')}${dK > 6 ? ', …' : ''}]`;
+      };
+      qkvReading.textContent = `The query of ${who} matches the key of ${quoted(tokens[match])} best (score ${fmt(scoreRow[match])}). ` +
+        `Yet what ${quoted(tokens[match])} passes on is its value, v = ${vector(p.V_heads.data, match)}, not its key, k = ${vector(p.K_heads.data, match)}: ` +
+        'one word, three different vectors.';
+
+      // 3. Where each head sends the token.
+      const tops = Array.from({ length: p.heads }, (_, head) => {
+        const base = (head * n + t) * n;
+        let best = 0;
+        for (let j = 1; j < n; j++) if (p.weights.data[base + j] > p.weights.data[base + best]) best = j;
+        return { head, key: best, weight: p.weights.data[base + best] };
+      });
+      replaceChildren(headsTable,
+        el('caption', {}, `Where ${who} looks most, in each head`),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'head'), el('th', { scope: 'col' }, 'strongest key'), el('th', { scope: 'col' }, 'its weight'))),
+        el('tbody', {}, ...tops.map((top) => el('tr', { class: top.head === h ? 'faq-current' : null },
+          el('th', { scope: 'row' }, `head ${top.head + 1}`), el('td', {}, labels[top.key]), el('td', { class: 'num' }, percent(top.weight))))));
+      const distinct = new Set(tops.map((top) => top.key)).size;
+      headsReading.textContent = p.heads === 1
+        ? `With one head there is one answer: ${who} looks most at ${quoted(tokens[tops[0].key])}. Give the page more heads (step 8) to compare.`
+        : `Across ${p.heads} heads, ${who} looks most at ${distinct} different token${distinct === 1 ? '' : 's'}${distinct === 1 ? ' (these heads agree here; try another token or seed)' : ''}. ` +
+          `These weights are random, not trained; in trained models such differences become specialised heads.`;
+
+      // 4. The token's row of the attention map.
+      const weightsRow = p.weights.data.subarray((h * n + t) * n, (h * n + t + 1) * n);
+      let best = 0;
+      for (let j = 1; j < n; j++) if (weightsRow[j] > weightsRow[best]) best = j;
+      let items: Bar[] = Array.from(weightsRow, (w, j) => ({ label: labels[j], value: w, text: percent(w), emphasis: j === best }));
+      let rest = '';
+      if (n > BAR_ROW_MAX) {
+        const sorted = [...items].sort((a, b) => b.value - a.value);
+        const others = sorted.slice(BAR_ROW_TOP);
+        items = sorted.slice(0, BAR_ROW_TOP);
+        rest = ` The other ${others.length} tokens share the remaining ${percent(others.reduce((sum, item) => sum + item.value, 0))}.`;
+      }
+      row.update(items, `Row ${t + 1} of the weights, ${headNote}: what ${who} draws from each token${n > BAR_ROW_MAX ? ` (largest ${BAR_ROW_TOP})` : ''}`);
+      const total = weightsRow.reduce((sum, w) => sum + w, 0);
+      rowReading.textContent = p.fullyMaskedRows[t]
+        ? `Every key is blocked for ${who}, so its row is all zeros.`
+        : `${who} draws its largest share, ${percent(weightsRow[best])}, from ${quoted(tokens[best])}; the whole row adds up to ${percent(total)}.${rest}`;
+
+      // 5. n^2 against (4n)^2.
+      const now = scoreEntries(n);
+      const later = scoreEntries(4 * n);
+      const lines: SVGElement[] = [svg('rect', { class: 'faq-square-big', x: 5, y: 5, width: 160, height: 160 })];
+      for (let i = 1; i < 4; i++) {
+        lines.push(svg('line', { class: 'faq-square-grid', x1: 5 + 40 * i, x2: 5 + 40 * i, y1: 5, y2: 165 }));
+        lines.push(svg('line', { class: 'faq-square-grid', x1: 5, x2: 165, y1: 5 + 40 * i, y2: 5 + 40 * i }));
+      }
+      lines.push(svg('rect', { class: 'faq-square-small', x: 5, y: 5, width: 40, height: 40 }));
+      const words = `${n} tokens: ${count(now)} scores per head. ${4 * n} tokens: ${count(later)}, ${ratioLabel(later / now).slice(1)} times as many.`;
+      squares.setAttribute('aria-label', `Two squares: the score matrix for ${n} tokens fits ${later / now} times into the one for ${4 * n} tokens.`);
+      replaceChildren(squares, svg('title', {}, words), ...lines);
+      growth.textContent = `${words} The small square is this page’s score matrix; the large one is the matrix for a sentence four times as long.`;
+    }
+
+    return {
+      render(next) {
+        snapshot = next;
+        const key = next.tokens.join('\u0001');
+        if (key !== focusKey) {
+          focusKey = key;
+          const labels = tokenLabels(next.tokens);
+          replaceChildren(picker, ...labels.map((label, i) => el('option', { value: i }, label)));
+          focus = focusTokenIndex(next.tokens);
+        }
+        picker.value = String(focus);
+        draw(next);
+      },
+    };
+  },
+};
