@@ -37,7 +37,7 @@ describe('the walkthrough in Chromium', () => {
   test('loads straight into a complete page: every step, numbers, no console error', async () => {
     const { page, errors } = await open();
     const headings = await page.locator('section.step h2').allTextContents();
-    expect(headings.length).toBe(10);
+    expect(headings.length).toBe(11);
     expect(headings[0]).toMatch(/^1\./);
     expect(await page.locator('#scores table.matrix').count()).toBeGreaterThanOrEqual(3);
     const text = await page.locator('main').innerText();

@@ -27,7 +27,7 @@ export function createControls(
 ): Controls {
   const sentenceId = `sentence-${++uid}`;
   const sentence = el('input', {
-    id: sentenceId, type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', maxlength: LIMITS.maxSentenceChars,
+    id: sentenceId, type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', maxlength: LIMITS.maxSentenceChars, dir: 'auto',
     'aria-describedby': `${sentenceId}-hint`,
   });
   const sentenceHint = el('span', { id: `${sentenceId}-hint`, class: 'hint' });
@@ -67,7 +67,11 @@ export function createControls(
   head.addEventListener('change', () => update({ head: Number(head.value) }));
   causal.addEventListener('change', () => update({ causal: causal.checked }));
   scale.addEventListener('change', () => update({ scale: scale.checked }));
-  seed.addEventListener('change', () => update({ seed: seed.valueAsNumber }));
+  seed.addEventListener('change', () => {
+    // An emptied or unreadable field is NaN: validation keeps the seed and says so; show it again.
+    update({ seed: seed.valueAsNumber });
+    if (Number.isNaN(seed.valueAsNumber) && shown) seed.value = String(shown.seed);
+  });
   reseed.addEventListener('click', () => {
     const random = new Uint32Array(1);
     crypto.getRandomValues(random);
@@ -99,12 +103,16 @@ export function createControls(
       select.dataset.values = wanted;
       select.replaceChildren(...values.map((v) => el('option', { value: v }, format(v))));
     }
-    select.value = String(current);
+    // Assigning a select's value forces a style update in Chromium even when nothing changes.
+    if (select.value !== String(current)) select.value = String(current);
   }
+
+  let shown: Settings | null = null;
 
   return {
     element,
     show(settings) {
+      shown = settings;
       // Inside a shadow root, document.activeElement is the host: ask the root that holds the input.
       const focused = (element.getRootNode() as Document | ShadowRoot).activeElement;
       if (focused !== sentence) sentence.value = settings.sentence;

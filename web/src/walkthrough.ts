@@ -4,11 +4,13 @@
 import { FrameScheduler } from './compute';
 import { createControls, type ControlName } from './controls';
 import { embedCodePanel } from './embed-code';
-import type { AttentionEngine } from './engine/engine';
+import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
 import { formulaElement } from './figures/formula';
+import type { Settings } from './settings';
 import type { WalkthroughState } from './state';
 import type { Snapshot } from './snapshot';
+import { StepRenderer } from './step-renderer';
 import { STEPS } from './steps/index';
 import type { StepDefinition, StepView } from './steps/types';
 
@@ -67,7 +69,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   let latest: Snapshot | null = null;
   const notice = noticeArea();
   const controls = createControls((change, history) => state.update(change, history), options.controls);
-  const views: StepView[] = [];
+  const sectionViews: { section: HTMLElement; view: StepView }[] = [];
   const context = { update: (change: Parameters<WalkthroughState['update']>[0]) => state.update(change) };
 
   const content = el('div', { class: 'content' }, notice.element);
@@ -79,19 +81,56 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     const panel = options.embedCode ? embedCodePanel(step, () => state.settings) : null;
     const { section, body } = stepSection(step, panel?.button ?? null);
     if (panel) section.insertBefore(panel.element, section.children[1]);
-    views.push(step.mount(body, context));
+    sectionViews.push({ section, view: step.mount(body, context) });
     content.appendChild(section);
   }
   root.append(controls.element, content);
+  const renderer = new StepRenderer(sectionViews);
+  let firstPaint = true;
+
+  // The last settings the figures were drawn for, and settings already retried after an engine crash.
+  let lastGood: Settings | null = null;
+  let retried: Settings | null = null;
+  const describe = (settings: Settings) => `d_model ${settings.dModel}, ${settings.heads} head${settings.heads === 1 ? '' : 's'}`;
+  /** Back to the settings the figures show, so controls, URL and figures agree again. */
+  const goBack = (messages: string[]) => {
+    notice.show(lastGood ? [...messages, `The figures still show your previous settings (${describe(lastGood)}).`] : messages);
+    if (lastGood) state.update(lastGood, 'replace');
+  };
 
   const scheduler = new FrameScheduler(
     engine,
     (snapshot) => {
       latest = snapshot;
-      for (const view of views) view.render(snapshot);
+      lastGood = snapshot.settings;
+      retried = null;
+      if (firstPaint) renderer.renderAll(snapshot);
+      else renderer.render(snapshot);
+      firstPaint = false;
       onSnapshot?.(snapshot);
     },
-    (error) => notice.show([`The engine could not compute this setting: ${error instanceof Error ? error.message : String(error)}`]),
+    (error, settings) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (!(error instanceof EngineCrash)) {
+        goBack([`The engine could not compute these settings: ${reason}`]);
+        return;
+      }
+      // The wasm instance failed (out of memory): re-create it, then try these settings once more.
+      const again = retried === settings;
+      retried = settings;
+      notice.show([`The engine stopped while computing ${describe(settings)} (${reason}). Restarting it…`]);
+      engine.restart().then(
+        () => {
+          if (again) {
+            goBack([`The engine ran out of memory twice on ${describe(settings)}, so it was restarted and these settings were left out.`]);
+          } else {
+            notice.show([`The engine stopped (${reason}) and was restarted; your settings were computed again.`]);
+            scheduler.request(state.settings);
+          }
+        },
+        (restartError: unknown) => notice.show([`The engine stopped (${reason}) and could not be restarted (${restartError instanceof Error ? restartError.message : String(restartError)}). Reload the page to get the live figures back; the text still reads.`]),
+      );
+    },
   );
 
   state.subscribe(({ settings, notices }) => {
@@ -112,6 +151,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     flush: () => {
       scheduler.request(state.settings);
       scheduler.flush();
+      renderer.flush();
     },
   };
 }
