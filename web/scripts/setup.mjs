@@ -2,13 +2,18 @@
 // Runs before `npm start`, `npm test` and `npm run build`; uses only Node built-ins because
 // node_modules may not exist yet.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+// libFuzzer's runtime for the fuzz target (npm run test:fuzz), wherever this clang version keeps it.
+const fuzzerRuntime = () => {
+  const base = '/usr/lib/llvm-14/lib/clang';
+  return existsSync(base) && readdirSync(base).some((v) => existsSync(`${base}/${v}/lib/linux/libclang_rt.fuzzer-x86_64.a`));
+};
 const numpyWorks = () => spawnSync('/usr/bin/python3', ['-c', 'import numpy'], { stdio: 'ignore' }).status === 0;
 
 // Debian package -> how we know it is already installed.
@@ -21,6 +26,8 @@ const debianPackages = [
   ['cmake', () => has('cmake')],
   ['g++', () => has('g++')],
   ['libgtest-dev', () => existsSync('/usr/include/gtest/gtest.h')],
+  ['clang-14', () => has('clang++-14')],
+  ['libclang-rt-14-dev', fuzzerRuntime],
 ];
 
 const missing = debianPackages.filter(([, present]) => !present()).map(([name]) => name);
