@@ -26,4 +26,12 @@ export default defineConfig({
       },
     },
   },
+  // The "Run it on my machine" figure's Web Worker is a second, separate bundle (inlineDynamicImports does
+  // not apply to it). Flat names put it and its .wasm next to the element script, so the worker reuses the
+  // same .wasm file (and the browser's cached copy) instead of a duplicate under assets/.
+  worker: {
+    rolldownOptions: {
+      output: { entryFileNames: '[name]-[hash].js', assetFileNames: '[name]-[hash][extname]' },
+    },
+  },
 });

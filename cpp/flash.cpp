@@ -8,110 +8,228 @@
 #include "attention.h"  // kOutputOverflow
 #include "engine_limits.h"
 #include "kernels.h"
-#include "simd_exp.h"  // the same exp polynomial as the naive softmax, and the ABH_SIMD switch
+#include "microkernels.h"  // DotTile, OuterTile, vf; the same exp polynomial as the naive softmax
 
 namespace abh {
 namespace {
 
-using kernels::detail::exp_scalar;
-#if ABH_SIMD
-using kernels::detail::exp_simd;
-using kernels::detail::horizontal_sum;
-#endif
+using namespace kernels::detail;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// Steps 2-3 for one query row of one tile, online. s (cols) holds the row's raw scores q . k against
-// the tile's keys, of which the first `visible` are unmasked (causal rows see a prefix of every tile).
-// On return s holds P = exp(s * scale - m_new) with zeros for masked keys, m and l are the row's new
-// running max and sum, and the result is the rescale factor exp(m_old - m_new) for the accumulator.
-float online_softmax_row(float* s, int cols, int visible, float scale, float& m, float& l) {
-  // Pass 1: scale, and the tile's row max over the visible keys.
-  float tile_max = kNegInf;
-  int j = 0;
-#if ABH_SIMD
-  const v128_t scale_v = wasm_f32x4_splat(scale);
-  v128_t max_v = wasm_f32x4_splat(kNegInf);
-  for (; j + 4 <= visible; j += 4) {
-    const v128_t x = wasm_f32x4_mul(wasm_v128_load(s + j), scale_v);
-    wasm_v128_store(s + j, x);
-    max_v = wasm_f32x4_max(max_v, x);
-  }
-  tile_max = std::max(std::max(wasm_f32x4_extract_lane(max_v, 0), wasm_f32x4_extract_lane(max_v, 1)),
-                      std::max(wasm_f32x4_extract_lane(max_v, 2), wasm_f32x4_extract_lane(max_v, 3)));
-#endif
-  for (; j < visible; ++j) {
-    s[j] *= scale;
-    tile_max = std::max(tile_max, s[j]);
-  }
-  std::fill(s + visible, s + cols, 0.0f);  // masked keys contribute exp(-inf) = 0
+// The four steps of a tile are separate functions on purpose: one function per loop nest keeps
+// V8's register allocator from spilling the micro-tiles' accumulators (measured: the fully inlined
+// run_tiled was ~30% slower).
+#define ABH_TILE_STEP __attribute__((noinline))
 
-  // The new running max. Still -inf means this row has seen no visible key yet: m and l stay as they
-  // are (-inf, 0), and exp(-inf - -inf) = NaN is never evaluated.
-  const float m_new = std::max(m, tile_max);
-  if (m_new == kNegInf) return 1.0f;
-  // m == m_new: exactly 1, no rescale. m == -inf (first visible tile): exp(-inf) = 0, and l, acc are 0.
-  const float rescale = m == m_new ? 1.0f : exp_scalar(m - m_new);
+// How the tile is laid out: key-major, S^T. The tile buffer holds (cols, rows) with row stride
+// `rows`: entry (j, i) is query q0 + i against key k0 + j. Four neighbouring queries are then one
+// vector, so the online softmax runs across queries (the running max m, sum l and rescale factor
+// of four rows in one register), and in step 4 the probabilities of four queries for one key are
+// the splatted A operand of the outer-product tile, against rows of V read in place.
+//
+// Causal: key k0 + j is visible to query q0 + i iff k0 + j <= q0 + i. For the four queries from i,
+// keys from j_end(i) = q0 + i + 4 - k0 on are invisible to all four and are never touched.
 
-  // Pass 2: P = exp(x - m_new) and its row sum.
-  float sum = 0.0f;
-  j = 0;
-#if ABH_SIMD
-  const v128_t m_v = wasm_f32x4_splat(m_new);
-  v128_t sum_v = wasm_f32x4_splat(0);
-  for (; j + 4 <= visible; j += 4) {
-    const v128_t e = exp_simd(wasm_f32x4_sub(wasm_v128_load(s + j), m_v));
-    wasm_v128_store(s + j, e);
-    sum_v = wasm_f32x4_add(sum_v, e);
-  }
-  sum = horizontal_sum(sum_v);
-#endif
-  for (; j < visible; ++j) {
-    s[j] = exp_scalar(s[j] - m_new);
-    sum += s[j];
-  }
-  l = l * rescale + sum;
-  m = m_new;
-  return rescale;
+// Keys visible to at least one of the queries i .. i + lanes - 1 of this tile: [0, result).
+inline int visible_keys(bool causal, int q0, int i, int lanes, int k0, int cols) {
+  return causal ? std::clamp(q0 + i + lanes - k0, 0, cols) : cols;
 }
 
-// Step 4 for one query row of one tile: acc (d_v) = rescale * acc + p (visible) . V (visible, d_v),
-// V's rows ldv floats apart. Sixteen (then four) accumulator columns stay in registers while the
-// key loop runs, like kernels::matmul.
-void rescale_accumulate_row(const float* p, int visible, const float* V, int ldv, float* acc, int d_v, float rescale) {
-  int t = 0;
-#if ABH_SIMD
-  const v128_t a = wasm_f32x4_splat(rescale);
-  for (; t + 16 <= d_v; t += 16) {
-    v128_t acc0 = wasm_f32x4_mul(wasm_v128_load(acc + t), a);
-    v128_t acc1 = wasm_f32x4_mul(wasm_v128_load(acc + t + 4), a);
-    v128_t acc2 = wasm_f32x4_mul(wasm_v128_load(acc + t + 8), a);
-    v128_t acc3 = wasm_f32x4_mul(wasm_v128_load(acc + t + 12), a);
-    for (int j = 0; j < visible; ++j) {
-      const v128_t pj = wasm_f32x4_splat(p[j]);
-      const float* v = V + std::size_t(j) * ldv + t;
-      acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(pj, wasm_v128_load(v)));
-      acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(pj, wasm_v128_load(v + 4)));
-      acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(pj, wasm_v128_load(v + 8)));
-      acc3 = wasm_f32x4_add(acc3, wasm_f32x4_mul(pj, wasm_v128_load(v + 12)));
+// Step 1 on one tile: T (cols, rows) = K_c Q_b^T, raw dot products. Dot tiles of 4 queries x 2 keys
+// (8 accumulators, reduced to two columns of four); with `causal`, keys after all four queries are
+// skipped (their entries are never read). The same summation order as kernels::scores_qkt, so the
+// scores are bit for bit those of the naive kernel.
+ABH_TILE_STEP void tile_scores(const float* Q_b, int ldq, const float* K_c, int ldk, float* T, int rows, int cols, int d,
+                               bool causal, int q0, int k0) {
+  const int d4 = d & ~3;
+  int i = 0;
+  for (; i + 4 <= rows; i += 4) {
+    const float* q = Q_b + std::size_t(i) * ldq;
+    const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
+    int j = 0;
+    for (; j + 2 <= j_end; j += 2) {
+      const float* k = K_c + std::size_t(j) * ldk;
+      DotTile<4, 2> t;
+      t.run(q, ldq, k, ldk, d4);
+      float* c0 = T + std::size_t(j) * rows + i;
+      vstore(c0, vreduce4(t.acc[0][0], t.acc[1][0], t.acc[2][0], t.acc[3][0]));
+      vstore(c0 + rows, vreduce4(t.acc[0][1], t.acc[1][1], t.acc[2][1], t.acc[3][1]));
+      if (d4 < d)
+        for (int jj = 0; jj < 2; ++jj)
+          for (int r = 0; r < 4; ++r)
+            c0[std::size_t(jj) * rows + r] += dot_tail(q + std::size_t(r) * ldq, k + std::size_t(jj) * ldk, d4, d);
     }
-    wasm_v128_store(acc + t, acc0);
-    wasm_v128_store(acc + t + 4, acc1);
-    wasm_v128_store(acc + t + 8, acc2);
-    wasm_v128_store(acc + t + 12, acc3);
+    if (j < j_end) {  // one key left
+      const float* k = K_c + std::size_t(j) * ldk;
+      DotTile<4, 1> t;
+      t.run(q, ldq, k, ldk, d4);
+      float* c0 = T + std::size_t(j) * rows + i;
+      vstore(c0, vreduce4(t.acc[0][0], t.acc[1][0], t.acc[2][0], t.acc[3][0]));
+      if (d4 < d)
+        for (int r = 0; r < 4; ++r) c0[r] += dot_tail(q + std::size_t(r) * ldq, k, d4, d);
+    }
   }
-  for (; t + 4 <= d_v; t += 4) {
-    v128_t acc0 = wasm_f32x4_mul(wasm_v128_load(acc + t), a);
-    for (int j = 0; j < visible; ++j)
-      acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(wasm_f32x4_splat(p[j]), wasm_v128_load(V + std::size_t(j) * ldv + t)));
-    wasm_v128_store(acc + t, acc0);
+  for (; i < rows; ++i) {  // fewer than four queries left: one at a time
+    const float* q = Q_b + std::size_t(i) * ldq;
+    const int j_end = visible_keys(causal, q0, i, 1, k0, cols);
+    for (int j = 0; j < j_end; ++j) {
+      const float* k = K_c + std::size_t(j) * ldk;
+      DotTile<1, 1> t;
+      t.run(q, ldq, k, ldk, d4);
+      T[std::size_t(j) * rows + i] = vhsum(t.acc[0][0]) + dot_tail(q, k, d4, d);
+    }
   }
-#endif
-  for (; t < d_v; ++t) {
-    float x = acc[t] * rescale;
-    for (int j = 0; j < visible; ++j) x += p[j] * V[std::size_t(j) * ldv + t];
-    acc[t] = x;
+}
+
+// Scores past float32's range come out of step 1 as +-inf or NaN; like attention() (see
+// kernels::repair_overflowed_scores) they are recomputed in double and clamped. A vector scan of
+// the visible entries first, the repair only if it finds one.
+ABH_TILE_STEP void repair_tile(const float* Q_b, int ldq, const float* K_c, int ldk, float* T, int rows, int cols, int d, bool causal,
+                 int q0, int k0) {
+  vmask bad = vmask_none();
+  bool any = false;
+  int i = 0;
+  for (; i + 4 <= rows; i += 4) {
+    const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
+    for (int j = 0; j < j_end; ++j) bad = vmask_or(bad, vnot_finite(vload(T + std::size_t(j) * rows + i)));
   }
+  for (; i < rows; ++i)
+    for (int j = 0; j < visible_keys(causal, q0, i, 1, k0, cols); ++j) any = any || !std::isfinite(T[std::size_t(j) * rows + i]);
+  if (!any && !vany(bad)) return;
+  constexpr double kMax = std::numeric_limits<float>::max();
+  for (int j = 0; j < cols; ++j)
+    for (int r = 0; r < rows; ++r) {
+      float& s = T[std::size_t(j) * rows + r];
+      if ((causal && k0 + j > q0 + r) || std::isfinite(s)) continue;
+      const float* q = Q_b + std::size_t(r) * ldq;
+      const float* k = K_c + std::size_t(j) * ldk;
+      double dot = 0;
+      for (int t = 0; t < d; ++t) dot += double(q[t]) * double(k[t]);
+      s = float(std::max(-kMax, std::min(kMax, dot)));
+    }
+}
+
+// Steps 2-3 on one tile, online: for each query, x = score * scale (-inf where masked), the tile's
+// max, m_new = max(m, tile max), P = exp(x - m_new) in place, l = l * rescale + sum P, where
+// rescale = exp(m - m_new) is 1 when the max stayed and 0 on the first visible tile. A query that
+// has seen no visible key yet keeps m = -inf, l = 0, rescale = 1 (exp(-inf - -inf) is never taken).
+// Four queries per vector; fewer than four left, one at a time with the same arithmetic.
+ABH_TILE_STEP void online_softmax(float* T, int rows, int cols, float scale, bool causal, int q0, int k0, float* m, float* l,
+                    float* rescale) {
+  const vf scale_v = vsplat(scale), neg_inf_v = vsplat(kNegInf), zero_v = vzero(), one_v = vsplat(1.0f);
+  int i = 0;
+  for (; i + 4 <= rows; i += 4) {
+    const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
+    const float qi = float(q0 + i);
+    const vf query_v = vadd(vsplat(qi), vmake(0.0f, 1.0f, 2.0f, 3.0f));
+    // Pass A: the tile's max per query. Raw scores: for scale > 0, max(s) * scale is exactly
+    // max(s * scale) (rounding is monotonic), so the scaling waits for pass B. Keys before j_all are
+    // visible to all four queries; only the last few need the causal mask.
+    const int j_all = causal ? std::clamp(q0 + i - k0 + 1, 0, j_end) : j_end;
+    vf max_a = neg_inf_v, max_b = neg_inf_v;
+    int j = 0;
+    for (; j + 2 <= j_all; j += 2) {
+      max_a = vmax(max_a, vload(T + std::size_t(j) * rows + i));
+      max_b = vmax(max_b, vload(T + std::size_t(j + 1) * rows + i));
+    }
+    for (; j < j_all; ++j) max_a = vmax(max_a, vload(T + std::size_t(j) * rows + i));
+    for (; j < j_end; ++j)
+      max_a = vmax(max_a, vselect(vle(vsplat(float(k0 + j)), query_v), vload(T + std::size_t(j) * rows + i), neg_inf_v));
+    const vf max_v = vmul(vmax(max_a, max_b), scale_v);
+    const vf m_old = vload(m + i), m_new = vmax(m_old, max_v);
+    const vf m_use = vselect(veq(m_new, neg_inf_v), zero_v, m_new);  // exp(-inf - 0) = 0 for unseen rows
+    const vf resc = vselect(veq(m_old, m_new), one_v, vexp(vsub(m_old, m_new)));
+    // Pass B: P = exp(s * scale - m_new), column sums; masked entries exp(-inf) = 0.
+    vf sum_a = zero_v, sum_b = zero_v;
+    for (j = 0; j + 2 <= j_all; j += 2) {
+      float* t = T + std::size_t(j) * rows + i;
+      const vf p0 = vexp(vsub(vmul(vload(t), scale_v), m_use));
+      const vf p1 = vexp(vsub(vmul(vload(t + rows), scale_v), m_use));
+      vstore(t, p0);
+      vstore(t + rows, p1);
+      sum_a = vadd(sum_a, p0);
+      sum_b = vadd(sum_b, p1);
+    }
+    for (; j < j_end; ++j) {
+      float* t = T + std::size_t(j) * rows + i;
+      vf x = vmul(vload(t), scale_v);
+      if (j >= j_all) x = vselect(vle(vsplat(float(k0 + j)), query_v), x, neg_inf_v);
+      const vf p = vexp(vsub(x, m_use));
+      vstore(t, p);
+      sum_a = vadd(sum_a, p);
+    }
+    const vf sum_v = vadd(sum_a, sum_b);
+    vstore(l + i, vadd(vmul(vload(l + i), resc), sum_v));
+    vstore(m + i, m_new);
+    vstore(rescale + i, resc);
+  }
+  for (; i < rows; ++i) {
+    const int j_end = visible_keys(causal, q0, i, 1, k0, cols);
+    float tile_max = kNegInf;
+    for (int j = 0; j < j_end; ++j) {
+      float& x = T[std::size_t(j) * rows + i];
+      x *= scale;
+      tile_max = std::max(tile_max, x);
+    }
+    const float m_new = std::max(m[i], tile_max);
+    if (m_new == kNegInf) {
+      rescale[i] = 1.0f;
+      for (int j = 0; j < j_end; ++j) T[std::size_t(j) * rows + i] = 0.0f;
+      continue;
+    }
+    const float resc = m[i] == m_new ? 1.0f : exp_scalar(m[i] - m_new);
+    float sum = 0.0f;
+    for (int j = 0; j < j_end; ++j) {
+      float& x = T[std::size_t(j) * rows + i];
+      x = exp_scalar(x - m_new);
+      sum += x;
+    }
+    l[i] = l[i] * resc + sum;
+    m[i] = m_new;
+    rescale[i] = resc;
+  }
+}
+
+// Step 4 on one tile: acc (rows, d_v) = rescale * acc + P V_c, with P read from the key-major tile
+// and V_c's rows in place. Outer-product tiles of 4 queries x 8 (then 4) columns of V.
+// On the first key block (`first`) acc is not read: it starts at zero, so the output needs no
+// separate zeroing pass.
+template <int MR>
+ABH_INLINE void accumulate_rows(const float* T, int ldt, int j_end, const float* V_c, int ldv, float* acc, int ldacc, int d_v,
+                                const float* rescale, bool first) {
+  int c = 0;
+  for (; c + 8 <= d_v; c += 8) {
+    OuterTile<MR, 2> t;
+    if (first) t.zero();
+    else t.load_scaled(acc + c, ldacc, rescale);
+    t.run(T, 1, ldt, V_c + c, ldv, 0, j_end);
+    t.store(acc + c, ldacc);
+  }
+  for (; c + 4 <= d_v; c += 4) {
+    OuterTile<MR, 1> t;
+    if (first) t.zero();
+    else t.load_scaled(acc + c, ldacc, rescale);
+    t.run(T, 1, ldt, V_c + c, ldv, 0, j_end);
+    t.store(acc + c, ldacc);
+  }
+  for (; c < d_v; ++c)
+    for (int r = 0; r < MR; ++r) {
+      float x = first ? 0.0f : acc[std::size_t(r) * ldacc + c] * rescale[r];
+      for (int j = 0; j < j_end; ++j) x += T[std::size_t(j) * ldt + r] * V_c[std::size_t(j) * ldv + c];
+      acc[std::size_t(r) * ldacc + c] = x;
+    }
+}
+
+ABH_TILE_STEP void tile_accumulate(const float* T, int rows, int cols, const float* V_c, int d_v, float* acc,
+                                   const float* rescale, bool causal, int q0, int k0, bool first) {
+  int i = 0;
+  for (; i + 4 <= rows; i += 4)
+    accumulate_rows<4>(T + i, rows, visible_keys(causal, q0, i, 4, k0, cols), V_c, d_v, acc + std::size_t(i) * d_v, d_v,
+                       d_v, rescale + i, first);
+  for (; i < rows; ++i)
+    accumulate_rows<1>(T + i, rows, visible_keys(causal, q0, i, 1, k0, cols), V_c, d_v, acc + std::size_t(i) * d_v, d_v,
+                       d_v, rescale + i, first);
 }
 
 // The deferred softmax division: row (d_v) /= l. A row that saw no key (l == 0) outputs zeros,
@@ -122,12 +240,22 @@ void normalise_row(float* row, int d_v, float l) {
     return;
   }
   const float inv = 1.0f / l;
+  const vf inv_v = vsplat(inv);
   int t = 0;
-#if ABH_SIMD
-  const v128_t inv_v = wasm_f32x4_splat(inv);
-  for (; t + 4 <= d_v; t += 4) wasm_v128_store(row + t, wasm_f32x4_mul(wasm_v128_load(row + t), inv_v));
-#endif
+  for (; t + 4 <= d_v; t += 4) vstore(row + t, vmul(vload(row + t), inv_v));
   for (; t < d_v; ++t) row[t] *= inv;
+}
+
+// Matrix::allFinite, four lanes at a time (Eigen's own packet math is off under wasm).
+bool all_finite(const Matrix& m) {
+  const float* p = m.data();
+  const std::size_t size = std::size_t(m.size()), size4 = size & ~std::size_t(3);
+  vmask bad = vmask_none();
+  for (std::size_t i = 0; i < size4; i += 4) bad = vmask_or(bad, vnot_finite(vload(p + i)));
+  if (vany(bad)) return false;
+  for (std::size_t i = size4; i < size; ++i)
+    if (!std::isfinite(p[i])) return false;
+  return true;
 }
 
 // The working memory of one call, allocated once before the loops: one score/probability tile and
@@ -139,9 +267,10 @@ struct Scratch {
   std::int64_t floats() const { return std::int64_t(tile.size() + m.size() + l.size() + rescale.size()); }
 };
 
-// Copies the step's state into the trace: rows of the query block, after the key block at k0.
+// Copies the step's state into the trace: rows of the query block, after the key block at k0. The
+// tile is key-major; the trace's matrices are query-major, with 0 for keys a row cannot see.
 void record_step(FlashTrace& trace, const Scratch& s, const Matrix& out, const Matrix& scores, int qb, int kb, int q0,
-                 int rows, int k0, int cols, bool skipped) {
+                 int rows, int k0, int cols, bool causal, bool skipped) {
   FlashTraceStep step;
   step.q_block = qb;
   step.k_block = kb;
@@ -152,8 +281,9 @@ void record_step(FlashTrace& trace, const Scratch& s, const Matrix& out, const M
   step.skipped = skipped;
   step.scores = scores;
   step.probabilities.resize(rows, cols);
-  if (skipped) step.probabilities.setZero();
-  else std::copy(s.tile.begin(), s.tile.begin() + std::size_t(rows) * cols, step.probabilities.data());
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j)
+      step.probabilities(i, j) = skipped || (causal && k0 + j > q0 + i) ? 0.0f : s.tile[std::size_t(j) * rows + i];
   step.m.assign(s.m.begin(), s.m.begin() + rows);
   step.l.assign(s.l.begin(), s.l.begin() + rows);
   if (skipped) step.rescale.assign(rows, 1.0f);
@@ -176,7 +306,10 @@ Matrix run_tiled(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal,
     const int q0 = qb * block_q, rows = std::min(block_q, n_q - q0);
     std::fill(s.m.begin(), s.m.end(), kNegInf);
     std::fill(s.l.begin(), s.l.end(), 0.0f);
-    out.middleRows(q0, rows).setZero();
+    // No zeroing of the block's output rows: the first key block (never skipped, key 0 is visible to
+    // every query) writes them.
+    const float* Q_b = Q.data() + std::size_t(q0) * d_k;
+    float* acc = out.data() + std::size_t(q0) * d_v;
 
     for (int kb = 0; kb < key_blocks; ++kb) {
       const int k0 = kb * block_k, cols = std::min(block_k, n_k - k0);
@@ -184,32 +317,26 @@ Matrix run_tiled(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal,
       if (causal && k0 > q0 + rows - 1) {
         if (!trace) break;
         scores.setConstant(rows, cols, kNegInf);
-        record_step(*trace, s, out, scores, qb, kb, q0, rows, k0, cols, true);
+        record_step(*trace, s, out, scores, qb, kb, q0, rows, k0, cols, causal, true);
         continue;
       }
-      // Step 1: S (rows, cols) = Q_b K_c^T, the only scores that exist at any time.
-      const float* Q_b = Q.data() + std::size_t(q0) * d_k;
       const float* K_c = K.data() + std::size_t(k0) * d_k;
-      kernels::scores_qkt(Q_b, d_k, K_c, d_k, tile, rows, cols, d_k);
-      kernels::repair_overflowed_scores(Q_b, d_k, K_c, d_k, tile, rows, cols, d_k);  // as attention() does
+      // Step 1: S^T (cols, rows) = K_c Q_b^T, the only scores that exist at any time.
+      tile_scores(Q_b, d_k, K_c, d_k, tile, rows, cols, d_k, causal, q0, k0);
+      repair_tile(Q_b, d_k, K_c, d_k, tile, rows, cols, d_k, causal, q0, k0);  // as attention() does
       if (trace) {
         scores.resize(rows, cols);
         for (int i = 0; i < rows; ++i)
           for (int j = 0; j < cols; ++j)
-            scores(i, j) = (causal && k0 + j > q0 + i) ? kNegInf : tile[std::size_t(i) * cols + j] * scale;
+            scores(i, j) = (causal && k0 + j > q0 + i) ? kNegInf : tile[std::size_t(j) * rows + i] * scale;
       }
-      // Steps 2-4, row by row: online softmax against the running max, then acc = a acc + P V_c.
-      for (int i = 0; i < rows; ++i) {
-        const int visible = causal ? std::clamp(q0 + i - k0 + 1, 0, cols) : cols;
-        float* p = tile + std::size_t(i) * cols;
-        s.rescale[i] = online_softmax_row(p, cols, visible, scale, s.m[i], s.l[i]);
-        rescale_accumulate_row(p, visible, V.data() + std::size_t(k0) * d_v, d_v, out.data() + std::size_t(q0 + i) * d_v,
-                               d_v, s.rescale[i]);
-      }
-      if (trace) record_step(*trace, s, out, scores, qb, kb, q0, rows, k0, cols, false);
+      // Steps 2-3: online softmax against the running max. Step 4: acc = rescale acc + P V_c.
+      online_softmax(tile, rows, cols, scale, causal, q0, k0, s.m.data(), s.l.data(), s.rescale.data());
+      tile_accumulate(tile, rows, cols, V.data() + std::size_t(k0) * d_v, d_v, acc, s.rescale.data(), causal, q0, k0, kb == 0);
+      if (trace) record_step(*trace, s, out, scores, qb, kb, q0, rows, k0, cols, causal, false);
     }
     // out_b = acc / l.
-    for (int i = 0; i < rows; ++i) normalise_row(out.data() + std::size_t(q0 + i) * d_v, d_v, s.l[i]);
+    for (int i = 0; i < rows; ++i) normalise_row(acc + std::size_t(i) * d_v, d_v, s.l[i]);
   }
   return out;
 }
@@ -251,7 +378,7 @@ Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Ma
   Scratch scratch(block_q, block_k);
   FlashResult result;
   result.output = run_tiled(Q, K, V, options.causal, scale, block_q, block_k, scratch, nullptr);
-  if (!result.output.allFinite()) return fail<FlashResult>(kOutputOverflow);
+  if (!all_finite(result.output)) return fail<FlashResult>(kOutputOverflow);
   result.scratch_floats = scratch.floats();
   return result;
 }
@@ -282,7 +409,7 @@ Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, con
 
   Scratch scratch(trace.block_q, trace.block_k);
   trace.output = run_tiled(Q, K, V, options.causal, trace.scale_factor, trace.block_q, trace.block_k, scratch, &trace);
-  if (!trace.output.allFinite()) return fail<FlashTrace>(kOutputOverflow);
+  if (!all_finite(trace.output)) return fail<FlashTrace>(kOutputOverflow);
   return trace;
 }
 

@@ -5,16 +5,61 @@
 #include <cstring>
 #include <limits>
 
-#include "simd_exp.h"  // exp_scalar, exp_simd, horizontal_sum and the ABH_SIMD switch
+#include "microkernels.h"  // vf, OuterTile, DotTile (and simd_exp.h: exp_scalar, ABH_SIMD)
 
 namespace abh::kernels {
 namespace {
 
-using detail::exp_scalar;
-#if ABH_SIMD
-using detail::exp_simd;
-using detail::horizontal_sum;
-#endif
+using namespace detail;
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Keys per block in scores_qkt: 64 rows of K (16 KiB at d = 64) stay in L1 while every query passes.
+constexpr int kScoreKeyBlock = 64;
+// Reduction steps per block in the outer-product loops: a (4, kc) strip of A stays in L1 across all
+// column panels, and accumulators round-trip through C once per block.
+constexpr int kDepthBlock = 512;
+
+// ---- C (rows, n) = A (rows, k) . B (k, n) for MR <= 4 rows, steps [p_begin, p_end) -------------
+// A's element (r, p) is a[r * a_row + p * a_step]. Panels of 8 columns, then 4, then a scalar
+// remainder. With `accumulate` the result is added to C instead of replacing it.
+template <int MR>
+ABH_INLINE void outer_rows(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* B, std::ptrdiff_t ldb,
+                           float* C, std::ptrdiff_t ldc, int n, int p_begin, int p_end, bool accumulate) {
+  int col = 0;
+  for (; col + 8 <= n; col += 8) {
+    OuterTile<MR, 2> tile;
+    if (accumulate) tile.load(C + col, ldc);
+    else tile.zero();
+    tile.run(a, a_row, a_step, B + col, ldb, p_begin, p_end);
+    tile.store(C + col, ldc);
+  }
+  for (; col + 4 <= n; col += 4) {
+    OuterTile<MR, 1> tile;
+    if (accumulate) tile.load(C + col, ldc);
+    else tile.zero();
+    tile.run(a, a_row, a_step, B + col, ldb, p_begin, p_end);
+    tile.store(C + col, ldc);
+  }
+  for (; col < n; ++col)
+    for (int r = 0; r < MR; ++r) {
+      float acc = accumulate ? C[r * ldc + col] : 0.0f;
+      for (int p = p_begin; p < p_end; ++p) acc += a[r * a_row + p * a_step] * B[std::ptrdiff_t(p) * ldb + col];
+      C[r * ldc + col] = acc;
+    }
+}
+
+// Dispatches a row count of 1..4 to its template instance (a switch, so that everything stays inlined
+// into the calling kernel).
+ABH_INLINE void outer_rows_n(int rows, const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* B,
+                             std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, int n, int p_begin, int p_end, bool accumulate) {
+  switch (rows) {
+    case 4: outer_rows<4>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
+    case 3: outer_rows<3>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
+    case 2: outer_rows<2>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
+    default: outer_rows<1>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
+  }
+}
 
 }  // namespace
 
@@ -23,101 +68,116 @@ bool simd_enabled() { return ABH_SIMD == 1; }
 float exp_approx(float x) { return exp_scalar(x); }
 
 void matmul(const float* A, int lda, const float* B, int ldb, float* C, int ldc, int m, int k, int n) {
-  for (int row = 0; row < m; ++row) {
-    const float* a_row = A + std::size_t(row) * lda;
-    float* c_row = C + std::size_t(row) * ldc;
-    int col = 0;
-#if ABH_SIMD
-    // 16 output columns live in four registers while the whole k loop runs.
-    for (; col + 16 <= n; col += 16) {
-      v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-      for (int p = 0; p < k; ++p) {
-        const v128_t a = wasm_f32x4_splat(a_row[p]);
-        const float* b = B + std::size_t(p) * ldb + col;
-        acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(a, wasm_v128_load(b)));
-        acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(a, wasm_v128_load(b + 4)));
-        acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(a, wasm_v128_load(b + 8)));
-        acc3 = wasm_f32x4_add(acc3, wasm_f32x4_mul(a, wasm_v128_load(b + 12)));
-      }
-      wasm_v128_store(c_row + col, acc0);
-      wasm_v128_store(c_row + col + 4, acc1);
-      wasm_v128_store(c_row + col + 8, acc2);
-      wasm_v128_store(c_row + col + 12, acc3);
+  for (int row = 0; row < m; row += 4) {
+    const int rows = std::min(4, m - row);
+    const float* a = A + std::size_t(row) * lda;
+    float* c = C + std::size_t(row) * ldc;
+    if (k == 0) {
+      for (int r = 0; r < rows; ++r) std::fill(c + std::size_t(r) * ldc, c + std::size_t(r) * ldc + n, 0.0f);
+      continue;
     }
-    for (; col + 4 <= n; col += 4) {
-      v128_t acc = wasm_f32x4_splat(0);
-      for (int p = 0; p < k; ++p)
-        acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_splat(a_row[p]),
-                                                 wasm_v128_load(B + std::size_t(p) * ldb + col)));
-      wasm_v128_store(c_row + col, acc);
-    }
-#endif
-    for (; col < n; ++col) {
-      float acc = 0.0f;
-      for (int p = 0; p < k; ++p) acc += a_row[p] * B[std::size_t(p) * ldb + col];
-      c_row[col] = acc;
+    for (int p = 0; p < k; p += kDepthBlock) {
+      const int p_end = std::min(k, p + kDepthBlock);
+      outer_rows_n(rows, a, lda, 1, B, ldb, c, ldc, n, p, p_end, p > 0);
     }
   }
 }
 
 void scores_qkt(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d) {
-  for (int i = 0; i < n_q; ++i) {
-    const float* q = Q + std::size_t(i) * ldq;
-    float* s_row = S + std::size_t(i) * n_k;
-    int j = 0;
-#if ABH_SIMD
-    // Four keys at once: q is loaded once per chunk and reused against four key rows.
-    for (; j + 4 <= n_k; j += 4) {
-      const float* k0 = K + std::size_t(j) * ldk;
-      const float* k1 = k0 + ldk;
-      const float* k2 = k1 + ldk;
-      const float* k3 = k2 + ldk;
-      v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-      int t = 0;
-      for (; t + 4 <= d; t += 4) {
-        const v128_t qv = wasm_v128_load(q + t);
-        acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(qv, wasm_v128_load(k0 + t)));
-        acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(qv, wasm_v128_load(k1 + t)));
-        acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(qv, wasm_v128_load(k2 + t)));
-        acc3 = wasm_f32x4_add(acc3, wasm_f32x4_mul(qv, wasm_v128_load(k3 + t)));
+  const int d4 = d & ~3;
+  for (int j0 = 0; j0 < n_k; j0 += kScoreKeyBlock) {
+    const int j_end = std::min(n_k, j0 + kScoreKeyBlock);
+    for (int i = 0; i < n_q; i += 2) {
+      const float* q = Q + std::size_t(i) * ldq;
+      float* s0 = S + std::size_t(i) * n_k;
+      const bool two = i + 1 < n_q;
+      int j = j0;
+      // Two queries against four keys: 8 accumulators, reduced into one row segment per query.
+      for (; j + 4 <= j_end; j += 4) {
+        const float* k = K + std::size_t(j) * ldk;
+        if (two) {
+          DotTile<2, 4> t;
+          t.run(q, ldq, k, ldk, d4);
+          vstore(s0 + j, vreduce4(t.acc[0][0], t.acc[0][1], t.acc[0][2], t.acc[0][3]));
+          vstore(s0 + n_k + j, vreduce4(t.acc[1][0], t.acc[1][1], t.acc[1][2], t.acc[1][3]));
+        } else {
+          DotTile<1, 4> t;
+          t.run(q, ldq, k, ldk, d4);
+          vstore(s0 + j, vreduce4(t.acc[0][0], t.acc[0][1], t.acc[0][2], t.acc[0][3]));
+        }
+        if (d4 < d)
+          for (int r = 0; r < (two ? 2 : 1); ++r)
+            for (int c = 0; c < 4; ++c)
+              s0[std::size_t(r) * n_k + j + c] += dot_tail(q + std::size_t(r) * ldq, k + std::size_t(c) * ldk, d4, d);
       }
-      float s0 = horizontal_sum(acc0), s1 = horizontal_sum(acc1);
-      float s2 = horizontal_sum(acc2), s3 = horizontal_sum(acc3);
-      for (; t < d; ++t) {
-        s0 += q[t] * k0[t];
-        s1 += q[t] * k1[t];
-        s2 += q[t] * k2[t];
-        s3 += q[t] * k3[t];
+      // Fewer than four keys left in the block: one key at a time.
+      for (; j < j_end; ++j) {
+        const float* k = K + std::size_t(j) * ldk;
+        for (int r = 0; r < (two ? 2 : 1); ++r) {
+          DotTile<1, 1> t;
+          t.run(q + std::size_t(r) * ldq, ldq, k, ldk, d4);
+          s0[std::size_t(r) * n_k + j] = vhsum(t.acc[0][0]) + dot_tail(q + std::size_t(r) * ldq, k, d4, d);
+        }
       }
-      s_row[j] = s0;
-      s_row[j + 1] = s1;
-      s_row[j + 2] = s2;
-      s_row[j + 3] = s3;
-    }
-#endif
-    for (; j < n_k; ++j) {
-      const float* k = K + std::size_t(j) * ldk;
-      float acc = 0.0f;
-      for (int t = 0; t < d; ++t) acc += q[t] * k[t];
-      s_row[j] = acc;
     }
   }
 }
 
 void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int n_q, int n_k,
                         float scale, std::uint8_t* fully_masked) {
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  const vf scale_v = vsplat(scale), neg_inf_v = vsplat(kNegInf), one_v = vsplat(1.0f);
+  const int n4 = n_k & ~3;
   for (int i = 0; i < n_q; ++i) {
     const float* s_row = S + std::size_t(i) * n_k;
     float* w_row = W + std::size_t(i) * n_k;
     const std::uint8_t* m_row = mask ? mask + std::size_t(i) * n_k : nullptr;
 
-    // Pass 1: scale, mask to -inf, track the row max.
-    float row_max = kNegInf;
-    for (int j = 0; j < n_k; ++j) {
-      const float x = (m_row && !m_row[j]) ? kNegInf : s_row[j] * scale;
-      w_row[j] = x;
+    // Pass 1: the row max of x = s * scale (-inf where masked). Without a mask nothing is stored:
+    // pass 2 recomputes x from S (S and W may alias; each entry is read before it is written).
+    // With a mask, x goes to W, and [lo, hi) is the span of 4-lane chunks holding a visible key:
+    // outside it every weight is 0 and pass 2 skips the exp (causal rows: half the row).
+    vf max_a = neg_inf_v, max_b = neg_inf_v;
+    int lo = 0, hi = n_k;
+    int j = 0;
+    if (!m_row) {
+      for (; j + 8 <= n4; j += 8) {
+        max_a = vmax(max_a, vmul(vload(s_row + j), scale_v));
+        max_b = vmax(max_b, vmul(vload(s_row + j + 4), scale_v));
+      }
+      for (; j < n4; j += 4) max_a = vmax(max_a, vmul(vload(s_row + j), scale_v));
+    } else {
+      lo = n_k;
+      hi = 0;
+      for (; j < n4; j += 4) {
+        // Four mask bytes at once: all 1 (the common case: no mask, or inside a causal row's
+        // prefix) and all 0 need no per-lane select.
+        std::uint32_t bytes;
+        std::memcpy(&bytes, m_row + j, 4);
+        vf x = vmul(vload(s_row + j), scale_v);
+        if (bytes == 0x01010101u) {
+          lo = std::min(lo, j);
+          hi = j + 4;
+        } else if (bytes == 0) {
+          x = neg_inf_v;
+        } else {
+          const vmask visible = vnonzero_u8x4(m_row + j);
+          x = vselect(visible, x, neg_inf_v);
+          if (vany(visible)) {
+            lo = std::min(lo, j);
+            hi = j + 4;
+          }
+        }
+        vstore(w_row + j, x);
+        max_a = vmax(max_a, x);
+      }
+    }
+    float row_max = vhmax(vmax(max_a, max_b));
+    for (; j < n_k; ++j) {
+      const bool visible = !m_row || m_row[j];
+      const float x = visible ? s_row[j] * scale : kNegInf;
+      if (m_row) w_row[j] = x;
       row_max = std::max(row_max, x);
+      if (visible && m_row) lo = std::min(lo, j), hi = j + 1;
     }
     if (row_max == kNegInf) {  // every key blocked: defined zeros instead of 0/0
       std::fill(w_row, w_row + n_k, 0.0f);
@@ -126,50 +186,65 @@ void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int 
     }
     if (fully_masked) fully_masked[i] = 0;
 
-    // Pass 2: exp(x - max) and the row sum. Pass 3: normalise.
-    float sum = 0.0f;
-    int j = 0;
-#if ABH_SIMD
-    const v128_t max_v = wasm_f32x4_splat(row_max);
-    v128_t sum_v = wasm_f32x4_splat(0);
-    for (; j + 4 <= n_k; j += 4) {
-      const v128_t e = exp_simd(wasm_f32x4_sub(wasm_v128_load(w_row + j), max_v));
-      wasm_v128_store(w_row + j, e);
-      sum_v = wasm_f32x4_add(sum_v, e);
+    // Pass 2: exp(x - max) and the row sum over [lo, hi); zeros outside. Pass 3: normalise.
+    const float* x_row = m_row ? w_row : s_row;  // where x is: stored by pass 1, or s * scale
+    const vf x_scale = m_row ? one_v : scale_v;
+    const float x_scale_1 = m_row ? 1.0f : scale;
+    std::fill(w_row, w_row + lo, 0.0f);
+    std::fill(w_row + hi, w_row + n_k, 0.0f);
+    const vf max_v = vsplat(row_max);
+    vf sum_a = vzero(), sum_b = vzero();
+    j = lo;
+    for (; j + 8 <= hi; j += 8) {
+      const vf e0 = vexp(vsub(vmul(vload(x_row + j), x_scale), max_v));
+      const vf e1 = vexp(vsub(vmul(vload(x_row + j + 4), x_scale), max_v));
+      vstore(w_row + j, e0);
+      vstore(w_row + j + 4, e1);
+      sum_a = vadd(sum_a, e0);
+      sum_b = vadd(sum_b, e1);
     }
-    sum = horizontal_sum(sum_v);
-#endif
-    for (; j < n_k; ++j) {
-      w_row[j] = exp_scalar(w_row[j] - row_max);
+    for (; j + 4 <= hi; j += 4) {
+      const vf e = vexp(vsub(vmul(vload(x_row + j), x_scale), max_v));
+      vstore(w_row + j, e);
+      sum_a = vadd(sum_a, e);
+    }
+    float sum = vhsum(vadd(sum_a, sum_b));
+    for (; j < hi; ++j) {
+      w_row[j] = exp_scalar(x_row[j] * x_scale_1 - row_max);
       sum += w_row[j];
     }
     const float inv_sum = 1.0f / sum;
-    j = 0;
-#if ABH_SIMD
-    const v128_t inv_v = wasm_f32x4_splat(inv_sum);
-    for (; j + 4 <= n_k; j += 4) wasm_v128_store(w_row + j, wasm_f32x4_mul(wasm_v128_load(w_row + j), inv_v));
-#endif
-    for (; j < n_k; ++j) w_row[j] *= inv_sum;
+    const vf inv_v = vsplat(inv_sum);
+    j = lo;
+    for (; j + 4 <= hi; j += 4) vstore(w_row + j, vmul(vload(w_row + j), inv_v));
+    for (; j < hi; ++j) w_row[j] *= inv_sum;
   }
 }
 
 void weighted_sum(const float* W, const float* V, int ldv, float* O, int ldo, int n_q, int n_k, int d_v) {
-  for (int i = 0; i < n_q; ++i) {
-    const float* w_row = W + std::size_t(i) * n_k;
-    float* o_row = O + std::size_t(i) * ldo;
-    std::fill(o_row, o_row + d_v, 0.0f);
-    for (int j = 0; j < n_k; ++j) {
-      const float w = w_row[j];
-      if (w == 0.0f) continue;
-      const float* v_row = V + std::size_t(j) * ldv;
-      int t = 0;
-#if ABH_SIMD
-      const v128_t w_v = wasm_f32x4_splat(w);
-      for (; t + 4 <= d_v; t += 4)
-        wasm_v128_store(o_row + t, wasm_f32x4_add(wasm_v128_load(o_row + t),
-                                                  wasm_f32x4_mul(w_v, wasm_v128_load(v_row + t))));
-#endif
-      for (; t < d_v; ++t) o_row[t] += w * v_row[t];
+  for (int i = 0; i < n_q; i += 4) {
+    const int rows = std::min(4, n_q - i);
+    const float* w = W + std::size_t(i) * n_k;
+    float* o = O + std::size_t(i) * ldo;
+    // Keys outside [lo, hi) have zero weight in every one of these rows (causal rows: all keys past
+    // the last row's own position), so they are skipped; zeros inside the span cost a multiply by 0.
+    int lo = n_k, hi = 0;
+    for (int r = 0; r < rows; ++r) {
+      const float* w_row = w + std::size_t(r) * n_k;
+      int first = 0;
+      while (first < lo && w_row[first] == 0.0f) ++first;
+      lo = std::min(lo, first);
+      int last = n_k;
+      while (last > hi && w_row[last - 1] == 0.0f) --last;
+      hi = std::max(hi, last);
+    }
+    if (lo >= hi) {
+      for (int r = 0; r < rows; ++r) std::fill(o + std::size_t(r) * ldo, o + std::size_t(r) * ldo + d_v, 0.0f);
+      continue;
+    }
+    for (int p = lo; p < hi; p += kDepthBlock) {
+      const int p_end = std::min(hi, p + kDepthBlock);
+      outer_rows_n(rows, w, n_k, 1, V, ldv, o, ldo, d_v, p, p_end, p > lo);
     }
   }
 }
@@ -177,8 +252,15 @@ void weighted_sum(const float* W, const float* V, int ldv, float* O, int ldo, in
 int repair_overflowed_scores(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d) {
   constexpr double kMax = std::numeric_limits<float>::max();
   int repaired = 0;
+  const int n4 = n_k & ~3;
   for (int i = 0; i < n_q; ++i) {
     float* s_row = S + std::size_t(i) * n_k;
+    // A vector scan first: rows without an overflow (all of them, in practice) cost one compare per 4.
+    vmask bad = vmask_none();
+    for (int j = 0; j < n4; j += 4) bad = vmask_or(bad, vnot_finite(vload(s_row + j)));
+    bool any = vany(bad);
+    for (int j = n4; j < n_k && !any; ++j) any = !std::isfinite(s_row[j]);
+    if (!any) continue;
     for (int j = 0; j < n_k; ++j) {
       if (std::isfinite(s_row[j])) continue;
       const float* q = Q + std::size_t(i) * ldq;

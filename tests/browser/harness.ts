@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-export const distDir = resolve(import.meta.dirname, '..', '..', 'dist');
+/** The built site: dist/, or DIST_DIR when a build lives elsewhere (as for the screenshots script). */
+export const distDir = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : resolve(import.meta.dirname, '..', '..', 'dist');
 
 const mimeTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -32,8 +33,8 @@ export interface StaticServer {
 export interface ServeOptions {
   root?: string;
   headers?: (path: string) => Record<string, string>;
-  /** Extra routes answered before the file system (host pages written by a test). */
-  routes?: Record<string, { body: string; type?: string }>;
+  /** Extra routes answered before the file system (host pages written by a test; a 404 or damaged file). */
+  routes?: Record<string, { body: string | Uint8Array; type?: string; status?: number }>;
 }
 
 export async function serve(options: ServeOptions = {}): Promise<StaticServer> {
@@ -51,7 +52,7 @@ export async function serve(options: ServeOptions = {}): Promise<StaticServer> {
     }
     const route = options.routes?.[path];
     if (route) {
-      res.writeHead(200, { 'content-type': route.type ?? 'text/html; charset=utf-8', ...extra });
+      res.writeHead(route.status ?? 200, { 'content-type': route.type ?? 'text/html; charset=utf-8', ...extra });
       res.end(route.body);
       return;
     }
@@ -77,12 +78,13 @@ export async function serve(options: ServeOptions = {}): Promise<StaticServer> {
   };
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** @param extraArgs e.g. ['--js-flags=--expose-gc', '--enable-precise-memory-info'] for the memory test. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic',
+      '--disable-component-update', '--disable-sync', '--disable-quic', ...extraArgs,
     ],
   });
 }

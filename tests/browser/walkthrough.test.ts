@@ -159,5 +159,5 @@ describe('the walkthrough in Chromium', () => {
       expect(serious.map((v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`)).toEqual([]);
       await context.close();
     }
-  });
+  }, 600_000); // axe walks every shadow-DOM table of eleven sections twice: minutes on a loaded 2-core machine
 });

@@ -14,9 +14,9 @@ describe('URL round trip', () => {
   });
 
   test('every setting survives settings -> URL -> settings', () => {
-    const settings = { sentence: 'a cat sat on a mat', dModel: 12, heads: 3, causal: true, scale: false, seed: 4294967295, head: 2 };
+    const settings = { sentence: 'a cat sat on a mat', dModel: 12, heads: 3, causal: true, scale: false, seed: 4294967295, head: 2, block: 3, edits: '', mask: 'none' };
     const query = settingsToParams(settings).toString();
-    expect(query).toBe('tokens=a+cat+sat+on+a+mat&d_model=12&heads=3&causal=1&scale=0&seed=4294967295&head=3');
+    expect(query).toBe('tokens=a+cat+sat+on+a+mat&d_model=12&heads=3&causal=1&scale=0&seed=4294967295&head=3&block=3');
     expect(fromQuery(query)).toEqual({ settings, notices: [] });
   });
 
@@ -40,6 +40,10 @@ describe('bad values become working settings with a message', () => {
     ['seed=-1', { seed: 0 }, /seed must be from 0 to 4294967295/],
     ['seed=99999999999', { seed: 4294967295 }, /changed to 4294967295/],
     ['head=99', { head: 1 }, /shown head/],
+    ['block=0', { block: 1 }, /block size must be from 1 to 16; 0 was changed to 1/],
+    ['block=64', { block: 16 }, /block size must be from 1 to 16; 64 was changed to 16/],
+    ['block=2.5', { block: 3 }, /block size must be a whole number; 2.5 was rounded to 3/],
+    ['block=big', { block: 4 }, /block size must be a number/],
   ])('%s', (query, expected, message) => {
     const { settings, notices } = fromQuery(query);
     expect(settings).toMatchObject(expected);

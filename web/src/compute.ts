@@ -1,38 +1,143 @@
 // Settings -> engine -> snapshot, at most once per animation frame however fast settings change.
 // The only module of the walkthrough that calls the engine.
-import type { AttentionEngine } from './engine/engine';
+import { EngineError, type AttentionEngine, type DotProductSamples, type SoftmaxSaturation } from './engine/engine';
+import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './hands-on-settings';
 import { tokenize, type Settings } from './settings';
-import type { Snapshot } from './snapshot';
+import type { FlashSnapshot, Snapshot } from './snapshot';
+import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 
 export const DOT_PRODUCT_SAMPLES = 4000;
 /** The article's example row for the saturation demo. */
 export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 
+/**
+ * The walkthrough keeps six (h, n, n) weight tables; settings over the engine's budget are refused here,
+ * before anything is allocated, with a message that points to the tiled kernel. (Validated settings stay
+ * far below it: 128 tokens and 64 heads are 2^20 weights; this guards direct callers.)
+ */
+export function checkPipelineBudget(engine: AttentionEngine, n: number, heads: number): void {
+  const { maxPipelineTokens, maxPipelineHeadScoreElements } = engine.info().limits;
+  const weights = heads * n * n;
+  if (n <= maxPipelineTokens && weights <= maxPipelineHeadScoreElements) return;
+  const mib = (weights * 4) / 2 ** 20;
+  throw new EngineError(
+    `${n} tokens with ${heads} head${heads === 1 ? '' : 's'} need ${heads} × ${n} × ${n} = ${weights} attention weights ` +
+    `(${mib >= 10 ? Math.round(mib) : mib.toFixed(1)} MiB per table) — over the walkthrough’s budget of ${maxPipelineTokens} tokens and ` +
+    `${maxPipelineHeadScoreElements} weights, so nothing was computed. For long sequences use the tiled kernel, ` +
+    'engine.flashAttention(Q, K, V, { blockQ, blockK }), which never holds the n × n matrix (up to 65536 tokens).',
+  );
+}
+
+/** The variance and saturation experiments depend only on (d_k, seed): reuse the last ones per engine. */
+interface Experiments {
+  key: string;
+  dots: DotProductSamples;
+  soft: SoftmaxSaturation;
+  sharp: SoftmaxSaturation;
+}
+const experiments = new WeakMap<AttentionEngine, Experiments>();
+
+function experimentsFor(engine: AttentionEngine, dK: number, seed: number): Experiments {
+  const key = `${dK}/${seed}`;
+  const cached = experiments.get(engine);
+  if (cached?.key === key) return cached;
+  const fresh = {
+    key,
+    dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, seed),
+    soft: engine.softmaxSaturation(SATURATION_ROW, 1),
+    sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(dK)),
+  };
+  experiments.set(engine, fresh);
+  return fresh;
+}
+
 export function computeSnapshot(engine: AttentionEngine, settings: Settings): Snapshot {
   const { tokens } = tokenize(settings.sentence);
-  const pipeline = engine.pipeline({
+  checkPipelineBudget(engine, tokens.length, settings.heads);
+  const config: PipelineConfig = {
     tokens: tokens.map((token) => token.toLowerCase()),
     dModel: settings.dModel,
     heads: settings.heads,
     causal: settings.causal,
     scale: settings.scale,
     seed: settings.seed,
-  });
-  const dots = engine.dotProductSamples(pipeline.dK, DOT_PRODUCT_SAMPLES, settings.seed);
-  const factor = Math.sqrt(pipeline.dK);
+  };
+  // A custom mask (step 7's editor) replaces the causal flag; none and causal need no bits.
+  const customMask = isCustomMask(settings.mask) ? maskBits(settings.mask, tokens.length) : null;
+  if (customMask) config.mask = customMask;
+  const { pipeline, baseline } = withEdits(engine, config, settings.edits);
+  const { dots, soft, sharp } = experimentsFor(engine, pipeline.dK, settings.seed);
   return {
     settings,
     tokens,
     pipeline,
     dots,
-    saturation: {
-      row: SATURATION_ROW,
-      soft: engine.softmaxSaturation(SATURATION_ROW, 1),
-      sharp: engine.softmaxSaturation(SATURATION_ROW, factor),
-      factor,
-    },
+    saturation: { row: SATURATION_ROW, soft, sharp, factor: Math.sqrt(pipeline.dK) },
     simd: engine.info().simd,
+    flash: computeFlash(engine, pipeline, settings),
+    baseline,
   };
+}
+
+/**
+ * The reader's edits (step 2): the seeded pipeline first (the baseline every figure compares against),
+ * then the same configuration again with the edited cells written into explicit X, W_q, W_k, W_v.
+ * Settings validation has already checked the edits against these sizes.
+ */
+function withEdits(engine: AttentionEngine, config: PipelineConfig, edits: string): { pipeline: PipelineSnapshot; baseline: PipelineSnapshot | null } {
+  const list = edits ? parseEdits(edits).edits : [];
+  if (list.length === 0) return { pipeline: engine.pipeline(config), baseline: null };
+  const baseline = engine.pipeline(config);
+  const explicit: PipelineConfig = { ...config };
+  for (const edit of list) {
+    const key = EDIT_MATRIX_KEYS[edit.matrix];
+    const source = baseline[key];
+    if (edit.row >= source.rows || edit.col >= source.cols) continue;
+    const data = (explicit[key] ??= source.data.slice());
+    data[edit.row * source.cols + edit.col] = edit.value;
+  }
+  return { pipeline: engine.pipeline(explicit), baseline };
+}
+
+/** The FlashAttention step-through (step 10) traces at most this many tokens: 16 rows stay readable. */
+export const FLASH_MAX_TOKENS = 16;
+/** The engine's flashTrace accepts d_k up to this (cpp/engine_limits.h kMaxTraceDim). */
+export const FLASH_MAX_DIM = 256;
+
+/** Rows [0, rows) of head `head` of a (h, n, d) tensor, copied. */
+function headRows(tensor: Tensor3, head: number, rows: number): Matrix {
+  const start = head * tensor.rows * tensor.cols;
+  return { rows, cols: tensor.cols, data: tensor.data.slice(start, start + rows * tensor.cols) };
+}
+
+/**
+ * The tiled kernel, tile by tile, on exactly the numbers the walkthrough shows: the shown head's Q, K
+ * and V (first FLASH_MAX_TOKENS tokens), with the page's block size, mask and scaling. When that is
+ * fewer tokens than the sentence and there is no causal mask, the naive output to compare with is not
+ * a slice of headOutputs (every row there saw all n keys), so it is computed on the same tokens here.
+ */
+export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot, settings: Settings): FlashSnapshot {
+  const tokens = Math.min(pipeline.n, FLASH_MAX_TOKENS);
+  if (pipeline.dK > FLASH_MAX_DIM) {
+    return {
+      tokens, trace: null, prefixNaive: null,
+      unavailable: `The step-through follows heads of up to ${FLASH_MAX_DIM} dimensions; these heads have d_k = ${pipeline.dK}. Use more heads (d_k = d_model / h) to see it.`,
+    };
+  }
+  const Q = headRows(pipeline.Q_heads, settings.head, tokens);
+  const K = headRows(pipeline.K_heads, settings.head, tokens);
+  const V = headRows(pipeline.V_heads, settings.head, tokens);
+  try {
+    const trace = engine.flashTrace(Q, K, V, { blockQ: settings.block, blockK: settings.block, causal: settings.causal, scale: settings.scale });
+    // With a custom mask (step 7), the tiles run without it, so step 6's masked output is not the reference either.
+    const prefixNaive = (tokens < pipeline.n && !settings.causal) || isCustomMask(settings.mask) ? engine.attention(Q, K, V, { scale: settings.scale }).output : null;
+    return { tokens, trace, unavailable: null, prefixNaive };
+  } catch (error) {
+    // Refused input (a message, not a failed instance): the rest of the walkthrough still draws.
+    // A crashed instance (EngineCrash) goes up to the scheduler, which restarts the engine.
+    if (!(error instanceof EngineError)) throw error;
+    return { tokens, trace: null, prefixNaive: null, unavailable: `The engine could not trace these settings: ${error.message}` };
+  }
 }
 
 /** Coalesces requests: many settings changes within one frame cost one engine call. */
@@ -43,7 +148,8 @@ export class FrameScheduler {
   constructor(
     private readonly engine: AttentionEngine,
     private readonly onSnapshot: (snapshot: Snapshot) => void,
-    private readonly onError: (error: unknown) => void,
+    /** Gets the settings that failed, so the caller can recover (restart the engine, go back). */
+    private readonly onError: (error: unknown, settings: Settings) => void,
   ) {}
 
   request(settings: Settings): void {
@@ -60,10 +166,13 @@ export class FrameScheduler {
     const settings = this.pending;
     this.pending = null;
     if (!settings) return;
+    let snapshot: Snapshot;
     try {
-      this.onSnapshot(computeSnapshot(this.engine, settings));
+      snapshot = computeSnapshot(this.engine, settings);
     } catch (error) {
-      this.onError(error);
+      this.onError(error, settings);
+      return;
     }
+    this.onSnapshot(snapshot);
   }
 }

@@ -10,12 +10,14 @@ import { el } from './figures/dom';
 const params = new URLSearchParams(location.search);
 const root = document.getElementById('embed')!;
 const requested = params.get('step') ?? 'scores';
-const known = requested === 'all' || requested in STEP_ELEMENTS;
+// Own keys only: "constructor" or "toString" must not pick an inherited property as a tag name.
+const known = requested === 'all' || Object.hasOwn(STEP_ELEMENTS, requested);
 const tag = requested === 'all' ? WALKTHROUGH_ELEMENT : STEP_ELEMENTS[known ? requested : 'scores'];
 
 if (!known) {
+  const shown = [...requested.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu, '')];
   root.appendChild(el('p', { class: 'embed-notice', role: 'status' },
-    `There is no step called “${requested.slice(0, 40)}”; showing the scores step. Steps: ${Object.keys(STEP_ELEMENTS).join(', ')}, or all.`));
+    `There is no step called “${shown.slice(0, 40).join('')}${shown.length > 40 ? '…' : ''}”; showing the scores step. Steps: ${Object.keys(STEP_ELEMENTS).join(', ')}, or all.`));
 }
 const element = document.createElement(tag);
 for (const [attribute, param] of Object.entries(SETTING_ATTRIBUTES)) {

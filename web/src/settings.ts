@@ -1,6 +1,7 @@
 // The walkthrough's settings: their defaults, their limits, and the one validation boundary that
 // every outside value passes through (URL parameters now, element attributes later). Pure: no DOM,
 // no engine, so it is unit-tested directly.
+import { isCustomMask, validateEdits, validateMask } from './hands-on-settings';
 
 export interface Settings {
   /** The reader's sentence; one token per whitespace-separated word. */
@@ -14,6 +15,12 @@ export interface Settings {
   seed: number;
   /** Which head the single-head figures show, 0-based, < heads. */
   head: number;
+  /** Rows per tile of the tiled (FlashAttention) step-through, for queries and keys alike. */
+  block: number;
+  /** The reader's edited numbers, canonical "X.3.2:0.5,Wq.1.4:-0.25" (hands-on-settings.ts); '' = none. */
+  edits: string;
+  /** A custom mask: "none", "pad:k", "window:w", "prefix:p" or "paint:…" (causal is the `causal` flag). */
+  mask: string;
 }
 
 export const ARTICLE_SENTENCE = 'The animal crossed the road because it was tired.';
@@ -26,6 +33,9 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   scale: true,
   seed: 1,
   head: 0,
+  block: 4,
+  edits: '',
+  mask: 'none',
 });
 
 export const LIMITS = Object.freeze({
@@ -38,6 +48,9 @@ export const LIMITS = Object.freeze({
   maxSeed: 4294967295,
   /** Above this many tokens, heatmaps drop their per-cell numbers. */
   maxTokensWithNumbers: 64,
+  /** Block size (rows per tile) of the FlashAttention step-through. */
+  minBlock: 1,
+  maxBlock: 16,
 });
 
 /** d_model values the selector offers; a valid value from a URL is added to it. */
@@ -64,8 +77,9 @@ export function headChoices(dModel: number): number[] {
 }
 
 /** Bidirectional and invisible control characters are stripped from tokens; tab, newline, form feed and
- * carriage return are ordinary whitespace between words. */
-const INVISIBLE = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/gu;
+ * carriage return are ordinary whitespace between words. The zero-width (non-)joiner is kept inside a
+ * word, where it shapes emoji sequences and Persian or Indic script, and stripped elsewhere. */
+const INVISIBLE = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]|(?<=^|\s)[\u200c\u200d]+|[\u200c\u200d]+(?=\s|$)/gu;
 
 export interface TokenizeResult {
   tokens: string[];
@@ -106,9 +120,16 @@ export interface ValidatedSettings {
 
 type RawValue = string | number | boolean | null | undefined;
 
+/** Plain decimal notation only ("8", "-3", "7.5", "1e6"): hex, binary and "Infinity" are not numbers here. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 function parseWhole(raw: RawValue): number | null {
-  if (raw === null || raw === undefined || raw === '') return null;
-  const value = typeof raw === 'number' ? raw : typeof raw === 'boolean' ? NaN : Number(String(raw).trim());
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : NaN;
+  if (typeof raw === 'boolean') return NaN;
+  const text = String(raw).trim();
+  if (text === '') return null;
+  const value = DECIMAL.test(text) ? Number(text) : NaN;
   return Number.isFinite(value) ? value : NaN;
 }
 
@@ -131,7 +152,9 @@ function clampWhole(raw: RawValue, name: string, lo: number, hi: number, fallbac
   const value = parseWhole(raw);
   if (value === null) return fallback;
   if (Number.isNaN(value)) {
-    notices.push(`${name} must be a number; “${shorten(String(raw))}” was replaced by ${fallback}.`);
+    notices.push(typeof raw === 'number'
+      ? `${name} must be a number; ${Number.isNaN(raw) ? 'the field was empty or unreadable' : `“${raw}” is not a finite number`}, so it stays ${fallback}.`
+      : `${name} must be a number; “${shorten(String(raw))}” was replaced by ${fallback}.`);
     return fallback;
   }
   let result = value;
@@ -165,12 +188,30 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   const causal = parseFlag(raw.causal, 'The causal mask', base.causal, notices);
   const scale = parseFlag(raw.scale, 'Scaling', base.scale, notices);
   const seed = clampWhole(raw.seed, 'The seed', 0, LIMITS.maxSeed, base.seed, notices);
+  // 0-based here; links and attributes count from 1 and are checked in settingsFromParams.
   let head = clampWhole(raw.head, 'The shown head (counting from 0)', 0, LIMITS.maxHeads - 1, base.head, notices);
-  if (head >= heads) head = heads - 1;
+  if (head >= heads) {
+    notices.push(`There ${heads === 1 ? 'is only 1 head' : `are only ${heads} heads`}, so head ${heads} is shown instead of head ${head + 1}.`);
+    head = heads - 1;
+  }
+  const block = clampWhole(raw.block, 'The block size', LIMITS.minBlock, LIMITS.maxBlock, base.block, notices);
   const tokenized = tokenize(sentence);
   notices.push(...tokenized.notices);
   const finalSentence = tokenized.notices.length > 0 ? tokenized.tokens.join(' ') : sentence;
-  return { settings: { sentence: finalSentence, dModel, heads, causal, scale, seed, head }, notices };
+  // The hands-on settings depend on the sizes: checked against this sentence's tokens and d_model.
+  const n = tokenized.tokens.length;
+  let mask = validateMask(raw.mask ?? base.mask, n, notices);
+  let maskedCausal = causal;
+  if (mask === 'causal') {
+    // mask=causal is the causal flag: one setting, one way to write it.
+    maskedCausal = true;
+    mask = 'none';
+  } else if (isCustomMask(mask) && causal) {
+    notices.push('A custom mask replaces the causal mask, so the causal checkbox is off while it is in force.');
+    maskedCausal = false;
+  }
+  const edits = validateEdits(raw.edits ?? base.edits, n, dModel, notices);
+  return { settings: { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask }, notices };
 }
 
 /** URL parameter names: short, stable, documented in the README. */
@@ -182,17 +223,22 @@ const PARAMS: Record<keyof Settings, string> = {
   scale: 'scale',
   seed: 'seed',
   head: 'head',
+  block: 'block',
+  edits: 'edits',
+  mask: 'mask',
 };
 
 export function settingsFromParams(params: URLSearchParams, base: Settings = DEFAULT_SETTINGS): ValidatedSettings {
   const raw: Partial<Record<keyof Settings, RawValue>> = {};
+  const notices: string[] = [];
   for (const key of Object.keys(PARAMS) as (keyof Settings)[]) {
     const value = params.get(PARAMS[key]);
     if (value === null) continue;
-    // Heads are counted from 1 in links, as on the page.
-    raw[key] = key === 'head' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) - 1 : value;
+    // Heads are counted from 1 in links, as on the page: checked (and explained) in those terms here.
+    raw[key] = key === 'head' ? clampWhole(value, 'The shown head', 1, LIMITS.maxHeads, base.head + 1, notices) - 1 : value;
   }
-  return validateSettings(raw, base);
+  const validated = validateSettings(raw, base);
+  return { settings: validated.settings, notices: [...notices, ...validated.notices] };
 }
 
 /** Only the settings that differ from the defaults, so a shared link stays short. */
@@ -206,4 +252,12 @@ export function settingsToParams(settings: Settings): URLSearchParams {
     else params.set(PARAMS[key], String(value));
   }
   return params;
+}
+
+/**
+ * settingsToParams as a query string that keeps ':' and ',' readable (both are allowed in a query), so
+ * a shared link reads edits=X.3.2:0.5,Wq.1.4:-0.25 rather than edits=X.3.2%3A0.5%2CWq.1.4%3A-0.25.
+ */
+export function settingsToQuery(settings: Settings): string {
+  return settingsToParams(settings).toString().replace(/%3A/gi, ':').replace(/%2C/gi, ',');
 }

@@ -1,5 +1,5 @@
 // What every step renders from: plain data, copied out of the engine, never a live engine handle.
-import type { DotProductSamples, PipelineSnapshot, SoftmaxSaturation } from './engine/types';
+import type { DotProductSamples, FlashTrace, Matrix, PipelineSnapshot, SoftmaxSaturation } from './engine/types';
 import type { Settings } from './settings';
 
 export interface Snapshot {
@@ -13,4 +13,26 @@ export interface Snapshot {
   saturation: { row: Float32Array; soft: SoftmaxSaturation; sharp: SoftmaxSaturation; factor: number };
   /** Whether the engine runs its SIMD kernels. */
   simd: boolean;
+  /** The tiled kernel, tile by tile, on the shown head (step 10). */
+  flash: FlashSnapshot;
+  /**
+   * The same settings without the reader's edits (seeded X and W), when there are edits; null otherwise.
+   * Every figure compares against it to mark the numbers an edit reached, and by how much.
+   */
+  baseline: PipelineSnapshot | null;
+}
+
+/** engine.flashTrace on the shown head's Q, K, V, first `tokens` rows, with the page's block, mask and scaling. */
+export interface FlashSnapshot {
+  /** Tokens traced: the first min(n, FLASH_MAX_TOKENS). */
+  tokens: number;
+  /** Every (query block, key block) step; null when the trace could not be made (see `unavailable`). */
+  trace: FlashTrace | null;
+  /** Why there is no trace, in words for the reader. */
+  unavailable: string | null;
+  /**
+   * The naive attention() output on the same traced tokens, when it is not simply the first rows of
+   * pipeline.headOutputs (fewer tokens than the sentence, without the causal mask); null otherwise.
+   */
+  prefixNaive: Matrix | null;
 }

@@ -1,7 +1,8 @@
 // The one place that owns the walkthrough's settings and the URL. Controls call update(); renderers
 // never read the URL or change settings. Every change goes through validateSettings(), so an
 // invalid value can never reach the engine from here.
-import { DEFAULT_SETTINGS, settingsFromParams, settingsToParams, validateSettings, type Settings } from './settings';
+import { isCustomMask } from './hands-on-settings';
+import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, validateSettings, type Settings } from './settings';
 
 export type HistoryMode = 'push' | 'replace' | 'none';
 
@@ -57,7 +58,7 @@ export class WalkthroughState {
    * push) do not flood the back button with one entry per step.
    */
   update(change: Partial<Settings>, history: HistoryMode = 'push'): void {
-    const validated = validateSettings({ ...this.current, ...change } as Partial<Record<keyof Settings, string | number | boolean>>, this.current);
+    const validated = validateSettings({ ...this.current, ...withMaskRule(change) } as Partial<Record<keyof Settings, string | number | boolean>>, this.current);
     const next = validated.settings;
     const same = (Object.keys(next) as (keyof Settings)[]).every((key) => next[key] === this.current[key]);
     if (same && validated.notices.length === 0) return;
@@ -66,17 +67,38 @@ export class WalkthroughState {
     this.emit(validated.notices);
   }
 
+  private urlRetry: ReturnType<typeof setTimeout> | undefined;
+
   private writeUrl(mode: 'push' | 'replace'): void {
-    const params = settingsToParams(this.current).toString();
+    clearTimeout(this.urlRetry);
+    const params = settingsToQuery(this.current);
     const url = `${location.pathname}${params ? `?${params}` : ''}${location.hash}`;
     if (url === `${location.pathname}${location.search}${location.hash}`) return;
     const now = performance.now();
-    if (mode === 'push' && now - this.lastPush > 1000) history.pushState(null, '', url);
-    else history.replaceState(null, '', url);
-    if (mode === 'push') this.lastPush = now;
+    const before = location.href;
+    try {
+      if (mode === 'push' && now - this.lastPush > 1000) history.pushState(null, '', url);
+      else history.replaceState(null, '', url);
+      if (mode === 'push') this.lastPush = now;
+    } catch {
+      // Browsers limit history calls (Firefox throws SecurityError past about 100 in 10 s: a long drag,
+      // fast typing). The settings are already applied; the link is written again below.
+    }
+    // Chromium drops over-limit calls without throwing: if nothing changed, retry later with the latest settings.
+    if (location.href === before) this.urlRetry = setTimeout(() => this.writeUrl('replace'), 1000);
   }
 
   private emit(notices: string[]): void {
     for (const listener of this.listeners) listener({ settings: this.current, notices });
   }
+}
+
+/**
+ * The causal checkbox and a custom mask (step 7) are one choice: ticking or unticking the checkbox
+ * replaces a custom mask, and choosing a custom mask unticks the checkbox.
+ */
+function withMaskRule(change: Partial<Settings>): Partial<Settings> {
+  if (change.causal !== undefined && change.mask === undefined) return { ...change, mask: 'none' };
+  if (change.mask !== undefined && isCustomMask(change.mask) && change.causal === undefined) return { ...change, causal: false };
+  return change;
 }

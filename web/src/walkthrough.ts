@@ -70,7 +70,8 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const notice = noticeArea();
   const controls = createControls((change, history) => state.update(change, history), options.controls);
   const sectionViews: { section: HTMLElement; view: StepView }[] = [];
-  const context = { update: (change: Parameters<WalkthroughState['update']>[0]) => state.update(change) };
+  // Predictions (figures/predict.ts) belong to the full walkthrough; a single embedded figure shows its answer.
+  const context = { update: (change: Parameters<WalkthroughState['update']>[0]) => state.update(change), predictions: Boolean(options.toc) };
 
   const content = el('div', { class: 'content' }, notice.element);
   if (options.toc) {

@@ -92,6 +92,27 @@ describe('cost step', () => {
     document.body.appendChild(flash);
     view.render(snapshot);
     expect(aside.querySelector('a')!.getAttribute('href')).toBe('#flash');
+    expect(aside.querySelector('a[href="#flash-run"]')).toBeNull();
+    const run = document.createElement('section');
+    run.id = 'flash-run';
+    document.body.appendChild(run);
+    view.render(snapshot);
+    expect(aside.querySelector('a[href="#flash-run"]')!.textContent).toBe('Time both methods in your browser');
+  });
+
+  test('inside a shadow root (an element), the #flash section is found through the root, not the document', async () => {
+    const snapshot = await snapshotFor();
+    const host = document.createElement('div');
+    document.body.replaceChildren(host);
+    const shadow = host.attachShadow({ mode: 'open' });
+    const body = document.createElement('div');
+    const flash = document.createElement('section');
+    flash.id = 'flash';
+    shadow.append(body, flash);
+    const view = costStep.mount(body, { update: () => {} });
+    view.render(snapshot);
+    expect(document.getElementById('flash')).toBeNull();
+    expect(body.querySelector('.cost-flash a')!.getAttribute('href')).toBe('#flash');
   });
 
   test('large settings: no NaN, colours without numbers', async () => {

@@ -102,6 +102,24 @@ describe('FAQ step', () => {
     expect(svg.getAttribute('aria-label')).toContain('fits 16 times');
   });
 
+  test('5: what each method holds at 4n (the block setting), and links to step 10 and its measurement only when they exist', async () => {
+    const { body, view } = mount();
+    view.render(await snapshotFor({ block: 4 }));
+    const bars = [...body.querySelectorAll('.faq-held-bars tbody tr')].map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('.bar-value')!.textContent]);
+    expect(bars).toEqual([['naive: n × n matrix', '1,296 floats'], ['tiled: 4 × 4 + 3 × 4', '28 floats']]);
+    expect(body.querySelector('.faq-held-bars caption')!.textContent).toBe('Held in memory for 36 tokens, one head');
+    // A single-step embed: no #flash, no #flash-run, so the references are words.
+    expect(body.querySelector('.faq-flash-ref a')).toBeNull();
+    expect(body.querySelector('.faq-measured a')).toBeNull();
+    expect(body.querySelector('.faq-measured')!.textContent).toContain('Step 10 times both methods in your browser');
+    // In the walkthrough both sections exist.
+    for (const id of ['flash', 'flash-run']) document.body.appendChild(Object.assign(document.createElement('section'), { id }));
+    view.render(await snapshotFor({ block: 2 }));
+    expect(body.querySelector('.faq-flash-ref a')!.getAttribute('href')).toBe('#flash');
+    expect(body.querySelector('.faq-measured a')!.getAttribute('href')).toBe('#flash-run');
+    expect(body.querySelector('.faq-measured')!.textContent).toContain('cuts the second to 10 floats whatever the length, but still computes all 1,296 scores');
+  });
+
   test('the token picker changes which token the answers follow; without “it”, the last token', async () => {
     const snapshot = await snapshotFor();
     const { body, view } = mount();

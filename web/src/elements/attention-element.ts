@@ -1,19 +1,33 @@
 // The base of every custom element: a shadow root with the shared styles, attributes validated
 // into settings, a lazy start when the element nears the viewport, one shared engine for the whole
 // page, read-only `config` and `result`, and an `attention-change` event.
-import { loadEngine } from '../engine/engine';
+import { computeSnapshot } from '../compute';
+import { EngineError, loadEngine, type AttentionEngine } from '../engine/engine';
 import { el } from '../figures/dom';
+import { formulaElement } from '../figures/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
 import { WalkthroughState } from '../state';
 import type { StepDefinition } from '../steps/types';
 import { mountWalkthrough, type Walkthrough } from '../walkthrough';
-import { OBSERVED_ATTRIBUTES, SETTING_ATTRIBUTES, parseControls, settingsFromAttributes } from './attributes';
+import { OBSERVED_ATTRIBUTES, SETTING_ATTRIBUTES, parseControls, settingsFromAttributes, themeNotices } from './attributes';
 import { sharedStyleSheet } from './styles';
 
 export interface AttentionChangeDetail {
   config: Settings;
   result: Snapshot;
+}
+
+/** What `testHooks` gives tests (tests/browser/memory.test.ts, recovery.test.ts); not part of the embed API. */
+export interface AttentionTestHooks {
+  /** The engine the element computes with (shared by every element on the page). */
+  engine: AttentionEngine;
+  /** The UI's compute path, computeSnapshot(engine, settings), without rendering. */
+  compute(settings?: Settings): Snapshot;
+  /** state.update(change): validated, then scheduled, computed and rendered like a control's change. */
+  update(change: Partial<Settings>): void;
+  /** Computes any pending change and draws every step now, including those queued for idle time. */
+  flush(): void;
 }
 
 /** Starts work this far before the element scrolls into view. */
@@ -53,6 +67,21 @@ export abstract class AttentionElement extends HTMLElement {
     return this.walkthrough?.snapshot ?? null;
   }
 
+  /**
+   * Test hook, used only by the browser tests that measure memory and engine recovery through the page's
+   * own engine and UI path. Null until the element has started. Not part of the documented embed API.
+   */
+  get testHooks(): AttentionTestHooks | null {
+    const { engineRef: engine, state, walkthrough } = this;
+    if (!engine || !state || !walkthrough) return null;
+    return {
+      engine,
+      compute: (settings = state.settings) => computeSnapshot(engine, settings),
+      update: (change) => state.update(change, 'replace'),
+      flush: () => walkthrough.flush(),
+    };
+  }
+
   connectedCallback(): void {
     if (this.walkthrough || this.starting) return;
     this.showPlaceholder();
@@ -79,6 +108,8 @@ export abstract class AttentionElement extends HTMLElement {
       this.walkthrough.notify(notices);
     } else if (name === 'controls') {
       this.remount();
+    } else if (name === 'theme') {
+      this.walkthrough.notify(themeNotices(newValue));
     }
   }
 
@@ -115,9 +146,9 @@ export abstract class AttentionElement extends HTMLElement {
     }
   }
 
-  private engineRef: Awaited<ReturnType<typeof loadEngine>> | null = null;
+  private engineRef: AttentionEngine | null = null;
 
-  private mount(engine: Awaited<ReturnType<typeof loadEngine>>, notices: string[]): void {
+  private mount(engine: AttentionEngine, notices: string[]): void {
     this.engineRef = engine;
     const controls = parseControls(this.getAttribute('controls'));
     const frame = el('div', { class: `frame${this.withToc ? '' : ' framed'}`, part: 'frame' });
@@ -139,22 +170,31 @@ export abstract class AttentionElement extends HTMLElement {
         }));
       },
     });
-    this.walkthrough.notify([...notices, ...controls.notices]);
+    this.walkthrough.notify([...notices, ...controls.notices, ...themeNotices(this.getAttribute('theme'))]);
   }
 
   private remount(): void {
     if (this.engineRef) this.mount(this.engineRef, []);
   }
 
+  /**
+   * Instead of an empty box: what went wrong and what to do, then each step's title, summary and
+   * formula (MathML rendered at build time, so they need no engine).
+   */
   private showLoadError(error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error);
     this.dataset.ready = 'error';
-    const [first] = this.steps;
+    const advice = error instanceof EngineError ? '' :
+      ' It needs WebAssembly with SIMD (any current browser) and, on pages with a Content-Security-Policy, \'wasm-unsafe-eval\' in script-src.';
+    const single = this.steps.length === 1;
     this.shadow.replaceChildren(el('div', { class: 'placeholder', part: 'placeholder' },
-      el('h2', {}, this.steps.length === 1 ? first.title : 'Attention, worked out by hand'),
-      el('p', {}, this.steps.length === 1 ? first.summary : 'Every step of softmax(Q Kᵀ / √d_k) V with live numbers.'),
-      el('p', { class: 'load-error', role: 'alert' },
-        `The live figure could not start: ${reason}. It needs WebAssembly with SIMD (any current browser) and, on pages with a Content-Security-Policy, 'wasm-unsafe-eval' in script-src.`)));
+      single ? null : el('h2', {}, 'Attention, worked out by hand'),
+      el('p', { class: 'load-error', role: 'status' },
+        `The live figure${single ? '' : 's'} could not start: ${reason}.${advice} The explanation below still reads; only the live numbers are missing.`),
+      ...this.steps.map((step) => el('section', { class: 'step', 'aria-labelledby': `fallback-${step.id}` },
+        el(single ? 'h2' : 'h3', { id: `fallback-${step.id}` }, single ? step.title : `${step.number}. ${step.title}`),
+        el('p', {}, step.summary),
+        step.formula ? formulaElement(step.formula, `Formula: ${step.title}`) : null))));
     this.dispatchEvent(new CustomEvent('attention-error', { detail: { message: reason }, bubbles: true, composed: true }));
   }
 

@@ -5,7 +5,7 @@ import { settingsFromParams, settingsToParams, type Settings, type ValidatedSett
 import { CONTROL_NAMES, type ControlName } from '../controls';
 
 /** attribute name -> URL parameter name (identical except d-model, which HTML spells with a dash). */
-export const SETTING_ATTRIBUTES = { tokens: 'tokens', 'd-model': 'd_model', heads: 'heads', head: 'head', causal: 'causal', scale: 'scale', seed: 'seed' } as const;
+export const SETTING_ATTRIBUTES = { tokens: 'tokens', 'd-model': 'd_model', heads: 'heads', head: 'head', causal: 'causal', scale: 'scale', seed: 'seed', block: 'block', edits: 'edits', mask: 'mask' } as const;
 export const OTHER_ATTRIBUTES = ['controls', 'theme'] as const;
 export const OBSERVED_ATTRIBUTES = [...Object.keys(SETTING_ATTRIBUTES), ...OTHER_ATTRIBUTES];
 
@@ -42,8 +42,18 @@ export function parseControls(value: string | null): ControlsAttribute {
     if ((CONTROL_NAMES as readonly string[]).includes(word)) visible.add(word as ControlName);
     else unknown.push(word.slice(0, 24));
   }
+  const listed = unknown.slice(0, 5).join('”, “') + (unknown.length > 5 ? `” and ${unknown.length - 5} more` : '”');
   const notices = unknown.length
-    ? [`Unknown control${unknown.length > 1 ? 's' : ''} “${unknown.join('”, “')}” ignored; known controls: ${CONTROL_NAMES.join(', ')}.`]
+    ? [`Unknown control${unknown.length > 1 ? 's' : ''} “${listed} ignored; known controls: ${CONTROL_NAMES.join(', ')}.`]
     : [];
   return { visible, notices };
+}
+
+export const THEMES = ['light', 'dark'] as const;
+
+/** theme="light" | "dark"; anything else follows the reader's colour scheme, and the element says so. */
+export function themeNotices(value: string | null): string[] {
+  if (value === null || (THEMES as readonly string[]).includes(value)) return [];
+  const shown = value.length > 24 ? `${value.slice(0, 24)}…` : value;
+  return [`theme must be light or dark; “${shown}” was ignored, so the reader’s colour scheme is used.`];
 }

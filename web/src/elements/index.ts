@@ -10,7 +10,15 @@ export { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './registry';
 
 /** <attention-walkthrough>: every step. With `sync-url` (the main page) its settings live in the URL. */
 export class AttentionWalkthroughElement extends AttentionElement {
-  private onHash = () => this.scrollToStep(decodeURIComponent(location.hash.slice(1)));
+  private onHash = () => {
+    let id = location.hash.slice(1);
+    try {
+      id = decodeURIComponent(id);
+    } catch {
+      // A malformed escape ("#%E0%A4") names no step; leave it as typed.
+    }
+    return this.scrollToStep(id);
+  };
 
   protected get steps(): readonly StepDefinition[] {
     return STEPS;

@@ -10,6 +10,7 @@ export const STEP_ELEMENTS: Readonly<Record<string, string>> = Object.freeze({
   causal: 'attention-mask',
   'multi-head': 'attention-heads',
   cost: 'attention-cost',
+  flash: 'attention-flash',
   faq: 'attention-faq',
 });
 

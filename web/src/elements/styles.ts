@@ -1,6 +1,7 @@
 // One constructed stylesheet shared by every element's shadow root: parsed once however many
 // elements a page has, and allowed under a strict CSP (no <style> element, no inline style).
 import figures from '../styles/figures.css?inline';
+import handsOn from '../styles/hands-on.css?inline';
 import steps from '../styles/steps.css?inline';
 import tokens from '../styles/tokens.css?inline';
 import walkthrough from '../styles/walkthrough.css?inline';
@@ -10,7 +11,7 @@ let shared: CSSStyleSheet | null = null;
 export function sharedStyleSheet(): CSSStyleSheet {
   if (!shared) {
     shared = new CSSStyleSheet();
-    shared.replaceSync([tokens, walkthrough, figures, steps].join('\n'));
+    shared.replaceSync([tokens, walkthrough, figures, steps, handsOn].join('\n'));
   }
   return shared;
 }

@@ -1,9 +1,12 @@
 // The typed engine: loads the wasm once, checks argument types, turns the C++ side's { error }
 // results into EngineError exceptions carrying the same message. Results are plain objects of
 // copied typed arrays (the bindings copy before returning), so nothing here needs .delete().
+// Loading failures (no SIMD, a missing or damaged .wasm, a CSP that blocks WebAssembly) are
+// EngineErrors that say which; a failure inside the instance (out of memory) is an EngineCrash,
+// after which restart() re-creates the instance.
 import createAttentionEngine from './generated/attention_engine.mjs';
 import type {
-  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
+  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, EngineLimits, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
   MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation,
 } from './types';
 
@@ -11,6 +14,15 @@ export type * from './types';
 
 export class EngineError extends Error {
   override name = 'EngineError';
+}
+
+/**
+ * A call failed inside the wasm instance itself (out of memory, an abort, a trap): not bad input.
+ * The instance may have leaked or corrupted memory, so the engine refuses further calls (throwing
+ * EngineCrash) until restart() has re-created it. `cause` holds what the instance threw.
+ */
+export class EngineCrash extends Error {
+  override name = 'EngineCrash';
 }
 
 export interface LoadOptions {
@@ -25,57 +37,177 @@ function unwrap<T extends object>(result: T | { error: string }): T {
   return result;
 }
 
-function checkMatrix(name: string, m: Matrix): void {
-  if (!m || typeof m !== 'object' || !(m.data instanceof Float32Array))
-    throw new EngineError(`${name} must be { rows, cols, data: Float32Array }`);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** A plain copy of the matrix's fields: getters on the caller's object run here, not inside the wasm call. */
+function checkMatrix(name: string, m: Matrix): Matrix {
+  if (!isObject(m) || !(m.data instanceof Float32Array)) throw new EngineError(`${name} must be { rows, cols, data: Float32Array }`);
+  return { rows: m.rows, cols: m.cols, data: m.data };
 }
 
-function checkFlashOptions(options: FlashOptions): void {
-  if (!options || typeof options !== 'object') throw new EngineError('options must be { blockQ, blockK, causal?, scale? }');
+function checkFlag(options: Record<string, unknown>, key: string): boolean | undefined {
+  const value = options[key];
+  if (value !== undefined && typeof value !== 'boolean') throw new EngineError(`${key} must be true or false`);
+  return value;
+}
+
+function checkOptions(options: unknown, shape: string): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (!isObject(options)) throw new EngineError(`options must be ${shape}`);
+  return options;
+}
+
+function checkFlashOptions(options: FlashOptions): FlashOptions {
+  if (!isObject(options)) throw new EngineError('options must be { blockQ, blockK, causal?, scale? }');
   for (const key of ['blockQ', 'blockK'] as const)
     if (typeof options[key] !== 'number') throw new EngineError(`${key} must be a whole number from 1 to 1024`);
-  for (const key of ['causal', 'scale'] as const)
-    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new EngineError(`${key} must be true or false`);
+  return { blockQ: options.blockQ, blockK: options.blockK, causal: checkFlag(options, 'causal'), scale: checkFlag(options, 'scale') };
+}
+
+/** What the instance threw, in words: an Emscripten abort, a trap, or a C++ exception (a number). */
+function crashReason(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'number' ? `an uncaught C++ exception (${error})` : String(error);
+  return text.replace(/\. Build with -s ASSERTIONS=1 for more info\.?/, '');
 }
 
 export class AttentionEngine {
-  constructor(private readonly raw: RawEngineModule) {}
+  private failure: EngineCrash | null = null;
+  private restarting: Promise<void> | null = null;
+  private cachedLimits: EngineLimits | null = null;
+  private restartCount = 0;
+
+  /**
+   * @param raw          the instantiated Emscripten module
+   * @param reinstantiate makes a fresh instance of the same compiled module (restart()); createEngine passes it
+   */
+  constructor(
+    private raw: RawEngineModule,
+    private readonly reinstantiate?: () => Promise<RawEngineModule>,
+  ) {}
+
+  /** True after a call failed inside the wasm instance, until restart() has re-created it. */
+  get crashed(): boolean {
+    return this.failure !== null;
+  }
+
+  /** How many times restart() has re-created the instance. */
+  get restarts(): number {
+    return this.restartCount;
+  }
+
+  /**
+   * Re-creates the wasm instance after an EngineCrash (from the already compiled module: no download).
+   * Concurrent callers (several elements sharing the engine) share one restart.
+   */
+  restart(): Promise<void> {
+    if (!this.reinstantiate) return Promise.reject(new EngineError('this engine was created without a way to restart it'));
+    this.restarting ??= this.reinstantiate().then(
+      (raw) => {
+        this.raw = raw;
+        this.failure = null;
+        this.restartCount++;
+        this.restarting = null;
+      },
+      (error: unknown) => {
+        this.restarting = null;
+        throw error;
+      },
+    );
+    return this.restarting;
+  }
+
+  /**
+   * Every call into the instance goes through here. EngineError (bad input) passes through; anything
+   * else the instance throws (RuntimeError from an abort or a trap, a C++ exception) marks the engine as
+   * crashed and becomes an EngineCrash: the instance is not trusted again until restart().
+   */
+  private call<T extends object>(name: string, run: (raw: RawEngineModule) => T | { error: string }): T {
+    if (this.failure) throw new EngineCrash(`the engine is restarting after an earlier failure (${this.failure.message})`, { cause: this.failure });
+    let result: T | { error: string };
+    try {
+      result = run(this.raw);
+    } catch (error) {
+      if (error instanceof EngineError) throw error;
+      this.failure = new EngineCrash(`${name}() stopped inside WebAssembly (${crashReason(error)}), most likely out of memory`, { cause: error });
+      throw this.failure;
+    }
+    return unwrap(result);
+  }
+
+  private get limits(): EngineLimits {
+    this.cachedLimits ??= this.info().limits;
+    return this.cachedLimits;
+  }
 
   /** The article's attention(Q, K, V, mask): Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v). */
   attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions = {}): AttentionResult {
-    checkMatrix('Q', Q);
-    checkMatrix('K', K);
-    checkMatrix('V', V);
-    if (options.mask !== undefined && !(options.mask instanceof Uint8Array))
+    const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
+    const o = checkOptions(options, '{ mask?, scale? }');
+    if (o.mask !== undefined && !(o.mask instanceof Uint8Array))
       throw new EngineError('mask must be a Uint8Array of n_q x n_k entries (1 = allowed)');
-    return unwrap(this.raw.attention(Q, K, V, options));
+    const plain: AttentionOptions = { mask: o.mask as Uint8Array | undefined, scale: checkFlag(o, 'scale') };
+    this.checkScoreBudget(q, k, v);
+    return this.call('attention', (raw) => raw.attention(q, k, v, plain));
+  }
+
+  /**
+   * Refuses, before anything is copied into wasm memory, a well-shaped input whose score matrix is over
+   * the budget (the C++ side would refuse it too, but only after copying Q, K and V in). Same messages.
+   */
+  private checkScoreBudget(Q: Matrix, K: Matrix, V: Matrix): void {
+    const whole = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 1;
+    if (![Q.rows, Q.cols, K.rows, K.cols, V.rows, V.cols].every(whole) || K.cols !== Q.cols || V.rows !== K.rows) return;
+    const { maxSequence, maxDim, maxScoreElements } = this.limits;
+    if (Q.rows > maxSequence || K.rows > maxSequence) throw new EngineError(`sequence length is limited to ${maxSequence} tokens`);
+    if (Q.cols > maxDim || V.cols > maxDim) throw new EngineError(`d_k and d_v are limited to ${maxDim}`);
+    if (Q.rows * K.rows > maxScoreElements)
+      throw new EngineError(`the ${Q.rows} x ${K.rows} score matrix would exceed the memory budget of ${maxScoreElements / 2 ** 20}M entries; use the tiled (FlashAttention-style) kernel`);
   }
 
   /** The article's multi_head_attention(X, W_q, W_k, W_v, W_o, h). */
   multiHeadAttention(X: Matrix, W_q: Matrix, W_k: Matrix, W_v: Matrix, W_o: Matrix, options: MultiHeadOptions): MultiHeadResult {
-    for (const [name, m] of [['X', X], ['W_q', W_q], ['W_k', W_k], ['W_v', W_v], ['W_o', W_o]] as const) checkMatrix(name, m);
-    return unwrap(this.raw.multiHeadAttention(X, W_q, W_k, W_v, W_o, options));
+    const m = ([['X', X], ['W_q', W_q], ['W_k', W_k], ['W_v', W_v], ['W_o', W_o]] as const).map(([name, matrix]) => checkMatrix(name, matrix));
+    const o: unknown = options;
+    if (!isObject(o)) throw new EngineError('options must be { heads, causal?, scale? }');
+    const plain = { heads: o.heads, causal: checkFlag(o, 'causal'), scale: checkFlag(o, 'scale') } as MultiHeadOptions;
+    return this.call('multiHeadAttention', (raw) => raw.multiHeadAttention(m[0], m[1], m[2], m[3], m[4], plain));
   }
 
   /** Every intermediate the walkthrough shows, for one configuration. */
   pipeline(config: PipelineConfig): PipelineSnapshot {
-    if (!config || !Array.isArray(config.tokens)) throw new EngineError('tokens must be an array of strings');
-    for (const key of ['X', 'W_q', 'W_k', 'W_v', 'W_o'] as const)
-      if (config[key] !== undefined && !(config[key] instanceof Float32Array)) throw new EngineError(`${key} must be a Float32Array`);
-    if (config.mask !== undefined && !(config.mask instanceof Uint8Array)) throw new EngineError('mask must be a Uint8Array');
-    return unwrap(this.raw.pipeline(config));
+    if (!isObject(config) || !Array.isArray(config.tokens)) throw new EngineError('tokens must be an array of strings');
+    const plain: PipelineConfig = { tokens: config.tokens, dModel: config.dModel, heads: config.heads, seed: config.seed };
+    const c = config as unknown as Record<string, unknown>;
+    plain.causal = checkFlag(c, 'causal');
+    plain.scale = checkFlag(c, 'scale');
+    const { maxPipelineTokens, maxDModel } = this.limits;
+    for (const key of ['X', 'W_q', 'W_k', 'W_v', 'W_o'] as const) {
+      const values = config[key];
+      if (values === undefined) continue;
+      if (!(values instanceof Float32Array)) throw new EngineError(`${key} must be a Float32Array`);
+      // Larger than any accepted configuration: refuse before copying it into wasm memory.
+      const most = key === 'X' ? maxPipelineTokens * maxDModel : maxDModel * maxDModel;
+      if (values.length > most) throw new EngineError(`${key} has ${values.length} values; the walkthrough accepts at most ${most}`);
+      plain[key] = values;
+    }
+    if (config.mask !== undefined) {
+      if (!(config.mask instanceof Uint8Array)) throw new EngineError('mask must be a Uint8Array');
+      if (config.mask.length > maxPipelineTokens ** 2) throw new EngineError(`the mask has ${config.mask.length} entries; the walkthrough accepts at most ${maxPipelineTokens ** 2}`);
+      plain.mask = config.mask;
+    }
+    return this.call('pipeline', (raw) => raw.pipeline(plain));
   }
 
   /** The article's variance experiment: dot products of unit-normal d_k-vectors, raw and scaled. */
   dotProductSamples(dK: number, samples: number, seed: number): DotProductSamples {
-    return unwrap(this.raw.dotProductSamples({ dK, samples, seed }));
+    return this.call('dotProductSamples', (raw) => raw.dotProductSamples({ dK, samples, seed }));
   }
 
   /** softmax(row * factor) and the norm of its Jacobian (how much gradient still flows). */
   softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation {
     if (!(row instanceof Float32Array)) throw new EngineError('row must be a Float32Array');
-    if (!Number.isFinite(factor)) throw new EngineError('the factor must be a finite number');
-    return unwrap(this.raw.softmaxSaturation(row, factor));
+    if (typeof factor !== 'number' || !Number.isFinite(factor)) throw new EngineError('the factor must be a finite number');
+    return this.call('softmaxSaturation', (raw) => raw.softmaxSaturation(row, factor));
   }
 
   /**
@@ -84,11 +216,9 @@ export class AttentionEngine {
    * rounding. Never materialises the (n_q, n_k) matrix, so it accepts up to 65536 tokens.
    */
   flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult {
-    checkMatrix('Q', Q);
-    checkMatrix('K', K);
-    checkMatrix('V', V);
-    checkFlashOptions(options);
-    return unwrap(this.raw.flashAttention(Q, K, V, options));
+    const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
+    const plain = checkFlashOptions(options);
+    return this.call('flashAttention', (raw) => raw.flashAttention(q, k, v, plain));
   }
 
   /**
@@ -96,19 +226,17 @@ export class AttentionEngine {
    * (query block, key block) step: running max m, sum l, rescale factor and accumulator per row.
    */
   flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace {
-    checkMatrix('Q', Q);
-    checkMatrix('K', K);
-    checkMatrix('V', V);
-    checkFlashOptions(options);
-    return unwrap(this.raw.flashTrace(Q, K, V, options));
+    const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
+    const plain = checkFlashOptions(options);
+    return this.call('flashTrace', (raw) => raw.flashTrace(q, k, v, plain));
   }
 
   info(): EngineInfo {
-    return this.raw.engineInfo();
+    return this.call('engineInfo', (raw) => raw.engineInfo());
   }
 
   heapStats(): HeapStats {
-    return this.raw.heapStats();
+    return this.call('heapStats', (raw) => raw.heapStats());
   }
 }
 
@@ -123,12 +251,72 @@ export function loadEngine(options: LoadOptions = {}): Promise<AttentionEngine> 
   return shared;
 }
 
-/** A fresh, unshared instance (tests, benchmarks, recovery after an out-of-memory). */
-export async function createEngine(options: LoadOptions = {}): Promise<AttentionEngine> {
-  const wasmUrl = options.wasmUrl ?? new URL('./generated/attention_engine.wasm', import.meta.url).href;
-  const raw = await createAttentionEngine({
-    ...(options.wasmBinary ? { wasmBinary: options.wasmBinary } : { locateFile: () => wasmUrl }),
-    printErr: (text: string) => console.warn(`[attention engine] ${text}`),
+/**
+ * The smallest module that uses a SIMD128 instruction (i8x16.splat, i8x16.popcnt): a browser that
+ * validates it runs the engine's SIMD kernels. Validating compiles nothing, so no CSP applies.
+ */
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+/** Throws an EngineError saying what is missing, before anything is downloaded or compiled. */
+export function requireWasmSimd(): void {
+  if (typeof WebAssembly !== 'object' || typeof WebAssembly.validate !== 'function')
+    throw new EngineError('this browser has no WebAssembly (or it is switched off), which the engine needs');
+  if (!WebAssembly.validate(SIMD_PROBE))
+    throw new EngineError('this browser’s WebAssembly has no SIMD support, which the engine needs: any current Chrome, Edge, Firefox or Safari (16.4 or later) has it');
+}
+
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+async function download(url: string, name: string): Promise<ArrayBuffer> {
+  let response: Response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin' });
+  } catch (error) {
+    throw new EngineError(`the engine file ${name} could not be downloaded (${reasonOf(error)}): the network is offline, the page’s Content-Security-Policy (connect-src) blocks it, or another origin serves it without CORS headers`);
+  }
+  if (!response.ok) throw new EngineError(`the engine file ${name} could not be downloaded: the server answered ${response.status} ${response.statusText}`.trimEnd());
+  return response.arrayBuffer();
+}
+
+async function compile(bytes: ArrayBuffer | Uint8Array, name: string): Promise<WebAssembly.Module> {
+  try {
+    return await WebAssembly.compile(bytes as BufferSource);
+  } catch (error) {
+    const reason = reasonOf(error);
+    if (/Content[- ]Security[- ]Policy|unsafe-eval/i.test(reason))
+      throw new EngineError('this page’s Content-Security-Policy does not allow WebAssembly: add \'wasm-unsafe-eval\' to its script-src');
+    const view = new Uint8Array(bytes instanceof ArrayBuffer ? bytes : bytes.buffer, bytes instanceof ArrayBuffer ? 0 : bytes.byteOffset, Math.min(4, bytes.byteLength));
+    if (view.length < 4 || view[0] !== 0 || view[1] !== 0x61 || view[2] !== 0x73 || view[3] !== 0x6d)
+      throw new EngineError(`the engine file ${name} is not WebAssembly: the server sent something else (${bytes.byteLength} bytes)`);
+    throw new EngineError(`the engine file ${name} is damaged (${reason})`);
+  }
+}
+
+/** One instance of the compiled module, through Emscripten's glue (embind needs it). */
+function instantiate(module: WebAssembly.Module): Promise<RawEngineModule> {
+  return new Promise<RawEngineModule>((resolve, reject) => {
+    const fail = (error: unknown) => reject(error instanceof EngineError ? error : new EngineError(`the engine could not start (${crashReason(error)})`));
+    createAttentionEngine({
+      instantiateWasm: (imports, receive) => {
+        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), fail);
+        return {};
+      },
+      printErr: (text: string) => console.warn(`[attention engine] ${text}`),
+    }).then(resolve, fail);
   });
-  return new AttentionEngine(raw);
+}
+
+/**
+ * A fresh, unshared instance (tests, benchmarks). Checks for SIMD, downloads and compiles the .wasm
+ * (every failure is an EngineError that says which and what to do), then instantiates it; the engine
+ * keeps the compiled module, so restart() after an EngineCrash re-instantiates without a download.
+ */
+export async function createEngine(options: LoadOptions = {}): Promise<AttentionEngine> {
+  requireWasmSimd();
+  const url = options.wasmUrl ?? new URL('./generated/attention_engine.wasm', import.meta.url).href;
+  const name = url.slice(url.lastIndexOf('/') + 1);
+  const bytes = options.wasmBinary ?? (await download(url, name));
+  const module = await compile(bytes, name);
+  const raw = await instantiate(module);
+  return new AttentionEngine(raw, () => instantiate(module));
 }

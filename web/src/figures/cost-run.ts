@@ -41,6 +41,11 @@ export function formatMs(ms: number): string {
   return `${ms.toFixed(2)} ms`;
 }
 
+/** Axis labels for powers of ten: 0.1 ms, 1 ms, 100 ms, 1 s, 10 s. */
+function msTick(ms: number): string {
+  return ms >= 1000 ? `${Number((ms / 1000).toPrecision(3))} s` : `${Number(ms.toPrecision(3))} ms`;
+}
+
 const KERNEL_WORDS: Record<CostKernel, string> = {
   naive: 'naive (holds n × n)',
   tiled: `tiled (${COST_BLOCK} × ${COST_BLOCK} tiles)`,
@@ -52,6 +57,8 @@ function powerTicks(lo: number, hi: number, base: number, label: (v: number) => 
   const ticks: ChartTick[] = [];
   if (!(lo > 0) || !(hi > 0)) return ticks;
   for (let v = base ** Math.floor(Math.log(lo) / Math.log(base) + 1e-9); v <= hi * 1.0001; v *= base) if (v >= lo * 0.9999) ticks.push({ value: v, label: label(v) });
+  // A narrow range (e.g. memory from 16 to 27 MiB) may hold one power or none: label the largest value too.
+  if (ticks.length < 2 && hi > lo * 1.2) ticks.push({ value: hi, label: label(hi) });
   if (ticks.length === 0) ticks.push({ value: lo, label: label(lo) });
   return ticks;
 }
@@ -63,8 +70,8 @@ export class CostRunFigure {
   private readonly progress: HTMLProgressElement;
   private readonly status: HTMLElement;
   private readonly results: HTMLElement;
-  private readonly timeChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'time per call (log scale)' });
-  private readonly memoryChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'engine memory (log scale)' });
+  private readonly timeChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'time per call' });
+  private readonly memoryChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'engine memory' });
   private readonly reading: HTMLElement;
   private readonly table: HTMLTableElement;
   private worker: CostWorkerHandle | null = null;
@@ -79,15 +86,15 @@ export class CostRunFigure {
     this.cancel = el('button', { type: 'button', class: 'button quiet flash-run-cancel', disabled: true }, 'Cancel');
     this.progress = el('progress', { class: 'flash-run-progress', max: 1, value: 0, 'aria-label': 'Measurement progress' });
     this.status = el('p', { class: 'flash-run-status', role: 'status', 'aria-live': 'polite' },
-      'Nothing has run yet. Press Run to start; it takes about a minute on a laptop and you can cancel at any time.');
+      'Nothing has run yet. Press Run to start: it takes from about twenty seconds to a few minutes, depending on the machine, and you can cancel at any time.');
     this.reading = el('div', { class: 'flash-run-reading' });
     this.table = el('table', { class: 'data-table flash-run-table' });
     this.results = el('div', { class: 'flash-run-results', hidden: true },
       el('div', { class: 'figure-row flash-run-charts' },
         el('figure', { class: 'figure flash-run-chart' }, this.timeChart.element,
-          el('figcaption', {}, 'Median time of one call against n, both axes logarithmic: a cost that grows like n² is a line of slope 2.')),
+          el('figcaption', {}, 'Time of one call (the fastest of several) against n, both axes logarithmic: a cost that grows like n² is a straight line of slope 2.')),
         el('figure', { class: 'figure flash-run-chart' }, this.memoryChart.element,
-          el('figcaption', {}, 'The WebAssembly memory each kernel’s engine needed (its high-water mark): the inputs, the output, the 16 MiB every engine starts with, and for the naive kernel the n × n matrix.'))),
+          el('figcaption', {}, 'The WebAssembly memory each kernel’s engine needed (its high-water mark, log scale): the inputs, the output, the 16 MiB every engine starts with, and for the naive kernel the n × n matrix.'))),
       this.reading,
       el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Measured times and memory, as a table', tabindex: 0 }, this.table));
 
@@ -233,7 +240,7 @@ export class CostRunFigure {
       return el('td', { class: m ? 'num' : 'num flash-run-empty', 'data-kernel': kernel, 'data-ms': m ? m.ms : null }, text);
     };
     replaceChildren(this.table,
-      el('caption', {}, `Measured in this browser: median time of one call, and engine memory, for d = ${COST_D}`),
+      el('caption', {}, `Measured in this browser: time of one call (the fastest of the timed calls), and engine memory, for d = ${COST_D}`),
       el('thead', {}, el('tr', {},
         el('th', { scope: 'col' }, 'tokens n'),
         el('th', { scope: 'col' }, 'naive time'),
@@ -286,7 +293,7 @@ export class CostRunFigure {
         { label: `${KERNEL_WORDS.tiled}: ${slopeText(tiledFit)}`, className: 'series-tiled', points: tiledTime, markers: true },
       ],
       xTicks,
-      yTicks: allTimes.length ? powerTicks(Math.min(...allTimes), Math.max(...allTimes), 10, formatMs) : [],
+      yTicks: allTimes.length ? powerTicks(Math.min(...allTimes), Math.max(...allTimes), 10, msTick) : [],
       description: `Log-log chart of the measured time per call against n: naive ${naiveTime.length} sizes (${slopeText(naiveFit)}), ` +
         `tiled ${tiledTime.length} sizes (${slopeText(tiledFit)}). The table below lists every point.`,
     });
@@ -296,7 +303,7 @@ export class CostRunFigure {
         { label: KERNEL_WORDS.tiled, className: 'series-tiled', points: this.points('tiled', 'memoryBytes'), markers: true },
       ],
       xTicks,
-      yTicks: powerTicks(Math.min(...allMemory), Math.max(...allMemory), 4, bytes),
+      yTicks: powerTicks(Math.min(...allMemory), Math.max(...allMemory), Math.max(...allMemory) / Math.min(...allMemory) < 16 ? 2 : 4, bytes),
       description: `Log-log chart of each engine’s memory against n: naive up to ${naivePeak ? bytes(naivePeak.memoryBytes) : 'nothing yet'}, ` +
         `tiled up to ${tiledPeak ? bytes(tiledPeak.memoryBytes) : 'nothing yet'}. The table below lists every point.`,
     });

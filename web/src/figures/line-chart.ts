@@ -74,7 +74,9 @@ export class LogLogChart {
     if (!data) return;
     const W = Math.max(280, Math.min(900, this.width));
     const H = Math.round(Math.max(220, Math.min(360, W * HEIGHT_RATIO)));
-    const m = { left: W < 420 ? 58 : 68, right: 14, top: 14, bottom: 44 };
+    // Room on the left for the longest y label (about 6.5 px a character at 12 px) and the rotated axis title.
+    const longest = Math.max(0, ...data.yTicks.map((tick) => tick.label.length));
+    const m = { left: Math.max(W < 420 ? 58 : 68, Math.round(longest * 6.5 + 28)), right: 14, top: 14, bottom: 44 };
     const xs = [...data.series.flatMap((s) => s.points.map((p) => p[0])), ...data.xTicks.map((t) => t.value)].filter((v) => v > 0 && Number.isFinite(v));
     const ys = [...data.series.flatMap((s) => s.points.map((p) => p[1])), ...data.yTicks.map((t) => t.value)].filter((v) => v > 0 && Number.isFinite(v));
     if (xs.length === 0 || ys.length === 0) return;

@@ -1,7 +1,14 @@
 // A matrix as a real <table>: row and column headers for screen readers, numbers as text, and a
-// heatmap colour behind each number. Optionally interactive: cells are a keyboard grid (arrow
-// keys, Home/End, Enter), and focusing or clicking a cell selects it.
+// heatmap colour behind each number. Every table is a keyboard grid (arrow keys, Home/End move the
+// focus; one cell is in the tab order), and hovering or focusing a cell reads it out in words in a
+// line under the table. Optionally:
+//   - onSelect: focusing or clicking a cell selects it (Enter/Space too);
+//   - edit:     cells are editable numbers (Enter to edit, type or nudge with ↑/↓, drag sideways);
+//   - paint:    cells are 1/0 switches (click or drag to paint, Space to toggle);
+//   - baseline: cells that moved since the reader's edits are outlined, with the change in a corner.
+// Under every table, "Copy or save": CSV, a NumPy literal, PNG and SVG files of exactly what is shown.
 import { el, replaceChildren, setVar } from './dom';
+import { exportToolbar, readPalette, tableCsv, tableNumpy, tableSvg, type TableData } from './export';
 import { fmt } from './format';
 import { colourPosition, extentOf, type ColourScale } from './palette';
 
@@ -22,6 +29,11 @@ export interface MatrixView {
   showNumbers?: boolean;
   /** An extra last column of plain text per row (e.g. row sums), with its own column header. */
   rowTotals?: RowTotals;
+  /**
+   * The same cells before the reader's edits, laid out like `data` (same offset): cells whose value
+   * moved are marked, with how much, so the reader sees where an edit reached. Null or absent: no marks.
+   */
+  baseline?: ArrayLike<number> | null;
 }
 
 export interface RowTotals {
@@ -29,6 +41,24 @@ export interface RowTotals {
   text: (row: number) => string;
   /** Extra class for a row's total cell (e.g. to flag a sum that is not 100%). */
   className?: (row: number) => string | undefined;
+}
+
+/** Editable numbers. MatrixTable handles the keys and the pointer; the owner keeps the values. */
+export interface MatrixEdit {
+  /** Words for the edit box, e.g. "X, row 3 (“sat”), column 2". */
+  label(row: number, col: number): string;
+  /** An edit of this cell begins (edit mode entered, or a drag started). */
+  start?(row: number, col: number): void;
+  /** The value as it is now (every nudge, drag step and readable keystroke). */
+  change(row: number, col: number, value: number): void;
+  /** The edit ends: keep the value, or put back what was there at start(). */
+  end(row: number, col: number, keep: boolean): void;
+}
+
+/** 0/1 cells painted with the pointer or toggled with Space (a mask). */
+export interface MatrixPaint {
+  /** Set these cells to 1 (on) or 0. */
+  paint(cells: [number, number][], on: boolean): void;
 }
 
 export interface MatrixTableOptions {
@@ -39,16 +69,68 @@ export interface MatrixTableOptions {
   scale: ColourScale;
   digits?: number;
   format?: (value: number) => string;
-  /** Words for a cell, used as its accessible description and tooltip ("“it” attends to “animal”: 0.42"). */
+  /** Words for a cell: its tooltip and the readout under the table ("“it” attends to “animal”: 0.42"). */
   describe?: (row: number, col: number, value: number) => string;
-  /** Makes cells a keyboard grid; called when a cell is focused or clicked. */
+  /** Makes cells selectable; called when a cell is focused or clicked. */
   onSelect?: (row: number, col: number) => void;
   className?: string;
+  edit?: MatrixEdit;
+  paint?: MatrixPaint;
+  /** Show the Copy or save toolbar (default true). */
+  tools?: boolean;
+  /** How a change since the reader's edits is written (default: signed, 2 or 3 decimals). */
+  formatDelta?: (delta: number) => string;
+}
+
+/** A change smaller than this is float rounding, not a consequence of an edit. */
+export const CHANGE_THRESHOLD = 5e-4;
+
+const MINUS = '\u2212';
+
+export function formatDelta(delta: number): string {
+  const size = Math.abs(delta);
+  return `${delta < 0 ? MINUS : '+'}${size >= 0.01 ? size.toFixed(2) : size.toFixed(3)}`;
+}
+
+/** Signed change of a probability, in percentage points: "+3%" ("+0.4%" below one point). */
+export function formatPercentDelta(delta: number): string {
+  const points = Math.abs(delta) * 100;
+  return `${delta < 0 ? MINUS : '+'}${points >= 1 ? points.toFixed(0) : points.toFixed(1)}%`;
+}
+
+/** A typed number: "0.5", "-1", "−2.25", ".5", "1e-2"; null when it is not one (yet). */
+export function parseTyped(text: string): number | null {
+  const clean = text.trim().replace(/\u2212/g, '-').replace(/,/g, '.');
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(clean)) return null;
+  const value = Number(clean);
+  return Number.isFinite(value) ? value : null;
+}
+
+const round3 = (v: number) => {
+  const r = Math.round(v * 1000) / 1000;
+  return Object.is(r, -0) ? 0 : r;
+};
+
+interface EditSession {
+  row: number;
+  col: number;
+  input: HTMLInputElement;
+}
+
+interface DragSession {
+  row: number;
+  col: number;
+  x: number;
+  value: number;
+  pointer: number;
+  moved: boolean;
 }
 
 export class MatrixTable {
   readonly element: HTMLElement;
   private readonly table: HTMLTableElement;
+  private readonly scroller: HTMLElement;
+  private readonly readout: HTMLElement;
   private cells: HTMLTableCellElement[] = [];
   private totals: HTMLTableCellElement[] = [];
   private shapeKey = '';
@@ -57,17 +139,66 @@ export class MatrixTable {
   private rows = 0;
   private cols = 0;
   private selected: [number, number] | null = null;
+  /** The one cell in the tab order. */
+  private cursor: [number, number] = [0, 0];
   private view: MatrixView | null = null;
+  private changedCount = 0;
+  private pointed: [number, number] | null = null;
+  private editing: EditSession | null = null;
+  private drag: DragSession | null = null;
+  private painting: { on: boolean; seen: Set<number> } | null = null;
+  /** Painted cells not yet back from the owner's next update(). */
+  private pendingPaint = new Map<number, boolean>();
+  /** Editing is on (options.edit given, and not switched off with setEditable). */
+  private editOn: boolean;
 
   constructor(private readonly options: MatrixTableOptions) {
-    // An interactive matrix is an ARIA grid (arrow keys move, the chosen cell is aria-selected).
-    this.table = el('table', { class: `matrix ${options.scale === 'sequential' ? 'sequential' : ''} ${options.className ?? ''}`.replace(/\s+/g, ' ').trim(), role: options.onSelect ? 'grid' : null });
-    this.element = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': options.caption, tabindex: 0 }, this.table);
-    if (options.onSelect) {
-      this.table.addEventListener('keydown', (event) => this.onKey(event));
-      this.table.addEventListener('focusin', (event) => this.onFocus(event));
-      this.table.addEventListener('click', (event) => this.onFocus(event));
+    this.editOn = Boolean(options.edit);
+    const grid = Boolean(options.onSelect || options.edit || options.paint);
+    const modes = `${options.edit ? ' editable' : ''}${options.paint ? ' paintable' : ''}`;
+    this.table = el('table', { class: `matrix ${options.scale === 'sequential' ? 'sequential' : ''} ${options.className ?? ''}${modes}`.replace(/\s+/g, ' ').trim(), role: grid ? 'grid' : null });
+    this.scroller = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': options.caption }, this.table);
+    this.readout = el('p', { class: 'matrix-readout', 'aria-live': 'polite' });
+    const foot = el('div', { class: 'matrix-foot' }, this.readout);
+    if (options.tools !== false) {
+      foot.appendChild(exportToolbar({
+        label: () => this.captionText || this.options.caption,
+        csv: () => tableCsv(this.exportData()),
+        numpy: () => tableNumpy(this.exportData()),
+        svg: () => tableSvg(this.exportData(), readPalette(this.element)),
+      }));
     }
+    this.element = el('div', { class: 'matrix-figure' }, this.scroller, foot);
+    this.table.addEventListener('keydown', (event) => this.onKey(event));
+    this.table.addEventListener('focusin', (event) => this.onFocus(event));
+    this.table.addEventListener('click', (event) => this.onClick(event));
+    this.table.addEventListener('pointerover', (event) => this.onPointerOver(event));
+    this.table.addEventListener('pointerleave', () => {
+      this.pointed = null;
+      this.showReadout();
+    });
+    if (options.edit || options.paint) this.table.addEventListener('pointerdown', (event) => this.onPointerDown(event));
+    if (options.edit) {
+      this.table.addEventListener('pointermove', (event) => this.onPointerMove(event));
+      this.table.addEventListener('pointerup', (event) => this.onPointerUp(event, true));
+      this.table.addEventListener('pointercancel', (event) => this.onPointerUp(event, false));
+    }
+  }
+
+  /** Switches editing on or off (e.g. off when the example is too large to edit). */
+  setEditable(on: boolean): void {
+    const next = on && Boolean(this.options.edit);
+    if (next === this.editOn) return;
+    if (!next && this.editing) this.finishEdit(false, false);
+    this.editOn = next;
+    this.table.classList.toggle('editable', next);
+    const grid = Boolean(this.options.onSelect || next || this.options.paint);
+    if (grid) this.table.setAttribute('role', 'grid');
+    else this.table.removeAttribute('role');
+  }
+
+  get editable(): boolean {
+    return this.editOn;
   }
 
   get selection(): [number, number] | null {
@@ -76,20 +207,17 @@ export class MatrixTable {
 
   update(view: MatrixView, caption = this.options.caption): void {
     this.view = view;
+    this.pendingPaint.clear();
     // The caption is not part of the shape: a new caption (e.g. another head) keeps the cells.
     const key = `${view.rows}x${view.cols}|${view.rowLabels.join('\u0001')}|${view.colLabels.join('\u0001')}|${view.rowTotals?.label ?? ''}`;
     if (key !== this.shapeKey) this.build(view, caption, key);
     else if (this.captionText !== caption) this.setCaption(caption);
     const offset = view.offset ?? 0;
     const showNumbers = view.showNumbers ?? true;
-    const digits = this.options.digits ?? 2;
-    const format = this.options.format ?? ((v: number) => fmt(v, digits));
-    let extent = view.extent;
-    if (extent === undefined) {
-      extent = 0;
-      for (let r = 0; r < view.rows; r++)
-        for (let c = 0; c < view.cols; c++) if (!view.blocked?.(r, c)) extent = Math.max(extent, Math.abs(view.data[offset + r * view.cols + c]));
-    }
+    const extent = this.extent(view);
+    const base = view.baseline ?? null;
+    const delta = this.options.formatDelta ?? formatDelta;
+    this.changedCount = 0;
     for (let r = 0; r < view.rows; r++) {
       for (let c = 0; c < view.cols; c++) {
         const cell = this.cells[r * view.cols + c];
@@ -98,14 +226,26 @@ export class MatrixTable {
         const position = blocked ? 0 : colourPosition(value, this.options.scale, extent);
         setVar(cell, '--t', position.toFixed(3));
         cell.classList.toggle('blocked', blocked);
-        const text = blocked ? (view.blockedText ?? '−∞') : format(value);
-        if (showNumbers) cell.textContent = text;
-        else {
-          cell.textContent = '';
-          cell.setAttribute('aria-label', text);
+        const text = this.cellText(view, r, c);
+        const beingEdited = this.editing?.row === r && this.editing.col === c;
+        if (!beingEdited) {
+          if (showNumbers) cell.textContent = text;
+          else {
+            cell.textContent = '';
+            cell.setAttribute('aria-label', text);
+          }
         }
+        const moved = base ? value - base[offset + r * view.cols + c] : 0;
+        const changed = Boolean(base) && !blocked && Number.isFinite(moved) && Math.abs(moved) >= CHANGE_THRESHOLD;
+        cell.classList.toggle('changed', changed);
+        if (changed) {
+          cell.dataset.delta = delta(moved);
+          this.changedCount++;
+        } else delete cell.dataset.delta;
         const words = this.options.describe?.(r, c, value);
-        if (words) cell.title = blocked ? `${words} (blocked)` : words;
+        const since = changed ? `${delta(moved)} since your edits` : '';
+        if (words || since) cell.title = [blocked && words ? `${words} (blocked)` : words, since].filter(Boolean).join('; ');
+        else cell.removeAttribute('title');
       }
     }
     if (view.rowTotals) {
@@ -116,7 +256,9 @@ export class MatrixTable {
       });
     }
     this.table.classList.toggle('no-numbers', !showNumbers);
+    this.table.classList.toggle('has-changes', this.changedCount > 0);
     if (this.selected) this.markSelection();
+    this.showReadout();
   }
 
   /** Selects a cell programmatically (and tells onSelect). */
@@ -128,6 +270,7 @@ export class MatrixTable {
     this.markSelection();
     if (focus) this.cells[r * this.cols + c]?.focus();
     this.options.onSelect?.(r, c);
+    this.showReadout();
   }
 
   /** Emphasises rows/columns that feed the selected cell elsewhere (e.g. the row of Q). */
@@ -141,18 +284,100 @@ export class MatrixTable {
     return this.view ? extentOf(this.view.data) : 0;
   }
 
+  /** How many cells moved since the reader's edits, at the last update. */
+  get changes(): number {
+    return this.changedCount;
+  }
+
+  /** Exactly what the table shows, for CSV, NumPy and image files. */
+  exportData(): TableData {
+    const view = this.view;
+    if (!view) return { caption: this.captionText, corner: '', rows: 0, cols: 0, rowLabels: [], colLabels: [], values: [], texts: [], blocked: [], positions: [], scale: this.options.scale, showNumbers: true };
+    const offset = view.offset ?? 0;
+    const extent = this.extent(view);
+    const values: number[] = [];
+    const texts: string[] = [];
+    const blocked: boolean[] = [];
+    const positions: number[] = [];
+    const minusInfinity = (view.blockedText ?? '−∞').includes('∞');
+    for (let r = 0; r < view.rows; r++) {
+      for (let c = 0; c < view.cols; c++) {
+        const value = view.data[offset + r * view.cols + c];
+        const isBlocked = view.blocked?.(r, c) ?? false;
+        values.push(isBlocked && minusInfinity ? -Infinity : value);
+        texts.push(this.cellText(view, r, c));
+        blocked.push(isBlocked);
+        positions.push(isBlocked ? 0 : colourPosition(value, this.options.scale, extent));
+      }
+    }
+    return {
+      caption: this.captionText, corner: this.options.corner ?? '', rows: view.rows, cols: view.cols,
+      rowLabels: view.rowLabels.map((label, r) => label ?? String(r + 1)), colLabels: view.colLabels,
+      values, texts, blocked, positions, scale: this.options.scale, showNumbers: view.showNumbers ?? true,
+      totals: view.rowTotals ? { label: view.rowTotals.label, texts: Array.from({ length: view.rows }, (_, r) => view.rowTotals!.text(r)) } : undefined,
+    };
+  }
+
+  private extent(view: MatrixView): number {
+    if (view.extent !== undefined) return view.extent;
+    const offset = view.offset ?? 0;
+    let extent = 0;
+    for (let r = 0; r < view.rows; r++)
+      for (let c = 0; c < view.cols; c++) if (!view.blocked?.(r, c)) extent = Math.max(extent, Math.abs(view.data[offset + r * view.cols + c]));
+    return extent;
+  }
+
+  private cellText(view: MatrixView, r: number, c: number): string {
+    const digits = this.options.digits ?? 2;
+    const format = this.options.format ?? ((v: number) => fmt(v, digits));
+    const blocked = view.blocked?.(r, c) ?? false;
+    return blocked ? (view.blockedText ?? '−∞') : format(view.data[(view.offset ?? 0) + r * view.cols + c]);
+  }
+
+  /** A cell in words: the owner's describe(), or its row and column labels. */
+  private words(r: number, c: number): string {
+    const view = this.view;
+    if (!view) return '';
+    const value = view.data[(view.offset ?? 0) + r * view.cols + c];
+    const blocked = view.blocked?.(r, c) ?? false;
+    const text = this.cellText(view, r, c);
+    let words = this.options.describe?.(r, c, value) || `Row ${view.rowLabels[r] ?? r + 1}, column ${view.colLabels[c] ?? c + 1}: ${text}`;
+    if (blocked) words += ` (blocked: ${text})`;
+    const delta = this.cells[r * view.cols + c]?.dataset.delta;
+    if (delta) words += `; ${delta} since your edits`;
+    return words;
+  }
+
+  private showReadout(): void {
+    const at = this.pointed ?? (this.focusedCell() || this.selected);
+    if (at && this.view && at[0] < this.rows && at[1] < this.cols) {
+      this.readout.textContent = this.words(at[0], at[1]);
+      return;
+    }
+    this.readout.textContent = this.changedCount > 0
+      ? `${this.changedCount} of ${this.rows * this.cols} numbers moved since your edits (dashed outline, change in the corner).`
+      : '';
+  }
+
+  private focusedCell(): [number, number] | null {
+    const root = this.table.getRootNode() as Document | ShadowRoot;
+    const active = root.activeElement;
+    return active && this.table.contains(active) ? this.cellOf(active) : null;
+  }
+
   private setCaption(caption: string): void {
     this.captionText = caption;
     if (this.captionElement) this.captionElement.textContent = caption;
-    this.element.setAttribute('aria-label', caption);
+    this.scroller.setAttribute('aria-label', caption);
   }
 
   private build(view: MatrixView, caption: string, key: string): void {
+    if (this.editing) this.finishEdit(false, false);
     this.shapeKey = key;
     this.rows = view.rows;
     this.cols = view.cols;
     if (this.selected && (this.selected[0] >= view.rows || this.selected[1] >= view.cols)) this.selected = null;
-    const interactive = Boolean(this.options.onSelect);
+    if (this.cursor[0] >= view.rows || this.cursor[1] >= view.cols) this.cursor = [0, 0];
     const head = el('tr', {}, el('th', { scope: 'col', class: 'corner' }, this.options.corner ?? ''));
     view.colLabels.forEach((label) => head.appendChild(el('th', { scope: 'col' }, label)));
     if (view.rowTotals) head.appendChild(el('th', { scope: 'col', class: 'row-total-head' }, view.rowTotals.label));
@@ -162,7 +387,7 @@ export class MatrixTable {
     for (let r = 0; r < view.rows; r++) {
       const row = el('tr', { 'data-row': r }, el('th', { scope: 'row' }, view.rowLabels[r] ?? String(r + 1)));
       for (let c = 0; c < view.cols; c++) {
-        const cell = el('td', { 'data-row': r, 'data-col': c, tabindex: interactive ? -1 : null });
+        const cell = el('td', { 'data-row': r, 'data-col': c, tabindex: -1 });
         this.cells.push(cell);
         row.appendChild(cell);
       }
@@ -176,24 +401,33 @@ export class MatrixTable {
     this.captionElement = el('caption');
     replaceChildren(this.table, this.captionElement, el('thead', {}, head), body);
     this.setCaption(caption);
-    if (interactive && this.cells.length > 0) {
-      const [r, c] = this.selected ?? [0, 0];
+    if (this.cells.length > 0) {
+      const [r, c] = this.selected ?? this.cursor;
+      this.cursor = [r, c];
       this.cells[r * this.cols + c].tabIndex = 0;
     }
   }
 
+  /** Moves the one tab stop to (r, c). */
+  private setCursor(r: number, c: number): void {
+    const old = this.cells[this.cursor[0] * this.cols + this.cursor[1]];
+    if (old) old.tabIndex = -1;
+    this.cursor = [r, c];
+    const cell = this.cells[r * this.cols + c];
+    if (cell) cell.tabIndex = 0;
+  }
+
   private markSelection(): void {
-    this.cells.forEach((cell) => {
+    this.table.querySelectorAll('td.selected').forEach((cell) => {
       cell.classList.remove('selected');
       cell.removeAttribute('aria-selected');
-      if (this.options.onSelect) cell.tabIndex = -1;
     });
     if (!this.selected) return;
     const cell = this.cells[this.selected[0] * this.cols + this.selected[1]];
     if (!cell) return;
     cell.classList.add('selected');
     cell.setAttribute('aria-selected', 'true');
-    cell.tabIndex = 0;
+    this.setCursor(this.selected[0], this.selected[1]);
   }
 
   private cellOf(target: EventTarget | null): [number, number] | null {
@@ -206,11 +440,32 @@ export class MatrixTable {
   private onFocus(event: Event): void {
     const at = this.cellOf(event.target);
     if (!at) return;
-    if (this.selected && this.selected[0] === at[0] && this.selected[1] === at[1] && event.type === 'focusin') return;
+    this.setCursor(at[0], at[1]);
+    this.showReadout();
+    if (!this.options.onSelect) return;
+    if (this.selected && this.selected[0] === at[0] && this.selected[1] === at[1]) return;
     this.select(at[0], at[1]);
   }
 
+  private onClick(event: MouseEvent): void {
+    const at = this.cellOf(event.target);
+    if (!at) return;
+    // A click without a pointer (a screen reader's activation, detail 0) toggles a paintable cell.
+    if (this.options.paint && event.detail === 0) this.togglePaint(at[0], at[1]);
+    if (!this.options.onSelect) return;
+    this.select(at[0], at[1]);
+  }
+
+  private onPointerOver(event: PointerEvent): void {
+    const at = this.cellOf(event.target);
+    if (!at) return;
+    this.pointed = at;
+    this.showReadout();
+    if (this.painting && (event.buttons & 1 || event.pointerType !== 'mouse')) this.paintCell(at[0], at[1], this.painting.on);
+  }
+
   private onKey(event: KeyboardEvent): void {
+    if (this.editing && event.target === this.editing.input) return;
     const at = this.cellOf(event.target);
     if (!at) return;
     let [r, c] = at;
@@ -221,11 +476,189 @@ export class MatrixTable {
       case 'ArrowRight': c++; break;
       case 'Home': c = 0; if (event.ctrlKey) r = 0; break;
       case 'End': c = this.cols - 1; if (event.ctrlKey) r = this.rows - 1; break;
+      case 'F2':
+        if (!this.editOn) return;
+        event.preventDefault();
+        this.startEdit(r, c);
+        return;
       case 'Enter':
-      case ' ': this.select(r, c); event.preventDefault(); return;
-      default: return;
+      case ' ':
+        event.preventDefault();
+        if (this.editOn && event.key === 'Enter') this.startEdit(r, c);
+        else if (this.options.paint) this.togglePaint(r, c);
+        else if (this.options.onSelect) this.select(r, c);
+        return;
+      default:
+        // Typing a number on a focused editable cell starts editing with it, as in a spreadsheet.
+        if (this.editOn && !event.ctrlKey && !event.metaKey && !event.altKey && /^[\d.\-−]$/.test(event.key)) {
+          event.preventDefault();
+          this.startEdit(r, c, event.key);
+        }
+        return;
     }
     event.preventDefault();
-    this.select(r, c, true);
+    r = Math.max(0, Math.min(this.rows - 1, r));
+    c = Math.max(0, Math.min(this.cols - 1, c));
+    if (this.options.onSelect) this.select(r, c, true);
+    else {
+      this.setCursor(r, c);
+      this.cells[r * this.cols + c]?.focus();
+    }
+  }
+
+  // ---- editing --------------------------------------------------------------------------------
+
+  private valueAt(r: number, c: number): number {
+    const view = this.view!;
+    return view.data[(view.offset ?? 0) + r * view.cols + c];
+  }
+
+  /** Edit mode on one cell: a text box in place of the number. */
+  private startEdit(r: number, c: number, typed?: string): void {
+    const edit = this.options.edit;
+    const cell = this.cells[r * this.cols + c];
+    if (!edit || !this.editOn || !cell || !this.view) return;
+    if (this.editing) this.finishEdit(true, false);
+    const input = el('input', {
+      type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', class: 'matrix-edit-input',
+      'aria-label': `${edit.label(r, c)}. Type a number, or nudge it with the Up and Down arrows (Shift: steps of 1). Enter keeps it, Escape puts back the old value.`,
+    });
+    input.value = typed ?? String(round3(this.valueAt(r, c)));
+    this.editing = { row: r, col: c, input };
+    cell.classList.add('editing');
+    cell.textContent = '';
+    cell.appendChild(input);
+    edit.start?.(r, c);
+    input.focus();
+    if (typed === undefined) input.select();
+    else if (parseTyped(typed) !== null) edit.change(r, c, parseTyped(typed)!);
+    input.addEventListener('keydown', (event) => {
+      event.stopPropagation();
+      if (event.key === 'ArrowUp' || event.key === 'ArrowDown') {
+        event.preventDefault();
+        const now = parseTyped(input.value) ?? this.valueAt(r, c);
+        const next = round3(now + (event.key === 'ArrowUp' ? 1 : -1) * (event.shiftKey ? 1 : 0.1));
+        input.value = String(next);
+        edit.change(r, c, next);
+      } else if (event.key === 'Enter') {
+        event.preventDefault();
+        this.finishEdit(true, true);
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        this.finishEdit(false, true);
+      } else if (event.key === 'Tab') {
+        // Keep the number; focus goes back to the cell first, so Tab moves on from the table.
+        this.finishEdit(true, true);
+      }
+    });
+    input.addEventListener('input', () => {
+      const value = parseTyped(input.value);
+      if (value !== null) edit.change(r, c, round3(value));
+    });
+    input.addEventListener('blur', () => {
+      if (this.editing?.input === input) this.finishEdit(true, false);
+    });
+  }
+
+  private finishEdit(keep: boolean, focusCell: boolean): void {
+    const session = this.editing;
+    if (!session) return;
+    this.editing = null;
+    const { row, col, input } = session;
+    const edit = this.options.edit!;
+    const value = parseTyped(input.value);
+    if (keep && value !== null) edit.change(row, col, round3(value));
+    edit.end(row, col, keep && value !== null);
+    const cell = this.cells[row * this.cols + col];
+    input.remove();
+    if (cell && this.view) {
+      cell.classList.remove('editing');
+      cell.textContent = this.cellText(this.view, row, col);
+      if (focusCell) cell.focus();
+    }
+  }
+
+  private onPointerDown(event: PointerEvent): void {
+    const at = this.cellOf(event.target);
+    if (!at || event.button !== 0 || !this.view) return;
+    if (this.options.paint) {
+      const on = !this.isOn(at[0], at[1]);
+      this.painting = { on, seen: new Set() };
+      // Touch pointers are captured by the first cell; release it so the cells under the finger report.
+      const target = event.target as Element;
+      if (target.hasPointerCapture?.(event.pointerId)) target.releasePointerCapture(event.pointerId);
+      this.paintCell(at[0], at[1], on);
+      const stop = () => {
+        this.painting = null;
+        window.removeEventListener('pointerup', stop);
+        window.removeEventListener('pointercancel', stop);
+      };
+      window.addEventListener('pointerup', stop);
+      window.addEventListener('pointercancel', stop);
+      return;
+    }
+    if (this.editing?.input === event.target || !this.editOn) return;
+    this.drag = { row: at[0], col: at[1], x: event.clientX, value: this.valueAt(at[0], at[1]), pointer: event.pointerId, moved: false };
+    const cell = this.cells[at[0] * this.cols + at[1]];
+    try {
+      cell?.setPointerCapture?.(event.pointerId);
+    } catch {
+      // Not capturable (a synthetic event): the drag still works while the pointer stays on the table.
+    }
+  }
+
+  private onPointerMove(event: PointerEvent): void {
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.pointer || !this.options.edit) return;
+    const dx = event.clientX - drag.x;
+    if (!drag.moved) {
+      if (Math.abs(dx) < 4) return;
+      drag.moved = true;
+      if (this.editing) this.finishEdit(true, false);
+      this.options.edit.start?.(drag.row, drag.col);
+      this.cells[drag.row * this.cols + drag.col]?.classList.add('dragging');
+    }
+    const value = round3(drag.value + Math.round(dx) * (event.shiftKey ? 0.1 : 0.01));
+    const cell = this.cells[drag.row * this.cols + drag.col];
+    if (cell) cell.textContent = fmt(value, this.options.digits ?? 2);
+    this.options.edit.change(drag.row, drag.col, value);
+  }
+
+  private onPointerUp(event: PointerEvent, keep: boolean): void {
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.pointer) return;
+    this.drag = null;
+    if (!drag.moved) return;
+    this.cells[drag.row * this.cols + drag.col]?.classList.remove('dragging');
+    this.options.edit!.end(drag.row, drag.col, keep);
+  }
+
+  // ---- painting -------------------------------------------------------------------------------
+
+  private isOn(r: number, c: number): boolean {
+    const pending = this.pendingPaint.get(r * this.cols + c);
+    if (pending !== undefined) return pending;
+    return !(this.view?.blocked?.(r, c) ?? false) && this.valueAt(r, c) !== 0;
+  }
+
+  private togglePaint(r: number, c: number): void {
+    this.paintCell(r, c, !this.isOn(r, c));
+  }
+
+  private paintCell(r: number, c: number, on: boolean): void {
+    const index = r * this.cols + c;
+    if (this.painting) {
+      if (this.painting.seen.has(index)) return;
+      this.painting.seen.add(index);
+    }
+    if (this.isOn(r, c) === on) return;
+    this.pendingPaint.set(index, on);
+    // Shown at once; the owner's next update() confirms it.
+    const cell = this.cells[index];
+    if (cell) {
+      cell.classList.toggle('blocked', !on);
+      if (this.view?.showNumbers ?? true) cell.textContent = on ? '1' : (this.view?.blockedText ?? '0');
+    }
+    this.options.paint!.paint([[r, c]], on);
   }
 }

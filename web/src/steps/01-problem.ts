@@ -6,9 +6,13 @@ import { el, setVar } from '../figures/dom';
 import { percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
+import { Prediction, predictionToggle, type PredictQuestion } from '../figures/predict';
 import { ARTICLE_SENTENCE } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+
+/** Up to this many tokens the reader is asked to predict (one button per token). */
+export const PREDICT_MAX_TOKENS = 12;
 
 /** Above this many tokens the bar chart lists only the largest weights. */
 const ALL_BARS_UP_TO = 16;
@@ -55,7 +59,7 @@ export const problemStep: StepDefinition = {
   title: 'The problem: what does “it” refer to?',
   summary: 'To make sense of a word like “it”, a model must pull in information from other words: attention gives every token a weighted mixture of all the tokens.',
   formula: tex`\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^{\top}}{\sqrt{d_k}}\right) V`,
-  mount(body) {
+  mount(body, context) {
     let snapshot: Snapshot | null = null;
     /** The token the reader picked, or null to follow the default (“it”, else the last token). */
     let picked: number | null = null;
@@ -66,6 +70,13 @@ export const problemStep: StepDefinition = {
     const intro = el('p', { class: 'problem-intro' });
     const bars = new BarChart({ caption: '', labelHeader: 'token', valueHeader: 'share of the mixture', className: 'problem-bars' });
     const reading = el('p', { class: 'reading', 'aria-live': 'polite' });
+    const figure = el('figure', { class: 'figure problem-figure' },
+      intro,
+      chips,
+      question,
+      el('div', { class: 'problem-chart' }, bars.element));
+    // Predict first: which token will the followed token (“it”) draw from most? The figure and the reading are the answer.
+    const predict = context.predictions ? new Prediction([figure, reading]) : null;
 
     body.append(
       el('p', {}, `Take the sentence “${ARTICLE_SENTENCE}” You know at once what “it” means: roads do not get tired, so “it” is the animal. ` +
@@ -74,16 +85,16 @@ export const problemStep: StepDefinition = {
       el('p', {}, 'Attention is how it does that. Every token gets a new vector that is a ',
         el('strong', {}, 'weighted mixture'),
         ' of what all the tokens carry, its own included. The proportions are not fixed in advance: they are worked out from the tokens themselves, and the formula above is the whole recipe. The steps below take it apart one operation at a time.'),
-      el('figure', { class: 'figure problem-figure' },
-        intro,
-        chips,
-        question,
-        el('div', { class: 'problem-chart' }, bars.element)),
+      ...(predict ? [predict.element] : []),
+      figure,
       reading,
       el('p', { class: 'aside problem-howto' },
         el('strong', {}, 'How to use this page. '),
         'The settings bar at the top changes the sentence, the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
-        'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out.'),
+        'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
+        'point at any cell to read it in words under its table, and use “Copy or save” under a table to take its numbers home as CSV, NumPy, PNG or SVG. ' +
+        'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).',
+        context.predictions ? predictionToggle() : null),
     );
 
     function focusIndex(tokens: string[]): number {
@@ -160,6 +171,7 @@ export const problemStep: StepDefinition = {
 
     return {
       render(next) {
+        if (predict) predict.update(predictQuestion(next));
         const key = next.tokens.join('\u0001');
         if (key !== sentenceKey) {
           // A new sentence: follow the default token again and rebuild the chips.
@@ -173,3 +185,22 @@ export const problemStep: StepDefinition = {
     };
   },
 };
+
+/** “Which token will “it” draw from most?”, answered by the live weights of the shown head. */
+function predictQuestion(snapshot: Snapshot): PredictQuestion | null {
+  const { pipeline: p, tokens, settings } = snapshot;
+  const focus = focusTokenIndex(tokens);
+  if (p.n < 2 || p.n > PREDICT_MAX_TOKENS || p.fullyMaskedRows[focus]) return null;
+  const labels = tokenLabels(tokens);
+  const row = weightsRow(snapshot, settings.head, focus);
+  const top = argmax(row);
+  return {
+    key: `problem|${tokens.join(' ')}`,
+    question: `Before you look: which token will ${quoted(labels[focus])} draw from most?`,
+    choices: labels.map((label, i) => ({ id: String(i), label: i === focus ? `${label} (itself)` : label })),
+    correct: String(top),
+    explanation: `With the page’s weights, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}. ` +
+      'These projections are random and untrained, so the winner is down to the seed rather than to meaning (try “New random weights”). ' +
+      'Training is what adjusts W_q and W_k until the right word wins, and the arithmetic below is the same either way.',
+  };
+}

@@ -1,13 +1,16 @@
 // Query, key, value: three learned projections of the same embeddings. Shows X, W_q, W_k, W_v and
 // Q, K, V with the shown head's column slice marked, and any cell of Q worked out by hand (with
-// the same row and column of K and V next to it).
+// the same row and column of K and V next to it). In the small example every number of X and the
+// three W matrices can be edited (typed, nudged, dragged); the edits live in the settings (and the
+// URL), and every figure of the page marks what they changed.
 import { byHandSum } from '../figures/arithmetic';
 import { el, replaceChildren } from '../figures/dom';
 import { fmt, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
-import type { Matrix } from '../engine/types';
+import { MatrixTable, type MatrixEdit } from '../figures/matrix-table';
+import type { Matrix, PipelineSnapshot } from '../engine/types';
+import { EDIT_LIMITS, EDIT_MATRIX_KEYS, editsAllowed, parseEdits, roundEdit, withEdit, type EditMatrix } from '../hands-on-settings';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -59,15 +62,57 @@ export const qkvStep: StepDefinition = {
   title: 'Query, key, value',
   summary: 'Three learned matrices turn each token’s embedding into a query (what it looks for), a key (what it offers) and a value (what it passes on).',
   formula: tex`Q = X W_q, \qquad K = X W_k, \qquad V = X W_v`,
-  mount(body) {
+  mount(body, context) {
     let snapshot: Snapshot | null = null;
     let dims: DimWindow = { colStart: 0, colCount: 0, rowCount: 0, windowed: false };
     /** Which head and window the selection was made in: a new one moves it to the new head's columns. */
     let selectionKey = '';
+    /** The edits as last sent (settings arrive with the next frame's snapshot), and as they were when an edit began. */
+    let working = '';
+    let before: string | null = null;
+
+    /** One matrix's cells as editable numbers: every change goes to the settings as the `edits` text. */
+    const editing = (matrix: EditMatrix): MatrixEdit => ({
+      label: (r, c) => (matrix === 'X'
+        ? `X, row ${r + 1} (${quoted(snapshot?.tokens[r] ?? '')}), dimension ${c + 1}`
+        : `${EDIT_MATRIX_KEYS[matrix]}, row ${r + 1}, column ${c + 1}`),
+      start: () => {
+        before = working;
+      },
+      change: (r, c, value) => {
+        if (!snapshot) return;
+        const clamped = Math.max(-EDIT_LIMITS.maxValue, Math.min(EDIT_LIMITS.maxValue, value));
+        // Back to the seed's own number (at the URL's 3 decimals): no edit at all.
+        const seeded = (snapshot.baseline ?? snapshot.pipeline)[EDIT_MATRIX_KEYS[matrix]];
+        const same = roundEdit(clamped) === roundEdit(seeded.data[r * seeded.cols + c]);
+        const next = withEdit(working, matrix, r, c, same ? null : clamped);
+        if (next === working) return;
+        working = next;
+        context.update({ edits: next });
+      },
+      end: (_r, _c, keep) => {
+        if (!keep && before !== null && before !== working) {
+          working = before;
+          context.update({ edits: before });
+        }
+        before = null;
+      },
+    });
+    const describeDim = (name: string) => (r: number, c: number, v: number) =>
+      (snapshot ? `${name} of ${quoted(snapshot.tokens[r])}, column ${dims.colStart + c + 1}: ${fmt(v)}` : '');
 
     const sizes = el('p', { class: 'qkv-sizes' });
-    const xTable = new MatrixTable({ caption: 'X', scale: 'diverging', corner: 'token' });
-    const wTables = ['W_q', 'W_k', 'W_v'].map((name) => new MatrixTable({ caption: name, scale: 'diverging', corner: 'row' }));
+    const xTable = new MatrixTable({
+      caption: 'X', scale: 'diverging', corner: 'token', edit: editing('X'),
+      describe: (r, c, v) => (snapshot ? `embedding of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
+    });
+    const wTables = (['Wq', 'Wk', 'Wv'] as const).map((matrix) => {
+      const name = EDIT_MATRIX_KEYS[matrix];
+      return new MatrixTable({
+        caption: name, scale: 'diverging', corner: 'row', edit: editing(matrix),
+        describe: (r, c, v) => `${name}, row ${r + 1} (dimension ${r + 1} of the embedding), column ${dims.colStart + c + 1}: ${fmt(v)}`,
+      });
+    });
     const wFigures = wTables.map((t) => el('figure', { class: 'figure qkv-w' }, t.element));
     const qTable: MatrixTable = new MatrixTable({
       caption: 'Q',
@@ -76,9 +121,31 @@ export const qkvStep: StepDefinition = {
       describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, column ${dims.colStart + c + 1}: ${fmt(v)}` : ''),
       onSelect: () => showArithmetic(),
     });
-    const kTable = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token' });
-    const vTable = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token' });
+    const kTable = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token', describe: describeDim('key') });
+    const vTable = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token', describe: describeDim('value') });
     const byHand = el('div', { class: 'by-hand-box qkv-by-hand', 'aria-live': 'polite' });
+
+    // The edit panel: how to edit, what is edited, Reset; or, when the example is too large, the way to a small one.
+    const editHelp = el('div', { class: 'qkv-edit-help' },
+      el('p', {}, 'Every number of X, W_q, W_k and W_v below is yours to change, and everything further down the page is recomputed from it. ' +
+        'With a pointer, drag a number sideways (hold Shift for bigger steps). With the keyboard, Tab into a table and move with the arrow keys, press ',
+        el('kbd', {}, 'Enter'), ' to edit the number, then type a new one or nudge it with ', el('kbd', {}, '↑'), ' and ', el('kbd', {}, '↓'),
+        ' (0.1 a press, 1 with ', el('kbd', {}, 'Shift'), '); ', el('kbd', {}, 'Enter'), ' keeps it and ', el('kbd', {}, 'Escape'), ' puts the old number back.'),
+      el('p', {}, 'Numbers that your change reached get a dashed outline on every table of the page, with how much they moved in the corner: one weight of W_q only ever reaches the queries, so watch where it stops.'));
+    const editStatus = el('p', { class: 'qkv-edit-status', 'aria-live': 'polite' });
+    const editList = el('ul', { class: 'qkv-edit-list' });
+    const resetButton = el('button', { type: 'button', class: 'hands-button qkv-reset' }, 'Reset to the seeded numbers');
+    resetButton.addEventListener('click', () => {
+      working = '';
+      context.update({ edits: '' });
+    });
+    const smallButton = el('button', { type: 'button', class: 'hands-button primary qkv-small' }, 'Use the article’s four-token example');
+    smallButton.addEventListener('click', () => context.update({ sentence: 'the animal was tired', dModel: 8, heads: 2, head: 0 }));
+    const editPanel = el('div', { class: 'qkv-edit', role: 'group', 'aria-label': 'Edit the numbers' },
+      el('p', { class: 'qkv-edit-title' }, 'Work it by hand: edit the numbers'),
+      editHelp,
+      el('div', { class: 'qkv-edit-bar' }, editStatus, resetButton, smallButton),
+      editList);
 
     body.append(
       el('p', {}, 'Each token enters as a vector of d_model numbers, its embedding; stacked, they form the rows of X. On this page the embeddings are random numbers drawn from the seed, one vector per distinct word, so “The” and “the” share a row’s values.'),
@@ -91,6 +158,7 @@ export const qkvStep: StepDefinition = {
         'Each vector is the embedding times a learned matrix, so row i of Q is token i’s query, row i of K its key, row i of V its value.'),
       sizes,
       el('p', {}, 'Pick a cell of Q (click it, or Tab into the table and use the arrow keys) to see it worked out below the tables: one row of X against one column of W_q, multiplied term by term and added up.'),
+      editPanel,
       el('figure', { class: 'figure' }, xTable.element),
       // One column per role: the matrix, and under it what it makes of X.
       el('div', { class: 'qkv-pairs' }, ...[qTable, kTable, vTable].map((product, i) =>
@@ -123,6 +191,49 @@ export const qkvStep: StepDefinition = {
       wTables[0].highlight([], [shownCol]);
       wTables[1].highlight([], []);
       wTables[2].highlight([], []);
+    }
+
+    /** The edit panel for this snapshot: editable or not, what is edited, how to undo it. */
+    function showEdits(next: Snapshot): void {
+      const { pipeline: p, settings, tokens } = next;
+      if (before === null) working = settings.edits;
+      const allowed = editsAllowed(p.n, p.dModel);
+      for (const table of [xTable, ...wTables]) table.setEditable(allowed);
+      editHelp.hidden = !allowed;
+      smallButton.hidden = allowed;
+      const edits = parseEdits(settings.edits).edits;
+      resetButton.disabled = edits.length === 0;
+      resetButton.hidden = !allowed && edits.length === 0;
+      if (!allowed) {
+        editStatus.textContent = `Editing works on small examples, where you can follow every number: up to ${EDIT_LIMITS.maxTokens} tokens and d_model up to ${EDIT_LIMITS.maxDModel}. ` +
+          `This one has ${p.n} token${p.n === 1 ? '' : 's'} and d_model ${p.dModel}. Shorten the sentence or pick a smaller d_model in the settings bar, or:`;
+        editList.replaceChildren();
+        return;
+      }
+      if (edits.length === 0) {
+        editStatus.textContent = 'No edits yet: every number is the seed’s.';
+        editList.replaceChildren();
+        return;
+      }
+      const seeded = next.baseline ?? p;
+      const moved = countMoved(p, seeded, settings.head);
+      editStatus.textContent = `You changed ${edits.length} number${edits.length === 1 ? '' : 's'}. ` +
+        `Of this head’s ${p.n * p.n} attention weights, ${moved.weights} moved; of the ${p.n * p.dModel} numbers of the layer’s output, ${moved.output} did.`;
+      const shown = edits.slice(0, 8);
+      replaceChildren(editList, ...shown.map((e) => {
+        const M = seeded[EDIT_MATRIX_KEYS[e.matrix]];
+        const where = e.matrix === 'X' ? `X[${e.row + 1}, ${e.col + 1}] (${quoted(tokens[e.row])})` : `${EDIT_MATRIX_KEYS[e.matrix]}[${e.row + 1}, ${e.col + 1}]`;
+        return el('li', {}, `${where}: ${fmt(M.data[e.row * M.cols + e.col], 3)} → ${fmt(e.value, 3)}`);
+      }), edits.length > shown.length ? el('li', {}, `and ${edits.length - shown.length} more`) : null);
+    }
+
+    /** How many of the shown head's weights and of the output moved since the edits. */
+    function countMoved(p: PipelineSnapshot, seeded: PipelineSnapshot, h: number): { weights: number; output: number } {
+      let weights = 0;
+      let output = 0;
+      for (let i = 0; i < p.n * p.n; i++) if (Math.abs(p.weights.data[h * p.n * p.n + i] - seeded.weights.data[h * p.n * p.n + i]) >= 5e-4) weights++;
+      for (let i = 0; i < p.output.data.length; i++) if (Math.abs(p.output.data[i] - seeded.output.data[i]) >= 5e-4) output++;
+      return { weights, output };
     }
 
     /** Marks the shown head's columns (header and cells) in a table whose first shown column is `c0`. */
@@ -164,22 +275,25 @@ export const qkvStep: StepDefinition = {
           : `Here d_model = ${d} with a single head, so d_k = ${d}: the head uses every column of each (${d}, ${d}) matrix, and Q, K and V are (n, d_k) = (${p.n}, ${p.dK}).`;
         if (windowed) sizes.textContent += ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and the first ${colCount} of head ${h + 1}’s columns.`;
 
+        const base = next.baseline;
+        const baseOf = (M: Matrix | undefined, rows: number, c0: number, cols: number) => (M ? (windowed ? crop(M, rows, c0, cols) : M.data) : null);
+        showEdits(next);
         xTable.update(
-          { data: windowed ? crop(p.X, p.n, 0, rowCount) : p.X.data, rows: p.n, cols: rowCount, rowLabels: labels, colLabels: rowLabels, showNumbers: tokenNumbers },
+          { data: windowed ? crop(p.X, p.n, 0, rowCount) : p.X.data, rows: p.n, cols: rowCount, rowLabels: labels, colLabels: rowLabels, showNumbers: tokenNumbers, baseline: baseOf(base?.X, p.n, 0, rowCount) },
           `X: token embeddings, (n, d_model) = (${p.n}, ${d})${partial(`columns 1–${rowCount}`)}`,
         );
         ([['W_q', p.W_q, 'queries'], ['W_k', p.W_k, 'keys'], ['W_v', p.W_v, 'values']] as const).forEach(([name, W, role], i) => {
           wTables[i].update(
-            { data: windowed ? crop(W, rowCount, colStart, colCount) : W.data, rows: rowCount, cols: colCount, rowLabels, colLabels },
+            { data: windowed ? crop(W, rowCount, colStart, colCount) : W.data, rows: rowCount, cols: colCount, rowLabels, colLabels, baseline: baseOf(base?.[(['W_q', 'W_k', 'W_v'] as const)[i]], rowCount, colStart, colCount) },
             `${name} (${d}, ${d}) makes ${role}${multi ? `; head ${h + 1} uses ${slice}` : ''}${partial(`rows 1–${rowCount}, ${range(colStart, colCount)}`)}`,
           );
           markSlice(wTables[i], sliceStart, p.dK, colStart, colCount, multi && !windowed);
           // Tall matrices scroll inside a box of their own instead of stretching the page.
           wFigures[i].classList.toggle('tall', rowCount > TALL);
         });
-        ([[qTable, 'Q = X W_q, queries', p.Q], [kTable, 'K = X W_k, keys', p.K], [vTable, 'V = X W_v, values', p.V]] as const).forEach(([table, title, M]) => {
+        ([[qTable, 'Q = X W_q, queries', p.Q, base?.Q], [kTable, 'K = X W_k, keys', p.K, base?.K], [vTable, 'V = X W_v, values', p.V, base?.V]] as const).forEach(([table, title, M, B]) => {
           table.update(
-            { data: windowed ? crop(M, p.n, colStart, colCount) : M.data, rows: p.n, cols: colCount, rowLabels: labels, colLabels, showNumbers: tokenNumbers },
+            { data: windowed ? crop(M, p.n, colStart, colCount) : M.data, rows: p.n, cols: colCount, rowLabels: labels, colLabels, showNumbers: tokenNumbers, baseline: baseOf(B, p.n, colStart, colCount) },
             `${title} (${p.n}, ${d})${multi ? `; head ${h + 1}: ${slice}` : ''}${partial(range(colStart, colCount))}`,
           );
           markSlice(table, sliceStart, p.dK, colStart, colCount, multi && !windowed);

@@ -29,8 +29,14 @@ export const scoresStep: StepDefinition = {
 
     const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
     const reading = el('p', { class: 'reading' });
-    const queries = new MatrixTable({ caption: 'Q', scale: 'diverging', corner: 'token' });
-    const keysT = new MatrixTable({ caption: 'Kᵀ', scale: 'diverging', corner: 'dim' });
+    const queries = new MatrixTable({
+      caption: 'Q', scale: 'diverging', corner: 'token',
+      describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
+    });
+    const keysT = new MatrixTable({
+      caption: 'Kᵀ', scale: 'diverging', corner: 'dim',
+      describe: (r, c, v) => (snapshot ? `key of ${quoted(snapshot.tokens[c])}, dimension ${r + 1}: ${fmt(v)}` : ''),
+    });
     const scores: MatrixTable = new MatrixTable({
       caption: 'scores',
       scale: 'diverging',
@@ -90,15 +96,18 @@ export const scoresStep: StepDefinition = {
         const numbers = p.n <= LIMITS.maxTokensWithNumbers;
         const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
         queries.update(
-          { data: p.Q_heads.data, offset: h * p.n * p.dK, rows: p.n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers },
+          { data: p.Q_heads.data, offset: h * p.n * p.dK, rows: p.n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: next.baseline?.Q_heads.data },
           `Q${headNote}: queries, (n, d_k) = (${p.n}, ${p.dK})`,
         );
         keysT.update(
-          { data: transposeHead(p.K_heads.data, h, p.n, p.dK), rows: p.dK, cols: p.n, rowLabels: dimensionLabels(p.dK), colLabels: labels, showNumbers: dimNumbers },
+          {
+            data: transposeHead(p.K_heads.data, h, p.n, p.dK), rows: p.dK, cols: p.n, rowLabels: dimensionLabels(p.dK), colLabels: labels, showNumbers: dimNumbers,
+            baseline: next.baseline ? transposeHead(next.baseline.K_heads.data, h, p.n, p.dK) : null,
+          },
           `Kᵀ${headNote}: keys turned on their side, (d_k, n) = (${p.dK}, ${p.n})`,
         );
         scores.update(
-          { data: p.scores.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: numbers },
+          { data: p.scores.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: numbers, baseline: next.baseline?.scores.data },
           `scores = Q Kᵀ${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
         );
         selection.row = Math.min(selection.row, p.n - 1);

@@ -6,9 +6,11 @@ import { BarChart } from '../figures/bars';
 import { el, replaceChildren } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
+import { chartTools } from '../figures/export';
 import { Histogram } from '../figures/histogram';
 import { tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
+import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
+import { Prediction } from '../figures/predict';
 import type { Tensor3 } from '../engine/types';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
@@ -81,12 +83,22 @@ export const scaleStep: StepDefinition = {
     const saturationReading = el('p', {});
 
     const effect = el('p', { 'aria-live': 'polite' });
-    const effectTable = new MatrixTable({ caption: 'largest weight per row', scale: 'sequential', corner: 'token', format: (v) => percent(v) });
+    const effectTable = new MatrixTable({
+      caption: 'largest weight per row', scale: 'sequential', corner: 'token', format: (v) => percent(v), formatDelta: formatPercentDelta,
+      describe: (r, c, v) => (snapshot ? `largest weight of ${quoted(snapshot.tokens[r])}’s row, ${effectColumns[c] ?? ''}: ${percent(v)}` : ''),
+    });
+    let effectColumns: string[] = [];
     const effectFigure = el('figure', { class: 'figure' }, effectTable.element);
     const effectDetails = el('details', {}, el('summary', {}, 'The largest weight of every row'));
     const effectHolder = el('div', { class: 'scale-effect' });
     const scaleButton = el('button', { type: 'button', class: 'scale-toggle' });
     scaleButton.addEventListener('click', () => context.update({ scale: !snapshot?.settings.scale }));
+
+    const saturationFigure = el('div', { class: 'figure-row scale-saturation' },
+      el('figure', { class: 'figure' }, softBars.element, softNorm),
+      el('figure', { class: 'figure' }, sharpBars.element, sharpNorm));
+    // Predict first: without the division, what does a larger d_k do to the largest weight?
+    const predict = context.predictions ? new Prediction([saturationFigure, saturationReading]) : null;
 
     body.append(
       what,
@@ -96,13 +108,13 @@ export const scaleStep: StepDefinition = {
       el('p', {}, 'A score is a sum of d_k products, one per dimension. If the query and key components are roughly independent with variance about 1, each product also has variance about 1, and variances of independent terms add up. ' +
         'So the sum has variance about d_k: its typical size, the standard deviation, is about √d_k. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.'),
       experimentIntro,
-      el('figure', { class: 'figure scale-experiment' }, histogram.element, stats),
+      el('figure', { class: 'figure scale-experiment' }, histogram.element,
+        chartTools(() => histogram.element.querySelector('svg'), () => 'Random dot products before and after dividing by the square root of d_k'), stats),
       experimentReading,
       el('h3', { class: 'scale-heading' }, 'What goes wrong without it: softmax saturates'),
       el('p', {}, 'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √d_k, the spread unscaled scores would have at this d_k:'),
-      el('div', { class: 'figure-row scale-saturation' },
-        el('figure', { class: 'figure' }, softBars.element, softNorm),
-        el('figure', { class: 'figure' }, sharpBars.element, sharpNorm)),
+      ...(predict ? [predict.element] : []),
+      saturationFigure,
       saturationReading,
       el('p', { class: 'scale-try-row' }, tryButton),
       el('h3', { class: 'scale-heading' }, 'What it does to this sentence'),
@@ -171,6 +183,18 @@ export const scaleStep: StepDefinition = {
           'When one weight sits near 1 and the rest near 0, every entry of that matrix is near 0: almost no error signal gets back to W_q and W_k, and training stalls. ' +
           'Dividing by √d_k brings the spread back to about 1, where softmax still responds to its inputs.';
       }
+      const before = soft.probabilities[soft.probabilities.length - 1];
+      predict?.update({
+        key: 'scale-saturation',
+        question: 'Suppose we leave out the division by √d_k. As d_k grows, what happens to the largest weight in a row of softmax?',
+        choices: [{ id: 'grows', label: 'It grows' }, { id: 'shrinks', label: 'It shrinks' }, { id: 'stays', label: 'It stays the same' }],
+        correct: 'grows',
+        explanation: `Unscaled scores spread about √d_k times wider, and softmax turns a wider gap into a bigger share for the top score. ` +
+          (factor === 1
+            ? `Here d_k = 1, so there is nothing to stretch yet; at the article’s d_k = ${ARTICLE_DK} the row [1, 2, 3] would become [8, 16, 24] and its top weight would go from ${percent(before)} to almost 100%.`
+            : `At this page’s d_k = ${dK} the row [1, 2, 3] becomes ${rowText(stretched)}, and its top weight goes from ${percent(before)} to ${percent(top, top > 0.99 ? 1 : 0)}. `) +
+          ' Near 100% the softmax stops responding to its inputs, and training stalls; that is what the division prevents.',
+      });
       tryButton.hidden = dK === ARTICLE_DK;
       tryButton.textContent = `Try the article’s d_k = ${ARTICLE_DK} (d_model 512, 8 heads)`;
     }
@@ -204,11 +228,18 @@ export const scaleStep: StepDefinition = {
           `rows giving ${percent(ONE_HOT)} or more to one token: ${nearlyOneHot(withScaling)} with scaling, ${nearlyOneHot(without)} without. `, scaleButton, ' to see the rest of the page without it.');
       }
 
-      const columns = settings.scale && p.dK > 1 ? [withScaling, without] : [without];
-      const colLabels = settings.scale && p.dK > 1 ? ['with scaling', 'without'] : ['largest weight'];
+      const both = settings.scale && p.dK > 1;
+      const columns = both ? [withScaling, without] : [without];
+      const colLabels = both ? ['with scaling', 'without'] : ['largest weight'];
+      effectColumns = both ? ['with scaling', 'without scaling'] : [settings.scale ? 'with scaling' : 'without scaling'];
       const data = new Float32Array(p.n * columns.length);
       for (let i = 0; i < p.n; i++) columns.forEach((values, c) => (data[i * columns.length + c] = values[i]));
-      effectTable.update({ data, rows: p.n, cols: columns.length, rowLabels: labels, colLabels, extent: 1, showNumbers: p.n <= LIMITS.maxTokensWithNumbers },
+      // The same table before the reader's edits (step 2), to mark what moved.
+      const base = next.baseline;
+      const baseColumns = base ? (both ? [rowMaxima(base.weights, h), rowMaxima(base.weightsUnscaled, h)] : [rowMaxima(base.weightsUnscaled, h)]) : null;
+      const baseline = baseColumns ? new Float32Array(p.n * columns.length) : null;
+      if (baseline && baseColumns) for (let i = 0; i < p.n; i++) baseColumns.forEach((values, c) => (baseline[i * columns.length + c] = values[i]));
+      effectTable.update({ data, rows: p.n, cols: columns.length, rowLabels: labels, colLabels, extent: 1, showNumbers: p.n <= LIMITS.maxTokensWithNumbers, baseline },
         `Largest attention weight in each row${headNote}`);
       // Long sentences fold the table away; short ones show it open.
       if (p.n <= OPEN_TABLE_UP_TO) {
@@ -231,7 +262,7 @@ export const scaleStep: StepDefinition = {
             `${p.dK === 1 ? ', which leaves it as it was' : `, which is the same as multiplying by ${fmt(p.scaleFactor, 3)}`}. Pick a cell to see its division.`
           : `Normally every score is now divided by √d_k, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`;
         scaled.update(
-          { data: p.scoresScaled.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: p.n <= LIMITS.maxTokensWithNumbers },
+          { data: p.scoresScaled.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: p.n <= LIMITS.maxTokensWithNumbers, baseline: next.baseline?.scoresScaled.data },
           settings.scale ? `scores / √${p.dK}${headNote}, (n, n) = (${p.n}, ${p.n})` : `scores, unscaled (scaling is off)${headNote}, (n, n) = (${p.n}, ${p.n})`,
         );
         if (scaled.selection) showDivision();

@@ -5,7 +5,7 @@ import { el, replaceChildren } from '../figures/dom';
 import { fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
+import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -62,6 +62,7 @@ export const softmaxStep: StepDefinition = {
       className: 'softmax-map',
       format: (v) => percent(v),
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} attends to ${quoted(snapshot.tokens[c])}: ${percent(v)}` : ''),
+      formatDelta: formatPercentDelta,
       onSelect: () => showRow(),
     });
     const legend = el('p', { class: 'softmax-legend' });
@@ -152,11 +153,12 @@ export const softmaxStep: StepDefinition = {
             blocked: (r, c) => p.mask.data[r * p.n + c] === 0, blockedText: '0%',
             showNumbers: p.n <= LIMITS.maxTokensWithNumbers,
             rowTotals: { label: 'row sum', text: (r) => percent(sums[r]), className: (r) => (p.fullyMaskedRows[r] ? 'softmax-empty' : undefined) },
+            baseline: next.baseline?.weights.data,
           },
           `weights = softmax(${settings.scale ? 'scores / √d_k' : 'scores'})${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
         );
         legend.textContent = `Darker blue means a larger share; the darkest cell is ${percent(peak)}.` +
-          (settings.causal ? ' Hatched cells are masked (step 7): they get exactly 0%.' : '');
+          (settings.causal || p.mask.data.includes(0) ? ' Hatched cells are masked (step 7): they get exactly 0%.' : '');
         const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));
         emptyRows.hidden = empty.length === 0;
         emptyRows.textContent = empty.length === 0 ? '' :

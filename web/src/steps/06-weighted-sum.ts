@@ -1,15 +1,18 @@
 // Step 4 of the article: output = weights V. Every output row is the value rows mixed in the
 // proportions of that row's weights; any output cell can be worked out by hand.
 import { byHandSum } from '../figures/arithmetic';
-import { codeBlock } from '../figures/code-block';
+import { codeBlock, outputBlock } from '../figures/code-block';
 import { el, replaceChildren } from '../figures/dom';
+import { copyText } from '../figures/export';
+import { numpyScript, SCRIPT_MAX_DMODEL } from '../figures/numpy-script';
 import { fmt, percent, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
+import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { MULTI_HEAD_SOURCE } from './08-multi-head';
 
 /** The article's attention(), exactly as printed there. */
 export const ATTENTION_SOURCE = `def attention(Q, K, V, mask=None):
@@ -40,8 +43,14 @@ export const weightedSumStep: StepDefinition = {
       scale: 'sequential',
       corner: 'query ↓ key →',
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} takes ${percent(v)} of ${quoted(snapshot.tokens[c])}’s value` : ''),
+      formatDelta: formatPercentDelta,
     });
-    const values = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token' });
+    const values = new MatrixTable({
+      caption: 'V',
+      scale: 'diverging',
+      corner: 'token',
+      describe: (r, c, v) => (snapshot ? `value of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
+    });
     const output: MatrixTable = new MatrixTable({
       caption: 'output',
       scale: 'diverging',
@@ -53,6 +62,36 @@ export const weightedSumStep: StepDefinition = {
         showArithmetic();
       },
     });
+
+    // Reproduce in NumPy: the article's functions and this page's matrices, as a script to run.
+    const reproButton = el('button', { type: 'button', class: 'hands-button primary numpy-repro-copy' }, 'Reproduce in NumPy: copy the script');
+    const reproStatus = el('p', { class: 'numpy-repro-status', role: 'status' });
+    const reproBlock = outputBlock('The NumPy script');
+    const reproCode = reproBlock.element.querySelector('pre')!;
+    reproCode.classList.add('numpy-repro-code');
+    const reproDetails = el('details', { class: 'numpy-repro-details' }, el('summary', {}, 'Show the script'), reproBlock.element);
+    const script = () => (snapshot ? numpyScript(snapshot, { attention: ATTENTION_SOURCE, multiHead: MULTI_HEAD_SOURCE }) : '');
+    reproDetails.addEventListener('toggle', () => {
+      if (reproDetails.open) reproCode.textContent = script();
+    });
+    reproButton.addEventListener('click', async () => {
+      const text = script();
+      if (!text) return;
+      if (reproDetails.open) reproCode.textContent = text;
+      if (await copyText(text)) {
+        reproStatus.textContent = `Copied: ${text.split('\n').length} lines of Python. Save them as attention.py and run python3 attention.py (it needs NumPy).`;
+        return;
+      }
+      // No clipboard here: open the script and select it, to copy by hand.
+      reproCode.textContent = text;
+      reproDetails.open = true;
+      getSelection()?.selectAllChildren(reproCode);
+      reproBlock.element.focus();
+      reproStatus.textContent = 'The clipboard is blocked here, so the script is open and selected below: press Ctrl+C (⌘C on a Mac) to copy it.';
+    });
+    const repro = el('div', { class: 'numpy-repro' },
+      el('div', { class: 'numpy-repro-bar' }, reproButton, reproStatus),
+      reproDetails);
 
     body.append(
       el('p', {}, 'The weights decide how much to take from each token; the values decide what each token hands over. ' +
@@ -69,6 +108,11 @@ export const weightedSumStep: StepDefinition = {
         '); lines 3–4 block whatever the mask forbids by setting it to −∞ (', link('#causal', 'step 7'),
         '); line 5 turns each row into weights (', link('#softmax', 'step 5'),
         '); line 6 is this step, and it hands back the weights too, which is what attention maps draw.'),
+      el('h3', {}, 'Reproduce it in NumPy'),
+      el('p', {}, 'The page’s numbers are no black box. The button below copies a short Python script: the article’s own softmax(), attention() and multi_head_attention(), word for word, ' +
+        'followed by this page’s X, W_q, W_k, W_v and W_o written out in full. Run it with NumPy and it prints the weights and outputs you see here, to the two decimals printed on the page. ' +
+        'If the page uses a mask or switches scaling off, the script adds a variant of multi_head_attention() that does the same, marked as not being the article’s.'),
+      repro,
     );
 
     function showArithmetic(): void {
@@ -117,16 +161,22 @@ export const weightedSumStep: StepDefinition = {
         const numbers = n <= LIMITS.maxTokensWithNumbers;
         const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
         const masked = (r: number, c: number) => p.mask.data[r * n + c] === 0 && p.weights.data[(h * n + r) * n + c] === 0;
+        const base = next.baseline;
+        reproButton.disabled = p.dModel > SCRIPT_MAX_DMODEL;
+        reproStatus.textContent = p.dModel > SCRIPT_MAX_DMODEL
+          ? `The script writes out all four d_model × d_model matrices, so it is offered up to d_model ${SCRIPT_MAX_DMODEL}; this page has ${p.dModel}.`
+          : '';
+        if (reproDetails.open && p.dModel <= SCRIPT_MAX_DMODEL) reproCode.textContent = script();
         weights.update(
-          { data: p.weights.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers, blocked: masked, blockedText: '0' },
+          { data: p.weights.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers, blocked: masked, blockedText: '0', baseline: base?.weights.data },
           `weights${headNote}, (n, n) = (${n}, ${n}); each row adds up to 1`,
         );
         values.update(
-          { data: p.V_heads.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers },
+          { data: p.V_heads.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: base?.V_heads.data },
           `V${headNote}: values, (n, d_k) = (${n}, ${p.dK})`,
         );
         output.update(
-          { data: p.headOutputs.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers },
+          { data: p.headOutputs.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: base?.headOutputs.data },
           `output = weights V${headNote}, (n, d_k) = (${n}, ${p.dK})`,
         );
         selection.row = Math.min(selection.row, n - 1);

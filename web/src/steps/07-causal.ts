@@ -1,12 +1,15 @@
 // Causal masking: a token may look at itself and earlier tokens only. Blocked scores become -inf
 // before the softmax (weights exactly 0, rows still sum to 1); next to it, the wrong way (softmax
-// first, zero afterwards) with its row sums, which fall short of 100%.
+// first, zero afterwards) with its row sums, which fall short of 100%. Then a mask editor: presets
+// (none, causal, padding, sliding window, prefix-LM) and free painting, applied to the whole page.
 import { codeBlock, outputBlock } from '../figures/code-block';
 import { el } from '../figures/dom';
 import { fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
+import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
+import { Prediction } from '../figures/predict';
+import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } from '../hands-on-settings';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -60,6 +63,7 @@ export const causalStep: StepDefinition = {
     let snapshot: Snapshot | null = null;
     let drawnMask = '';
 
+    const editor = maskEditor(context);
     const toggle = el('input', { type: 'checkbox', class: 'causal-toggle-input' });
     const toggleState = el('p', { class: 'causal-toggle-state', 'aria-live': 'polite' });
     toggle.addEventListener('change', () => context.update({ causal: toggle.checked }));
@@ -72,12 +76,18 @@ export const causalStep: StepDefinition = {
       format: (v) => (v === 1 ? '1' : '0'),
       describe: (r, c) => (snapshot ? `${quoted(snapshot.tokens[r])} ${c > r ? 'may not' : 'may'} look at ${quoted(snapshot.tokens[c])}` : ''),
     });
-    const scores = new MatrixTable({ caption: 'masked scores', scale: 'diverging', corner: 'query ↓ key →' });
+    const scores = new MatrixTable({
+      caption: 'masked scores',
+      scale: 'diverging',
+      corner: 'query ↓ key →',
+      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}: ${c > r ? 'blocked, −∞' : fmt(v)}` : ''),
+    });
     const right = new MatrixTable({
       caption: 'weights, masked before softmax',
       scale: 'sequential',
       corner: 'query ↓ key →',
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} takes ${percent(v)} from ${quoted(snapshot.tokens[c])}` : ''),
+      formatDelta: formatPercentDelta,
     });
     const wrong = new MatrixTable({
       caption: 'weights, zeroed after softmax',
@@ -85,10 +95,21 @@ export const causalStep: StepDefinition = {
       corner: 'query ↓ key →',
       className: 'causal-wrong-table',
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} keeps ${percent(v)} from ${quoted(snapshot.tokens[c])}` : ''),
+      formatDelta: formatPercentDelta,
     });
     const reading = el('p', { class: 'reading causal-reading' });
     const printed = outputBlock('What print(w.round(2)) shows for this page');
     const printedLabel = el('p', { class: 'causal-print-label' });
+
+    const compare = el('div', { class: 'figure-row causal-pair causal-compare' },
+      el('figure', { class: 'figure causal-right' },
+        el('p', { class: 'causal-verdict causal-verdict-right' }, el('span', { 'aria-hidden': 'true' }, '✓ '), 'Right: mask, then softmax'),
+        right.element),
+      el('figure', { class: 'figure causal-wrong' },
+        el('p', { class: 'causal-verdict causal-verdict-wrong' }, el('span', { 'aria-hidden': 'true' }, '✗ '), 'Wrong: softmax, then zero the future'),
+        wrong.element));
+    // Predict first: does a row still add up to 1 when the future is zeroed after the softmax?
+    const predict = context.predictions ? new Prediction([compare, reading]) : null;
 
     body.append(
       el('p', {}, 'A language model learns by guessing each next word. If position 3 could see positions 4 and 5, it would just read the answer off, and learn nothing useful. ' +
@@ -99,14 +120,10 @@ export const causalStep: StepDefinition = {
         el('label', {}, toggle, ' Use the causal mask in every step of this page'),
         toggleState),
       el('div', { class: 'figure-row causal-pair' }, el('figure', { class: 'figure' }, mask.element), el('figure', { class: 'figure' }, scores.element)),
-      el('div', { class: 'figure-row causal-pair causal-compare' },
-        el('figure', { class: 'figure causal-right' },
-          el('p', { class: 'causal-verdict causal-verdict-right' }, el('span', { 'aria-hidden': 'true' }, '✓ '), 'Right: mask, then softmax'),
-          right.element),
-        el('figure', { class: 'figure causal-wrong' },
-          el('p', { class: 'causal-verdict causal-verdict-wrong' }, el('span', { 'aria-hidden': 'true' }, '✗ '), 'Wrong: softmax, then zero the future'),
-          wrong.element)),
+      ...(predict ? [predict.element] : []),
+      compare,
       reading,
+      ...editor.elements,
       el('h3', {}, 'In code'),
       el('p', {}, 'The article builds the mask with NumPy and passes it to the attention() function from the previous step:'),
       codeBlock(CAUSAL_SOURCE, { label: 'The article’s causal mask in NumPy' }),
@@ -127,7 +144,10 @@ export const causalStep: StepDefinition = {
         toggle.checked = settings.causal;
         toggleState.textContent = settings.causal
           ? 'On: the weights in every step of the page are masked like the ones below.'
-          : 'Off: the steps above let every token see every token. The figures here show the masked version anyway, so you can compare.';
+          : isCustomMask(settings.mask)
+            ? `Off: ${describeMask(settings.mask, false)} (from the mask editor below) is in force on every step instead. Ticking this replaces it with the causal mask. The figures here show the causal version, so you can compare.`
+            : 'Off: the steps above let every token see every token. The figures here show the masked version anyway, so you can compare.';
+        const base = next.baseline;
 
         // The mask depends on n only: redrawn when the tokens change, not on every head or seed.
         const maskKey = labels.join('\u0001');
@@ -141,7 +161,7 @@ export const causalStep: StepDefinition = {
           );
         }
         scores.update(
-          { data: p.scoresScaled.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers, blocked: lower, blockedText: '−∞' },
+          { data: p.scoresScaled.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers, blocked: lower, blockedText: '−∞', baseline: base?.scoresScaled.data },
           `scores${p.scaleFactor !== 1 ? ' / √d_k' : ''}${headNote}, blocked set to −∞`,
         );
         const exactZero = (data: Float32Array) => (r: number, c: number) => c > r && data[(h * n + r) * n + c] === 0;
@@ -153,6 +173,7 @@ export const causalStep: StepDefinition = {
             data: p.weightsCausal.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
             blocked: exactZero(p.weightsCausal.data), blockedText: '0',
             rowTotals: { label: 'row sum', text: (r) => percent(sumsRight[r]), className: short(sumsRight) },
+            baseline: base?.weightsCausal.data,
           },
           `softmax(masked scores)${headNote}`,
         );
@@ -161,6 +182,7 @@ export const causalStep: StepDefinition = {
             data: p.weightsMaskedAfter.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
             blocked: exactZero(p.weightsMaskedAfter.data), blockedText: '0',
             rowTotals: { label: 'row sum', text: (r) => percent(sumsWrong[r]), className: short(sumsWrong) },
+            baseline: base?.weightsMaskedAfter.data,
           },
           `softmax(scores), then zeroed${headNote}`,
         );
@@ -181,6 +203,20 @@ export const causalStep: StepDefinition = {
             `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[h * n * n])}, on itself.`;
         }
 
+        if (predict) {
+          // Row 2 as in the article; with two tokens row 2 is the last (whole) row, so ask about row 1.
+          const row = Math.min(1, n - 2);
+          predict.update(n < 2 ? null : {
+            key: 'causal-zero-after',
+            question: `Suppose we skip the mask before the softmax and instead set the future weights to 0 afterwards. Will row ${row + 1} (${quoted(tokens[row])}) still add up to 1?`,
+            choices: [{ id: 'yes', label: 'Yes, still 1' }, { id: 'no', label: 'No, less than 1' }],
+            correct: sumsWrong[row] >= 0.995 ? 'yes' : 'no',
+            explanation: `Softmax already shared row ${row + 1}’s budget of 1 among all ${n} tokens, future ones included. Zeroing the future afterwards throws their share away and hands it to no one, ` +
+              `so the row keeps only ${percent(sumsWrong[row])}. Masking first gives the future −∞ before the sharing, so the whole 100% goes to the tokens that are allowed.`,
+          });
+        }
+        editor.render(next);
+
         printedLabel.textContent = n <= PRINT_MAX_TOKENS
           ? `With this page’s ${n} token${n === 1 ? '' : 's'} instead of 4${headNote.replace(', ', ' (') + (headNote ? ')' : '')}, the print shows:`
           : `With this page’s ${n} tokens the printed array is ${n} × ${n}, too wide to show here; the left-hand weights table above holds the same numbers.`;
@@ -190,3 +226,163 @@ export const causalStep: StepDefinition = {
     };
   },
 };
+
+let editorId = 0;
+
+/**
+ * The mask editor: presets and free painting. The mask is a page setting (the URL's `mask`), applied
+ * before the softmax in every step; a custom one replaces the causal checkbox.
+ */
+function maskEditor(context: { update(change: Partial<Snapshot['settings']>): void }): { elements: HTMLElement[]; render(snapshot: Snapshot): void } {
+  const id = `mask-editor-${++editorId}`;
+  let snapshot: Snapshot | null = null;
+  /** The mask as last painted (the settings arrive with the next frame). */
+  let working: Uint8Array | null = null;
+  const params: Record<string, number> = { pad: 2, window: 3, prefix: 2 };
+
+  const radios = new Map<string, HTMLInputElement>();
+  const presetLabels = [...MASK_PRESETS.map((p) => ({ kind: p.kind as string, label: p.label })), { kind: 'paint', label: 'Painted by hand' }];
+  const paramInput = el('input', { type: 'number', min: 1, step: 1, id: `${id}-param`, class: 'mask-param-input', inputmode: 'numeric' });
+  const paramLabel = el('label', { for: `${id}-param` });
+  const paramBox = el('span', { class: 'mask-param', hidden: true }, paramLabel, paramInput);
+  const presets = el('fieldset', { class: 'mask-presets' }, el('legend', {}, 'The mask for every step of this page'),
+    ...presetLabels.map(({ kind, label }) => {
+      const radio = el('input', { type: 'radio', name: `${id}-kind`, value: kind, class: 'mask-kind' });
+      radios.set(kind, radio);
+      radio.addEventListener('change', () => choose(kind));
+      return el('label', { class: 'mask-preset' }, radio, label);
+    }),
+    paramBox);
+  const state = el('p', { class: 'mask-state', 'aria-live': 'polite' });
+  const emptyNote = el('p', { class: 'mask-empty-note', hidden: true, 'aria-live': 'polite' });
+
+  const painter: MatrixTable = new MatrixTable({
+    caption: 'mask',
+    scale: 'sequential',
+    corner: 'query ↓ key →',
+    className: 'mask-painter',
+    format: (v) => (v === 1 ? '1' : '0'),
+    describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} ${v === 1 ? 'may' : 'may not'} look at ${quoted(snapshot.tokens[c])}` : ''),
+    paint: {
+      paint(cells, on) {
+        if (!snapshot) return;
+        const n = snapshot.pipeline.n;
+        working ??= snapshot.pipeline.mask.data.slice();
+        for (const [r, c] of cells) working[r * n + c] = on ? 1 : 0;
+        context.update({ mask: encodePaint(working) });
+      },
+    },
+  });
+  const weights = new MatrixTable({
+    caption: 'weights with this mask',
+    scale: 'sequential',
+    corner: 'query ↓ key →',
+    className: 'mask-weights',
+    describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} takes ${percent(v)} from ${quoted(snapshot.tokens[c])}` : ''),
+    formatDelta: formatPercentDelta,
+  });
+
+  function defaultParam(kind: string, n: number): number {
+    return Math.max(1, Math.min(n, params[kind] ?? 1));
+  }
+
+  function choose(kind: string): void {
+    if (!snapshot) return;
+    const n = snapshot.pipeline.n;
+    working = null;
+    if (kind === 'none') context.update({ mask: 'none', causal: false });
+    else if (kind === 'causal') context.update({ causal: true });
+    else if (kind === 'paint') context.update({ mask: encodePaint(snapshot.pipeline.mask.data) });
+    else context.update({ mask: `${kind}:${defaultParam(kind, n)}` });
+  }
+
+  paramInput.addEventListener('change', () => {
+    if (!snapshot) return;
+    const kind = [...radios].find(([, radio]) => radio.checked)?.[0];
+    const value = paramInput.valueAsNumber;
+    if (!kind || !(kind in params) || !Number.isFinite(value)) return;
+    const n = snapshot.pipeline.n;
+    params[kind] = Math.max(1, Math.min(n, Math.round(value)));
+    context.update({ mask: `${kind}:${params[kind]}` });
+  });
+
+  const elements = [
+    el('h3', {}, 'Paint your own mask'),
+    el('p', {}, 'Causal is one mask among many. Padding blocks the filler tokens at the end of a short sentence in a batch; a sliding window lets each token see only its nearest predecessors; ' +
+      'a prefix-LM lets a prompt read itself in both directions while the rest stays causal. Pick one, or paint cells yourself. Whatever you choose is applied before the softmax in every step of the page.'),
+    el('div', { class: 'mask-editor' },
+      presets,
+      state,
+      el('p', { class: 'mask-help' }, 'Paint: click a cell to switch it between 1 (may look) and 0 (blocked), or drag across cells to paint several. ' +
+        'With the keyboard, Tab into the mask, move with the arrow keys and press ', el('kbd', {}, 'Space'), ' to switch the cell.'),
+      el('div', { class: 'figure-row mask-pair' }, el('figure', { class: 'figure' }, painter.element), el('figure', { class: 'figure' }, weights.element)),
+      emptyNote),
+  ];
+
+  return {
+    elements,
+    render(next) {
+      snapshot = next;
+      working = null;
+      const { pipeline: p, tokens, settings } = next;
+      const n = p.n;
+      const h = settings.head;
+      const labels = tokenLabels(tokens);
+      const numbers = n <= LIMITS.maxTokensWithNumbers;
+      const spec = parseMask(settings.mask, n);
+      const kind: MaskKind = settings.causal ? 'causal' : (spec?.kind ?? 'none');
+      for (const [k, radio] of radios) radio.checked = k === kind;
+      const hasParam = kind === 'pad' || kind === 'window' || kind === 'prefix';
+      paramBox.hidden = !hasParam;
+      if (hasParam) {
+        params[kind] = spec!.param;
+        paramLabel.textContent = MASK_PRESETS.find((m) => m.kind === kind)?.param ?? '';
+        paramInput.max = String(n);
+        if ((paramInput.getRootNode() as Document | ShadowRoot).activeElement !== paramInput) paramInput.value = String(spec!.param);
+      }
+      const custom = isCustomMask(settings.mask);
+      state.classList.toggle('mask-override', custom);
+      state.textContent = custom
+        ? `In force on every step: ${describeMask(settings.mask, false)}. It replaces the causal checkbox, which is off while it is in force; ticking that checkbox puts the plain causal mask back.`
+        : settings.causal
+          ? 'In force on every step: the causal mask (the checkbox in the settings bar and above).'
+          : 'No mask: every token may look at every token.';
+
+      const bits = p.mask.data;
+      const values = Float32Array.from(bits);
+      const allowedIn = Array.from({ length: n }, (_, r) => {
+        let count = 0;
+        for (let c = 0; c < n; c++) count += bits[r * n + c];
+        return count;
+      });
+      painter.update(
+        {
+          data: values, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
+          blocked: (r, c) => bits[r * n + c] === 0, blockedText: '0',
+          rowTotals: { label: 'keys', text: (r) => String(allowedIn[r]), className: (r) => (allowedIn[r] === 0 ? 'mask-row-empty' : undefined) },
+        },
+        `mask (${n}, ${n}) in force: 1 = may look, 0 = blocked`,
+      );
+      const sums = Array.from({ length: n }, (_, r) => {
+        let sum = 0;
+        for (let c = 0; c < n; c++) sum += p.weights.data[(h * n + r) * n + c];
+        return sum;
+      });
+      const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
+      weights.update(
+        {
+          data: p.weights.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
+          blocked: (r, c) => bits[r * n + c] === 0, blockedText: '0', baseline: next.baseline?.weights.data,
+          rowTotals: { label: 'row sum', text: (r) => percent(sums[r]), className: (r) => (p.fullyMaskedRows[r] ? 'mask-row-empty' : undefined) },
+        },
+        `softmax(masked scores)${headNote}: the weights every step uses`,
+      );
+      const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));
+      emptyNote.hidden = empty.length === 0;
+      emptyNote.textContent = empty.length === 0 ? '' :
+        `${empty.length === 1 ? `Row ${empty[0] + 1} (${quoted(tokens[empty[0]])}) has` : `Rows ${empty.map((r) => r + 1).join(', ')} have`} no key left to look at, so ${empty.length === 1 ? 'its' : 'their'} weights are all 0 and ${empty.length === 1 ? 'its' : 'each'} row sums to 0%, not 100%. ` +
+        'With every score at −∞, softmax would divide e^−∞ + … = 0 by a total of 0. NumPy does exactly that and prints nan (not a number), which then spreads into every number computed from that row. ' +
+        'The engine instead gives such a row all-zero weights: the token takes nothing from anyone, and its output row is 0.';
+    },
+  };
+}

@@ -4,11 +4,12 @@
 import { codeBlock } from '../figures/code-block';
 import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-model';
 import { el, replaceChildren, setVar } from '../figures/dom';
-import { count, percent, quoted } from '../figures/format';
+import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { HeadGrid } from '../figures/head-grid';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
+import { Prediction } from '../figures/predict';
 import { headChoices, LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -79,7 +80,14 @@ export const multiHeadStep: StepDefinition = {
     const topDetails = el('details', { class: 'multi-head-top-details' },
       el('summary', {}, 'The same maps in words: which token each head looks at most'),
       el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Each head’s strongest key per token', tabindex: 0 }, topTable));
-    const output = new MatrixTable({ caption: 'output', scale: 'diverging', corner: 'token ↓ dim →' });
+    let outputTokens: string[] = [];
+    const output = new MatrixTable({
+      caption: 'output', scale: 'diverging', corner: 'token ↓ dim →',
+      describe: (r, c, v) => `layer output for ${quoted(outputTokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
+    });
+    const costRegion = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Multiply-adds and parameters for each number of heads', tabindex: 0 }, costTable);
+    // Predict first: does splitting into more heads cost more work?
+    const predict = context.predictions ? new Prediction([costRegion, costReading]) : null;
 
     body.append(
       el('p', {}, 'A single head hands each token one set of weights: one answer to one question. A word like “it” has several questions at once: which noun does it stand for, which verb is it the subject of, what came just before it? ' +
@@ -92,7 +100,8 @@ export const multiHeadStep: StepDefinition = {
       el('h3', {}, 'The same work, however you slice it'),
       el('p', {}, 'Splitting does not add work: h heads of width d_k do h · n² · d_k = n² · d_model multiply-adds for the scores, exactly what one head of full width would. ' +
         'The table counts every product of this layer for each h that d_model allows; the column for the current h is counted from the engine’s actual matrices.'),
-      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Multiply-adds and parameters for each number of heads', tabindex: 0 }, costTable),
+      ...(predict ? [predict.element] : []),
+      costRegion,
       costReading,
       el('h3', {}, 'Every head’s attention map'),
       el('p', {}, 'Each square is one head’s weights: rows are query tokens, columns are key tokens, darker means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. Pick a map to show that head in the single-head figures of the steps above.'),
@@ -162,6 +171,18 @@ export const multiHeadStep: StepDefinition = {
           row('Total multiply-adds', '3nd² + 2n²d + nd²', (c) => c.total, 'multi-head-total'),
           row('Parameters', 'W_q, W_k, W_v, W_o: 4 · d_model²', (c) => c.params, 'multi-head-params')));
       const same = columns.every(({ cost }) => cost.total === actual.total && cost.params === actual.params);
+      const one = costOfShape(p.n, p.dModel, 1);
+      const most = options[options.length - 1];
+      const grows = costOfShape(p.n, p.dModel, most).total > one.total * 1.01;
+      predict?.update(options.length < 2 ? null : {
+        key: 'multi-head-work',
+        question: `Splitting d_model = ${p.dModel} into more heads: does the total work of the layer grow with h?`,
+        choices: [{ id: 'grows', label: 'Yes, about h times more' }, { id: 'same', label: 'No, about the same' }, { id: 'shrinks', label: 'It shrinks' }],
+        correct: grows ? 'grows' : 'same',
+        explanation: `Each head works on d_k = d_model / h columns only. h heads doing n² · d_k multiply-adds each add up to n² · d_model, the same as one wide head, ` +
+          `and the projections do not depend on h at all. For this page: ${count(one.total)} multiply-adds with 1 head, ${count(costOfShape(p.n, p.dModel, most).total)} with ${most}. ` +
+          'What more heads buy is variety: several smaller attention maps instead of one.',
+      });
       const attentionShare = (actual.scores + actual.weightedSum) / actual.total;
       costReading.textContent = same
         ? `Every column is identical: ${count(actual.total)} multiply-adds and ${count(actual.params)} parameters, whether ${options.length === 1 ? 'h is 1' : `h is ${options[0]} or ${options[options.length - 1]}`}. ` +
@@ -211,12 +232,16 @@ export const multiHeadStep: StepDefinition = {
         renderCost(next);
         renderHeads(next);
         const labels = tokenLabels(tokens);
+        outputTokens = tokens;
         const numbers = p.n <= LIMITS.maxTokensWithNumbers && p.dModel <= LIMITS.maxTokensWithNumbers;
         // A (128, 512) output would be 65,536 cells: past OUTPUT_MAX_COLUMNS only the first columns are drawn.
         const cols = Math.min(p.dModel, OUTPUT_MAX_COLUMNS);
         const data = cols === p.dModel ? p.output.data : firstColumns(p.output.data, p.n, p.dModel, cols);
         output.update(
-          { data, rows: p.n, cols, rowLabels: labels, colLabels: dimensionLabels(cols), showNumbers: numbers },
+          {
+            data, rows: p.n, cols, rowLabels: labels, colLabels: dimensionLabels(cols), showNumbers: numbers,
+            baseline: next.baseline ? (cols === p.dModel ? next.baseline.output.data : firstColumns(next.baseline.output.data, p.n, p.dModel, cols)) : null,
+          },
           `output = concat(heads) W_o, (n, d_model) = (${p.n}, ${p.dModel})` +
             `${cols < p.dModel ? `, dimensions 1–${cols} of ${p.dModel} drawn` : ''}${numbers ? '' : ', colours only at this size'}`,
         );

@@ -6,6 +6,7 @@ import { el, replaceChildren } from '../figures/dom';
 import { bytes, count, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { tokenLabels } from '../figures/labels';
+import { chartTools } from '../figures/export';
 import { LogLogChart, type ChartTick } from '../figures/line-chart';
 import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
@@ -80,6 +81,7 @@ export const costStep: StepDefinition = {
     const ratios = el('p', { class: 'reading cost-ratios' });
     const chart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'bytes (log scale)' });
     const flashLink = el('span', { class: 'cost-flash-ref' });
+    const runLink = el('span', { class: 'cost-flash-run' });
 
     body.append(
       el('p', {}, 'Everything that makes long context expensive sits in one table: the scores, with one row and one column per token. Here it is for this page’s sentence, one head:'),
@@ -90,12 +92,13 @@ export const costStep: StepDefinition = {
       el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 }, table),
       ratios,
       el('figure', { class: 'figure cost-chart' }, chart.element,
+        chartTools(() => chart.element.querySelector('svg'), () => 'Memory of the score matrices against n (log-log)'),
         el('figcaption', {}, 'Memory of one layer’s score matrices against n, both axes logarithmic: a curve that grows like n² is a straight line twice as steep as one that grows like n. The table above lists the same points.')),
       el('aside', { class: 'cost-flash', 'aria-labelledby': 'cost-flash-title' },
         el('h3', { id: 'cost-flash-title' }, 'FlashAttention: same answer, no n × n table'),
         el('p', {}, 'Long-context tricks (sliding windows, sparse patterns, linear attention) all try to avoid building that table. ', flashLink, ' leaves the arithmetic exactly as it is: ' +
           'it walks through the keys a tile at a time in the GPU’s small, fast on-chip memory, keeps a running softmax per row, and writes out only the final (n, d_k) result. ' +
-          'The output is identical. The memory columns above stop growing like n²; the multiply-adds column does not change at all. So it knocks down the memory wall but leaves the n² arithmetic where it was.')),
+          'The output is identical. The memory columns above stop growing like n²; the multiply-adds column does not change at all. So it knocks down the memory wall but leaves the n² arithmetic where it was.', runLink)),
     );
 
     return {
@@ -107,7 +110,7 @@ export const costStep: StepDefinition = {
         const labels = tokenLabels(tokens);
         const numbers = n <= LIMITS.maxTokensWithNumbers;
         matrix.update(
-          { data: p.scores.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers },
+          { data: p.scores.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers, baseline: next.baseline?.scores.data },
           `scores${p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : ''}: (n, n) = (${n}, ${n}), ${count(n * n)} numbers`,
         );
         const here = costRow(n, p.dModel, p.heads);
@@ -150,10 +153,13 @@ export const costStep: StepDefinition = {
             `to ${bytes(last.bytesPerLayer)} at ${tokenCountLabel(last.n)} tokens, a straight line of slope 2 (×4 per doubling); a line growing like n is drawn for comparison.`,
         });
 
+        // Inside an element's shadow root the document cannot see the sections: ask the root that holds this step.
+        // The links appear only where the sections exist (the walkthrough); a single-step embed keeps the words.
         const root = body.getRootNode() as Document | ShadowRoot;
-        const target = root.getElementById?.('flash') ?? document.getElementById('flash');
-        // The link appears only once the page has a #flash section to go to.
-        replaceChildren(flashLink, target ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
+        const has = (id: string) => Boolean(root.getElementById?.(id) ?? document.getElementById(id));
+        replaceChildren(flashLink, has('flash') ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
+        if (has('flash-run')) replaceChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), ' to see it.');
+        else replaceChildren(runLink);
       },
     };
   },

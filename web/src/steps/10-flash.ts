@@ -100,7 +100,7 @@ export const flashStep: StepDefinition = {
   number: 10,
   title: 'FlashAttention: the same result, one tile at a time',
   summary: 'A tiled pass over K and V with a running max, sum and output per row gives exactly the attention output without ever storing the n × n matrix.',
-  formula: tex`m_i' = \max\Big(m_i,\; \max_{j \in \text{tile}} s_{ij}\Big), \quad \ell_i' = e^{m_i - m_i'}\,\ell_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'}, \quad \text{acc}_i' = e^{m_i - m_i'}\,\text{acc}_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'}\, v_j, \quad \text{out}_i = \frac{\text{acc}_i}{\ell_i}`,
+  formula: tex`\begin{gathered} m_i' = \max\Big(m_i,\; \max_{j \in \text{tile}} s_{ij}\Big), \qquad \ell_i' = e^{m_i - m_i'}\,\ell_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'} \\ \text{acc}_i' = e^{m_i - m_i'}\,\text{acc}_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'}\, v_j, \qquad \text{out}_i = \frac{\text{acc}_i}{\ell_i} \;\text{ after the last tile} \end{gathered}`,
   mount(body, context) {
     return mountFlash(body, context);
   },
@@ -136,14 +136,14 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
   const positionLabel = el('span', { class: 'flash-position' });
   const status = el('p', { class: 'flash-status', role: 'status', 'aria-live': 'polite' });
   const tileMap = el('table', { class: 'data-table flash-tiles' });
-  const queries = new MatrixTable({ caption: 'Q', scale: 'diverging', corner: 'token', className: 'flash-q' });
-  const keys = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token', className: 'flash-k' });
-  const values = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token', className: 'flash-v' });
-  const tileScores = new MatrixTable({ caption: 'scores', scale: 'diverging', corner: 'query ↓ key →', className: 'flash-scores' });
-  const tileProbs = new MatrixTable({ caption: 'exp(s − m)', scale: 'sequential', corner: 'query ↓ key →', className: 'flash-probs' });
+  const queries = new MatrixTable({ caption: 'Q', scale: 'diverging', corner: 'token', className: 'flash-q', tools: false });
+  const keys = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token', className: 'flash-k', tools: false });
+  const values = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token', className: 'flash-v', tools: false });
+  const tileScores = new MatrixTable({ caption: 'scores', scale: 'diverging', corner: 'query ↓ key →', className: 'flash-scores', tools: false });
+  const tileProbs = new MatrixTable({ caption: 'exp(s − m)', scale: 'sequential', corner: 'query ↓ key →', className: 'flash-probs', tools: false });
   const explain = el('p', { class: 'flash-explain by-hand-box' });
   const stateTable = el('table', { class: 'data-table flash-state' });
-  const acc = new MatrixTable({ caption: 'acc', scale: 'diverging', corner: 'row ↓ dim →', className: 'flash-acc' });
+  const acc = new MatrixTable({ caption: 'acc', scale: 'diverging', corner: 'row ↓ dim →', className: 'flash-acc', tools: false });
   const output = new MatrixTable({ caption: 'output', scale: 'diverging', corner: 'token ↓ dim →', className: 'flash-output' });
   const naive = new MatrixTable({ caption: 'naive output', scale: 'diverging', corner: 'token ↓ dim →', className: 'flash-naive' });
   const naiveFigure = el('figure', { class: 'figure flash-naive-figure', hidden: true }, naive.element);
@@ -155,9 +155,10 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
   el('figcaption', { class: 'flash-stepper-title', id: `flash-stepper-title-${id}` }, 'The tiled pass, one tile at a time'),
   el('p', { class: 'hint', id: `flash-stepper-keys-${id}` }, 'Use the buttons, or focus this figure and press ← and → (Home and End jump to the first and last tile).'),
   el('div', { class: 'flash-nav' }, previous, next, autoplay, positionLabel),
-  status,
-  el('div', { class: 'figure-row flash-inputs' },
+  el('div', { class: 'figure-row flash-overview' },
     el('figure', { class: 'figure flash-tiles-figure' }, el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Tiles done, current and to do', tabindex: 0 }, tileMap)),
+    status),
+  el('div', { class: 'figure-row flash-inputs' },
     el('figure', { class: 'figure' }, queries.element),
     el('figure', { class: 'figure' }, keys.element),
     el('figure', { class: 'figure' }, values.element)),
@@ -165,10 +166,10 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
     el('figure', { class: 'figure' }, tileScores.element),
     el('figure', { class: 'figure' }, tileProbs.element)),
   explain,
-  el('div', { class: 'figure-row flash-running' },
-    el('figure', { class: 'figure' }, el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Running max, sum and rescale factor per row', tabindex: 0 }, stateTable)),
-    el('figure', { class: 'figure' }, acc.element)),
+  el('figure', { class: 'figure flash-state-figure' },
+    el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Running max, sum and rescale factor per row', tabindex: 0 }, stateTable)),
   el('div', { class: 'figure-row flash-result' },
+    el('figure', { class: 'figure' }, acc.element),
     el('figure', { class: 'figure' }, output.element),
     naiveFigure),
   difference);
@@ -260,13 +261,22 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
   });
 
   // Without a reduced-motion preference, the tiles play by themselves the first time the figure is in view
-  // (until the reader takes over); with it, nothing moves unless the reader presses Autoplay.
+  // (until the reader takes over); with it, nothing moves unless the reader presses Autoplay. The figure
+  // may come into view before its first snapshot (steps off screen are drawn in idle time), so render()
+  // tries again.
+  let inView = false;
+  let autoStarted = false;
+  const maybeAutoStart = () => {
+    if (autoStarted || touched || !inView || reducedMotion() || stepCount() <= 1 || position !== 0) return;
+    autoStarted = true;
+    setPlaying(true);
+  };
   if (typeof IntersectionObserver !== 'undefined') {
     const observer = new IntersectionObserver((entries) => {
-      if (!entries.some((entry) => entry.isIntersecting)) return;
-      observer.disconnect();
-      if (!touched && !reducedMotion() && stepCount() > 1 && position === 0) setPlaying(true);
-    }, { threshold: 0.4 });
+      inView = entries.some((entry) => entry.isIntersecting);
+      maybeAutoStart();
+      if (autoStarted || touched) observer.disconnect();
+    }, { rootMargin: '0px 0px -40% 0px' }); // in view once its top passes 60% of the viewport's height, however tall it is
     observer.observe(stepper);
   }
 
@@ -436,8 +446,8 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
     const long = memoryMeter(METER_LONG_N, s.settings.block);
     const text = (floats: number) => `${count(floats)} floats (${bytes(4 * floats)})`;
     const bars = (row: MemoryMeterRow) => [
-      { label: 'naive: the n × n matrix', value: row.naiveFloats, text: text(row.naiveFloats) },
-      { label: `tiled: ${row.block} × ${row.block} tile + 3 × ${row.block}`, value: row.tiledFloats, text: text(row.tiledFloats), emphasis: true },
+      { label: 'naive: n × n matrix', value: row.naiveFloats, text: text(row.naiveFloats), title: `the whole (${row.n}, ${row.n}) weight matrix of one head` },
+      { label: `tiled: ${row.block} × ${row.block} + 3 × ${row.block}`, value: row.tiledFloats, text: text(row.tiledFloats), emphasis: true, title: `one ${row.block} × ${row.block} tile of scores, and m, l and the rescale factor for its ${row.block} rows` },
     ];
     meterHere.update(bars(here), `This sentence, n = ${count(n)}, block ${here.block}`);
     meterLong.update(bars(long), `Extrapolated to n = ${count(METER_LONG_N)} (${tokenCountLabel(METER_LONG_N)}), block ${long.block}`);
@@ -461,9 +471,9 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
         : '';
       const headNote = p.heads > 1 ? `head ${settings.head + 1} of ${p.heads}` : 'the only head';
       subset.textContent = flash.tokens < p.n
-        ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (of ${headNote}, ${settings.causal ? 'causal' : 'no mask'}) so that every tile stays readable. ` +
+        ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (Q, K and V of ${headNote}, ${settings.causal ? 'causal mask on' : 'no mask'}) so that every tile stays readable. ` +
           (flash.prefixNaive ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.` : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
-        : `The tiles below are computed from ${headNote}’s Q, K and V (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}), the same numbers as the steps above.`;
+        : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}): exactly the numbers the other steps use.`;
       unavailable.hidden = !flash.unavailable;
       unavailable.textContent = flash.unavailable ?? '';
       stepper.hidden = !trace;
@@ -480,6 +490,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
       }
       position = Math.min(position, trace.steps.length - 1);
       draw();
+      maybeAutoStart();
     },
   };
 }

@@ -56,6 +56,9 @@ export const faqStep: StepDefinition = {
     // 5. n^2
     const squares = svg('svg', { class: 'faq-squares', viewBox: '0 0 170 170', role: 'img', width: 170, height: 170 });
     const growth = el('p', { class: 'faq-live faq-growth' });
+    const held = new BarChart({ caption: 'held in memory', labelHeader: 'method', valueHeader: 'floats per head', className: 'faq-held-bars', format: (v) => count(v) });
+    const flashRef = el('span', { class: 'faq-flash-ref' });
+    const measured = el('p', { class: 'faq-live faq-measured' });
 
     body.append(
       el('p', {}, 'The questions readers ask most, each answered with the numbers on this page.'),
@@ -83,8 +86,10 @@ export const faqStep: StepDefinition = {
         rowReading),
       question('Why is long context expensive?',
         el('p', {}, 'Every token adds a row and a column to the score matrix, so its size and the work to fill it grow with n²: a context four times longer means sixteen times the attention work. ' +
-          'FlashAttention avoids keeping the matrix in memory but still does every multiplication (', link('#cost', 'step 9'), ').'),
-        el('div', { class: 'faq-growth-figure' }, squares, growth)),
+          'FlashAttention avoids keeping the matrix in memory but still does every multiplication (', link('#cost', 'step 9'), '; ', flashRef, ').'),
+        el('div', { class: 'faq-growth-figure' }, squares, growth),
+        el('figure', { class: 'figure faq-held' }, held.element),
+        measured),
     );
 
     function draw(s: Snapshot): void {
@@ -182,6 +187,22 @@ export const faqStep: StepDefinition = {
       squares.setAttribute('aria-label', `Two squares: the score matrix for ${n} tokens fits ${later / now} times into the one for ${4 * n} tokens.`);
       replaceChildren(squares, svg('title', {}, words), ...lines);
       growth.textContent = `${words} The small square is this page’s score matrix; the large one is the matrix for a sentence four times as long.`;
+
+      // What each method holds at 4n: the whole matrix against one tile (step 10's meter, in small).
+      const b = Math.min(settings.block, 4 * n);
+      const tile = b * b + 3 * b;
+      held.update([
+        { label: 'naive: n × n matrix', value: later, text: `${count(later)} floats` },
+        { label: `tiled: ${b} × ${b} + 3 × ${b}`, value: tile, text: `${count(tile)} floats`, emphasis: true },
+      ], `Held in memory for ${4 * n} tokens, one head`);
+      // Links only where the walkthrough has the sections; a single-step embed names them instead.
+      const root = squares.getRootNode() as Document | ShadowRoot;
+      const has = (id: string) => Boolean(root.getElementById?.(id));
+      replaceChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10', ' shows how it tiles the work');
+      replaceChildren(measured,
+        `Work and memory are two different bills: the tiled method cuts the second to ${count(tile)} floats whatever the length, but still computes all ${count(later)} scores for ${4 * n} tokens. `,
+        has('flash-run') ? link('#flash-run', 'Time both methods in your browser') : 'Step 10 times both methods in your browser',
+        ': on log-log axes both lines should come out with a slope near 2, and 2k → 8k tokens near ×16.');
     }
 
     return {

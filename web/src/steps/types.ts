@@ -8,6 +8,8 @@ import type { Snapshot } from '../snapshot';
 export interface StepContext {
   /** Ask for a settings change (goes through the state module's validation). */
   update(change: Partial<Settings>): void;
+  /** Ask the reader to predict before some figures reveal their answer (the full walkthrough only). */
+  predictions?: boolean;
 }
 
 export interface StepView {

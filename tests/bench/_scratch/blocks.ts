@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { createEngine } from '../../../web/src/engine/engine';
+import { makeInputs } from '../data';
+const e = await createEngine({ wasmBinary: readFileSync('web/src/engine/generated/attention_engine.wasm') });
+const s = { n: 512, heads: 1, d: 64, causal: false };
+const inp = makeInputs(s);
+const M = (d: Float32Array) => ({ rows: 512, cols: 64, data: d });
+const Q = M(inp.Q), K = M(inp.K), V = M(inp.V);
+const cfgs = [[64, 64], [32, 64], [32, 32], [16, 64], [64, 32], [128, 64]];
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const res = cfgs.map(() => [] as number[]);
+for (let r = 0; r < 40; r++) cfgs.forEach(([bq, bk], i) => { const c = cpu(); for (let k = 0; k < 4; k++) e.flashAttention(Q, K, V, { blockQ: bq!, blockK: bk! }); res[i]!.push((cpu() - c) / 4); });
+cfgs.forEach((c, i) => { const s = res[i]!.sort((a, b) => a - b); console.log(c.join('x').padEnd(8), 'min', s[0]!.toFixed(3), 'med', s[20]!.toFixed(3)); });

@@ -1,0 +1,261 @@
+// The Chromium half of the benchmark, driven from run.ts:
+//   1. the kernel suite in the bench page (tests/bench/page, built here with Vite), one renderer process;
+//   2. the walkthrough itself (the site, built here into build/bench/site): time from a real click on
+//      the causal checkbox inside <attention-walkthrough> to the next painted frame, 100 times, at the
+//      default settings and at 256 words / 8 heads; and first load: bytes transferred, wasm size
+//      gzipped, time until document.documentElement.dataset.ready === 'true'.
+// Browser and static server come from the browser tests' harness (Debian's Chromium, loopback only).
+import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { build } from 'vite';
+import { serve } from '../browser/harness';
+import { median, quantile } from './data';
+import type { EnvironmentResult } from './setup';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const require = createRequire(import.meta.url);
+export const benchDir = join(root, 'build', 'bench');
+const pageDir = join(benchDir, 'page');
+export const siteDir = join(benchDir, 'site');
+
+// Cross-origin isolation: onnxruntime-web's wasm declares shared memory, which Chromium instantiates
+// only in isolated pages. Every participant still runs single-threaded.
+const isolated = () => ({ 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
+
+export async function buildBenchPage(): Promise<void> {
+  await build({
+    configFile: false,
+    root: join(root, 'tests', 'bench', 'page'),
+    base: './',
+    logLevel: 'warn',
+    publicDir: false,
+    build: { outDir: pageDir, emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0, chunkSizeWarningLimit: 1e9 },
+  });
+  const ortDist = dirname(require.resolve('onnxruntime-web')); // .../dist (the package exports no package.json)
+  const tfDist = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
+  copyFileSync(join(ortDist, 'ort-wasm-simd-threaded.wasm'), join(pageDir, 'ort-wasm-simd-threaded.wasm'));
+  for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'])
+    copyFileSync(join(tfDist, f), join(pageDir, f));
+  copyFileSync(join(benchDir, 'roof_probe.wasm'), join(pageDir, 'roof_probe.wasm'));
+}
+
+/** The walkthrough as deployed, built from web/ into build/bench/site (dist/ is left to the browser tests). */
+export async function buildSite(): Promise<void> {
+  const { katexFormulas } = await import('../../web/tooling/katex-formulas');
+  await build({
+    configFile: false,
+    root: join(root, 'web'),
+    base: './',
+    logLevel: 'warn',
+    publicDir: false,
+    plugins: [katexFormulas()],
+    build: {
+      outDir: siteDir,
+      emptyOutDir: true,
+      target: 'es2022',
+      assetsInlineLimit: 0,
+      rollupOptions: { input: { index: join(root, 'web', 'index.html') } },
+    },
+  });
+}
+
+export async function runBenchPage(browser: Browser, args: string[], log: (line: string) => void): Promise<EnvironmentResult> {
+  const server = await serve({ root: pageDir, headers: isolated });
+  try {
+    const page = await browser.newPage();
+    // The renderer main thread's CPU time, for the page's cpuClock: on a shared host, wall time also
+    // counts the moments other processes held the core.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await page.exposeFunction('__threadTime', async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      return (metrics.find((m) => m.name === 'ThreadTime')?.value ?? NaN) * 1000;
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') log(`[chromium console] ${m.text()}`);
+      else if (m.text().startsWith('[chromium]')) log(m.text());
+    });
+    page.on('pageerror', (e) => log(`[chromium page error] ${e}`));
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => document.documentElement.dataset.benchReady === 'true', null, { timeout: 60_000 });
+    if (!(await page.evaluate(() => crossOriginIsolated))) log('[chromium] warning: the bench page is not cross-origin isolated');
+    const result = await page.evaluate((a) => window.runBench(a), args);
+    await page.close();
+    return result;
+  } finally {
+    await server.close();
+  }
+}
+
+// ---- the walkthrough: interaction latency and first load -------------------------------------------
+
+export interface LatencyResult {
+  label: string;
+  query: string;
+  n: number;
+  heads: number;
+  dModel: number;
+  changes: number;
+  /** Click (event.timeStamp) to the paint of the frame that shows the change (after attention-change). */
+  medianMs: number;
+  p95Ms: number;
+  /** Event Timing entries (PerformanceObserver 'event', 16 ms threshold, 8 ms granularity) for those clicks. */
+  eventTimingCount: number;
+  eventTimingMedianMs: number | null;
+  notices: string[];
+}
+
+export interface ToggleMeasurement {
+  done: number[];
+  events: number[];
+  n: number;
+  heads: number;
+  dModel: number;
+  error: string;
+}
+
+declare global {
+  interface Window {
+    __bench: { start: number | null; done: number[]; events: number[]; n: number; heads: number; dModel: number };
+  }
+}
+
+async function measureToggles(page: Page, changes: number, budgetMs: number): Promise<ToggleMeasurement> {
+  await page.evaluate(() => {
+    window.__bench = { start: null, done: [], events: [], n: 0, heads: 0, dModel: 0 };
+    // The click's own timestamp: composed, so a capturing listener on document sees it leave the shadow root.
+    document.addEventListener('click', (e) => {
+      if (e.composedPath().some((t) => t instanceof HTMLInputElement && t.name === 'causal')) window.__bench.start = e.timeStamp;
+    }, true);
+    document.querySelector('attention-walkthrough')!.addEventListener('attention-change', (e) => {
+      const start = window.__bench.start;
+      if (start === null) return;
+      window.__bench.start = null;
+      const detail = (e as CustomEvent<{ config: { heads: number; dModel: number }; result: { pipeline: { n: number } } }>).detail;
+      window.__bench.n = detail.result.pipeline.n;
+      window.__bench.heads = detail.config.heads;
+      window.__bench.dModel = detail.config.dModel;
+      // The walkthrough computes and renders in a requestAnimationFrame callback and dispatches
+      // attention-change from there, so the frame being rendered is the one that shows the change; a
+      // message posted now is delivered in the first task after that frame's paint.
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => window.__bench.done.push(performance.now() - start);
+      channel.port2.postMessage(0);
+    });
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (entry.name === 'click') window.__bench.events.push(entry.duration);
+    }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
+  });
+  // 100 changes, or as many as fit in the time budget (each change recomputes and redraws every figure:
+  // at 128 tokens and 8 heads, on a busy host, that can take seconds).
+  const checkbox = page.locator('input[name="causal"]');
+  const started = performance.now();
+  let error = '';
+  for (let i = 0; i < changes && performance.now() - started < budgetMs; ++i) {
+    try {
+      await checkbox.click({ timeout: 60_000 });
+      await page.waitForFunction((k) => window.__bench.done.length > k, i, { timeout: 60_000, polling: 100 });
+    } catch (e) {
+      error = String(e instanceof Error ? e.message : e).split('\n')[0]!;
+      break;
+    }
+  }
+  await page.waitForTimeout(200); // let the last Event Timing entries arrive
+  return { ...(await page.evaluate(() => window.__bench)), error };
+}
+
+export async function runLatency(browser: Browser, log: (line: string) => void, changes = 100): Promise<LatencyResult[]> {
+  const server = await serve({ root: siteDir });
+  const words: string[] = [];
+  for (let i = 0; words.length < 256; ++i) words.push(`w${i.toString(36)}`);
+  const settings = [
+    { label: 'default settings', query: '' },
+    { label: '256 words, 8 heads, d_model 64', query: `?tokens=${encodeURIComponent(words.join(' '))}&heads=8&d_model=64` },
+  ];
+  const out: LatencyResult[] = [];
+  try {
+    for (const s of settings) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/index.html${s.query}`);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 60_000 });
+      const notices = await page.evaluate(() => {
+        const host = document.querySelector('attention-walkthrough');
+        const text = host?.shadowRoot?.querySelector('[role="status"], .notice, .notices')?.textContent ?? '';
+        return text ? [text.trim().slice(0, 200)] : [];
+      });
+      const r = await measureToggles(page, changes, 60_000);
+      if (r.error) notices.push(`stopped after ${r.done.length} changes: ${r.error}`);
+      const result: LatencyResult = {
+        label: s.label, query: s.query.length > 60 ? `${s.query.slice(0, 60)}…` : s.query, n: r.n, heads: r.heads, dModel: r.dModel,
+        changes: r.done.length, medianMs: median(r.done), p95Ms: quantile(r.done, 0.95),
+        eventTimingCount: r.events.length, eventTimingMedianMs: r.events.length ? median(r.events) : null, notices,
+      };
+      log(`latency (${s.label}: n=${r.n} h=${r.heads} d_model=${r.dModel}): median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms`);
+      out.push(result);
+      await context.close();
+    }
+  } finally {
+    await server.close();
+  }
+  return out;
+}
+
+export interface FirstLoadResult {
+  loads: number;
+  bytesTransferred: number;
+  requests: number;
+  wasmBytes: number;
+  wasmGzipBytes: number;
+  readyMedianMs: number;
+  readyP95Ms: number;
+}
+
+export async function runFirstLoad(browser: Browser, log: (line: string) => void, loads = 7): Promise<FirstLoadResult> {
+  const server = await serve({ root: siteDir });
+  const times: number[] = [];
+  let bytes = 0;
+  let requests = 0;
+  try {
+    for (let i = 0; i < loads; ++i) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } }); // cold cache every time
+      const page = await context.newPage();
+      await page.addInitScript(() => {
+        // Runs before the document has an element: observe the document itself, subtree included.
+        new MutationObserver((_, observer) => {
+          if (document.documentElement?.dataset.ready === 'true') {
+            (window as unknown as { __readyAt: number }).__readyAt = performance.now();
+            observer.disconnect();
+          }
+        }).observe(document, { attributes: true, attributeFilter: ['data-ready'], subtree: true });
+      });
+      await page.goto(`${server.url}/index.html`);
+      await page.waitForFunction(() => (window as unknown as { __readyAt?: number }).__readyAt !== undefined, null, { timeout: 60_000 });
+      times.push(await page.evaluate(() => (window as unknown as { __readyAt: number }).__readyAt));
+      const transfer = await page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+        const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+        return { bytes: nav.transferSize + resources.reduce((s, r) => s + r.transferSize, 0), requests: 1 + resources.length };
+      });
+      bytes = transfer.bytes;
+      requests = transfer.requests;
+      await context.close();
+    }
+  } finally {
+    await server.close();
+  }
+  const assets = join(siteDir, 'assets');
+  const wasm = existsSync(assets) ? readdirSync(assets).find((f) => f.endsWith('.wasm')) : undefined;
+  const wasmData = wasm ? readFileSync(join(assets, wasm)) : Buffer.alloc(0);
+  const result: FirstLoadResult = {
+    loads, bytesTransferred: bytes, requests, wasmBytes: wasmData.length, wasmGzipBytes: gzipSync(wasmData, { level: 9 }).length,
+    readyMedianMs: median(times), readyP95Ms: quantile(times, 0.95),
+  };
+  log(`first load: ${(bytes / 1024).toFixed(0)} KiB in ${requests} requests, wasm ${(result.wasmBytes / 1024).toFixed(0)} KiB ` +
+    `(${(result.wasmGzipBytes / 1024).toFixed(0)} KiB gzipped), ready after ${result.readyMedianMs.toFixed(0)} ms (median of ${loads})`);
+  return result;
+}
+

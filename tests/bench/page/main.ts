@@ -1,0 +1,76 @@
+// The bench page: the same suite as the Node process, in Chromium. tests/bench/browser.ts builds it
+// with Vite, serves it with the browser-test harness (cross-origin isolated, so onnxruntime-web's
+// shared-memory wasm can load; every participant still runs on one thread) and calls
+// window.runBench(). The wasm files of the peers are copied next to the page by browser.ts.
+import * as ort from 'onnxruntime-web/wasm';
+import * as tf from '@tensorflow/tfjs-core';
+import { setWasmPaths, version_wasm } from '@tensorflow/tfjs-backend-wasm';
+import { AttentionEngine, createEngine } from '../../../web/src/engine/engine';
+import createScalarModule from '../../../web/src/engine/generated/attention_engine_scalar.mjs';
+import { selectedShapes } from '../options';
+import { loadRoof } from '../peers/roof';
+import { runEnvironment, type EnvironmentResult, type Loaded } from '../setup';
+
+declare global {
+  interface Window {
+    runBench(args: string[]): Promise<EnvironmentResult>;
+    /** This renderer's main-thread CPU time in ms (CDP Performance.getMetrics ThreadTime), exposed by browser.ts. */
+    __threadTime?: () => Promise<number>;
+  }
+}
+
+const status = document.getElementById('status')!;
+const log = (line: string) => {
+  status.textContent = line;
+  console.log(`[chromium] ${line}`);
+};
+
+window.runBench = async (args: string[]) => {
+  const scalarUrl = new URL('../../../web/src/engine/generated/attention_engine_scalar.wasm', import.meta.url).href;
+  const simd = await createEngine();
+  const scalar = new AttentionEngine(await createScalarModule({ locateFile: () => scalarUrl }));
+  const roof = await loadRoof(await (await fetch('./roof_probe.wasm')).arrayBuffer());
+  const loaded: Loaded = { simd, scalar, ort: null, tf: null, tfVersion: '', roof };
+  try {
+    ort.env.wasm.wasmPaths = { wasm: new URL('./ort-wasm-simd-threaded.wasm', location.href).href };
+    loaded.ort = ort as unknown as Loaded['ort'];
+  } catch (error) {
+    loaded.ortError = String(error);
+  }
+  try {
+    setWasmPaths({
+      'tfjs-backend-wasm.wasm': './tfjs-backend-wasm.wasm',
+      'tfjs-backend-wasm-simd.wasm': './tfjs-backend-wasm-simd.wasm',
+      'tfjs-backend-wasm-threaded-simd.wasm': './tfjs-backend-wasm-threaded-simd.wasm',
+    });
+    tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // one thread, like every other participant
+    if (!(await tf.setBackend('wasm'))) throw new Error('tf.setBackend("wasm") failed');
+    await tf.ready();
+    if (!(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'))) throw new Error('tfjs-backend-wasm did not pick its SIMD build');
+    loaded.tf = tf;
+    loaded.tfVersion = version_wasm;
+  } catch (error) {
+    loaded.tfError = String(error);
+  }
+  const version = /Chrome\/([\d.]+)/.exec(navigator.userAgent)?.[1] ?? navigator.userAgent;
+  // CPU time over CDP: a pair of reads costs the renderer about a millisecond itself, measured here
+  // and subtracted; samples of >= 25 ms keep what remains of that error to a few percent.
+  const clock = window.__threadTime;
+  let cpuOverheadMs = 0;
+  if (clock) {
+    const pairs: number[] = [];
+    for (let i = 0; i < 21; ++i) {
+      const a = await clock();
+      pairs.push((await clock()) - a);
+    }
+    pairs.sort((x, y) => x - y);
+    cpuOverheadMs = pairs[10]!;
+  }
+  const result = await runEnvironment('Chromium', version, loaded, {
+    shapes: selectedShapes(args), log, minSampleMs: clock ? 25 : 2, ...(clock ? { cpuClock: clock, cpuOverheadMs } : {}),
+  });
+  result.environment.userAgent = navigator.userAgent;
+  return result;
+};
+status.textContent = 'ready';
+document.documentElement.dataset.benchReady = 'true';

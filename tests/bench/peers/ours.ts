@@ -1,0 +1,59 @@
+// Our engine through its public API (web/src/engine/engine.ts), exactly as the page and authors call
+// it: inputs are copied into wasm memory and outputs out of it on every call. One call per head.
+import type { AttentionEngine, Matrix } from '../../../web/src/engine/engine';
+import { head, type Inputs, type Shape } from '../data';
+import type { Peer, Runner } from '../suite';
+
+function perHead(inputs: Inputs): { Q: Matrix; K: Matrix; V: Matrix }[] {
+  const s = inputs.shape;
+  return Array.from({ length: s.heads }, (_, h) => ({
+    Q: { rows: s.n, cols: s.d, data: head(inputs.Q, s, h).slice() },
+    K: { rows: s.n, cols: s.d, data: head(inputs.K, s, h).slice() },
+    V: { rows: s.n, cols: s.d, data: head(inputs.V, s, h).slice() },
+  }));
+}
+
+function concat(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+export const FLASH_BLOCKS = { blockQ: 64, blockK: 64 } as const;
+
+/** flashAttention: the tiled kernel, no (n, n) matrix. */
+export function flashPeer(id: string, label: string, kind: 'ours', engine: AttentionEngine): Peer {
+  return {
+    id, label, kind,
+    async prepare(inputs: Inputs): Promise<Runner> {
+      const heads = perHead(inputs);
+      const options = { ...FLASH_BLOCKS, causal: inputs.shape.causal };
+      const run = () => heads.map((h) => engine.flashAttention(h.Q, h.K, h.V, options).output.data);
+      return { run, output: () => concat(run()) };
+    },
+  };
+}
+
+export function causalMask(n: number): Uint8Array {
+  const mask = new Uint8Array(n * n);
+  for (let i = 0; i < n; ++i) mask.fill(1, i * n, i * n + i + 1);
+  return mask;
+}
+
+/** attention: the article's function, which also returns the (n, n) weights. */
+export function naivePeer(id: string, label: string, kind: 'ours', engine: AttentionEngine): Peer {
+  return {
+    id, label, kind,
+    unsupported: (s: Shape) => (s.n * s.n > engine.info().limits.maxScoreElements ? 'n x n weights exceed the engine limit' : null),
+    async prepare(inputs: Inputs): Promise<Runner> {
+      const heads = perHead(inputs);
+      const options = inputs.shape.causal ? { mask: causalMask(inputs.shape.n) } : {};
+      const run = () => heads.map((h) => engine.attention(h.Q, h.K, h.V, options).output.data);
+      return { run, output: () => concat(run()) };
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// `npm run bench`: the whole benchmark, one process per environment, results in build/bench/.
+//
+//   npm run bench                      every shape (n = 4 .. 4096, h = 1 and 8, causal off and on)
+//   npm run bench -- --quick           n = 64 and 512 only
+//   npm run bench -- --n=512,1024      these n only
+//   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency/first load)
+//
+// Steps: builds the wasm engines if they are missing (node web/scripts/build-wasm.mjs), the SIMD roof
+// probe (emcc), the native peer (CMake, -DABH_BENCH=ON, -O3 -march=native) and runs it; runs the Node
+// suite in a child process (node-main.ts); builds the bench page and the site with Vite and runs the
+// Chromium suite and the page measurements (browser.ts); then prints the tables and writes
+// build/bench/results.json, results.md and chart.svg.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { launchBrowser } from '../browser/harness';
+import { benchDir, buildBenchPage, buildSite, runBenchPage, runFirstLoad, runLatency } from './browser';
+import { chartSvg, fullText, verdicts, type BenchReport, type NativeResult } from './report';
+import type { EnvironmentResult } from './setup';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const args = process.argv.slice(2);
+const suiteArgs = args.filter((a) => a === '--quick' || a.startsWith('--n='));
+const log = (line: string) => console.error(line);
+const t0 = performance.now();
+mkdirSync(benchDir, { recursive: true });
+
+const env = { ...process.env, NODE_PATH: [process.env.NODE_PATH, '/usr/share/nodejs'].filter(Boolean).join(':') };
+const run = (command: string, commandArgs: string[]) => execFileSync(command, commandArgs, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env });
+
+const report: BenchReport = {
+  machine: {
+    nproc: cpus().length,
+    cpu: /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? 'unknown',
+    node: process.version,
+    chromium: '',
+    date: new Date().toISOString().slice(0, 10),
+  },
+  environments: [],
+  native: null,
+  latency: [],
+  firstLoad: null,
+  errors: [],
+  seconds: 0,
+};
+try {
+  report.machine.nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim()) || report.machine.nproc;
+} catch {
+  // os.cpus() stays
+}
+
+// ---- builds ------------------------------------------------------------------------------------------
+const generated = join(root, 'web', 'src', 'engine', 'generated');
+if (!['attention_engine.wasm', 'attention_engine_scalar.wasm'].every((f) => existsSync(join(generated, f)))) {
+  log('[bench] building the wasm engines (node web/scripts/build-wasm.mjs)');
+  run('node', ['web/scripts/build-wasm.mjs']);
+}
+log('[bench] building the SIMD roof probe');
+run('emcc', ['tests/bench/roof/roof_probe.cpp', '-O3', '-msimd128', '--no-entry', '-o', join(benchDir, 'roof_probe.wasm')]);
+
+// ---- native ------------------------------------------------------------------------------------------
+if (!args.includes('--no-native')) {
+  try {
+    log('[bench] building the native peer (build/bench-native, -DABH_BENCH=ON)');
+    run('cmake', ['-S', '.', '-B', 'build/bench-native', '-DCMAKE_BUILD_TYPE=Release', '-DABH_BENCH=ON']);
+    run('cmake', ['--build', 'build/bench-native', '-j2', '--target', 'abh_bench_native']);
+    const out = spawnSync(join(root, 'build', 'bench-native', 'abh_bench_native'), suiteArgs, {
+      cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20,
+    });
+    if (out.status !== 0) throw new Error(`abh_bench_native exited with ${out.status}`);
+    report.native = JSON.parse(out.stdout) as NativeResult;
+    writeFileSync(join(benchDir, 'native.json'), out.stdout);
+  } catch (error) {
+    report.errors.push(`native: ${String(error)}`);
+  }
+}
+
+// ---- Node --------------------------------------------------------------------------------------------
+if (!args.includes('--no-node')) {
+  const out = join(benchDir, 'node.json');
+  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/node-main.ts', out, ...suiteArgs], {
+    cwd: root, stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (child.status === 0) report.environments.push(JSON.parse(readFileSync(out, 'utf8')) as EnvironmentResult);
+  else report.errors.push(`node: the Node process exited with ${child.status}`);
+}
+
+// ---- Chromium ----------------------------------------------------------------------------------------
+if (!args.includes('--no-browser')) {
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
+  try {
+    log('[bench] building the bench page (build/bench/page)');
+    await buildBenchPage();
+    browser = await launchBrowser();
+    report.machine.chromium = browser.version();
+    report.environments.push(await runBenchPage(browser, suiteArgs, log));
+    if (!args.includes('--no-page')) {
+      log('[bench] building the site (build/bench/site)');
+      await buildSite();
+      report.latency = await runLatency(browser, log);
+      report.firstLoad = await runFirstLoad(browser, log);
+    }
+  } catch (error) {
+    report.errors.push(`chromium: ${String(error instanceof Error ? error.stack ?? error.message : error).slice(0, 500)}`);
+  } finally {
+    await browser?.close();
+  }
+}
+
+// ---- report ------------------------------------------------------------------------------------------
+report.seconds = (performance.now() - t0) / 1000;
+const text = fullText(report);
+console.log(text);
+console.log(`\n(${report.seconds.toFixed(0)} s)`);
+writeFileSync(join(benchDir, 'results.json'), JSON.stringify({ ...report, verdicts: verdicts(report) }, null, 1));
+writeFileSync(join(benchDir, 'results.md'), `${text}\n`);
+writeFileSync(join(benchDir, 'chart.svg'), chartSvg(report));
+console.log(`results: ${join('build', 'bench', 'results.json')}, results.md, chart.svg`);
+process.exit(report.errors.length ? 1 : 0);

@@ -1,0 +1,317 @@
+// Step 10 (FlashAttention) in Chromium, as a reader uses it: every tile stepped through with the
+// buttons and the keyboard, ending at the same output table as step 6; autoplay and
+// prefers-reduced-motion; the block size from the URL and from the step's own control; and the
+// "Run it on my machine" measurement in its Web Worker (capped at small n through the figure's
+// data-max-n test hook): progress, a responsive page while it runs, a fitted slope, cancel. Then the
+// <attention-flash> element from the embed bundle, same-origin under a strict CSP and from another origin.
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+
+const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+const AUTOPLAY_MS = 1400;
+
+let server: StaticServer;
+let browser: Browser;
+
+function hostPage(scriptSrc: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host article</title></head>
+<body><main><h1>Tiles</h1><p>Prose by the author.</p>${body}</main><script type="module" src="${scriptSrc}"></script></body></html>`;
+}
+
+const FLASH_ELEMENT = '<attention-flash tokens="we predict the next word one tile at a time" block="3" causal controls="none"></attention-flash>';
+
+beforeAll(async () => {
+  server = await serve({
+    headers: (path) => ({ 'access-control-allow-origin': '*', ...(path.endsWith('.html') ? { 'content-security-policy': STRICT_CSP } : {}) }),
+    routes: { '/host.html': { body: hostPage('./embed/attention-by-hand.js', FLASH_ELEMENT) } },
+  });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query = '', reducedMotion: 'reduce' | 'no-preference' = 'reduce'): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion });
+  const errors = collectErrors(page);
+  await page.goto(`${server.url}/${query}`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  return { page, errors };
+}
+
+const stepperOf = (page: Page) => page.locator('#flash .flash-stepper');
+const positionOf = async (page: Page) => Number(await stepperOf(page).getAttribute('data-position'));
+const totalOf = async (page: Page) => Number(await stepperOf(page).getAttribute('data-total'));
+
+/** Runs the measurement with the test hook's cap and waits for it to finish. */
+async function runCapped(page: Page, scope: string, maxN: number): Promise<void> {
+  const figure = page.locator(`${scope} .flash-run`);
+  await figure.evaluate((el, n) => { (el as HTMLElement).dataset.maxN = String(n); }, maxN);
+  await figure.locator('.flash-run-start').click();
+  await expect.poll(() => figure.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toMatch(/done|failed|cancelled/);
+}
+
+describe('FlashAttention in the walkthrough', () => {
+  test('every tile, with the buttons and the keyboard; the last one shows step 6’s output and a difference below 1e-5', async () => {
+    const { page, errors } = await open();
+    const stepper = stepperOf(page);
+    expect(await page.locator('#flash h2').innerText()).toMatch(/^10\.\s*FlashAttention/);
+    expect(await page.locator('#faq h2').innerText()).toMatch(/^11\./);
+    const total = await totalOf(page);
+    expect(total).toBe(9); // 9 tokens in blocks of 4: 3 x 3 tiles
+    expect(await positionOf(page)).toBe(0);
+
+    // Buttons: click, then keyboard on a focused button.
+    await page.locator('#flash .flash-next').click();
+    expect(await positionOf(page)).toBe(1);
+    await page.locator('#flash .flash-prev').focus();
+    await page.keyboard.press('Tab'); // to Next, with a visible focus ring
+    expect(await page.locator('#flash .flash-next').evaluate((b) => b === (b.getRootNode() as ShadowRoot).activeElement)).toBe(true);
+    expect(await page.locator('#flash .flash-next').evaluate((b) => getComputedStyle(b).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Enter');
+    expect(await positionOf(page)).toBe(2);
+    await page.keyboard.press('Space');
+    expect(await positionOf(page)).toBe(3);
+
+    // Arrow keys on the figure, one tile per press, to the end.
+    await stepper.focus();
+    for (let expected = 4; expected < total; expected++) {
+      await page.keyboard.press('ArrowRight');
+      expect(await positionOf(page)).toBe(expected);
+      expect(await page.locator('#flash .flash-position').innerText()).toBe(`Tile ${expected + 1} of ${total}`);
+    }
+    await page.keyboard.press('ArrowRight');
+    expect(await positionOf(page)).toBe(total - 1);
+    expect(await page.locator('#flash .flash-next').isDisabled()).toBe(true);
+    await page.keyboard.press('Home');
+    expect(await positionOf(page)).toBe(0);
+    expect(await page.locator('#flash .flash-diff').isHidden()).toBe(true);
+    await page.keyboard.press('End');
+    expect(await positionOf(page)).toBe(total - 1);
+
+    // The end: the difference is shown and tiny, and the output table is step 6's table.
+    const diff = page.locator('#flash .flash-diff');
+    expect(await diff.isVisible()).toBe(true);
+    expect(Number(await diff.getAttribute('data-value'))).toBeLessThan(1e-5);
+    expect(await diff.innerText()).toMatch(/Largest difference between the two, over all 36 entries: (0|\d\.\d × 10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\./);
+    const cells = (selector: string) => page.locator(selector).locator('td').allTextContents();
+    const stepSix = await cells('#weighted-sum table.matrix:has(caption:text-matches("^output = weights V"))');
+    expect(stepSix).toHaveLength(36);
+    expect(await cells('#flash table.flash-output')).toEqual(stepSix);
+    expect(await cells('#flash table.flash-naive')).toEqual(stepSix);
+    // And the numbers behind them agree to 1e-5 in the page's own snapshot.
+    const worst = await page.evaluate(() => {
+      const s = window.attentionWalkthrough!.result;
+      const p = s.pipeline;
+      const out = s.flash.trace!.output.data;
+      let w = 0;
+      for (let i = 0; i < out.length; i++) w = Math.max(w, Math.abs(out[i] - p.headOutputs.data[s.settings.head * p.n * p.dK + i]));
+      return w;
+    });
+    expect(worst).toBeLessThan(1e-5);
+
+    // The cost step links here, inside the same shadow root.
+    expect(await page.locator('#cost .cost-flash a[href="#flash"]').count()).toBe(1);
+    expect(await page.locator('#cost .cost-flash a[href="#flash-run"]').count()).toBe(1);
+    expect(await page.locator('#faq a[href="#flash-run"]').count()).toBe(1);
+    await page.locator('#cost .cost-flash a[href="#flash"]').click();
+    await expect.poll(() => page.locator('#flash h2').evaluate((h) => Math.round(h.getBoundingClientRect().top))).toBeLessThan(200);
+    const text = await page.locator('#flash').innerText();
+    expect(text).not.toMatch(/\bNaN\b|undefined|Infinity/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('reduced motion: nothing plays by itself; Autoplay, once pressed, advances without transitions', async () => {
+    const { page } = await open('', 'reduce');
+    const autoplay = page.locator('#flash .flash-autoplay');
+    await stepperOf(page).scrollIntoViewIfNeeded();
+    await page.waitForTimeout(AUTOPLAY_MS * 2);
+    expect(await positionOf(page)).toBe(0);
+    expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
+    await autoplay.click();
+    expect(await autoplay.getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => positionOf(page), { timeout: AUTOPLAY_MS * 4 }).toBeGreaterThanOrEqual(2);
+    const duration = await page.locator('#flash .flash-tile-cell').first().evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    expect(duration).toBeLessThan(0.001);
+    await autoplay.click();
+    expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
+    await page.close();
+  });
+
+  test('no reduced-motion preference: the tiles play when the figure comes into view, until the reader steps', async () => {
+    const { page } = await open('', 'no-preference');
+    const autoplay = page.locator('#flash .flash-autoplay');
+    expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
+    await stepperOf(page).scrollIntoViewIfNeeded();
+    await expect.poll(() => autoplay.getAttribute('aria-pressed'), { timeout: 5000 }).toBe('true');
+    await expect.poll(() => positionOf(page), { timeout: AUTOPLAY_MS * 3 }).toBeGreaterThanOrEqual(1);
+    const duration = await page.locator('#flash .flash-tile-cell').first().evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    expect(duration).toBeGreaterThan(0.05);
+    await page.locator('#flash .flash-next').click();
+    expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
+    const stopped = await positionOf(page);
+    await page.waitForTimeout(AUTOPLAY_MS * 1.5);
+    expect(await positionOf(page)).toBe(stopped);
+    await page.close();
+  });
+
+  test('block and causal from the URL: 25 tiles, 10 skipped, the same output; the step’s control writes `block` to the URL', async () => {
+    const { page, errors } = await open('?block=2&causal=1');
+    expect(await totalOf(page)).toBe(25);
+    expect(await page.locator('#flash table.flash-tiles td[data-state="skipped"]').count()).toBe(10);
+    await stepperOf(page).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight'); // query block 1 x key block 3: above the diagonal
+    expect(await page.locator('#flash .flash-status').innerText()).toMatch(/skipped/);
+    expect(await page.locator('#flash table.flash-k td.hl').count()).toBe(0);
+    await page.keyboard.press('End');
+    expect(Number(await page.locator('#flash .flash-diff').getAttribute('data-value'))).toBeLessThan(1e-5);
+
+    const range = page.locator('#flash .flash-block-control input[type="range"]');
+    expect(await range.inputValue()).toBe('2');
+    await range.focus();
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.evaluate(() => location.search)).toContain('block=3');
+    await expect.poll(() => totalOf(page)).toBe(9);
+    expect(await positionOf(page)).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    const bad = await open('?block=99');
+    expect(await bad.page.locator('.notices').first().innerText()).toContain('The block size must be from 1 to 16; 99 was changed to 16');
+    expect(await totalOf(bad.page)).toBe(1);
+    await bad.page.close();
+  });
+
+  test('Run it on my machine: nothing before Run; progress while a worker measures, the page stays responsive; a slope; Cancel', async () => {
+    const { page, errors } = await open();
+    const figure = page.locator('#flash .flash-run');
+    const progress = figure.locator('progress');
+    await page.waitForTimeout(300);
+    expect(await figure.getAttribute('data-phase')).toBeNull();
+    expect(await figure.locator('.flash-run-results').isHidden()).toBe(true);
+
+    // A capped run (the test hook): 128 .. 1024 for both kernels.
+    await figure.evaluate((el) => { (el as HTMLElement).dataset.maxN = '1024'; });
+    await figure.locator('.flash-run-start').click();
+    expect(await figure.locator('.flash-run-start').isDisabled()).toBe(true);
+    expect(await figure.locator('.flash-run-cancel').isEnabled()).toBe(true);
+    await expect.poll(() => progress.evaluate((p) => (p as HTMLProgressElement).position), { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
+    // The main thread is free while the worker measures: the stepper still answers at once.
+    const before = await positionOf(page);
+    const started = Date.now();
+    await page.locator('#flash .flash-next').click();
+    expect(await positionOf(page)).toBe(before + 1);
+    expect(Date.now() - started).toBeLessThan(1500);
+    await expect.poll(() => figure.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toBe('done');
+    expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBe(1);
+    const slope = figure.locator('.flash-run-slope');
+    expect(await slope.innerText()).toMatch(/naive time slope \d\.\d\d, tiled time slope \d\.\d\d/);
+    for (const kernel of ['naive', 'tiled']) {
+      const value = Number(await slope.getAttribute(`data-${kernel}-slope`));
+      expect(Number.isFinite(value) && value > 0).toBe(true);
+    }
+    expect(await figure.locator('table.flash-run-table tbody tr').count()).toBe(4);
+    expect(await figure.locator('table.flash-run-table td.flash-run-empty').count()).toBe(0);
+    expect(await figure.locator('svg.line-chart').count()).toBe(2);
+    expect(await figure.locator('svg.line-chart circle.series-naive').count()).toBe(8); // 4 sizes on each of the two charts
+    expect(await figure.innerText()).not.toMatch(/\bNaN\b|undefined|Infinity/);
+
+    // Cancel, uncapped this time: it stops at once and keeps what was measured.
+    await figure.evaluate((el) => { delete (el as HTMLElement).dataset.maxN; });
+    await figure.locator('.flash-run-start').click();
+    await expect.poll(() => figure.locator('table.flash-run-table td[data-ms]').count(), { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
+    await figure.locator('.flash-run-cancel').click();
+    expect(await figure.getAttribute('data-phase')).toBe('cancelled');
+    expect(await figure.locator('.flash-run-status').innerText()).toMatch(/^Cancelled/);
+    expect(await figure.locator('.flash-run-start').isEnabled()).toBe(true);
+    expect(await figure.locator('.flash-run-cancel').isDisabled()).toBe(true);
+    expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBeLessThan(1);
+    const table = await figure.locator('table.flash-run-table').innerText();
+    await page.waitForTimeout(1500);
+    expect(await figure.locator('table.flash-run-table').innerText()).toBe(table);
+    expect(table).toContain('16k');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+test('axe: no serious accessibility violation in the step at its last tile (skipped tiles, comparison) with measured results, light and dark', async () => {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const context = await browser.newContext({ colorScheme, reducedMotion: 'reduce', viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/?causal=1&block=3`);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await runCapped(page, '#flash', 512);
+    const problems: string[] = [];
+    for (const key of ['End']) {
+      await stepperOf(page).focus();
+      await page.keyboard.press(key);
+      // Only the flash section (inside the walkthrough's shadow root): the rest of the page has its own axe test.
+      const results = await new AxeBuilder({ page }).include({ fromShadowDom: ['attention-walkthrough', '#flash'] }).analyze();
+      for (const v of results.violations) {
+        if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+        const nodes = v.nodes;
+        if (nodes.length) problems.push(`${colorScheme} tile ${await positionOf(page)} ${v.id}: ${nodes.length} nodes, e.g. ${JSON.stringify(nodes[0].target)} — ${nodes[0].failureSummary}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  }
+}, 240_000);
+
+describe('<attention-flash> from the embed bundle', () => {
+  test('same origin under a strict CSP: the tiles and the measurement (worker) both run, no violation', async () => {
+    const page = await browser.newPage({ reducedMotion: 'reduce' });
+    const errors = collectErrors(page);
+    await page.addInitScript(() => {
+      const list: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = list;
+      document.addEventListener('securitypolicyviolation', (e) => list.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    await page.goto(`${server.url}/host.html`);
+    const element = page.locator('attention-flash');
+    await element.scrollIntoViewIfNeeded();
+    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    const stepper = element.locator('.flash-stepper');
+    expect(await stepper.getAttribute('data-total')).toBe('16'); // 10 tokens in blocks of 3: 4 x 4 tiles
+    expect(await element.locator('table.flash-tiles td[data-state="skipped"]').count()).toBe(6);
+    await element.locator('.flash-stepper').focus();
+    await page.keyboard.press('End');
+    expect(Number(await element.locator('.flash-diff').getAttribute('data-value'))).toBeLessThan(1e-5);
+    await runCapped(page, 'attention-flash', 1024);
+    expect(await element.locator('.flash-run').getAttribute('data-phase')).toBe('done');
+    expect(await element.locator('.flash-run-slope').innerText()).toMatch(/naive time slope \d\.\d\d/);
+    expect(server.requests.some((path) => /^\/embed\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('from another origin: the tiles work; the measurement says it runs on the walkthrough’s own page', async () => {
+    const host = await serve({ root: '/nonexistent', routes: { '/article.html': { body: hostPage(`${server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } } });
+    const page = await browser.newPage({ reducedMotion: 'reduce' });
+    const errors = collectErrors(page);
+    await page.goto(`${host.url}/article.html`);
+    const element = page.locator('attention-flash');
+    await element.scrollIntoViewIfNeeded();
+    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    expect(await element.locator('.flash-stepper').getAttribute('data-total')).toBe('16');
+    await element.locator('.flash-run-start').click();
+    // A worker script must come from the page's own origin: the browser refuses it, and the figure says so.
+    await expect.poll(() => element.locator('.flash-run').getAttribute('data-phase'), { timeout: 20_000 }).toBe('failed');
+    expect(await element.locator('.flash-run-status').innerText()).toMatch(/runs on the walkthrough’s own page/);
+    expect(await element.locator('.flash-run-start').isEnabled()).toBe(true);
+    // The rest keeps working.
+    await element.locator('.flash-next').click();
+    expect(await element.locator('.flash-stepper').getAttribute('data-position')).toBe('1');
+    expect(errors.filter((e) => !/cost-worker/.test(e))).toEqual([]);
+    await page.close();
+    await host.close();
+  });
+});

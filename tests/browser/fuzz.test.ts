@@ -1,0 +1,265 @@
+// Fuzz: random parameter sets through the page's two outside boundaries, in the real page.
+//   - URL: 700 queries on ONE walkthrough page (pushState + popstate, the page's own back/forward path;
+//     plus 30 full loads of index.html?<query>).
+//   - Attributes: 700 random attribute sets on running elements of every kind on ONE host page.
+// For each: no uncaught error or console error, the settings shown are exactly what validation in
+// settings.ts makes of the input, its notices are on screen, no NaN / Infinity / undefined in any figure,
+// every weight finite and every row summing to 1 (or 0 where fully masked), the page intact.
+// FUZZ_SEED=<n> replays a run; FUZZ_URL_CASES / FUZZ_ATTRIBUTE_CASES change the counts.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
+import { STEP_ELEMENTS } from '../../web/src/elements/registry';
+import { settingsFromParams, type Settings } from '../../web/src/settings';
+import { FuzzRng, fuzzSeed, rawParams } from '../unit/fuzz-values';
+import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+
+const URL_CASES = Number(process.env.FUZZ_URL_CASES ?? 700);
+const URL_LOADS = 30;
+const ATTRIBUTE_CASES = Number(process.env.FUZZ_ATTRIBUTE_CASES ?? 700);
+const SEED = fuzzSeed(20240611);
+
+/** Every step element the registry names (those the built bundle defines are used). */
+const REGISTERED_TAGS = Object.values(STEP_ELEMENTS);
+/** The whole walkthrough: one section per step, as its table of contents lists them (at least the article's 10). */
+const ALL_STEPS = -1;
+const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fuzz host</title></head><body><main>
+${REGISTERED_TAGS.map((tag) => `<${tag}></${tag}>`).join('\n')}
+<attention-walkthrough></attention-walkthrough>
+</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
+
+let server: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await serve({ routes: { '/host.html': { body: HOST } } });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+interface PageReport {
+  settings: Settings | null;
+  resultSettings: Settings | null;
+  notices: string[];
+  noticesVisible: boolean;
+  sections: number;
+  tocEntries: number;
+  badText: string[];
+  numericProblems: string[];
+}
+
+/**
+ * Runs in the page: everything the test asserts about one element after a case. Figures must not show
+ * NaN, Infinity or undefined; notices may quote the reader's own input (“NaN”) but nothing else.
+ */
+function inspect(element: Element): PageReport {
+  type WithState = Element & { config: Settings | null; result: { settings: Settings; pipeline: Record<string, unknown> } | null };
+  const el = element as WithState;
+  const root = el.shadowRoot!;
+  const badText: string[] = [];
+  const bad = /\bNaN\b|Infinity|undefined|\[object /;
+  for (const part of root.querySelectorAll('section.step, .controls')) {
+    const text = part.textContent ?? '';
+    const match = bad.exec(text);
+    if (match) badText.push(`${(part as HTMLElement).dataset.step ?? part.className}: …${text.slice(Math.max(0, match.index - 40), match.index + 40)}…`);
+    // format.ts draws NaN as "?" and ±Infinity as "∞": no computed cell may hold either (an open
+    // histogram bin's edge "∞" and a masked score's "−∞" are by design).
+    for (const cell of part.querySelectorAll('td, output, .stat, .by-hand-result')) {
+      const value = (cell.textContent ?? '').trim();
+      const computed = cell.hasAttribute('data-value') || cell.classList.contains('by-hand-result');
+      if (/^\?%?$/.test(value) || (computed && /(^|[^\u2212-])∞/.test(value))) badText.push(`${(part as HTMLElement).dataset.step ?? part.className} cell: ${value}`);
+    }
+    for (const node of part.querySelectorAll('[aria-label], [title]')) {
+      const label = `${node.getAttribute('aria-label') ?? ''} ${node.getAttribute('title') ?? ''}`;
+      if (bad.test(label)) badText.push(`label: ${label.slice(0, 80)}`);
+    }
+  }
+  const noticeBox = root.querySelector('.notices') as HTMLElement | null;
+  const notices = [...(noticeBox?.querySelectorAll('li') ?? [])].map((li) => li.textContent ?? '');
+  for (const notice of notices) {
+    const unquoted = notice.replace(/“[^”]*”/g, '');
+    if (bad.test(unquoted)) badText.push(`notice: ${notice}`);
+  }
+  const numericProblems: string[] = [];
+  const result = el.result;
+  if (result) {
+    const p = result.pipeline as Record<string, { data?: ArrayLike<number> } | number>;
+    for (const [key, value] of Object.entries(p)) {
+      const data = typeof value === 'object' && value && 'data' in value ? value.data : null;
+      if (!data) continue;
+      for (let i = 0; i < data.length; i++) {
+        if (!Number.isFinite(data[i])) {
+          numericProblems.push(`${key}[${i}] = ${data[i]}`);
+          break;
+        }
+      }
+    }
+    const n = p.n as number;
+    const weights = (p.weights as { data: Float32Array }).data;
+    const masked = p.fullyMaskedRows as unknown as Uint8Array;
+    for (let r = 0; r < weights.length / n; r++) {
+      let sum = 0;
+      for (let c = 0; c < n; c++) sum += weights[r * n + c];
+      const expected = masked[r % n] ? 0 : 1;
+      if (Math.abs(sum - expected) > 1e-4) numericProblems.push(`weights row ${r} sums to ${sum}`);
+    }
+  }
+  return {
+    settings: el.config,
+    resultSettings: result?.settings ?? null,
+    notices,
+    noticesVisible: noticeBox ? !noticeBox.hidden : false,
+    sections: root.querySelectorAll('section.step').length,
+    tocEntries: root.querySelectorAll('nav.toc li').length,
+    badText,
+    numericProblems,
+  };
+}
+
+function checkReport(report: PageReport, expected: { settings: Settings; notices: string[] }, sections: number, label: string): void {
+  expect(report.settings, label).toEqual(expected.settings);
+  expect(report.resultSettings, label).toEqual(expected.settings);
+  if (sections === ALL_STEPS) {
+    expect(report.sections, label).toBeGreaterThanOrEqual(10);
+    expect(report.sections, label).toBe(report.tocEntries);
+  } else {
+    expect(report.sections, label).toBe(sections);
+  }
+  expect(report.badText, label).toEqual([]);
+  expect(report.numericProblems, label).toEqual([]);
+  if (expected.notices.length > 0) {
+    expect(report.noticesVisible, label).toBe(true);
+    for (const notice of expected.notices) expect(report.notices, label).toContain(notice);
+  }
+}
+
+/** Makes inspect() callable in the page (and after every navigation) as window.__fuzzInspect. */
+async function withInspect(page: Page): Promise<void> {
+  await page.addInitScript(`window.__fuzzInspect = ${inspect.toString()};`);
+}
+
+declare global {
+  interface Window {
+    __fuzzInspect(element: Element | null): PageReport;
+  }
+}
+
+function waitReady(page: Page): Promise<unknown> {
+  return page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, { timeout: 60_000 });
+}
+
+/** The slowest cases, for the log: a drawing-time regression shows up here first. */
+const slowest: { ms: number; label: string }[] = [];
+function timed(ms: number, label: string): void {
+  slowest.push({ ms, label: label.slice(0, 160) });
+  slowest.sort((a, b) => b.ms - a.ms);
+  slowest.length = Math.min(slowest.length, 5);
+}
+
+let urlCount = 0;
+let attributeCount = 0;
+
+describe(`fuzz (seed ${SEED})`, () => {
+  test(`${URL_CASES} random URLs on one walkthrough page, and ${URL_LOADS} as full page loads`, async () => {
+    const rng = new FuzzRng(SEED);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = collectErrors(page);
+    await withInspect(page);
+    await page.goto(`${server.url}/index.html`);
+    await waitReady(page);
+    for (let i = 0; i < URL_CASES + URL_LOADS; i++) {
+      const query = new URLSearchParams(rawParams(rng)).toString();
+      const expected = settingsFromParams(new URLSearchParams(query));
+      const label = `URL case ${i}: ?${query.slice(0, 300)}`;
+      let report: PageReport;
+      const started = performance.now();
+      if (i < URL_CASES) {
+        // The page's own history path: a new entry, then back/forward's popstate reads it.
+        report = await page.evaluate(async (query) => {
+          const element = document.querySelector('attention-walkthrough')!;
+          const changed = new Promise<boolean>((resolve) => {
+            element.addEventListener('attention-change', () => resolve(true), { once: true });
+            setTimeout(() => resolve(false), 20_000);
+          });
+          history.pushState(null, '', `?${query}`);
+          dispatchEvent(new PopStateEvent('popstate'));
+          if (!(await changed)) throw new Error('no attention-change within 20 s');
+          // Steps off screen are drawn in idle time: draw them all now, then look at every one.
+          (element as unknown as { testHooks: { flush(): void } }).testHooks.flush();
+          return window.__fuzzInspect(element);
+        }, query);
+      } else {
+        await page.goto(`${server.url}/index.html?${query}`);
+        await waitReady(page).catch(async (error: unknown) => {
+          const state = await page.evaluate(() => ({ ready: document.documentElement.dataset.ready, status: document.getElementById('engine-status')?.textContent }));
+          throw new Error(`${label}: not ready (${JSON.stringify(state)}; errors ${JSON.stringify(errors)}): ${String(error)}`);
+        });
+        report = await page.evaluate(() => {
+          const element = document.querySelector('attention-walkthrough')!;
+          (element as unknown as { testHooks: { flush(): void } }).testHooks.flush();
+          return window.__fuzzInspect(element);
+        });
+      }
+      timed(performance.now() - started, label);
+      checkReport(report, expected, ALL_STEPS, label);
+      expect(errors, label).toEqual([]);
+      urlCount++;
+    }
+    expect(await page.locator('h1').innerText()).toBe('Attention, worked out by hand');
+    await page.close();
+  }, 1_500_000);
+
+  test(`${ATTRIBUTE_CASES} random attribute sets on running elements of every kind`, async () => {
+    const rng = new FuzzRng(SEED ^ 0x5eed);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = collectErrors(page);
+    await withInspect(page);
+    await page.goto(`${server.url}/host.html`);
+    const STEP_TAGS = await page.evaluate((tags) => tags.filter((tag) => customElements.get(tag)), REGISTERED_TAGS);
+    expect(STEP_TAGS.length).toBeGreaterThanOrEqual(10);
+    const tags = [...STEP_TAGS, 'attention-walkthrough'];
+    for (const tag of tags) {
+      const element = page.locator(tag);
+      await element.scrollIntoViewIfNeeded();
+      await expect.poll(() => element.getAttribute('data-ready'), { timeout: 30_000 }).toBe('true');
+    }
+    const paramToAttribute = Object.fromEntries(Object.entries(SETTING_ATTRIBUTES).map(([attribute, param]) => [param, attribute]));
+    for (let i = 0; i < ATTRIBUTE_CASES; i++) {
+      // Mostly single steps (cheap to draw); every tenth case the whole walkthrough.
+      const tag = i % 10 === 9 ? 'attention-walkthrough' : rng.pick(STEP_TAGS);
+      const attributes: [string, string][] = [];
+      // theme first: the notices on screen are those of the last attribute that changed, a setting.
+      if (rng.bool(0.05)) attributes.push(['theme', rng.pick(['dark', 'light', 'blue', ''])]);
+      for (const [param, value] of rawParams(rng)) if (param in paramToAttribute) attributes.push([paramToAttribute[param], value]);
+      const params = new URLSearchParams();
+      for (const [attribute, value] of attributes) if (attribute in SETTING_ATTRIBUTES) params.set(SETTING_ATTRIBUTES[attribute as keyof typeof SETTING_ATTRIBUTES], value);
+      const expected = settingsFromParams(params);
+      const label = `attribute case ${i} on <${tag}>: ${JSON.stringify(attributes).slice(0, 300)}`;
+      const started = performance.now();
+      const report = await page.evaluate(async ({ tag, attributes, settingAttributes }) => {
+        const element = document.querySelector(tag)!;
+        // The author's new attribute set replaces the old one.
+        for (const name of [...Object.keys(settingAttributes), 'theme'])
+          if (!attributes.some(([a]) => a === name)) element.removeAttribute(name);
+        for (const [name, value] of attributes) element.setAttribute(name, value);
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+        (element as unknown as { testHooks: { flush(): void } }).testHooks.flush(); // draw steps queued for idle time
+        return window.__fuzzInspect(element);
+      }, { tag, attributes, settingAttributes: SETTING_ATTRIBUTES });
+      timed(performance.now() - started, label);
+      checkReport(report, expected, tag === 'attention-walkthrough' ? ALL_STEPS : 1, label);
+      expect(errors, label).toEqual([]);
+      attributeCount++;
+    }
+    await page.close();
+  }, 1_500_000);
+
+  afterAll(() => {
+    console.log(`[fuzz] seed ${SEED}: ${urlCount} URL cases (${Math.max(0, urlCount - URL_CASES)} as full page loads) and ${attributeCount} attribute cases passed`);
+    console.log(`[fuzz] slowest cases:\n${slowest.map((s) => `  ${Math.round(s.ms)} ms  ${s.label}`).join('\n')}`);
+  });
+});

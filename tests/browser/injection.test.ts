@@ -1,0 +1,247 @@
+// No injection: markup, script, javascript: URLs and CSS-breaking strings fed everywhere the product
+// accepts text — the URL (tokens and every other parameter), the sentence input typed key by key,
+// every element attribute (in the host page's HTML and set later), embed.html's parameters and the
+// "Copy embed code" snippet — run no script (no dialog, window.__pwned stays unset), create no
+// element, hide nothing, and appear in the DOM as text.
+import type { Browser, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { tokenize, validateSettings } from '../../web/src/settings';
+import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+
+/** Each one, if it ever ran, sets window.__pwned and/or opens a dialog. */
+export const PAYLOADS = [
+  '<img src=x onerror="window.__pwned=1;alert(1)">',
+  '"><script>window.__pwned=1;alert(1)</script>',
+  "'><svg onload=window.__pwned=1>",
+  'javascript:window.__pwned=1;alert(1)',
+  '</style><style>*{display:none}</style>',
+  '"; background:url(javascript:window.__pwned=1); x:"',
+  '<a href="javascript:alert(1)">click</a>',
+  '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>',
+  '</textarea><script>alert(1)</script>',
+  '${alert(1)} {{constructor.constructor("alert(1)")()}}',
+  '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>',
+  '&lt;img src=x onerror=alert(1)&gt; &#x3C;script&#x3E;',
+];
+
+const SETTING_ATTRIBUTES = ['tokens', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed', 'controls', 'theme'];
+const URL_PARAMS = ['tokens', 'd_model', 'heads', 'head', 'causal', 'scale', 'seed'];
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The host page an author might write: every payload pasted into an attribute (HTML-escaped, as a CMS stores it). */
+function hostPage(): string {
+  const elements = PAYLOADS.map((payload, i) => {
+    const attribute = SETTING_ATTRIBUTES[i % SETTING_ATTRIBUTES.length];
+    return `<attention-scores tokens="${escapeHtml(payload)}" ${attribute === 'tokens' ? '' : `${attribute}="${escapeHtml(payload)}"`} data-case="${i}"></attention-scores>`;
+  });
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main><h1>Host</h1>
+${elements.join('\n')}
+<attention-walkthrough tokens="${escapeHtml(PAYLOADS.join(' '))}" controls="${escapeHtml(PAYLOADS[0])}" theme="${escapeHtml(PAYLOADS[4])}"></attention-walkthrough>
+</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
+}
+
+let server: StaticServer;
+let browser: Browser;
+/** Read at request time, so a test can add a page (the pasted snippet) to the running server. */
+const routes: Record<string, { body: string }> = {};
+
+beforeAll(async () => {
+  routes['/host.html'] = { body: hostPage() };
+  server = await serve({ routes });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+interface Watched {
+  page: Page;
+  errors: string[];
+  dialogs: string[];
+}
+
+async function watchedPage(): Promise<Watched> {
+  const page = await browser.newPage();
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  const errors = collectErrors(page);
+  return { page, errors, dialogs };
+}
+
+/** Script never ran in any frame; no element from a payload exists in any document or shadow root; nothing is hidden. */
+async function expectInert(page: Page, dialogs: string[]): Promise<void> {
+  expect(dialogs).toEqual([]);
+  for (const frame of page.frames()) await expectFrameInert(frame);
+}
+
+async function expectFrameInert(frame: Frame): Promise<void> {
+  const report = await frame.evaluate(() => {
+    const roots: (Document | ShadowRoot)[] = [document];
+    for (let i = 0; i < roots.length; i++) for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
+    const injected: string[] = [];
+    const hidden: string[] = [];
+    const badStyles: string[] = [];
+    for (const root of roots) {
+      for (const node of root.querySelectorAll('img, iframe, svg[onload], a[href^="javascript" i], script:not([src]), style, [onerror], [onload], [onclick], mglyph, mtext')) {
+        // KaTeX MathML at build time uses <mtext>; the pasted iframe snippet is our own embed.html.
+        if (node.tagName.toLowerCase() === 'mtext' && node.closest('.formula')) continue;
+        if (node.tagName.toLowerCase() === 'iframe' && /\/embed\.html\?/.test(node.getAttribute('src') ?? '')) continue;
+        injected.push(node.outerHTML.slice(0, 80));
+      }
+      for (const section of root.querySelectorAll('section.step, .controls, .notices:not([hidden])')) {
+        const style = getComputedStyle(section);
+        if (style.display === 'none' || style.visibility === 'hidden' || (section as HTMLElement).offsetHeight === 0) hidden.push(section.className);
+      }
+      for (const node of root.querySelectorAll('*')) {
+        const bg = getComputedStyle(node).backgroundImage;
+        if (/javascript/i.test(bg)) badStyles.push(bg);
+      }
+    }
+    return { pwned: (window as unknown as { __pwned?: unknown }).__pwned, injected, hidden, badStyles };
+  });
+  expect(report).toEqual({ pwned: undefined, injected: [], hidden: [], badStyles: [] });
+}
+
+/** All text of the page, shadow roots included. */
+function allText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const roots: (Document | ShadowRoot)[] = [document];
+    for (let i = 0; i < roots.length; i++) for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
+    return roots.map((r) => (r instanceof Document ? r.body.textContent : r.textContent)).join('\n');
+  });
+}
+
+/** The tokens the page shows for a sentence: its words, each as text (over-long ones shortened). */
+const wordsOf = (sentence: string) => tokenize(sentence).tokens;
+/** A row label without the position added to repeated words. */
+const unlabel = (label: string) => label.replace(/ \(\d+\)$/, '');
+
+let cases = 0;
+
+describe('untrusted text is only ever text', () => {
+  test('URL parameters: every payload in tokens and in every other parameter', async () => {
+    const { page, errors, dialogs } = await watchedPage();
+    for (const payload of PAYLOADS) {
+      for (const param of URL_PARAMS) {
+        const query = new URLSearchParams({ [param]: payload, ...(param === 'tokens' ? {} : { tokens: payload }) });
+        await page.goto(`${server.url}/index.html?${query}`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+        cases++;
+      }
+      // The last load had the payload as tokens: its words are on the page as text.
+      const text = await allText(page);
+      for (const word of wordsOf(payload)) expect(text).toContain(word);
+      await expectInert(page, dialogs);
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the sentence input, typed key by key, then committed with Tab', async () => {
+    const { page, errors, dialogs } = await watchedPage();
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    const input = page.locator('input[name="tokens"]');
+    for (const payload of PAYLOADS) {
+      await input.fill('');
+      await input.pressSequentially(payload);
+      await page.keyboard.press('Tab');
+      const shown = validateSettings({ sentence: payload }).settings.sentence;
+      await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.config.sentence)).toBe(shown);
+      // The scores step may be off screen and drawn in idle time: wait for it.
+      await expect.poll(async () => (await page.locator('#scores table.matrix').nth(2).locator('tbody th').allTextContents()).map(unlabel)).toEqual(wordsOf(payload));
+      expect(await input.inputValue()).toBe(shown);
+      await expectInert(page, dialogs);
+      cases++;
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('element attributes, as pasted into a host page and as set later', async () => {
+    const { page, errors, dialogs } = await watchedPage();
+    await page.goto(`${server.url}/host.html`);
+    const elements = page.locator('attention-scores, attention-walkthrough');
+    const count = await elements.count();
+    for (let i = 0; i < count; i++) {
+      await elements.nth(i).scrollIntoViewIfNeeded();
+      await expect.poll(() => elements.nth(i).getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      cases++;
+    }
+    // The attribute's words are the figure's labels; bad values are named in the notice, as text.
+    for (let i = 0; i < PAYLOADS.length; i++) {
+      const element = page.locator(`attention-scores[data-case="${i}"]`);
+      const labels = await element.locator('table.matrix').nth(2).locator('tbody th').allTextContents();
+      expect(labels.map(unlabel)).toEqual(wordsOf(PAYLOADS[i]));
+    }
+    await expectInert(page, dialogs);
+    // Set later, on a running element: every attribute, every payload.
+    const target = page.locator('attention-scores').first();
+    for (const payload of PAYLOADS) {
+      for (const attribute of SETTING_ATTRIBUTES) {
+        await target.evaluate((el, [name, value]) => el.setAttribute(name, value), [attribute, payload] as const);
+        cases++;
+      }
+      await page.waitForTimeout(50);
+      await expectInert(page, dialogs);
+      expect(await target.getAttribute('data-ready')).toBe('true');
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('embed.html: payloads as the step name and as every parameter', async () => {
+    const { page, errors, dialogs } = await watchedPage();
+    for (const payload of PAYLOADS) {
+      const query = new URLSearchParams({ step: payload, tokens: payload, controls: payload, theme: payload, d_model: payload, seed: payload });
+      await page.goto(`${server.url}/embed.html?${query}`);
+      await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      const notice = await page.locator('.embed-notice').innerText();
+      expect(notice).toContain('There is no step called “');
+      expect(notice).toContain(payload.slice(0, 20));
+      await expectInert(page, dialogs);
+      cases++;
+    }
+    // Names that exist on every object are not steps either.
+    for (const step of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      await page.goto(`${server.url}/embed.html?step=${step}`);
+      await expect.poll(() => page.locator('.embed-notice').innerText()).toContain(`no step called “${step}”`);
+      await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      cases++;
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('"Copy embed code" with payload tokens writes snippets that paste as exactly one inert element', async () => {
+    const { page, errors, dialogs } = await watchedPage();
+    for (const payload of PAYLOADS.slice(0, 6)) {
+      await page.goto(`${server.url}/index.html?${new URLSearchParams({ tokens: payload })}`);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+      await page.locator('#scores .embed-toggle').click();
+      const [elementSnippet, iframeSnippet] = await page.locator('#scores .embed-code textarea').evaluateAll((areas) => areas.map((a) => (a as HTMLTextAreaElement).value));
+      // Pasted, as the snippet says, into a blank page on the site's origin.
+      routes['/blank.html'] = { body: `<!doctype html><html lang="en"><head><title>Blank</title></head><body>${elementSnippet}\n${iframeSnippet}</body></html>` };
+      await page.goto(`${server.url}/blank.html`);
+      const pasted = page.locator('attention-scores');
+      expect(await pasted.count()).toBe(1);
+      expect(await pasted.getAttribute('tokens')).toBe(validateSettings({ sentence: payload }).settings.sentence);
+      expect(await page.locator('body > *').evaluateAll((nodes) => nodes.map((n) => n.tagName.toLowerCase()))).toEqual(['script', 'attention-scores', 'iframe']);
+      await expect.poll(() => pasted.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      await expectInert(page, dialogs);
+      cases++;
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  afterAll(() => {
+    console.log(`[injection] ${PAYLOADS.length} payloads in ${cases} placements: no script ran, no element was created`);
+  });
+});

@@ -1,0 +1,163 @@
+// Robust loading: a missing .wasm (404), a damaged one (garbage bytes, a truncated file), a browser
+// without WebAssembly SIMD, and a page whose CSP blocks WebAssembly. In every case each element shows a
+// clear message naming the cause instead of an empty box, the prose and formulas still read, and the
+// page throws nothing.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from './harness';
+
+const wasmName = readdirSync(join(distDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
+const embedWasmName = readdirSync(join(distDir, 'embed')).find((f) => f.endsWith('.wasm'))!;
+const wasmPaths = [`/assets/${wasmName}`, `/embed/${embedWasmName}`];
+const realWasm = readFileSync(join(distDir, 'assets', wasmName));
+
+const ELEMENTS = ['attention-scores', 'attention-softmax', 'attention-mask', 'attention-heads'];
+const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main>
+<h1>An article</h1><p id="prose">The author's own prose.</p>
+${ELEMENTS.map((tag) => `<${tag} tokens="a b c"></${tag}>`).join('\n')}
+</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
+
+type Route = { body: string | Uint8Array; type?: string; status?: number };
+
+/** Serves dist/ with the .wasm answered by `wasm` (both copies), plus the host page. */
+function serveWith(wasm: Route | null, headers?: (path: string) => Record<string, string>): Promise<StaticServer> {
+  const routes: Record<string, Route> = { '/host.html': { body: HOST } };
+  if (wasm) for (const path of wasmPaths) routes[path] = wasm;
+  return serve({ routes, headers });
+}
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Errors that are not the failure under test (the browser logs a failed resource load itself). */
+function unexpected(errors: string[]): string[] {
+  return errors.filter((e) => !/Failed to load resource|Content Security Policy|wasm-unsafe-eval|WebAssembly/.test(e));
+}
+
+async function hostShowsErrors(page: Page, message: RegExp): Promise<void> {
+  for (const tag of ELEMENTS) {
+    const element = page.locator(tag);
+    await element.scrollIntoViewIfNeeded();
+    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('error');
+    const error = element.locator('.load-error');
+    expect(await error.isVisible()).toBe(true);
+    expect(await error.innerText()).toMatch(message);
+    // Not an empty box: the step's title, summary and formula are there to read.
+    expect(await element.locator('h2').innerText()).not.toBe('');
+    expect(await element.locator('.formula math').count()).toBe(1);
+    const box = await element.boundingBox();
+    expect(box!.height).toBeGreaterThan(100);
+  }
+  expect(await page.locator('#prose').isVisible()).toBe(true);
+}
+
+async function indexShowsError(page: Page, message: RegExp): Promise<void> {
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'error', undefined, { timeout: 20_000 });
+  expect(await page.locator('#engine-status').innerText()).toMatch(message);
+  const walkthrough = page.locator('attention-walkthrough');
+  expect(await walkthrough.locator('.load-error').innerText()).toMatch(message);
+  // Every step's title, summary and formula still read.
+  expect(await walkthrough.locator('section.step h3').count()).toBeGreaterThanOrEqual(10);
+  expect(await walkthrough.locator('.formula math').count()).toBeGreaterThanOrEqual(8);
+  expect(await page.locator('h1').innerText()).toBe('Attention, worked out by hand');
+  const text = await walkthrough.evaluate((el) => el.shadowRoot!.textContent);
+  expect(text).toContain('Softmax');
+  expect(text).not.toMatch(/\bNaN\b|undefined/);
+}
+
+const cases: { name: string; wasm: Route | null; init?: () => void; headers?: (path: string) => Record<string, string>; message: RegExp; fetchesWasm: boolean }[] = [
+  { name: 'a missing .wasm (404)', wasm: { status: 404, body: 'not found', type: 'text/plain' }, message: /could not be downloaded: the server answered 404/, fetchesWasm: true },
+  { name: 'garbage bytes instead of the .wasm', wasm: { body: new TextEncoder().encode('<!doctype html><title>Oops</title>'), type: 'application/wasm' }, message: /is not WebAssembly: the server sent something else/, fetchesWasm: true },
+  { name: 'a truncated .wasm', wasm: { body: realWasm.subarray(0, 4000), type: 'application/wasm' }, message: /is damaged/, fetchesWasm: true },
+  {
+    name: 'a browser without WebAssembly SIMD',
+    wasm: null,
+    init: () => {
+      // Stands in for a browser whose WebAssembly lacks SIMD128: its validate() rejects the probe.
+      WebAssembly.validate = () => false;
+    },
+    message: /no SIMD support/,
+    fetchesWasm: false,
+  },
+  {
+    name: 'a Content-Security-Policy without wasm-unsafe-eval',
+    wasm: null,
+    headers: (path): Record<string, string> => (path.endsWith('.html') ? { 'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'" } : {}),
+    message: /Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval'/,
+    fetchesWasm: true,
+  },
+];
+
+describe('when the engine cannot load', () => {
+  for (const c of cases) {
+    test(`${c.name}: every element on a host page says why, and the prose still reads`, async () => {
+      const server = await serveWith(c.wasm, c.headers);
+      const page = await browser.newPage();
+      if (c.init) await page.addInitScript(c.init);
+      const errors = collectErrors(page);
+      const events: string[] = [];
+      await page.exposeFunction('recordError', (message: string) => events.push(message));
+      await page.addInitScript(() => document.addEventListener('attention-error', (e) => (window as unknown as { recordError(m: string): void }).recordError((e as CustomEvent<{ message: string }>).detail.message)));
+      await page.goto(`${server.url}/host.html`);
+      await hostShowsErrors(page, c.message);
+      await expect.poll(() => events.length).toBe(ELEMENTS.length);
+      for (const message of events) expect(message).toMatch(c.message);
+      expect(server.requests.some((path) => path.endsWith('.wasm'))).toBe(c.fetchesWasm);
+      expect(unexpected(errors)).toEqual([]);
+      await page.close();
+      await server.close();
+    });
+
+    test(`${c.name}: the walkthrough page says why and lists every step with its formula`, async () => {
+      const server = await serveWith(c.wasm, c.headers);
+      const page = await browser.newPage();
+      if (c.init) await page.addInitScript(c.init);
+      const errors = collectErrors(page);
+      await page.goto(`${server.url}/index.html`);
+      await indexShowsError(page, c.message);
+      expect(unexpected(errors)).toEqual([]);
+      await page.close();
+      await server.close();
+    });
+  }
+
+  test('the iframe embed with a missing .wasm shows the message inside the frame', async () => {
+    const server = await serveWith({ status: 404, body: 'not found', type: 'text/plain' });
+    const page = await browser.newPage();
+    const errors = collectErrors(page);
+    await page.goto(`${server.url}/embed.html?step=softmax`);
+    const element = page.locator('attention-softmax');
+    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('error');
+    expect(await element.locator('.load-error').innerText()).toMatch(/could not be downloaded: the server answered 404/);
+    expect(unexpected(errors)).toEqual([]);
+    await page.close();
+    await server.close();
+  });
+
+  test('after a failed load the engine is fetched again by an element added later (a retry, not a cached failure)', async () => {
+    let fail = true;
+    const server = await serve({
+      routes: { '/host.html': { body: HOST } },
+    });
+    const page = await browser.newPage();
+    await page.route('**/*.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
+    await page.goto(`${server.url}/host.html`);
+    await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('error');
+    expect(await page.locator('attention-scores .load-error').innerText()).toMatch(/503/);
+    fail = false;
+    await page.evaluate(() => {
+      const late = document.createElement('attention-scaling');
+      document.querySelector('main')!.prepend(late);
+    });
+    await expect.poll(() => page.locator('attention-scaling').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    await page.close();
+    await server.close();
+  });
+});

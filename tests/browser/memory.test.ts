@@ -1,0 +1,151 @@
+// Memory: the page's own UI path, run 100,000 times, leaves the wasm heap and the JS heap flat.
+//   - 100,000 computeSnapshot() calls through the page's engine (the element's test hook), cycling
+//     through settings that change every engine input (sentence, d_model, heads, mask, scaling, seed);
+//   - 300 full UI updates: state.update -> FrameScheduler -> computeSnapshot -> every step's render().
+// Chromium runs with --js-flags=--expose-gc (gc() before each measurement) and
+// --enable-precise-memory-info (performance.memory is exact, not bucketed).
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+
+const COMPUTE_CALLS = Number(process.env.MEMORY_COMPUTE_CALLS ?? 100_000);
+/** A multiple of the 40-setting cycle, so the page ends on the setting it started from. */
+const UI_UPDATES = 320;
+/** JS heap growth allowed over the whole run: far less than one snapshot per thousand calls would leak. */
+const JS_TOLERANCE = 2 * 2 ** 20;
+/** malloc'd bytes allowed to differ after the run (allocator bookkeeping, not whole matrices). */
+const WASM_TOLERANCE = 64 * 2 ** 10;
+
+let server: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await serve();
+  browser = await launchBrowser(['--js-flags=--expose-gc', '--enable-precise-memory-info']);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+interface Measure {
+  jsHeap: number;
+  wasmAllocated: number;
+  wasmMemory: number;
+  domNodes: number;
+}
+
+declare global {
+  interface Window {
+    gc(): void;
+  }
+  interface Performance {
+    memory: { usedJSHeapSize: number };
+  }
+}
+
+/** The walkthrough's test hook and a cycle of settings that differ in every engine input. */
+const PAGE_HELPERS = `
+window.__hooks = () => document.querySelector('attention-walkthrough').testHooks;
+window.__cycle = (() => {
+  const base = document.querySelector('attention-walkthrough').config;
+  const sentences = ['The animal crossed the road because it was tired.', 'a cat sat', 'the quick brown fox jumps over the lazy dog again and again', 'it'];
+  const shapes = [[8, 2], [16, 4], [32, 8], [12, 3], [16, 1]];
+  const list = [];
+  // As a reader works: runs of sentence, mask and scaling changes; every 8th change a new shape and seed.
+  for (let i = 0; i < 40; i++) {
+    const [dModel, heads] = shapes[Math.floor(i / 8) % shapes.length];
+    list.push({ ...base, sentence: sentences[i % sentences.length], dModel, heads, head: i % heads, causal: i % 3 === 0, scale: i % 7 !== 0, seed: 1 + Math.floor(i / 8) });
+  }
+  return list;
+})();
+window.__measure = async () => {
+  for (let i = 0; i < 3; i++) { window.gc(); await new Promise((r) => setTimeout(r, 20)); }
+  const roots = [document];
+  for (let i = 0; i < roots.length; i++) for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
+  const stats = window.__hooks().engine.heapStats();
+  return { jsHeap: performance.memory.usedJSHeapSize, wasmAllocated: stats.allocatedBytes, wasmMemory: stats.memoryBytes, domNodes: roots.reduce((n, r) => n + r.querySelectorAll('*').length, 0) };
+};`;
+
+async function openPage(): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = collectErrors(page);
+  await page.goto(`${server.url}/index.html`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await page.evaluate(PAGE_HELPERS);
+  return { page, errors };
+}
+
+/** Runs `count` computeSnapshot calls in the page, keeping nothing. Returns the time taken. */
+function computeMany(page: Page, start: number, count: number): Promise<number> {
+  return page.evaluate(({ start, count }) => {
+    const w = window as unknown as { __hooks(): { compute(s: unknown): { pipeline: { n: number } } }; __cycle: unknown[] };
+    const hooks = w.__hooks();
+    const t0 = performance.now();
+    let check = 0;
+    for (let i = start; i < start + count; i++) check += hooks.compute(w.__cycle[i % w.__cycle.length]).pipeline.n;
+    if (check <= 0) throw new Error('no snapshot');
+    return performance.now() - t0;
+  }, { start, count });
+}
+
+/** One full UI update: state.update, the frame that computes and draws it, then every other step drawn too. */
+function uiUpdates(page: Page, start: number, count: number): Promise<void> {
+  return page.evaluate(async ({ start, count }) => {
+    const w = window as unknown as { __hooks(): { update(s: unknown): void; flush(): void }; __cycle: unknown[] };
+    const element = document.querySelector('attention-walkthrough')!;
+    for (let i = start; i < start + count; i++) {
+      const drawn = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`update ${i} was not drawn`)), 20_000);
+        element.addEventListener('attention-change', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+      w.__hooks().update(w.__cycle[i % w.__cycle.length]);
+      await drawn;
+      w.__hooks().flush(); // steps off screen are otherwise drawn in idle time: draw every one, every time
+    }
+  }, { start, count });
+}
+
+const measure = (page: Page) => page.evaluate(() => (window as unknown as { __measure(): Promise<Measure> }).__measure());
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`;
+
+describe('memory over long sessions', () => {
+  test(`${COMPUTE_CALLS} recomputes through the page's engine leave the wasm heap and the JS heap flat`, async () => {
+    const { page, errors } = await openPage();
+    expect(await page.evaluate(() => typeof window.gc === 'function' && performance.memory.usedJSHeapSize > 0)).toBe(true);
+    // Warm-up: every setting of the cycle, so the wasm memory has grown to its working size.
+    await computeMany(page, 0, 2_000);
+    const before = await measure(page);
+    const chunk = 5_000;
+    let ms = 0;
+    for (let done = 0; done < COMPUTE_CALLS; done += chunk) ms += await computeMany(page, done, Math.min(chunk, COMPUTE_CALLS - done));
+    const after = await measure(page);
+    console.log(`[memory] ${COMPUTE_CALLS} computeSnapshot calls in ${(ms / 1000).toFixed(1)} s: JS heap ${mib(before.jsHeap)} -> ${mib(after.jsHeap)}, ` +
+      `wasm malloc'd ${before.wasmAllocated} -> ${after.wasmAllocated} bytes, wasm memory ${mib(before.wasmMemory)} -> ${mib(after.wasmMemory)}`);
+    expect(after.wasmMemory).toBe(before.wasmMemory);
+    expect(Math.abs(after.wasmAllocated - before.wasmAllocated)).toBeLessThanOrEqual(WASM_TOLERANCE);
+    expect(after.jsHeap - before.jsHeap).toBeLessThanOrEqual(JS_TOLERANCE);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 1_500_000);
+
+  test(`${UI_UPDATES} full UI updates (state -> scheduler -> compute -> every step rendered) leave both heaps and the DOM flat`, async () => {
+    const { page, errors } = await openPage();
+    await uiUpdates(page, 0, 80); // warm-up: every setting drawn twice
+    const before = await measure(page);
+    await uiUpdates(page, 80, UI_UPDATES); // ends on the setting the warm-up ended on: same figures, same DOM
+    const after = await measure(page);
+    console.log(`[memory] ${UI_UPDATES} UI updates: JS heap ${mib(before.jsHeap)} -> ${mib(after.jsHeap)}, wasm malloc'd ${before.wasmAllocated} -> ${after.wasmAllocated}, ` +
+      `wasm memory ${mib(before.wasmMemory)} -> ${mib(after.wasmMemory)}, DOM elements ${before.domNodes} -> ${after.domNodes}`);
+    expect(after.wasmMemory).toBe(before.wasmMemory);
+    expect(Math.abs(after.wasmAllocated - before.wasmAllocated)).toBeLessThanOrEqual(WASM_TOLERANCE);
+    expect(after.jsHeap - before.jsHeap).toBeLessThanOrEqual(JS_TOLERANCE);
+    expect(after.domNodes).toBe(before.domNodes);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 1_500_000);
+});

@@ -1,0 +1,379 @@
+// @vitest-environment happy-dom
+// The FlashAttention step on real snapshots (the engine's own trace, computed by compute.ts): stepping
+// through every tile ends at an output equal to step 6's (the snapshot's headOutputs) within 1e-5;
+// rows are marked as rescaled exactly where their running max grew; causal tiles above the diagonal
+// show as skipped; the memory meter counts n² against b² + 3b; and the "Run it" figure drives its
+// worker (a fake here) through progress, a printed slope, and cancel.
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { FLASH_MAX_TOKENS } from '../../../web/src/compute';
+import type { CostWorkerHandle } from '../../../web/src/figures/cost-run';
+import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, rescaledRows } from '../../../web/src/steps/10-flash';
+import type { Snapshot } from '../../../web/src/snapshot';
+import type { CostItem, CostRunRequest, CostWorkerMessage } from '../../../web/src/workers/cost-plan';
+import { snapshotFor } from '../fixtures';
+
+function mount(options: Parameters<typeof mountFlash>[2] = {}) {
+  const body = document.createElement('div');
+  document.body.replaceChildren(body);
+  const updates: unknown[] = [];
+  const view = mountFlash(body, { update: (change) => updates.push(change) }, options);
+  return { body, view, updates };
+}
+
+const q = <T extends Element = HTMLElement>(root: ParentNode, selector: string) => root.querySelector(selector) as T;
+const position = (body: HTMLElement) => Number(q(body, '.flash-stepper').dataset.position);
+const total = (body: HTMLElement) => Number(q(body, '.flash-stepper').dataset.total);
+const number = (text: string | null) => Number((text ?? '').replace('\u2212', '-'));
+
+function toEnd(body: HTMLElement): void {
+  const next = q<HTMLButtonElement>(body, '.flash-next');
+  for (let i = 0; i < 400 && !next.disabled; i++) next.click();
+}
+
+/** headOutputs of the shown head, first `rows` rows. */
+function headOutput(s: Snapshot, rows: number): Float32Array {
+  const { pipeline: p, settings } = s;
+  const start = settings.head * p.n * p.dK;
+  return p.headOutputs.data.slice(start, start + rows * p.dK);
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('FlashAttention step', () => {
+  test('is step 10, between the cost and the FAQ', async () => {
+    const { STEPS } = await import('../../../web/src/steps/index');
+    expect(STEPS.map((s) => `${s.number}:${s.id}`).slice(8)).toEqual(['9:cost', '10:flash', '11:faq']);
+    expect(flashStep.formula).toBeDefined();
+  });
+
+  test.each([
+    ['the defaults (9 tokens, block 4)', {}],
+    ['causal, block 2', { causal: true, block: 2 }],
+    ['block 1', { block: 1 }],
+    ['block 3, head 2 of 4, d_model 16', { block: 3, dModel: 16, heads: 4, head: 1 }],
+    ['no scaling, block 16 (one tile)', { scale: false, block: 16 }],
+    ['d_model 512, 8 heads (d_k 64)', { dModel: 512, heads: 8, block: 5 }],
+  ])('stepping to the last tile ends at step 6’s output within 1e-5: %s', async (_name, change) => {
+    const snapshot = await snapshotFor(change);
+    const { body, view } = mount();
+    view.render(snapshot);
+    const trace = snapshot.flash.trace!;
+    expect(trace.nQ).toBe(snapshot.pipeline.n);
+    expect(total(body)).toBe(trace.queryBlocks * trace.keyBlocks);
+    // The engine's tiled output is the naive one.
+    const naive = headOutput(snapshot, trace.nQ);
+    let worst = 0;
+    for (let i = 0; i < naive.length; i++) worst = Math.max(worst, Math.abs(trace.output.data[i] - naive[i]));
+    expect(worst).toBeLessThan(1e-5);
+    // And the figure says so at the end, next to step 6's table.
+    expect(q(body, '.flash-diff').hidden).toBe(total(body) > 1);
+    toEnd(body);
+    expect(position(body)).toBe(total(body) - 1);
+    const diff = q(body, '.flash-diff');
+    expect(diff.hidden).toBe(false);
+    expect(Number(diff.dataset.value)).toBeLessThan(1e-5);
+    expect(Number(diff.dataset.value)).toBeCloseTo(worst, 10);
+    expect(q(body, '.flash-naive-figure').hidden).toBe(false);
+    if (trace.dK <= 16) {
+      const cells = (selector: string) => [...body.querySelectorAll(`${selector} td`)].map((td) => number(td.textContent));
+      const tiled = cells('table.flash-output');
+      const reference = cells('table.flash-naive');
+      expect(tiled).toHaveLength(naive.length);
+      tiled.forEach((value, i) => expect(value).toBeCloseTo(naive[i], 2));
+      reference.forEach((value, i) => expect(value).toBeCloseTo(naive[i], 2));
+      expect(body.querySelectorAll('table.flash-output td.blocked')).toHaveLength(0);
+    }
+    expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+  });
+
+  test('the rescale highlight is on exactly the rows whose running max grew, with factor exp(m_old − m_new) < 1', async () => {
+    let seen = 0;
+    for (const seed of [1, 2, 3]) {
+      const snapshot = await snapshotFor({ seed, block: 2, sentence: 'the animal crossed the road because it was tired and slow' });
+      const { body, view } = mount();
+      view.render(snapshot);
+      const trace = snapshot.flash.trace!;
+      for (let index = 0; index < trace.steps.length; index++) {
+        const step = trace.steps[index];
+        const previousM = step.keyBlock > 0 ? trace.steps[index - 1].m : null;
+        const grew = Array.from(step.m, (m, r) => (previousM !== null && Number.isFinite(previousM[r]) && m > previousM[r] ? step.queryStart + r : -1)).filter((r) => r >= 0);
+        const marked = [...body.querySelectorAll<HTMLElement>('table.flash-state tr.flash-rescaled')].map((tr) => Number(tr.dataset.row));
+        expect(marked).toEqual(grew);
+        expect(rescaledRows(trace, index).map((r) => r + step.queryStart)).toEqual(grew);
+        for (const row of grew) {
+          const r = row - step.queryStart;
+          expect(step.rescale[r]).toBeLessThan(1);
+          expect(step.rescale[r]).toBeCloseTo(Math.exp(previousM![r] - step.m[r]), 5);
+          const factor = q(body, `table.flash-state tr[data-row="${row}"] .flash-factor`).textContent!;
+          expect(factor).toMatch(/^exp\(.+ − .+\) = \d\.\d{3}$/);
+        }
+        // Rows not marked: the factor is 1 (or there was nothing before).
+        for (let r = 0; r < step.m.length; r++) if (!grew.includes(step.queryStart + r) && step.keyBlock > 0) expect(step.rescale[r]).toBe(1);
+        seen += grew.length;
+        if (grew.length) expect(q(body, '.flash-status').textContent).toMatch(/found a larger score and rescaled/);
+        q<HTMLButtonElement>(body, '.flash-next').click();
+      }
+    }
+    expect(seen).toBeGreaterThan(0); // the sentences above do rescale somewhere
+  });
+
+  test('causal: tiles above the diagonal are shown as skipped, with nothing loaded', async () => {
+    const snapshot = await snapshotFor({ causal: true, block: 3 });
+    const trace = snapshot.flash.trace!;
+    const skipped = trace.steps.filter((s) => s.skipped);
+    expect(skipped.length).toBe(3); // 3 x 3 tiles, the three above the diagonal
+    const { body, view } = mount();
+    view.render(snapshot);
+    expect(body.querySelectorAll('table.flash-tiles td[data-state="skipped"]')).toHaveLength(3);
+    const index = trace.steps.findIndex((s) => s.skipped);
+    for (let i = 0; i < index; i++) q<HTMLButtonElement>(body, '.flash-next').click();
+    expect(position(body)).toBe(index);
+    expect(q(body, 'table.flash-tiles td[data-state="current"]').classList.contains('skipped')).toBe(true);
+    expect(q(body, '.flash-status').textContent).toMatch(/skipped/);
+    expect(q(body, '.flash-explain').textContent).toMatch(/skips it: no K or V rows are loaded/);
+    expect(body.querySelectorAll('table.flash-k td.hl, table.flash-v td.hl')).toHaveLength(0);
+    expect(body.querySelectorAll('table.flash-q td.hl').length).toBe(3 * snapshot.pipeline.dK);
+    expect(q(body, 'table.flash-k caption').textContent).toContain('nothing loaded');
+    expect(body.querySelectorAll('table.flash-scores td.blocked')).toHaveLength(9);
+    // Without the mask nothing is skipped.
+    view.render(await snapshotFor({ causal: false, block: 3 }));
+    expect(body.querySelectorAll('table.flash-tiles td[data-state="skipped"]')).toHaveLength(0);
+  });
+
+  test('the rows on chip are outlined in Q, K and V', async () => {
+    const snapshot = await snapshotFor({ block: 4 });
+    const { body, view } = mount();
+    view.render(snapshot);
+    const rows = (table: string) => [...new Set([...body.querySelectorAll<HTMLElement>(`table.${table} td.hl`)].map((td) => Number(td.dataset.row)))];
+    expect(rows('flash-q')).toEqual([0, 1, 2, 3]);
+    expect(rows('flash-k')).toEqual([0, 1, 2, 3]);
+    q<HTMLButtonElement>(body, '.flash-next').click();
+    q<HTMLButtonElement>(body, '.flash-next').click(); // query block 1, key block 3: key 9 only
+    expect(rows('flash-q')).toEqual([0, 1, 2, 3]);
+    expect(rows('flash-v')).toEqual([8]);
+    expect(q(body, 'table.flash-v caption').textContent).toBe('V: key 9 on chip');
+    q<HTMLButtonElement>(body, '.flash-next').click();
+    expect(rows('flash-q')).toEqual([4, 5, 6, 7]);
+  });
+
+  test('the memory meter: n² floats against b² + 3b, here and at 8k', async () => {
+    const { body, view } = mount();
+    view.render(await snapshotFor({ block: 4 }));
+    const bars = (selector: string) => [...body.querySelectorAll(`${selector} tbody tr`)].map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('.bar-value')!.textContent]);
+    expect(bars('.flash-meter-here')).toEqual([['naive: n × n matrix', '81 floats (324 B)'], ['tiled: 4 × 4 + 3 × 4', '28 floats (112 B)']]);
+    expect(bars('.flash-meter-long')).toEqual([['naive: n × n matrix', '67,108,864 floats (256 MiB)'], ['tiled: 4 × 4 + 3 × 4', '28 floats (112 B)']]);
+    expect(q(body, '.flash-meter-here caption').textContent).toBe('This sentence, n = 9, block 4');
+    expect(q(body, '.flash-meter-reading').textContent).toContain('2,396,745 times less');
+    // A block larger than the sentence is clamped to n, as the kernel clamps it.
+    view.render(await snapshotFor({ block: 16 }));
+    expect(bars('.flash-meter-here')[1]).toEqual(['tiled: 9 × 9 + 3 × 9', '108 floats (432 B)']);
+    expect(bars('.flash-meter-long')[1]).toEqual(['tiled: 16 × 16 + 3 × 16', '304 floats (1.19 KiB)']);
+    expect(q(body, '.flash-block-control .hint').textContent).toContain('one tile, which is just the naive method');
+  });
+
+  test('longer sentences: the first 16 tokens, said so, compared with naive attention on the same tokens', async () => {
+    const sentence = Array.from({ length: 21 }, (_, i) => `w${i}`).join(' ');
+    for (const causal of [false, true]) {
+      const snapshot = await snapshotFor({ sentence, causal });
+      expect(snapshot.flash.tokens).toBe(FLASH_MAX_TOKENS);
+      expect(Boolean(snapshot.flash.prefixNaive)).toBe(!causal);
+      const { body, view } = mount();
+      view.render(snapshot);
+      expect(q(body, '.flash-subset').textContent).toContain('This sentence has 21 tokens; the step-through uses the first 16');
+      expect(body.querySelectorAll('table.flash-q tbody tr')).toHaveLength(16);
+      toEnd(body);
+      expect(Number(q(body, '.flash-diff').dataset.value)).toBeLessThan(1e-5);
+      expect(q(body, 'table.flash-naive caption').textContent).toContain(causal ? 'rows 1–16 of step 6’s table' : 'naive attention on the same 16 tokens');
+      if (causal) {
+        // The causal rows 1..16 are exactly step 6's first 16 rows.
+        const naive = headOutput(snapshot, 16);
+        snapshot.flash.trace!.output.data.forEach((v, i) => expect(Math.abs(v - naive[i])).toBeLessThan(1e-5));
+      }
+    }
+  });
+
+  test('keyboard on the figure: ← → step, Home and End jump; arrow keys inside tables do not', async () => {
+    const { body, view } = mount();
+    view.render(await snapshotFor());
+    const stepper = q(body, '.flash-stepper');
+    expect(stepper.getAttribute('tabindex')).toBe('0');
+    const key = (target: Element, k: string) => target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+    key(stepper, 'ArrowRight');
+    key(stepper, 'ArrowRight');
+    expect(position(body)).toBe(2);
+    key(stepper, 'ArrowLeft');
+    expect(position(body)).toBe(1);
+    key(stepper, 'End');
+    expect(position(body)).toBe(8);
+    key(stepper, 'ArrowRight');
+    expect(position(body)).toBe(8);
+    key(q(body, '.flash-prev'), 'ArrowLeft'); // from a focused button too
+    expect(position(body)).toBe(7);
+    key(q(body, '.flash-stepper .matrix-scroll'), 'ArrowLeft');
+    expect(position(body)).toBe(7);
+    key(stepper, 'Home');
+    expect(position(body)).toBe(0);
+    expect(q<HTMLButtonElement>(body, '.flash-prev').disabled).toBe(true);
+  });
+
+  test('Autoplay advances one tile per tick, stops at the end, and stops when the reader steps', async () => {
+    vi.useFakeTimers();
+    const { body, view } = mount();
+    view.render(await snapshotFor());
+    const autoplay = q<HTMLButtonElement>(body, '.flash-autoplay');
+    expect(autoplay.getAttribute('aria-pressed')).toBe('false');
+    autoplay.click();
+    expect(autoplay.getAttribute('aria-pressed')).toBe('true');
+    expect(q(body, '.flash-status').getAttribute('aria-live')).toBe('off');
+    vi.advanceTimersByTime(FLASH_AUTOPLAY_MS * 3);
+    expect(position(body)).toBe(3);
+    q<HTMLButtonElement>(body, '.flash-next').click();
+    expect(autoplay.getAttribute('aria-pressed')).toBe('false');
+    expect(q(body, '.flash-status').getAttribute('aria-live')).toBe('polite');
+    vi.advanceTimersByTime(FLASH_AUTOPLAY_MS * 3);
+    expect(position(body)).toBe(4);
+    autoplay.click();
+    vi.advanceTimersByTime(FLASH_AUTOPLAY_MS * 20);
+    expect(position(body)).toBe(8);
+    expect(autoplay.getAttribute('aria-pressed')).toBe('false');
+    // From the end, Autoplay starts over.
+    autoplay.click();
+    expect(position(body)).toBe(0);
+  });
+
+  test('the block control asks for a settings change; a new tiling starts at tile 1', async () => {
+    const { body, view, updates } = mount();
+    view.render(await snapshotFor({ block: 4 }));
+    const input = q<HTMLInputElement>(body, '.flash-block-control input[type="range"]');
+    expect([input.min, input.max, input.value]).toEqual(['1', '16', '4']);
+    expect(q(body, '.flash-block-control label').getAttribute('for')).toBe(input.id);
+    input.value = '2';
+    input.dispatchEvent(new Event('input'));
+    expect(updates).toEqual([{ block: 2 }]);
+    q<HTMLButtonElement>(body, '.flash-next').click();
+    view.render(await snapshotFor({ block: 2 }));
+    expect(position(body)).toBe(0);
+    expect(total(body)).toBe(25);
+    // Same tiling, other numbers (seed): the position is kept.
+    q<HTMLButtonElement>(body, '.flash-next').click();
+    view.render(await snapshotFor({ block: 2, seed: 9 }));
+    expect(position(body)).toBe(1);
+  });
+
+  test('heads wider than the trace allows: a message instead of the stepper, the meter still there', async () => {
+    const snapshot = await snapshotFor({ dModel: 512, heads: 1 });
+    expect(snapshot.flash.trace).toBeNull();
+    const { body, view } = mount();
+    view.render(snapshot);
+    expect(q(body, '.flash-stepper').hidden).toBe(true);
+    expect(q(body, '.flash-unavailable').textContent).toContain('d_k = 512');
+    expect(q(body, '.flash-meter-here .bar-value').textContent).toBe('81 floats (324 B)');
+    expect(body.textContent).not.toMatch(/NaN|undefined/);
+  });
+});
+
+/** A stand-in for the cost worker: records what the figure sends, and lets the test answer. */
+class FakeWorker implements CostWorkerHandle {
+  sent: CostRunRequest[] = [];
+  terminated = false;
+  private listeners: { message: ((event: MessageEvent<CostWorkerMessage>) => void)[]; error: ((event: ErrorEvent) => void)[] } = { message: [], error: [] };
+  postMessage(message: CostRunRequest): void {
+    this.sent.push(message);
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  addEventListener(type: 'message' | 'error', listener: never): void {
+    (this.listeners[type] as unknown[]).push(listener);
+  }
+  emit(message: CostWorkerMessage): void {
+    for (const listener of this.listeners.message) listener({ data: message } as MessageEvent<CostWorkerMessage>);
+  }
+}
+
+describe('Run it on my machine (with a fake worker)', () => {
+  test('nothing runs until Run; progress, table, fitted slope and the 2k → 8k ratio; Cancel terminates', async () => {
+    const workers: FakeWorker[] = [];
+    const { body, view } = mount({ createWorker: () => { const w = new FakeWorker(); workers.push(w); return w; } });
+    view.render(await snapshotFor());
+    const figure = q(body, '.flash-run');
+    expect(workers).toHaveLength(0);
+    expect(q(figure, '.flash-run-results').hidden).toBe(true);
+    figure.dataset.maxN = '20000'; // the test hook (rounded down to 16384)
+    q<HTMLButtonElement>(figure, '.flash-run-start').click();
+    expect(workers).toHaveLength(1);
+    const worker = workers[0];
+    expect(worker.sent).toEqual([{ type: 'run', maxN: 16384, budgetBytes: 256 * 2 ** 20 }]);
+    expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(true);
+    expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(false);
+
+    const { planCost } = await import('../../../web/src/workers/cost-plan');
+    const plan: CostItem[] = planCost({ maxN: 16384 });
+    worker.emit({ type: 'started', plan, simd: true });
+    const workTotal = plan.reduce((s, i) => s + i.work, 0);
+    let workDone = 0;
+    // Times exactly proportional to n^2 (naive) and n^2 (tiled, a bit faster); memory n^2 and n.
+    plan.forEach((item, index) => {
+      worker.emit({ type: 'measuring', item, index });
+      if (index === plan.length - 1) return; // the last one stays unmeasured: cancel comes first
+      workDone += item.work;
+      worker.emit({
+        type: 'measured', index, workDone, workTotal,
+        result: { kernel: item.kernel, n: item.n, reps: item.reps, ms: (item.kernel === 'naive' ? 6e-5 : 2e-5) * item.n * item.n, memoryBytes: item.kernel === 'naive' ? 16e6 + 8 * item.n * item.n : 16e6 + 1024 * item.n },
+      });
+    });
+    const progress = q<HTMLProgressElement>(figure, 'progress');
+    expect(progress.value).toBeCloseTo(workDone / workTotal, 6);
+    expect(progress.value).toBeLessThan(1);
+    const slope = q(figure, '.flash-run-slope');
+    expect(slope.textContent).toContain('naive time slope 2.00');
+    expect(Number(slope.dataset.naiveSlope)).toBeCloseTo(2, 6);
+    expect(q(figure, '.flash-run-ratio').textContent).toContain('naive ×16.0');
+    expect(q(figure, '.flash-run-ratio').textContent).toContain('The article’s count: ×16.');
+    expect(figure.querySelectorAll('table.flash-run-table tbody tr')).toHaveLength(8);
+    expect(q(figure, 'table.flash-run-table tr[data-n="16384"] td[data-kernel="naive"]').textContent).toBe('over the 256 MiB budget');
+    expect(q(figure, 'table.flash-run-table tr[data-n="16384"] td[data-kernel="tiled"]').textContent).toBe('measuring…');
+    expect(q(figure, 'table.flash-run-table tr[data-n="1024"] td[data-kernel="naive"]').textContent).toBe('62.9 ms');
+    expect(figure.querySelectorAll('svg.line-chart circle.series-naive').length).toBeGreaterThan(0);
+
+    q<HTMLButtonElement>(figure, '.flash-run-cancel').click();
+    expect(worker.terminated).toBe(true);
+    expect(figure.dataset.phase).toBe('cancelled');
+    expect(q(figure, '.flash-run-status').textContent).toMatch(/^Cancelled while measuring n = 16,384 \(tiled\)/);
+    expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(false);
+    expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(true);
+    // Messages after cancel are ignored.
+    worker.emit({ type: 'done' });
+    expect(figure.dataset.phase).toBe('cancelled');
+    expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+  });
+
+  test('a worker that cannot be made (CSP, another origin): a message, the rest keeps working', async () => {
+    const { body, view } = mount({ createWorker: () => { throw new DOMException('blocked', 'SecurityError'); } });
+    view.render(await snapshotFor());
+    q<HTMLButtonElement>(body, '.flash-run-start').click();
+    expect(q(body, '.flash-run').dataset.phase).toBe('failed');
+    expect(q(body, '.flash-run-status').textContent).toMatch(/does not allow the background thread.*runs on the walkthrough’s own page/);
+    expect(q<HTMLButtonElement>(body, '.flash-run-start').disabled).toBe(false);
+    q<HTMLButtonElement>(body, '.flash-next').click();
+    expect(position(body)).toBe(1);
+  });
+
+  test('a worker error mid-run keeps what was measured', async () => {
+    const worker = new FakeWorker();
+    const { body, view } = mount({ createWorker: () => worker });
+    view.render(await snapshotFor());
+    q<HTMLButtonElement>(body, '.flash-run-start').click();
+    const { planCost } = await import('../../../web/src/workers/cost-plan');
+    const plan = planCost({ maxN: 512 });
+    worker.emit({ type: 'started', plan, simd: true });
+    worker.emit({ type: 'measured', index: 0, workDone: 1, workTotal: 10, result: { kernel: 'tiled', n: 128, reps: 15, ms: 0.3, memoryBytes: 16777216 } });
+    worker.emit({ type: 'error', message: 'attention() stopped inside WebAssembly', item: plan[1] });
+    expect(worker.terminated).toBe(true);
+    expect(q(body, '.flash-run-status').textContent).toContain('stopped at n = 128 (naive)');
+    expect(q(body, 'table.flash-run-table tr[data-n="128"] td[data-kernel="tiled"]').textContent).toBe('0.30 ms');
+    expect(q(body, '.flash-run-slope').textContent).toContain('slope: needs two sizes from 512 on');
+  });
+});
