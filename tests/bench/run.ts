@@ -4,6 +4,7 @@
 //   npm run bench -- --quick           n = 64 and 512 only
 //   npm run bench -- --n=512,1024      these n only
 //   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency/first load)
+//          --reuse-native  --reuse-node  (take that environment's results from the last run in build/bench/)
 //
 // Steps: builds the wasm engines if they are missing (node web/scripts/build-wasm.mjs), the SIMD roof
 // probe (emcc), the native peer (CMake, -DABH_BENCH=ON, -O3 -march=native) and runs it; runs the Node
@@ -60,7 +61,9 @@ log('[bench] building the SIMD roof probe');
 run('emcc', ['tests/bench/roof/roof_probe.cpp', '-O3', '-msimd128', '--no-entry', '-o', join(benchDir, 'roof_probe.wasm')]);
 
 // ---- native ------------------------------------------------------------------------------------------
-if (!args.includes('--no-native')) {
+if (args.includes('--reuse-native') && existsSync(join(benchDir, 'native.json'))) {
+  report.native = JSON.parse(readFileSync(join(benchDir, 'native.json'), 'utf8')) as NativeResult;
+} else if (!args.includes('--no-native')) {
   try {
     log('[bench] building the native peer (build/bench-native, -DABH_BENCH=ON)');
     run('cmake', ['-S', '.', '-B', 'build/bench-native', '-DCMAKE_BUILD_TYPE=Release', '-DABH_BENCH=ON']);
@@ -77,7 +80,9 @@ if (!args.includes('--no-native')) {
 }
 
 // ---- Node --------------------------------------------------------------------------------------------
-if (!args.includes('--no-node')) {
+if (args.includes('--reuse-node') && existsSync(join(benchDir, 'node.json'))) {
+  report.environments.push(JSON.parse(readFileSync(join(benchDir, 'node.json'), 'utf8')) as EnvironmentResult);
+} else if (!args.includes('--no-node')) {
   const out = join(benchDir, 'node.json');
   const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/node-main.ts', out, ...suiteArgs], {
     cwd: root, stdio: ['ignore', 'inherit', 'inherit'],
@@ -94,7 +99,15 @@ if (!args.includes('--no-browser')) {
     await buildBenchPage();
     browser = await launchBrowser();
     report.machine.chromium = browser.version();
-    report.environments.push(await runBenchPage(browser, suiteArgs, log));
+    try {
+      report.environments.push(await runBenchPage(browser, suiteArgs, log));
+    } catch (error) {
+      // A browser that went away (crash, or killed from outside on a shared host): one more try.
+      log(`[bench] the Chromium run failed (${String(error).split('\n')[0]}); trying once more with a new browser`);
+      await browser.close().catch(() => {});
+      browser = await launchBrowser();
+      report.environments.push(await runBenchPage(browser, suiteArgs, log));
+    }
     if (!args.includes('--no-page')) {
       log('[bench] building the site (build/bench/site)');
       await buildSite();

@@ -141,7 +141,7 @@ describe('untrusted text is only ever text', () => {
     }
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 600_000);
 
   test('the sentence input, typed key by key, then committed with Tab', async () => {
     const { page, errors, dialogs } = await watchedPage();
@@ -162,7 +162,7 @@ describe('untrusted text is only ever text', () => {
     }
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 600_000);
 
   test('element attributes, as pasted into a host page and as set later', async () => {
     const { page, errors, dialogs } = await watchedPage();
@@ -194,7 +194,7 @@ describe('untrusted text is only ever text', () => {
     }
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 600_000);
 
   test('embed.html: payloads as the step name and as every parameter', async () => {
     const { page, errors, dialogs } = await watchedPage();
@@ -217,7 +217,7 @@ describe('untrusted text is only ever text', () => {
     }
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 600_000);
 
   test('"Copy embed code" with payload tokens writes snippets that paste as exactly one inert element', async () => {
     const { page, errors, dialogs } = await watchedPage();
@@ -239,7 +239,7 @@ describe('untrusted text is only ever text', () => {
     }
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 600_000);
 
   afterAll(() => {
     console.log(`[injection] ${PAYLOADS.length} payloads in ${cases} placements: no script ran, no element was created`);

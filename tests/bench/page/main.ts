@@ -54,7 +54,7 @@ window.runBench = async (args: string[]) => {
   }
   const version = /Chrome\/([\d.]+)/.exec(navigator.userAgent)?.[1] ?? navigator.userAgent;
   // CPU time over CDP: a pair of reads costs the renderer about a millisecond itself, measured here
-  // and subtracted; samples of >= 25 ms keep what remains of that error to a few percent.
+  // and subtracted; samples of >= 15 ms keep what remains of that error to a few percent.
   const clock = window.__threadTime;
   let cpuOverheadMs = 0;
   if (clock) {
@@ -67,7 +67,7 @@ window.runBench = async (args: string[]) => {
     cpuOverheadMs = pairs[10]!;
   }
   const result = await runEnvironment('Chromium', version, loaded, {
-    shapes: selectedShapes(args), log, minSampleMs: clock ? 25 : 2, ...(clock ? { cpuClock: clock, cpuOverheadMs } : {}),
+    shapes: selectedShapes(args), log, minSampleMs: clock ? 15 : 2, ...(clock ? { cpuClock: clock, cpuOverheadMs } : {}),
   });
   result.environment.userAgent = navigator.userAgent;
   return result;

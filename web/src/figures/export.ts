@@ -520,3 +520,97 @@ export function chartTools(chart: () => SVGSVGElement | null, label: () => strin
   });
   return el('div', { class: 'chart-tools' }, tools);
 }
+
+/**
+ * A bar chart of the page (figures/bars.ts: a table whose middle column is a bar) drawn as SVG, read
+ * from the table itself: caption, each row's label, its bar length (--w) and value text.
+ */
+export function barChartSvg(table: HTMLTableElement, palette: Palette = LIGHT): SvgFile {
+  const caption = table.querySelector('caption')?.textContent ?? '';
+  const rows = [...table.querySelectorAll('tbody tr')].map((tr) => ({
+    label: tr.querySelector('th')?.textContent ?? '',
+    value: tr.querySelector('.bar-value')?.textContent ?? '',
+    fraction: Math.max(0, Math.min(1, Number.parseFloat((tr.querySelector('.bar-fill') as HTMLElement | null)?.style.getPropertyValue('--w') ?? '0') || 0)),
+    strong: tr.classList.contains('emphasis'),
+    muted: tr.classList.contains('muted'),
+    bar: !tr.classList.contains('no-bar'),
+  }));
+  const pad = 12;
+  const labelW = Math.ceil(Math.max(40, ...rows.map((r) => textWidth(r.label, 12)))) + 10;
+  const valueW = Math.ceil(Math.max(40, ...rows.map((r) => textWidth(r.value, 12)))) + 10;
+  const barW = 320;
+  const width = pad * 2 + labelW + barW + valueW;
+  const captionLines = caption ? wrap(caption, width - 2 * pad, 13) : [];
+  const top = pad + captionLines.length * 18 + (captionLines.length ? 6 : 0);
+  const rowH = 22;
+  const height = top + rows.length * rowH + pad;
+  const ink = hex(palette.ink);
+  const muted = hex(palette.muted);
+  const accent = hex(mixOklab(palette.seq1, 0.75, palette.surface2));
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${esc(palette.font)}">`,
+    `<title>${esc(caption)}</title>`,
+    `<rect width="${width}" height="${height}" fill="${hex(palette.surface)}"/>`,
+    ...captionLines.map((line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${muted}">${esc(line)}</text>`),
+  ];
+  rows.forEach((row, i) => {
+    const y = top + i * rowH;
+    const weight = row.strong ? ' font-weight="700"' : '';
+    parts.push(`<text x="${pad + labelW - 8}" y="${y + 15}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.label)}</text>`);
+    if (row.bar) {
+      parts.push(`<rect x="${pad + labelW}" y="${y + 4}" width="${barW}" height="14" rx="3" fill="${hex(palette.surface2)}"/>`);
+      parts.push(`<rect x="${pad + labelW}" y="${y + 4}" width="${(barW * row.fraction).toFixed(1)}" height="14" rx="3" fill="${row.muted ? hex(palette.rule) : row.strong ? hex(palette.seq1) : accent}"/>`);
+    }
+    parts.push(`<text x="${width - pad}" y="${y + 15}" font-family="${esc(palette.mono)}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.value)}</text>`);
+  });
+  parts.push('</svg>');
+  return { svg: parts.join(''), width, height };
+}
+
+export interface HeadMapData {
+  /** Row-major (n, n) weights in [0, 1]. */
+  data: ArrayLike<number>;
+  n: number;
+  caption: string;
+}
+
+/** Small multiples of attention maps (figures/head-grid.ts) as SVG: each weight a square in the sequential scale. */
+export function headGridSvg(title: string, maps: HeadMapData[], palette: Palette = LIGHT): SvgFile {
+  const pad = 12;
+  const columns = Math.min(4, Math.max(1, maps.length));
+  const size = 150;
+  const gap = 16;
+  const captionH = 18;
+  const rows = Math.ceil(maps.length / columns);
+  const titleLines = wrap(title, columns * (size + gap), 13);
+  const top = pad + titleLines.length * 18 + 6;
+  const width = pad * 2 + columns * size + (columns - 1) * gap;
+  const height = top + rows * (size + captionH + gap) + pad - gap;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${esc(palette.font)}">`,
+    `<title>${esc(title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="${hex(palette.surface)}"/>`,
+    ...titleLines.map((line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${hex(palette.muted)}">${esc(line)}</text>`),
+  ];
+  maps.forEach((map, k) => {
+    const x0 = pad + (k % columns) * (size + gap);
+    const y0 = top + Math.floor(k / columns) * (size + captionH + gap);
+    const cell = size / Math.max(1, map.n);
+    parts.push(`<rect x="${x0}" y="${y0}" width="${size}" height="${size}" fill="${hex(palette.seq0)}" stroke="${hex(palette.rule)}"/>`);
+    for (let r = 0; r < map.n; r++) {
+      for (let c = 0; c < map.n; c++) {
+        const w = map.data[r * map.n + c];
+        if (!(w > 0)) continue;
+        parts.push(`<rect x="${(x0 + c * cell).toFixed(2)}" y="${(y0 + r * cell).toFixed(2)}" width="${cell.toFixed(2)}" height="${cell.toFixed(2)}" fill="${hex(palette.seq1)}" fill-opacity="${Math.min(1, w).toFixed(3)}"/>`);
+      }
+    }
+    parts.push(`<text x="${x0}" y="${y0 + size + 14}" font-size="12" fill="${hex(palette.ink)}">${esc(map.caption)}</text>`);
+  });
+  parts.push('</svg>');
+  return { svg: parts.join(''), width, height };
+}
+
+/** "Copy or save" (Save PNG, Save SVG) for a figure the page draws without SVG: the builder makes the file. */
+export function figureTools(anchor: () => Element, label: () => string, build: (palette: Palette) => SvgFile): HTMLElement {
+  return el('div', { class: 'chart-tools' }, exportToolbar({ label, svg: () => build(readPalette(anchor())) }));
+}

@@ -350,13 +350,11 @@ export class MatrixTable {
 
   private showReadout(): void {
     const at = this.pointed ?? (this.focusedCell() || this.selected);
-    if (at && this.view && at[0] < this.rows && at[1] < this.cols) {
-      this.readout.textContent = this.words(at[0], at[1]);
-      return;
-    }
-    this.readout.textContent = this.changedCount > 0
-      ? `${this.changedCount} of ${this.rows * this.cols} numbers moved since your edits (dashed outline, change in the corner).`
-      : '';
+    const text = at && this.view && at[0] < this.rows && at[1] < this.cols
+      ? this.words(at[0], at[1])
+      : this.changedCount > 0 ? `${this.changedCount} of ${this.rows * this.cols} numbers moved since your edits (dashed outline, change in the corner).` : '';
+    // Unchanged text is not written again, so the live region does not repeat itself on every redraw.
+    if (this.readout.textContent !== text) this.readout.textContent = text;
   }
 
   private focusedCell(): [number, number] | null {

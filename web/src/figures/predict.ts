@@ -118,12 +118,15 @@ export class Prediction {
   private readonly actions: HTMLElement;
   private current: PredictQuestion | null = null;
   private wasCovered = false;
+  /** What was last drawn: nothing is rebuilt (and focus is not lost) when it has not changed. */
+  private drawn = '';
 
   constructor(private readonly covers: HTMLElement[], private readonly store: PredictionStore = predictions) {
     const id = `predict-${++uid}`;
     this.questionText = el('p', { class: 'predict-question', id: `${id}-q` });
     this.choices = el('div', { class: 'predict-choices' });
-    this.verdict = el('p', { class: 'predict-verdict', role: 'status', tabindex: -1 });
+    // Not a live region (it would repeat itself whenever the numbers change): focus moves here after an answer.
+    this.verdict = el('p', { class: 'predict-verdict', tabindex: -1 });
     this.actions = el('div', { class: 'predict-actions' });
     this.element = el('div', { class: 'predict', role: 'group', 'aria-labelledby': `${id}-q`, hidden: true },
       el('p', { class: 'predict-kicker', 'aria-hidden': 'true' }, 'Predict first'),
@@ -155,10 +158,14 @@ export class Prediction {
   private draw(): void {
     const q = this.current;
     if (!q || !this.store.enabled) {
+      this.drawn = '';
       this.element.hidden = true;
       this.cover(false);
       return;
     }
+    const signature = JSON.stringify([q, this.store.answerOf(q.key) ?? null]);
+    if (signature === this.drawn) return;
+    this.drawn = signature;
     this.element.hidden = false;
     const answer = this.store.answerOf(q.key);
     const answered = answer !== undefined;

@@ -6,7 +6,7 @@ import { BarChart } from '../figures/bars';
 import { el, replaceChildren } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
-import { chartTools } from '../figures/export';
+import { barChartSvg, chartTools, figureTools } from '../figures/export';
 import { Histogram } from '../figures/histogram';
 import { tokenLabels } from '../figures/labels';
 import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
@@ -95,8 +95,10 @@ export const scaleStep: StepDefinition = {
     scaleButton.addEventListener('click', () => context.update({ scale: !snapshot?.settings.scale }));
 
     const saturationFigure = el('div', { class: 'figure-row scale-saturation' },
-      el('figure', { class: 'figure' }, softBars.element, softNorm),
-      el('figure', { class: 'figure' }, sharpBars.element, sharpNorm));
+      el('figure', { class: 'figure' }, softBars.element, softNorm,
+        figureTools(() => softBars.element, () => 'Softmax of 1, 2, 3', (palette) => barChartSvg(softBars.element.querySelector('table')!, palette))),
+      el('figure', { class: 'figure' }, sharpBars.element, sharpNorm,
+        figureTools(() => sharpBars.element, () => 'Softmax of 1, 2, 3 stretched by the square root of d_k', (palette) => barChartSvg(sharpBars.element.querySelector('table')!, palette))));
     // Predict first: without the division, what does a larger d_k do to the largest weight?
     const predict = context.predictions ? new Prediction([saturationFigure, saturationReading]) : null;
 

@@ -6,6 +6,7 @@ import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-mod
 import { el, replaceChildren, setVar } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
+import { figureTools, headGridSvg, type HeadMapData } from '../figures/export';
 import { HeadGrid } from '../figures/head-grid';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
@@ -76,6 +77,8 @@ export const multiHeadStep: StepDefinition = {
     const costReading = el('p', { class: 'reading multi-head-cost-reading' });
     const grid = new HeadGrid((head) => context.update({ head }), 'Attention maps, one per head');
     const gridNote = el('p', { class: 'multi-head-grid-note' });
+    let gridMaps: HeadMapData[] = [];
+    const gridTools = figureTools(() => grid.element, () => 'Attention maps, one per head', (palette) => headGridSvg('Attention maps, one per head: rows are query tokens, columns are key tokens', gridMaps, palette));
     const topTable = el('table', { class: 'data-table multi-head-top' });
     const topDetails = el('details', { class: 'multi-head-top-details' },
       el('summary', {}, 'The same maps in words: which token each head looks at most'),
@@ -106,6 +109,7 @@ export const multiHeadStep: StepDefinition = {
       el('h3', {}, 'Every head’s attention map'),
       el('p', {}, 'Each square is one head’s weights: rows are query tokens, columns are key tokens, darker means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. Pick a map to show that head in the single-head figures of the steps above.'),
       grid.element,
+      gridTools,
       gridNote,
       topDetails,
       el('h3', {}, 'Concatenate, then mix with W_o'),
@@ -209,6 +213,7 @@ export const multiHeadStep: StepDefinition = {
         };
       });
       grid.update(maps, s.settings.head);
+      gridMaps = maps.map((m) => ({ data: m.data, n: m.n, caption: m.caption }));
       gridNote.textContent = p.heads > MAX_HEAD_MAPS
         ? `Showing the first ${MAX_HEAD_MAPS} of ${p.heads} heads; the others are computed too, and the steps above can show any of them.`
         : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`;

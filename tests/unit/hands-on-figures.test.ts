@@ -1,0 +1,338 @@
+// @vitest-environment happy-dom
+// The hands-on figure code on its own: MatrixTable's readout, change marks, edit mode and painting;
+// the export formats (float32 text, CSV, NumPy literal, the SVG drawing of a table); predictions
+// (cover, answer, skip, switch off, a localStorage that throws); the NumPy script's text.
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { BarChart } from '../../web/src/figures/bars';
+import { barChartSvg, f32, fileStem, headGridSvg, hex, mixOklab, parseColour, tableCsv, tableNumpy, tableSvg } from '../../web/src/figures/export';
+import { formatDelta, formatPercentDelta, MatrixTable, parseTyped, type MatrixEdit } from '../../web/src/figures/matrix-table';
+import { MASKED_SOURCE, numpyScript, SOFTMAX_SOURCE } from '../../web/src/figures/numpy-script';
+import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/figures/predict';
+import { ATTENTION_SOURCE } from '../../web/src/steps/06-weighted-sum';
+import { MULTI_HEAD_SOURCE } from '../../web/src/steps/08-multi-head';
+import { snapshotFor } from './fixtures';
+
+const view = (data: number[], rows: number, cols: number, extra: Record<string, unknown> = {}) => ({
+  data: Float32Array.from(data), rows, cols, rowLabels: Array.from({ length: rows }, (_, i) => `r${i + 1}`), colLabels: Array.from({ length: cols }, (_, i) => `c${i + 1}`), ...extra,
+});
+
+function mounted(table: MatrixTable): HTMLElement {
+  document.body.replaceChildren(table.element);
+  return table.element;
+}
+
+const key = (target: Element, k: string, init: KeyboardEventInit = {}) => target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...init }));
+const td = (root: Element, r: number, c: number) => root.querySelector(`td[data-row="${r}"][data-col="${c}"]`) as HTMLTableCellElement;
+
+describe('MatrixTable: reading cells in words', () => {
+  test('hover and focus name the cell under the table; the default words use the labels', () => {
+    const table = new MatrixTable({ caption: 'M', scale: 'diverging' });
+    const root = mounted(table);
+    table.update(view([1, -2, 3.5, 0], 2, 2));
+    const readout = root.querySelector('.matrix-readout')!;
+    expect(readout.getAttribute('aria-live')).toBe('polite');
+    td(root, 1, 0).dispatchEvent(new PointerEvent('pointerover', { bubbles: true }));
+    expect(readout.textContent).toBe('Row r2, column c1: 3.50');
+    root.querySelector('table')!.dispatchEvent(new PointerEvent('pointerleave'));
+    expect(readout.textContent).toBe('');
+    td(root, 0, 1).focus();
+    expect(readout.textContent).toBe('Row r1, column c2: −2.00');
+  });
+
+  test('describe() words, blocked cells say so; every table is a keyboard grid with one tab stop', () => {
+    const table = new MatrixTable({ caption: 'weights', scale: 'sequential', describe: (r, c, v) => `${r}→${c}: ${v}` });
+    const root = mounted(table);
+    table.update(view([1, 0, 0.5, 0.5], 2, 2, { blocked: (r: number, c: number) => c > r, blockedText: '0' }));
+    expect(root.querySelectorAll('td[tabindex="0"]')).toHaveLength(1);
+    expect(root.querySelectorAll('td[tabindex="-1"]')).toHaveLength(3);
+    expect(root.querySelector('table')!.getAttribute('role')).toBeNull(); // a plain table: not selectable
+    td(root, 0, 0).focus();
+    key(td(root, 0, 0), 'ArrowRight');
+    expect(document.activeElement).toBe(td(root, 0, 1));
+    expect(td(root, 0, 1).tabIndex).toBe(0);
+    expect(td(root, 0, 0).tabIndex).toBe(-1);
+    expect(root.querySelector('.matrix-readout')!.textContent).toBe('0→1: 0 (blocked: 0)');
+  });
+});
+
+describe('MatrixTable: what moved since the edits', () => {
+  test('changed cells get a class, the signed change and a title; unchanged ones do not', () => {
+    const table = new MatrixTable({ caption: 'M', scale: 'diverging', describe: () => 'cell' });
+    const root = mounted(table);
+    table.update(view([1, 2.12, 3, 4.0004], 2, 2, { baseline: Float32Array.from([1, 2, 3.5, 4]) }));
+    const changed = [...root.querySelectorAll('td.changed')] as HTMLElement[];
+    expect(changed.map((c) => c.dataset.delta)).toEqual(['+0.12', '−0.50']);
+    expect(td(root, 0, 1).title).toBe('cell; +0.12 since your edits');
+    expect(td(root, 1, 1).classList.contains('changed')).toBe(false); // 0.0004: float rounding
+    expect(table.changes).toBe(2);
+    expect(root.querySelector('table')!.classList.contains('has-changes')).toBe(true);
+    expect(root.querySelector('.matrix-readout')!.textContent).toBe('2 of 4 numbers moved since your edits (dashed outline, change in the corner).');
+    table.update(view([1, 2.12, 3, 4], 2, 2, { baseline: null }));
+    expect(root.querySelectorAll('td.changed')).toHaveLength(0);
+    expect(td(root, 0, 1).title).toBe('cell');
+  });
+
+  test('delta text: two decimals, three below 0.01; percentage points for weights', () => {
+    expect(formatDelta(0.123)).toBe('+0.12');
+    expect(formatDelta(-0.004)).toBe('−0.004');
+    expect(formatPercentDelta(0.031)).toBe('+3%');
+    expect(formatPercentDelta(-0.004)).toBe('−0.4%');
+  });
+});
+
+describe('MatrixTable: editing', () => {
+  function editable() {
+    const calls: string[] = [];
+    const edit: MatrixEdit = {
+      label: (r, c) => `X ${r + 1},${c + 1}`,
+      start: (r, c) => calls.push(`start ${r},${c}`),
+      change: (r, c, v) => calls.push(`change ${r},${c}=${v}`),
+      end: (r, c, keep) => calls.push(`end ${r},${c} ${keep ? 'keep' : 'undo'}`),
+    };
+    const table = new MatrixTable({ caption: 'X', scale: 'diverging', edit });
+    const root = mounted(table);
+    table.update(view([0.5, 1, -1, 2], 2, 2));
+    return { table, root, calls };
+  }
+
+  test('Enter edits, ↑/↓ nudge by 0.1 (Shift: 1), Enter keeps; the arrows still move between cells outside edit mode', () => {
+    const { root, calls } = editable();
+    expect(root.querySelector('table')!.getAttribute('role')).toBe('grid');
+    const cell = td(root, 0, 0);
+    cell.focus();
+    key(cell, 'ArrowDown');
+    expect(document.activeElement).toBe(td(root, 1, 0));
+    key(td(root, 1, 0), 'ArrowUp');
+    key(cell, 'Enter');
+    const input = cell.querySelector('input')!;
+    expect(input.value).toBe('0.5');
+    expect(input.getAttribute('aria-label')).toMatch(/^X 1,1\. Type a number/);
+    expect(document.activeElement).toBe(input);
+    key(input, 'ArrowUp');
+    key(input, 'ArrowUp', { shiftKey: true });
+    key(input, 'ArrowDown');
+    expect(input.value).toBe('1.5');
+    key(input, 'Enter');
+    expect(calls).toEqual(['start 0,0', 'change 0,0=0.6', 'change 0,0=1.6', 'change 0,0=1.5', 'change 0,0=1.5', 'end 0,0 keep']);
+    expect(cell.querySelector('input')).toBeNull();
+    expect(document.activeElement).toBe(cell);
+  });
+
+  test('Escape puts the old value back; typing a digit starts editing with it; F2 edits too', () => {
+    const { root, calls } = editable();
+    const cell = td(root, 1, 1);
+    cell.focus();
+    key(cell, 'F2');
+    key(cell.querySelector('input')!, 'ArrowUp');
+    key(cell.querySelector('input')!, 'Escape');
+    expect(calls.slice(-1)).toEqual(['end 1,1 undo']);
+    expect(cell.textContent).toBe('2.00');
+    calls.length = 0;
+    key(cell, '7');
+    const input = cell.querySelector('input')!;
+    expect(input.value).toBe('7');
+    expect(calls).toEqual(['start 1,1', 'change 1,1=7']);
+    input.value = '−2.5';
+    input.dispatchEvent(new Event('input'));
+    key(input, 'Enter');
+    expect(calls.slice(-2)).toEqual(['change 1,1=-2.5', 'end 1,1 keep']);
+  });
+
+  test('an update while a cell is edited keeps the edit box; setEditable(false) switches editing off', () => {
+    const { table, root } = editable();
+    const cell = td(root, 0, 1);
+    cell.focus();
+    key(cell, 'Enter');
+    table.update(view([0.5, 1.1, -1, 2], 2, 2));
+    expect(cell.querySelector('input')).not.toBeNull();
+    table.setEditable(false);
+    expect(cell.querySelector('input')).toBeNull();
+    expect(root.querySelector('table')!.classList.contains('editable')).toBe(false);
+    key(cell, 'Enter');
+    expect(cell.querySelector('input')).toBeNull();
+  });
+
+  test('typed numbers: minus signs and decimal commas are read; anything else is not a number yet', () => {
+    expect(parseTyped('−1,5')).toBe(-1.5);
+    expect(parseTyped('.25')).toBe(0.25);
+    expect(parseTyped('1e-2')).toBe(0.01);
+    for (const text of ['', '-', 'abc', '1..2', 'Infinity', '0x10']) expect(parseTyped(text)).toBeNull();
+  });
+});
+
+describe('MatrixTable: painting 0/1 cells', () => {
+  test('Space toggles the focused cell; a screen reader’s click toggles too; shown at once', () => {
+    const painted: string[] = [];
+    const table = new MatrixTable({ caption: 'mask', scale: 'sequential', format: (v) => String(v), paint: { paint: (cells, on) => painted.push(`${cells.join(';')} ${on ? 1 : 0}`) } });
+    const root = mounted(table);
+    table.update(view([1, 0, 1, 1], 2, 2, { blocked: (r: number, c: number) => c > r, blockedText: '0' }));
+    const cell = td(root, 0, 1);
+    cell.focus();
+    key(cell, ' ');
+    expect(painted).toEqual(['0,1 1']);
+    expect(cell.textContent).toBe('1');
+    expect(cell.classList.contains('blocked')).toBe(false);
+    key(cell, ' ');
+    expect(painted).toEqual(['0,1 1', '0,1 0']);
+    td(root, 1, 0).dispatchEvent(new MouseEvent('click', { bubbles: true, detail: 0 }));
+    expect(painted.at(-1)).toBe('1,0 0');
+    expect(td(root, 1, 0).classList.contains('blocked')).toBe(true);
+  });
+});
+
+describe('exports', () => {
+  test('f32: the shortest text that reads back as the same float32', () => {
+    expect(f32(0.1)).toBe('0.1');
+    expect(f32(Math.fround(0.1))).toBe('0.1');
+    expect(f32(1)).toBe('1.0');
+    expect(f32(-0)).toBe('0.0');
+    expect(f32(Math.fround(1 / 3))).toBe('0.33333334');
+    expect(f32(1e-8)).toBe('1.0e-08');
+    expect(f32(-Infinity)).toBe('-inf');
+    for (const v of [Math.PI, -2.5e-5, 123456.789, 7e20]) expect(Math.fround(Number(f32(v)))).toBe(Math.fround(v));
+  });
+
+  test('a table as CSV, as a NumPy literal and as SVG: labels, exact values, −∞ for blocked scores', () => {
+    const table = new MatrixTable({ caption: 'scores, "head" 1', scale: 'diverging', corner: 'query ↓ key →' });
+    mounted(table);
+    table.update({ ...view([0.25, 9, -1.5, 2], 2, 2, { blocked: (r: number, c: number) => c > r }), rowLabels: ['a, b', 'c'], colLabels: ['a, b', 'c'] });
+    const data = table.exportData();
+    expect(tableCsv(data)).toBe('query ↓ key →,"a, b",c\n"a, b",0.25,-inf\nc,-1.5,2.0\n');
+    expect(tableNumpy(data)).toBe('# scores, "head" 1\n# rows: a, b, c\n# columns: a, b, c\nnp.array([\n    [0.25, -np.inf],\n    [-1.5, 2.0],\n])\n');
+    const file = tableSvg(data);
+    const doc = new DOMParser().parseFromString(file.svg, 'image/svg+xml');
+    expect(doc.documentElement.nodeName).toBe('svg');
+    const texts = [...doc.querySelectorAll('text')].map((t) => t.textContent);
+    for (const text of ['0.25', '−∞', '−1.50', '2.00', 'a, b', 'c', 'query ↓ key →', 'scores, "head" 1']) expect(texts).toContain(text);
+    expect(doc.querySelectorAll('rect[fill="url(#blocked)"]')).toHaveLength(1);
+    expect(file.svg).not.toMatch(/style=/);
+    expect(file.width).toBeGreaterThan(100);
+    expect(fileStem('weights = softmax(scores / √d_k), head 1')).toBe('weights-softmax-scores-d-k-head-1');
+  });
+
+  test('a bar chart and the head grid as SVG files: labels, values, bar lengths, one square per weight', () => {
+    const bars = new BarChart({ caption: 'shares of “it”', labelHeader: 'token', valueHeader: 'share' });
+    document.body.replaceChildren(bars.element);
+    bars.update([{ label: 'animal', value: 0.75, emphasis: true }, { label: 'road', value: 0.25 }], 'shares of “it”');
+    const doc = new DOMParser().parseFromString(barChartSvg(bars.element.querySelector('table')!).svg, 'image/svg+xml');
+    const texts = [...doc.querySelectorAll('text')].map((t) => t.textContent);
+    for (const text of ['shares of “it”', 'animal', 'road']) expect(texts).toContain(text);
+    const widths = [...doc.querySelectorAll('rect')].slice(1).map((r) => Number(r.getAttribute('width')));
+    expect(widths).toEqual([320, 320, 320, 106.7]); // tracks and fills: 0.75 is the longest bar, 0.25 a third of it
+    const grid = new DOMParser().parseFromString(headGridSvg('maps', [
+      { data: [1, 0, 0.5, 0.5], n: 2, caption: 'Head 1' }, { data: [0.25, 0.75, 0, 1], n: 2, caption: 'Head 2' },
+    ]).svg, 'image/svg+xml');
+    expect([...grid.querySelectorAll('text')].map((t) => t.textContent)).toEqual(['maps', 'Head 1', 'Head 2']);
+    expect([...grid.querySelectorAll('rect[fill-opacity]')].map((r) => r.getAttribute('fill-opacity'))).toEqual(['1.000', '0.500', '0.500', '0.250', '0.750', '1.000']);
+  });
+
+  test('colours mix like CSS color-mix(in oklab): the ends are the inputs, the middle is in between', () => {
+    expect(parseColour('rgb(179, 88, 6)')).toEqual([179, 88, 6]);
+    expect(parseColour('#08306b')).toEqual([8, 48, 107]);
+    expect(parseColour('color(srgb 1 0.5 0)')).toEqual([255, 128, 0]);
+    expect(hex(mixOklab([179, 88, 6], 1, [247, 247, 247]))).toBe('#b35806');
+    expect(hex(mixOklab([179, 88, 6], 0, [247, 247, 247]))).toBe('#f7f7f7');
+    const mid = mixOklab([0, 0, 0], 0.5, [255, 255, 255]);
+    expect(mid[0]).toBeGreaterThan(90);
+    expect(mid[0]).toBeLessThan(110); // oklab's middle grey, not sRGB's 128
+  });
+});
+
+describe('predictions', () => {
+  afterEach(() => {
+    localStorage.clear();
+    vi.restoreAllMocks();
+  });
+
+  const question = (correct = 'b'): PredictQuestion => ({
+    key: 'q1', question: 'Which?', choices: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }], correct, explanation: 'Because.',
+  });
+
+  function setup(store = new PredictionStore('test-predictions')) {
+    const figure = document.createElement('figure');
+    const prediction = new Prediction([figure], store);
+    document.body.replaceChildren(prediction.element, figure);
+    return { figure, prediction, store };
+  }
+
+  test('the figure is covered and inert until answered; the answer is judged and explained, and remembered', () => {
+    const { figure, prediction } = setup();
+    prediction.update(question());
+    expect(prediction.covered).toBe(true);
+    expect(figure.classList.contains('predict-cover')).toBe(true);
+    expect(figure.hasAttribute('inert')).toBe(true);
+    expect(figure.getAttribute('aria-hidden')).toBe('true');
+    (prediction.element.querySelector('[data-choice="a"]') as HTMLElement).click();
+    expect(prediction.element.querySelector('.predict-verdict')!.textContent).toBe('Not quite: you said A; the answer is B. Because.');
+    expect(figure.classList.contains('predict-cover')).toBe(false);
+    expect(figure.hasAttribute('inert')).toBe(false);
+    expect(prediction.element.querySelector('[aria-pressed="true"]')!.textContent).toBe('A');
+    // Another page (or a reload) with the same storage sees the answer.
+    const again = setup(new PredictionStore('test-predictions'));
+    again.prediction.update(question());
+    expect(again.prediction.covered).toBe(false);
+    expect(again.prediction.element.querySelector('.predict-verdict')!.textContent).toMatch(/^Not quite/);
+    // The right answer follows the numbers: with B wrong and A right, the same choice is now right.
+    again.prediction.update(question('a'));
+    expect(again.prediction.element.querySelector('.predict-verdict')!.textContent).toBe('Right: A. Because.');
+  });
+
+  test('skip, ask again, and the switch that turns every prediction off', () => {
+    const { figure, prediction, store } = setup();
+    prediction.update(question());
+    (prediction.element.querySelector('.predict-skip') as HTMLElement).click();
+    expect(prediction.element.querySelector('.predict-verdict')!.textContent).toBe('The answer: B. Because.');
+    (prediction.element.querySelector('.predict-again') as HTMLElement).click();
+    expect(prediction.covered).toBe(true);
+    (prediction.element.querySelector('.predict-off') as HTMLElement).click();
+    expect(store.enabled).toBe(false);
+    expect(prediction.element.hidden).toBe(true);
+    expect(figure.classList.contains('predict-cover')).toBe(false);
+    const toggle = predictionToggle(store);
+    const box = toggle.querySelector('input')!;
+    expect(box.checked).toBe(false);
+    box.checked = true;
+    box.dispatchEvent(new Event('change'));
+    expect(prediction.covered).toBe(true);
+    prediction.update(null); // does not apply (e.g. one token): shown
+    expect(prediction.covered).toBe(false);
+    expect(prediction.element.hidden).toBe(true);
+  });
+
+  test('a localStorage that throws (a sandboxed iframe): predictions still work for the visit', () => {
+    vi.spyOn(Storage.prototype, 'getItem').mockImplementation(() => {
+      throw new DOMException('denied', 'SecurityError');
+    });
+    vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+      throw new DOMException('denied', 'SecurityError');
+    });
+    const { prediction, figure } = setup(new PredictionStore('blocked'));
+    prediction.update(question());
+    expect(prediction.covered).toBe(true);
+    (prediction.element.querySelector('[data-choice="b"]') as HTMLElement).click();
+    expect(prediction.element.querySelector('.predict-verdict')!.textContent).toBe('Right: B. Because.');
+    expect(figure.hasAttribute('inert')).toBe(false);
+  });
+});
+
+describe('the NumPy script', () => {
+  test('the article’s functions word for word, the page’s matrices in full, the masked variant only when needed', async () => {
+    const sources = { attention: ATTENTION_SOURCE, multiHead: MULTI_HEAD_SOURCE };
+    const plain = numpyScript(await snapshotFor({ sentence: 'the cat sat down' }), sources);
+    for (const source of [SOFTMAX_SOURCE, ATTENTION_SOURCE, MULTI_HEAD_SOURCE]) expect(plain).toContain(source);
+    expect(plain).not.toContain('NOT IN THE ARTICLE');
+    expect(plain).toContain('out, weights = multi_head_attention(X, W_q, W_k, W_v, W_o, h=h)');
+    expect(plain).toContain('np.set_printoptions(precision=2, suppress=True');
+    const snapshot = await snapshotFor({ sentence: 'the cat sat down', causal: true, scale: false, edits: 'X.1.1:0.5' });
+    const masked = numpyScript(snapshot, sources);
+    expect(masked).toContain(MASKED_SOURCE);
+    expect(masked).toContain('mask=mask, scale=False)');
+    expect(masked).toContain('    [1, 0, 0, 0],');
+    expect(masked).toContain('X = np.array([   # (n, d_model) = (4, 8): one row per token\n    [0.5, ');
+    expect(masked).toContain('with your edited numbers');
+    // Every float of X, written out, reads back as the page's float32.
+    const xRows = masked.split('X = np.array([')[1].split('])')[0].trim().split('\n').slice(1);
+    const values = xRows.flatMap((row) => row.replace(/[[\],]/g, ' ').trim().split(/\s+/).map(Number));
+    expect(values.map((v) => Math.fround(v))).toEqual(Array.from(snapshot.pipeline.X.data));
+  });
+});
