@@ -1,16 +1,40 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import { katexFormulas } from './web/tooling/katex-formulas';
 
 // The embeddable bundle: one self-contained ES module (dist/embed/attention-by-hand.js) that
 // defines every custom element, with its .wasm next to it. Built as an app entry rather than in
 // library mode, because library mode inlines assets and a data: URL wasm would need a CSP
 // exception; a file next to the script works under `default-src 'self'` and cross-origin (CORS).
+//
+// This directory is also the npm package's content (package.json `files` and `exports`), so the names
+// authors may refer to are stable: attention-by-hand.js, attention-by-hand.wasm and the hand-written
+// declarations attention-by-hand.d.ts. Only the worker, an internal file, keeps a hash.
+
+/** Asset names: the engine's .wasm is `attention-by-hand.wasm` (a package export); anything else is hashed. */
+function assetFileNames(asset: { names: string[] }): string {
+  return asset.names.some((name) => name.endsWith('.wasm')) ? 'attention-by-hand.wasm' : '[name]-[hash][extname]';
+}
+
+/** Copies the hand-written declarations of the elements next to the bundle. */
+function elementDeclarations(): Plugin {
+  const source = resolve(import.meta.dirname, 'web/src/elements/attention-by-hand.d.ts');
+  return {
+    name: 'attention-element-declarations',
+    apply: 'build',
+    generateBundle() {
+      this.addWatchFile(source);
+      this.emitFile({ type: 'asset', fileName: 'attention-by-hand.d.ts', source: readFileSync(source, 'utf8') });
+    },
+  };
+}
+
 export default defineConfig({
   root: resolve(import.meta.dirname, 'web'),
   base: './',
   publicDir: false,
-  plugins: [katexFormulas()],
+  plugins: [katexFormulas(), elementDeclarations()],
   build: {
     outDir: resolve(import.meta.dirname, 'dist/embed'),
     emptyOutDir: true,
@@ -21,7 +45,7 @@ export default defineConfig({
       preserveEntrySignatures: 'exports-only',
       output: {
         entryFileNames: '[name].js',
-        assetFileNames: '[name]-[hash][extname]',
+        assetFileNames,
         inlineDynamicImports: true,
       },
     },
@@ -31,7 +55,7 @@ export default defineConfig({
   // same .wasm file (and the browser's cached copy) instead of a duplicate under assets/.
   worker: {
     rolldownOptions: {
-      output: { entryFileNames: '[name]-[hash].js', assetFileNames: '[name]-[hash][extname]' },
+      output: { entryFileNames: '[name]-[hash].js', assetFileNames },
     },
   },
 });
