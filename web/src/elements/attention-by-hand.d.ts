@@ -143,7 +143,7 @@ export interface FlashTrace {
 
 /** The FlashAttention step's trace of the shown head. */
 export interface FlashSnapshot {
-  /** Tokens traced: the first min(n, 64). */
+  /** Tokens traced: the first min(n, 16). */
   tokens: number;
   /** Every (query block, key block) step; null when the trace could not be made (see `unavailable`). */
   trace: FlashTrace | null;
