@@ -46,7 +46,7 @@ export default defineConfig({
       output: {
         entryFileNames: '[name].js',
         assetFileNames,
-        inlineDynamicImports: true,
+        codeSplitting: false,
       },
     },
   },

@@ -252,10 +252,10 @@ describe('the declarations, for a consumer of the packed package', () => {
   test('type-check with a bundler\'s resolution (exports → types), JSX included', () => {
     expect(existsSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'attention-by-hand.d.ts'))).toBe(true);
     expect(compile({ module: 'ESNext', moduleResolution: 'bundler', jsx: 'preserve' }, ['consumer.ts', 'consumer-jsx.tsx'])).toBe('');
-  });
+  }, 180_000);
 
   test('type-check with Node\'s ESM resolution (module nodenext)', () => {
     expect(compile({ module: 'NodeNext', moduleResolution: 'NodeNext' }, ['consumer.ts'])).toBe('');
-  });
+  }, 180_000);
 
 });
