@@ -10,7 +10,8 @@ import { katexFormulas } from './web/tooling/katex-formulas';
 //
 // This directory is also the npm package's content (package.json `files` and `exports`), so the names
 // authors may refer to are stable: attention-by-hand.js, attention-by-hand.wasm and the hand-written
-// declarations attention-by-hand.d.ts. Only the worker, an internal file, keeps a hash.
+// declarations attention-by-hand.d.ts. Only the worker, an internal file, keeps a hash. Without a hash in
+// the .wasm's name, a host keeps script and .wasm in step by versioning the directory (README, "From npm").
 
 /** Asset names: the engine's .wasm is `attention-by-hand.wasm` (a package export); anything else is hashed. */
 function assetFileNames(asset: { names: string[] }): string {
