@@ -314,7 +314,11 @@ describe('keyboard only, every control of every step', () => {
         const toggled = target?.localName === 'summary' && (target.parentElement as HTMLDetailsElement).open !== openBefore;
         return w.__effect.mutations > 0 || now !== w.__before || w.__deepActive() !== w.__focusBefore || toggled;
       }, undefined, { timeout: 20_000 }).then(() => true, () => downloads > downloadsBefore); // the busy two-core box can stall a frame for seconds
-      if (!happened) failed.push(`${target.label} (${key}); focus then on ${await page.evaluate(() => { const w = window as unknown as W; const a = w.__deepActive(); return a ? w.__describe(a) : 'nothing'; })} ${await page.evaluate(() => { const [t, before] = (window as any).__target; return JSON.stringify({ before, after: t?.parentElement?.open, connected: t?.isConnected, inRoot: document.querySelector('attention-walkthrough')!.shadowRoot!.contains(t), mutations: (window as any).__effect.mutations }); })}`);
+      if (!happened) failed.push(`${target.label} (${key}); focus then on ${await page.evaluate(() => { const w = window as unknown as W; const a = w.__deepActive(); return a ? w.__describe(a) : 'nothing'; })} ${await page.evaluate(() => {
+        const w = window as unknown as { __target: [Element | undefined, boolean]; __effect: { mutations: number } };
+        const [t, before] = w.__target;
+        return JSON.stringify({ openBefore: before, openAfter: (t?.parentElement as HTMLDetailsElement | null)?.open, connected: t?.isConnected, mutations: w.__effect.mutations });
+      })}`);
       operated[`${target.kind} (${key})`] = (operated[`${target.kind} (${key})`] ?? 0) + 1;
       // A cell moved focus to its neighbour: go on from the next control, not the next cell.
       if (target.kind === 'cell') await page.keyboard.press('ArrowLeft');
