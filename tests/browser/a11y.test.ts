@@ -180,3 +180,153 @@ describe('keyboard only', () => {
     await page.close();
   });
 });
+
+/** Runs in the page: every control a keyboard user can reach in the walkthrough, in DOM order (one per radio group). */
+const CONTROLS_IN_PAGE = `
+window.__deepActive = () => { let n = document.activeElement; while (n && n.shadowRoot && n.shadowRoot.activeElement) n = n.shadowRoot.activeElement; return n; };
+window.__controls = (stepsOnly) => {
+  const root = document.querySelector('attention-walkthrough').shadowRoot;
+  const roots = [root];
+  for (let i = 0; i < roots.length; i++) for (const n of roots[i].querySelectorAll('*')) if (n.shadowRoot) roots.push(n.shadowRoot);
+  const seenGroups = new Set();
+  const list = [];
+  for (const r of roots) for (const el of r.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')) {
+    if (el.tabIndex < 0 || el.disabled || el.closest('[inert]') || !el.checkVisibility({ visibilityProperty: true })) continue;
+    if (stepsOnly && !el.closest('section.step')) continue;
+    if (el.type === 'radio') { const g = el.name + '|' + (el.form ? '' : el.getRootNode().host?.localName); if (seenGroups.has(g)) continue; seenGroups.add(g); }
+    list.push(el);
+  }
+  return list;
+};
+window.__describe = (el) => {
+  const section = el.closest('section.step');
+  const kind = el.localName === 'input' ? 'input[' + el.type + ']' : el.localName;
+  const text = (el.getAttribute('aria-label') || el.textContent || el.getAttribute('name') || el.className || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+  return (section ? section.id : 'settings') + ' ' + kind + (el.className ? '.' + String(el.className).split(' ')[0] : '') + ' “' + text + '”';
+};`;
+
+describe('keyboard only, every control of every step', () => {
+  test('Tab reaches every visible control in the walkthrough, each showing focus; each one works from the keyboard', async () => {
+    // With the clipboard allowed, as in a reader's browser: the copy buttons copy instead of opening their fallback.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await context.newPage();
+    const errors = collectErrors(page);
+    await page.goto(`${server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await page.evaluate(CONTROLS_IN_PAGE);
+    type W = { __controls(stepsOnly: boolean): Element[]; __deepActive(): Element | null; __describe(el: Element): string; __ids: Map<Element, number> };
+    await page.evaluate(() => (document.querySelector('attention-walkthrough') as unknown as { testHooks: { flush(): void } }).testHooks.flush());
+
+    // 1. Reach: from the top of the page, Tab through the whole walkthrough; every control must take focus, visibly.
+    const expected = await page.evaluate(() => {
+      const w = window as unknown as W;
+      const list = w.__controls(false);
+      w.__ids = new Map(list.map((el, i) => [el, i]));
+      return list.map((el) => w.__describe(el));
+    });
+    expect(expected.length).toBeGreaterThan(30);
+    const reached = new Set<number>();
+    const noFocusRing: string[] = [];
+    let inside = false;
+    for (let presses = 0; presses < 1500; presses++) {
+      await page.keyboard.press('Tab');
+      const stop = await page.evaluate(() => {
+        const w = window as unknown as W;
+        const el = w.__deepActive();
+        if (!el) return { where: 'none' as const };
+        const host = document.querySelector('attention-walkthrough')!;
+        if (!host.shadowRoot!.contains(el) && el !== host) return { where: 'outside' as const };
+        const style = getComputedStyle(el);
+        const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+        const radio = (el as HTMLInputElement).type === 'radio' ? [...w.__ids.keys()].find((c) => (c as HTMLInputElement).type === 'radio' && (c as HTMLInputElement).name === (el as HTMLInputElement).name) : undefined;
+        return { where: 'inside' as const, id: w.__ids.get(radio ?? el) ?? -1, ring, label: w.__describe(el) };
+      });
+      if (stop.where === 'inside') {
+        inside = true;
+        if (stop.id >= 0) reached.add(stop.id);
+        if (!stop.ring) noFocusRing.push(stop.label);
+      } else if (inside) break;
+    }
+    const missed = expected.filter((_, i) => !reached.has(i));
+    console.log(`[a11y] Tab reached ${reached.size} of ${expected.length} controls in the walkthrough`);
+    expect(missed, 'controls Tab never reached').toEqual([]);
+    expect(noFocusRing, 'controls focused without a visible focus indicator').toEqual([]);
+
+    // 2. Operate: each control of every step, with the key a reader would use; something must happen.
+    const operated: Record<string, number> = {};
+    const failed: string[] = [];
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    let index = 0;
+    for (let guard = 0; guard < 400; guard++, index++) {
+      const target = await page.evaluate((index) => {
+        const w = window as unknown as W & { __effect: { mutations: number; observer: MutationObserver } };
+        const list = w.__controls(true);
+        const el = list[index] as HTMLElement | undefined;
+        if (!el) return null;
+        el.focus();
+        const input = el as HTMLInputElement;
+        const kind = el.localName === 'input' ? input.type : el.getAttribute('role') === 'grid' || el.localName === 'td' ? 'cell' : el.localName;
+        // Scroll regions and read-only text only take focus; an answered question's choices say aria-disabled.
+        const region = el.localName === 'div' || el.localName === 'pre' || el.localName === 'figure' || (el.localName === 'textarea' && (el as HTMLTextAreaElement).readOnly) || el.getAttribute('aria-disabled') === 'true';
+        const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
+        w.__effect?.observer.disconnect();
+        const effect = { mutations: 0, observer: new MutationObserver((records) => (effect.mutations += records.length)) };
+        effect.observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+        w.__effect = effect;
+        (window as unknown as { __before: string }).__before = JSON.stringify([location.href, (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config]);
+        (window as unknown as { __focusBefore: Element | null }).__focusBefore = w.__deepActive();
+        const lastOption = el.localName === 'select' && (el as HTMLSelectElement).selectedIndex === (el as HTMLSelectElement).options.length - 1;
+        return { kind, region, lastOption, label: w.__describe(el) };
+      }, index);
+      if (!target) break;
+      // A select already on its last option goes up instead.
+      const key = { button: 'Enter', summary: 'Enter', a: 'Enter', checkbox: 'Space', radio: 'ArrowDown', select: target.lastOption ? 'ArrowUp' : 'ArrowDown', range: 'ArrowRight', number: 'ArrowUp', cell: 'ArrowRight', text: 'x' }[target.kind] ?? null;
+      if (target.region || key === null) {
+        operated[`reach only: ${target.kind}`] = (operated[`reach only: ${target.kind}`] ?? 0) + 1;
+        continue;
+      }
+      // An earlier control's late effect may move focus (the NumPy copy's no-clipboard fallback focuses the
+      // script): put it back on the target before the key goes in.
+      for (let tries = 0; tries < 5; tries++) {
+        const onTarget = await page.evaluate((index) => {
+          const w = window as unknown as W;
+          const el = w.__controls(true)[index] as HTMLElement | undefined;
+          if (el && w.__deepActive() !== el) el.focus();
+          (window as unknown as { __focusBefore: Element | null }).__focusBefore = w.__deepActive();
+          (window as unknown as { __target: [Element | undefined, boolean] }).__target = [el, (el?.parentElement as HTMLDetailsElement | null)?.open === true];
+          // Count only what the key does: forget anything an earlier control did late.
+          (window as unknown as { __effect: { mutations: number } }).__effect.mutations = 0;
+          (window as unknown as { __before: string }).__before = JSON.stringify([location.href, (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config]);
+          return el !== undefined && w.__deepActive() === el;
+        }, index);
+        if (onTarget) break;
+        await page.waitForTimeout(200);
+      }
+      const downloadsBefore = downloads;
+      await page.keyboard.press(key);
+      const happened = await page.waitForFunction(() => {
+        const w = window as unknown as { __effect: { mutations: number }; __before: string; __focusBefore: Element | null; __deepActive(): Element | null };
+        const now = JSON.stringify([location.href, (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config]);
+        // A summary's effect is its details opening or closing (seen even if that section was redrawn meanwhile).
+        const [target, openBefore] = (window as unknown as { __target: [Element | undefined, boolean] }).__target;
+        const toggled = target?.localName === 'summary' && (target.parentElement as HTMLDetailsElement).open !== openBefore;
+        return w.__effect.mutations > 0 || now !== w.__before || w.__deepActive() !== w.__focusBefore || toggled;
+      }, undefined, { timeout: 20_000 }).then(() => true, () => downloads > downloadsBefore); // the busy two-core box can stall a frame for seconds
+      if (!happened) failed.push(`${target.label} (${key}); focus then on ${await page.evaluate(() => { const w = window as unknown as W; const a = w.__deepActive(); return a ? w.__describe(a) : 'nothing'; })} ${await page.evaluate(() => {
+        const w = window as unknown as { __target: [Element | undefined, boolean]; __effect: { mutations: number } };
+        const [t, before] = w.__target;
+        return JSON.stringify({ openBefore: before, openAfter: (t?.parentElement as HTMLDetailsElement | null)?.open, connected: t?.isConnected, mutations: w.__effect.mutations });
+      })}`);
+      operated[`${target.kind} (${key})`] = (operated[`${target.kind} (${key})`] ?? 0) + 1;
+      // A cell moved focus to its neighbour: go on from the next control, not the next cell.
+      if (target.kind === 'cell') await page.keyboard.press('ArrowLeft');
+    }
+    console.log(`[a11y] operated from the keyboard: ${JSON.stringify(operated)}`);
+    expect(failed, 'controls that did nothing when operated from the keyboard').toEqual([]);
+    expect(Object.entries(operated).filter(([k]) => !k.startsWith('reach only')).reduce((n, [, v]) => n + v, 0)).toBeGreaterThan(20);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 600_000);
+});

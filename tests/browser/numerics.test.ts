@@ -136,6 +136,38 @@ describe('numerics on the page', () => {
     await page.close();
   });
 
+  test('entries of 1e30 and 1e-30 (engine API, the page’s own engine): finite weights, rows sum to 1', async () => {
+    const { page, errors } = await open('');
+    const outcome = await page.evaluate(() => {
+      type M = { rows: number; cols: number; data: Float32Array };
+      const engine = (document.querySelector('attention-walkthrough') as unknown as { testHooks: { engine: { attention(Q: M, K: M, V: M, o: { scale: boolean }): { output: M; weights: M } } } }).testHooks.engine;
+      const m = (rows: number, cols: number, values: number[]): M => ({ rows, cols, data: Float32Array.from(values) });
+      const run = (size: number, scale: boolean) => {
+        // Q·Kᵀ of 1e30-sized entries is ~1e60: far past float32's 3.4e38. Of 1e-30: ~1e-60, below its smallest denormal.
+        const Q = m(3, 4, [1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1].map((x) => x * size));
+        const K = m(3, 4, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0].map((x) => x * size));
+        const V = m(3, 2, [1, 0, 0, 1, 1, 1]);
+        const r = engine.attention(Q, K, V, { scale });
+        return { weights: Array.from(r.weights.data), output: Array.from(r.output.data) };
+      };
+      return { huge: run(1e30, true), hugeUnscaled: run(1e30, false), tiny: run(1e-30, true), tinyUnscaled: run(1e-30, false) };
+    });
+    for (const [name, r] of Object.entries(outcome)) {
+      expect(r.weights.every(Number.isFinite), name).toBe(true);
+      expect(r.output.every(Number.isFinite), name).toBe(true);
+      for (let row = 0; row < 3; row++) expect(r.weights.slice(row * 3, row * 3 + 3).reduce((a, b) => a + b, 0), `${name} row ${row}`).toBeCloseTo(1, 6);
+    }
+    // Huge: saturated, all weight on the matching key (rows 0 and 1), split evenly where scores tie (row 2).
+    for (const name of ['huge', 'hugeUnscaled'] as const) {
+      expect(outcome[name].weights.slice(0, 6), name).toEqual([1, 0, 0, 0, 1, 0]);
+      for (const w of outcome[name].weights.slice(6)) expect(w, name).toBeCloseTo(1 / 3, 6);
+    }
+    // Tiny: every score underflows to 0, so every key gets exactly a third.
+    for (const name of ['tiny', 'tinyUnscaled'] as const) for (const w of outcome[name].weights) expect(w, name).toBeCloseTo(1 / 3, 6);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   test('the softmax step explains why the max is subtracted: e^x overflows for large scores', async () => {
     const { page } = await open('');
     const text = await page.locator('#softmax').innerText();

@@ -137,6 +137,17 @@ describe('wrapper checks added by the hardening (each was a TypeError or a needl
       'the 16384 x 8192 score matrix would exceed the memory budget of 64M entries; use the tiled (FlashAttention-style) kernel');
     expect(engine.heapStats().memoryBytes).toBe(before);
   });
+
+  test('heapStats().allocatedBytes is live: the memory suites’ “0 malloc’d bytes, before and after” is a measurement', () => {
+    // The leak and memory suites see 0 malloc'd bytes at rest; a 1 MiB block held in the instance must show.
+    const raw = (engine as unknown as { raw: { _malloc(n: number): number; _free(p: number): void } }).raw;
+    const before = engine.heapStats().allocatedBytes;
+    const block = raw._malloc(2 ** 20);
+    expect(block).toBeGreaterThan(0);
+    expect(engine.heapStats().allocatedBytes - before).toBeGreaterThanOrEqual(2 ** 20);
+    raw._free(block);
+    expect(engine.heapStats().allocatedBytes).toBe(before);
+  });
 });
 
 describe('the page path and the memory budget', () => {
