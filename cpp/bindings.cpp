@@ -214,12 +214,13 @@ val heap_stats() {
 // bytes, then kPipelineTensorCount float offsets into the block (PipelineTensor order), the mask's
 // byte offset and fully_masked_rows' byte offset.
 //
-// Results up to kFixedPipelineFloats live in a static block (not malloc'd: it cannot leak and
-// heapStats() does not count it), which also keeps the generated weights of the last seed and
-// d_model between calls. Nothing here can abort on bad input: stage refuses sizes over the limits
-// before allocating, run validates everything (check_pipeline_config) before computing.
+// Results up to kFixedPipelineFloats (the page at d_model 512 with its usual sentence lengths) live
+// in a static block (not malloc'd: it cannot leak and heapStats() does not count it), which also
+// keeps the generated weights of the last seed and d_model between calls. Nothing here can abort on
+// bad input: stage refuses sizes over the limits before allocating, run validates everything
+// (check_pipeline_config) before computing.
 
-constexpr std::size_t kFixedPipelineFloats = std::size_t(1) << 19;  // 2 MiB
+constexpr std::size_t kFixedPipelineFloats = std::size_t(1) << 21;  // 8 MiB: d_model 512 with n up to ~100 fits
 constexpr int kHeaderWords = 7 + abh::kPipelineTensorCount + 2;
 
 alignas(16) float fixed_pipeline_block[kFixedPipelineFloats];
