@@ -1,19 +1,22 @@
 // The only file that knows about Emscripten. It converts between plain JS objects and the engine's
 // structs and nothing else: no math here.
 //
-// Boundary shapes (mirrored by web/src/engine/engine.d.ts):
+// Boundary shapes (mirrored by web/src/engine/types.ts; pipeline() has its own, see below):
 //   JsMatrix  = { rows, cols, data: Float32Array }            row-major
 //   JsTensor3 = { heads, rows, cols, data: Float32Array }     row-major, heads outermost
 //   failures  = { error: string }  (the JS wrapper throws it as an EngineError)
 // Inputs are copied into wasm memory once; outputs are copied out into fresh typed arrays before
 // returning, so no JS object ever holds a view into memory that a later call could grow.
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
 #include <emscripten/heap.h>
 #include <malloc.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "attention.h"
@@ -55,14 +58,6 @@ val to_js(const abh::Tensor3& t) {
   return out;
 }
 
-val to_js(const abh::Mask& m) {
-  val out = val::object();
-  out.set("rows", int(m.rows()));
-  out.set("cols", int(m.cols()));
-  out.set("data", val::global("Uint8Array").new_(emscripten::typed_memory_view(std::size_t(m.size()), m.data())));
-  return out;
-}
-
 val failure(const std::string& message) {
   val out = val::object();
   out.set("error", message);
@@ -99,13 +94,6 @@ std::string read_matrix(const val& js, const char* name, abh::Matrix& out) {
              ", column " + std::to_string(i % cols + 1);
     out.data()[i] = values[i];
   }
-  return {};
-}
-
-std::string read_optional_floats(const val& js, const char* name, std::vector<float>& out) {
-  if (js.isUndefined() || js.isNull()) return {};
-  if (!is_object(js) || !js["length"].isNumber()) return std::string(name) + " must be a Float32Array";
-  out = emscripten::convertJSArrayToNumberVector<float>(js);
   return {};
 }
 
@@ -152,56 +140,6 @@ val multi_head_attention_js(val X_js, val Wq_js, val Wk_js, val Wv_js, val Wo_js
   out.set("output", to_js(result.value().output));
   out.set("weights", to_js(result.value().weights));
   out.set("fullyMaskedRows", copy_bytes(result.value().fully_masked_rows));
-  return out;
-}
-
-val pipeline_js(val config_js) {
-  abh::PipelineConfig config;
-  const val tokens = config_js["tokens"];
-  if (!tokens.isArray()) return failure("tokens must be an array of strings");
-  const double count = tokens["length"].as<double>();
-  if (count > abh::limits::kMaxPipelineTokens)
-    return failure("the walkthrough shows at most " + std::to_string(abh::limits::kMaxPipelineTokens) + " tokens (got " +
-                   std::to_string(std::int64_t(count)) + ")");
-  for (int i = 0; i < int(count); ++i) {
-    const val token = tokens[i];
-    if (!token.isString()) return failure("token " + std::to_string(i + 1) + " is not a string");
-    config.token_ids.push_back(abh::token_id(token.as<std::string>()));
-  }
-  for (auto [key, target] : {std::pair{"dModel", &config.d_model}, {"heads", &config.heads}}) {
-    if (!is_whole_number(config_js[key], -1e9, 1e9)) return failure(std::string(key) + " must be a whole number");
-    *target = config_js[key].as<int>();
-  }
-  const val seed = config_js["seed"];
-  if (!seed.isUndefined()) {
-    if (!is_whole_number(seed, 0, 4294967295.0)) return failure("seed must be a whole number from 0 to 4294967295");
-    config.seed = seed.as<std::uint32_t>();
-  }
-  config.causal = read_flag(config_js, "causal", false);
-  config.scale = read_flag(config_js, "scale", true);
-  for (auto [key, target] : {std::pair{"X", &config.X}, {"W_q", &config.W_q}, {"W_k", &config.W_k},
-                             {"W_v", &config.W_v}, {"W_o", &config.W_o}})
-    if (auto error = read_optional_floats(config_js[key], key, *target); !error.empty()) return failure(error);
-  const val mask = config_js["mask"];
-  if (!mask.isUndefined() && !mask.isNull()) config.mask = emscripten::convertJSArrayToNumberVector<std::uint8_t>(mask);
-
-  const auto result = abh::run_pipeline(config);
-  if (!result.ok()) return failure(result.error());
-  const abh::PipelineSnapshot& s = result.value();
-  val out = val::object();
-  for (auto [key, value] : {std::pair{"n", s.n}, {"dModel", s.d_model}, {"heads", s.heads}, {"dK", s.d_k}})
-    out.set(key, value);
-  out.set("scaleFactor", s.scale_factor);
-  for (auto [key, m] : {std::pair{"X", &s.X}, {"W_q", &s.W_q}, {"W_k", &s.W_k}, {"W_v", &s.W_v}, {"W_o", &s.W_o},
-                        {"Q", &s.Q}, {"K", &s.K}, {"V", &s.V}, {"merged", &s.merged}, {"output", &s.output}})
-    out.set(key, to_js(*m));
-  for (auto [key, t] : {std::pair{"Q_heads", &s.Q_heads}, {"K_heads", &s.K_heads}, {"V_heads", &s.V_heads},
-                        {"scores", &s.scores}, {"scoresScaled", &s.scores_scaled}, {"weights", &s.weights},
-                        {"headOutputs", &s.head_outputs}, {"weightsUnscaled", &s.weights_unscaled},
-                        {"weightsCausal", &s.weights_causal}, {"weightsMaskedAfter", &s.weights_masked_after}})
-    out.set(key, to_js(*t));
-  out.set("mask", to_js(s.mask));
-  out.set("fullyMaskedRows", copy_bytes(s.fully_masked_rows));
   return out;
 }
 
@@ -257,12 +195,117 @@ val heap_stats() {
   return out;
 }
 
+// ---- pipeline: the walkthrough's call, through wasm memory instead of embind values ----------
+//
+// The page calls this once per change of a setting, and its result is every intermediate: some 20
+// tensors. Building that as embind objects cost one boundary crossing per property and per typed
+// array (hundreds per call, most of a small call's time), and reading the tokens one more per token.
+// So it goes through three plain exports and wasm memory, and the JS wrapper (engine.ts) does:
+//
+//   1. abh_pipeline_stage(n, lengths of X, W_q, W_k, W_v, W_o, mask) -> address of a table of 7
+//      addresses: where to write the n token ids (uint32, FNV-1a of each token's UTF-8, see
+//      random.h) and each given matrix (float32) or mask (bytes). Lengths may be 0 (not given).
+//   2. abh_pipeline_run(d_model, heads, seed, causal, scale) -> address of the header below, or 0
+//      when the configuration is refused (the reason: pipelineError()).
+//   3. one copy of the result block out of HEAPU8, then abh_pipeline_release(), which frees what the
+//      call allocated (staged inputs; a result block too large for the fixed one).
+//
+// Header (uint32 words): n, d_model, heads, d_k, scale_factor (float32 bits), block address, block
+// bytes, then kPipelineTensorCount float offsets into the block (PipelineTensor order), the mask's
+// byte offset and fully_masked_rows' byte offset.
+//
+// Results up to kFixedPipelineFloats (the page at d_model 512 with its usual sentence lengths) live
+// in a static block (not malloc'd: it cannot leak and heapStats() does not count it), which also
+// keeps the generated weights of the last seed and d_model between calls. Nothing here can abort on
+// bad input: stage refuses sizes over the limits before allocating, run validates everything
+// (check_pipeline_config) before computing.
+
+constexpr std::size_t kFixedPipelineFloats = std::size_t(1) << 21;  // 8 MiB: d_model 512 with n up to ~100 fits
+constexpr int kHeaderWords = 7 + abh::kPipelineTensorCount + 2;
+
+alignas(16) float fixed_pipeline_block[kFixedPipelineFloats];
+abh::PipelineWorkspace pipeline_workspace(fixed_pipeline_block, kFixedPipelineFloats);
+abh::PipelineConfig pipeline_request;
+std::uint32_t pipeline_table[7];
+std::uint32_t pipeline_header[kHeaderWords];
+std::string pipeline_message;
+
+std::string pipeline_error() { return pipeline_message; }
+
+void release_request() {
+  for (auto* v : {&pipeline_request.X, &pipeline_request.W_q, &pipeline_request.W_k, &pipeline_request.W_v, &pipeline_request.W_o})
+    std::vector<float>().swap(*v);
+  std::vector<std::uint32_t>().swap(pipeline_request.token_ids);
+  std::vector<std::uint8_t>().swap(pipeline_request.mask);
+}
+
 }  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_stage(int n, int x_len, int wq_len, int wk_len, int wv_len, int wo_len, int mask_len) {
+  using namespace abh::limits;
+  release_request();
+  pipeline_message.clear();
+  const std::int64_t most_x = std::int64_t(kMaxPipelineTokens) * kMaxDModel, most_w = std::int64_t(kMaxDModel) * kMaxDModel;
+  if (n < 0 || n > kMaxPipelineTokens) {
+    pipeline_message = "the walkthrough shows at most " + std::to_string(kMaxPipelineTokens) + " tokens (got " + std::to_string(n) + ")";
+    return 0;
+  }
+  if (x_len < 0 || x_len > most_x || wq_len < 0 || wq_len > most_w || wk_len < 0 || wk_len > most_w || wv_len < 0 ||
+      wv_len > most_w || wo_len < 0 || wo_len > most_w || mask_len < 0 || mask_len > std::int64_t(kMaxPipelineTokens) * kMaxPipelineTokens) {
+    pipeline_message = "a matrix or the mask is larger than the walkthrough accepts";
+    return 0;
+  }
+  pipeline_request.token_ids.resize(std::size_t(n));
+  pipeline_request.X.resize(std::size_t(x_len));
+  pipeline_request.W_q.resize(std::size_t(wq_len));
+  pipeline_request.W_k.resize(std::size_t(wk_len));
+  pipeline_request.W_v.resize(std::size_t(wv_len));
+  pipeline_request.W_o.resize(std::size_t(wo_len));
+  pipeline_request.mask.resize(std::size_t(mask_len));
+  const void* where[7] = {pipeline_request.token_ids.data(), pipeline_request.X.data(), pipeline_request.W_q.data(),
+                          pipeline_request.W_k.data(), pipeline_request.W_v.data(), pipeline_request.W_o.data(),
+                          pipeline_request.mask.data()};
+  for (int i = 0; i < 7; ++i) pipeline_table[i] = std::uint32_t(reinterpret_cast<std::uintptr_t>(where[i]));
+  return std::uint32_t(reinterpret_cast<std::uintptr_t>(pipeline_table));
+}
+
+EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_run(int d_model, int heads, std::uint32_t seed, int causal, int scale) {
+  pipeline_request.d_model = d_model;
+  pipeline_request.heads = heads;
+  pipeline_request.seed = seed;
+  pipeline_request.causal = causal != 0;
+  pipeline_request.scale = scale != 0;
+  abh::PipelineView v;
+  pipeline_message = abh::run_pipeline_into(pipeline_request, pipeline_workspace, v);
+  if (!pipeline_message.empty()) return 0;
+  std::uint32_t* h = pipeline_header;
+  h[0] = std::uint32_t(v.n);
+  h[1] = std::uint32_t(v.d_model);
+  h[2] = std::uint32_t(v.heads);
+  h[3] = std::uint32_t(v.d_k);
+  std::memcpy(&h[4], &v.scale_factor, sizeof(float));
+  h[5] = std::uint32_t(reinterpret_cast<std::uintptr_t>(v.block));
+  h[6] = std::uint32_t(v.bytes());
+  for (int t = 0; t < abh::kPipelineTensorCount; ++t) h[7 + t] = std::uint32_t(v.layout.offset[t]);
+  h[7 + abh::kPipelineTensorCount] = std::uint32_t(v.layout.mask_byte_offset);
+  h[8 + abh::kPipelineTensorCount] = std::uint32_t(v.layout.rows_byte_offset);
+  return std::uint32_t(reinterpret_cast<std::uintptr_t>(pipeline_header));
+}
+
+EMSCRIPTEN_KEEPALIVE void abh_pipeline_release() {
+  release_request();
+  pipeline_workspace.release();
+  std::string().swap(pipeline_message);
+}
+
+}  // extern "C"
 
 EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHeadAttention", &multi_head_attention_js);
-  emscripten::function("pipeline", &pipeline_js);
+  emscripten::function("pipelineError", &pipeline_error);
   emscripten::function("dotProductSamples", &dot_product_samples_js);
   emscripten::function("softmaxSaturation", &softmax_saturation_js);
   emscripten::function("engineInfo", &engine_info);

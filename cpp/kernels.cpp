@@ -84,6 +84,21 @@ void matmul(const float* A, int lda, const float* B, int ldb, float* C, int ldc,
 }
 
 void scores_qkt(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d) {
+  if (d < 4 && d > 0) {
+    // d_k of 1 to 3 (d_model 8 with 4 or 8 heads): dot-product tiles would do nothing but their scalar
+    // tail, so multiply by a transposed block of keys instead, with outer-product tiles. Each score is
+    // still ((0 + q0 k0) + q1 k1) + q2 k2, summed in the same order as the tail: the same bits.
+    float kt[3 * kScoreKeyBlock];
+    for (int j0 = 0; j0 < n_k; j0 += kScoreKeyBlock) {
+      const int width = std::min(kScoreKeyBlock, n_k - j0);
+      for (int j = 0; j < width; ++j)
+        for (int t = 0; t < d; ++t) kt[t * kScoreKeyBlock + j] = K[std::size_t(j0 + j) * ldk + t];
+      for (int i = 0; i < n_q; i += 4)
+        outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, kt, kScoreKeyBlock, S + std::size_t(i) * n_k + j0,
+                     n_k, width, 0, d, false);
+    }
+    return;
+  }
   const int d4 = d & ~3;
   for (int j0 = 0; j0 < n_k; j0 += kScoreKeyBlock) {
     const int j_end = std::min(n_k, j0 + kScoreKeyBlock);

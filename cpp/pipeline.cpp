@@ -1,6 +1,8 @@
 #include "pipeline.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "attention.h"
 #include "kernels.h"
@@ -25,36 +27,91 @@ std::string check_matrix(const char* name, const std::vector<float>& values, std
   return {};
 }
 
-Matrix matrix_from(const std::vector<float>& values, int rows, int cols) {
-  return Eigen::Map<const Matrix>(values.data(), rows, cols);
+// (n, d_model) -> (h, n, d_k): the article's reshape(n, h, d_k).transpose(1, 0, 2).
+void split_heads(const float* M, int n, int h, int d_k, float* out) {
+  const int d_model = h * d_k;
+  for (int head = 0; head < h; ++head)
+    for (int row = 0; row < n; ++row)
+      std::memcpy(out + (std::size_t(head) * n + row) * d_k, M + std::size_t(row) * d_model + std::size_t(head) * d_k,
+                  sizeof(float) * std::size_t(d_k));
 }
 
-// (n, d_model) -> (h, n, d_k): the article's reshape(n, h, d_k).transpose(1, 0, 2).
-Tensor3 split_heads(const Matrix& M, int h, int d_k) {
-  Tensor3 out(h, int(M.rows()), d_k);
-  for (int head = 0; head < h; ++head)
-    for (int row = 0; row < M.rows(); ++row)
-      for (int col = 0; col < d_k; ++col) out.head(head)[std::size_t(row) * d_k + col] = M(row, head * d_k + col);
-  return out;
+bool all_finite(const float* p, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i)
+    if (!std::isfinite(p[i])) return false;
+  return true;
 }
+
+void fill_embeddings(const std::uint32_t* token_ids, int n, int d_model, std::uint32_t seed, float* out) {
+  for (int row = 0; row < n; ++row) {
+    SplitMix64 stream(stream_seed(seed, kEmbeddingTag | token_ids[row]));
+    float* x = out + std::size_t(row) * d_model;
+    for (int col = 0; col < d_model; ++col) x[col] = stream.normal();
+  }
+}
+
+void fill_projection(char name, int d_model, std::uint32_t seed, float* out) {
+  SplitMix64 stream(stream_seed(seed, kProjectionTag | std::uint8_t(name)));
+  const float fan_in_scale = 1.0f / std::sqrt(float(d_model));
+  const std::size_t count = std::size_t(d_model) * d_model;
+  for (std::size_t i = 0; i < count; ++i) out[i] = stream.normal() * fan_in_scale;
+}
+
+constexpr std::size_t round4(std::size_t x) { return (x + 3) & ~std::size_t(3); }
 
 }  // namespace
 
 Matrix generate_embeddings(const std::vector<std::uint32_t>& token_ids, int d_model, std::uint32_t seed) {
   Matrix X(int(token_ids.size()), d_model);
-  for (int row = 0; row < X.rows(); ++row) {
-    SplitMix64 stream(stream_seed(seed, kEmbeddingTag | token_ids[row]));
-    for (int col = 0; col < d_model; ++col) X(row, col) = stream.normal();
-  }
+  fill_embeddings(token_ids.data(), int(token_ids.size()), d_model, seed, X.data());
   return X;
 }
 
 Matrix generate_projection(char name, int d_model, std::uint32_t seed) {
   Matrix W(d_model, d_model);
-  SplitMix64 stream(stream_seed(seed, kProjectionTag | std::uint8_t(name)));
-  const float fan_in_scale = 1.0f / std::sqrt(float(d_model));
-  for (int i = 0; i < W.size(); ++i) W.data()[i] = stream.normal() * fan_in_scale;
+  fill_projection(name, d_model, seed, W.data());
   return W;
+}
+
+PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
+  PipelineLayout layout;
+  const std::size_t N = std::size_t(n), D = std::size_t(d_model), H = std::size_t(heads), d_k = D / H;
+  std::size_t at = 0;
+  for (int t = 0; t < kPipelineTensorCount; ++t) {
+    std::size_t size = 0;
+    switch (PipelineTensor(t)) {
+      case kPipeW_q: case kPipeW_k: case kPipeW_v: case kPipeW_o: size = D * D; break;
+      case kPipeX: case kPipeQ: case kPipeK: case kPipeV: case kPipeMerged: case kPipeOutput: size = N * D; break;
+      case kPipeQ_heads: case kPipeK_heads: case kPipeV_heads: case kPipeHeadOutputs: size = H * N * d_k; break;
+      default: size = H * N * N; break;  // scores, scores_scaled and the four weight tensors
+    }
+    layout.offset[t] = at;
+    layout.size[t] = size;
+    at += round4(size);
+  }
+  layout.mask_byte_offset = at * sizeof(float);
+  layout.rows_byte_offset = layout.mask_byte_offset + N * N;
+  layout.bytes = layout.rows_byte_offset + N;
+  layout.scratch_byte_offset = layout.bytes;  // n x n bytes the run needs and nobody else sees
+  layout.floats = round4((layout.scratch_byte_offset + N * N + sizeof(float) - 1) / sizeof(float));
+  return layout;
+}
+
+float* PipelineWorkspace::acquire(std::size_t floats) {
+  if (floats <= fixed_floats_) return fixed_;
+  if (floats > heap_floats_) {
+    if (cached_block_ == heap_.get()) cached_block_ = nullptr;  // the next block may land at the same address
+    heap_.reset();  // before the new allocation: the old block's contents are not needed
+    heap_.reset(new float[floats]);
+    heap_floats_ = floats;
+  }
+  return heap_.get();
+}
+
+void PipelineWorkspace::release() {
+  if (heap_ && cached_block_ == heap_.get()) cached_block_ = nullptr;
+  heap_.reset();
+  heap_floats_ = 0;
 }
 
 std::string check_pipeline_config(const PipelineConfig& config) {
@@ -76,82 +133,164 @@ std::string check_pipeline_config(const PipelineConfig& config) {
   return {};
 }
 
-Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
-  if (auto error = check_pipeline_config(config); !error.empty()) return Expected<PipelineSnapshot>::failure(error);
+std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out) {
+  if (auto error = check_pipeline_config(config); !error.empty()) return error;
 
-  PipelineSnapshot s;
   const int n = int(config.token_ids.size()), d_model = config.d_model, h = config.heads, d_k = d_model / h;
-  s.n = n;
-  s.d_model = d_model;
-  s.heads = h;
-  s.d_k = d_k;
-  s.scale_factor = config.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  PipelineView v;
+  v.n = n;
+  v.d_model = d_model;
+  v.heads = h;
+  v.d_k = d_k;
+  v.scale_factor = config.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  v.layout = PipelineLayout::of(n, d_model, h);
+  v.block = workspace.acquire(v.layout.floats);
+  if (v.block != workspace.cached_block_) {
+    for (auto& g : workspace.generated_) g = {};
+    workspace.cached_block_ = v.block;
+  }
+  const std::size_t nd = std::size_t(n) * d_model, dd = std::size_t(d_model) * d_model, nn = std::size_t(n) * n;
 
   // Inputs: the reader's (or a preset's) matrices where given, generated from the seed otherwise.
-  s.X = config.X.empty() ? generate_embeddings(config.token_ids, d_model, config.seed) : matrix_from(config.X, n, d_model);
-  s.W_q = config.W_q.empty() ? generate_projection('q', d_model, config.seed) : matrix_from(config.W_q, d_model, d_model);
-  s.W_k = config.W_k.empty() ? generate_projection('k', d_model, config.seed) : matrix_from(config.W_k, d_model, d_model);
-  s.W_v = config.W_v.empty() ? generate_projection('v', d_model, config.seed) : matrix_from(config.W_v, d_model, d_model);
-  s.W_o = config.W_o.empty() ? generate_projection('o', d_model, config.seed) : matrix_from(config.W_o, d_model, d_model);
-  if (!config.mask.empty()) s.mask = Eigen::Map<const Mask>(config.mask.data(), n, n);
-  else if (config.causal) s.mask = causal_mask(n);
-  else s.mask = Mask::Ones(n, n);
-  const Mask causal = causal_mask(n);
+  // Generated weights already in the block from an earlier run with the same seed and d_model stay.
+  const std::vector<float>* given[4] = {&config.W_q, &config.W_k, &config.W_v, &config.W_o};
+  static constexpr char kNames[4] = {'q', 'k', 'v', 'o'};
+  for (int i = 0; i < 4; ++i) {
+    float* W = v.tensor(PipelineTensor(kPipeW_q + i));
+    PipelineWorkspace::Generated& g = workspace.generated_[i];
+    if (!given[i]->empty()) {
+      std::memcpy(W, given[i]->data(), dd * sizeof(float));
+      g = {};
+    } else if (!(g.valid && g.seed == config.seed && g.d_model == d_model)) {
+      fill_projection(kNames[i], d_model, config.seed, W);
+      g = {true, config.seed, d_model};
+    }
+  }
+  float* const X = v.tensor(kPipeX);
+  if (config.X.empty()) fill_embeddings(config.token_ids.data(), n, d_model, config.seed, X);
+  else std::memcpy(X, config.X.data(), nd * sizeof(float));
+  std::uint8_t* const mask = v.mask();
+  if (!config.mask.empty()) std::memcpy(mask, config.mask.data(), nn);
+  else
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) mask[std::size_t(i) * n + j] = (!config.causal || j <= i) ? 1 : 0;
+  // Which comparisons equal the configured path (the kernels only tell zero from non-zero).
+  bool mask_all_visible = true, mask_is_causal = true;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const bool visible = mask[std::size_t(i) * n + j] != 0;
+      mask_all_visible &= visible;
+      mask_is_causal &= visible == (j <= i);
+    }
 
   // Projections: Q = X W_q, K = X W_k, V = X W_v, then split into heads.
-  s.Q.resize(n, d_model);
-  s.K.resize(n, d_model);
-  s.V.resize(n, d_model);
-  kernels::matmul(s.X.data(), d_model, s.W_q.data(), d_model, s.Q.data(), d_model, n, d_model, d_model);
-  kernels::matmul(s.X.data(), d_model, s.W_k.data(), d_model, s.K.data(), d_model, n, d_model, d_model);
-  kernels::matmul(s.X.data(), d_model, s.W_v.data(), d_model, s.V.data(), d_model, n, d_model, d_model);
-  if (!s.Q.allFinite() || !s.K.allFinite() || !s.V.allFinite()) return Expected<PipelineSnapshot>::failure(kProjectionOverflow);
-  s.Q_heads = split_heads(s.Q, h, d_k);
-  s.K_heads = split_heads(s.K, h, d_k);
-  s.V_heads = split_heads(s.V, h, d_k);
+  float* const Q = v.tensor(kPipeQ);
+  float* const K = v.tensor(kPipeK);
+  float* const V = v.tensor(kPipeV);
+  kernels::matmul(X, d_model, v.tensor(kPipeW_q), d_model, Q, d_model, n, d_model, d_model);
+  kernels::matmul(X, d_model, v.tensor(kPipeW_k), d_model, K, d_model, n, d_model, d_model);
+  kernels::matmul(X, d_model, v.tensor(kPipeW_v), d_model, V, d_model, n, d_model, d_model);
+  if (!all_finite(Q, nd) || !all_finite(K, nd) || !all_finite(V, nd)) return kProjectionOverflow;
+  split_heads(Q, n, h, d_k, v.tensor(kPipeQ_heads));
+  split_heads(K, n, h, d_k, v.tensor(kPipeK_heads));
+  split_heads(V, n, h, d_k, v.tensor(kPipeV_heads));
 
-  s.scores = Tensor3(h, n, n);
-  s.scores_scaled = Tensor3(h, n, n);
-  s.weights = Tensor3(h, n, n);
-  s.weights_unscaled = Tensor3(h, n, n);
-  s.weights_causal = Tensor3(h, n, n);
-  s.weights_masked_after = Tensor3(h, n, n);
-  s.head_outputs = Tensor3(h, n, d_k);
-  s.fully_masked_rows.assign(n, 0);
-  std::vector<std::uint8_t> ignored_rows(n);
-
-  for (int head = 0; head < h; ++head) {
-    // Step 1: scores = Q K^T.
-    kernels::scores_qkt(s.Q_heads.head(head), d_k, s.K_heads.head(head), d_k, s.scores.head(head), n, n, d_k);
-    kernels::repair_overflowed_scores(s.Q_heads.head(head), d_k, s.K_heads.head(head), d_k, s.scores.head(head), n, n, d_k);
-    // Step 2: scale by 1/sqrt(d_k) (kept separately so the page can show both).
-    const std::size_t nn = std::size_t(n) * n;
-    for (std::size_t i = 0; i < nn; ++i) s.scores_scaled.head(head)[i] = s.scores.head(head)[i] * s.scale_factor;
-    // Step 3: mask with -inf, then softmax.
-    kernels::scale_mask_softmax(s.scores_scaled.head(head), s.weights.head(head), s.mask.data(), n, n, 1.0f,
-                                s.fully_masked_rows.data());
-    // Step 4: weighted sum of values.
-    kernels::weighted_sum(s.weights.head(head), s.V_heads.head(head), d_k, s.head_outputs.head(head), d_k, n, n, d_k);
-
-    // The comparisons the walkthrough draws next to the configured path.
-    kernels::scale_mask_softmax(s.scores.head(head), s.weights_unscaled.head(head), s.mask.data(), n, n, 1.0f,
-                                ignored_rows.data());
-    kernels::scale_mask_softmax(s.scores_scaled.head(head), s.weights_causal.head(head), causal.data(), n, n, 1.0f,
-                                ignored_rows.data());
-    float* after = s.weights_masked_after.head(head);
-    kernels::scale_mask_softmax(s.scores_scaled.head(head), after, nullptr, n, n, 1.0f, nullptr);
+  // The causal mask for the "mask before softmax" comparison, when the mask in force is not already
+  // causal: in the block's scratch bytes (after fully_masked_rows, not part of the published block).
+  std::uint8_t* const rows = v.fully_masked_rows();
+  std::memset(rows, 0, std::size_t(n));
+  std::uint8_t* causal = mask;
+  if (!mask_is_causal) {
+    causal = reinterpret_cast<std::uint8_t*>(v.block) + v.layout.scratch_byte_offset;
     for (int i = 0; i < n; ++i)
-      for (int j = i + 1; j < n; ++j) after[std::size_t(i) * n + j] = 0.0f;
+      for (int j = 0; j < n; ++j) causal[std::size_t(i) * n + j] = j <= i ? 1 : 0;
+  }
+
+  const std::size_t head_nd = std::size_t(n) * d_k;
+  for (int head = 0; head < h; ++head) {
+    const float* q = v.tensor(kPipeQ_heads) + head * head_nd;
+    const float* k = v.tensor(kPipeK_heads) + head * head_nd;
+    const float* val = v.tensor(kPipeV_heads) + head * head_nd;
+    float* const scores = v.tensor(kPipeScores) + head * nn;
+    float* const scaled = v.tensor(kPipeScoresScaled) + head * nn;
+    float* const weights = v.tensor(kPipeWeights) + head * nn;
+    // Step 1: scores = Q K^T.
+    kernels::scores_qkt(q, d_k, k, d_k, scores, n, n, d_k);
+    kernels::repair_overflowed_scores(q, d_k, k, d_k, scores, n, n, d_k);
+    // Step 2: scale by 1/sqrt(d_k) (kept separately so the page can show both).
+    for (std::size_t i = 0; i < nn; ++i) scaled[i] = scores[i] * v.scale_factor;
+    // Step 3: mask with -inf, then softmax.
+    kernels::scale_mask_softmax(scaled, weights, mask, n, n, 1.0f, rows);
+    // Step 4: weighted sum of values.
+    kernels::weighted_sum(weights, val, d_k, v.tensor(kPipeHeadOutputs) + head * head_nd, d_k, n, n, d_k);
+
+    // The comparisons the walkthrough draws next to the configured path. Where one is the configured
+    // path itself (scaling off; a causal mask; no mask), it is a copy: the same kernel on the same
+    // numbers, bit for bit.
+    float* const unscaled = v.tensor(kPipeWeightsUnscaled) + head * nn;
+    if (v.scale_factor == 1.0f) std::memcpy(unscaled, weights, nn * sizeof(float));
+    else kernels::scale_mask_softmax(scores, unscaled, mask, n, n, 1.0f, nullptr);
+    float* const before = v.tensor(kPipeWeightsCausal) + head * nn;
+    if (mask_is_causal) std::memcpy(before, weights, nn * sizeof(float));
+    else kernels::scale_mask_softmax(scaled, before, causal, n, n, 1.0f, nullptr);
+    float* const after = v.tensor(kPipeWeightsMaskedAfter) + head * nn;
+    if (mask_all_visible) std::memcpy(after, weights, nn * sizeof(float));
+    else kernels::scale_mask_softmax(scaled, after, nullptr, n, n, 1.0f, nullptr);
+    for (int i = 0; i < n; ++i) std::fill(after + std::size_t(i) * n + i + 1, after + std::size_t(i + 1) * n, 0.0f);
   }
 
   // Concat heads back to (n, d_model), then the output projection.
-  s.merged.resize(n, d_model);
+  float* const merged = v.tensor(kPipeMerged);
+  const float* const head_outputs = v.tensor(kPipeHeadOutputs);
   for (int head = 0; head < h; ++head)
     for (int row = 0; row < n; ++row)
-      for (int col = 0; col < d_k; ++col) s.merged(row, head * d_k + col) = s.head_outputs.at(head, row, col);
-  s.output.resize(n, d_model);
-  kernels::matmul(s.merged.data(), d_model, s.W_o.data(), d_model, s.output.data(), d_model, n, d_model, d_model);
-  if (!s.output.allFinite()) return Expected<PipelineSnapshot>::failure(kOutputOverflow);
+      std::memcpy(merged + std::size_t(row) * d_model + std::size_t(head) * d_k, head_outputs + head * head_nd + std::size_t(row) * d_k,
+                  sizeof(float) * std::size_t(d_k));
+  float* const output = v.tensor(kPipeOutput);
+  kernels::matmul(merged, d_model, v.tensor(kPipeW_o), d_model, output, d_model, n, d_model, d_model);
+  if (!all_finite(output, nd)) return kOutputOverflow;
+  out = v;
+  return {};
+}
+
+Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
+  PipelineWorkspace workspace;
+  PipelineView v;
+  if (auto error = run_pipeline_into(config, workspace, v); !error.empty()) return Expected<PipelineSnapshot>::failure(error);
+  PipelineSnapshot s;
+  s.n = v.n;
+  s.d_model = v.d_model;
+  s.heads = v.heads;
+  s.d_k = v.d_k;
+  s.scale_factor = v.scale_factor;
+  const auto matrix = [&](PipelineTensor t, int rows, int cols) { return Matrix(Eigen::Map<const Matrix>(v.tensor(t), rows, cols)); };
+  const auto tensor3 = [&](PipelineTensor t, int cols) {
+    Tensor3 out(v.heads, v.n, cols);
+    std::memcpy(out.data.data(), v.tensor(t), out.data.size() * sizeof(float));
+    return out;
+  };
+  s.X = matrix(kPipeX, v.n, v.d_model);
+  s.W_q = matrix(kPipeW_q, v.d_model, v.d_model);
+  s.W_k = matrix(kPipeW_k, v.d_model, v.d_model);
+  s.W_v = matrix(kPipeW_v, v.d_model, v.d_model);
+  s.W_o = matrix(kPipeW_o, v.d_model, v.d_model);
+  s.Q = matrix(kPipeQ, v.n, v.d_model);
+  s.K = matrix(kPipeK, v.n, v.d_model);
+  s.V = matrix(kPipeV, v.n, v.d_model);
+  s.Q_heads = tensor3(kPipeQ_heads, v.d_k);
+  s.K_heads = tensor3(kPipeK_heads, v.d_k);
+  s.V_heads = tensor3(kPipeV_heads, v.d_k);
+  s.scores = tensor3(kPipeScores, v.n);
+  s.scores_scaled = tensor3(kPipeScoresScaled, v.n);
+  s.mask = Eigen::Map<const Mask>(v.mask(), v.n, v.n);
+  s.weights = tensor3(kPipeWeights, v.n);
+  s.fully_masked_rows.assign(v.fully_masked_rows(), v.fully_masked_rows() + v.n);
+  s.head_outputs = tensor3(kPipeHeadOutputs, v.d_k);
+  s.merged = matrix(kPipeMerged, v.n, v.d_model);
+  s.output = matrix(kPipeOutput, v.n, v.d_model);
+  s.weights_unscaled = tensor3(kPipeWeightsUnscaled, v.n);
+  s.weights_causal = tensor3(kPipeWeightsCausal, v.n);
+  s.weights_masked_after = tensor3(kPipeWeightsMaskedAfter, v.n);
   return s;
 }
 

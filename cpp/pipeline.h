@@ -2,7 +2,9 @@
 // The page renders each step from this snapshot and never calls the engine itself.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,9 +48,99 @@ struct PipelineSnapshot {
   Tensor3 weights_masked_after;  // softmax unmasked, then zeroed above the diagonal (the wrong way)
 };
 
+// ---- the flat layout: one run's every intermediate in one block of memory ----------------------
+//
+// run_pipeline_into() writes a snapshot as one contiguous block: every float tensor at a 16-byte
+// aligned offset, then the mask (n x n bytes) and fully_masked_rows (n bytes). The wasm bindings hand
+// the block to JS in one copy (web/src/engine/engine.ts cuts it into typed-array views), so a
+// pipeline call costs a handful of boundary crossings whatever the number of tensors.
+
+// The float tensors of a snapshot, in the order of the offset table the bindings publish (the TS
+// wrapper's PIPELINE_TENSORS lists the same names in the same order).
+enum PipelineTensor : int {
+  kPipeW_q, kPipeW_k, kPipeW_v, kPipeW_o,  // (d_model, d_model), first: their offsets depend on d_model only
+  kPipeX,                                  // (n, d_model)
+  kPipeQ, kPipeK, kPipeV,                  // (n, d_model)
+  kPipeQ_heads, kPipeK_heads, kPipeV_heads,  // (h, n, d_k)
+  kPipeScores, kPipeScoresScaled, kPipeWeights,  // (h, n, n)
+  kPipeHeadOutputs,                        // (h, n, d_k)
+  kPipeMerged, kPipeOutput,                // (n, d_model)
+  kPipeWeightsUnscaled, kPipeWeightsCausal, kPipeWeightsMaskedAfter,  // (h, n, n)
+  kPipelineTensorCount
+};
+
+struct PipelineLayout {
+  std::size_t offset[kPipelineTensorCount] = {};  // in floats from the start of the block
+  std::size_t size[kPipelineTensorCount] = {};    // in floats
+  std::size_t mask_byte_offset = 0;               // n x n bytes
+  std::size_t rows_byte_offset = 0;               // n bytes: fully_masked_rows
+  std::size_t bytes = 0;                          // the published part: every tensor, mask and rows
+  std::size_t scratch_byte_offset = 0;            // n x n bytes of working memory after it
+  std::size_t floats = 0;                         // the whole block, scratch included, in floats
+
+  static PipelineLayout of(int n, int d_model, int heads);
+};
+
+// A finished run: where each tensor is. The block belongs to the workspace that made it and stays
+// valid until that workspace's next run or release().
+struct PipelineView {
+  int n = 0, d_model = 0, heads = 0, d_k = 0;
+  float scale_factor = 1.0f;
+  PipelineLayout layout;
+  float* block = nullptr;
+
+  float* tensor(PipelineTensor t) const { return block + layout.offset[t]; }
+  std::uint8_t* mask() const { return reinterpret_cast<std::uint8_t*>(block) + layout.mask_byte_offset; }
+  std::uint8_t* fully_masked_rows() const { return reinterpret_cast<std::uint8_t*>(block) + layout.rows_byte_offset; }
+  std::size_t bytes() const { return layout.bytes; }
+};
+
+// The memory run_pipeline_into() writes to, kept between runs so that a run allocates nothing once
+// the workspace has grown to its size. It may be given a caller-owned fixed block (the wasm bindings
+// use a static one, which malloc never sees), used whenever a run fits; larger runs use heap memory
+// that release() frees.
+//
+// It also remembers which generated weight matrices its block already holds (W_q, W_k, W_v, W_o come
+// first in the layout and depend only on the seed and d_model), so the walkthrough's typical call
+// (same seed and d_model, a new sentence, mask, head count or scaling) does not regenerate them:
+// d_model^2 normals each, 12 SplitMix64 steps per normal.
+class PipelineWorkspace {
+ public:
+  PipelineWorkspace() = default;
+  PipelineWorkspace(float* fixed_block, std::size_t fixed_floats) : fixed_(fixed_block), fixed_floats_(fixed_floats) {}
+  PipelineWorkspace(const PipelineWorkspace&) = delete;
+  PipelineWorkspace& operator=(const PipelineWorkspace&) = delete;
+
+  // Frees the heap block (the fixed block and what it caches stay).
+  void release();
+  std::size_t heap_floats() const { return heap_floats_; }
+
+ private:
+  friend std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out);
+  float* acquire(std::size_t floats);
+
+  float* fixed_ = nullptr;
+  std::size_t fixed_floats_ = 0;
+  std::unique_ptr<float[]> heap_;  // not zero-filled: every run writes all of its block
+  std::size_t heap_floats_ = 0;
+  // What the W_q..W_o slots of `cached_block_` hold: generated from (seed, d_model), or nothing known.
+  struct Generated {
+    bool valid = false;
+    std::uint32_t seed = 0;
+    int d_model = 0;
+  };
+  const float* cached_block_ = nullptr;
+  Generated generated_[4];
+};
+
 // Empty string when the configuration is valid, else the reason in words for the reader.
 std::string check_pipeline_config(const PipelineConfig& config);
 
+// Every intermediate into the workspace's block: empty string and `out` filled on success, else the
+// reason. Allocates nothing when the workspace already has room.
+std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out);
+
+// The same run as owned matrices (tests, tools): a copy out of a temporary workspace.
 Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config);
 
 // The generated numbers on their own (exposed for the bit-identity test): X row i depends only

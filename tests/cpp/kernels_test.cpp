@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -226,6 +227,27 @@ TEST(WeightedSum, ZeroWeightsSkipRowsAndOutputIsOverwritten) {
   EXPECT_EQ(O[1], 3.0f);
   EXPECT_EQ(O[2], 0.0f);
   EXPECT_EQ(O[3], 0.0f);
+}
+
+// d_k of 1 to 3 takes the transposed-keys path; every score must keep the summation order of the
+// dot-product tail, ((0 + q0 k0) + q1 k1) + q2 k2, so pipeline snapshots keep their exact bits.
+TEST(ScoresQKt, SmallDepthIsTheSequentialSumBitForBit) {
+  abh::SplitMix64 rng(31);
+  for (int d = 1; d <= 3; ++d)
+    for (int n_q : {1, 3, 4, 5, 9})
+      for (int n_k : {1, 3, 4, 7, 8, 63, 64, 65, 130}) {
+        const int ldq = d + 2, ldk = d + 1;  // padded rows: strides are honoured
+        const auto Q = random_buffer(rng, n_q, d, ldq), K = random_buffer(rng, n_k, d, ldk);
+        std::vector<float> S(std::size_t(n_q) * n_k, -1.0f);
+        k::scores_qkt(Q.data(), ldq, K.data(), ldk, S.data(), n_q, n_k, d);
+        for (int i = 0; i < n_q; ++i)
+          for (int j = 0; j < n_k; ++j) {
+            float want = 0.0f;
+            for (int t = 0; t < d; ++t) want += Q[std::size_t(i) * ldq + t] * K[std::size_t(j) * ldk + t];
+            ASSERT_EQ(std::memcmp(&S[std::size_t(i) * n_k + j], &want, sizeof want), 0)
+                << "d=" << d << " n_q=" << n_q << " n_k=" << n_k << " at (" << i << ", " << j << ")";
+          }
+      }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,10 +8,12 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attention.h"
 #include "engine_limits.h"
+#include "kernels.h"
 #include "pipeline.h"
 #include "random.h"
 #include "reference.h"
@@ -265,6 +267,127 @@ TEST(Pipeline, SameSeedGivesBitIdenticalSnapshotDifferentSeedDiffers) {
   EXPECT_FALSE(same_bits(a.X, c.X));
   EXPECT_FALSE(same_bits(a.W_q, c.W_q));
   EXPECT_FALSE(same_bits(a.output, c.output));
+}
+
+// ---------------------------------------------------------------------------------------------
+// run_pipeline_into: the flat block the wasm bindings publish, and the workspace reused across runs.
+
+// Everything run_pipeline() returns, read back out of a view (so both paths can be compared bit for bit).
+void expect_view_matches(const abh::PipelineView& v, const PipelineSnapshot& s, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(v.n, s.n);
+  ASSERT_EQ(v.d_model, s.d_model);
+  ASSERT_EQ(v.heads, s.heads);
+  ASSERT_EQ(v.d_k, s.d_k);
+  EXPECT_EQ(v.scale_factor, s.scale_factor);
+  const auto bits = [&](abh::PipelineTensor t, const float* want, std::size_t count, const char* name) {
+    EXPECT_EQ(v.layout.size[t], count) << name;
+    EXPECT_EQ(std::memcmp(v.tensor(t), want, count * sizeof(float)), 0) << name;
+    EXPECT_EQ(v.layout.offset[t] % 4, 0u) << name;  // 16-byte aligned in the block
+  };
+  for (auto [t, m, name] : {std::tuple{abh::kPipeX, &s.X, "X"}, {abh::kPipeW_q, &s.W_q, "W_q"}, {abh::kPipeW_k, &s.W_k, "W_k"},
+                            {abh::kPipeW_v, &s.W_v, "W_v"}, {abh::kPipeW_o, &s.W_o, "W_o"}, {abh::kPipeQ, &s.Q, "Q"},
+                            {abh::kPipeK, &s.K, "K"}, {abh::kPipeV, &s.V, "V"}, {abh::kPipeMerged, &s.merged, "merged"},
+                            {abh::kPipeOutput, &s.output, "output"}})
+    bits(t, m->data(), std::size_t(m->size()), name);
+  for (auto [t, x, name] : {std::tuple{abh::kPipeQ_heads, &s.Q_heads, "Q_heads"}, {abh::kPipeK_heads, &s.K_heads, "K_heads"},
+                            {abh::kPipeV_heads, &s.V_heads, "V_heads"}, {abh::kPipeScores, &s.scores, "scores"},
+                            {abh::kPipeScoresScaled, &s.scores_scaled, "scores_scaled"}, {abh::kPipeWeights, &s.weights, "weights"},
+                            {abh::kPipeHeadOutputs, &s.head_outputs, "head_outputs"},
+                            {abh::kPipeWeightsUnscaled, &s.weights_unscaled, "weights_unscaled"},
+                            {abh::kPipeWeightsCausal, &s.weights_causal, "weights_causal"},
+                            {abh::kPipeWeightsMaskedAfter, &s.weights_masked_after, "weights_masked_after"}})
+    bits(t, x->data.data(), x->data.size(), name);
+  EXPECT_EQ(std::memcmp(v.mask(), s.mask.data(), std::size_t(s.mask.size())), 0);
+  EXPECT_EQ(std::memcmp(v.fully_masked_rows(), s.fully_masked_rows.data(), s.fully_masked_rows.size()), 0);
+  EXPECT_EQ(v.layout.rows_byte_offset + std::size_t(v.n), v.bytes());
+  EXPECT_LE(v.bytes(), v.layout.floats * sizeof(float));
+}
+
+// One workspace through a sequence like a reader's: the cached generated weights must never leak
+// into a run with another seed, d_model or explicit matrices, in the fixed block or on the heap.
+TEST(PipelineWorkspace, ReusedAcrossRunsGivesExactlyTheFreshResults) {
+  std::vector<float> fixed(4096);
+  abh::PipelineWorkspace workspace(fixed.data(), fixed.size());
+  std::vector<PipelineConfig> sequence;
+  PipelineConfig c = default_config();
+  sequence.push_back(c);                       // fixed block
+  c.seed = 2;
+  sequence.push_back(c);                       // another seed
+  c.seed = 1;
+  c.heads = 4;
+  sequence.push_back(c);                       // back to seed 1: cached weights must be seed 1's
+  c.W_k.assign(64, 0.25f);
+  sequence.push_back(c);                       // an explicit W_k replaces the generated one
+  c.W_k.clear();
+  sequence.push_back(c);                       // and the generated one comes back
+  c.d_model = 16;
+  sequence.push_back(c);                       // another d_model
+  c.token_ids = ids_of({"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"});
+  c.d_model = 32;
+  c.heads = 8;
+  sequence.push_back(c);                       // too large for the fixed block: heap
+  sequence.push_back(c);                       // the heap block again
+  c.causal = true;
+  sequence.push_back(c);
+  c.token_ids.resize(3);
+  c.d_model = 8;
+  c.heads = 2;
+  c.scale = false;
+  sequence.push_back(c);                       // fixed block again, after the heap
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    abh::PipelineView v;
+    ASSERT_EQ(abh::run_pipeline_into(sequence[i], workspace, v), "") << "run " << i;
+    expect_view_matches(v, run_ok(sequence[i]), "run " + std::to_string(i));
+    if (i == 6) {
+      EXPECT_GT(workspace.heap_floats(), fixed.size());
+      workspace.release();  // like the bindings after every call
+      EXPECT_EQ(workspace.heap_floats(), 0u);
+    }
+  }
+}
+
+TEST(PipelineWorkspace, RefusedConfigurationsSayWhyAndLeaveTheWorkspaceUsable) {
+  abh::PipelineWorkspace workspace;
+  abh::PipelineView v;
+  PipelineConfig bad = default_config();
+  bad.heads = 3;
+  EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v), "d_model (8) must be divisible by the number of heads (3)");
+  EXPECT_EQ(workspace.heap_floats(), 0u);  // refused before anything was allocated
+  ASSERT_EQ(abh::run_pipeline_into(default_config(), workspace, v), "");
+  expect_view_matches(v, run_ok(default_config()), "after a refusal");
+}
+
+// The comparison tensors that equal the configured path are copies of it; check them against the
+// kernels called directly, bit for bit, in every combination of mask and scaling.
+TEST(PipelineComparisons, EveryComparisonTensorIsItsKernelCallBitForBit) {
+  const std::vector<std::uint8_t> custom = {1, 0, 1, 1, 1, 0, 0, 2, 1};  // 3 x 3, a 2 counts as visible
+  for (int variant = 0; variant < 8; ++variant) {
+    PipelineConfig config;
+    config.token_ids = ids_of({"it", "was", "tired"});
+    config.d_model = 4;
+    config.heads = 2;
+    config.scale = variant & 1;
+    config.causal = variant & 2;
+    if (variant & 4) config.mask = custom;
+    const PipelineSnapshot s = run_ok(config);
+    const int n = s.n;
+    const Mask causal = abh::causal_mask(n);
+    std::vector<float> want(std::size_t(n) * n);
+    for (int head = 0; head < s.heads; ++head) {
+      SCOPED_TRACE("variant " + std::to_string(variant) + ", head " + std::to_string(head));
+      abh::kernels::scale_mask_softmax(s.scores_scaled.head(head), want.data(), s.mask.data(), n, n, 1.0f, nullptr);
+      EXPECT_EQ(std::memcmp(s.weights.head(head), want.data(), want.size() * sizeof(float)), 0);
+      abh::kernels::scale_mask_softmax(s.scores.head(head), want.data(), s.mask.data(), n, n, 1.0f, nullptr);
+      EXPECT_EQ(std::memcmp(s.weights_unscaled.head(head), want.data(), want.size() * sizeof(float)), 0);
+      abh::kernels::scale_mask_softmax(s.scores_scaled.head(head), want.data(), causal.data(), n, n, 1.0f, nullptr);
+      EXPECT_EQ(std::memcmp(s.weights_causal.head(head), want.data(), want.size() * sizeof(float)), 0);
+      abh::kernels::scale_mask_softmax(s.scores_scaled.head(head), want.data(), nullptr, n, n, 1.0f, nullptr);
+      for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) want[std::size_t(i) * n + j] = 0.0f;
+      EXPECT_EQ(std::memcmp(s.weights_masked_after.head(head), want.data(), want.size() * sizeof(float)), 0);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ describe('a failure inside the instance', () => {
 
   test('a thrown C++ exception (a bare number) is a crash, too', async () => {
     const limits = (await loadSimdEngine()).info().limits;
-    const raw = { engineInfo: () => ({ simd: true, limits }), pipeline: () => { throw 5_243_184; } } as unknown as ConstructorParameters<typeof AttentionEngine>[0];
+    const raw = { engineInfo: () => ({ simd: true, limits }), _abh_pipeline_stage: () => { throw 5_243_184; } } as unknown as ConstructorParameters<typeof AttentionEngine>[0];
     const engine = new AttentionEngine(raw);
     expect(() => engine.pipeline({ tokens: ['a'], dModel: 2, heads: 1 })).toThrow(/an uncaught C\+\+ exception \(5243184\)/);
     expect(engine.crashed).toBe(true);

@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "[native] n=%d h=%d%s flash %.3f ms, naive %.3f ms\n", n, heads, causal ? " causal" : "",
                      flash.median_ms, naive.median_ms);
       }
-  // The walkthrough's call without the JS boundary: run_pipeline alone (every intermediate, 8 heads).
+  // The walkthrough's call without the JS boundary: run_pipeline_into alone (every intermediate, 8 heads).
   std::printf("\n], \"pipeline\": [\n");
   first = true;
   for (int d_model : {8, 64, 512})
@@ -181,7 +181,15 @@ int main(int argc, char** argv) {
       for (int i = 0; i < n; ++i) config.token_ids.push_back(std::uint32_t(1000 + i));
       config.d_model = d_model;
       config.heads = 8;
-      const Timing t = time_it([&] { sink = abh::run_pipeline(config).value().output(0, 0); }, 300, max_run_ms);
+      // As the wasm bindings run it: into a workspace reused across calls.
+      abh::PipelineWorkspace workspace;
+      abh::PipelineView view;
+      const Timing t = time_it(
+          [&] {
+            abh::run_pipeline_into(config, workspace, view);
+            sink = view.tensor(abh::kPipeOutput)[0];
+          },
+          300, max_run_ms);
       std::printf("%s {\"n\": %d, \"dModel\": %d, \"heads\": 8, \"medianUs\": %.3f, \"cpuMedianUs\": %.3f}", first ? "" : ",\n", n,
                   d_model, t.median_ms * 1000, t.cpu_median_ms * 1000);
       first = false;

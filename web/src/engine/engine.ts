@@ -7,7 +7,7 @@
 import createAttentionEngine from './generated/attention_engine.mjs';
 import type {
   AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, EngineLimits, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
-  MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation,
+  MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation, Tensor3,
 } from './types';
 
 export type * from './types';
@@ -68,6 +68,111 @@ function checkFlashOptions(options: FlashOptions): FlashOptions {
 function crashReason(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'number' ? `an uncaught C++ exception (${error})` : String(error);
   return text.replace(/\. Build with -s ASSERTIONS=1 for more info\.?/, '');
+}
+
+/** What cpp/bindings.cpp's is_whole_number accepted: a finite integer in [lo, hi]. */
+const isWhole = (x: unknown, lo: number, hi: number): x is number =>
+  typeof x === 'number' && Number.isFinite(x) && Math.floor(x) === x && x >= lo && x <= hi;
+
+/**
+ * A token's identity, as cpp/random.h's token_id(): FNV-1a over its UTF-8 bytes. The bytes are the
+ * ones Emscripten's std::string conversion writes (stringToUTF8Array), which the engine used to
+ * receive: a surrogate code unit is always paired with the next one (a lone one at the end with 0).
+ * For well-formed strings that is plain UTF-8, the same as TextEncoder's.
+ */
+export function tokenId(token: string): number {
+  let hash = 0x811c9dc5;
+  const add = (byte: number) => {
+    hash = Math.imul(hash ^ byte, 16777619);
+  };
+  for (let i = 0; i < token.length; i++) {
+    let u = token.charCodeAt(i);
+    if (u >= 0xd800 && u <= 0xdfff) u = (0x10000 + ((u & 1023) << 10)) | (token.charCodeAt(++i) & 1023);
+    if (u <= 0x7f) add(u);
+    else if (u <= 0x7ff) {
+      add(0xc0 | (u >> 6));
+      add(0x80 | (u & 63));
+    } else if (u <= 0xffff) {
+      add(0xe0 | (u >> 12));
+      add(0x80 | ((u >> 6) & 63));
+      add(0x80 | (u & 63));
+    } else {
+      add(0xf0 | (u >> 18));
+      add(0x80 | ((u >> 12) & 63));
+      add(0x80 | ((u >> 6) & 63));
+      add(0x80 | (u & 63));
+    }
+  }
+  return hash >>> 0;
+}
+
+/** The snapshot's float tensors in cpp/pipeline.h's PipelineTensor order: the result header's offset table. */
+const PIPELINE_TENSORS = [
+  'W_q', 'W_k', 'W_v', 'W_o', 'X', 'Q', 'K', 'V', 'Q_heads', 'K_heads', 'V_heads', 'scores', 'scoresScaled', 'weights',
+  'headOutputs', 'merged', 'output', 'weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter',
+] as const;
+type PipelineTensorName = (typeof PIPELINE_TENSORS)[number];
+const TENSOR_INDEX = Object.fromEntries(PIPELINE_TENSORS.map((name, i) => [name, i])) as Record<PipelineTensorName, number>;
+const HEADER_WORDS = 7 + PIPELINE_TENSORS.length + 2;
+
+/**
+ * One pipeline call through wasm memory (the protocol: cpp/bindings.cpp): stage the token ids and any
+ * given matrices, run, copy the result block out with one slice, release. The snapshot's arrays are
+ * views into that copy. Only typed-array views of wasm memory read after the last call that could
+ * grow it are used.
+ */
+function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig): PipelineSnapshot | { error: string } {
+  let result: PipelineSnapshot | { error: string };
+  try {
+    const given = [c.X, c.W_q, c.W_k, c.W_v, c.W_o] as const;
+    const table = raw._abh_pipeline_stage(ids.length, ...given.map((m) => m?.length ?? 0) as [number, number, number, number, number], c.mask?.length ?? 0);
+    if (table === 0) {
+      result = { error: raw.pipelineError() };
+    } else {
+      const slots = raw.HEAPU32.slice(table >>> 2, (table >>> 2) + 7);
+      raw.HEAPU32.set(ids, slots[0]! >>> 2);
+      given.forEach((m, i) => {
+        if (m?.length) raw.HEAPF32.set(m, slots[i + 1]! >>> 2);
+      });
+      if (c.mask?.length) raw.HEAPU8.set(c.mask, slots[6]!);
+      const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1);
+      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header);
+    }
+  } catch (error) {
+    try {
+      raw._abh_pipeline_release();
+    } catch {
+      // the instance failed already; the first error is the one to report
+    }
+    throw error;
+  }
+  raw._abh_pipeline_release();
+  return result;
+}
+
+function readPipeline(raw: RawEngineModule, header: number): PipelineSnapshot {
+  const words = raw.HEAPU32.slice(header >>> 2, (header >>> 2) + HEADER_WORDS);
+  const [n, dModel, heads, dK] = [words[0]!, words[1]!, words[2]!, words[3]!];
+  const scaleFactor = new Float32Array(words.buffer, 4 * 4, 1)[0]!;
+  const base = words[5]!;
+  const buffer = raw.HEAPU8.slice(base, base + words[6]!).buffer;
+  const floats = (name: PipelineTensorName, count: number) => new Float32Array(buffer, 4 * words[7 + TENSOR_INDEX[name]]!, count);
+  const matrix = (name: PipelineTensorName, rows: number, cols: number): Matrix => ({ rows, cols, data: floats(name, rows * cols) });
+  const tensor = (name: PipelineTensorName, cols: number): Tensor3 => ({ heads, rows: n, cols, data: floats(name, heads * n * cols) });
+  const bytes = (index: number, count: number) => new Uint8Array(buffer, words[7 + PIPELINE_TENSORS.length + index]!, count);
+  return {
+    n, dModel, heads, dK, scaleFactor,
+    X: matrix('X', n, dModel), W_q: matrix('W_q', dModel, dModel), W_k: matrix('W_k', dModel, dModel),
+    W_v: matrix('W_v', dModel, dModel), W_o: matrix('W_o', dModel, dModel),
+    Q: matrix('Q', n, dModel), K: matrix('K', n, dModel), V: matrix('V', n, dModel),
+    merged: matrix('merged', n, dModel), output: matrix('output', n, dModel),
+    Q_heads: tensor('Q_heads', dK), K_heads: tensor('K_heads', dK), V_heads: tensor('V_heads', dK),
+    scores: tensor('scores', n), scoresScaled: tensor('scoresScaled', n), weights: tensor('weights', n),
+    headOutputs: tensor('headOutputs', dK), weightsUnscaled: tensor('weightsUnscaled', n),
+    weightsCausal: tensor('weightsCausal', n), weightsMaskedAfter: tensor('weightsMaskedAfter', n),
+    mask: { rows: n, cols: n, data: bytes(0, n * n) },
+    fullyMaskedRows: bytes(1, n),
+  };
 }
 
 export class AttentionEngine {
@@ -195,7 +300,17 @@ export class AttentionEngine {
       if (config.mask.length > maxPipelineTokens ** 2) throw new EngineError(`the mask has ${config.mask.length} entries; the walkthrough accepts at most ${maxPipelineTokens ** 2}`);
       plain.mask = config.mask;
     }
-    return this.call('pipeline', (raw) => raw.pipeline(plain));
+    const tokens = plain.tokens;
+    if (tokens.length > maxPipelineTokens) throw new EngineError(`the walkthrough shows at most ${maxPipelineTokens} tokens (got ${tokens.length})`);
+    const ids = new Uint32Array(tokens.length);
+    for (let i = 0; i < ids.length; i++) {
+      const token: unknown = tokens[i];
+      if (typeof token !== 'string') throw new EngineError(`token ${i + 1} is not a string`);
+      ids[i] = tokenId(token);
+    }
+    for (const key of ['dModel', 'heads'] as const) if (!isWhole(plain[key], -1e9, 1e9)) throw new EngineError(`${key} must be a whole number`);
+    if (plain.seed !== undefined && !isWhole(plain.seed, 0, 4294967295)) throw new EngineError('seed must be a whole number from 0 to 4294967295');
+    return this.call('pipeline', (raw) => runPipeline(raw, ids, plain));
   }
 
   /** The article's variance experiment: dot products of unit-normal d_k-vectors, raw and scaled. */

@@ -67,7 +67,10 @@ export interface PipelineConfig {
   mask?: Uint8Array;
 }
 
-/** Every intermediate of the walkthrough, copied out of wasm memory. */
+/**
+ * Every intermediate of the walkthrough, copied out of wasm memory. The typed arrays of one snapshot
+ * are views into one ArrayBuffer of their own (one copy per call), never into wasm memory.
+ */
 export interface PipelineSnapshot {
   n: number;
   dModel: number;
@@ -196,11 +199,25 @@ export interface FlashTrace {
 
 type Failure = { error: string };
 
-/** The raw embind functions: they return { error } instead of throwing. */
+/**
+ * The raw module: embind functions, which return { error } instead of throwing, and the pipeline's
+ * three plain exports, which pass addresses in wasm memory (the protocol is described in
+ * cpp/bindings.cpp; engine.ts is its only user).
+ */
 export interface RawEngineModule {
   attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions): AttentionResult | Failure;
   multiHeadAttention(X: Matrix, W_q: Matrix, W_k: Matrix, W_v: Matrix, W_o: Matrix, options: MultiHeadOptions): MultiHeadResult | Failure;
-  pipeline(config: PipelineConfig): PipelineSnapshot | Failure;
+  /** Room for n token ids and the given inputs' lengths (0 = not given): the address of 7 addresses, or 0. */
+  _abh_pipeline_stage(n: number, xLength: number, wqLength: number, wkLength: number, wvLength: number, woLength: number, maskLength: number): number;
+  /** Runs the staged configuration: the address of the result header, or 0 (then pipelineError() says why). */
+  _abh_pipeline_run(dModel: number, heads: number, seed: number, causal: number, scale: number): number;
+  /** Frees what the last stage/run allocated. */
+  _abh_pipeline_release(): void;
+  pipelineError(): string;
+  /** Views of the wasm memory, replaced when it grows: read them after every call. */
+  readonly HEAPU8: Uint8Array;
+  readonly HEAPU32: Uint32Array;
+  readonly HEAPF32: Float32Array;
   dotProductSamples(options: { dK: number; samples: number; seed: number }): DotProductSamples | Failure;
   softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation | Failure;
   flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult | Failure;
