@@ -82,6 +82,9 @@ export interface MatrixTableOptions {
   formatDelta?: (delta: number) => string;
 }
 
+/** Above this many cells a table's per-cell words are written when a cell is pointed at or focused. */
+export const LARGE_TABLE_CELLS = 4096;
+
 /** A change smaller than this is float rounding, not a consequence of an edit. */
 export const CHANGE_THRESHOLD = 5e-4;
 
@@ -151,6 +154,14 @@ export class MatrixTable {
   private pendingPaint = new Map<number, boolean>();
   /** Editing is on (options.edit given, and not switched off with setEditable). */
   private editOn: boolean;
+  /** What each cell shows now (colour position, text, title, blocked | changed bits): writes that would change nothing are skipped. */
+  private shownT: (string | undefined)[] = [];
+  private shownText: (string | undefined)[] = [];
+  private shownTitle: (string | undefined)[] = [];
+  private shownFlags: number[] = [];
+  private hadDeltas = true;
+  /** A large table: cells get their words (title, and aria-label without numbers) when pointed at or focused. */
+  private lazyWords = false;
 
   constructor(private readonly options: MatrixTableOptions) {
     this.editOn = Boolean(options.edit);
@@ -218,36 +229,63 @@ export class MatrixTable {
     const base = view.baseline ?? null;
     const delta = this.options.formatDelta ?? formatDelta;
     this.changedCount = 0;
+    // Large tables (a 128 × 128 map is 16 384 cells) get their tooltip and, without numbers, their
+    // name when a cell is pointed at or focused (lazyWords), not 16 384 sentences on every change.
+    const large = view.rows * view.cols > LARGE_TABLE_CELLS;
+    this.lazyWords = large;
+    // Every write is compared with what the cell already shows (the caches below), so cells whose
+    // number did not change cost no DOM work: a settings change touches only what it changed.
     for (let r = 0; r < view.rows; r++) {
       for (let c = 0; c < view.cols; c++) {
-        const cell = this.cells[r * view.cols + c];
-        const value = view.data[offset + r * view.cols + c];
+        const i = r * view.cols + c;
+        const cell = this.cells[i];
+        const value = view.data[offset + i];
         const blocked = view.blocked?.(r, c) ?? false;
-        const position = blocked ? 0 : colourPosition(value, this.options.scale, extent);
-        setVar(cell, '--t', position.toFixed(3));
-        cell.classList.toggle('blocked', blocked);
+        const position = (blocked ? 0 : colourPosition(value, this.options.scale, extent)).toFixed(3);
+        if (this.shownT[i] !== position) {
+          setVar(cell, '--t', position);
+          this.shownT[i] = position;
+        }
+        const flags = blocked ? 1 : 0;
         const text = this.cellText(view, r, c);
         const beingEdited = this.editing?.row === r && this.editing.col === c;
         if (!beingEdited) {
-          if (showNumbers) cell.textContent = text;
+          if (showNumbers) this.setText(i, text);
           else {
-            cell.textContent = '';
-            cell.setAttribute('aria-label', text);
+            this.setText(i, '');
+            if (!large) cell.setAttribute('aria-label', text);
+            else if (cell.hasAttribute('aria-label')) cell.removeAttribute('aria-label');
           }
         }
-        const moved = base ? value - base[offset + r * view.cols + c] : 0;
+        const moved = base ? value - base[offset + i] : 0;
         const changed = Boolean(base) && !blocked && Number.isFinite(moved) && Math.abs(moved) >= CHANGE_THRESHOLD;
-        cell.classList.toggle('changed', changed);
+        const nextFlags = flags | (changed ? 2 : 0);
+        if (this.shownFlags[i] !== nextFlags) {
+          cell.classList.toggle('blocked', blocked);
+          cell.classList.toggle('changed', changed);
+          this.shownFlags[i] = nextFlags;
+        }
         if (changed) {
           cell.dataset.delta = delta(moved);
           this.changedCount++;
-        } else delete cell.dataset.delta;
-        const words = this.options.describe?.(r, c, value);
-        const since = changed ? `${delta(moved)} since your edits` : '';
-        if (words || since) cell.title = [blocked && words ? `${words} (blocked)` : words, since].filter(Boolean).join('; ');
-        else cell.removeAttribute('title');
+        } else if (this.hadDeltas) delete cell.dataset.delta;
+        if (large) {
+          if (this.shownTitle[i] !== '') {
+            cell.removeAttribute('title');
+            this.shownTitle[i] = '';
+          }
+          continue;
+        }
+        const title = this.titleOf(r, c, value, blocked, changed ? delta(moved) : '');
+        if (this.shownTitle[i] !== title) {
+          if (title) cell.title = title;
+          else cell.removeAttribute('title');
+          this.shownTitle[i] = title;
+        }
       }
     }
+    this.hadDeltas = this.changedCount > 0;
+    if (large && this.pointed) this.wordsOnCell(this.pointed[0], this.pointed[1]);
     if (view.rowTotals) {
       const totals = view.rowTotals;
       this.totals.forEach((cell, r) => {
@@ -327,6 +365,34 @@ export class MatrixTable {
     return extent;
   }
 
+  /** The cell's tooltip: the owner's words, blocked or not, and the change since the reader's edits. */
+  private titleOf(r: number, c: number, value: number, blocked: boolean, since: string): string {
+    const words = this.options.describe?.(r, c, value);
+    const change = since ? `${since} since your edits` : '';
+    return words || change ? [blocked && words ? `${words} (blocked)` : words, change].filter(Boolean).join('; ') : '';
+  }
+
+  /** Writes a cell's text unless it already shows it. */
+  private setText(i: number, text: string): void {
+    if (this.shownText[i] === text) return;
+    this.cells[i].textContent = text;
+    this.shownText[i] = text;
+  }
+
+  /** A large table's cell gets its tooltip (and, without numbers, its name) when pointed at or focused. */
+  private wordsOnCell(r: number, c: number): void {
+    const view = this.view;
+    const i = r * this.cols + c;
+    const cell = this.cells[i];
+    if (!this.lazyWords || !view || !cell || r >= view.rows || c >= view.cols) return;
+    const value = view.data[(view.offset ?? 0) + i];
+    const blocked = view.blocked?.(r, c) ?? false;
+    const title = this.titleOf(r, c, value, blocked, cell.dataset.delta ?? '');
+    if (title) cell.title = title;
+    this.shownTitle[i] = title || undefined;
+    if (!(view.showNumbers ?? true)) cell.setAttribute('aria-label', this.cellText(view, r, c));
+  }
+
   private cellText(view: MatrixView, r: number, c: number): string {
     const digits = this.options.digits ?? 2;
     const format = this.options.format ?? ((v: number) => fmt(v, digits));
@@ -382,6 +448,11 @@ export class MatrixTable {
     const body = el('tbody');
     this.cells = [];
     this.totals = [];
+    this.shownT = [];
+    this.shownText = [];
+    this.shownTitle = [];
+    this.shownFlags = [];
+    this.hadDeltas = false;
     for (let r = 0; r < view.rows; r++) {
       const row = el('tr', { 'data-row': r }, el('th', { scope: 'row' }, view.rowLabels[r] ?? String(r + 1)));
       for (let c = 0; c < view.cols; c++) {
@@ -439,6 +510,7 @@ export class MatrixTable {
     const at = this.cellOf(event.target);
     if (!at) return;
     this.setCursor(at[0], at[1]);
+    this.wordsOnCell(at[0], at[1]);
     this.showReadout();
     if (!this.options.onSelect) return;
     if (this.selected && this.selected[0] === at[0] && this.selected[1] === at[1]) return;
@@ -458,6 +530,7 @@ export class MatrixTable {
     const at = this.cellOf(event.target);
     if (!at) return;
     this.pointed = at;
+    this.wordsOnCell(at[0], at[1]);
     this.showReadout();
     if (this.painting && (event.buttons & 1 || event.pointerType !== 'mouse')) this.paintCell(at[0], at[1], this.painting.on);
   }
@@ -525,6 +598,7 @@ export class MatrixTable {
     this.editing = { row: r, col: c, input };
     cell.classList.add('editing');
     cell.textContent = '';
+    this.shownText[r * this.cols + c] = undefined;
     cell.appendChild(input);
     edit.start?.(r, c);
     input.focus();
@@ -572,6 +646,7 @@ export class MatrixTable {
     if (cell && this.view) {
       cell.classList.remove('editing');
       cell.textContent = this.cellText(this.view, row, col);
+      this.shownText[row * this.cols + col] = cell.textContent;
       if (focusCell) cell.focus();
     }
   }
@@ -618,7 +693,10 @@ export class MatrixTable {
     }
     const value = round3(drag.value + Math.round(dx) * (event.shiftKey ? 0.1 : 0.01));
     const cell = this.cells[drag.row * this.cols + drag.col];
-    if (cell) cell.textContent = fmt(value, this.options.digits ?? 2);
+    if (cell) {
+      cell.textContent = fmt(value, this.options.digits ?? 2);
+      this.shownText[drag.row * this.cols + drag.col] = undefined;
+    }
     this.options.edit.change(drag.row, drag.col, value);
   }
 
@@ -655,7 +733,11 @@ export class MatrixTable {
     const cell = this.cells[index];
     if (cell) {
       cell.classList.toggle('blocked', !on);
-      if (this.view?.showNumbers ?? true) cell.textContent = on ? '1' : (this.view?.blockedText ?? '0');
+      this.shownFlags[index] = -1;
+      if (this.view?.showNumbers ?? true) {
+        cell.textContent = on ? '1' : (this.view?.blockedText ?? '0');
+        this.shownText[index] = undefined;
+      }
     }
     this.options.paint!.paint([[r, c]], on);
   }
