@@ -160,6 +160,11 @@ export class MatrixTable {
   private shownTitle: (string | undefined)[] = [];
   private shownFlags: number[] = [];
   private hadDeltas = true;
+  /** Cells carrying a class set by markCells (highlight), per class. */
+  private selectedCell: HTMLTableCellElement | null = null;
+  /** Cells of a large table that got an aria-label when focused or pointed at. */
+  private labelled = new Set<number>();
+  private marked = new Map<string, Set<HTMLTableCellElement>>();
   /** A large table: cells get their words (title, and aria-label without numbers) when pointed at or focused. */
   private lazyWords = false;
 
@@ -254,7 +259,10 @@ export class MatrixTable {
           else {
             this.setText(i, '');
             if (!large) cell.setAttribute('aria-label', text);
-            else if (cell.hasAttribute('aria-label')) cell.removeAttribute('aria-label');
+            else if (this.labelled.has(i)) {
+              cell.removeAttribute('aria-label');
+              this.labelled.delete(i);
+            }
           }
         }
         const moved = base ? value - base[offset + i] : 0;
@@ -313,9 +321,25 @@ export class MatrixTable {
 
   /** Emphasises rows/columns that feed the selected cell elsewhere (e.g. the row of Q). */
   highlight(rows: number[], cols: number[]): void {
-    this.table.querySelectorAll('.hl').forEach((node) => node.classList.remove('hl'));
-    for (const r of rows) this.table.querySelectorAll(`tr[data-row="${r}"] > td[data-col]`).forEach((node) => node.classList.add('hl'));
-    for (const c of cols) this.table.querySelectorAll(`td[data-col="${c}"]`).forEach((node) => node.classList.add('hl'));
+    this.markCells('hl', rows, cols);
+  }
+
+  /**
+   * Puts `className` on the cells of these rows and columns and takes it off every other cell. It goes
+   * through the table's own list of cells (no selector scan of a 16 384-cell table) and touches only
+   * cells whose class changes.
+   */
+  markCells(className: string, rows: Iterable<number>, cols: Iterable<number>): void {
+    const next = new Set<HTMLTableCellElement>();
+    for (const r of rows) for (let c = 0; c < this.cols; c++) { const cell = this.cells[r * this.cols + c]; if (cell) next.add(cell); }
+    for (const c of cols) {
+      if (c < 0 || c >= this.cols) continue;
+      for (let r = 0; r < this.rows; r++) { const cell = this.cells[r * this.cols + c]; if (cell) next.add(cell); }
+    }
+    const before = this.marked.get(className);
+    if (before) for (const cell of before) if (!next.has(cell)) cell.classList.remove(className);
+    for (const cell of next) if (!before?.has(cell)) cell.classList.add(className);
+    this.marked.set(className, next);
   }
 
   extentOfView(): number {
@@ -390,7 +414,10 @@ export class MatrixTable {
     const title = this.titleOf(r, c, value, blocked, cell.dataset.delta ?? '');
     if (title) cell.title = title;
     this.shownTitle[i] = title || undefined;
-    if (!(view.showNumbers ?? true)) cell.setAttribute('aria-label', this.cellText(view, r, c));
+    if (!(view.showNumbers ?? true)) {
+      cell.setAttribute('aria-label', this.cellText(view, r, c));
+      this.labelled.add(i);
+    }
   }
 
   private cellText(view: MatrixView, r: number, c: number): string {
@@ -453,6 +480,9 @@ export class MatrixTable {
     this.shownTitle = [];
     this.shownFlags = [];
     this.hadDeltas = false;
+    this.marked.clear();
+    this.selectedCell = null;
+    this.labelled.clear();
     for (let r = 0; r < view.rows; r++) {
       const row = el('tr', { 'data-row': r }, el('th', { scope: 'row' }, view.rowLabels[r] ?? String(r + 1)));
       for (let c = 0; c < view.cols; c++) {
@@ -487,15 +517,17 @@ export class MatrixTable {
   }
 
   private markSelection(): void {
-    this.table.querySelectorAll('td.selected').forEach((cell) => {
-      cell.classList.remove('selected');
-      cell.removeAttribute('aria-selected');
-    });
+    if (this.selectedCell) {
+      this.selectedCell.classList.remove('selected');
+      this.selectedCell.removeAttribute('aria-selected');
+      this.selectedCell = null;
+    }
     if (!this.selected) return;
     const cell = this.cells[this.selected[0] * this.cols + this.selected[1]];
     if (!cell) return;
     cell.classList.add('selected');
     cell.setAttribute('aria-selected', 'true');
+    this.selectedCell = cell;
     this.setCursor(this.selected[0], this.selected[1]);
   }
 
