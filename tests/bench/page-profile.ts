@@ -7,7 +7,6 @@
 //        [--query='?heads=8'] [--words=256 --heads=8 --d_model=64] [--profile] [--load=7]
 //
 // Prints numbers only; nothing here asserts a time (the machines are noisy).
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -96,12 +95,12 @@ try {
     await cdp.send('Profiler.start');
   }
   const before = await metrics();
-  const r = await measure(page);
+  const r = changes > 0 ? await measure(page) : { done: [0], events: [], n: 0, heads: 0 };
   const after = await metrics();
   const per = (k: string) => (((after[k] ?? 0) - (before[k] ?? 0)) * 1000 / Math.max(1, r.done.length)).toFixed(1);
-  console.log(`n=${r.n} h=${r.heads} changes=${r.done.length}: median ${median(r.done).toFixed(1)} ms, p95 ${quantile(r.done, 0.95).toFixed(1)} ms, ` +
+  if (changes > 0) console.log(`n=${r.n} h=${r.heads} changes=${r.done.length}: median ${median(r.done).toFixed(1)} ms, p95 ${quantile(r.done, 0.95).toFixed(1)} ms, ` +
     `max ${Math.max(...r.done).toFixed(1)} ms; Event Timing ≥16 ms: ${r.events.length} entries, median ${r.events.length ? median(r.events).toFixed(0) : '-'} ms`);
-  console.log(`per change (incl. idle drawing): script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, task ${per('TaskDuration')} ms; nodes ${after.Nodes}`);
+  if (changes > 0) console.log(`per change (incl. idle drawing): script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, task ${per('TaskDuration')} ms; nodes ${after.Nodes}`);
   if (args.profile) {
     const { profile } = await cdp.send('Profiler.stop');
     const self = new Map<string, number>();
@@ -143,7 +142,6 @@ try {
     console.log(`first load (cold context, ready + next paint): median ${median(times).toFixed(0)} ms, p95 ${quantile(times, 0.95).toFixed(0)} ms over ${times.length}: ${times.map((t) => t.toFixed(0)).join(' ')}`);
   }
   console.log(`load avg after: ${load()}`);
-  void readFileSync;
 } finally {
   await server.close();
   await browser.close();
