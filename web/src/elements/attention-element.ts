@@ -201,7 +201,25 @@ export abstract class AttentionElement extends HTMLElement {
   /** Scrolls to a step by id (hash links cannot see into a shadow root). */
   scrollToStep(id: string): boolean {
     const target = this.shadow.getElementById(id);
-    target?.scrollIntoView();
-    return Boolean(target);
+    if (!target) return false;
+    target.scrollIntoView();
+    // Off-screen sections are laid out at an estimated height (content-visibility: auto) until they
+    // near the viewport. The ones that came near with this scroll get their real height in the next
+    // frame, which moves the target: align it again until it stays put (a few frames at most).
+    // The browser decides which sections are near after a frame's layout, so watch a few frames.
+    let top = target.getBoundingClientRect().top;
+    let frames = 0;
+    let still = 0;
+    const settle = () => {
+      const now = target.getBoundingClientRect().top;
+      if (Math.abs(now - top) >= 1) {
+        still = 0;
+        target.scrollIntoView();
+        top = target.getBoundingClientRect().top;
+      } else if (++still >= 3) return;
+      if (++frames < 20) requestAnimationFrame(settle);
+    };
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(settle);
+    return true;
   }
 }

@@ -82,6 +82,9 @@ export interface MatrixTableOptions {
   formatDelta?: (delta: number) => string;
 }
 
+/** Above this many cells a table's per-cell words are written when a cell is pointed at or focused. */
+export const LARGE_TABLE_CELLS = 4096;
+
 /** A change smaller than this is float rounding, not a consequence of an edit. */
 export const CHANGE_THRESHOLD = 5e-4;
 
@@ -151,6 +154,19 @@ export class MatrixTable {
   private pendingPaint = new Map<number, boolean>();
   /** Editing is on (options.edit given, and not switched off with setEditable). */
   private editOn: boolean;
+  /** What each cell shows now (colour position, text, title, blocked | changed bits): writes that would change nothing are skipped. */
+  private shownT: (string | undefined)[] = [];
+  private shownText: (string | undefined)[] = [];
+  private shownTitle: (string | undefined)[] = [];
+  private shownFlags: number[] = [];
+  private hadDeltas = true;
+  /** Cells carrying a class set by markCells (highlight), per class. */
+  private selectedCell: HTMLTableCellElement | null = null;
+  /** Cells of a large table that got an aria-label when focused or pointed at. */
+  private labelled = new Set<number>();
+  private marked = new Map<string, Set<HTMLTableCellElement>>();
+  /** A large table: cells get their words (title, and aria-label without numbers) when pointed at or focused. */
+  private lazyWords = false;
 
   constructor(private readonly options: MatrixTableOptions) {
     this.editOn = Boolean(options.edit);
@@ -218,36 +234,66 @@ export class MatrixTable {
     const base = view.baseline ?? null;
     const delta = this.options.formatDelta ?? formatDelta;
     this.changedCount = 0;
+    // Large tables (a 128 × 128 map is 16 384 cells) get their tooltip and, without numbers, their
+    // name when a cell is pointed at or focused (lazyWords), not 16 384 sentences on every change.
+    const large = view.rows * view.cols > LARGE_TABLE_CELLS;
+    this.lazyWords = large;
+    // Every write is compared with what the cell already shows (the caches below), so cells whose
+    // number did not change cost no DOM work: a settings change touches only what it changed.
     for (let r = 0; r < view.rows; r++) {
       for (let c = 0; c < view.cols; c++) {
-        const cell = this.cells[r * view.cols + c];
-        const value = view.data[offset + r * view.cols + c];
+        const i = r * view.cols + c;
+        const cell = this.cells[i];
+        const value = view.data[offset + i];
         const blocked = view.blocked?.(r, c) ?? false;
-        const position = blocked ? 0 : colourPosition(value, this.options.scale, extent);
-        setVar(cell, '--t', position.toFixed(3));
-        cell.classList.toggle('blocked', blocked);
+        const position = (blocked ? 0 : colourPosition(value, this.options.scale, extent)).toFixed(3);
+        if (this.shownT[i] !== position) {
+          setVar(cell, '--t', position);
+          this.shownT[i] = position;
+        }
+        const flags = blocked ? 1 : 0;
         const text = this.cellText(view, r, c);
         const beingEdited = this.editing?.row === r && this.editing.col === c;
         if (!beingEdited) {
-          if (showNumbers) cell.textContent = text;
+          if (showNumbers) this.setText(i, text);
           else {
-            cell.textContent = '';
-            cell.setAttribute('aria-label', text);
+            this.setText(i, '');
+            if (!large) cell.setAttribute('aria-label', text);
+            else if (this.labelled.has(i)) {
+              cell.removeAttribute('aria-label');
+              this.labelled.delete(i);
+            }
           }
         }
-        const moved = base ? value - base[offset + r * view.cols + c] : 0;
+        const moved = base ? value - base[offset + i] : 0;
         const changed = Boolean(base) && !blocked && Number.isFinite(moved) && Math.abs(moved) >= CHANGE_THRESHOLD;
-        cell.classList.toggle('changed', changed);
+        const nextFlags = flags | (changed ? 2 : 0);
+        if (this.shownFlags[i] !== nextFlags) {
+          cell.classList.toggle('blocked', blocked);
+          cell.classList.toggle('changed', changed);
+          this.shownFlags[i] = nextFlags;
+        }
         if (changed) {
           cell.dataset.delta = delta(moved);
           this.changedCount++;
-        } else delete cell.dataset.delta;
-        const words = this.options.describe?.(r, c, value);
-        const since = changed ? `${delta(moved)} since your edits` : '';
-        if (words || since) cell.title = [blocked && words ? `${words} (blocked)` : words, since].filter(Boolean).join('; ');
-        else cell.removeAttribute('title');
+        } else if (this.hadDeltas) delete cell.dataset.delta;
+        if (large) {
+          if (this.shownTitle[i] !== '') {
+            cell.removeAttribute('title');
+            this.shownTitle[i] = '';
+          }
+          continue;
+        }
+        const title = this.titleOf(r, c, value, blocked, changed ? delta(moved) : '');
+        if (this.shownTitle[i] !== title) {
+          if (title) cell.title = title;
+          else cell.removeAttribute('title');
+          this.shownTitle[i] = title;
+        }
       }
     }
+    this.hadDeltas = this.changedCount > 0;
+    if (large && this.pointed) this.wordsOnCell(this.pointed[0], this.pointed[1]);
     if (view.rowTotals) {
       const totals = view.rowTotals;
       this.totals.forEach((cell, r) => {
@@ -275,9 +321,25 @@ export class MatrixTable {
 
   /** Emphasises rows/columns that feed the selected cell elsewhere (e.g. the row of Q). */
   highlight(rows: number[], cols: number[]): void {
-    this.table.querySelectorAll('.hl').forEach((node) => node.classList.remove('hl'));
-    for (const r of rows) this.table.querySelectorAll(`tr[data-row="${r}"] > td[data-col]`).forEach((node) => node.classList.add('hl'));
-    for (const c of cols) this.table.querySelectorAll(`td[data-col="${c}"]`).forEach((node) => node.classList.add('hl'));
+    this.markCells('hl', rows, cols);
+  }
+
+  /**
+   * Puts `className` on the cells of these rows and columns and takes it off every other cell. It goes
+   * through the table's own list of cells (no selector scan of a 16 384-cell table) and touches only
+   * cells whose class changes.
+   */
+  markCells(className: string, rows: Iterable<number>, cols: Iterable<number>): void {
+    const next = new Set<HTMLTableCellElement>();
+    for (const r of rows) for (let c = 0; c < this.cols; c++) { const cell = this.cells[r * this.cols + c]; if (cell) next.add(cell); }
+    for (const c of cols) {
+      if (c < 0 || c >= this.cols) continue;
+      for (let r = 0; r < this.rows; r++) { const cell = this.cells[r * this.cols + c]; if (cell) next.add(cell); }
+    }
+    const before = this.marked.get(className);
+    if (before) for (const cell of before) if (!next.has(cell)) cell.classList.remove(className);
+    for (const cell of next) if (!before?.has(cell)) cell.classList.add(className);
+    this.marked.set(className, next);
   }
 
   extentOfView(): number {
@@ -325,6 +387,37 @@ export class MatrixTable {
     for (let r = 0; r < view.rows; r++)
       for (let c = 0; c < view.cols; c++) if (!view.blocked?.(r, c)) extent = Math.max(extent, Math.abs(view.data[offset + r * view.cols + c]));
     return extent;
+  }
+
+  /** The cell's tooltip: the owner's words, blocked or not, and the change since the reader's edits. */
+  private titleOf(r: number, c: number, value: number, blocked: boolean, since: string): string {
+    const words = this.options.describe?.(r, c, value);
+    const change = since ? `${since} since your edits` : '';
+    return words || change ? [blocked && words ? `${words} (blocked)` : words, change].filter(Boolean).join('; ') : '';
+  }
+
+  /** Writes a cell's text unless it already shows it. */
+  private setText(i: number, text: string): void {
+    if (this.shownText[i] === text) return;
+    this.cells[i].textContent = text;
+    this.shownText[i] = text;
+  }
+
+  /** A large table's cell gets its tooltip (and, without numbers, its name) when pointed at or focused. */
+  private wordsOnCell(r: number, c: number): void {
+    const view = this.view;
+    const i = r * this.cols + c;
+    const cell = this.cells[i];
+    if (!this.lazyWords || !view || !cell || r >= view.rows || c >= view.cols) return;
+    const value = view.data[(view.offset ?? 0) + i];
+    const blocked = view.blocked?.(r, c) ?? false;
+    const title = this.titleOf(r, c, value, blocked, cell.dataset.delta ?? '');
+    if (title) cell.title = title;
+    this.shownTitle[i] = title || undefined;
+    if (!(view.showNumbers ?? true)) {
+      cell.setAttribute('aria-label', this.cellText(view, r, c));
+      this.labelled.add(i);
+    }
   }
 
   private cellText(view: MatrixView, r: number, c: number): string {
@@ -382,6 +475,14 @@ export class MatrixTable {
     const body = el('tbody');
     this.cells = [];
     this.totals = [];
+    this.shownT = [];
+    this.shownText = [];
+    this.shownTitle = [];
+    this.shownFlags = [];
+    this.hadDeltas = false;
+    this.marked.clear();
+    this.selectedCell = null;
+    this.labelled.clear();
     for (let r = 0; r < view.rows; r++) {
       const row = el('tr', { 'data-row': r }, el('th', { scope: 'row' }, view.rowLabels[r] ?? String(r + 1)));
       for (let c = 0; c < view.cols; c++) {
@@ -416,15 +517,17 @@ export class MatrixTable {
   }
 
   private markSelection(): void {
-    this.table.querySelectorAll('td.selected').forEach((cell) => {
-      cell.classList.remove('selected');
-      cell.removeAttribute('aria-selected');
-    });
+    if (this.selectedCell) {
+      this.selectedCell.classList.remove('selected');
+      this.selectedCell.removeAttribute('aria-selected');
+      this.selectedCell = null;
+    }
     if (!this.selected) return;
     const cell = this.cells[this.selected[0] * this.cols + this.selected[1]];
     if (!cell) return;
     cell.classList.add('selected');
     cell.setAttribute('aria-selected', 'true');
+    this.selectedCell = cell;
     this.setCursor(this.selected[0], this.selected[1]);
   }
 
@@ -439,6 +542,7 @@ export class MatrixTable {
     const at = this.cellOf(event.target);
     if (!at) return;
     this.setCursor(at[0], at[1]);
+    this.wordsOnCell(at[0], at[1]);
     this.showReadout();
     if (!this.options.onSelect) return;
     if (this.selected && this.selected[0] === at[0] && this.selected[1] === at[1]) return;
@@ -458,6 +562,7 @@ export class MatrixTable {
     const at = this.cellOf(event.target);
     if (!at) return;
     this.pointed = at;
+    this.wordsOnCell(at[0], at[1]);
     this.showReadout();
     if (this.painting && (event.buttons & 1 || event.pointerType !== 'mouse')) this.paintCell(at[0], at[1], this.painting.on);
   }
@@ -525,6 +630,7 @@ export class MatrixTable {
     this.editing = { row: r, col: c, input };
     cell.classList.add('editing');
     cell.textContent = '';
+    this.shownText[r * this.cols + c] = undefined;
     cell.appendChild(input);
     edit.start?.(r, c);
     input.focus();
@@ -572,6 +678,7 @@ export class MatrixTable {
     if (cell && this.view) {
       cell.classList.remove('editing');
       cell.textContent = this.cellText(this.view, row, col);
+      this.shownText[row * this.cols + col] = cell.textContent;
       if (focusCell) cell.focus();
     }
   }
@@ -618,7 +725,10 @@ export class MatrixTable {
     }
     const value = round3(drag.value + Math.round(dx) * (event.shiftKey ? 0.1 : 0.01));
     const cell = this.cells[drag.row * this.cols + drag.col];
-    if (cell) cell.textContent = fmt(value, this.options.digits ?? 2);
+    if (cell) {
+      cell.textContent = fmt(value, this.options.digits ?? 2);
+      this.shownText[drag.row * this.cols + drag.col] = undefined;
+    }
     this.options.edit.change(drag.row, drag.col, value);
   }
 
@@ -655,7 +765,11 @@ export class MatrixTable {
     const cell = this.cells[index];
     if (cell) {
       cell.classList.toggle('blocked', !on);
-      if (this.view?.showNumbers ?? true) cell.textContent = on ? '1' : (this.view?.blockedText ?? '0');
+      this.shownFlags[index] = -1;
+      if (this.view?.showNumbers ?? true) {
+        cell.textContent = on ? '1' : (this.view?.blockedText ?? '0');
+        this.shownText[index] = undefined;
+      }
     }
     this.options.paint!.paint([[r, c]], on);
   }

@@ -238,16 +238,18 @@ export const qkvStep: StepDefinition = {
 
     /** Marks the shown head's columns (header and cells) in a table whose first shown column is `c0`. */
     function markSlice(table: MatrixTable, start: number, count: number, c0: number, cols: number, active: boolean): void {
-      const root = table.element;
-      root.querySelectorAll('.qkv-other').forEach((node) => node.classList.remove('qkv-other'));
-      root.querySelectorAll('.qkv-slice').forEach((node) => node.classList.remove('qkv-slice'));
-      if (!active) return;
-      const headers = root.querySelectorAll('thead th');
-      for (let c = 0; c < cols; c++) {
-        const inside = c0 + c >= start && c0 + c < start + count;
-        headers[c + 1]?.classList.add(inside ? 'qkv-slice' : 'qkv-other');
-        if (!inside) root.querySelectorAll(`td[data-col="${c}"]`).forEach((node) => node.classList.add('qkv-other'));
+      const head = table.element.querySelector('thead');
+      head?.querySelectorAll('.qkv-other, .qkv-slice').forEach((node) => node.classList.remove('qkv-other', 'qkv-slice'));
+      const others: number[] = [];
+      if (active) {
+        const headers = head?.querySelectorAll('th') ?? [];
+        for (let c = 0; c < cols; c++) {
+          const inside = c0 + c >= start && c0 + c < start + count;
+          headers[c + 1]?.classList.add(inside ? 'qkv-slice' : 'qkv-other');
+          if (!inside) others.push(c);
+        }
       }
+      table.markCells('qkv-other', [], others);
     }
 
     return {

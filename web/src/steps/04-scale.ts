@@ -142,6 +142,9 @@ export const scaleStep: StepDefinition = {
         settings.scale ? null : el('p', {}, 'Scaling is switched off in the settings bar, so the scores pass through unchanged.'));
     }
 
+    let shownDots: Snapshot['dots'] | null = null;
+    let shownSaturation: Snapshot['saturation']['soft'] | null = null;
+
     function showExperiment(next: Snapshot): void {
       const { dots } = next;
       const dK = dots.dK;
@@ -269,8 +272,16 @@ export const scaleStep: StepDefinition = {
         );
         if (scaled.selection) showDivision();
         else scaled.select(0, 0);
-        showExperiment(next);
-        showSaturation(next);
+        // The experiments depend only on (d_k, seed), and compute.ts hands back the same objects while
+        // those stay: a causal or sentence change does not redraw the histogram or the bars.
+        if (next.dots !== shownDots) {
+          shownDots = next.dots;
+          showExperiment(next);
+        }
+        if (next.saturation.soft !== shownSaturation) {
+          shownSaturation = next.saturation.soft;
+          showSaturation(next);
+        }
         showEffect(next);
       },
     };
