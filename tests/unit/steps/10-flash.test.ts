@@ -305,7 +305,7 @@ describe('Run it on my machine (with a fake worker)', () => {
     q<HTMLButtonElement>(figure, '.flash-run-start').click();
     expect(workers).toHaveLength(1);
     const worker = workers[0];
-    expect(worker.sent).toEqual([{ type: 'run', maxN: 16384, budgetBytes: 256 * 2 ** 20 }]);
+    expect(worker.sent).toEqual([{ type: 'run', maxN: 16384, budgetBytes: 256 * 2 ** 20, wasmUrl: expect.stringMatching(/\/attention_engine\.wasm$/) }]);
     expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(true);
     expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(false);
 

@@ -6,6 +6,7 @@
 // Test hook (not part of the embed API, no attribute or URL parameter): a `data-max-n` attribute on
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
+import { engineWasmUrl } from '../engine/engine';
 import { tokenCountLabel } from './cost-model';
 import { el, replaceChildren } from './dom';
 import { bytes, count } from './format';
@@ -144,7 +145,7 @@ export class CostRunFigure {
       event.preventDefault?.();
       this.fail(`The measurement could not start in this browser (${event.message || 'the worker script did not load'}). It runs on the walkthrough’s own page.`);
     });
-    worker.postMessage({ type: 'run', maxN, budgetBytes: COST_BUDGET_BYTES });
+    worker.postMessage({ type: 'run', maxN, budgetBytes: COST_BUDGET_BYTES, wasmUrl: engineWasmUrl() });
     this.run.disabled = true;
     this.cancel.disabled = false;
     this.progress.value = 0;

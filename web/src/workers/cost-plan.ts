@@ -138,6 +138,8 @@ export interface CostRunRequest {
   type: 'run';
   maxN?: number;
   budgetBytes?: number;
+  /** The page's own engine URL: the worker's may be stale when an author's bundler renamed the .wasm. */
+  wasmUrl?: string;
 }
 
 export interface CostMeasurement {

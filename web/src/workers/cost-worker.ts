@@ -5,7 +5,7 @@
 // kernel (wasm memory only grows, and sizes run in ascending order, so after size n it is the peak
 // that size needed: the inputs, the result, the engine's 16 MiB start, and for the naive kernel the
 // (n, n) weight matrix).
-import { createEngine, type AttentionEngine, type Matrix } from '../engine/engine';
+import { createEngine, engineWasmUrl, type AttentionEngine, type Matrix } from '../engine/engine';
 import {
   COST_BLOCK, COST_D, planCost, type CostItem, type CostKernel, type CostMeasurement, type CostRunRequest, type CostWorkerMessage,
 } from './cost-plan';
@@ -33,8 +33,8 @@ function randomMatrix(rows: number, cols: number, seed: number): Matrix {
 }
 
 /** Two engine instances from one download: the wasm file is fetched once and compiled per instance. */
-async function createEngines(): Promise<{ tiled: AttentionEngine; naive: AttentionEngine }> {
-  const url = new URL('../engine/generated/attention_engine.wasm', import.meta.url).href;
+async function createEngines(pageWasmUrl: string | undefined): Promise<{ tiled: AttentionEngine; naive: AttentionEngine }> {
+  const url = typeof pageWasmUrl === 'string' && pageWasmUrl ? pageWasmUrl : engineWasmUrl();
   let wasmBinary: ArrayBuffer | undefined;
   try {
     const response = await fetch(url, { credentials: 'same-origin' });
@@ -89,7 +89,7 @@ function measure(engine: AttentionEngine, item: CostItem, inputs: { Q: Matrix; K
 
 async function run(request: CostRunRequest): Promise<void> {
   const plan = planCost({ maxN: request.maxN, budgetBytes: request.budgetBytes });
-  const engines = await createEngines();
+  const engines = await createEngines(request.wasmUrl);
   warmUp(engines.tiled, 'tiled');
   warmUp(engines.naive, 'naive');
   post({ type: 'started', plan, simd: engines.tiled.info().simd });
