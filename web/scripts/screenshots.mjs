@@ -33,6 +33,13 @@ for (const [name, width, scheme] of [['desktop', 1280, 'light'], ['phone', 360, 
   page.on('pageerror', (e) => console.log(`[${name}] page error: ${e}`));
   await page.goto(base + target);
   await page.waitForFunction(() => document.documentElement.dataset.ready, null, { timeout: 20000 });
+  // Off-screen sections skip painting (content-visibility: auto) and a full-page screenshot does not
+  // scroll to them: show every section, as a reader scrolling down sees it.
+  await page.evaluate(() => new Promise((resolve) => {
+    for (const host of document.querySelectorAll('attention-walkthrough'))
+      for (const section of host.shadowRoot?.querySelectorAll('.step') ?? []) section.style.contentVisibility = 'visible';
+    requestAnimationFrame(() => requestAnimationFrame(resolve));
+  }));
   await page.screenshot({ path: join(outDir, `${name}.png`), fullPage: true });
   console.log(join(outDir, `${name}.png`));
   await page.close();
