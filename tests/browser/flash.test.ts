@@ -59,8 +59,9 @@ describe('FlashAttention in the walkthrough', () => {
   test('every tile, with the buttons and the keyboard; the last one shows step 6’s output and a difference below 1e-5', async () => {
     const { page, errors } = await open();
     const stepper = stepperOf(page);
-    expect(await page.locator('#flash h2').innerText()).toMatch(/^10\.\s*FlashAttention/);
-    expect(await page.locator('#faq h2').innerText()).toMatch(/^11\./);
+    // textContent: innerText is empty for a section the browser has not rendered yet (content-visibility: auto, off screen).
+    expect(await page.locator('#flash h2').textContent()).toMatch(/^\s*10\.\s*FlashAttention/);
+    expect(await page.locator('#faq h2').textContent()).toMatch(/^\s*11\./);
     const total = await totalOf(page);
     expect(total).toBe(9); // 9 tokens in blocks of 4: 3 x 3 tiles
     expect(await positionOf(page)).toBe(0);

@@ -205,6 +205,8 @@ describe('editing numbers', () => {
     await page.keyboard.type('-1.25');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.url()).toContain('edits=X.1.1:-1.25,X.3.2:0.5,Wq.1.4:-0.25');
+    // The URL is written with the state; the numbers follow in the next frame: wait for them.
+    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.settings.edits)).toBe('X.1.1:-1.25,X.3.2:0.5,Wq.1.4:-0.25');
     const before = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     await page.reload();
     await ready(page);
@@ -304,7 +306,8 @@ describe('the mask editor', () => {
     await ready(page);
     expect(page.url()).toBe(url);
     expect(maskRows((await snapshotOf(page)).mask, 4)).toEqual(['1100', '1100', '0100', '1111']);
-    expect(await page.locator('main').innerText()).not.toMatch(/\bNaN\b|undefined/);
+    // Every section's text (textContent: off-screen sections skip rendering, so their innerText is empty).
+    expect((await page.locator('section.step').allTextContents()).join('\n')).not.toMatch(/\bNaN\b|undefined/);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -170,7 +170,8 @@ describe('numerics on the page', () => {
 
   test('the softmax step explains why the max is subtracted: e^x overflows for large scores', async () => {
     const { page } = await open('');
-    const text = await page.locator('#softmax').innerText();
+    // textContent: the section may be off screen, where innerText is empty (content-visibility: auto).
+    const text = await page.locator('#softmax').textContent() ?? '';
     expect(text).toMatch(/overflow/i);
     expect(text).toMatch(/subtract/i);
     await page.close();

@@ -40,7 +40,9 @@ describe('the walkthrough in Chromium', () => {
     expect(headings.length).toBe(11);
     expect(headings[0]).toMatch(/^1\./);
     expect(await page.locator('#scores table.matrix').count()).toBeGreaterThanOrEqual(3);
-    const text = await page.locator('main').innerText();
+    // Every section's text (textContent: off-screen sections skip rendering, so their innerText is empty).
+    const text = (await page.locator('section.step').allTextContents()).join('\n');
+    expect(text.length).toBeGreaterThan(5000);
     expect(text).not.toMatch(/\bNaN\b|undefined|Infinity/);
     expect(errors).toEqual([]);
     await page.close();
