@@ -33,8 +33,13 @@ namespace {
 
 // ---- conversions: engine -> JS -------------------------------------------------------------
 
+// A fresh Float32Array filled by set(): V8 copies a view of wasm memory into a new typed array
+// element by element when it is the constructor's (or slice()'s) source, ~3x slower than
+// allocating and then set() (measured 0.45 ms against 0.13 ms for 128 KiB, most of a 512-token call).
 val copy_floats(const float* data, std::size_t size) {
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(size, data));
+  val out = val::global("Float32Array").new_(size);
+  out.call<void>("set", emscripten::typed_memory_view(size, data));
+  return out;
 }
 
 val copy_bytes(const std::vector<std::uint8_t>& bytes) {
@@ -86,14 +91,14 @@ std::string read_matrix(const val& js, const char* name, abh::Matrix& out) {
     return std::string(name) + ".data has " + std::to_string(std::int64_t(length)) + " values, expected rows x cols = " +
            std::to_string(std::int64_t(rows) * cols);
   if (std::int64_t(rows) * cols > (std::int64_t(1) << 26)) return std::string(name) + " is larger than the engine accepts";
+  // Straight into the matrix with one set() (it converts a plain array's entries with Number(), so
+  // anything that is not a number arrives as NaN), then one pass for non-finite values.
   out.resize(rows, cols);
-  const auto values = emscripten::convertJSArrayToNumberVector<float>(data);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!std::isfinite(values[i]))
-      return std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / cols + 1) +
-             ", column " + std::to_string(i % cols + 1);
-    out.data()[i] = values[i];
-  }
+  const std::size_t size = std::size_t(out.size());
+  if (size) val(emscripten::typed_memory_view(size, out.data())).call<void>("set", data);
+  if (const std::size_t i = abh::kernels::first_non_finite(out.data(), size); i < size)
+    return std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / cols + 1) +
+           ", column " + std::to_string(i % cols + 1);
   return {};
 }
 

@@ -8,7 +8,7 @@
 #include "attention.h"  // kOutputOverflow
 #include "engine_limits.h"
 #include "kernels.h"
-#include "microkernels.h"  // DotTile, OuterTile, vf; the same exp polynomial as the naive softmax
+#include "microkernels.h"  // OuterTile, vf; the same exp polynomial as the naive softmax
 
 namespace abh {
 namespace {
@@ -23,84 +23,100 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 #define ABH_TILE_STEP __attribute__((noinline))
 
 // How the tile is laid out: key-major, S^T. The tile buffer holds (cols, rows) with row stride
-// `rows`: entry (j, i) is query q0 + i against key k0 + j. Four neighbouring queries are then one
-// vector, so the online softmax runs across queries (the running max m, sum l and rescale factor
-// of four rows in one register), and in step 4 the probabilities of four queries for one key are
-// the splatted A operand of the outer-product tile, against rows of V read in place.
+// ldt = rows rounded up to 4: entry (j, i) is query q0 + i against key k0 + j. Four neighbouring
+// queries are then one vector, so the online softmax runs across queries (the running max m, sum l
+// and rescale factor of four rows in one register), and in step 4 the probabilities of four queries
+// for one key are the splatted A operand of the outer-product tile, against rows of V read in place.
+// Lanes rows..ldt-1 are padding: their queries are zero, so their scores are 0 and stay finite; they
+// never reach the output.
 //
-// Causal: key k0 + j is visible to query q0 + i iff k0 + j <= q0 + i. For the four queries from i,
-// keys from j_end(i) = q0 + i + 4 - k0 on are invisible to all four and are never touched.
+// Step 1 is an outer product too, over packed copies: Q_b^T (d, ldt), packed once per query block
+// and read by every key block, and K_c in panels of 4 keys (for each t, the 4 keys' t-th entries
+// side by side), packed once per tile. Each micro-tile step then reads 4 splats from one pointer and
+// 2 vectors from another, both at constant offsets: V8 turns those into plain loads, where reading
+// rows of Q and K in place cost an address computation per load (measured on the generated x64
+// code). Packing is O(tile) work against the tile's O(tile * d).
+//
+// Causal: key k0 + j is visible to query q0 + i iff k0 + j <= q0 + i. For the queries from i on,
+// keys from j_end(i) = q0 + i + lanes - k0 on are invisible to all of them and are never read.
+
+inline int round_up4(int x) { return (x + 3) & ~3; }
 
 // Keys visible to at least one of the queries i .. i + lanes - 1 of this tile: [0, result).
 inline int visible_keys(bool causal, int q0, int i, int lanes, int k0, int cols) {
   return causal ? std::clamp(q0 + i + lanes - k0, 0, cols) : cols;
 }
 
-// Step 1 on one tile: T (cols, rows) = K_c Q_b^T, raw dot products. Dot tiles of 4 queries x 2 keys
-// (8 accumulators, reduced to two columns of four); with `causal`, keys after all four queries are
-// skipped (their entries are never read). The same summation order as kernels::scores_qkt, so the
-// scores are bit for bit those of the naive kernel.
-ABH_TILE_STEP void tile_scores(const float* Q_b, int ldq, const float* K_c, int ldk, float* T, int rows, int cols, int d,
-                               bool causal, int q0, int k0) {
-  const int d4 = d & ~3;
-  int i = 0;
-  for (; i + 4 <= rows; i += 4) {
-    const float* q = Q_b + std::size_t(i) * ldq;
-    const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
-    int j = 0;
-    for (; j + 2 <= j_end; j += 2) {
-      const float* k = K_c + std::size_t(j) * ldk;
-      DotTile<4, 2> t;
-      t.run(q, ldq, k, ldk, d4);
-      float* c0 = T + std::size_t(j) * rows + i;
-      vstore(c0, vreduce4(t.acc[0][0], t.acc[1][0], t.acc[2][0], t.acc[3][0]));
-      vstore(c0 + rows, vreduce4(t.acc[0][1], t.acc[1][1], t.acc[2][1], t.acc[3][1]));
-      if (d4 < d)
-        for (int jj = 0; jj < 2; ++jj)
-          for (int r = 0; r < 4; ++r)
-            c0[std::size_t(jj) * rows + r] += dot_tail(q + std::size_t(r) * ldq, k + std::size_t(jj) * ldk, d4, d);
-    }
-    if (j < j_end) {  // one key left
-      const float* k = K_c + std::size_t(j) * ldk;
-      DotTile<4, 1> t;
-      t.run(q, ldq, k, ldk, d4);
-      float* c0 = T + std::size_t(j) * rows + i;
-      vstore(c0, vreduce4(t.acc[0][0], t.acc[1][0], t.acc[2][0], t.acc[3][0]));
-      if (d4 < d)
-        for (int r = 0; r < 4; ++r) c0[r] += dot_tail(q + std::size_t(r) * ldq, k, d4, d);
+// Q_b (rows, d), row stride ldq, transposed into qt (d, ldt); padding lanes zero.
+ABH_TILE_STEP void pack_queries(const float* Q_b, int ldq, int rows, int d, float* qt, int ldt) {
+  for (int t = 0; t < d; ++t) {
+    float* qt_row = qt + std::size_t(t) * ldt;
+    for (int i = 0; i < rows; ++i) qt_row[i] = Q_b[std::size_t(i) * ldq + t];
+    for (int i = rows; i < ldt; ++i) qt_row[i] = 0.0f;
+  }
+}
+
+// K_c (cols, d), row stride ldk, into panels of 4 keys: kp[j0 * d + 4 t + r] = K_c(j0 + r, t) for
+// j0 a multiple of 4; keys past cols are zero.
+ABH_TILE_STEP void pack_keys(const float* K_c, int ldk, int cols, int d, float* kp) {
+  for (int j0 = 0; j0 < cols; j0 += 4) {
+    float* panel = kp + std::size_t(j0) * d;
+    for (int r = 0; r < 4; ++r) {
+      if (j0 + r < cols) {
+        const float* k = K_c + std::size_t(j0 + r) * ldk;
+        for (int t = 0; t < d; ++t) panel[4 * t + r] = k[t];
+      } else {
+        for (int t = 0; t < d; ++t) panel[4 * t + r] = 0.0f;
+      }
     }
   }
-  for (; i < rows; ++i) {  // fewer than four queries left: one at a time
-    const float* q = Q_b + std::size_t(i) * ldq;
-    const int j_end = visible_keys(causal, q0, i, 1, k0, cols);
-    for (int j = 0; j < j_end; ++j) {
-      const float* k = K_c + std::size_t(j) * ldk;
-      DotTile<1, 1> t;
-      t.run(q, ldq, k, ldk, d4);
-      T[std::size_t(j) * rows + i] = vhsum(t.acc[0][0]) + dot_tail(q, k, d4, d);
+}
+
+// Step 1 on one tile: T (cols, ldt) = K_c Q_b^T, raw dot products, from the packed kp and qt.
+// Outer-product tiles of 4 keys x 8 queries (8 accumulators), then 4 queries; keys are padded to a
+// multiple of 4 in kp and T. With `causal`, key panels after all of a tile's queries are skipped.
+// Each score is summed over t in order from 0, as kernels::scores_qkt does: the same bits.
+ABH_TILE_STEP void tile_scores(const float* kp, const float* qt, int ldt, int d, float* T, int cols, bool causal, int q0,
+                               int k0) {
+  int i = 0;
+  for (; i + 8 <= ldt; i += 8) {
+    const int j_end = visible_keys(causal, q0, i, 8, k0, cols);
+    for (int j = 0; j < j_end; j += 4) {
+      OuterTile<4, 2> t;
+      t.zero();
+      t.run(kp + std::size_t(j) * d, 1, 4, qt + i, ldt, 0, d);
+      t.store(T + std::size_t(j) * ldt + i, ldt);
+    }
+  }
+  if (i < ldt) {  // ldt is a multiple of 4: one group of 4 queries left
+    const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
+    for (int j = 0; j < j_end; j += 4) {
+      OuterTile<4, 1> t;
+      t.zero();
+      t.run(kp + std::size_t(j) * d, 1, 4, qt + i, ldt, 0, d);
+      t.store(T + std::size_t(j) * ldt + i, ldt);
     }
   }
 }
 
 // Scores past float32's range come out of step 1 as +-inf or NaN; like attention() (see
 // kernels::repair_overflowed_scores) they are recomputed in double and clamped. A vector scan of
-// the visible entries first, the repair only if it finds one.
-ABH_TILE_STEP void repair_tile(const float* Q_b, int ldq, const float* K_c, int ldk, float* T, int rows, int cols, int d, bool causal,
-                 int q0, int k0) {
-  vmask bad = vmask_none();
-  bool any = false;
-  int i = 0;
-  for (; i + 4 <= rows; i += 4) {
+// the visible entries first (x - x is 0 for finite x, NaN otherwise), the repair only if it finds one.
+ABH_TILE_STEP void repair_tile(const float* Q_b, int ldq, const float* K_c, int ldk, float* T, int ldt, int rows, int cols, int d,
+                               bool causal, int q0, int k0) {
+  vf check = vzero();
+  for (int i = 0; i < ldt; i += 4) {
     const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
-    for (int j = 0; j < j_end; ++j) bad = vmask_or(bad, vnot_finite(vload(T + std::size_t(j) * rows + i)));
+    for (int j = 0; j < j_end; ++j) {
+      const vf x = vload(T + std::size_t(j) * ldt + i);
+      check = vadd(check, vsub(x, x));
+    }
   }
-  for (; i < rows; ++i)
-    for (int j = 0; j < visible_keys(causal, q0, i, 1, k0, cols); ++j) any = any || !std::isfinite(T[std::size_t(j) * rows + i]);
-  if (!any && !vany(bad)) return;
+  if (!vany(vnot_finite(check))) return;
   constexpr double kMax = std::numeric_limits<float>::max();
   for (int j = 0; j < cols; ++j)
     for (int r = 0; r < rows; ++r) {
-      float& s = T[std::size_t(j) * rows + r];
+      float& s = T[std::size_t(j) * ldt + r];
       if ((causal && k0 + j > q0 + r) || std::isfinite(s)) continue;
       const float* q = Q_b + std::size_t(r) * ldq;
       const float* k = K_c + std::size_t(j) * ldk;
@@ -114,12 +130,11 @@ ABH_TILE_STEP void repair_tile(const float* Q_b, int ldq, const float* K_c, int 
 // max, m_new = max(m, tile max), P = exp(x - m_new) in place, l = l * rescale + sum P, where
 // rescale = exp(m - m_new) is 1 when the max stayed and 0 on the first visible tile. A query that
 // has seen no visible key yet keeps m = -inf, l = 0, rescale = 1 (exp(-inf - -inf) is never taken).
-// Four queries per vector; fewer than four left, one at a time with the same arithmetic.
-ABH_TILE_STEP void online_softmax(float* T, int rows, int cols, float scale, bool causal, int q0, int k0, float* m, float* l,
-                    float* rescale) {
+// Four queries per vector, padding lanes included (their m, l are never read).
+ABH_TILE_STEP void online_softmax(float* T, int ldt, int cols, float scale, bool causal, int q0, int k0, float* m, float* l,
+                                  float* rescale) {
   const vf scale_v = vsplat(scale), neg_inf_v = vsplat(kNegInf), zero_v = vzero(), one_v = vsplat(1.0f);
-  int i = 0;
-  for (; i + 4 <= rows; i += 4) {
+  for (int i = 0; i < ldt; i += 4) {
     const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
     const float qi = float(q0 + i);
     const vf query_v = vadd(vsplat(qi), vmake(0.0f, 1.0f, 2.0f, 3.0f));
@@ -130,12 +145,12 @@ ABH_TILE_STEP void online_softmax(float* T, int rows, int cols, float scale, boo
     vf max_a = neg_inf_v, max_b = neg_inf_v;
     int j = 0;
     for (; j + 2 <= j_all; j += 2) {
-      max_a = vmax(max_a, vload(T + std::size_t(j) * rows + i));
-      max_b = vmax(max_b, vload(T + std::size_t(j + 1) * rows + i));
+      max_a = vmax(max_a, vload(T + std::size_t(j) * ldt + i));
+      max_b = vmax(max_b, vload(T + std::size_t(j + 1) * ldt + i));
     }
-    for (; j < j_all; ++j) max_a = vmax(max_a, vload(T + std::size_t(j) * rows + i));
+    for (; j < j_all; ++j) max_a = vmax(max_a, vload(T + std::size_t(j) * ldt + i));
     for (; j < j_end; ++j)
-      max_a = vmax(max_a, vselect(vle(vsplat(float(k0 + j)), query_v), vload(T + std::size_t(j) * rows + i), neg_inf_v));
+      max_a = vmax(max_a, vselect(vle(vsplat(float(k0 + j)), query_v), vload(T + std::size_t(j) * ldt + i), neg_inf_v));
     const vf max_v = vmul(vmax(max_a, max_b), scale_v);
     const vf m_old = vload(m + i), m_new = vmax(m_old, max_v);
     const vf m_use = vselect(veq(m_new, neg_inf_v), zero_v, m_new);  // exp(-inf - 0) = 0 for unseen rows
@@ -143,16 +158,16 @@ ABH_TILE_STEP void online_softmax(float* T, int rows, int cols, float scale, boo
     // Pass B: P = exp(s * scale - m_new), column sums; masked entries exp(-inf) = 0.
     vf sum_a = zero_v, sum_b = zero_v;
     for (j = 0; j + 2 <= j_all; j += 2) {
-      float* t = T + std::size_t(j) * rows + i;
+      float* t = T + std::size_t(j) * ldt + i;
       const vf p0 = vexp(vsub(vmul(vload(t), scale_v), m_use));
-      const vf p1 = vexp(vsub(vmul(vload(t + rows), scale_v), m_use));
+      const vf p1 = vexp(vsub(vmul(vload(t + ldt), scale_v), m_use));
       vstore(t, p0);
-      vstore(t + rows, p1);
+      vstore(t + ldt, p1);
       sum_a = vadd(sum_a, p0);
       sum_b = vadd(sum_b, p1);
     }
     for (; j < j_end; ++j) {
-      float* t = T + std::size_t(j) * rows + i;
+      float* t = T + std::size_t(j) * ldt + i;
       vf x = vmul(vload(t), scale_v);
       if (j >= j_all) x = vselect(vle(vsplat(float(k0 + j)), query_v), x, neg_inf_v);
       const vf p = vexp(vsub(x, m_use));
@@ -163,31 +178,6 @@ ABH_TILE_STEP void online_softmax(float* T, int rows, int cols, float scale, boo
     vstore(l + i, vadd(vmul(vload(l + i), resc), sum_v));
     vstore(m + i, m_new);
     vstore(rescale + i, resc);
-  }
-  for (; i < rows; ++i) {
-    const int j_end = visible_keys(causal, q0, i, 1, k0, cols);
-    float tile_max = kNegInf;
-    for (int j = 0; j < j_end; ++j) {
-      float& x = T[std::size_t(j) * rows + i];
-      x *= scale;
-      tile_max = std::max(tile_max, x);
-    }
-    const float m_new = std::max(m[i], tile_max);
-    if (m_new == kNegInf) {
-      rescale[i] = 1.0f;
-      for (int j = 0; j < j_end; ++j) T[std::size_t(j) * rows + i] = 0.0f;
-      continue;
-    }
-    const float resc = m[i] == m_new ? 1.0f : exp_scalar(m[i] - m_new);
-    float sum = 0.0f;
-    for (int j = 0; j < j_end; ++j) {
-      float& x = T[std::size_t(j) * rows + i];
-      x = exp_scalar(x - m_new);
-      sum += x;
-    }
-    l[i] = l[i] * resc + sum;
-    m[i] = m_new;
-    rescale[i] = resc;
   }
 }
 
@@ -221,14 +211,14 @@ ABH_INLINE void accumulate_rows(const float* T, int ldt, int j_end, const float*
     }
 }
 
-ABH_TILE_STEP void tile_accumulate(const float* T, int rows, int cols, const float* V_c, int d_v, float* acc,
-                                   const float* rescale, bool causal, int q0, int k0, bool first) {
+ABH_TILE_STEP void tile_accumulate(const float* T, int ldt, int rows, int cols, const float* V_c, int ldv, int d_v, float* acc,
+                                   int ldacc, const float* rescale, bool causal, int q0, int k0, bool first) {
   int i = 0;
   for (; i + 4 <= rows; i += 4)
-    accumulate_rows<4>(T + i, rows, visible_keys(causal, q0, i, 4, k0, cols), V_c, d_v, acc + std::size_t(i) * d_v, d_v,
+    accumulate_rows<4>(T + i, ldt, visible_keys(causal, q0, i, 4, k0, cols), V_c, ldv, acc + std::size_t(i) * ldacc, ldacc,
                        d_v, rescale + i, first);
   for (; i < rows; ++i)
-    accumulate_rows<1>(T + i, rows, visible_keys(causal, q0, i, 1, k0, cols), V_c, d_v, acc + std::size_t(i) * d_v, d_v,
+    accumulate_rows<1>(T + i, ldt, visible_keys(causal, q0, i, 1, k0, cols), V_c, ldv, acc + std::size_t(i) * ldacc, ldacc,
                        d_v, rescale + i, first);
 }
 
@@ -246,31 +236,34 @@ void normalise_row(float* row, int d_v, float l) {
   for (; t < d_v; ++t) row[t] *= inv;
 }
 
-// Matrix::allFinite, four lanes at a time (Eigen's own packet math is off under wasm).
 bool all_finite(const Matrix& m) {
-  const float* p = m.data();
-  const std::size_t size = std::size_t(m.size()), size4 = size & ~std::size_t(3);
-  vmask bad = vmask_none();
-  for (std::size_t i = 0; i < size4; i += 4) bad = vmask_or(bad, vnot_finite(vload(p + i)));
-  if (vany(bad)) return false;
-  for (std::size_t i = size4; i < size; ++i)
-    if (!std::isfinite(p[i])) return false;
-  return true;
+  return kernels::first_non_finite(m.data(), std::size_t(m.size())) == std::size_t(m.size());
 }
 
-// The working memory of one call, allocated once before the loops: one score/probability tile and
-// the running max, sum and rescale factor of one query block's rows.
+// The working memory of one call, allocated once before the loops and shared by every head: one
+// score/probability tile (round_up4(block_k), ldt), the running max, sum and rescale factor of one
+// query block's rows (ldt = round_up4(block_q)), and the packed Q_b^T (d_k, ldt) and K_c panels
+// (round_up4(block_k), d_k).
 struct Scratch {
-  std::vector<float> tile, m, l, rescale;
-  Scratch(int block_q, int block_k)
-      : tile(std::size_t(block_q) * block_k), m(block_q), l(block_q), rescale(block_q) {}
-  std::int64_t floats() const { return std::int64_t(tile.size() + m.size() + l.size() + rescale.size()); }
+  int ldt;
+  std::vector<float> tile, m, l, rescale, qt, kp;
+  Scratch(int block_q, int block_k, int d_k)
+      : ldt(round_up4(block_q)),
+        tile(std::size_t(round_up4(block_k)) * ldt),
+        m(ldt),
+        l(ldt),
+        rescale(ldt),
+        qt(std::size_t(d_k) * ldt),
+        kp(std::size_t(round_up4(block_k)) * d_k) {}
+  std::int64_t floats() const {
+    return std::int64_t(tile.size() + m.size() + l.size() + rescale.size() + qt.size() + kp.size());
+  }
 };
 
 // Copies the step's state into the trace: rows of the query block, after the key block at k0. The
 // tile is key-major; the trace's matrices are query-major, with 0 for keys a row cannot see.
-void record_step(FlashTrace& trace, const Scratch& s, const Matrix& out, const Matrix& scores, int qb, int kb, int q0,
-                 int rows, int k0, int cols, bool causal, bool skipped) {
+void record_step(FlashTrace& trace, const Scratch& s, const float* acc, int ldacc, int d_v, const Matrix& scores, int qb, int kb,
+                 int q0, int rows, int k0, int cols, bool causal, bool skipped) {
   FlashTraceStep step;
   step.q_block = qb;
   step.k_block = kb;
@@ -283,62 +276,81 @@ void record_step(FlashTrace& trace, const Scratch& s, const Matrix& out, const M
   step.probabilities.resize(rows, cols);
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j)
-      step.probabilities(i, j) = skipped || (causal && k0 + j > q0 + i) ? 0.0f : s.tile[std::size_t(j) * rows + i];
+      step.probabilities(i, j) = skipped || (causal && k0 + j > q0 + i) ? 0.0f : s.tile[std::size_t(j) * s.ldt + i];
   step.m.assign(s.m.begin(), s.m.begin() + rows);
   step.l.assign(s.l.begin(), s.l.begin() + rows);
   if (skipped) step.rescale.assign(rows, 1.0f);
   else step.rescale.assign(s.rescale.begin(), s.rescale.begin() + rows);
-  step.acc = out.block(q0, 0, rows, out.cols());
+  step.acc = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>(acc, rows, d_v, Eigen::OuterStride<>(ldacc));
   trace.steps.push_back(std::move(step));
 }
 
-// The one implementation behind both entry points. Shapes are checked; block sizes are clamped to
-// n_q, n_k. trace is null on the fast path; tracing copies state out and never changes the numbers.
-Matrix run_tiled(const Matrix& Q, const Matrix& K, const Matrix& V, bool causal, float scale, int block_q, int block_k,
-                 Scratch& s, FlashTrace* trace) {
-  const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());
-  const int query_blocks = (n_q + block_q - 1) / block_q, key_blocks = (n_k + block_k - 1) / block_k;
-  Matrix out(n_q, d_v);  // each query block's rows double as its accumulator acc
-  Matrix scores;         // trace only: the tile's scaled, masked scores before the exp
+// One head, one query block at a time. Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v) and the output
+// (n_q, d_v) are read and written through row strides, so a head can be a column slice of wider
+// matrices. Shapes are checked; block sizes are clamped to n_q, n_k. trace is null on the fast
+// path; tracing copies state out and never changes the numbers.
+struct HeadView {
+  const float* Q;
+  int ldq;
+  const float* K;
+  int ldk;
+  const float* V;
+  int ldv;
+  float* out;
+  int ldo;
+  int n_q, n_k, d_k, d_v;
+};
+
+void run_tiled(const HeadView& h, bool causal, float scale, int block_q, int block_k, Scratch& s, FlashTrace* trace) {
+  const int query_blocks = (h.n_q + block_q - 1) / block_q, key_blocks = (h.n_k + block_k - 1) / block_k;
+  const int ldt = s.ldt;
+  Matrix scores;  // trace only: the tile's scaled, masked scores before the exp
   float* const tile = s.tile.data();
 
   for (int qb = 0; qb < query_blocks; ++qb) {
-    const int q0 = qb * block_q, rows = std::min(block_q, n_q - q0);
+    const int q0 = qb * block_q, rows = std::min(block_q, h.n_q - q0);
     std::fill(s.m.begin(), s.m.end(), kNegInf);
     std::fill(s.l.begin(), s.l.end(), 0.0f);
     // No zeroing of the block's output rows: the first key block (never skipped, key 0 is visible to
     // every query) writes them.
-    const float* Q_b = Q.data() + std::size_t(q0) * d_k;
-    float* acc = out.data() + std::size_t(q0) * d_v;
+    const float* Q_b = h.Q + std::size_t(q0) * h.ldq;
+    float* acc = h.out + std::size_t(q0) * h.ldo;
+    pack_queries(Q_b, h.ldq, rows, h.d_k, s.qt.data(), ldt);
 
     for (int kb = 0; kb < key_blocks; ++kb) {
-      const int k0 = kb * block_k, cols = std::min(block_k, n_k - k0);
+      const int k0 = kb * block_k, cols = std::min(block_k, h.n_k - k0);
       // Causal: every key of this block (and of every later one) is after the block's last query.
       if (causal && k0 > q0 + rows - 1) {
         if (!trace) break;
         scores.setConstant(rows, cols, kNegInf);
-        record_step(*trace, s, out, scores, qb, kb, q0, rows, k0, cols, causal, true);
+        record_step(*trace, s, acc, h.ldo, h.d_v, scores, qb, kb, q0, rows, k0, cols, causal, true);
         continue;
       }
-      const float* K_c = K.data() + std::size_t(k0) * d_k;
+      const float* K_c = h.K + std::size_t(k0) * h.ldk;
       // Step 1: S^T (cols, rows) = K_c Q_b^T, the only scores that exist at any time.
-      tile_scores(Q_b, d_k, K_c, d_k, tile, rows, cols, d_k, causal, q0, k0);
-      repair_tile(Q_b, d_k, K_c, d_k, tile, rows, cols, d_k, causal, q0, k0);  // as attention() does
+      pack_keys(K_c, h.ldk, cols, h.d_k, s.kp.data());
+      tile_scores(s.kp.data(), s.qt.data(), ldt, h.d_k, tile, cols, causal, q0, k0);
+      repair_tile(Q_b, h.ldq, K_c, h.ldk, tile, ldt, rows, cols, h.d_k, causal, q0, k0);  // as attention() does
       if (trace) {
         scores.resize(rows, cols);
         for (int i = 0; i < rows; ++i)
           for (int j = 0; j < cols; ++j)
-            scores(i, j) = (causal && k0 + j > q0 + i) ? kNegInf : tile[std::size_t(j) * rows + i] * scale;
+            scores(i, j) = (causal && k0 + j > q0 + i) ? kNegInf : tile[std::size_t(j) * ldt + i] * scale;
       }
       // Steps 2-3: online softmax against the running max. Step 4: acc = rescale acc + P V_c.
-      online_softmax(tile, rows, cols, scale, causal, q0, k0, s.m.data(), s.l.data(), s.rescale.data());
-      tile_accumulate(tile, rows, cols, V.data() + std::size_t(k0) * d_v, d_v, acc, s.rescale.data(), causal, q0, k0, kb == 0);
-      if (trace) record_step(*trace, s, out, scores, qb, kb, q0, rows, k0, cols, causal, false);
+      online_softmax(tile, ldt, cols, scale, causal, q0, k0, s.m.data(), s.l.data(), s.rescale.data());
+      tile_accumulate(tile, ldt, rows, cols, h.V + std::size_t(k0) * h.ldv, h.ldv, h.d_v, acc, h.ldo, s.rescale.data(), causal,
+                      q0, k0, kb == 0);
+      if (trace) record_step(*trace, s, acc, h.ldo, h.d_v, scores, qb, kb, q0, rows, k0, cols, causal, false);
     }
     // out_b = acc / l.
-    for (int i = 0; i < rows; ++i) normalise_row(acc + std::size_t(i) * d_v, d_v, s.l[i]);
+    for (int i = 0; i < rows; ++i) normalise_row(acc + std::size_t(i) * h.ldo, h.d_v, s.l[i]);
   }
-  return out;
+}
+
+HeadView whole(const Matrix& Q, const Matrix& K, const Matrix& V, Matrix& out) {
+  return {Q.data(), int(Q.cols()), K.data(), int(K.cols()), V.data(), int(V.cols()), out.data(), int(out.cols()),
+          int(Q.rows()), int(K.rows()), int(Q.cols()), int(V.cols())};
 }
 
 template <class T>
@@ -375,9 +387,10 @@ Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Ma
   const int block_q = std::min(options.block_q, n_q), block_k = std::min(options.block_k, n_k);
   const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
 
-  Scratch scratch(block_q, block_k);
+  Scratch scratch(block_q, block_k, d_k);
   FlashResult result;
-  result.output = run_tiled(Q, K, V, options.causal, scale, block_q, block_k, scratch, nullptr);
+  result.output.resize(n_q, d_v);
+  run_tiled(whole(Q, K, V, result.output), options.causal, scale, block_q, block_k, scratch, nullptr);
   if (!all_finite(result.output)) return fail<FlashResult>(kOutputOverflow);
   result.scratch_floats = scratch.floats();
   return result;
@@ -407,8 +420,9 @@ Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, con
   trace.scale_factor = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
   trace.steps.reserve(std::size_t(trace.query_blocks) * trace.key_blocks);
 
-  Scratch scratch(trace.block_q, trace.block_k);
-  trace.output = run_tiled(Q, K, V, options.causal, trace.scale_factor, trace.block_q, trace.block_k, scratch, &trace);
+  Scratch scratch(trace.block_q, trace.block_k, d_k);
+  trace.output.resize(n_q, d_v);
+  run_tiled(whole(Q, K, V, trace.output), options.causal, trace.scale_factor, trace.block_q, trace.block_k, scratch, &trace);
   if (!all_finite(trace.output)) return fail<FlashTrace>(kOutputOverflow);
   return trace;
 }

@@ -12,9 +12,10 @@
 //       m   = m'
 //     out_b = acc / l                                      the deferred softmax division
 //
-// Extra memory is one (block_q, block_k) tile plus three block_q vectors, independent of n; acc lives
-// in the output's own rows. Causal attention (token i sees keys 0..i) skips key blocks that lie
-// entirely above the diagonal and masks the diagonal blocks column by column.
+// Extra memory is one (block_q, block_k) tile, three block_q vectors and packed copies of one query
+// block and one key block, (block_q + block_k) * d_k, independent of n; acc lives in the output's own
+// rows. Causal attention (token i sees keys 0..i) skips key blocks that lie entirely above the diagonal
+// and masks the diagonal blocks column by column.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,7 @@ struct FlashOptions {
 
 struct FlashResult {
   Matrix output;                  // (n_q, d_v), equal to attention(Q, K, V).output up to float rounding
-  std::int64_t scratch_floats = 0;  // floats of working memory besides inputs and output: O(block_q * block_k)
+  std::int64_t scratch_floats = 0;  // floats of working memory besides inputs and output: O(block * (block + d_k))
 };
 
 // One (query block, key block) step, as the step-through figure shows it. Rows are the query block's

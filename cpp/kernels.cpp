@@ -4,8 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
-#include "microkernels.h"  // vf, OuterTile, DotTile (and simd_exp.h: exp_scalar, ABH_SIMD)
+#include "microkernels.h"  // vf, OuterTile (and simd_exp.h: exp_scalar, ABH_SIMD)
 
 namespace abh::kernels {
 namespace {
@@ -14,7 +15,7 @@ using namespace detail;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// Keys per block in scores_qkt: 64 rows of K (16 KiB at d = 64) stay in L1 while every query passes.
+// Keys per block in scores_qkt: the transposed block (16 KiB at d = 64) stays in L1 while every query passes.
 constexpr int kScoreKeyBlock = 64;
 // Reduction steps per block in the outer-product loops: a (4, kc) strip of A stays in L1 across all
 // column panels, and accumulators round-trip through C once per block.
@@ -84,57 +85,20 @@ void matmul(const float* A, int lda, const float* B, int ldb, float* C, int ldc,
 }
 
 void scores_qkt(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d) {
-  if (d < 4 && d > 0) {
-    // d_k of 1 to 3 (d_model 8 with 4 or 8 heads): dot-product tiles would do nothing but their scalar
-    // tail, so multiply by a transposed block of keys instead, with outer-product tiles. Each score is
-    // still ((0 + q0 k0) + q1 k1) + q2 k2, summed in the same order as the tail: the same bits.
-    float kt[3 * kScoreKeyBlock];
-    for (int j0 = 0; j0 < n_k; j0 += kScoreKeyBlock) {
-      const int width = std::min(kScoreKeyBlock, n_k - j0);
-      for (int j = 0; j < width; ++j)
-        for (int t = 0; t < d; ++t) kt[t * kScoreKeyBlock + j] = K[std::size_t(j0 + j) * ldk + t];
-      for (int i = 0; i < n_q; i += 4)
-        outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, kt, kScoreKeyBlock, S + std::size_t(i) * n_k + j0,
-                     n_k, width, 0, d, false);
-    }
-    return;
-  }
-  const int d4 = d & ~3;
+  // A block of keys transposed, kt (d, width): then every score is an outer-product accumulation
+  // ((0 + q_0 k_0) + q_1 k_1) + ... in order of t, with no horizontal reduction and no depth tail.
+  // flash.cpp's tiles sum in the same order, so the two kernels produce the same bits for a score
+  // (the tests of huge, ill-conditioned scores rely on that). One allocation per call, outside the loops.
+  std::vector<float> kt(std::size_t(d) * kScoreKeyBlock);
   for (int j0 = 0; j0 < n_k; j0 += kScoreKeyBlock) {
-    const int j_end = std::min(n_k, j0 + kScoreKeyBlock);
-    for (int i = 0; i < n_q; i += 2) {
-      const float* q = Q + std::size_t(i) * ldq;
-      float* s0 = S + std::size_t(i) * n_k;
-      const bool two = i + 1 < n_q;
-      int j = j0;
-      // Two queries against four keys: 8 accumulators, reduced into one row segment per query.
-      for (; j + 4 <= j_end; j += 4) {
-        const float* k = K + std::size_t(j) * ldk;
-        if (two) {
-          DotTile<2, 4> t;
-          t.run(q, ldq, k, ldk, d4);
-          vstore(s0 + j, vreduce4(t.acc[0][0], t.acc[0][1], t.acc[0][2], t.acc[0][3]));
-          vstore(s0 + n_k + j, vreduce4(t.acc[1][0], t.acc[1][1], t.acc[1][2], t.acc[1][3]));
-        } else {
-          DotTile<1, 4> t;
-          t.run(q, ldq, k, ldk, d4);
-          vstore(s0 + j, vreduce4(t.acc[0][0], t.acc[0][1], t.acc[0][2], t.acc[0][3]));
-        }
-        if (d4 < d)
-          for (int r = 0; r < (two ? 2 : 1); ++r)
-            for (int c = 0; c < 4; ++c)
-              s0[std::size_t(r) * n_k + j + c] += dot_tail(q + std::size_t(r) * ldq, k + std::size_t(c) * ldk, d4, d);
-      }
-      // Fewer than four keys left in the block: one key at a time.
-      for (; j < j_end; ++j) {
-        const float* k = K + std::size_t(j) * ldk;
-        for (int r = 0; r < (two ? 2 : 1); ++r) {
-          DotTile<1, 1> t;
-          t.run(q + std::size_t(r) * ldq, ldq, k, ldk, d4);
-          s0[std::size_t(r) * n_k + j] = vhsum(t.acc[0][0]) + dot_tail(q + std::size_t(r) * ldq, k, d4, d);
-        }
-      }
+    const int width = std::min(kScoreKeyBlock, n_k - j0);
+    for (int j = 0; j < width; ++j) {
+      const float* k = K + std::size_t(j0 + j) * ldk;
+      for (int t = 0; t < d; ++t) kt[std::size_t(t) * kScoreKeyBlock + j] = k[t];
     }
+    for (int i = 0; i < n_q; i += 4)
+      outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, kt.data(), kScoreKeyBlock,
+                   S + std::size_t(i) * n_k + j0, n_k, width, 0, d, false);
   }
 }
 
@@ -262,6 +226,16 @@ void weighted_sum(const float* W, const float* V, int ldv, float* O, int ldo, in
       outer_rows_n(rows, w, n_k, 1, V, ldv, o, ldo, d_v, p, p_end, p > lo);
     }
   }
+}
+
+std::size_t first_non_finite(const float* p, std::size_t count) {
+  const std::size_t count4 = count & ~std::size_t(3);
+  vmask bad = vmask_none();
+  for (std::size_t i = 0; i < count4; i += 4) bad = vmask_or(bad, vnot_finite(vload(p + i)));
+  const std::size_t scalar_from = vany(bad) ? 0 : count4;
+  for (std::size_t i = scalar_from; i < count; ++i)
+    if (!std::isfinite(p[i])) return i;
+  return count;
 }
 
 int repair_overflowed_scores(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d) {

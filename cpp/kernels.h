@@ -7,6 +7,7 @@
 // kernel read one head's (n, d_k) slice straight out of an (n, d_model) projection.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace abh::kernels {
@@ -37,6 +38,10 @@ void weighted_sum(const float* W, const float* V, int ldv, float* O, int ldo, in
 // Cheap: one O(n_q n_k) scan; the O(d) recompute runs only for entries that overflowed.
 // Returns how many entries it repaired.
 int repair_overflowed_scores(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d);
+
+// The index of the first +-inf or NaN among p[0 .. count), or count if every value is finite. A
+// vector scan; the element-wise search runs only once it has found one.
+std::size_t first_non_finite(const float* p, std::size_t count);
 
 // exp(x) with a degree-6 polynomial after range reduction (max relative error ~2e-7 on
 // [-87, 88]); exp(x) = 0 below -87.3. Exposed so tests can check it against std::exp.

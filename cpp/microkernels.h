@@ -4,22 +4,19 @@
 // native build therefore run the very same blocking, tails and loop bounds as the SIMD build (the
 // native GoogleTest suite exercises them), and only the lane arithmetic differs.
 //
-// The shapes, and why (V8 on x86-64 gives wasm about 15 allocatable xmm registers; wasm SIMD128
+// The shape, and why (V8 on x86-64 gives wasm about 15 allocatable xmm registers; wasm SIMD128
 // has no fused multiply-add, so a multiply-add is f32x4.mul + f32x4.add):
 //
 //   outer_tile<MR, NV>   C (MR rows, 4*NV columns) += A . B, one k step at a time: MR splats of A
 //                        (v128.load32_splat) against NV vectors of one row of B. MR = 4, NV = 2 is
 //                        the main tile: 8 accumulators + 2 B vectors + 1 splat, 6 loads per 16
 //                        arithmetic instructions (the layout of XNNPACK's 4x8 wasmsimd GEMM and of
-//                        MLAS's 2x16 wasm kernel: B rows are read straight from row-major V or W,
-//                        so weights . V and the projections need no packing).
-//   dot_tile<MQ, MK>     dot products of MQ rows of Q with MK rows of K, both read along d: 8
-//                        accumulators of 4 partial sums each, reduced at the end with a 4x4
-//                        transpose-add. Q . K^T needs no transposed copy of K, so neither the naive
-//                        kernel nor the tiled one needs packing memory. MQ = 2, MK = 4 yields rows of
-//                        S (query-major, for scores_qkt); MQ = 4, MK = 2 yields columns of S, i.e.
-//                        rows of S^T (key-major, which the tiled kernel's online softmax vectorises
-//                        across queries).
+//                        MLAS's 2x16 wasm kernel). B rows are read straight from row-major V or W, so
+//                        weights . V and the projections need no packing; Q . K^T multiplies by a
+//                        transposed block of K (kernels.cpp) or by packed panels (flash.cpp), which
+//                        also spares the dot-product form's horizontal reductions. When A's MR
+//                        values of one step are adjacent (a_row = 1) and B's row is one pointer, V8
+//                        addresses every load from two registers plus constant offsets.
 //
 // Tails (fewer than MR rows, fewer than 4 keys, d not a multiple of 4) are handled by the callers
 // with the smaller template instances and a scalar remainder; no kernel reads outside its operands.
@@ -86,12 +83,6 @@ ABH_INLINE float vhmax(vf v) {
   const vf m = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   return wasm_f32x4_extract_lane(wasm_f32x4_pmax(m, wasm_i32x4_shuffle(m, m, 1, 0, 3, 2)), 0);
 }
-// [sum a0, sum a1, sum a2, sum a3]: a 4x4 transpose folded into the additions.
-ABH_INLINE vf vreduce4(vf a0, vf a1, vf a2, vf a3) {
-  const vf u01 = wasm_f32x4_add(wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5), wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7));
-  const vf u23 = wasm_f32x4_add(wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5), wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7));
-  return wasm_f32x4_add(wasm_i32x4_shuffle(u01, u23, 0, 1, 4, 5), wasm_i32x4_shuffle(u01, u23, 2, 3, 6, 7));
-}
 // Lane masks: all-ones where the condition holds.
 using vmask = v128_t;
 ABH_INLINE vmask vle(vf a, vf b) { return wasm_f32x4_le(a, b); }
@@ -138,7 +129,6 @@ ABH_INLINE float vhmax(vf v) {
   const float a = v[0] < v[2] ? v[2] : v[0], b = v[1] < v[3] ? v[3] : v[1];
   return a < b ? b : a;
 }
-ABH_INLINE vf vreduce4(vf a0, vf a1, vf a2, vf a3) { return vf{vhsum(a0), vhsum(a1), vhsum(a2), vhsum(a3)}; }
 ABH_INLINE vmask vle(vf a, vf b) { return a <= b; }
 ABH_INLINE vmask veq(vf a, vf b) { return a == b; }
 ABH_INLINE vmask vnonzero_u8x4(const std::uint8_t* p) { return vmask{p[0], p[1], p[2], p[3]} != 0; }
@@ -231,40 +221,5 @@ struct OuterTile {
     }
   }
 };
-
-// ---- dot-product tile: S (MQ, MK) = Q (MQ, d) . K (MK, d)^T -----------------------------------
-//
-// Rows of Q are q + i * ldq, rows of K are k + j * ldk, both read along d (no transposed copy).
-// acc[i][j] holds four partial sums; `rows`/`columns` reduce them into vectors.
-
-template <int MQ, int MK>
-struct DotTile {
-  vf acc[MQ][MK];
-
-  ABH_INLINE void run(const float* q, std::ptrdiff_t ldq, const float* k, std::ptrdiff_t ldk, int d4) {
-    ABH_UNROLL
-    for (int i = 0; i < MQ; ++i)
-      ABH_UNROLL
-      for (int j = 0; j < MK; ++j) acc[i][j] = vzero();
-    for (int t = 0; t < d4; t += 4) {
-      vf kv[MK];
-      ABH_UNROLL
-      for (int j = 0; j < MK; ++j) kv[j] = vload(k + j * ldk + t);
-      ABH_UNROLL
-      for (int i = 0; i < MQ; ++i) {
-        const vf qv = vload(q + i * ldq + t);
-        ABH_UNROLL
-        for (int j = 0; j < MK; ++j) acc[i][j] = vmadd(acc[i][j], qv, kv[j]);
-      }
-    }
-  }
-};
-
-// Scalar remainder of a dot product over t in [t_begin, d).
-ABH_INLINE float dot_tail(const float* q, const float* k, int t_begin, int d) {
-  float s = 0.0f;
-  for (int t = t_begin; t < d; ++t) s += q[t] * k[t];
-  return s;
-}
 
 }  // namespace abh::kernels::detail

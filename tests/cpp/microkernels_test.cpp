@@ -89,8 +89,8 @@ TEST(Microkernels, WeightedSumZeroSpansDifferPerRow) {
       }
 }
 
-// Why: scores_qkt walks keys in blocks of 64, two queries and four keys at a time, with a scalar
-// remainder for d % 4; sizes around each boundary.
+// Why: scores_qkt walks keys in blocks of 64 (transposed), four queries and 8 or 4 keys at a time,
+// with a scalar remainder for the last keys of a block; sizes around each boundary.
 TEST(Microkernels, ScoresAcrossKeyBlocksAndDepthTails) {
   abh::SplitMix64 rng(3);
   for (int n_q : {1, 2, 3})

@@ -146,7 +146,11 @@ export interface FlashOptions {
 /** The tiled (FlashAttention-2 style) kernel's result: the same output as attention(), no n x n matrix. */
 export interface FlashResult {
   output: Matrix; // (n_q, d_v)
-  /** Floats of working memory besides inputs and output: blockQ * blockK + 3 * blockQ, whatever n is. */
+  /**
+   * Floats of working memory besides inputs and output, whatever n is: one tile, m, l and the rescale
+   * factors, and packed copies of a query block (d_k, blockQ) and a key block (blockK, d_k); block
+   * sizes rounded up to multiples of 4. blockQ * blockK + 3 * blockQ + d_k * (blockQ + blockK) when both are.
+   */
   scratchFloats: number;
 }
 
