@@ -321,6 +321,9 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
 //
 //   flashAttention(Q, K, V, { blockQ, blockK, causal?, scale? })
 //     -> { output: JsMatrix (n_q, d_v), scratchFloats }
+//   flashMultiHead(Q, K, V, { heads, blockQ, blockK, causal?, scale? })
+//     Q (n_q, heads d_k), K (n_k, heads d_k), V (n_k, heads d_v)
+//     -> { output: JsMatrix (n_q, heads d_v), scratchFloats }        the heads concatenated
 //   flashTrace(Q, K, V, { blockQ, blockK, causal?, scale? })       n_q, n_k <= 64, d_k, d_v <= 256
 //     -> { nQ, nK, dK, dV, blockQ, blockK, queryBlocks, keyBlocks, causal, scaleFactor,
 //          output: JsMatrix (n_q, d_v),
@@ -376,6 +379,21 @@ val flash_attention_js(val Q_js, val K_js, val V_js, val options_js) {
   return out;
 }
 
+val flash_multi_head_js(val Q_js, val K_js, val V_js, val options_js) {
+  abh::Matrix Q, K, V;
+  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
+    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
+  abh::FlashOptions options;
+  if (auto error = read_flash_options(options_js, options); !error.empty()) return failure(error);
+  if (!is_whole_number(options_js["heads"], -1e9, 1e9)) return failure("heads must be a whole number");
+  const auto result = abh::flash_multi_head(Q, K, V, options_js["heads"].as<int>(), options);
+  if (!result.ok()) return failure(result.error());
+  val out = val::object();
+  out.set("output", to_js(result.value().output));
+  out.set("scratchFloats", double(result.value().scratch_floats));
+  return out;
+}
+
 val flash_trace_js(val Q_js, val K_js, val V_js, val options_js) {
   abh::Matrix Q, K, V;
   for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
@@ -402,5 +420,6 @@ val flash_trace_js(val Q_js, val K_js, val V_js, val options_js) {
 
 EMSCRIPTEN_BINDINGS(flash_attention) {
   emscripten::function("flashAttention", &flash_attention_js);
+  emscripten::function("flashMultiHead", &flash_multi_head_js);
   emscripten::function("flashTrace", &flash_trace_js);
 }

@@ -396,6 +396,39 @@ Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Ma
   return result;
 }
 
+Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const Matrix& V, int heads, const FlashOptions& options) {
+  using std::to_string;
+  if (heads < 1 || heads > limits::kMaxHeads)
+    return fail<FlashResult>("heads must be from 1 to " + to_string(limits::kMaxHeads) + " (got " + to_string(heads) + ")");
+  const int n_q = int(Q.rows()), n_k = int(K.rows()), width_qk = int(Q.cols()), width_v = int(V.cols());
+  if (width_qk % heads != 0 || width_v % heads != 0)
+    return fail<FlashResult>("Q has " + to_string(width_qk) + " and V " + to_string(width_v) + " columns: both must split into " +
+                             to_string(heads) + " heads of equal width");
+  if (int(K.cols()) != width_qk)
+    return fail<FlashResult>("K has " + to_string(K.cols()) + " columns but Q has " + to_string(width_qk) +
+                             ": queries and keys must share heads * d_k");
+  const int d_k = width_qk / heads, d_v = width_v / heads;
+  if (auto error = check_flash_inputs(n_q, n_k, d_k, d_k, int(V.rows()), d_v, options); !error.empty())
+    return fail<FlashResult>(error);
+  if (std::int64_t(std::max(n_q, n_k)) * std::max(width_qk, width_v) > limits::kMaxFlashMatrixElements)
+    return fail<FlashResult>("Q, K and V are limited to " + to_string(limits::kMaxFlashMatrixElements / (1 << 20)) + "M entries each");
+  const int block_q = std::min(options.block_q, n_q), block_k = std::min(options.block_k, n_k);
+  const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+
+  Scratch scratch(block_q, block_k, d_k);
+  FlashResult result;
+  result.output.resize(n_q, width_v);
+  for (int head = 0; head < heads; ++head) {
+    const HeadView view{Q.data() + std::size_t(head) * d_k, width_qk, K.data() + std::size_t(head) * d_k, width_qk,
+                        V.data() + std::size_t(head) * d_v, width_v, result.output.data() + std::size_t(head) * d_v, width_v,
+                        n_q, n_k, d_k, d_v};
+    run_tiled(view, options.causal, scale, block_q, block_k, scratch, nullptr);
+  }
+  if (!all_finite(result.output)) return fail<FlashResult>(kOutputOverflow);
+  result.scratch_floats = scratch.floats();
+  return result;
+}
+
 Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOptions& options) {
   using namespace limits;
   const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());

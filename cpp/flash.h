@@ -69,6 +69,16 @@ struct FlashTrace {
 // before the division by l, so V within a factor n_k of FLT_MAX can overflow here and not there.
 Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOptions& options = {});
 
+// Every head of multi-head attention in one call, on the projections before they are split: Q is
+// (n_q, heads * d_k), K is (n_k, heads * d_k), V is (n_k, heads * d_v); head t reads columns
+// [t d_k, (t + 1) d_k) of Q and K and [t d_v, (t + 1) d_v) of V in place (row strides, no copies).
+// The output is (n_q, heads * d_v) with head t's attention in its columns [t d_v, (t + 1) d_v): the
+// heads concatenated, ready for W_o. Each head's columns are exactly flash_attention() on that head's
+// slices (same tiles, same summation order); the scratch is allocated once and shared by the heads.
+// 1 <= heads <= limits::kMaxHeads; the limits of flash_attention() apply per head and to the whole matrices.
+Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const Matrix& V, int heads,
+                                       const FlashOptions& options = {});
+
 // The same computation, recording every tile step. Small inputs only: n_q, n_k <= limits::kMaxTraceSequence,
 // d_k, d_v <= limits::kMaxTraceDim.
 Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, const Matrix& V,

@@ -47,9 +47,9 @@ export async function runEnvironment(
 ): Promise<EnvironmentResult> {
   const t0 = performance.now();
   const peers = [
-    flashPeer(REFERENCE_ID, 'ours: flashAttention, wasm SIMD', 'ours', loaded.simd),
+    flashPeer(REFERENCE_ID, 'ours: flashAttention (heads in one call), wasm SIMD', 'ours', loaded.simd),
     naivePeer('naive-simd', 'ours: attention (naive, returns weights), wasm SIMD', 'ours', loaded.simd),
-    flashPeer('flash-scalar', 'ours: flashAttention, scalar wasm build', 'ours', loaded.scalar),
+    flashPeer('flash-scalar', 'ours: flashAttention (heads in one call), scalar wasm build', 'ours', loaded.scalar),
     plainPeer(),
   ];
   const unavailable: { id: string; reason: string }[] = [];

@@ -405,6 +405,72 @@ TEST(Flash, ScratchDoesNotGrowWithSequenceLength) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Several heads in one call.
+
+// Columns [h w, (h + 1) w) of m, as a matrix of its own.
+Matrix head_slice(const Matrix& m, int h, int w) { return m.middleCols(std::size_t(h) * w, w); }
+
+// Why: flash_multi_head reads each head's columns in place through row strides; any stride or offset
+// slip shows as a head that differs from the same head computed alone. Same tiles, same summation
+// order, so the heads must match flash_attention() bit for bit, and the naive kernel to rounding.
+// Tile padding (rows and keys not multiples of 4, odd d) is exercised at every remainder.
+TEST(FlashMultiHead, EveryHeadEqualsItsOwnCall) {
+  abh::SplitMix64 rng(0x3EAD);
+  int cases = 0;
+  for (int heads : {1, 2, 3, 8})
+    for (int n : {1, 5, 6, 7, 8, 33, 70})
+      for (int d_k : {1, 3, 4, 7, 16})
+        for (bool causal : {false, true}) {
+          const int d_v = 1 + (d_k * 5 + n) % 9, n_k = causal ? n : 1 + (n * 7) % 41;
+          const FlashOptions o = flash_options(1 + (n + d_k) % 13, 1 + (n * 3 + heads) % 11, causal, (n + heads) % 3 != 0);
+          const Matrix Q = random_matrix(rng, n, heads * d_k), K = random_matrix(rng, n_k, heads * d_k),
+                       V = random_matrix(rng, n_k, heads * d_v);
+          const auto all = abh::flash_multi_head(Q, K, V, heads, o);
+          ASSERT_TRUE(all.ok()) << all.error();
+          ASSERT_EQ(all.value().output.rows(), n);
+          ASSERT_EQ(all.value().output.cols(), heads * d_v);
+          for (int h = 0; h < heads; ++h) {
+            const Matrix q = head_slice(Q, h, d_k), k = head_slice(K, h, d_k), v = head_slice(V, h, d_v);
+            const auto one = abh::flash_attention(q, k, v, o);
+            ASSERT_TRUE(one.ok()) << one.error();
+            const Matrix got = head_slice(all.value().output, h, d_v);
+            ASSERT_TRUE(got == one.value().output) << "head " << h << " of " << heads << ": " << describe(n, n_k, d_k, d_v, o);
+            const Mask mask = abh::causal_mask(n);
+            abh::AttentionOptions naive_options;
+            naive_options.scale = o.scale;
+            const auto naive = abh::attention(q, k, v, causal ? &mask : nullptr, naive_options);
+            ASSERT_TRUE(naive.ok());
+            ASSERT_LT(relative_error(got, naive.value().output.cast<double>()), 1e-5) << describe(n, n_k, d_k, d_v, o);
+          }
+          EXPECT_EQ(all.value().scratch_floats, abh::flash_attention(head_slice(Q, 0, d_k), head_slice(K, 0, d_k),
+                                                                     head_slice(V, 0, d_v), o).value().scratch_floats)
+              << "one scratch, shared by the heads";
+          ++cases;
+        }
+  std::cout << "[flash multi-head] " << cases << " cases, every head bit-identical to its own call\n";
+}
+
+// Why: the batched call validates like the single-head one (errors as values, never an abort).
+TEST(FlashMultiHead, BadInputsReturnErrors) {
+  abh::SplitMix64 rng(2);
+  const Matrix Q = random_matrix(rng, 4, 6), K = random_matrix(rng, 4, 6), V = random_matrix(rng, 4, 4);
+  auto error = [](const abh::Expected<abh::FlashResult>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
+  EXPECT_TRUE(abh::flash_multi_head(Q, K, V, 2).ok());
+  for (int heads : {0, -1, 65}) EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, heads)), "heads must be from 1 to 64");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, 4)), "split into 4 heads");   // 6 columns
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, random_matrix(rng, 4, 3), 2)), "split into 2 heads");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, random_matrix(rng, 4, 4), V, 2)), "must share heads * d_k");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, random_matrix(rng, 3, 4), 2)), "every key needs a value");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Matrix(0, 6), K, V, 2)), "at least one row");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Matrix(4, 0), Matrix(4, 0), V, 2)), "at least one column");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, 2, flash_options(0, 2, false, true))), "block sizes");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, random_matrix(rng, 5, 6), random_matrix(rng, 5, 4), 2, flash_options(2, 2, true, true))),
+                  "causal attention needs as many queries as keys");
+  const Matrix big = Matrix::Constant(4, 4, 3e38f);
+  EXPECT_EQ(error(abh::flash_multi_head(random_matrix(rng, 4, 4), random_matrix(rng, 4, 4), big, 2)), abh::kOutputOverflow);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Errors.
 
 // Why: the engine never throws; every bad request is a message the page can show.

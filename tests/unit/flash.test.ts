@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AttentionEngine, EngineError, type FlashOptions, type Matrix } from '../../web/src/engine/engine';
+import { type AttentionEngine, EngineError, type FlashOptions, type Matrix, type MultiHeadFlashOptions } from '../../web/src/engine/engine';
 import { causalMask, MaxTracker, normwiseRelError, Rng } from './helpers';
 import { generatedDir, loadScalarEngine, loadSimdEngine } from './load-engine';
 
@@ -119,6 +119,61 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
     throws(() => engine.flashAttention(Q, Q, V, { blockQ: 4, blockK: 4, causal: 1 as unknown as boolean }), /causal must be true or false/);
     throws(() => engine.flashTrace(rng.matrix(65, 3), rng.matrix(65, 3), rng.matrix(65, 2), { blockQ: 8, blockK: 8 }), /limited to 64 tokens/);
     expect(() => engine.flashAttention(Q, Q, V, { blockQ: 0, blockK: 4 })).toThrow(EngineError);
+  });
+
+  /** Columns [h w, (h + 1) w) of m as a matrix of its own. */
+  const columns = (m: Matrix, h: number, w: number): Matrix => {
+    const data = new Float32Array(m.rows * w);
+    for (let r = 0; r < m.rows; ++r) data.set(m.data.subarray(r * m.cols + h * w, r * m.cols + (h + 1) * w), r * w);
+    return { rows: m.rows, cols: w, data };
+  };
+
+  it('multiHeadFlashAttention: every head equals flashAttention on its column slices, exactly, and attention() to 1e-5', () => {
+    const rng = new Rng(0x3ead);
+    for (const [heads, n, dK, dV, causal] of [[8, 70, 16, 16, false], [8, 33, 8, 5, true], [3, 5, 7, 3, false], [1, 9, 4, 4, true], [2, 1, 1, 2, false]] as const) {
+      const Q = rng.matrix(n, heads * dK);
+      const K = rng.matrix(n, heads * dK);
+      const V = rng.matrix(n, heads * dV);
+      const options = { heads, blockQ: 16, blockK: 12, causal };
+      const all = engine.multiHeadFlashAttention(Q, K, V, options);
+      expect(all.output.rows).toBe(n);
+      expect(all.output.cols).toBe(heads * dV);
+      for (let h = 0; h < heads; ++h) {
+        const one = engine.flashAttention(columns(Q, h, dK), columns(K, h, dK), columns(V, h, dV), { blockQ: 16, blockK: 12, causal });
+        const got = columns(all.output, h, dV).data;
+        expect(got, `head ${h} of ${heads}, n=${n}`).toEqual(one.output.data);
+        const c: Case = { Q: columns(Q, h, dK), K: columns(K, h, dK), V: columns(V, h, dV), options: { blockQ: 16, blockK: 12, causal }, where: '' };
+        expect(normwiseRelError(got, naiveOutput(engine, c))).toBeLessThan(1e-5);
+      }
+    }
+  });
+
+  it('multiHeadFlashAttention: bad inputs are EngineErrors with the engine message, and nothing leaks', () => {
+    const rng = new Rng(6);
+    const Q = rng.matrix(4, 6);
+    const V = rng.matrix(4, 4);
+    const before = engine.heapStats();
+    const throws = (f: () => unknown, message: RegExp) => expect(f).toThrow(message);
+    const call = (heads: unknown, q = Q, k = Q, v = V, more = {}) =>
+      engine.multiHeadFlashAttention(q, k, v, { heads: heads as number, blockQ: 4, blockK: 4, ...more });
+    throws(() => call(0), /heads must be from 1 to 64/);
+    throws(() => call(65), /heads must be from 1 to 64/);
+    throws(() => call(1.5), /heads must be a whole number/);
+    throws(() => call(undefined), /heads must be a whole number/);
+    throws(() => call('2'), /heads must be a whole number/);
+    throws(() => call(4), /split into 4 heads/);
+    throws(() => call(2, Q, rng.matrix(4, 4)), /must share heads \* d_k/);
+    throws(() => call(2, Q, Q, rng.matrix(3, 4)), /every key needs a value/);
+    throws(() => call(2, Q, rng.matrix(5, 6), rng.matrix(5, 4), { causal: true }), /causal attention needs as many queries as keys/);
+    throws(() => call(2, Q, Q, V, { blockQ: 0 }), /block sizes must be from 1 to 1024/);
+    throws(() => call(2, { rows: 4, cols: 6, data: new Float64Array(24) } as unknown as Matrix), /Q must be \{ rows, cols, data: Float32Array \}/);
+    throws(() => engine.multiHeadFlashAttention(Q, Q, V, null as unknown as MultiHeadFlashOptions), /options must be \{ heads, blockQ/);
+    const nan = rng.matrix(4, 6);
+    nan.data[7] = NaN;
+    throws(() => call(2, nan), /Q has a value that is not a finite number at row 2, column 2/);
+    expect(() => call(0)).toThrow(EngineError);
+    for (let i = 0; i < 50; ++i) call(2, rng.matrix(40, 6), rng.matrix(40, 6), rng.matrix(40, 4));
+    expect(engine.heapStats()).toEqual(before);
   });
 });
 

@@ -7,7 +7,7 @@
 import createAttentionEngine from './generated/attention_engine.mjs';
 import type {
   AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, EngineLimits, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
-  MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation, Tensor3,
+  MultiHeadFlashOptions, MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation, Tensor3,
 } from './types';
 
 export type * from './types';
@@ -57,8 +57,8 @@ function checkOptions(options: unknown, shape: string): Record<string, unknown> 
   return options;
 }
 
-function checkFlashOptions(options: FlashOptions): FlashOptions {
-  if (!isObject(options)) throw new EngineError('options must be { blockQ, blockK, causal?, scale? }');
+function checkFlashOptions(options: FlashOptions, shape = '{ blockQ, blockK, causal?, scale? }'): FlashOptions {
+  if (!isObject(options)) throw new EngineError(`options must be ${shape}`);
   for (const key of ['blockQ', 'blockK'] as const)
     if (typeof options[key] !== 'number') throw new EngineError(`${key} must be a whole number from 1 to 1024`);
   return { blockQ: options.blockQ, blockK: options.blockK, causal: checkFlag(options, 'causal'), scale: checkFlag(options, 'scale') };
@@ -334,6 +334,19 @@ export class AttentionEngine {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
     const plain = checkFlashOptions(options);
     return this.call('flashAttention', (raw) => raw.flashAttention(q, k, v, plain));
+  }
+
+  /**
+   * Every head in one call, on projections before they are split: Q (n_q, heads * d_k), K (n_k, heads * d_k),
+   * V (n_k, heads * d_v) -> output (n_q, heads * d_v), head h in columns [h * d_v, (h + 1) * d_v) (the heads
+   * concatenated). Each head's columns equal flashAttention() on that head's column slices, exactly.
+   */
+  multiHeadFlashAttention(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult {
+    const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
+    const plain = checkFlashOptions(options, '{ heads, blockQ, blockK, causal?, scale? }');
+    // The range and the column split are checked by the C++ side (one source for the messages).
+    const heads = options.heads;
+    return this.call('multiHeadFlashAttention', (raw) => raw.flashMultiHead(q, k, v, { ...plain, heads }));
   }
 
   /**

@@ -143,6 +143,11 @@ export interface FlashOptions {
   scale?: boolean;
 }
 
+export interface MultiHeadFlashOptions extends FlashOptions {
+  /** Heads, 1..64: Q and K have heads * d_k columns, V heads * d_v. */
+  heads: number;
+}
+
 /** The tiled (FlashAttention-2 style) kernel's result: the same output as attention(), no n x n matrix. */
 export interface FlashResult {
   output: Matrix; // (n_q, d_v)
@@ -225,6 +230,7 @@ export interface RawEngineModule {
   dotProductSamples(options: { dK: number; samples: number; seed: number }): DotProductSamples | Failure;
   softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation | Failure;
   flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult | Failure;
+  flashMultiHead(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult | Failure;
   flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace | Failure;
   engineInfo(): EngineInfo;
   heapStats(): HeapStats;
