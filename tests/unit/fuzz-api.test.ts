@@ -115,8 +115,8 @@ function expectRowSums(name: string, data: Float32Array, n: number, fullyMasked:
   }
 }
 
-type Kind = 'pipeline' | 'attention' | 'multiHeadAttention' | 'flashAttention' | 'flashTrace' | 'dotProductSamples' | 'softmaxSaturation';
-const KINDS: Kind[] = ['pipeline', 'pipeline', 'attention', 'attention', 'multiHeadAttention', 'flashAttention', 'flashTrace', 'dotProductSamples', 'softmaxSaturation'];
+type Kind = 'pipeline' | 'attention' | 'multiHeadAttention' | 'flashAttention' | 'multiHeadFlashAttention' | 'flashTrace' | 'dotProductSamples' | 'softmaxSaturation';
+const KINDS: Kind[] = ['pipeline', 'pipeline', 'attention', 'attention', 'multiHeadAttention', 'flashAttention', 'multiHeadFlashAttention', 'flashTrace', 'dotProductSamples', 'softmaxSaturation'];
 
 /** Refusal messages with their numbers blanked, counted: the log shows what the fuzz exercised. */
 const refusals = new Map<string, number>();
@@ -190,6 +190,16 @@ function runCase(rng: FuzzRng, kind: Kind): 'ok' | 'refused' {
             expectFinite('acc', step.acc.data);
           }
         }
+        return 'ok';
+      }
+      case 'multiHeadFlashAttention': {
+        const heads = rng.bool(0.8) ? rng.pick([1, 2, 3, 8]) : anyNumber(rng, 1, 64);
+        const h = typeof heads === 'number' && Number.isInteger(heads) && heads >= 1 && heads <= 64 ? heads : 2;
+        const nq = dim(rng), nk = rng.bool(0.7) ? nq : dim(rng), dk = rng.int(1, 9), dv = rng.int(1, 9);
+        const options = rng.bool(BAD / 2) ? rng.pick([null, {}, 'x']) : { heads, blockQ: anyNumber(rng, 1, 32), blockK: anyNumber(rng, 1, 32), causal: anyFlag(rng), scale: anyFlag(rng) };
+        const r = engine.multiHeadFlashAttention(anyMatrix(rng, nq, h * dk + (rng.bool(0.9) ? 0 : 1)), anyMatrix(rng, nk, h * dk),
+          anyMatrix(rng, nk, h * dv), bad(options));
+        expectFinite('output', r.output.data);
         return 'ok';
       }
       case 'dotProductSamples': {
