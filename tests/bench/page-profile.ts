@@ -4,9 +4,10 @@
 // (CDP Performance metrics) and the functions with the most self time (CDP Profiler).
 //
 //   npx tsx tests/bench/page-profile.ts [--dist=dist] [--changes=100] [--control=causal|heads]
-//        [--query='?heads=8'] [--words=256 --heads=8 --d_model=64] [--profile] [--load=7 [--drawn=ready]]
+//        [--query='?heads=8'] [--words=256 --heads=8 --d_model=64] [--profile] [--load=7 [--drawn=mark]]
 //
-// --drawn=ready: for builds from before the walkthrough-drawn mark, which drew every section before data-ready.
+// --drawn=mark: for a build that reports ready before every section is drawn and marks
+// "walkthrough-drawn" once they all are; without it, every section counts as drawn at data-ready.
 //
 // Prints numbers only; nothing here asserts a time (the machines are noisy).
 import { loadavg } from 'node:os';
@@ -181,10 +182,10 @@ try {
     for (let i = 0; i < Number(args.load); ++i) {
       const c = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const p = await c.newPage();
-      // Both times are the paint after the moment: data-ready (the first screen is drawn) and the
+      // Both times are the paint after the moment: data-ready and the
       // walkthrough's "walkthrough-drawn" performance mark (every section is drawn).
       await p.addInitScript(KEEP_NAMES);
-      await p.addInitScript((legacy) => {
+      await p.addInitScript((marked) => {
         const w = window as unknown as { __load: { ready?: number; all?: number } };
         w.__load = {};
         const painted = (key: 'ready' | 'all') => requestAnimationFrame(() => {
@@ -196,8 +197,7 @@ try {
           if (document.documentElement?.dataset.ready === 'true') {
             observer.disconnect();
             painted('ready');
-            // Builds before the mark existed drew every section before data-ready.
-            if (legacy) painted('all');
+            if (!marked) painted('all');
           }
         }).observe(document, { attributes: true, attributeFilter: ['data-ready'], subtree: true });
         new PerformanceObserver((list, observer) => {
@@ -205,7 +205,7 @@ try {
           observer.disconnect();
           painted('all');
         }).observe({ type: 'mark' });
-      }, args.drawn === 'ready');
+      }, args.drawn === 'mark');
       await p.goto(`${server.url}/index.html`);
       const times = await p.waitForFunction(() => {
         const l = (window as unknown as { __load: { ready?: number; all?: number } }).__load;
@@ -216,7 +216,7 @@ try {
       await c.close();
     }
     const row = (label: string, t: number[]) => console.log(`first load, ${label}: median ${median(t).toFixed(0)} ms, p95 ${quantile(t, 0.95).toFixed(0)} ms over ${t.length}: ${t.map((v) => v.toFixed(0)).join(' ')}`);
-    row('ready (first screen) + paint', ready);
+    row('data-ready + paint', ready);
     row('every section drawn + paint', all);
   }
   console.log(`load avg after: ${load()}`);
