@@ -4,7 +4,10 @@
 // (CDP Performance metrics) and the functions with the most self time (CDP Profiler).
 //
 //   npx tsx tests/bench/page-profile.ts [--dist=dist] [--changes=100] [--control=causal|heads]
-//        [--query='?heads=8'] [--words=256 --heads=8 --d_model=64] [--profile] [--load=7]
+//        [--query='?heads=8'] [--words=256 --heads=8 --d_model=64] [--profile] [--load=7 [--drawn=mark]]
+//
+// --drawn=mark: for a build that reports ready before every section is drawn and marks
+// "walkthrough-drawn" once they all are; without it, every section counts as drawn at data-ready.
 //
 // Prints numbers only; nothing here asserts a time (the machines are noisy).
 import { loadavg } from 'node:os';
@@ -28,33 +31,82 @@ if (args.words) {
 }
 const load = () => loadavg().map((v) => v.toFixed(2)).join(' ');
 
+/** tsx compiles named functions inside page scripts to __name(...) calls; the page needs the helper. */
+const KEEP_NAMES = 'globalThis.__name ??= (f) => f';
+
+interface Run {
+  /** Input event -> paint of the first frame that shows the change. */
+  painted: number[];
+  /** Input event -> the figures are drawn (attention-change), before any painting. */
+  drawn: number[];
+  /** Animation frames from the input to the frame that showed it (1 = the next frame). */
+  frames: number[];
+  events: number[];
+  n: number;
+  heads: number;
+}
+
 declare global {
   interface Window {
-    __p: { start: number | null; done: number[]; events: number[]; n: number; heads: number };
+    __p: Run & { start: number | null; startFrame: number; frame: number; inFrame: number };
   }
 }
 
-async function measure(page: Page): Promise<{ done: number[]; events: number[]; n: number; heads: number }> {
+// When a frame paints the change: the figures are drawn either inside an animation-frame callback
+// (then this frame's paint shows them; a message posted now runs right after that paint) or in a task
+// between frames (then the next frame's paint shows them: wait for its rAF, then a message). A wrapper
+// around requestAnimationFrame tells the two apart, and a rAF loop numbers the frames.
+async function measure(page: Page): Promise<Run> {
+  await page.evaluate(KEEP_NAMES);
   await page.evaluate((which) => {
-    window.__p = { start: null, done: [], events: [], n: 0, heads: 0 };
+    const p: Window['__p'] = window.__p = { start: null, startFrame: 0, frame: 0, inFrame: 0, painted: [], drawn: [], frames: [], events: [], n: 0, heads: 0 };
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (callback) => raf((time) => {
+      ++p.inFrame;
+      try {
+        callback(time);
+      } finally {
+        --p.inFrame;
+      }
+    });
+    const tick = () => {
+      ++p.frame;
+      raf(tick);
+    };
+    raf(tick);
+    const afterPaint = (done: () => void) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = done;
+      channel.port2.postMessage(0);
+    };
     const type = which === 'causal' ? 'click' : 'keydown';
     document.addEventListener(type, (e) => {
       const name = which === 'causal' ? 'causal' : 'heads';
-      if (e.composedPath().some((t) => (t instanceof HTMLInputElement || t instanceof HTMLSelectElement) && t.name === name)) window.__p.start = e.timeStamp;
+      if (e.composedPath().some((t) => (t instanceof HTMLInputElement || t instanceof HTMLSelectElement) && t.name === name)) {
+        p.start = e.timeStamp;
+        p.startFrame = p.frame;
+      }
     }, true);
     document.querySelector('attention-walkthrough')!.addEventListener('attention-change', (e) => {
-      const start = window.__p.start;
+      const start = p.start;
       if (start === null) return;
-      window.__p.start = null;
+      p.start = null;
+      p.drawn.push(performance.now() - start);
       const detail = (e as CustomEvent<{ config: { heads: number }; result: { pipeline: { n: number } } }>).detail;
-      window.__p.n = detail.result.pipeline.n;
-      window.__p.heads = detail.config.heads;
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => window.__p.done.push(performance.now() - start);
-      channel.port2.postMessage(0);
+      p.n = detail.result.pipeline.n;
+      p.heads = detail.config.heads;
+      const startFrame = p.startFrame;
+      const record = () => {
+        p.painted.push(performance.now() - start);
+        p.frames.push(p.frame - startFrame);
+      };
+      // The loop's callback comes first in a frame (it was registered a frame earlier), so p.frame
+      // already counts the frame that paints.
+      if (p.inFrame > 0) afterPaint(record);
+      else raf(() => afterPaint(record));
     });
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.name === (which === 'causal' ? 'click' : 'keydown')) window.__p.events.push(entry.duration);
+      for (const entry of list.getEntries()) if (entry.name === (which === 'causal' ? 'click' : 'keydown')) p.events.push(entry.duration);
     }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
   }, control);
   const target = page.locator(control === 'causal' ? 'input[name="causal"]' : 'select[name="heads"]');
@@ -63,13 +115,15 @@ async function measure(page: Page): Promise<{ done: number[]; events: number[]; 
   for (let i = 0; i < changes && performance.now() - started < 120_000; ++i) {
     if (control === 'causal') await target.click({ force: true, timeout: 60_000 });
     else await page.keyboard.press(i % 2 === 0 ? 'ArrowDown' : 'ArrowUp');
-    await page.waitForFunction((k) => window.__p.done.length > k, i, { timeout: 60_000, polling: 50 });
+    await page.waitForFunction((k) => window.__p.painted.length > k, i, { timeout: 60_000, polling: 50 });
     // Like a reader: the idle-time drawing of the other sections gets a moment before the next change.
     await page.waitForTimeout(Number(args.gap ?? 50));
   }
   await page.waitForTimeout(300);
   return page.evaluate(() => window.__p);
 }
+
+const stats = (values: number[]) => `median ${median(values).toFixed(1)} ms, p95 ${quantile(values, 0.95).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms`;
 
 const browser = await launchBrowser();
 const server = await serve({ root: dist });
@@ -95,12 +149,19 @@ try {
     await cdp.send('Profiler.start');
   }
   const before = await metrics();
-  const r = changes > 0 ? await measure(page) : { done: [0], events: [], n: 0, heads: 0 };
+  const r = changes > 0 ? await measure(page) : null;
   const after = await metrics();
-  const per = (k: string) => (((after[k] ?? 0) - (before[k] ?? 0)) * 1000 / Math.max(1, r.done.length)).toFixed(1);
-  if (changes > 0) console.log(`n=${r.n} h=${r.heads} changes=${r.done.length}: median ${median(r.done).toFixed(1)} ms, p95 ${quantile(r.done, 0.95).toFixed(1)} ms, ` +
-    `max ${Math.max(...r.done).toFixed(1)} ms; Event Timing ≥16 ms: ${r.events.length} entries, median ${r.events.length ? median(r.events).toFixed(0) : '-'} ms`);
-  if (changes > 0) console.log(`per change (incl. idle drawing): script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, task ${per('TaskDuration')} ms; nodes ${after.Nodes}`);
+  const count = Math.max(1, r?.painted.length ?? 0);
+  const per = (k: string) => (((after[k] ?? 0) - (before[k] ?? 0)) * 1000 / count).toFixed(1);
+  if (r) {
+    const next = r.frames.filter((f) => f <= 1).length;
+    console.log(`n=${r.n} h=${r.heads} changes=${r.painted.length}`);
+    console.log(`  input -> painted frame: ${stats(r.painted)}`);
+    console.log(`  input -> figures drawn (before paint): ${stats(r.drawn)}`);
+    console.log(`  painted in the next frame: ${next}/${r.frames.length} (${(100 * next / r.frames.length).toFixed(0)}%); frames to paint: ${[1, 2, 3].map((k) => `${k}: ${r.frames.filter((f) => (k === 3 ? f >= 3 : f === k)).length}`).join(', ')}`);
+    console.log(`  Event Timing ≥16 ms: ${r.events.length} entries, median ${r.events.length ? median(r.events).toFixed(0) : '-'} ms`);
+    console.log(`  main thread per change (incl. idle drawing): script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, task ${per('TaskDuration')} ms; nodes ${after.Nodes}`);
+  }
   if (args.profile) {
     const { profile } = await cdp.send('Profiler.stop');
     const self = new Map<string, number>();
@@ -113,33 +174,50 @@ try {
       self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
     });
     const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top ?? 25));
-    for (const [k, v] of top) console.log(`  ${(v / r.done.length).toFixed(2).padStart(8)} ms/change  ${k}`);
+    for (const [k, v] of top) console.log(`  ${(v / count).toFixed(2).padStart(8)} ms/change  ${k}`);
   }
   if (args.load) {
-    const times: number[] = [];
+    const ready: number[] = [];
+    const all: number[] = [];
     for (let i = 0; i < Number(args.load); ++i) {
       const c = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const p = await c.newPage();
-      await p.addInitScript(() => {
+      // Both times are the paint after the moment: data-ready and the
+      // walkthrough's "walkthrough-drawn" performance mark (every section is drawn).
+      await p.addInitScript(KEEP_NAMES);
+      await p.addInitScript((marked) => {
+        const w = window as unknown as { __load: { ready?: number; all?: number } };
+        w.__load = {};
+        const painted = (key: 'ready' | 'all') => requestAnimationFrame(() => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => (w.__load[key] = performance.now());
+          channel.port2.postMessage(0);
+        });
         new MutationObserver((_, observer) => {
           if (document.documentElement?.dataset.ready === 'true') {
-            (window as unknown as { __readyAt: number }).__readyAt = performance.now();
             observer.disconnect();
+            painted('ready');
+            if (!marked) painted('all');
           }
         }).observe(document, { attributes: true, attributeFilter: ['data-ready'], subtree: true });
-      });
+        new PerformanceObserver((list, observer) => {
+          if (list.getEntriesByName('walkthrough-drawn').length === 0) return;
+          observer.disconnect();
+          painted('all');
+        }).observe({ type: 'mark' });
+      }, args.drawn === 'mark');
       await p.goto(`${server.url}/index.html`);
-      await p.waitForFunction(() => (window as unknown as { __readyAt?: number }).__readyAt !== undefined, null, { timeout: 60_000 });
-      // Fully drawn: ready, then the next painted frame.
-      const drawn = await p.evaluate(() => new Promise<number>((done) => requestAnimationFrame(() => {
-        const channel = new MessageChannel();
-        channel.port1.onmessage = () => done(performance.now());
-        channel.port2.postMessage(0);
-      })));
-      times.push(drawn);
+      const times = await p.waitForFunction(() => {
+        const l = (window as unknown as { __load: { ready?: number; all?: number } }).__load;
+        return l.ready !== undefined && l.all !== undefined && l;
+      }, null, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<{ ready: number; all: number }>);
+      ready.push(times.ready);
+      all.push(times.all);
       await c.close();
     }
-    console.log(`first load (cold context, ready + next paint): median ${median(times).toFixed(0)} ms, p95 ${quantile(times, 0.95).toFixed(0)} ms over ${times.length}: ${times.map((t) => t.toFixed(0)).join(' ')}`);
+    const row = (label: string, t: number[]) => console.log(`first load, ${label}: median ${median(t).toFixed(0)} ms, p95 ${quantile(t, 0.95).toFixed(0)} ms over ${t.length}: ${t.map((v) => v.toFixed(0)).join(' ')}`);
+    row('data-ready + paint', ready);
+    row('every section drawn + paint', all);
   }
   console.log(`load avg after: ${load()}`);
 } finally {

@@ -3,6 +3,7 @@
 import './styles/page.css';
 import './elements/index';
 import type { AttentionChangeDetail } from './elements/attention-element';
+import { loadEngine } from './engine/engine';
 
 declare global {
   interface Window {
@@ -10,6 +11,11 @@ declare global {
     attentionWalkthrough?: AttentionChangeDetail;
   }
 }
+
+// The walkthrough is at the top of this page: start compiling the engine now rather than when the
+// element's viewport observer first reports (a frame or more later). The element shares this load and
+// reports a failure itself.
+loadEngine().catch(() => {});
 
 const walkthrough = document.querySelector('attention-walkthrough')!;
 const status = document.getElementById('engine-status')!;

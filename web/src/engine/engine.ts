@@ -395,7 +395,7 @@ export function requireWasmSimd(): void {
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-async function download(url: string, name: string): Promise<ArrayBuffer> {
+async function download(url: string, name: string): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, { credentials: 'same-origin' });
@@ -403,7 +403,24 @@ async function download(url: string, name: string): Promise<ArrayBuffer> {
     throw new EngineError(`the engine file ${name} could not be downloaded (${reasonOf(error)}): the network is offline, the page’s Content-Security-Policy (connect-src) blocks it, or another origin serves it without CORS headers`);
   }
   if (!response.ok) throw new EngineError(`the engine file ${name} could not be downloaded: the server answered ${response.status} ${response.statusText}`.trimEnd());
-  return response.arrayBuffer();
+  return response;
+}
+
+/**
+ * Compiles while the bytes arrive when the server says application/wasm (streaming insists on it).
+ * Any failure there compiles the bytes again the plain way, whose errors say what went wrong.
+ */
+async function compileResponse(response: Response, name: string): Promise<WebAssembly.Module> {
+  const type = response.headers.get('content-type') ?? '';
+  if (typeof WebAssembly.compileStreaming === 'function' && /^application\/wasm\b/i.test(type)) {
+    const copy = response.clone();
+    try {
+      return await WebAssembly.compileStreaming(response);
+    } catch {
+      return compile(await copy.arrayBuffer(), name);
+    }
+  }
+  return compile(await response.arrayBuffer(), name);
 }
 
 async function compile(bytes: ArrayBuffer | Uint8Array, name: string): Promise<WebAssembly.Module> {
@@ -451,8 +468,7 @@ export async function createEngine(options: LoadOptions = {}): Promise<Attention
   requireWasmSimd();
   const url = options.wasmUrl ?? engineWasmUrl();
   const name = url.slice(url.lastIndexOf('/') + 1);
-  const bytes = options.wasmBinary ?? (await download(url, name));
-  const module = await compile(bytes, name);
+  const module = options.wasmBinary ? await compile(options.wasmBinary, name) : await compileResponse(await download(url, name), name);
   const raw = await instantiate(module);
   return new AttentionEngine(raw, () => instantiate(module));
 }
