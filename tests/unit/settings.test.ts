@@ -2,7 +2,7 @@
 // and the page says what it changed.
 import { describe, expect, test } from 'vitest';
 import {
-  ARTICLE_SENTENCE, DEFAULT_SETTINGS, LIMITS, headChoices, settingsFromParams, settingsToParams, tokenize, validateSettings,
+  ARTICLE_SENTENCE, DEFAULT_SETTINGS, LIMITS, headChoices, maxHeadsFor, settingsFromParams, settingsToParams, tokenize, validateSettings,
 } from '../../web/src/settings';
 
 const fromQuery = (query: string) => settingsFromParams(new URLSearchParams(query));
@@ -57,6 +57,28 @@ describe('bad values become working settings with a message', () => {
     expect(fromQuery('d_model=7&heads=2').settings.heads).toBe(1);
   });
 
+  test('long sentences get fewer heads: h × n × n stays within 2^20 weights', () => {
+    expect(maxHeadsFor(9)).toBe(64);
+    expect(maxHeadsFor(128)).toBe(64);
+    expect(maxHeadsFor(129)).toBe(63);
+    expect(maxHeadsFor(181)).toBe(32);
+    expect(maxHeadsFor(256)).toBe(16);
+    expect(headChoices(512, 256)).toEqual([1, 2, 4, 8, 16]);
+    expect(headChoices(48, 200)).toEqual([1, 2, 3, 4, 6, 8, 12, 16, 24]);
+    const words = Array.from({ length: 256 }, (_, i) => `w${i}`).join(' ');
+    const { settings, notices } = validateSettings({ sentence: words, dModel: 512, heads: 64 });
+    expect(settings.heads).toBe(16);
+    expect(notices.join(' ')).toMatch(/256 tokens allow at most 16 heads .* so 16 heads are used instead of 64/);
+    // At the limit nothing changes, and nothing is said.
+    const fits = validateSettings({ sentence: words, dModel: 64, heads: 16 });
+    expect(fits.settings.heads).toBe(16);
+    expect(fits.notices).toEqual([]);
+    // A head count that does not divide d_model is fixed first, then fitted to the sentence.
+    const both = validateSettings({ sentence: words, dModel: 96, heads: 40 });
+    expect(both.settings.heads).toBe(16);
+    expect(both.notices).toHaveLength(2);
+  });
+
   test('headChoices lists exactly the divisors up to 64', () => {
     expect(headChoices(12)).toEqual([1, 2, 3, 4, 6, 12]);
     expect(headChoices(512)).toEqual([1, 2, 4, 8, 16, 32, 64]);
@@ -80,12 +102,13 @@ describe('tokens', () => {
     expect(notices[0]).toMatch(/no words/);
   });
 
-  test('a 10,000-character sentence is cut, and more than 128 words are cut to 128', () => {
+  test('a 10,000-character sentence is cut, and more than 256 words are cut to 256', () => {
     const long = 'word '.repeat(2000);
     const { tokens, notices } = tokenize(long);
     expect(tokens).toHaveLength(LIMITS.maxTokens);
     expect(notices.join(' ')).toMatch(/first 2000 characters/);
-    expect(notices.join(' ')).toMatch(/first 128 of 400 words/);
+    expect(LIMITS.maxTokens).toBe(256);
+    expect(notices.join(' ')).toMatch(/first 256 of 400 words/);
   });
 
   test('zero-width and bidirectional controls are stripped; emoji and RTL letters are kept', () => {

@@ -13,7 +13,7 @@ export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 /**
  * The walkthrough keeps six (h, n, n) weight tables; settings over the engine's budget are refused here,
  * before anything is allocated, with a message that points to the tiled kernel. (Validated settings stay
- * far below it: 128 tokens and 64 heads are 2^20 weights; this guards direct callers.)
+ * at or below LIMITS.maxHeadWeights = 2^20 weights, half of it; this guards direct callers.)
  */
 export function checkPipelineBudget(engine: AttentionEngine, n: number, heads: number): void {
   const { maxPipelineTokens, maxPipelineHeadScoreElements } = engine.info().limits;

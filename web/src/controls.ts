@@ -1,7 +1,7 @@
 // The settings bar. It only reads settings to show them and emits changes through `update`;
 // validation and the URL belong to the state module.
 import { el } from './figures/dom';
-import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, type Settings } from './settings';
+import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, tokenize, type Settings } from './settings';
 
 export interface Controls {
   element: HTMLElement;
@@ -58,7 +58,7 @@ export function createControls(
   dModel.addEventListener('change', () => {
     const value = Number(dModel.value);
     // Keep the head count if it still divides the new d_model, else the nearest that does.
-    const choices = headChoices(value);
+    const choices = headChoices(value, shown ? tokenize(shown.sentence).tokens.length : 1);
     const current = Number(heads.value);
     const nextHeads = choices.includes(current) ? current : choices.reduce((a, b) => (Math.abs(b - current) < Math.abs(a - current) ? b : a));
     update({ dModel: value, heads: nextHeads });
@@ -120,7 +120,7 @@ export function createControls(
       sentenceHint.textContent = `${count} token${count === 1 ? '' : 's'}`;
       const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
       setOptions(dModel, dChoices, String, settings.dModel);
-      setOptions(heads, headChoices(settings.dModel), String, settings.heads);
+      setOptions(heads, headChoices(settings.dModel, tokenize(settings.sentence).tokens.length), String, settings.heads);
       dK.textContent = `d_k = ${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`;
       setOptions(head, Array.from({ length: settings.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
       head.disabled = settings.heads === 1;

@@ -39,12 +39,18 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
 });
 
 export const LIMITS = Object.freeze({
-  maxTokens: 128,
+  maxTokens: 256,
   maxSentenceChars: 2000,
   maxTokenChars: 40,
   minDModel: 1,
   maxDModel: 512,
   maxHeads: 64,
+  /**
+   * h × n × n, the size of each of the snapshot's six weight tables: 64 heads at 128 tokens (24 MiB for
+   * all six). Longer sentences get fewer heads (16 at 256 tokens) rather than a snapshot that outgrows a
+   * phone's memory.
+   */
+  maxHeadWeights: 2 ** 20,
   maxSeed: 4294967295,
   /** Above this many tokens, heatmaps drop their per-cell numbers. */
   maxTokensWithNumbers: 64,
@@ -69,10 +75,15 @@ export const PRESETS: readonly Preset[] = [
   { id: 'big-heads', label: 'The article’s multi-head shape (d_model 512, 8 heads of 64)', settings: { dModel: 512, heads: 8 } },
 ];
 
-/** Heads that divide d_model, up to the limit: the only choices the UI offers. */
-export function headChoices(dModel: number): number[] {
+/** The most heads n tokens may have: h × n × n within LIMITS.maxHeadWeights. */
+export function maxHeadsFor(tokens: number): number {
+  return Math.max(1, Math.min(LIMITS.maxHeads, Math.floor(LIMITS.maxHeadWeights / Math.max(1, tokens) ** 2)));
+}
+
+/** Heads that divide d_model, up to the limits (for this many tokens): the only choices the UI offers. */
+export function headChoices(dModel: number, tokens = 1): number[] {
   const choices: number[] = [];
-  for (let h = 1; h <= Math.min(dModel, LIMITS.maxHeads); h++) if (dModel % h === 0) choices.push(h);
+  for (let h = 1; h <= Math.min(dModel, maxHeadsFor(tokens)); h++) if (dModel % h === 0) choices.push(h);
   return choices;
 }
 
@@ -179,11 +190,18 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   const sentence = raw.sentence === undefined || raw.sentence === null ? base.sentence : String(raw.sentence);
   const dModel = clampWhole(raw.dModel, 'd_model', LIMITS.minDModel, LIMITS.maxDModel, base.dModel, notices);
   const requestedHeads = clampWhole(raw.heads, 'The number of heads', 1, LIMITS.maxHeads, base.heads, notices);
+  const tokenized = tokenize(sentence);
+  const n = tokenized.tokens.length;
   let heads = requestedHeads;
   if (dModel % heads !== 0 || heads > dModel) {
     const choices = headChoices(dModel);
     heads = choices.reduce((best, h) => (Math.abs(h - requestedHeads) < Math.abs(best - requestedHeads) ? h : best), choices[0]);
     notices.push(`${requestedHeads} heads do not divide d_model = ${dModel}, so ${heads} ${heads === 1 ? 'head is' : 'heads are'} used (d_k = ${dModel / heads}).`);
+  }
+  if (heads > maxHeadsFor(n)) {
+    const fewer = headChoices(dModel, n).at(-1)!;
+    notices.push(`${n} tokens allow at most ${maxHeadsFor(n)} heads (each head keeps ${n} × ${n} weights), so ${fewer} ${fewer === 1 ? 'head is' : 'heads are'} used instead of ${heads}.`);
+    heads = fewer;
   }
   const causal = parseFlag(raw.causal, 'The causal mask', base.causal, notices);
   const scale = parseFlag(raw.scale, 'Scaling', base.scale, notices);
@@ -195,11 +213,9 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     head = heads - 1;
   }
   const block = clampWhole(raw.block, 'The block size', LIMITS.minBlock, LIMITS.maxBlock, base.block, notices);
-  const tokenized = tokenize(sentence);
   notices.push(...tokenized.notices);
   const finalSentence = tokenized.notices.length > 0 ? tokenized.tokens.join(' ') : sentence;
   // The hands-on settings depend on the sizes: checked against this sentence's tokens and d_model.
-  const n = tokenized.tokens.length;
   let mask = validateMask(raw.mask ?? base.mask, n, notices);
   let maskedCausal = causal;
   if (mask === 'causal') {

@@ -228,11 +228,15 @@ export function mixOklab(a: RGB, p: number, b: RGB): RGB {
 }
 
 /** A heatmap cell's background, mixed as figures.css does for table.matrix td. */
-export function cellColour(position: number, scale: ColourScale, palette: Palette, cap: number): string {
-  if (scale === 'sequential') return hex(mixOklab(palette.seq1, Math.max(0, position) * cap, palette.seq0));
-  if (scale === 'none') return hex(palette.mid);
+export function cellRgb(position: number, scale: ColourScale, palette: Palette, cap: number): RGB {
+  if (scale === 'sequential') return mixOklab(palette.seq1, Math.max(0, position) * cap, palette.seq0);
+  if (scale === 'none') return palette.mid;
   const inner = mixOklab(palette.neg, Math.max(0, -position) * cap, palette.mid);
-  return hex(mixOklab(palette.pos, Math.max(0, position) * cap, inner));
+  return mixOklab(palette.pos, Math.max(0, position) * cap, inner);
+}
+
+export function cellColour(position: number, scale: ColourScale, palette: Palette, cap: number): string {
+  return hex(cellRgb(position, scale, palette, cap));
 }
 
 // ---------------------------------------------------------------------------------------------------

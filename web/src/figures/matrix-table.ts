@@ -6,10 +6,13 @@
 //   - edit:     cells are editable numbers (Enter to edit, type or nudge with ↑/↓, drag sideways);
 //   - paint:    cells are 1/0 switches (click or drag to paint, Space to toggle);
 //   - baseline: cells that moved since the reader's edits are outlined, with the change in a corner.
+// Over PICTURE_CELLS cells (more than 128 × 128) the matrix is drawn as a picture instead of a table
+// (figures/matrix-picture.ts): same readout, selection, highlights, painting and exports.
 // Under every table, "Copy or save": CSV, a NumPy literal, PNG and SVG files of exactly what is shown.
 import { el, replaceChildren, setVar } from './dom';
 import { exportToolbar, readPalette, tableCsv, tableNumpy, tableSvg, type TableData } from './export';
 import { fmt } from './format';
+import { MatrixPicture, PICTURE_CELLS } from './matrix-picture';
 import { colourPosition, extentOf, type ColourScale } from './palette';
 
 export interface MatrixView {
@@ -167,6 +170,9 @@ export class MatrixTable {
   private marked = new Map<string, Set<HTMLTableCellElement>>();
   /** A large table: cells get their words (title, and aria-label without numbers) when pointed at or focused. */
   private lazyWords = false;
+  /** The matrix as a picture, while it has more than PICTURE_CELLS cells. */
+  private picture: MatrixPicture | null = null;
+  private pictureCaption: HTMLElement | null = null;
 
   constructor(private readonly options: MatrixTableOptions) {
     this.editOn = Boolean(options.edit);
@@ -224,6 +230,11 @@ export class MatrixTable {
   update(view: MatrixView, caption = this.options.caption): void {
     this.view = view;
     this.pendingPaint.clear();
+    if (view.rows * view.cols > PICTURE_CELLS) {
+      this.updatePicture(view, caption);
+      return;
+    }
+    if (this.picture?.element.isConnected) this.leavePicture();
     // The caption is not part of the shape: a new caption (e.g. another head) keeps the cells.
     const key = `${view.rows}x${view.cols}|${view.rowLabels.join('\u0001')}|${view.colLabels.join('\u0001')}|${view.rowTotals?.label ?? ''}`;
     if (key !== this.shapeKey) this.build(view, caption, key);
@@ -314,7 +325,8 @@ export class MatrixTable {
     const c = Math.max(0, Math.min(this.cols - 1, col));
     this.selected = [r, c];
     this.markSelection();
-    if (focus) this.cells[r * this.cols + c]?.focus();
+    if (this.picture?.element.isConnected) this.picture.showSelection(this.selected, focus);
+    else if (focus) this.cells[r * this.cols + c]?.focus();
     this.options.onSelect?.(r, c);
     this.showReadout();
   }
@@ -330,6 +342,10 @@ export class MatrixTable {
    * cells whose class changes.
    */
   markCells(className: string, rows: Iterable<number>, cols: Iterable<number>): void {
+    if (this.picture?.element.isConnected) {
+      this.picture.mark(className, rows, cols);
+      return;
+    }
     const next = new Set<HTMLTableCellElement>();
     for (const r of rows) for (let c = 0; c < this.cols; c++) { const cell = this.cells[r * this.cols + c]; if (cell) next.add(cell); }
     for (const c of cols) {
@@ -451,6 +467,7 @@ export class MatrixTable {
   }
 
   private focusedCell(): [number, number] | null {
+    if (this.picture?.element.isConnected) return this.picture.focusedCell();
     const root = this.table.getRootNode() as Document | ShadowRoot;
     const active = root.activeElement;
     return active && this.table.contains(active) ? this.cellOf(active) : null;
@@ -460,6 +477,67 @@ export class MatrixTable {
     this.captionText = caption;
     if (this.captionElement) this.captionElement.textContent = caption;
     this.scroller.setAttribute('aria-label', caption);
+  }
+
+  /** Draws a matrix over PICTURE_CELLS cells as a picture, dropping the table's cells. */
+  private updatePicture(view: MatrixView, caption: string): void {
+    if (this.editing) this.finishEdit(false, false);
+    if (!this.picture) {
+      this.picture = new MatrixPicture({
+        scale: this.options.scale,
+        point: (at) => {
+          this.pointed = at;
+          this.showReadout();
+        },
+        activate: (r, c) => {
+          if (this.options.onSelect) this.select(r, c);
+        },
+        paint: this.options.paint ? { isOn: (r, c) => this.isOn(r, c), set: (r, c, on) => this.paintCell(r, c, on) } : undefined,
+      });
+      this.pictureCaption = el('p', { class: 'matrix-picture-caption', 'aria-hidden': 'true' });
+    }
+    const key = `picture|${view.rows}x${view.cols}`;
+    if (this.shapeKey !== key) {
+      // The table's cells would be 65,536 elements at 256 tokens: let them go.
+      replaceChildren(this.table);
+      this.cells = [];
+      this.totals = [];
+      this.shownT = [];
+      this.shownText = [];
+      this.shownTitle = [];
+      this.shownFlags = [];
+      this.marked.clear();
+      this.selectedCell = null;
+      this.labelled.clear();
+      this.captionElement = null;
+      this.shapeKey = key;
+      this.rows = view.rows;
+      this.cols = view.cols;
+      if (this.selected && (this.selected[0] >= view.rows || this.selected[1] >= view.cols)) this.selected = null;
+      this.scroller.hidden = true;
+      this.scroller.after(this.pictureCaption!, this.picture.element);
+    }
+    this.captionText = caption;
+    this.pictureCaption!.textContent = caption;
+    const offset = view.offset ?? 0;
+    const extent = this.extent(view);
+    const blocked = view.blocked;
+    this.picture.update({
+      rows: view.rows,
+      cols: view.cols,
+      position: (i) => colourPosition(view.data[offset + i], this.options.scale, extent),
+      blocked: blocked ? (i) => blocked(Math.floor(i / view.cols), i % view.cols) : () => false,
+    }, `${caption}: a ${view.rows} × ${view.cols} heatmap, too large to print as a table. The arrow keys move through it one cell at a time and the line below reads the cell out; Copy or save has every number.`);
+    this.changedCount = 0;
+    this.markSelection();
+    this.showReadout();
+  }
+
+  private leavePicture(): void {
+    this.picture?.element.remove();
+    this.pictureCaption?.remove();
+    this.scroller.hidden = false;
+    this.shapeKey = '';
   }
 
   private build(view: MatrixView, caption: string, key: string): void {
@@ -517,6 +595,10 @@ export class MatrixTable {
   }
 
   private markSelection(): void {
+    if (this.picture?.element.isConnected) {
+      this.picture.showSelection(this.selected, false);
+      return;
+    }
     if (this.selectedCell) {
       this.selectedCell.classList.remove('selected');
       this.selectedCell.removeAttribute('aria-selected');

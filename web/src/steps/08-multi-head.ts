@@ -11,7 +11,7 @@ import { HeadGrid } from '../figures/head-grid';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
-import { headChoices, LIMITS } from '../settings';
+import { headChoices, LIMITS, maxHeadsFor } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 
@@ -121,9 +121,9 @@ export const multiHeadStep: StepDefinition = {
     );
 
     let choiceKey = '';
-    function renderChoices(dModel: number, current: number): void {
-      const options = headChoices(dModel);
-      const key = `${dModel}`;
+    function renderChoices(dModel: number, n: number, current: number): void {
+      const options = headChoices(dModel, n);
+      const key = `${dModel}/${options.length}`;
       if (key !== choiceKey) {
         choiceKey = key;
         replaceChildren(choices, el('span', { class: 'multi-head-choices-label', 'aria-hidden': 'true' }, 'h ='),
@@ -135,7 +135,7 @@ export const multiHeadStep: StepDefinition = {
       }
       choices.querySelectorAll<HTMLButtonElement>('button').forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
       choicesNote.textContent = `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
-        `These are all the values that divide d_model = ${dModel}${options.length < dModel && dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`;
+        `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`;
     }
 
     function renderFlow(s: Snapshot): void {
@@ -232,7 +232,7 @@ export const multiHeadStep: StepDefinition = {
     return {
       render(next) {
         const { pipeline: p, tokens } = next;
-        renderChoices(p.dModel, p.heads);
+        renderChoices(p.dModel, p.n, p.heads);
         renderFlow(next);
         renderCost(next);
         renderHeads(next);
