@@ -147,8 +147,11 @@ describe('the memory budget in the page', () => {
       type Engine = { heapStats(): { memoryBytes: number; allocatedBytes: number }; attention(...args: unknown[]): unknown; pipeline(config: unknown): { n: number } };
       const h = window.__hooks(selector) as unknown as { engine: Engine; compute(s: unknown): { pipeline: { n: number; heads: number } } };
       const base = (document.querySelector(selector) as unknown as { config: object }).config;
-      // 600 words are cut to the page's 128 tokens; d_model 512 and 64 heads are its maximum.
-      const largest = h.compute({ ...base, sentence: Array.from({ length: 600 }, (_, i) => `w${i}`).join(' '), dModel: 512, heads: 64, head: 0 });
+      // The two largest snapshots the page makes, both 2^20 weights per table at d_model 512 (its maximum):
+      // 128 tokens with 64 heads, and 256 tokens (600 words are cut to 256) with 16 heads.
+      const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i}`).join(' ');
+      const most = h.compute({ ...base, sentence: words(128), dModel: 512, heads: 64, head: 0 });
+      const longest = h.compute({ ...base, sentence: words(600), dModel: 512, heads: 16, head: 0 });
       const before = h.engine.heapStats();
       const column = (rows: number) => ({ rows, cols: 1, data: new Float32Array(rows) });
       const messages: string[] = [];
@@ -167,9 +170,9 @@ describe('the memory budget in the page', () => {
         }
       }
       const after = h.engine.heapStats();
-      return { n: largest.pipeline.n, heads: largest.pipeline.heads, messages, grew: after.memoryBytes - before.memoryBytes, allocated: after.allocatedBytes - before.allocatedBytes };
+      return { shapes: [[most.pipeline.n, most.pipeline.heads], [longest.pipeline.n, longest.pipeline.heads]], messages, grew: after.memoryBytes - before.memoryBytes, allocated: after.allocatedBytes - before.allocatedBytes };
     }, 'attention-walkthrough');
-    expect(outcome).toMatchObject({ n: 128, heads: 64, grew: 0, allocated: 0 });
+    expect(outcome).toMatchObject({ shapes: [[128, 64], [256, 16]], grew: 0, allocated: 0 });
     expect(outcome.messages).toEqual([
       'EngineError: the 16384 x 8192 score matrix would exceed the memory budget of 64M entries; use the tiled (FlashAttention-style) kernel',
       'EngineError: sequence length is limited to 16384 tokens',

@@ -99,7 +99,7 @@ describe('sentences', () => {
     expect(notices).toEqual([
       'The sentence was cut to its first 2000 characters.',
       'Words longer than 40 characters were shortened.',
-      'Only the first 128 of 281 words are used: the page shows at most 128 tokens.',
+      'Only the first 256 of 281 words are used: the page shows at most 256 tokens.',
     ]);
   });
 

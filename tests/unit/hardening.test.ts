@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { checkPipelineBudget, computeSnapshot } from '../../web/src/compute';
 import { AttentionEngine, EngineCrash, EngineError, createEngine, requireWasmSimd } from '../../web/src/engine/engine';
-import { DEFAULT_SETTINGS, LIMITS, validateSettings } from '../../web/src/settings';
+import { DEFAULT_SETTINGS, LIMITS, maxHeadsFor, validateSettings } from '../../web/src/settings';
 import { floatBitsHex } from './helpers';
 import { generatedDir, loadSimdEngine } from './load-engine';
 
@@ -157,9 +157,13 @@ describe('the page path and the memory budget', () => {
     expect(LIMITS.maxTokens).toBeLessThanOrEqual(limits.maxPipelineTokens);
     expect(LIMITS.maxDModel).toBeLessThanOrEqual(limits.maxDModel);
     expect(LIMITS.maxHeads).toBeLessThanOrEqual(limits.maxHeads);
-    expect(LIMITS.maxHeads * LIMITS.maxTokens ** 2).toBeLessThanOrEqual(limits.maxPipelineHeadScoreElements);
+    // h × n² is capped by LIMITS.maxHeadWeights for every sentence length the page takes.
+    expect(LIMITS.maxHeadWeights).toBeLessThanOrEqual(limits.maxPipelineHeadScoreElements);
+    for (let n = 1; n <= LIMITS.maxTokens; n++) expect(maxHeadsFor(n) * n * n).toBeLessThanOrEqual(LIMITS.maxHeadWeights);
     const { settings } = validateSettings({ sentence: 'w '.repeat(5000), dModel: 1e9, heads: 1e9 });
-    expect(computeSnapshot(engine, settings).pipeline.n).toBe(LIMITS.maxTokens);
+    expect(settings.heads).toBe(16);
+    const snapshot = computeSnapshot(engine, settings);
+    expect([snapshot.pipeline.n, snapshot.pipeline.heads]).toEqual([LIMITS.maxTokens, 16]);
   });
 
   test('over the budget, computeSnapshot refuses before calling the engine, and offers the tiled kernel', async () => {

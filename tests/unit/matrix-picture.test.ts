@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
-// MatrixTable over 128 × 128 cells draws a picture (figures/matrix-picture.ts) instead of a table, and
+// MatrixTable draws a large colour-only matrix as a picture (figures/matrix-picture.ts) instead of a table, and
 // keeps the table's behaviour: the keyboard cursor and the readout name the right cell with its value,
 // Enter selects, Space toggles a painted cell, highlights become outlines of row/column runs, exports
 // carry every number, and a smaller matrix brings the table back. (Pixels are checked in Chromium:
 // tests/browser/long-sentence.test.ts; happy-dom has no 2D canvas.)
 import { afterEach, describe, expect, test } from 'vitest';
 import { MatrixTable } from '../../web/src/figures/matrix-table';
-import { PICTURE_CELLS, runsOf } from '../../web/src/figures/matrix-picture';
+import { drawnAsPicture, MAX_TABLE_CELLS, PICTURE_CELLS, runsOf } from '../../web/src/figures/matrix-picture';
 
 const N = 200;
 const labels = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`);
@@ -35,8 +35,17 @@ describe('runsOf', () => {
 });
 
 describe('MatrixTable as a picture', () => {
-  test('over PICTURE_CELLS cells there is no table cell, one focusable heatmap with a name', () => {
-    expect(PICTURE_CELLS).toBe(128 * 128);
+  test('which matrices are pictures: colour-only ones over 64 × 64 cells, and any over 128 × 128', () => {
+    expect(PICTURE_CELLS).toBe(64 * 64);
+    expect(MAX_TABLE_CELLS).toBe(128 * 128);
+    expect(drawnAsPicture(64, 64, false)).toBe(false);
+    expect(drawnAsPicture(65, 64, false)).toBe(true);
+    expect(drawnAsPicture(64, 64, true)).toBe(false);
+    expect(drawnAsPicture(128, 128, true)).toBe(false);
+    expect(drawnAsPicture(129, 128, true)).toBe(true);
+  });
+
+  test('a colour-only matrix over PICTURE_CELLS has no table cell, one focusable heatmap with a name', () => {
     const table = new MatrixTable({ caption: 'weights', scale: 'sequential', describe: (r, c, v) => `t${r} → t${c}: ${v.toFixed(3)}` });
     const root = mount(table);
     table.update(bigView(), 'weights, (200, 200)');
@@ -47,9 +56,9 @@ describe('MatrixTable as a picture', () => {
     expect(picture.getAttribute('aria-label')).toMatch(/^weights, \(200, 200\): a 200 × 200 heatmap/);
     expect(root.querySelector('.matrix-picture-caption')!.textContent).toBe('weights, (200, 200)');
     expect(root.querySelector<HTMLCanvasElement>('canvas')!.width).toBe(N);
-    // 128 × 128 is still a table.
-    table.update(bigView(128));
-    expect(root.querySelectorAll('td')).toHaveLength(128 * 128);
+    // 64 × 64 is still a table.
+    table.update(bigView(64));
+    expect(root.querySelectorAll('td')).toHaveLength(64 * 64);
     expect(root.querySelector('.matrix-picture')).toBeNull();
     expect(root.querySelector<HTMLElement>('.matrix-scroll')!.hidden).toBe(false);
   });

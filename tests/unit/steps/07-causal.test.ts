@@ -138,9 +138,15 @@ describe('causal step', () => {
     const long = await snapshotFor({ sentence: Array.from({ length: 66 }, (_, i) => `w${i}`).join(' ') });
     view.render(long);
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
-    expect(tables(body)[3].classList.contains('no-numbers')).toBe(true);
+    // 66 × 66 without numbers: the four maps are pictures, and the two weights maps keep their row sums
+    // as a table under the picture (the wrong way's sums are the lesson).
+    const figures = [...body.querySelectorAll('.matrix-figure')].slice(0, 4);
+    expect(figures.map((f) => f.querySelector('.matrix-picture')?.getAttribute('aria-label')?.match(/a 66 × 66 heatmap/) !== null)).toEqual([true, true, true, true]);
     expect((body.querySelector('.code-output')!.parentElement as HTMLElement).hidden).toBe(true);
     const sums = rowSums(long.pipeline.weightsMaskedAfter.data, 0, 66);
-    expect(totals(tables(body)[3])).toEqual(sums.map((s) => percent(s)));
+    const wrongTotals = figures[3].querySelector('table.picture-totals-table')!;
+    expect(totals(wrongTotals)).toEqual(sums.map((s) => percent(s)));
+    expect(sums.some((s) => Math.abs(s - 1) > 0.01)).toBe(true);
+    expect(wrongTotals.querySelectorAll('td.row-total-short').length).toBeGreaterThan(0);
   });
 });

@@ -115,11 +115,12 @@ describe('cost step', () => {
     expect(body.querySelector('.cost-flash a')!.getAttribute('href')).toBe('#flash');
   });
 
-  test('large settings: no NaN, colours without numbers', async () => {
+  test('large settings: no NaN, colours without numbers (a picture)', async () => {
     const { body, view } = mount();
     view.render(await snapshotFor({ sentence: Array.from({ length: 70 }, (_, i) => `w${i}`).join(' '), dModel: 512, heads: 64 }));
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
-    expect(body.querySelector('table.matrix')!.classList.contains('no-numbers')).toBe(true);
+    // 70 × 70 scores without numbers: a picture (figures/matrix-picture.ts), not a 4,900-cell table.
+    expect(body.querySelector('.matrix-picture')!.getAttribute('aria-label')).toMatch(/a 70 × 70 heatmap/);
     expect(Object.values(cellsOf(body.querySelector('tr.cost-ratio-2k-8k')!))).toEqual(Array(5).fill('×16'));
   });
 });

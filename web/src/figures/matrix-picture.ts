@@ -1,4 +1,4 @@
-// A matrix too large to be a table (over PICTURE_CELLS cells: a 256-token sentence makes 65,536 weights
+// A matrix too large to print its numbers (over 64 tokens; a 256-token sentence makes 65,536 weights
 // per map) drawn as a picture: one canvas pixel per cell, scaled up crisply by CSS and painted with
 // one putImageData, instead of 65,536 table cells per figure that every settings change would restyle.
 //
@@ -12,8 +12,17 @@ import { el, setVar } from './dom';
 import { cellRgb, readPalette } from './export';
 import type { ColourScale } from './palette';
 
-/** Above this many cells a matrix is a picture rather than a table: more than 128 × 128. */
-export const PICTURE_CELLS = 16384;
+/**
+ * A matrix is a picture rather than a table when it shows colour only (no numbers: over 64 tokens) and
+ * has more than PICTURE_CELLS cells, or when it has more than MAX_TABLE_CELLS cells whatever it shows.
+ */
+export const PICTURE_CELLS = 4096;
+export const MAX_TABLE_CELLS = 16384;
+
+export function drawnAsPicture(rows: number, cols: number, showNumbers: boolean): boolean {
+  const cells = rows * cols;
+  return cells > MAX_TABLE_CELLS || (!showNumbers && cells > PICTURE_CELLS);
+}
 
 export interface PictureHost {
   scale: ColourScale;

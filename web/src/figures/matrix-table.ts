@@ -6,13 +6,14 @@
 //   - edit:     cells are editable numbers (Enter to edit, type or nudge with ↑/↓, drag sideways);
 //   - paint:    cells are 1/0 switches (click or drag to paint, Space to toggle);
 //   - baseline: cells that moved since the reader's edits are outlined, with the change in a corner.
-// Over PICTURE_CELLS cells (more than 128 × 128) the matrix is drawn as a picture instead of a table
-// (figures/matrix-picture.ts): same readout, selection, highlights, painting and exports.
+// A large matrix without numbers (drawnAsPicture: over 4,096 cells, e.g. the weights of 65 or more
+// tokens) is drawn as a picture instead of a table (figures/matrix-picture.ts), with the same readout,
+// selection, highlights, painting and exports.
 // Under every table, "Copy or save": CSV, a NumPy literal, PNG and SVG files of exactly what is shown.
 import { el, replaceChildren, setVar } from './dom';
 import { exportToolbar, readPalette, tableCsv, tableNumpy, tableSvg, type TableData } from './export';
 import { fmt } from './format';
-import { MatrixPicture, PICTURE_CELLS } from './matrix-picture';
+import { drawnAsPicture, MatrixPicture } from './matrix-picture';
 import { colourPosition, extentOf, type ColourScale } from './palette';
 
 export interface MatrixView {
@@ -170,9 +171,11 @@ export class MatrixTable {
   private marked = new Map<string, Set<HTMLTableCellElement>>();
   /** A large table: cells get their words (title, and aria-label without numbers) when pointed at or focused. */
   private lazyWords = false;
-  /** The matrix as a picture, while it has more than PICTURE_CELLS cells. */
+  /** The matrix as a picture, while drawnAsPicture() says so. */
   private picture: MatrixPicture | null = null;
   private pictureCaption: HTMLElement | null = null;
+  /** A picture's row totals (e.g. the row sums of a weights map) as a two-column table under it. */
+  private pictureTotals: HTMLElement | null = null;
 
   constructor(private readonly options: MatrixTableOptions) {
     this.editOn = Boolean(options.edit);
@@ -230,7 +233,7 @@ export class MatrixTable {
   update(view: MatrixView, caption = this.options.caption): void {
     this.view = view;
     this.pendingPaint.clear();
-    if (view.rows * view.cols > PICTURE_CELLS) {
+    if (drawnAsPicture(view.rows, view.cols, view.showNumbers ?? true)) {
       this.updatePicture(view, caption);
       return;
     }
@@ -479,7 +482,7 @@ export class MatrixTable {
     this.scroller.setAttribute('aria-label', caption);
   }
 
-  /** Draws a matrix over PICTURE_CELLS cells as a picture, dropping the table's cells. */
+  /** Draws the matrix as a picture, dropping the table's cells. */
   private updatePicture(view: MatrixView, caption: string): void {
     if (this.editing) this.finishEdit(false, false);
     if (!this.picture) {
@@ -498,7 +501,7 @@ export class MatrixTable {
     }
     const key = `picture|${view.rows}x${view.cols}`;
     if (this.shapeKey !== key) {
-      // The table's cells would be 65,536 elements at 256 tokens: let them go.
+      // The table's cells would be up to 65,536 elements per figure: let them go.
       replaceChildren(this.table);
       this.cells = [];
       this.totals = [];
@@ -522,6 +525,7 @@ export class MatrixTable {
     const offset = view.offset ?? 0;
     const extent = this.extent(view);
     const blocked = view.blocked;
+    this.showPictureTotals(view);
     this.picture.update({
       rows: view.rows,
       cols: view.cols,
@@ -533,9 +537,31 @@ export class MatrixTable {
     this.showReadout();
   }
 
+  /** The row totals a table shows in its last column, as their own small table under the picture. */
+  private showPictureTotals(view: MatrixView): void {
+    const totals = view.rowTotals;
+    if (!totals) {
+      this.pictureTotals?.remove();
+      this.pictureTotals = null;
+      return;
+    }
+    const rows = view.rowLabels.map((label, r) => el('tr', {}, el('th', { scope: 'row' }, label ?? String(r + 1)),
+      el('td', { class: `row-total ${totals.className?.(r) ?? ''}`.trim() }, totals.text(r))));
+    const table = el('table', { class: 'data-table picture-totals-table' },
+      el('caption', {}, `${totals.label}, every row`),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, this.options.corner?.split(/\s/)[0] ?? 'row'), el('th', { scope: 'col' }, totals.label))),
+      el('tbody', {}, ...rows));
+    const box = el('div', { class: 'picture-totals matrix-scroll', role: 'region', 'aria-label': `${totals.label}, every row`, tabindex: 0 }, table);
+    if (this.pictureTotals) this.pictureTotals.replaceWith(box);
+    else this.picture!.element.after(box);
+    this.pictureTotals = box;
+  }
+
   private leavePicture(): void {
     this.picture?.element.remove();
     this.pictureCaption?.remove();
+    this.pictureTotals?.remove();
+    this.pictureTotals = null;
     this.scroller.hidden = false;
     this.shapeKey = '';
   }
