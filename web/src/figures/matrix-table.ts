@@ -545,16 +545,25 @@ export class MatrixTable {
       this.pictureTotals = null;
       return;
     }
-    const rows = view.rowLabels.map((label, r) => el('tr', {}, el('th', { scope: 'row' }, label ?? String(r + 1)),
-      el('td', { class: `row-total ${totals.className?.(r) ?? ''}`.trim() }, totals.text(r))));
-    const table = el('table', { class: 'data-table picture-totals-table' },
-      el('caption', {}, `${totals.label}, every row`),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, this.options.corner?.split(/\s/)[0] ?? 'row'), el('th', { scope: 'col' }, totals.label))),
-      el('tbody', {}, ...rows));
-    const box = el('div', { class: 'picture-totals matrix-scroll', role: 'region', 'aria-label': `${totals.label}, every row`, tabindex: 0 }, table);
-    if (this.pictureTotals) this.pictureTotals.replaceWith(box);
-    else this.picture!.element.after(box);
-    this.pictureTotals = box;
+    const key = `${totals.label}|${view.rowLabels.join('\u0001')}`;
+    if (this.pictureTotals?.dataset.key !== key) {
+      const rows = view.rowLabels.map((label, r) => el('tr', {}, el('th', { scope: 'row' }, label ?? String(r + 1)), el('td', { class: 'row-total' })));
+      const table = el('table', { class: 'data-table picture-totals-table' },
+        el('caption', {}, `${totals.label}, every row`),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, this.options.corner?.split(/\s/)[0] ?? 'row'), el('th', { scope: 'col' }, totals.label))),
+        el('tbody', {}, ...rows));
+      const box = el('div', { class: 'picture-totals matrix-scroll', role: 'region', 'aria-label': `${totals.label}, every row`, tabindex: 0, 'data-key': key }, table);
+      if (this.pictureTotals) this.pictureTotals.replaceWith(box);
+      else this.picture!.element.after(box);
+      this.pictureTotals = box;
+    }
+    // Written in place: a settings change rewrites only the sums that changed, and focus stays in the box.
+    this.pictureTotals.querySelectorAll('td.row-total').forEach((cell, r) => {
+      const text = totals.text(r);
+      const className = `row-total ${totals.className?.(r) ?? ''}`.trim();
+      if (cell.textContent !== text) cell.textContent = text;
+      if (cell.className !== className) cell.className = className;
+    });
   }
 
   private leavePicture(): void {
