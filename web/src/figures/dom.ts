@@ -45,3 +45,14 @@ export function replaceChildren(node: Element, ...children: Child[]): void {
   node.textContent = '';
   append(node, children);
 }
+
+/** Calls done once, when the pointer that is down now is released or cancelled anywhere on the page (a painting drag ends). */
+export function whenPointerReleased(done: () => void): void {
+  const stop = () => {
+    window.removeEventListener('pointerup', stop);
+    window.removeEventListener('pointercancel', stop);
+    done();
+  };
+  window.addEventListener('pointerup', stop);
+  window.addEventListener('pointercancel', stop);
+}

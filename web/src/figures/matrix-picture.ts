@@ -8,7 +8,7 @@
 // cell (or toggle it, for a painted mask); clicking selects; dragging paints. The selection and the rows
 // or columns the owner highlights are outlined over the picture, and the owner's Copy or save tools still
 // export every number.
-import { el, setVar } from './dom';
+import { el, setVar, whenPointerReleased } from './dom';
 import { cellRgb, readPalette } from './export';
 import type { ColourScale } from './palette';
 
@@ -207,13 +207,9 @@ export class MatrixPicture {
     this.moveCursor(at);
     this.painting = !paint.isOn(at[0], at[1]);
     paint.set(at[0], at[1], this.painting);
-    const stop = () => {
+    whenPointerReleased(() => {
       this.painting = null;
-      window.removeEventListener('pointerup', stop);
-      window.removeEventListener('pointercancel', stop);
-    };
-    window.addEventListener('pointerup', stop);
-    window.addEventListener('pointercancel', stop);
+    });
   }
 
   /** The theme's colours as a 256-step lookup table, read again when the theme changes. */

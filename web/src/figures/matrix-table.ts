@@ -10,7 +10,7 @@
 // tokens) is drawn as a picture instead of a table (figures/matrix-picture.ts), with the same readout,
 // selection, highlights, painting and exports.
 // Under every table, "Copy or save": CSV, a NumPy literal, PNG and SVG files of exactly what is shown.
-import { el, replaceChildren, setVar } from './dom';
+import { el, replaceChildren, setVar, whenPointerReleased } from './dom';
 import { exportToolbar, readPalette, tableCsv, tableNumpy, tableSvg, type TableData } from './export';
 import { fmt } from './format';
 import { drawnAsPicture, MatrixPicture } from './matrix-picture';
@@ -503,15 +503,7 @@ export class MatrixTable {
     if (this.shapeKey !== key) {
       // The table's cells would be up to 65,536 elements per figure: let them go.
       replaceChildren(this.table);
-      this.cells = [];
-      this.totals = [];
-      this.shownT = [];
-      this.shownText = [];
-      this.shownTitle = [];
-      this.shownFlags = [];
-      this.marked.clear();
-      this.selectedCell = null;
-      this.labelled.clear();
+      this.forgetCells();
       this.captionElement = null;
       this.shapeKey = key;
       this.rows = view.rows;
@@ -566,6 +558,20 @@ export class MatrixTable {
     });
   }
 
+  /** Drops every per-cell list and cache: the cells are about to be rebuilt, or replaced by a picture. */
+  private forgetCells(): void {
+    this.cells = [];
+    this.totals = [];
+    this.shownT = [];
+    this.shownText = [];
+    this.shownTitle = [];
+    this.shownFlags = [];
+    this.hadDeltas = false;
+    this.marked.clear();
+    this.selectedCell = null;
+    this.labelled.clear();
+  }
+
   private leavePicture(): void {
     this.picture?.element.remove();
     this.pictureCaption?.remove();
@@ -586,16 +592,7 @@ export class MatrixTable {
     view.colLabels.forEach((label) => head.appendChild(el('th', { scope: 'col' }, label)));
     if (view.rowTotals) head.appendChild(el('th', { scope: 'col', class: 'row-total-head' }, view.rowTotals.label));
     const body = el('tbody');
-    this.cells = [];
-    this.totals = [];
-    this.shownT = [];
-    this.shownText = [];
-    this.shownTitle = [];
-    this.shownFlags = [];
-    this.hadDeltas = false;
-    this.marked.clear();
-    this.selectedCell = null;
-    this.labelled.clear();
+    this.forgetCells();
     for (let r = 0; r < view.rows; r++) {
       const row = el('tr', { 'data-row': r }, el('th', { scope: 'row' }, view.rowLabels[r] ?? String(r + 1)));
       for (let c = 0; c < view.cols; c++) {
@@ -810,13 +807,9 @@ export class MatrixTable {
       const target = event.target as Element;
       if (target.hasPointerCapture?.(event.pointerId)) target.releasePointerCapture(event.pointerId);
       this.paintCell(at[0], at[1], on);
-      const stop = () => {
+      whenPointerReleased(() => {
         this.painting = null;
-        window.removeEventListener('pointerup', stop);
-        window.removeEventListener('pointercancel', stop);
-      };
-      window.addEventListener('pointerup', stop);
-      window.addEventListener('pointercancel', stop);
+      });
       return;
     }
     if (this.editing?.input === event.target || !this.editOn) return;
