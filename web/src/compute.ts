@@ -140,10 +140,20 @@ export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot
   }
 }
 
-/** Coalesces requests: many settings changes within one frame cost one engine call. */
+/**
+ * At most one engine call per animation frame, and the first one in a frame runs as soon as the task
+ * that asked for it ends (a microtask). A discrete change (a click, a key) then computes and renders
+ * before the next frame, which paints it, instead of waiting for that frame's rAF and pushing its paint
+ * later; several changes in one task (an author setting attributes, a preset) still cost one call. In a
+ * burst (typing, dragging a slider) the later changes wait for the next frame and cost one call there,
+ * for the latest settings.
+ */
 export class FrameScheduler {
   private pending: Settings | null = null;
   private frame = 0;
+  private soon = false;
+  /** A call ran since the last frame began: further requests wait for the next frame. */
+  private busy = false;
 
   constructor(
     private readonly engine: AttentionEngine,
@@ -154,7 +164,15 @@ export class FrameScheduler {
 
   request(settings: Settings): void {
     this.pending = settings;
-    if (this.frame) return;
+    if (this.frame || this.soon) return;
+    if (!this.busy) {
+      this.soon = true;
+      queueMicrotask(() => {
+        this.soon = false;
+        this.flush();
+      });
+      return;
+    }
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
       this.flush();
@@ -166,6 +184,12 @@ export class FrameScheduler {
     const settings = this.pending;
     this.pending = null;
     if (!settings) return;
+    if (!this.busy) {
+      this.busy = true;
+      requestAnimationFrame(() => {
+        this.busy = false;
+      });
+    }
     let snapshot: Snapshot;
     try {
       snapshot = computeSnapshot(this.engine, settings);

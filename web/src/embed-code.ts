@@ -43,22 +43,39 @@ async function copy(text: string, source: HTMLTextAreaElement, status: HTMLEleme
 export function embedCodePanel(step: StepDefinition, settings: () => Settings): { button: HTMLElement; element: HTMLElement } {
   const panelId = `embed-${step.id}`;
   const button = el('button', { type: 'button', class: 'button quiet embed-toggle', 'aria-expanded': 'false', 'aria-controls': panelId }, 'Copy embed code');
-  const elementCode = el('textarea', { rows: 3, readonly: true, 'aria-label': 'Custom element snippet', spellcheck: 'false' });
-  const iframeCode = el('textarea', { rows: 3, readonly: true, 'aria-label': 'Iframe snippet', spellcheck: 'false' });
-  const status = el('span', { class: 'hint', role: 'status' });
-  const copyElement = el('button', { type: 'button', class: 'button' }, 'Copy element');
-  const copyIframe = el('button', { type: 'button', class: 'button' }, 'Copy iframe');
-  const element = el('div', { class: 'embed-code', id: panelId, hidden: true },
-    el('p', { class: 'hint' }, 'Paste into your page to show this section with the current settings. The element needs one script tag; the iframe works where scripts are stripped.'),
-    elementCode, el('div', { class: 'row' }, copyElement),
-    iframeCode, el('div', { class: 'row' }, copyIframe, status));
+  const element = el('div', { class: 'embed-code', id: panelId, hidden: true });
+  // The snippets' text fields are made when the panel first opens: Chromium's autofill walks every
+  // text field on the page after each settings change, and there is a panel per section.
+  let fields: { elementCode: HTMLTextAreaElement; iframeCode: HTMLTextAreaElement; status: HTMLElement } | null = null;
 
+  const build = () => {
+    const elementCode = el('textarea', { rows: 3, readonly: true, 'aria-label': 'Custom element snippet', spellcheck: 'false' });
+    const iframeCode = el('textarea', { rows: 3, readonly: true, 'aria-label': 'Iframe snippet', spellcheck: 'false' });
+    const status = el('span', { class: 'hint', role: 'status' });
+    const copyElement = el('button', { type: 'button', class: 'button' }, 'Copy element');
+    const copyIframe = el('button', { type: 'button', class: 'button' }, 'Copy iframe');
+    element.append(
+      el('p', { class: 'hint' }, 'Paste into your page to show this section with the current settings. The element needs one script tag; the iframe works where scripts are stripped.'),
+      elementCode, el('div', { class: 'row' }, copyElement),
+      iframeCode, el('div', { class: 'row' }, copyIframe, status));
+    copyElement.addEventListener('click', () => {
+      refresh();
+      void copy(elementCode.value, elementCode, status);
+    });
+    copyIframe.addEventListener('click', () => {
+      refresh();
+      void copy(iframeCode.value, iframeCode, status);
+    });
+    return { elementCode, iframeCode, status };
+  };
   const refresh = () => {
-    elementCode.value = elementSnippet(step.id, settings());
-    iframeCode.value = iframeSnippet(step, settings());
+    fields ??= build();
+    fields.elementCode.value = elementSnippet(step.id, settings());
+    fields.iframeCode.value = iframeSnippet(step, settings());
+    return fields;
   };
   button.addEventListener('click', () => {
-    refresh();
+    const { elementCode, status } = refresh();
     const open = element.hidden;
     element.hidden = !open;
     button.setAttribute('aria-expanded', String(open));
@@ -66,14 +83,6 @@ export function embedCodePanel(step: StepDefinition, settings: () => Settings): 
       status.textContent = '';
       void copy(elementCode.value, elementCode, status);
     }
-  });
-  copyElement.addEventListener('click', () => {
-    refresh();
-    void copy(elementCode.value, elementCode, status);
-  });
-  copyIframe.addEventListener('click', () => {
-    refresh();
-    void copy(iframeCode.value, iframeCode, status);
   });
   return { button, element };
 }

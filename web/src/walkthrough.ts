@@ -1,6 +1,6 @@
 // Assembles a walkthrough (all steps, or one for an embed) inside a root: settings bar, notices,
 // contents, one section per step. Data flows one way:
-// control -> state.update() -> FrameScheduler (one engine call per frame) -> snapshot -> steps.
+// control -> state.update() -> FrameScheduler (at most one engine call per frame) -> snapshot -> steps.
 import { FrameScheduler } from './compute';
 import { createControls, type ControlName } from './controls';
 import { embedCodePanel } from './embed-code';

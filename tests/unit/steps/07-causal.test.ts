@@ -101,6 +101,17 @@ describe('causal step', () => {
     expect(box.name).not.toBe('causal');
   });
 
+  test('every field is inside a form that never submits (Enter in the lone number field stays on the page)', async () => {
+    const { body, view } = mount();
+    view.render(await snapshotFor({}));
+    const fields = [...body.querySelectorAll<HTMLInputElement>('input, select, textarea')];
+    expect(fields.length).toBeGreaterThanOrEqual(8);
+    expect(fields.filter((field) => !field.form)).toEqual([]);
+    const submit = new Event('submit', { cancelable: true });
+    body.querySelector<HTMLInputElement>('.mask-param-input')!.form!.dispatchEvent(submit);
+    expect(submit.defaultPrevented).toBe(true);
+  });
+
   test('prints the article’s code, and this page’s w the way NumPy would', async () => {
     const snapshot = await snapshotFor({ sentence: 'the animal was tired' });
     const { body, view } = mount();

@@ -451,18 +451,21 @@ export function exportToolbar(source: ExportSource): HTMLElement {
   const menu = el('div', { class: 'export-menu', id: `${id}-menu`, role: 'group', hidden: true });
   const toggle = el('button', { type: 'button', class: 'export-toggle', 'aria-expanded': 'false', 'aria-controls': `${id}-menu` }, 'Copy or save');
   const status = el('p', { class: 'export-status', role: 'status' });
-  const fallback = el('textarea', { class: 'export-fallback', readonly: true, rows: 6, hidden: true, spellcheck: 'false' });
-  const element = el('div', { class: 'export-tools' }, toggle, menu, status, fallback);
+  const element = el('div', { class: 'export-tools' }, toggle, menu, status);
+  // Made on the first blocked copy: Chromium's autofill walks every text field on the page after each
+  // settings change (forcing a style and layout pass per field), and the page has one toolbar per figure.
+  let fallback: HTMLTextAreaElement | null = null;
 
   const say = (text: string) => {
     status.textContent = text;
   };
   const copy = async (what: string, text: string) => {
-    fallback.hidden = true;
+    if (fallback) fallback.hidden = true;
     if (await copyText(text)) {
       say(`Copied ${what} of ${source.label()}.`);
       return;
     }
+    fallback ??= element.appendChild(el('textarea', { class: 'export-fallback', readonly: true, rows: 6, spellcheck: 'false' }));
     fallback.value = text;
     fallback.setAttribute('aria-label', `${what} of ${source.label()}`);
     fallback.hidden = false;

@@ -3,7 +3,7 @@
 // then the box says whether the guess was right and why, with the live numbers. Answers, and whether
 // predictions are on at all, are remembered in localStorage, which may be missing or throw (sandboxed
 // iframes, privacy modes): then they last for the visit only.
-import { el, replaceChildren } from './dom';
+import { controlForm, el, replaceChildren } from './dom';
 
 export interface PredictChoice {
   id: string;
@@ -224,5 +224,5 @@ export function predictionToggle(store: PredictionStore = predictions): HTMLElem
   box.addEventListener('change', () => store.setEnabled(box.checked));
   store.subscribe(sync);
   sync();
-  return el('label', { class: 'predict-toggle' }, box, 'Ask me to predict before some figures show their answer (remembered on this device)');
+  return controlForm({}, el('label', { class: 'predict-toggle' }, box, 'Ask me to predict before some figures show their answer (remembered on this device)'));
 }

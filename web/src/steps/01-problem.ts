@@ -90,12 +90,12 @@ export const problemStep: StepDefinition = {
       ...(predict ? [predict.element] : []),
       figure,
       reading,
-      el('p', { class: 'aside problem-howto' },
+      el('div', { class: 'aside problem-howto' }, el('p', {},
         el('strong', {}, 'How to use this page. '),
         'The settings bar at the top changes the sentence, the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
         'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
         'point at any cell to read it in words under its table, and use “Copy or save” under a table to take its numbers home as CSV, NumPy, PNG or SVG. ' +
-        'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).',
+        'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).'),
         context.predictions ? predictionToggle() : null),
     );
 

@@ -3,7 +3,7 @@
 // first, zero afterwards) with its row sums, which fall short of 100%. Then a mask editor: presets
 // (none, causal, padding, sliding window, prefix-LM) and free painting, applied to the whole page.
 import { codeBlock, outputBlock } from '../figures/code-block';
-import { el } from '../figures/dom';
+import { controlForm, el } from '../figures/dom';
 import { fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { tokenLabels } from '../figures/labels';
@@ -116,7 +116,7 @@ export const causalStep: StepDefinition = {
         'So in causal attention every token may look at itself and at the tokens before it, never after.'),
       el('p', {}, 'The rule is a lower-triangular table of ones. Where it says 0, the score is replaced by −∞ before the softmax. Because e to the −∞ is 0, those keys get exactly zero weight, ' +
         'and what is left in each row still adds up to 1.'),
-      el('div', { class: 'causal-toggle' },
+      controlForm({ class: 'causal-toggle' },
         el('label', {}, toggle, ' Use the causal mask in every step of this page'),
         toggleState),
       el('div', { class: 'figure-row causal-pair' }, el('figure', { class: 'figure' }, mask.element), el('figure', { class: 'figure' }, scores.element)),
@@ -311,7 +311,7 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
     el('p', {}, 'Causal is one mask among many. Padding blocks the filler tokens at the end of a short sentence in a batch; a sliding window lets each token see only its nearest predecessors; ' +
       'a prefix-LM lets a prompt read itself in both directions while the rest stays causal. Pick one, or paint cells yourself. Whatever you choose is applied before the softmax in every step of the page.'),
     el('div', { class: 'mask-editor' },
-      presets,
+      controlForm({}, presets),
       state,
       el('p', { class: 'mask-help' }, 'Paint: click a cell to switch it between 1 (may look) and 0 (blocked), or drag across cells to paint several. ' +
         'With the keyboard, Tab into the mask, move with the arrow keys and press ', el('kbd', {}, 'Space'), ' to switch the cell.'),

@@ -7,7 +7,7 @@
 import { BarChart } from '../figures/bars';
 import { tokenCountLabel } from '../figures/cost-model';
 import { CostRunFigure, type CostRunOptions } from '../figures/cost-run';
-import { el, replaceChildren } from '../figures/dom';
+import { controlForm, el, replaceChildren } from '../figures/dom';
 import { bytes, count, fmt, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
@@ -187,7 +187,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
     el('p', {}, 'The catch is the softmax. It needs each row’s largest score (to keep exp from overflowing) and the sum over the whole row, and a tile only sees part of the row. ' +
       'So each row keeps three running numbers: m, the largest score seen so far; l, the sum of exp(score − m) so far; and acc, the weighted sum of value rows so far, not yet divided. ' +
       'When a tile brings a larger score, everything gathered under the old max is simply multiplied by exp(m_old − m_new), which puts it on the new scale. After the last tile, out = acc / l: the same numbers as before, up to float rounding.'),
-    el('div', { class: 'flash-block-control' },
+    controlForm({ class: 'flash-block-control' },
       el('label', { for: blockId }, 'Block size b: rows of Q per tile, and keys per tile'),
       el('div', { class: 'flash-block-row' }, blockInput, blockValue),
       blockHint),

@@ -3,7 +3,7 @@
 // article's question), else the last token; the reader can pick another.
 import { BarChart, type Bar } from '../figures/bars';
 import { ratioLabel, scoreEntries } from '../figures/cost-model';
-import { el, replaceChildren, svg } from '../figures/dom';
+import { controlForm, el, replaceChildren, svg } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { dimensionLabels, focusTokenIndex, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
@@ -62,7 +62,7 @@ export const faqStep: StepDefinition = {
 
     body.append(
       el('p', {}, 'The questions readers ask most, each answered with the numbers on this page.'),
-      el('p', { class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
+      controlForm({ class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
       question('Why divide by the square root of d_k?',
         el('p', {}, 'A dot product adds up d_k products, and each one brings its own spread, so the total’s standard deviation grows like √d_k. ' +
           'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √d_k brings the spread back to about 1.'),
