@@ -3,6 +3,7 @@
 // shapes, so the steps can count what the snapshot actually computed (from its tensors' shapes) and
 // what any other size would cost (from n, d_model and h).
 import type { PipelineSnapshot } from '../engine/types';
+import { groupDigits } from './format';
 
 export interface LayerCost {
   /** Multiply-adds of Q = X W_q, K = X W_k, V = X W_v. */
@@ -54,12 +55,14 @@ export function attentionMultiplyAdds(n: number, dModel: number): number {
 
 /** "1k" for 1,024, "128k" for 131,072, plain digits otherwise. */
 export function tokenCountLabel(n: number): string {
-  return n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : n.toLocaleString('en-US');
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : groupDigits(n);
 }
 
 /** A ratio as the reader checks it: "×16", "×4", "×1.5". */
 export function ratioLabel(ratio: number): string {
   if (!Number.isFinite(ratio)) return '?';
   const rounded = Math.abs(ratio - Math.round(ratio)) < 1e-9 ? String(Math.round(ratio)) : ratio < 10 ? ratio.toFixed(2) : ratio.toFixed(1);
-  return `×${Number(rounded).toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+  const [whole, fraction = ''] = rounded.split('.');
+  const digits = fraction.replace(/0+$/, '');
+  return `×${whole.startsWith('-') ? '-' : ''}${groupDigits(Math.abs(Number(whole)))}${digits ? `.${digits}` : ''}`;
 }

@@ -18,12 +18,21 @@ export function percent(value: number, digits = 0): string {
   return `${(value * 100).toFixed(digits)}%`;
 }
 
+/**
+ * An integer with thousands commas, 1234567 -> "1,234,567": what toLocaleString('en-US') prints,
+ * without its first call's locale set-up (about 250 ms of the first load on a slow machine).
+ */
+export function groupDigits(integer: number): string {
+  const digits = String(Math.abs(Math.trunc(integer)));
+  return (integer <= -1 ? '-' : '') + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 /** 1234567 -> "1,234,567"; 1.2e9 -> "1.2 billion" */
 export function count(value: number): string {
   if (!Number.isFinite(value)) return '?';
   if (value >= 1e12) return `${(value / 1e12).toPrecision(3)} trillion`;
   if (value >= 1e9) return `${(value / 1e9).toPrecision(3)} billion`;
-  return Math.round(value).toLocaleString('en-US');
+  return groupDigits(Math.round(value));
 }
 
 export function bytes(value: number): string {
