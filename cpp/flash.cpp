@@ -57,18 +57,28 @@ ABH_TILE_STEP void pack_queries(const float* Q_b, int ldq, int rows, int d, floa
 }
 
 // K_c (cols, d), row stride ldk, into panels of 4 keys: kp[j0 * d + 4 t + r] = K_c(j0 + r, t) for
-// j0 a multiple of 4; keys past cols are zero.
+// j0 a multiple of 4; keys past cols are zero. Four keys' entries t..t+3 are a 4x4 block whose
+// transpose is four consecutive panel vectors, so most of the packing is 4 loads, 8 shuffles and 4
+// stores per 16 floats (the element-by-element copy was 3-4% of a call).
 ABH_TILE_STEP void pack_keys(const float* K_c, int ldk, int cols, int d, float* kp) {
+  const int d4 = d & ~3;
   for (int j0 = 0; j0 < cols; j0 += 4) {
     float* panel = kp + std::size_t(j0) * d;
-    for (int r = 0; r < 4; ++r) {
-      if (j0 + r < cols) {
-        const float* k = K_c + std::size_t(j0 + r) * ldk;
-        for (int t = 0; t < d; ++t) panel[4 * t + r] = k[t];
-      } else {
-        for (int t = 0; t < d; ++t) panel[4 * t + r] = 0.0f;
-      }
+    const int keys = std::min(4, cols - j0);
+    const float* k[4];
+    for (int r = 0; r < 4; ++r) k[r] = K_c + std::size_t(j0 + std::min(r, keys - 1)) * ldk;  // missing keys: zeroed below
+    for (int t = 0; t < d4; t += 4) {
+      vf a = vload(k[0] + t), b = vload(k[1] + t), c = vload(k[2] + t), e = vload(k[3] + t);
+      vtranspose4(a, b, c, e);
+      vstore(panel + 4 * t, a);
+      vstore(panel + 4 * t + 4, b);
+      vstore(panel + 4 * t + 8, c);
+      vstore(panel + 4 * t + 12, e);
     }
+    for (int t = d4; t < d; ++t)
+      for (int r = 0; r < 4; ++r) panel[4 * t + r] = k[r][t];
+    for (int r = keys; r < 4; ++r)
+      for (int t = 0; t < d; ++t) panel[4 * t + r] = 0.0f;
   }
 }
 

@@ -45,6 +45,7 @@ export interface BenchReport {
 
 const COLUMNS = [
   { id: 'flash-simd', title: 'ours (flash, SIMD)' },
+  { id: 'flash-simd-out', title: 'ours, output reused' },
   { id: 'naive-simd', title: 'ours naive' },
   { id: 'flash-scalar', title: 'ours scalar' },
   { id: 'plain-ts', title: 'plain TS' },
@@ -215,7 +216,7 @@ export function fullText(report: BenchReport): string {
 // ---- SVG: GFLOP/s against n, one panel per environment and head count, non-causal ---------------------
 
 const COLORS: Record<string, string> = {
-  'flash-simd': '#d62728', 'naive-simd': '#ff9896', 'flash-scalar': '#9467bd', 'plain-ts': '#7f7f7f',
+  'flash-simd': '#d62728', 'flash-simd-out': '#ff7f0e', 'naive-simd': '#ff9896', 'flash-scalar': '#9467bd', 'plain-ts': '#7f7f7f',
   'ort-wasm': '#1f77b4', 'tfjs-wasm': '#2ca02c', native: '#bcbd22', roof: '#000000',
 };
 

@@ -48,6 +48,7 @@ export async function runEnvironment(
   const t0 = performance.now();
   const peers = [
     flashPeer(REFERENCE_ID, 'ours: flashAttention (heads in one call), wasm SIMD', 'ours', loaded.simd),
+    flashPeer('flash-simd-out', 'ours: flashAttention into a reused output array (options.output), wasm SIMD', 'ours', loaded.simd, true),
     naivePeer('naive-simd', 'ours: attention (naive, returns weights), wasm SIMD', 'ours', loaded.simd),
     flashPeer('flash-scalar', 'ours: flashAttention (heads in one call), scalar wasm build', 'ours', loaded.scalar),
     plainPeer(),

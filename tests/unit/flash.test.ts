@@ -121,6 +121,42 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
     expect(() => engine.flashAttention(Q, Q, V, { blockQ: 0, blockK: 4 })).toThrow(EngineError);
   });
 
+  it('options.output: the result is written into the caller\'s array (same bits as a fresh result), which is returned; bad ones are refused untouched', () => {
+    const rng = new Rng(0x0a7);
+    const [Q, K, V] = [rng.matrix(37, 12), rng.matrix(37, 12), rng.matrix(37, 6)];
+    const options = { blockQ: 16, blockK: 8, causal: true };
+    const fresh = engine.flashAttention(Q, K, V, options).output.data;
+    const output = new Float32Array(37 * 6).fill(7);
+    const before = engine.heapStats();
+    for (let i = 0; i < 20; ++i) {
+      const result = engine.flashAttention(Q, K, V, { ...options, output });
+      expect(result.output.data).toBe(output);
+      expect(result.output.rows).toBe(37);
+      expect(result.output.cols).toBe(6);
+    }
+    expect(output).toEqual(fresh);
+    // Several heads: the (n, heads * d_v) output.
+    const [Q2, K2, V2] = [rng.matrix(9, 8), rng.matrix(9, 8), rng.matrix(9, 4)];
+    const wide = new Float32Array(9 * 4);
+    const multi = engine.multiHeadFlashAttention(Q2, K2, V2, { heads: 2, blockQ: 4, blockK: 4, output: wide });
+    expect(multi.output.data).toBe(wide);
+    expect(wide).toEqual(engine.multiHeadFlashAttention(Q2, K2, V2, { heads: 2, blockQ: 4, blockK: 4 }).output.data);
+    // Refused: wrong length, wrong type, and the trace (which returns every step); the array is left as it was.
+    const short = new Float32Array(37 * 6 - 1).fill(3);
+    expect(() => engine.flashAttention(Q, K, V, { ...options, output: short })).toThrow('output must be a Float32Array of 37 x 6 = 222 values, the output\'s shape');
+    expect(short.every((x) => x === 3)).toBe(true);
+    expect(() => engine.multiHeadFlashAttention(Q2, K2, V2, { heads: 2, blockQ: 4, blockK: 4, output: new Float32Array(9 * 2) }))
+      .toThrow('output must be a Float32Array of 9 x 4 = 36 values');
+    expect(() => engine.flashAttention(Q, K, V, { ...options, output: new Float64Array(222) as unknown as Float32Array })).toThrow(EngineError);
+    expect(() => engine.flashAttention(Q, K, V, { ...options, output: [] as unknown as Float32Array })).toThrow('output must be a Float32Array');
+    expect(() => engine.flashTrace(Q, K, V, { ...options, output })).toThrow('flashTrace takes no output array');
+    // Input errors come first, and leave the array alone too.
+    output.fill(5);
+    expect(() => engine.flashAttention(Q, rng.matrix(37, 11), V, { ...options, output })).toThrow(/must share d_k/);
+    expect(output.every((x) => x === 5)).toBe(true);
+    expect(engine.heapStats()).toEqual(before);
+  });
+
   /** Columns [h w, (h + 1) w) of m as a matrix of its own. */
   const columns = (m: Matrix, h: number, w: number): Matrix => {
     const data = new Float32Array(m.rows * w);

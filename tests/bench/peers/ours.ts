@@ -45,17 +45,20 @@ function deinterleave(data: Float32Array, s: Shape): Float32Array {
 /**
  * The tiled kernel, no (n, n) matrix: flashAttention for one head, multiHeadFlashAttention for several
  * (one call on (n, heads * d) matrices; the layout change happens here, outside the timed run).
+ * reuseOutput: every run writes into one array (options.output) instead of a fresh one, which shows
+ * what allocating the result costs (page faults for a fresh 128 KiB array on this VM).
  */
-export function flashPeer(id: string, label: string, kind: 'ours', engine: AttentionEngine): Peer {
+export function flashPeer(id: string, label: string, kind: 'ours', engine: AttentionEngine, reuseOutput = false): Peer {
   return {
     id, label, kind,
     async prepare(inputs: Inputs): Promise<Runner> {
       const s = inputs.shape;
-      const options = { ...FLASH_BLOCKS, causal: s.causal };
+      const output = reuseOutput ? new Float32Array(s.n * s.heads * s.d) : undefined;
+      const options = { ...FLASH_BLOCKS, causal: s.causal, ...(output ? { output } : {}) };
       if (s.heads === 1) {
         const [h] = perHead(inputs);
         const run = () => engine.flashAttention(h!.Q, h!.K, h!.V, options).output.data;
-        return { run, output: run };
+        return { run, output: () => run().slice() };
       }
       const wide = (data: Float32Array) => ({ rows: s.n, cols: s.heads * s.d, data: interleave(data, s) });
       const [Q, K, V] = [wide(inputs.Q), wide(inputs.K), wide(inputs.V)];

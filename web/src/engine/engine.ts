@@ -1,6 +1,7 @@
 // The typed engine: loads the wasm once, checks argument types, turns the C++ side's { error }
 // results into EngineError exceptions carrying the same message. Results are plain objects of
-// copied typed arrays (the bindings copy before returning), so nothing here needs .delete().
+// copied typed arrays (the bindings copy before returning, into a fresh array or the caller's
+// options.output of the tiled kernels), so nothing here needs .delete().
 // Loading failures (no SIMD, a missing or damaged .wasm, a CSP that blocks WebAssembly) are
 // EngineErrors that say which; a failure inside the instance (out of memory) is an EngineCrash,
 // after which restart() re-creates the instance.
@@ -57,11 +58,18 @@ function checkOptions(options: unknown, shape: string): Record<string, unknown> 
   return options;
 }
 
-function checkFlashOptions(options: FlashOptions, shape = '{ blockQ, blockK, causal?, scale? }'): FlashOptions {
+function checkFlashOptions(options: FlashOptions, shape = '{ blockQ, blockK, causal?, scale?, output? }', takesOutput = true): FlashOptions {
   if (!isObject(options)) throw new EngineError(`options must be ${shape}`);
   for (const key of ['blockQ', 'blockK'] as const)
     if (typeof options[key] !== 'number') throw new EngineError(`${key} must be a whole number from 1 to 1024`);
-  return { blockQ: options.blockQ, blockK: options.blockK, causal: checkFlag(options, 'causal'), scale: checkFlag(options, 'scale') };
+  const plain: FlashOptions = { blockQ: options.blockQ, blockK: options.blockK, causal: checkFlag(options, 'causal'), scale: checkFlag(options, 'scale') };
+  const output: unknown = options.output;
+  if (output !== undefined) {
+    if (!takesOutput) throw new EngineError('flashTrace takes no output array (it returns every step)');
+    if (!(output instanceof Float32Array)) throw new EngineError('output must be a Float32Array');
+    plain.output = output; // its length is checked by the C++ side, against the output's shape
+  }
+  return plain;
 }
 
 /** What the instance threw, in words: an Emscripten abort, a trap, or a C++ exception (a number). */
@@ -328,7 +336,8 @@ export class AttentionEngine {
   /**
    * attention(Q, K, V) computed in (blockQ, blockK) tiles with an online softmax, FlashAttention-2 style:
    * Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v) -> output (n_q, d_v), equal to attention()'s up to float
-   * rounding. Never materialises the (n_q, n_k) matrix, so it accepts up to 65536 tokens.
+   * rounding. Never materialises the (n_q, n_k) matrix, so it accepts up to 65536 tokens. The output is a
+   * fresh array, or options.output when given (reusing one array saves a fresh allocation per call).
    */
   flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
@@ -343,7 +352,7 @@ export class AttentionEngine {
    */
   multiHeadFlashAttention(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
-    const plain = checkFlashOptions(options, '{ heads, blockQ, blockK, causal?, scale? }');
+    const plain = checkFlashOptions(options, '{ heads, blockQ, blockK, causal?, scale?, output? }');
     // The range and the column split are checked by the C++ side (one source for the messages).
     const heads = options.heads;
     return this.call('multiHeadFlashAttention', (raw) => raw.flashMultiHead(q, k, v, { ...plain, heads }));
@@ -355,7 +364,7 @@ export class AttentionEngine {
    */
   flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
-    const plain = checkFlashOptions(options);
+    const plain = checkFlashOptions(options, '{ blockQ, blockK, causal?, scale? }', false);
     return this.call('flashTrace', (raw) => raw.flashTrace(q, k, v, plain));
   }
 
