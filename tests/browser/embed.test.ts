@@ -112,6 +112,10 @@ describe('embedding', () => {
     const { page } = await newPage();
     await page.goto(`${site.url}/host.html`);
     await startAll(page, 'attention-scores');
+    // Scrolled far out of view (a host may read a figure nobody sees): still drawn before the event.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    expect(await page.evaluate(() => document.querySelector('attention-scores')!.getBoundingClientRect().bottom)).toBeLessThan(-600);
     const detail = await page.evaluate(() => new Promise<{ heads: number; n: number; rows: number }>((resolve) => {
       const el = document.querySelector('attention-scores')!;
       el.addEventListener('attention-change', (event) => {

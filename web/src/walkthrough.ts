@@ -105,7 +105,9 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       latest = snapshot;
       lastGood = snapshot.settings;
       retried = null;
-      if (firstPaint) renderer.renderAll(snapshot);
+      // A single embedded step is drawn before its attention-change goes out, on screen or not (its
+      // host may read the figure at once); the whole walkthrough leaves off-screen steps to idle time.
+      if (firstPaint || sectionViews.length === 1) renderer.renderAll(snapshot);
       else renderer.render(snapshot);
       firstPaint = false;
       onSnapshot?.(snapshot);
