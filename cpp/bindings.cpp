@@ -210,7 +210,7 @@ val heap_stats() {
 //   1. abh_pipeline_stage(n, lengths of X, W_q, W_k, W_v, W_o, mask) -> address of a table of 7
 //      addresses: where to write the n token ids (uint32, FNV-1a of each token's UTF-8, see
 //      random.h) and each given matrix (float32) or mask (bytes). Lengths may be 0 (not given).
-//   2. abh_pipeline_run(d_model, heads, seed, causal, scale) -> address of the header below, or 0
+//   2. abh_pipeline_run(d_model, heads, seed, causal, scale, comparison_head) -> address of the header below, or 0
 //      when the configuration is refused (the reason: pipelineError()).
 //   3. one copy of the result block out of HEAPU8, then abh_pipeline_release(), which frees what the
 //      call allocated (staged inputs; a result block too large for the fixed one).
@@ -276,12 +276,13 @@ EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_stage(int n, int x_len, int wq_l
   return std::uint32_t(reinterpret_cast<std::uintptr_t>(pipeline_table));
 }
 
-EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_run(int d_model, int heads, std::uint32_t seed, int causal, int scale) {
+EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_run(int d_model, int heads, std::uint32_t seed, int causal, int scale, int comparison_head) {
   pipeline_request.d_model = d_model;
   pipeline_request.heads = heads;
   pipeline_request.seed = seed;
   pipeline_request.causal = causal != 0;
   pipeline_request.scale = scale != 0;
+  pipeline_request.comparison_head = comparison_head;
   abh::PipelineView v;
   pipeline_message = abh::run_pipeline_into(pipeline_request, pipeline_workspace, v);
   if (!pipeline_message.empty()) return 0;

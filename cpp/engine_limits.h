@@ -20,7 +20,7 @@ constexpr std::int64_t kMaxFlashMatrixElements = std::int64_t(1) << 26;  // per 
 constexpr int kMaxTraceSequence = 64;
 constexpr int kMaxTraceDim = 256;
 
-// pipeline(): keeps every intermediate of the walkthrough, several (h, n, n) tensors.
+// pipeline(): keeps every intermediate of the walkthrough: three (h, n, n) tensors, three (n, n).
 constexpr int kMaxPipelineTokens = 512;
 constexpr int kMaxDModel = 1024;
 constexpr int kMaxHeads = 64;

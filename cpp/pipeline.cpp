@@ -83,7 +83,8 @@ PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
       case kPipeW_q: case kPipeW_k: case kPipeW_v: case kPipeW_o: size = D * D; break;
       case kPipeX: case kPipeQ: case kPipeK: case kPipeV: case kPipeMerged: case kPipeOutput: size = N * D; break;
       case kPipeQ_heads: case kPipeK_heads: case kPipeV_heads: case kPipeHeadOutputs: size = H * N * d_k; break;
-      default: size = H * N * N; break;  // scores, scores_scaled and the four weight tensors
+      case kPipeWeightsUnscaled: case kPipeWeightsCausal: case kPipeWeightsMaskedAfter: size = N * N; break;
+      default: size = H * N * N; break;  // scores, scores_scaled, weights
     }
     layout.offset[t] = at;
     layout.size[t] = size;
@@ -128,6 +129,8 @@ std::string check_pipeline_config(const PipelineConfig& config) {
   if (auto error = check_matrix("X", config.X, rows, d); !error.empty()) return error;
   for (auto [name, values] : {std::pair{"W_q", &config.W_q}, {"W_k", &config.W_k}, {"W_v", &config.W_v}, {"W_o", &config.W_o}})
     if (auto error = check_matrix(name, *values, d, d); !error.empty()) return error;
+  if (config.comparison_head < 0 || config.comparison_head >= config.heads)
+    return "the comparison head must be 0 to " + std::to_string(config.heads - 1) + " (got " + std::to_string(config.comparison_head) + ")";
   if (!config.mask.empty() && config.mask.size() != rows * rows)
     return "the mask must have n x n = " + std::to_string(rows * rows) + " entries (got " + std::to_string(config.mask.size()) + ")";
   return {};
@@ -142,6 +145,7 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
   v.d_model = d_model;
   v.heads = h;
   v.d_k = d_k;
+  v.comparison_head = config.comparison_head;
   v.scale_factor = config.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
   v.layout = PipelineLayout::of(n, d_model, h);
   v.block = workspace.acquire(v.layout.floats);
@@ -223,17 +227,23 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
     kernels::scale_mask_softmax(scaled, weights, mask, n, n, 1.0f, rows);
     // Step 4: weighted sum of values.
     kernels::weighted_sum(weights, val, d_k, v.tensor(kPipeHeadOutputs) + head * head_nd, d_k, n, n, d_k);
+  }
 
-    // The comparisons the walkthrough draws next to the configured path. Where one is the configured
-    // path itself (scaling off; a causal mask; no mask), it is a copy: the same kernel on the same
-    // numbers, bit for bit.
-    float* const unscaled = v.tensor(kPipeWeightsUnscaled) + head * nn;
+  // The comparisons the walkthrough draws next to the configured path, for the head it shows. Where
+  // one is the configured path itself (scaling off; a causal mask; no mask), it is a copy: the same
+  // kernel on the same numbers, bit for bit.
+  {
+    const std::size_t head_nn = std::size_t(v.comparison_head) * nn;
+    const float* const scores = v.tensor(kPipeScores) + head_nn;
+    const float* const scaled = v.tensor(kPipeScoresScaled) + head_nn;
+    const float* const weights = v.tensor(kPipeWeights) + head_nn;
+    float* const unscaled = v.tensor(kPipeWeightsUnscaled);
     if (v.scale_factor == 1.0f) std::memcpy(unscaled, weights, nn * sizeof(float));
     else kernels::scale_mask_softmax(scores, unscaled, mask, n, n, 1.0f, nullptr);
-    float* const before = v.tensor(kPipeWeightsCausal) + head * nn;
+    float* const before = v.tensor(kPipeWeightsCausal);
     if (mask_is_causal) std::memcpy(before, weights, nn * sizeof(float));
     else kernels::scale_mask_softmax(scaled, before, causal, n, n, 1.0f, nullptr);
-    float* const after = v.tensor(kPipeWeightsMaskedAfter) + head * nn;
+    float* const after = v.tensor(kPipeWeightsMaskedAfter);
     if (mask_all_visible) std::memcpy(after, weights, nn * sizeof(float));
     else kernels::scale_mask_softmax(scaled, after, nullptr, n, n, 1.0f, nullptr);
     for (int i = 0; i < n; ++i) std::fill(after + std::size_t(i) * n + i + 1, after + std::size_t(i + 1) * n, 0.0f);
@@ -288,9 +298,10 @@ Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
   s.head_outputs = tensor3(kPipeHeadOutputs, v.d_k);
   s.merged = matrix(kPipeMerged, v.n, v.d_model);
   s.output = matrix(kPipeOutput, v.n, v.d_model);
-  s.weights_unscaled = tensor3(kPipeWeightsUnscaled, v.n);
-  s.weights_causal = tensor3(kPipeWeightsCausal, v.n);
-  s.weights_masked_after = tensor3(kPipeWeightsMaskedAfter, v.n);
+  s.comparison_head = v.comparison_head;
+  s.weights_unscaled = matrix(kPipeWeightsUnscaled, v.n, v.n);
+  s.weights_causal = matrix(kPipeWeightsCausal, v.n, v.n);
+  s.weights_masked_after = matrix(kPipeWeightsMaskedAfter, v.n, v.n);
   return s;
 }
 

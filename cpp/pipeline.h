@@ -23,6 +23,8 @@ struct PipelineConfig {
   std::vector<float> X;                   // (n, d_model)
   std::vector<float> W_q, W_k, W_v, W_o;  // (d_model, d_model)
   std::vector<std::uint8_t> mask;         // (n, n), 1 = allowed; empty = the causal flag decides
+  // The head the comparison tables are computed for (the page passes the head it shows), 0 .. heads-1.
+  int comparison_head = 0;
 };
 
 struct PipelineSnapshot {
@@ -42,10 +44,13 @@ struct PipelineSnapshot {
   Matrix merged;                         // (n, d_model) heads concatenated
   Matrix output;                         // (n, d_model) merged W_o
 
-  // What the walkthrough compares against the configured path.
-  Tensor3 weights_unscaled;      // same mask, no 1/sqrt(d_k): the saturation lesson
-  Tensor3 weights_causal;        // causal mask applied before softmax (the right way)
-  Tensor3 weights_masked_after;  // softmax unmasked, then zeroed above the diagonal (the wrong way)
+  // What the walkthrough compares against the configured path, for one head only (comparison_head):
+  // the page draws each of them for the head it shows, and at 8 heads of 256 tokens keeping them for
+  // every head was 6 of the snapshot's 12.6 MB, which the page copies out of wasm on every change.
+  int comparison_head = 0;
+  Matrix weights_unscaled;      // (n, n) same mask, no 1/sqrt(d_k): the saturation lesson
+  Matrix weights_causal;        // (n, n) causal mask applied before softmax (the right way)
+  Matrix weights_masked_after;  // (n, n) softmax unmasked, then zeroed above the diagonal (the wrong way)
 };
 
 // ---- the flat layout: one run's every intermediate in one block of memory ----------------------
@@ -65,7 +70,7 @@ enum PipelineTensor : int {
   kPipeScores, kPipeScoresScaled, kPipeWeights,  // (h, n, n)
   kPipeHeadOutputs,                        // (h, n, d_k)
   kPipeMerged, kPipeOutput,                // (n, d_model)
-  kPipeWeightsUnscaled, kPipeWeightsCausal, kPipeWeightsMaskedAfter,  // (h, n, n)
+  kPipeWeightsUnscaled, kPipeWeightsCausal, kPipeWeightsMaskedAfter,  // (n, n): comparison_head only
   kPipelineTensorCount
 };
 
@@ -84,7 +89,7 @@ struct PipelineLayout {
 // A finished run: where each tensor is. The block belongs to the workspace that made it and stays
 // valid until that workspace's next run or release().
 struct PipelineView {
-  int n = 0, d_model = 0, heads = 0, d_k = 0;
+  int n = 0, d_model = 0, heads = 0, d_k = 0, comparison_head = 0;
   float scale_factor = 1.0f;
   PipelineLayout layout;
   float* block = nullptr;

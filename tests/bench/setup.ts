@@ -70,12 +70,15 @@ export async function runEnvironment(
   if (options.minSampleMs) suiteOptions.minSampleMs = options.minSampleMs;
   const cases = await runSuite(peers, loaded.roof, suiteOptions);
 
-  // The walkthrough's own call: every intermediate, 8 heads, at the small n the page shows.
+  // The walkthrough's own call: every intermediate, 8 heads, at the small n the page shows. Each call
+  // rotates the sentence by one more word (three rotations in turn), as a reader's edit would: every
+  // tensor but the seeded weights is new, so none is shared with the engine's last two results.
   const words = ['the', 'animal', 'did', 'not', 'cross', 'street', 'because', 'it', 'was', 'too', 'tired', 'wide'];
   const pipeline = await runPipelineCases((n, dModel, heads) => {
     const tokens = Array.from({ length: n }, (_, i) => words[i % words.length]! + (i >= words.length ? String(i) : ''));
-    const config = { tokens, dModel, heads, causal: false, scale: true, seed: 1 };
-    return () => loaded.simd.pipeline(config);
+    const rotations = [0, 1, 2].map((k) => ({ tokens: [...tokens.slice(k), ...tokens.slice(0, k)], dModel, heads, causal: false, scale: true, seed: 1 }));
+    let call = 0;
+    return () => loaded.simd.pipeline(rotations[call++ % 3]!);
   }, options.log, options.cpuClock, options.minSampleMs ?? 2, options.cpuOverheadMs ?? 0);
 
   const clock = options.cpuClock

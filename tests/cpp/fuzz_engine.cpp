@@ -72,10 +72,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
       config.mask.resize(std::size_t(n) * n);
       for (auto& m : config.mask) m = data.ConsumeBool();
     }
+    config.comparison_head = data.ConsumeIntegralInRange(-1, 10);
     const auto result = abh::run_pipeline(config);
     if (!result.ok()) return 0;
     const auto& s = result.value();
     require_finite(s.weights.data.data(), s.weights.data.size());
+    for (const abh::Matrix* m : {&s.weights_unscaled, &s.weights_causal, &s.weights_masked_after})
+      require_finite(m->data(), std::size_t(m->size()));
     require_finite(s.output.data(), std::size_t(s.output.size()));
     for (int h = 0; h < s.heads; ++h) require_rows(s.weights.head(h), s.n, s.n, s.fully_masked_rows);
     return 0;

@@ -85,8 +85,9 @@ TEST(Microkernels, WeightedSumZeroSpansDifferPerRow) {
             for (int j = 0; j < n_k; ++j) want[r * d_v + c] += double(W[std::size_t(r) * n_k + j]) * V[std::size_t(j) * (d_v + 5) + c];
         ASSERT_LE(rel_error(O.data(), d_v + 2, want, n_q, d_v), 1e-5) << n_q << " " << n_k << " " << d_v;
         for (int r = 0; r < n_q; ++r)
-          if (r % 3 == 2)
+          if (r % 3 == 2) {
             for (int c = 0; c < d_v; ++c) ASSERT_EQ(O[std::size_t(r) * (d_v + 2) + c], 0.0f) << "an all-zero row gives exact zeros";
+          }
       }
 }
 
@@ -141,7 +142,9 @@ TEST(Microkernels, SoftmaxMaskSpansIncludingTheTail) {
         ASSERT_EQ(flag, 0);
         ASSERT_LE(rel_error(got, n_k, want, 1, n_k), 2e-6) << "n_k " << n_k << (alias ? " in place" : "");
         for (int j = 0; j < n_k; ++j)
-          if (!m[j]) ASSERT_EQ(got[j], 0.0f) << "masked entries are exactly zero";
+          if (!m[j]) {
+            ASSERT_EQ(got[j], 0.0f) << "masked entries are exactly zero";
+          }
       }
   }
 }

@@ -157,7 +157,8 @@ describe('pipeline vs float64 reference recomputed from the snapshot', () => {
       const seed = rng.int(0, 0xffffffff);
       const tokens = Array.from({ length: n }, () => rng.pick(vocabulary));
       const where = `trial ${trial}: n=${n} dModel=${dModel} heads=${heads} causal=${causal} scale=${scale} seed=${seed}`;
-      const s = engine.pipeline({ tokens, dModel, heads, causal, scale, seed });
+      const comparisonHead = rng.int(0, heads - 1);
+      const s = engine.pipeline({ tokens, dModel, heads, causal, scale, seed, comparisonHead });
 
       expect([s.n, s.dModel, s.heads, s.dK], where).toEqual([n, dModel, heads, dModel / heads]);
       expect(s.scaleFactor, where).toBe(scale ? Math.fround(1 / Math.fround(Math.sqrt(dModel / heads))) : 1);
@@ -171,10 +172,12 @@ describe('pipeline vs float64 reference recomputed from the snapshot', () => {
       track('merged', s.merged.data, want.merged.data, where);
       track('output', s.output.data, want.output.data, where);
       // The comparison paths the walkthrough draws.
+      // The comparison paths the walkthrough draws, for the comparison head only.
+      const shown = (all: ArrayLike<number>) => Array.prototype.slice.call(all, comparisonHead * n * n, (comparisonHead + 1) * n * n) as number[];
       const unscaled = ref.multiHeadAttention(s.X, s.W_q, s.W_k, s.W_v, s.W_o, heads, { causal, scale: false });
-      track('weightsUnscaled', s.weightsUnscaled.data, unscaled.weights, where);
+      track('weightsUnscaled', s.weightsUnscaled.data, shown(unscaled.weights), where);
       const causalRef = ref.multiHeadAttention(s.X, s.W_q, s.W_k, s.W_v, s.W_o, heads, { causal: true, scale });
-      track('weightsCausal', s.weightsCausal.data, causalRef.weights, where);
+      track('weightsCausal', s.weightsCausal.data, shown(causalRef.weights), where);
       // Q_heads is the article's reshape(n, h, d_k).transpose(1, 0, 2) of Q, exactly.
       const dk = dModel / heads;
       for (let h = 0; h < heads; ++h)

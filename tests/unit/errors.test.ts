@@ -68,6 +68,16 @@ describe('heads and d_model', () => {
     expectFailure(() => engine.multiHeadAttention(mat(3, 8), W, W, W, W, { heads: NaN }), 'heads must be a whole number');
   });
 
+  it('comparisonHead outside 0 .. heads - 1, fractional or not a number', () => {
+    expectFailure(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, comparisonHead: 2 }), 'the comparison head must be 0 to 1 (got 2)');
+    expectFailure(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, comparisonHead: -1 }), 'the comparison head must be 0 to 1 (got -1)');
+    expectFailure(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, comparisonHead: 0.5 }), 'comparisonHead must be a whole number');
+    expectFailure(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, comparisonHead: NaN }), 'comparisonHead must be a whole number');
+    expectFailure(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, comparisonHead: bad<number>('1') }), 'comparisonHead must be a whole number');
+    // Refusals leave the engine working: the last head is accepted.
+    expect(engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, comparisonHead: 1 }).comparisonHead).toBe(1);
+  });
+
   it('dModel 1e6, 0, negative, beyond 1e9', () => {
     expectFailure(() => engine.pipeline({ tokens: SENTENCE, dModel: 1e6, heads: 1 }), 'd_model is limited to 1024 (got 1000000)');
     expectFailure(() => engine.pipeline({ tokens: SENTENCE, dModel: 1025, heads: 1 }), 'd_model is limited to 1024 (got 1025)');

@@ -136,6 +136,7 @@ function runCase(rng: FuzzRng, kind: Kind): 'ok' | 'refused' {
         if (rng.bool(0.2)) config.X = floats(rng, n * d + (rng.bool(0.8) ? 0 : 1), rng.pick(SCALES));
         if (rng.bool(0.15)) config[rng.pick(['W_q', 'W_k', 'W_v', 'W_o'])] = floats(rng, d * d, rng.pick(SCALES));
         if (rng.bool(0.15)) config.mask = anyMask(rng, n, n);
+        if (rng.bool(0.3)) config.comparisonHead = rng.bool(0.8) ? rng.int(0, 7) : anyNumber(rng, -2, 70);
         if (rng.bool(0.02)) config.X = new Float32Array(3_000_000); // larger than any configuration
         const s = engine.pipeline(bad(config));
         for (const key of ['X', 'Q', 'K', 'V', 'merged', 'output', 'scores', 'scoresScaled', 'weights', 'headOutputs', 'weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const)

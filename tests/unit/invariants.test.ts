@@ -34,6 +34,12 @@ function rowSums(t: Tensor3): number[][] {
   return out;
 }
 
+/** A comparison table (one head, (n, n)) as a one-head tensor. */
+const oneHead = (m: Matrix): Tensor3 => ({ heads: 1, rows: m.rows, cols: m.cols, data: m.data });
+
+/** Head h of a (heads, n, n) tensor. */
+const headData = (t: Tensor3, h: number) => t.data.subarray(h * t.rows * t.cols, (h + 1) * t.rows * t.cols);
+
 function expectUpperTriangleZero(t: Tensor3, where: string): void {
   for (let h = 0; h < t.heads; ++h)
     for (let r = 0; r < t.rows; ++r)
@@ -94,42 +100,43 @@ describe('weights are distributions', () => {
 });
 
 describe('causal masking, before vs after softmax (the article warning)', () => {
-  it('causal weights are exactly 0 above the diagonal; weightsCausal rows sum to 1', () => {
+  it('causal weights are exactly 0 above the diagonal; weightsCausal rows sum to 1, for every comparison head', () => {
     for (const [n, dModel, heads] of [[9, 8, 2], [32, 64, 4], [128, 16, 1], [1, 4, 4]] as const) {
-      const s = engine.pipeline({ tokens: Array.from({ length: n }, (_, i) => SENTENCE[i % SENTENCE.length]!), dModel, heads, causal: true, seed: 7 });
-      const where = `n=${n} dModel=${dModel} heads=${heads}`;
-      expectUpperTriangleZero(s.weights, where);
-      expectUpperTriangleZero(s.weightsCausal, where);
-      expectUpperTriangleZero(s.weightsMaskedAfter, where);
-      expect(Array.from(s.mask.data)).toEqual(Array.from(causalMask(n)));
-      for (const t of [s.weights, s.weightsCausal, s.weightsUnscaled])
-        for (const row of rowSums(t).flat()) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
-      // The configured path with causal on is the causal path.
-      expect(floatBitsHex(s.weights.data)).toBe(floatBitsHex(s.weightsCausal.data));
+      for (let head = 0; head < heads; ++head) {
+        const s = engine.pipeline({ tokens: Array.from({ length: n }, (_, i) => SENTENCE[i % SENTENCE.length]!), dModel, heads, causal: true, seed: 7, comparisonHead: head });
+        const where = `n=${n} dModel=${dModel} heads=${heads} head=${head}`;
+        expect(s.comparisonHead).toBe(head);
+        expectUpperTriangleZero(s.weights, where);
+        expectUpperTriangleZero(oneHead(s.weightsCausal), where);
+        expectUpperTriangleZero(oneHead(s.weightsMaskedAfter), where);
+        expect(Array.from(s.mask.data)).toEqual(Array.from(causalMask(n)));
+        for (const t of [s.weights, oneHead(s.weightsCausal), oneHead(s.weightsUnscaled)])
+          for (const row of rowSums(t).flat()) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
+        // The configured path with causal on is the causal path, for the comparison head.
+        expect(floatBitsHex(s.weightsCausal.data)).toBe(floatBitsHex(headData(s.weights, head)));
+      }
     }
   });
 
   it('masking AFTER softmax leaves rows 0..n-2 summing to less than 1 - 1e-3, the last row to 1', () => {
     const n = SENTENCE.length;
-    const s = engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, causal: false, seed: 1 });
-    const after = rowSums(s.weightsMaskedAfter);
-    const causal = rowSums(s.weightsCausal);
-    for (let h = 0; h < s.heads; ++h) {
+    for (let h = 0; h < 2; ++h) {
+      const s = engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, causal: false, seed: 1, comparisonHead: h });
+      const after = rowSums(oneHead(s.weightsMaskedAfter))[0]!;
+      const causal = rowSums(oneHead(s.weightsCausal))[0]!;
       for (let r = 0; r < n - 1; ++r) {
-        expect(after[h]![r]!, `head ${h} row ${r}`).toBeLessThan(1 - 1e-3);
-        expect(after[h]![r]!).toBeGreaterThan(0);
+        expect(after[r]!, `head ${h} row ${r}`).toBeLessThan(1 - 1e-3);
+        expect(after[r]!).toBeGreaterThan(0);
       }
-      expect(Math.abs(after[h]![n - 1]! - 1)).toBeLessThanOrEqual(1e-5);
-      for (const row of causal[h]!) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
-      // Below the diagonal, masked-after keeps the unmasked softmax values (here: the configured weights).
+      expect(Math.abs(after[n - 1]! - 1)).toBeLessThanOrEqual(1e-5);
+      for (const row of causal) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
+      // Below the diagonal, masked-after keeps the unmasked softmax values (here: the configured weights of head h).
+      const weights = headData(s.weights, h);
       for (let r = 0; r < n; ++r)
-        for (let c = 0; c <= r; ++c) {
-          const i = (h * n + r) * n + c;
-          expect(Math.abs(s.weightsMaskedAfter.data[i]! - s.weights.data[i]!)).toBeLessThanOrEqual(1e-7);
-        }
+        for (let c = 0; c <= r; ++c) expect(Math.abs(s.weightsMaskedAfter.data[r * n + c]! - weights[r * n + c]!)).toBeLessThanOrEqual(1e-7);
       // Row 0 masked after softmax keeps only its own unmasked weight; masked before, it is 1.
-      expect(s.weightsCausal.data[h * n * n]).toBeCloseTo(1, 6);
-      expect(s.weightsMaskedAfter.data[h * n * n]!).toBeLessThan(0.999);
+      expect(s.weightsCausal.data[0]).toBeCloseTo(1, 6);
+      expect(s.weightsMaskedAfter.data[0]!).toBeLessThan(0.999);
     }
   });
 });
@@ -144,16 +151,16 @@ describe('fully masked rows in the pipeline', () => {
       const s = engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, seed: 3, mask, scale });
       expect(Array.from(s.mask.data)).toEqual(Array.from(mask));
       expect(Array.from(s.fullyMaskedRows)).toEqual(Array.from({ length: n }, (_, i) => Number(i === blockedRow)));
+      expect(Array.from(tensorRow(oneHead(s.weightsUnscaled), 0, blockedRow))).toEqual(new Array(n).fill(0));
       for (let h = 0; h < s.heads; ++h) {
         expect(Array.from(tensorRow(s.weights, h, blockedRow))).toEqual(new Array(n).fill(0));
-        expect(Array.from(tensorRow(s.weightsUnscaled, h, blockedRow))).toEqual(new Array(n).fill(0));
         expect(Array.from(tensorRow(s.headOutputs, h, blockedRow))).toEqual(new Array(s.dK).fill(0));
         const sums = rowSums(s.weights)[h]!;
         sums.forEach((row, r) => { if (r !== blockedRow) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5); });
       }
       expect(Array.from(s.output.data.subarray(blockedRow * 8, blockedRow * 8 + 8))).toEqual(new Array(8).fill(0));
       // The causal comparison ignores the custom mask: its row 3 is a proper distribution.
-      for (const row of rowSums(s.weightsCausal).flat()) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
+      for (const row of rowSums(oneHead(s.weightsCausal)).flat()) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
       const arrays = floatArrays(s);
       expect(arrays.length).toBe(20);
       for (const [key, data] of arrays) expect(hasNaN(data), `${key} has NaN`).toBe(false);
@@ -170,7 +177,8 @@ describe('the comparison paths are what they claim', () => {
       const dModel = rng.pick([4, 8, 12, 16, 32, 64]);
       const heads = rng.pick(divisors(dModel));
       const causal = rng.bool();
-      const s = engine.pipeline({ tokens: Array.from({ length: n }, () => rng.pick(SENTENCE)), dModel, heads, causal, seed: rng.int(0, 1e6) });
+      const comparisonHead = rng.int(0, heads - 1);
+      const s = engine.pipeline({ tokens: Array.from({ length: n }, () => rng.pick(SENTENCE)), dModel, heads, causal, seed: rng.int(0, 1e6), comparisonHead });
       expect(s.scaleFactor).toBe(Math.fround(1 / Math.fround(Math.sqrt(s.dK))));
       for (let i = 0; i < s.scores.data.length; ++i)
         if (s.scoresScaled.data[i] !== Math.fround(s.scores.data[i]! * s.scaleFactor))
@@ -178,7 +186,7 @@ describe('the comparison paths are what they claim', () => {
       for (let h = 0; h < heads; ++h) {
         const raw = Array.from(s.scores.data.subarray(h * n * n, (h + 1) * n * n), (x, i) => (s.mask.data[i] ? x : -Infinity));
         const want = ref.softmax({ rows: n, cols: n, data: raw }).data;
-        expect(maxAbsDiff(s.weightsUnscaled.data.subarray(h * n * n, (h + 1) * n * n), want)).toBeLessThanOrEqual(1e-6);
+        if (h === comparisonHead) expect(maxAbsDiff(s.weightsUnscaled.data, want)).toBeLessThanOrEqual(1e-6);
         const scaled = Array.from(s.scoresScaled.data.subarray(h * n * n, (h + 1) * n * n), (x, i) => (s.mask.data[i] ? x : -Infinity));
         const wantScaled = ref.softmax({ rows: n, cols: n, data: scaled }).data;
         expect(maxAbsDiff(s.weights.data.subarray(h * n * n, (h + 1) * n * n), wantScaled)).toBeLessThanOrEqual(1e-6);
@@ -187,10 +195,12 @@ describe('the comparison paths are what they claim', () => {
   });
 
   it('with scale off, scoresScaled equals scores and weightsUnscaled equals weights', () => {
-    const s = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 2, scale: false, seed: 11 });
-    expect(s.scaleFactor).toBe(1);
-    expect(floatBitsHex(s.scoresScaled.data)).toBe(floatBitsHex(s.scores.data));
-    expect(floatBitsHex(s.weightsUnscaled.data)).toBe(floatBitsHex(s.weights.data));
+    for (const comparisonHead of [0, 1]) {
+      const s = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 2, scale: false, seed: 11, comparisonHead });
+      expect(s.scaleFactor).toBe(1);
+      expect(floatBitsHex(s.scoresScaled.data)).toBe(floatBitsHex(s.scores.data));
+      expect(floatBitsHex(s.weightsUnscaled.data)).toBe(floatBitsHex(headData(s.weights, comparisonHead)));
+    }
   });
 });
 
@@ -233,5 +243,36 @@ describe('determinism of the seeded generator', () => {
     for (const key of ['Q', 'K', 'V'] as const)
       expect(floatBitsHex(s[key].data.subarray(0, 8))).toBe(floatBitsHex(s[key].data.subarray(24, 32)));
     expect(floatBitsHex(tensorRow(s.weights, 0, 0))).toBe(floatBitsHex(tensorRow(s.weights, 0, 3)));
+  });
+});
+
+describe('results share the arrays a change left bit for bit the same', () => {
+  it('toggling causal shares the scores, not the weights; switching the comparison head shares all but its tables', () => {
+    const open = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 42 });
+    const causal = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 42, causal: true });
+    for (const key of ['X', 'W_q', 'Q', 'K_heads', 'scores', 'scoresScaled'] as const) expect(causal[key].data, key).toBe(open[key].data);
+    // The causal comparison is the same computation either way; the configured path and the mask are not.
+    expect(causal.weightsCausal.data).toBe(open.weightsCausal.data);
+    for (const key of ['weights', 'headOutputs', 'output', 'weightsUnscaled'] as const) expect(causal[key].data, key).not.toBe(open[key].data);
+    expect(causal.mask.data).not.toBe(open.mask.data);
+    expect(floatBitsHex(causal.weights.data)).not.toBe(floatBitsHex(open.weights.data));
+
+    const otherHead = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 42, causal: true, comparisonHead: 3 });
+    for (const key of ['X', 'scores', 'weights', 'headOutputs', 'output'] as const) expect(otherHead[key].data, key).toBe(causal[key].data);
+    expect(otherHead.mask.data).toBe(causal.mask.data);
+    for (const key of ['weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const) expect(otherHead[key].data, key).not.toBe(causal[key].data);
+    // Shared or not, every array holds what a fresh run computes: head 3's comparison is head 3 of the weights.
+    expect(floatBitsHex(otherHead.weightsCausal.data)).toBe(floatBitsHex(otherHead.weights.data.subarray(3 * 81, 4 * 81)));
+  });
+
+  it('a new seed shares nothing it computed; arrays of different sizes are never shared', () => {
+    const a = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 1 });
+    const b = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 2 });
+    for (const key of ['X', 'W_q', 'W_o', 'Q', 'scores', 'weights', 'output', 'weightsUnscaled'] as const) expect(b[key].data, key).not.toBe(a[key].data);
+    const shorter = engine.pipeline({ tokens: SENTENCE.slice(0, 4), dModel: 16, heads: 4, seed: 2 });
+    expect(shorter.W_q.data).toBe(b.W_q.data); // the weights depend on seed and d_model only
+    expect(shorter.X.data).not.toBe(b.X.data);
+    expect(shorter.X.data.length).toBe(4 * 16);
+    expect(Array.from(shorter.X.data)).toEqual(Array.from(b.X.data.subarray(0, 4 * 16)));
   });
 });

@@ -11,7 +11,7 @@ export const DOT_PRODUCT_SAMPLES = 4000;
 export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 
 /**
- * The walkthrough keeps six (h, n, n) weight tables; settings over the engine's budget are refused here,
+ * The walkthrough keeps three (h, n, n) tables (scores, scaled scores, weights); settings over the engine's budget are refused here,
  * before anything is allocated, with a message that points to the tiled kernel. (Validated settings stay
  * at or below LIMITS.maxHeadWeights = 2^20 weights, half of it; this guards direct callers.)
  */
@@ -61,6 +61,7 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     causal: settings.causal,
     scale: settings.scale,
     seed: settings.seed,
+    comparisonHead: settings.head,
   };
   // A custom mask (step 7's editor) replaces the causal flag; none and causal need no bits.
   const customMask = isCustomMask(settings.mask) ? maskBits(settings.mask, tokens.length) : null;

@@ -46,9 +46,9 @@ export const LIMITS = Object.freeze({
   maxDModel: 512,
   maxHeads: 64,
   /**
-   * h × n × n, the size of each of the snapshot's six weight tables: 64 heads at 128 tokens (24 MiB for
-   * all six). Longer sentences get fewer heads (16 at 256 tokens) rather than a snapshot that outgrows a
-   * phone's memory.
+   * h × n × n, the size of each of the snapshot's three per-head tables (scores, scaled scores, weights):
+   * 64 heads at 128 tokens (12 MiB for the three). Longer sentences get fewer heads (16 at 256 tokens)
+   * rather than a snapshot that outgrows a phone's memory.
    */
   maxHeadWeights: 2 ** 20,
   maxSeed: 4294967295,

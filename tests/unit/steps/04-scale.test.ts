@@ -98,6 +98,22 @@ describe('scale step', () => {
     expect((body.querySelector('.scale-try') as HTMLButtonElement).hidden).toBe(true);
   });
 
+  test('the effect table is the shown head’s: its unscaled maxima are softmax of that head’s raw scores', async () => {
+    const snapshot = await snapshotFor({ heads: 2, head: 1 });
+    const { pipeline: p } = snapshot;
+    const { body, view } = mount();
+    view.render(snapshot);
+    const n = p.n;
+    const cells = [...body.querySelectorAll('.scale-effect td')].map((td) => td.textContent);
+    for (let r = 0; r < n; r++) {
+      // Head 2, row r: the largest softmax weight of the raw scores (float64), and of the scaled ones.
+      const raw = Array.from(p.scores.data.subarray((n + r) * n, (n + r + 1) * n));
+      const largest = (values: number[]) => 1 / values.reduce((total, v) => total + Math.exp(v - Math.max(...values)), 0);
+      expect(cells[2 * r]).toBe(percent(largest(raw.map((v) => v * p.scaleFactor))));
+      expect(cells[2 * r + 1]).toBe(percent(largest(raw)));
+    }
+  });
+
   test('with scaling on, the sentence compares the largest weights with and without it', async () => {
     const snapshot = await snapshotFor();
     const { pipeline: p } = snapshot;

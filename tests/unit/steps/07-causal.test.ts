@@ -85,6 +85,33 @@ describe('causal step', () => {
     expect(scores.querySelector('caption')!.textContent).toContain('head 2 of 2');
   });
 
+  test('the two weight tables are the shown head’s: softmax of that head’s scores, masked before or zeroed after', async () => {
+    const snapshot = await snapshotFor({ heads: 2, head: 1 });
+    const { body, view } = mount();
+    view.render(snapshot);
+    const { pipeline: p } = snapshot;
+    const n = p.n;
+    expect(p.comparisonHead).toBe(1);
+    const [, , right, wrong] = tables(body);
+    for (let r = 0; r < n; r++) {
+      // Head 2's scaled scores, row r, softmaxed in float64 over the visible keys (before) or all of them (after).
+      const row = Array.from(p.scoresScaled.data.subarray((n + r) * n, (n + r + 1) * n));
+      const softmax = (values: number[]) => {
+        const top = Math.max(...values);
+        const e = values.map((v) => Math.exp(v - top));
+        const total = e.reduce((a, b) => a + b, 0);
+        return e.map((v) => v / total);
+      };
+      const before = softmax(row.slice(0, r + 1));
+      const after = softmax(row);
+      for (let c = 0; c <= r; c++) {
+        expect(cell(right, r, c).textContent).toBe(fmt(before[c]!));
+        expect(cell(wrong, r, c).textContent).toBe(fmt(after[c]!));
+      }
+    }
+    expect(right.querySelector('caption')!.textContent).toContain('head 2 of 2');
+  });
+
   test('the checkbox shows the page setting and changes it', async () => {
     const { body, view, changes } = mount();
     view.render(await snapshotFor({ causal: false }));

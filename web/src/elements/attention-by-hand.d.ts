@@ -32,7 +32,10 @@ export interface MaskMatrix {
   data: Uint8Array;
 }
 
-/** Every intermediate of softmax(Q Kᵀ / √d_k) V for the element's settings. */
+/**
+ * Every intermediate of softmax(Q Kᵀ / √d_k) V for the element's settings. Read-only: a tensor that a
+ * change left bit for bit the same is the previous result's array, shared rather than copied.
+ */
 export interface PipelineSnapshot {
   /** Number of tokens. */
   n: number;
@@ -73,12 +76,14 @@ export interface PipelineSnapshot {
   merged: Matrix;
   /** (n, d_model) merged W_o: the layer's output. */
   output: Matrix;
-  /** (h, n, n) the same mask without 1/√d_k. */
-  weightsUnscaled: Tensor3;
-  /** (h, n, n) with the causal mask applied before softmax. */
-  weightsCausal: Tensor3;
-  /** (h, n, n) softmax first, then zeroed above the diagonal: the wrong way round. */
-  weightsMaskedAfter: Tensor3;
+  /** The head the three comparison tables below are for: the shown head (`config.head`). */
+  comparisonHead: number;
+  /** (n, n) the same mask without 1/√d_k, head `comparisonHead`. */
+  weightsUnscaled: Matrix;
+  /** (n, n) with the causal mask applied before softmax, head `comparisonHead`. */
+  weightsCausal: Matrix;
+  /** (n, n) softmax first, then zeroed above the diagonal: the wrong way round, head `comparisonHead`. */
+  weightsMaskedAfter: Matrix;
 }
 
 /** The scaling experiment: dot products of random unit-normal vectors, raw and divided by √d_k. */

@@ -125,11 +125,10 @@ const HEADER_WORDS = 7 + PIPELINE_TENSORS.length + 2;
 
 /**
  * One pipeline call through wasm memory (the protocol: cpp/bindings.cpp): stage the token ids and any
- * given matrices, run, copy the result block out with one slice, release. The snapshot's arrays are
- * views into that copy. Only typed-array views of wasm memory read after the last call that could
- * grow it are used.
+ * given matrices, run, copy each result tensor out, release. Only typed-array views of wasm memory
+ * read after the last call that could grow it are used.
  */
-function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig): PipelineSnapshot | { error: string } {
+function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, recent: readonly PipelineSnapshot[]): PipelineSnapshot | { error: string } {
   let result: PipelineSnapshot | { error: string };
   try {
     const given = [c.X, c.W_q, c.W_k, c.W_v, c.W_o] as const;
@@ -143,8 +142,9 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig):
         if (m?.length) raw.HEAPF32.set(m, slots[i + 1]! >>> 2);
       });
       if (c.mask?.length) raw.HEAPU8.set(c.mask, slots[6]!);
-      const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1);
-      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header);
+      const comparisonHead = c.comparisonHead ?? 0;
+      const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1, comparisonHead);
+      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header, comparisonHead, recent);
     }
   } catch (error) {
     try {
@@ -158,16 +158,48 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig):
   return result;
 }
 
-function readPipeline(raw: RawEngineModule, header: number): PipelineSnapshot {
+/** Equal element for element; on 32-bit words of floats that is bit for bit (NaN payloads, signed zeros). */
+function sameElements<T extends Uint32Array | Uint8Array>(a: T, b: T): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const wordsOf = (data: Float32Array) => new Uint32Array(data.buffer, data.byteOffset, data.length);
+
+/**
+ * Copies the result block's tensors out of wasm memory, each into an array of its own, except that a
+ * tensor bit-identical to the same tensor of a recent snapshot reuses that snapshot's array. Snapshots
+ * are read-only, so sharing is invisible, and most settings change a few tensors only: switching the
+ * mask leaves the scores, switching the shown head leaves everything but the comparison tables. At 256
+ * tokens and 8 heads a fresh copy of the whole block was most of a change's script time (new memory
+ * on every change; comparing costs a fraction of copying into it).
+ */
+function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[]): PipelineSnapshot {
   const words = raw.HEAPU32.slice(header >>> 2, (header >>> 2) + HEADER_WORDS);
   const [n, dModel, heads, dK] = [words[0]!, words[1]!, words[2]!, words[3]!];
   const scaleFactor = new Float32Array(words.buffer, 4 * 4, 1)[0]!;
   const base = words[5]!;
-  const buffer = raw.HEAPU8.slice(base, base + words[6]!).buffer;
-  const floats = (name: PipelineTensorName, count: number) => new Float32Array(buffer, 4 * words[7 + TENSOR_INDEX[name]]!, count);
+  const floats = (name: PipelineTensorName, count: number): Float32Array => {
+    const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
+    const fresh = raw.HEAPU32.subarray(at, at + count);
+    for (const old of recent) {
+      const data = old[name].data;
+      if (sameElements(wordsOf(data), fresh)) return data;
+    }
+    return raw.HEAPF32.slice(at, at + count);
+  };
+  const bytes = (index: number, count: number, pick: (s: PipelineSnapshot) => Uint8Array): Uint8Array => {
+    const at = base + words[7 + PIPELINE_TENSORS.length + index]!;
+    const fresh = raw.HEAPU8.subarray(at, at + count);
+    for (const old of recent) {
+      const data = pick(old);
+      if (sameElements(data, fresh)) return data;
+    }
+    return fresh.slice();
+  };
   const matrix = (name: PipelineTensorName, rows: number, cols: number): Matrix => ({ rows, cols, data: floats(name, rows * cols) });
   const tensor = (name: PipelineTensorName, cols: number): Tensor3 => ({ heads, rows: n, cols, data: floats(name, heads * n * cols) });
-  const bytes = (index: number, count: number) => new Uint8Array(buffer, words[7 + PIPELINE_TENSORS.length + index]!, count);
   return {
     n, dModel, heads, dK, scaleFactor,
     X: matrix('X', n, dModel), W_q: matrix('W_q', dModel, dModel), W_k: matrix('W_k', dModel, dModel),
@@ -176,10 +208,10 @@ function readPipeline(raw: RawEngineModule, header: number): PipelineSnapshot {
     merged: matrix('merged', n, dModel), output: matrix('output', n, dModel),
     Q_heads: tensor('Q_heads', dK), K_heads: tensor('K_heads', dK), V_heads: tensor('V_heads', dK),
     scores: tensor('scores', n), scoresScaled: tensor('scoresScaled', n), weights: tensor('weights', n),
-    headOutputs: tensor('headOutputs', dK), weightsUnscaled: tensor('weightsUnscaled', n),
-    weightsCausal: tensor('weightsCausal', n), weightsMaskedAfter: tensor('weightsMaskedAfter', n),
-    mask: { rows: n, cols: n, data: bytes(0, n * n) },
-    fullyMaskedRows: bytes(1, n),
+    headOutputs: tensor('headOutputs', dK), comparisonHead, weightsUnscaled: matrix('weightsUnscaled', n, n),
+    weightsCausal: matrix('weightsCausal', n, n), weightsMaskedAfter: matrix('weightsMaskedAfter', n, n),
+    mask: { rows: n, cols: n, data: bytes(0, n * n, (s) => s.mask.data) },
+    fullyMaskedRows: bytes(1, n, (s) => s.fullyMaskedRows),
   };
 }
 
@@ -187,6 +219,8 @@ export class AttentionEngine {
   private failure: EngineCrash | null = null;
   private restarting: Promise<void> | null = null;
   private cachedLimits: EngineLimits | null = null;
+  /** The last pipeline results, whose arrays the next may share (see readPipeline); never kept alive by this. */
+  private recentPipelines: WeakRef<PipelineSnapshot>[] = [];
   private restartCount = 0;
 
   /**
@@ -289,7 +323,7 @@ export class AttentionEngine {
   /** Every intermediate the walkthrough shows, for one configuration. */
   pipeline(config: PipelineConfig): PipelineSnapshot {
     if (!isObject(config) || !Array.isArray(config.tokens)) throw new EngineError('tokens must be an array of strings');
-    const plain: PipelineConfig = { tokens: config.tokens, dModel: config.dModel, heads: config.heads, seed: config.seed };
+    const plain: PipelineConfig = { tokens: config.tokens, dModel: config.dModel, heads: config.heads, seed: config.seed, comparisonHead: config.comparisonHead ?? 0 };
     const c = config as unknown as Record<string, unknown>;
     plain.causal = checkFlag(c, 'causal');
     plain.scale = checkFlag(c, 'scale');
@@ -316,9 +350,13 @@ export class AttentionEngine {
       if (typeof token !== 'string') throw new EngineError(`token ${i + 1} is not a string`);
       ids[i] = tokenId(token);
     }
-    for (const key of ['dModel', 'heads'] as const) if (!isWhole(plain[key], -1e9, 1e9)) throw new EngineError(`${key} must be a whole number`);
+    for (const key of ['dModel', 'heads', 'comparisonHead'] as const) if (!isWhole(plain[key], -1e9, 1e9)) throw new EngineError(`${key} must be a whole number`);
     if (plain.seed !== undefined && !isWhole(plain.seed, 0, 4294967295)) throw new EngineError('seed must be a whole number from 0 to 4294967295');
-    return this.call('pipeline', (raw) => runPipeline(raw, ids, plain));
+    const recent = this.recentPipelines.map((ref) => ref.deref()).filter((s) => s !== undefined);
+    const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent));
+    // Two: the walkthrough with edits alternates between the seeded baseline and the edited run.
+    this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
+    return result;
   }
 
   /** The article's variance experiment: dot products of unit-normal d_k-vectors, raw and scaled. */

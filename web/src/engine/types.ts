@@ -65,11 +65,14 @@ export interface PipelineConfig {
   W_o?: Float32Array;
   /** Optional (n, n) 0/1 mask; overrides `causal`. */
   mask?: Uint8Array;
+  /** The head the comparison tables (weightsUnscaled, weightsCausal, weightsMaskedAfter) are for, 0 .. heads - 1; default 0. */
+  comparisonHead?: number;
 }
 
 /**
- * Every intermediate of the walkthrough, copied out of wasm memory. The typed arrays of one snapshot
- * are views into one ArrayBuffer of their own (one copy per call), never into wasm memory.
+ * Every intermediate of the walkthrough, copied out of wasm memory (never a view into it). Read-only:
+ * an array bit-identical to the same tensor of one of the engine's last two results is that result's
+ * array, shared instead of copied again.
  */
 export interface PipelineSnapshot {
   n: number;
@@ -89,9 +92,14 @@ export interface PipelineSnapshot {
   headOutputs: Tensor3;     // (h, n, d_k)
   merged: Matrix;           // (n, d_model)
   output: Matrix;           // (n, d_model)
-  weightsUnscaled: Tensor3;     // same mask, no 1/sqrt(d_k)
-  weightsCausal: Tensor3;       // causal mask before softmax
-  weightsMaskedAfter: Tensor3;  // softmax, then zeroed above the diagonal: the wrong way
+  /**
+   * The comparisons drawn next to the configured path, each (n, n) for head `comparisonHead` only: the
+   * page shows one head at a time, and for every head they were half of a large snapshot's bytes.
+   */
+  comparisonHead: number;
+  weightsUnscaled: Matrix;      // same mask, no 1/sqrt(d_k)
+  weightsCausal: Matrix;        // causal mask before softmax
+  weightsMaskedAfter: Matrix;   // softmax, then zeroed above the diagonal: the wrong way
 }
 
 export interface DotProductSamples {
@@ -226,7 +234,7 @@ export interface RawEngineModule {
   /** Room for n token ids and the given inputs' lengths (0 = not given): the address of 7 addresses, or 0. */
   _abh_pipeline_stage(n: number, xLength: number, wqLength: number, wkLength: number, wvLength: number, woLength: number, maskLength: number): number;
   /** Runs the staged configuration: the address of the result header, or 0 (then pipelineError() says why). */
-  _abh_pipeline_run(dModel: number, heads: number, seed: number, causal: number, scale: number): number;
+  _abh_pipeline_run(dModel: number, heads: number, seed: number, causal: number, scale: number, comparisonHead: number): number;
   /** Frees what the last stage/run allocated. */
   _abh_pipeline_release(): void;
   pipelineError(): string;

@@ -11,7 +11,7 @@ import { Histogram } from '../figures/histogram';
 import { tokenLabels } from '../figures/labels';
 import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
-import type { Tensor3 } from '../engine/types';
+import type { Matrix, Tensor3 } from '../engine/types';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -26,7 +26,8 @@ const atLeastOneHot = (w: number) => Math.round(w * 100) >= ONE_HOT * 100;
 const OPEN_TABLE_UP_TO = 16;
 
 /** Largest weight of each row of head `head`. */
-export function rowMaxima(t: Tensor3, head: number): number[] {
+/** The largest entry of each row of head `head` of t (a Matrix is one head: pass 0). */
+export function rowMaxima(t: Tensor3 | Matrix, head: number): number[] {
   const out: number[] = [];
   for (let r = 0; r < t.rows; r++) {
     let best = 0;
@@ -209,7 +210,7 @@ export const scaleStep: StepDefinition = {
       const h = settings.head;
       const labels = tokenLabels(tokens);
       const withScaling = rowMaxima(p.weights, h);
-      const without = rowMaxima(p.weightsUnscaled, h);
+      const without = rowMaxima(p.weightsUnscaled, 0);  // computed for the shown head only
       const live = p.fullyMaskedRows;
       const rows = withScaling.map((_, i) => i).filter((i) => !live[i]);
       const nearlyOneHot = (values: number[]) => rows.filter((i) => atLeastOneHot(values[i])).length;
@@ -241,7 +242,7 @@ export const scaleStep: StepDefinition = {
       for (let i = 0; i < p.n; i++) columns.forEach((values, c) => (data[i * columns.length + c] = values[i]));
       // The same table before the reader's edits (step 2), to mark what moved.
       const base = next.baseline;
-      const baseColumns = base ? (both ? [rowMaxima(base.weights, h), rowMaxima(base.weightsUnscaled, h)] : [rowMaxima(base.weightsUnscaled, h)]) : null;
+      const baseColumns = base ? (both ? [rowMaxima(base.weights, h), rowMaxima(base.weightsUnscaled, 0)] : [rowMaxima(base.weightsUnscaled, 0)]) : null;
       const baseline = baseColumns ? new Float32Array(p.n * columns.length) : null;
       if (baseline && baseColumns) for (let i = 0; i < p.n; i++) baseColumns.forEach((values, c) => (baseline[i * columns.length + c] = values[i]));
       effectTable.update({ data, rows: p.n, cols: columns.length, rowLabels: labels, colLabels, extent: 1, showNumbers: p.n <= LIMITS.maxTokensWithNumbers, baseline },

@@ -164,13 +164,14 @@ export const causalStep: StepDefinition = {
           { data: p.scoresScaled.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers, blocked: lower, blockedText: '−∞', baseline: base?.scoresScaled.data },
           `scores${p.scaleFactor !== 1 ? ' / √d_k' : ''}${headNote}, blocked set to −∞`,
         );
-        const exactZero = (data: Float32Array) => (r: number, c: number) => c > r && data[(h * n + r) * n + c] === 0;
-        const sumsRight = rowSums(p.weightsCausal.data, h, n);
-        const sumsWrong = rowSums(p.weightsMaskedAfter.data, h, n);
+        // The comparison tables hold the shown head only: (n, n), no head offset.
+        const exactZero = (data: Float32Array) => (r: number, c: number) => c > r && data[r * n + c] === 0;
+        const sumsRight = rowSums(p.weightsCausal.data, 0, n);
+        const sumsWrong = rowSums(p.weightsMaskedAfter.data, 0, n);
         const short = (sums: number[]) => (r: number) => (sums[r] < 0.995 ? 'row-total-short' : undefined);
         right.update(
           {
-            data: p.weightsCausal.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
+            data: p.weightsCausal.data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
             blocked: exactZero(p.weightsCausal.data), blockedText: '0',
             rowTotals: { label: 'row sum', text: (r) => percent(sumsRight[r]), className: short(sumsRight) },
             baseline: base?.weightsCausal.data,
@@ -179,7 +180,7 @@ export const causalStep: StepDefinition = {
         );
         wrong.update(
           {
-            data: p.weightsMaskedAfter.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
+            data: p.weightsMaskedAfter.data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
             blocked: exactZero(p.weightsMaskedAfter.data), blockedText: '0',
             rowTotals: { label: 'row sum', text: (r) => percent(sumsWrong[r]), className: short(sumsWrong) },
             baseline: base?.weightsMaskedAfter.data,
@@ -200,7 +201,7 @@ export const causalStep: StepDefinition = {
             : `${rowText(second)} would sum to ${percent(sumsWrong[second])} and ${rowText(worst)} to just ${percent(sumsWrong[worst])}`;
           reading.textContent = `Zero the weights after the softmax instead, and ${pair}; only the last row, which has nothing to hide, still reaches ${percent(sumsWrong[n - 1])}. ` +
             `Each output row would then be a proper average shrunk by its own factor (${fmt(sumsWrong[second])} for row ${second + 1}), so positions would no longer be on the same scale. ` +
-            `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[h * n * n])}, on itself.`;
+            `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[0])}, on itself.`;
         }
 
         if (predict) {
@@ -220,7 +221,7 @@ export const causalStep: StepDefinition = {
         printedLabel.textContent = n <= PRINT_MAX_TOKENS
           ? `With this page’s ${n} token${n === 1 ? '' : 's'} instead of 4${headNote.replace(', ', ' (') + (headNote ? ')' : '')}, the print shows:`
           : `With this page’s ${n} tokens the printed array is ${n} × ${n}, too wide to show here; the left-hand weights table above holds the same numbers.`;
-        printed.set(n <= PRINT_MAX_TOKENS ? numpyPrint(p.weightsCausal.data, h * n * n, n, n) : '');
+        printed.set(n <= PRINT_MAX_TOKENS ? numpyPrint(p.weightsCausal.data, 0, n, n) : '');
         printed.element.hidden = n > PRINT_MAX_TOKENS;
       },
     };
