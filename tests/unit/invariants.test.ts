@@ -247,9 +247,14 @@ describe('determinism of the seeded generator', () => {
 });
 
 describe('results share the arrays a change left bit for bit the same', () => {
+  // Over 128 KB (here 64 tokens, 4 heads of 16: about 300 KB); smaller results are copied in one piece.
+  const tokens = Array.from({ length: 64 }, (_, i) => `${SENTENCE[i % SENTENCE.length]}${i}`);
+  const n = tokens.length;
+  const base = { tokens, dModel: 64, heads: 4, seed: 42 };
+
   it('toggling causal shares the scores, not the weights; switching the comparison head shares all but its tables', () => {
-    const open = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 42 });
-    const causal = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 42, causal: true });
+    const open = engine.pipeline(base);
+    const causal = engine.pipeline({ ...base, causal: true });
     for (const key of ['X', 'W_q', 'Q', 'K_heads', 'scores', 'scoresScaled'] as const) expect(causal[key].data, key).toBe(open[key].data);
     // The causal comparison is the same computation either way; the configured path and the mask are not.
     expect(causal.weightsCausal.data).toBe(open.weightsCausal.data);
@@ -257,22 +262,22 @@ describe('results share the arrays a change left bit for bit the same', () => {
     expect(causal.mask.data).not.toBe(open.mask.data);
     expect(floatBitsHex(causal.weights.data)).not.toBe(floatBitsHex(open.weights.data));
 
-    const otherHead = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 42, causal: true, comparisonHead: 3 });
+    const otherHead = engine.pipeline({ ...base, causal: true, comparisonHead: 3 });
     for (const key of ['X', 'scores', 'weights', 'headOutputs', 'output'] as const) expect(otherHead[key].data, key).toBe(causal[key].data);
     expect(otherHead.mask.data).toBe(causal.mask.data);
     for (const key of ['weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const) expect(otherHead[key].data, key).not.toBe(causal[key].data);
     // Shared or not, every array holds what a fresh run computes: head 3's comparison is head 3 of the weights.
-    expect(floatBitsHex(otherHead.weightsCausal.data)).toBe(floatBitsHex(otherHead.weights.data.subarray(3 * 81, 4 * 81)));
+    expect(floatBitsHex(otherHead.weightsCausal.data)).toBe(floatBitsHex(otherHead.weights.data.subarray(3 * n * n, 4 * n * n)));
   });
 
   it('a new seed shares nothing it computed; arrays of different sizes are never shared', () => {
-    const a = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 1 });
-    const b = engine.pipeline({ tokens: SENTENCE, dModel: 16, heads: 4, seed: 2 });
+    const a = engine.pipeline({ ...base, seed: 1 });
+    const b = engine.pipeline({ ...base, seed: 2 });
     for (const key of ['X', 'W_q', 'W_o', 'Q', 'scores', 'weights', 'output', 'weightsUnscaled'] as const) expect(b[key].data, key).not.toBe(a[key].data);
-    const shorter = engine.pipeline({ tokens: SENTENCE.slice(0, 4), dModel: 16, heads: 4, seed: 2 });
+    const shorter = engine.pipeline({ ...base, tokens: tokens.slice(0, 60), seed: 2 });
     expect(shorter.W_q.data).toBe(b.W_q.data); // the weights depend on seed and d_model only
     expect(shorter.X.data).not.toBe(b.X.data);
-    expect(shorter.X.data.length).toBe(4 * 16);
-    expect(Array.from(shorter.X.data)).toEqual(Array.from(b.X.data.subarray(0, 4 * 16)));
+    expect(shorter.X.data.length).toBe(60 * 64);
+    expect(Array.from(shorter.X.data)).toEqual(Array.from(b.X.data.subarray(0, 60 * 64)));
   });
 });

@@ -34,7 +34,7 @@ export interface MaskMatrix {
 
 /**
  * Every intermediate of softmax(Q Kᵀ / √d_k) V for the element's settings. Read-only: a tensor that a
- * change left bit for bit the same is the previous result's array, shared rather than copied.
+ * change left bit for bit the same may be the previous result's array, shared rather than copied.
  */
 export interface PipelineSnapshot {
   /** Number of tokens. */

@@ -158,18 +158,36 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
   return result;
 }
 
-/** Equal element for element; on 32-bit words of floats that is bit for bit (NaN payloads, signed zeros). */
-function sameElements<T extends Uint32Array | Uint8Array>(a: T, b: T): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Results up to this size are copied out of wasm memory in one piece (see readPipeline). */
+const WHOLE_COPY_BYTES = 128 * 1024;
+
+/** Whether a result was copied tensor by tensor (it was larger than WHOLE_COPY_BYTES): later results may share its arrays. */
+const copiedByTensor = (s: PipelineSnapshot) => s.weights.data.buffer !== s.X.data.buffer;
+
+/**
+ * old equals heap[at, at + old.length) bit for bit. The engine's results are finite, so comparing
+ * values is comparing bits except for the sign of zero, checked separately (a NaN never compares
+ * equal, so at worst it is copied). Indexing wasm memory directly allocates nothing per tensor.
+ */
+function sameFloats(old: Float32Array, heap: Float32Array, at: number, count: number): boolean {
+  if (old.length !== count) return false;
+  for (let i = 0; i < count; i++) {
+    const x = old[i]!, y = heap[at + i]!;
+    if (x !== y || (x === 0 && 1 / x !== 1 / y)) return false;
+  }
   return true;
 }
 
-const wordsOf = (data: Float32Array) => new Uint32Array(data.buffer, data.byteOffset, data.length);
+function sameBytes(old: Uint8Array, heap: Uint8Array, at: number, count: number): boolean {
+  if (old.length !== count) return false;
+  for (let i = 0; i < count; i++) if (old[i] !== heap[at + i]) return false;
+  return true;
+}
 
 /**
- * Copies the result block's tensors out of wasm memory, each into an array of its own, except that a
- * tensor bit-identical to the same tensor of a recent snapshot reuses that snapshot's array. Snapshots
+ * Copies the result block's tensors out of wasm memory. Over WHOLE_COPY_BYTES each goes into an array
+ * of its own, except that a tensor bit-identical to the same tensor of a recent result (one copied the
+ * same way) reuses that result's array. Snapshots
  * are read-only, so sharing is invisible, and most settings change a few tensors only: switching the
  * mask leaves the scores, switching the shown head leaves everything but the comparison tables. At 256
  * tokens and 8 heads a fresh copy of the whole block was most of a change's script time (new memory
@@ -180,23 +198,26 @@ function readPipeline(raw: RawEngineModule, header: number, comparisonHead: numb
   const [n, dModel, heads, dK] = [words[0]!, words[1]!, words[2]!, words[3]!];
   const scaleFactor = new Float32Array(words.buffer, 4 * 4, 1)[0]!;
   const base = words[5]!;
+  // A small result is copied in one piece, its tensors views into that copy, and shares nothing: for a
+  // few KB, making ~20 arrays and comparing costs more than copying (a 4-token call took up to twice as
+  // long tensor by tensor).
+  const whole = words[6]! <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(base, base + words[6]!).buffer : null;
+  const candidates = whole ? [] : recent;
   const floats = (name: PipelineTensorName, count: number): Float32Array => {
     const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
-    const fresh = raw.HEAPU32.subarray(at, at + count);
-    for (const old of recent) {
+    for (const old of candidates) {
       const data = old[name].data;
-      if (sameElements(wordsOf(data), fresh)) return data;
+      if (sameFloats(data, raw.HEAPF32, at, count)) return data;
     }
-    return raw.HEAPF32.slice(at, at + count);
+    return whole ? new Float32Array(whole, 4 * (at - (base >>> 2)), count) : raw.HEAPF32.slice(at, at + count);
   };
   const bytes = (index: number, count: number, pick: (s: PipelineSnapshot) => Uint8Array): Uint8Array => {
     const at = base + words[7 + PIPELINE_TENSORS.length + index]!;
-    const fresh = raw.HEAPU8.subarray(at, at + count);
-    for (const old of recent) {
+    for (const old of candidates) {
       const data = pick(old);
-      if (sameElements(data, fresh)) return data;
+      if (sameBytes(data, raw.HEAPU8, at, count)) return data;
     }
-    return fresh.slice();
+    return whole ? new Uint8Array(whole, at - base, count) : raw.HEAPU8.slice(at, at + count);
   };
   const matrix = (name: PipelineTensorName, rows: number, cols: number): Matrix => ({ rows, cols, data: floats(name, rows * cols) });
   const tensor = (name: PipelineTensorName, cols: number): Tensor3 => ({ heads, rows: n, cols, data: floats(name, heads * n * cols) });
@@ -355,7 +376,7 @@ export class AttentionEngine {
     const recent = this.recentPipelines.map((ref) => ref.deref()).filter((s) => s !== undefined);
     const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent));
     // Two: the walkthrough with edits alternates between the seeded baseline and the edited run.
-    this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
+    if (copiedByTensor(result)) this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
     return result;
   }
 

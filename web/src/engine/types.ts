@@ -71,8 +71,8 @@ export interface PipelineConfig {
 
 /**
  * Every intermediate of the walkthrough, copied out of wasm memory (never a view into it). Read-only:
- * an array bit-identical to the same tensor of one of the engine's last two results is that result's
- * array, shared instead of copied again.
+ * in a result over 128 KB, an array bit-identical to the same tensor of one of the engine's last two
+ * such results is that result's array, shared instead of copied again.
  */
 export interface PipelineSnapshot {
   n: number;
