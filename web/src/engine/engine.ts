@@ -164,17 +164,15 @@ const WHOLE_COPY_BYTES = 128 * 1024;
 /** Whether a result was copied tensor by tensor (it was larger than WHOLE_COPY_BYTES): later results may share its arrays. */
 const copiedByTensor = (s: PipelineSnapshot) => s.weights.data.buffer !== s.X.data.buffer;
 
-/**
- * old equals heap[at, at + old.length) bit for bit. The engine's results are finite, so comparing
- * values is comparing bits except for the sign of zero, checked separately (a NaN never compares
- * equal, so at worst it is copied). Indexing wasm memory directly allocates nothing per tensor.
- */
-function sameFloats(old: Float32Array, heap: Float32Array, at: number, count: number): boolean {
+/** Each compared array's bits as 32-bit words, made once per array (results are compared until dropped). */
+const wordViews = new WeakMap<Float32Array, Uint32Array>();
+
+/** old equals heap[at, at + old.length) bit for bit (integer compares: faster than floats, and exact). */
+function sameFloats(old: Float32Array, heap: Uint32Array, at: number, count: number): boolean {
   if (old.length !== count) return false;
-  for (let i = 0; i < count; i++) {
-    const x = old[i]!, y = heap[at + i]!;
-    if (x !== y || (x === 0 && 1 / x !== 1 / y)) return false;
-  }
+  let words = wordViews.get(old);
+  if (!words) wordViews.set(old, (words = new Uint32Array(old.buffer, old.byteOffset, old.length)));
+  for (let i = 0; i < count; i++) if (words[i] !== heap[at + i]) return false;
   return true;
 }
 
@@ -207,7 +205,7 @@ function readPipeline(raw: RawEngineModule, header: number, comparisonHead: numb
     const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
     for (const old of candidates) {
       const data = old[name].data;
-      if (sameFloats(data, raw.HEAPF32, at, count)) return data;
+      if (sameFloats(data, raw.HEAPU32, at, count)) return data;
     }
     return whole ? new Float32Array(whole, 4 * (at - (base >>> 2)), count) : raw.HEAPF32.slice(at, at + count);
   };
