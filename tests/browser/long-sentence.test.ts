@@ -92,11 +92,22 @@ describe('256 tokens', () => {
   test('the pointer reads the softmax picture, and masked cells are painted as zero weight', async () => {
     const { page, errors } = await open('heads=8&d_model=64&causal=1');
     const picture = page.locator('#softmax .matrix-picture');
+    const canvas = picture.locator('canvas');
     await picture.scrollIntoViewIfNeeded();
-    const box = (await picture.locator('canvas').boundingBox())!;
+    // Sections near the viewport leave their placeholder size once laid out, which can move or resize
+    // the picture after the scroll (CI once read the cell under a stale position): wait for its box
+    // to hold still, then point relative to the canvas itself.
+    let box = (await canvas.boundingBox())!;
+    for (let tries = 0; tries < 30; tries++) {
+      await page.waitForTimeout(100);
+      const again = (await canvas.boundingBox())!;
+      const still = again.x === box.x && again.y === box.y && again.width === box.width && again.height === box.height;
+      box = again;
+      if (still) break;
+    }
     const cell = box.width / 256;
     // Row 200, column 40: below the diagonal, a real weight.
-    await page.mouse.move(box.x + (40 + 0.5) * cell, box.y + (200 + 0.5) * cell);
+    await canvas.hover({ position: { x: (40 + 0.5) * cell, y: (200 + 0.5) * cell } });
     const text = await readout(page, 'softmax');
     const weight = await page.evaluate(() => {
       const p = window.attentionWalkthrough!.result.pipeline;
