@@ -11,9 +11,10 @@ export const DOT_PRODUCT_SAMPLES = 4000;
 export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 
 /**
- * The walkthrough keeps three (h, n, n) tables (scores, scaled scores, weights); settings over the engine's budget are refused here,
- * before anything is allocated, with a message that points to the tiled kernel. (Validated settings stay
- * at or below LIMITS.maxHeadWeights = 2^20 weights, half of it; this guards direct callers.)
+ * The walkthrough keeps three (h, n, n) tables (scores, scaled scores, weights); settings over the
+ * engine's budget are refused here, before anything is allocated, with a message that points to the
+ * tiled kernel. (Validated settings stay at or below LIMITS.maxHeadWeights = 2^20 weights, half of
+ * it; this guards direct callers.)
  */
 export function checkPipelineBudget(engine: AttentionEngine, n: number, heads: number): void {
   const { maxPipelineTokens, maxPipelineHeadScoreElements } = engine.info().limits;

@@ -142,7 +142,7 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
         if (m?.length) raw.HEAPF32.set(m, slots[i + 1]! >>> 2);
       });
       if (c.mask?.length) raw.HEAPU8.set(c.mask, slots[6]!);
-      const comparisonHead = c.comparisonHead ?? 0;
+      const comparisonHead = c.comparisonHead!; // pipeline() always sets it (default 0)
       const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1, comparisonHead);
       result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header, comparisonHead, recent);
     }
@@ -185,11 +185,11 @@ function sameBytes(old: Uint8Array, heap: Uint8Array, at: number, count: number)
 /**
  * Copies the result block's tensors out of wasm memory. Over WHOLE_COPY_BYTES each goes into an array
  * of its own, except that a tensor bit-identical to the same tensor of a recent result (one copied the
- * same way) reuses that result's array. Snapshots
- * are read-only, so sharing is invisible, and most settings change a few tensors only: switching the
- * mask leaves the scores, switching the shown head leaves everything but the comparison tables. At 256
- * tokens and 8 heads a fresh copy of the whole block was most of a change's script time (new memory
- * on every change; comparing costs a fraction of copying into it).
+ * same way) reuses that result's array. Snapshots are read-only, so sharing is invisible, and most
+ * settings change a few tensors only: switching the mask leaves the scores, switching the shown head
+ * leaves everything but the comparison tables. At 256 tokens and 8 heads a fresh copy of the whole
+ * block was most of a change's script time (new memory on every change; comparing costs a fraction of
+ * copying into it).
  */
 function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[]): PipelineSnapshot {
   const words = raw.HEAPU32.slice(header >>> 2, (header >>> 2) + HEADER_WORDS);
