@@ -278,11 +278,13 @@ describe('keyboard only, every control of every step', () => {
         (window as unknown as { __before: string }).__before = JSON.stringify([location.href, (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config]);
         (window as unknown as { __focusBefore: Element | null }).__focusBefore = w.__deepActive();
         const lastOption = el.localName === 'select' && (el as HTMLSelectElement).selectedIndex === (el as HTMLSelectElement).options.length - 1;
-        return { kind, region, lastOption, label: w.__describe(el) };
+        // A table cell in the last column has nowhere to go on ArrowRight (the row total is not a grid cell).
+        const lastColumn = el.localName === 'td' && (el.nextElementSibling as HTMLElement | null)?.dataset.col === undefined;
+        return { kind, region, lastOption, lastColumn, label: w.__describe(el) };
       }, index);
       if (!target) break;
-      // A select already on its last option goes up instead.
-      const key = { button: 'Enter', summary: 'Enter', a: 'Enter', checkbox: 'Space', radio: 'ArrowDown', select: target.lastOption ? 'ArrowUp' : 'ArrowDown', range: 'ArrowRight', number: 'ArrowUp', cell: 'ArrowRight', text: 'x' }[target.kind] ?? null;
+      // A select already on its last option goes up instead, and a cell in the last column goes left.
+      const key = { button: 'Enter', summary: 'Enter', a: 'Enter', checkbox: 'Space', radio: 'ArrowDown', select: target.lastOption ? 'ArrowUp' : 'ArrowDown', range: 'ArrowRight', number: 'ArrowUp', cell: target.lastColumn ? 'ArrowLeft' : 'ArrowRight', text: 'x' }[target.kind] ?? null;
       if (target.region || key === null) {
         operated[`reach only: ${target.kind}`] = (operated[`reach only: ${target.kind}`] ?? 0) + 1;
         continue;

@@ -56,13 +56,14 @@ async function ready(page: Page): Promise<void> {
 }
 
 /**
- * After a change the page draws the sections in view at once and the others in idle time
- * (step-renderer.ts): wait for those idle slices before reading tables all over the page.
+ * After a change the page draws the sections in view at once and the others in idle time once the
+ * settings are still (step-renderer.ts): wait for that drawing before reading tables all over the page.
  */
 async function settled(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    for (let i = 0; i < 24; i++) await new Promise((done) => requestIdleCallback(() => done(null), { timeout: 300 }));
-  });
+  await page.waitForFunction(() => {
+    const element = document.querySelector('attention-walkthrough') as unknown as { testHooks: { drawn(): boolean } | null };
+    return element.testHooks?.drawn() === true;
+  }, null, { polling: 50, timeout: 30_000 });
 }
 
 const settingsOf = (page: Page) => page.evaluate(() => window.attentionWalkthrough!.result.settings);

@@ -277,6 +277,26 @@ describe('predictions', () => {
     expect(again.prediction.element.querySelector('.predict-verdict')!.textContent).toBe('Right: A. Because.');
   });
 
+  test('before an answer, a change that moves only the answer redraws nothing; the verdict then uses the latest answer', () => {
+    const { prediction } = setup();
+    prediction.update(question('b'));
+    const buttons = [...prediction.element.querySelectorAll('[data-choice]')];
+    const focused = buttons[1] as HTMLElement;
+    focused.focus();
+    prediction.update({ ...question('a'), explanation: 'Because of the new weights.' });
+    const after = [...prediction.element.querySelectorAll('[data-choice]')];
+    expect(after.length).toBe(2);
+    after.forEach((button, i) => expect(button).toBe(buttons[i])); // the same nodes, not redrawn
+    expect(document.activeElement).toBe(focused);
+    expect(prediction.covered).toBe(true);
+    (buttons[0] as HTMLElement).click();
+    expect(prediction.element.querySelector('.predict-verdict')!.textContent).toBe('Right: A. Because of the new weights.');
+    // A new question (other choices) is drawn anew.
+    prediction.update({ ...question('b'), key: 'q2', choices: [{ id: 'b', label: 'B' }, { id: 'c', label: 'C' }] });
+    expect([...prediction.element.querySelectorAll('[data-choice]')].map((b) => b.textContent)).toEqual(['B', 'C']);
+    expect(prediction.covered).toBe(true);
+  });
+
   test('skip, ask again, and the switch that turns every prediction off', () => {
     const { figure, prediction, store } = setup();
     prediction.update(question());

@@ -1,6 +1,6 @@
 // The settings bar. It only reads settings to show them and emits changes through `update`;
 // validation and the URL belong to the state module.
-import { el } from './figures/dom';
+import { el, setText } from './figures/dom';
 import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, tokenize, type Settings } from './settings';
 
 export interface Controls {
@@ -117,11 +117,11 @@ export function createControls(
       const focused = (element.getRootNode() as Document | ShadowRoot).activeElement;
       if (focused !== sentence) sentence.value = settings.sentence;
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
-      sentenceHint.textContent = `${count} token${count === 1 ? '' : 's'}`;
+      setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}`);
       const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
       setOptions(dModel, dChoices, String, settings.dModel);
       setOptions(heads, headChoices(settings.dModel, tokenize(settings.sentence).tokens.length), String, settings.heads);
-      dK.textContent = `d_k = ${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`;
+      setText(dK, `d_k = ${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`);
       setOptions(head, Array.from({ length: settings.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
       head.disabled = settings.heads === 1;
       causal.checked = settings.causal;

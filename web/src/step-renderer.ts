@@ -1,7 +1,8 @@
 // Draws the steps the reader can see in the frame after a change, and the rest in idle time, one
-// step per idle slice. A settings change then costs the visible sections' work (a few ms), not all
-// ten sections' (hundreds of ms of style and layout on a slow machine), and the page never has a
-// stale section on screen: a section scrolled into view is drawn before it is painted.
+// step per idle slice, once the settings have been still for a moment. A settings change then costs
+// the visible sections' work (a few ms), not all ten sections' (hundreds of ms of style and layout on
+// a slow machine), and the page never has a stale section on screen: a section scrolled into view is
+// drawn before it is painted.
 import type { Snapshot } from './snapshot';
 import type { StepView } from './steps/types';
 
@@ -16,13 +17,25 @@ interface Entry {
 /** How far outside the viewport a section still counts as visible. */
 const NEAR = '600px 0px';
 
-const idle: (callback: () => void) => void =
-  typeof requestIdleCallback === 'function' ? (callback) => requestIdleCallback(callback, { timeout: 500 }) : (callback) => setTimeout(callback, 0);
+/**
+ * Off-screen sections wait until the settings have been still this long. While the reader holds an
+ * arrow key or clicks through settings, they would be drawn for values gone a moment later, and a
+ * section's drawing (up to 100 ms at 256 tokens) in progress when the next input arrives delays
+ * that input's frame.
+ */
+const QUIET_MS = 250;
+
+function idle(callback: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(callback, { timeout: 500 });
+  else setTimeout(callback, 0);
+}
 
 export class StepRenderer {
   private readonly entries: Entry[];
   private latest: Snapshot | null = null;
   private idleQueued = false;
+  /** When render() last had a new snapshot (performance.now()). */
+  private changedAt = -Infinity;
   private readonly observer: IntersectionObserver | null;
 
   constructor(sections: { section: HTMLElement; view: StepView }[]) {
@@ -42,12 +55,18 @@ export class StepRenderer {
   /** Draws the visible sections now and queues the others for idle time. */
   render(snapshot: Snapshot): void {
     this.latest = snapshot;
+    this.changedAt = performance.now();
     if (!this.observer) {
       this.renderAll(snapshot);
       return;
     }
     for (const entry of this.entries) if (entry.near) this.draw(entry);
     this.queueIdle();
+  }
+
+  /** Every section shows the latest snapshot (nothing is left for idle time). */
+  get drawn(): boolean {
+    return !this.firstStale();
   }
 
   /** Draws whatever is still stale (tests, exports, before reading every table). */
@@ -77,12 +96,32 @@ export class StepRenderer {
   private queueIdle(): void {
     if (this.idleQueued) return;
     this.idleQueued = true;
+    const wait = this.changedAt + QUIET_MS - performance.now();
+    if (wait > 0) {
+      setTimeout(() => {
+        this.idleQueued = false;
+        this.queueIdle();
+      }, wait);
+      return;
+    }
     idle(() => {
       this.idleQueued = false;
-      const stale = this.entries.find((entry) => this.latest && entry.drawn !== this.latest);
-      if (!stale) return;
-      this.draw(stale);
-      this.queueIdle();
+      this.drawOneStale();
     });
+  }
+
+  /** One stale section per idle slice, unless a change since asks to wait again. */
+  private drawOneStale(): void {
+    const stale = this.firstStale();
+    if (!stale) return;
+    if (performance.now() - this.changedAt >= QUIET_MS) {
+      this.draw(stale);
+      if (!this.firstStale()) return;
+    }
+    this.queueIdle();
+  }
+
+  private firstStale(): Entry | undefined {
+    return this.entries.find((entry) => this.latest && entry.drawn !== this.latest);
   }
 }

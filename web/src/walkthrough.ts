@@ -33,6 +33,8 @@ export interface Walkthrough {
   notify(messages: string[]): void;
   /** Recomputes now instead of at the next frame. */
   flush(): void;
+  /** Every section shows the latest settings (none is waiting for idle time). */
+  readonly drawn: boolean;
 }
 
 function noticeArea(): { element: HTMLElement; show(messages: string[]): void } {
@@ -149,6 +151,9 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   return {
     get snapshot() {
       return latest;
+    },
+    get drawn() {
+      return renderer.drawn;
     },
     notify: (messages) => notice.show(messages),
     flush: () => {

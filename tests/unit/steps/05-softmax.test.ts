@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { rowSentence, softmaxStep } from '../../../web/src/steps/05-softmax';
 import { fmt, percent } from '../../../web/src/figures/format';
+import { COLOUR_STEPS } from '../../../web/src/figures/palette';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { snapshotFor } from '../fixtures';
 
@@ -36,10 +37,14 @@ describe('softmax step', () => {
     expect(table.querySelector('thead th:last-child')!.textContent).toBe('row sum');
     expect([...table.querySelectorAll('td.row-total')].map((td) => td.textContent)).toEqual(Array(p.n).fill('100%'));
     expect(table.querySelector('caption')!.textContent).toContain('head 2 of 2');
-    // Darker cells for larger shares: --t is the weight relative to the largest in the head.
+    // Darker cells for larger shares: data-t is the weight relative to the largest in the head, in
+    // steps of 1/COLOUR_STEPS.
     const cells = [...table.querySelectorAll('td[data-col]')] as HTMLElement[];
-    const positions = cells.map((td) => Number(td.style.getPropertyValue('--t')));
-    expect(Math.max(...positions)).toBe(1);
+    const steps = cells.map((td) => Number(td.dataset.t));
+    expect(Math.max(...steps)).toBe(COLOUR_STEPS);
+    const weights = Array.from(p.weights.data.subarray(p.n * p.n, 2 * p.n * p.n));
+    const peak = Math.max(...weights);
+    expect(steps).toEqual(weights.map((w) => Math.round((w / peak) * COLOUR_STEPS)));
     // Each cell describes itself in words.
     const it = snapshot.tokens.indexOf('it');
     const animal = snapshot.tokens.indexOf('animal');

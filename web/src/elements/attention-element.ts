@@ -28,6 +28,8 @@ export interface AttentionTestHooks {
   update(change: Partial<Settings>): void;
   /** Computes any pending change and draws every step now, including those queued for idle time. */
   flush(): void;
+  /** Every step shows the latest settings: the idle-time drawing has caught up. */
+  drawn(): boolean;
 }
 
 /** Starts work this far before the element scrolls into view. */
@@ -79,6 +81,7 @@ export abstract class AttentionElement extends HTMLElement {
       compute: (settings = state.settings) => computeSnapshot(engine, settings),
       update: (change) => state.update(change, 'replace'),
       flush: () => walkthrough.flush(),
+      drawn: () => walkthrough.drawn,
     };
   }
 

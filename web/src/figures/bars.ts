@@ -1,7 +1,7 @@
 // A horizontal bar chart as a real <table>: one row per bar, the label as the row header, the bar
 // itself decorative (aria-hidden) and the value as text, so a screen reader reads "animal, 42%".
 // Bar lengths go through the --w custom property (no inline style attributes: strict CSP).
-import { el, replaceChildren, setVar } from './dom';
+import { el, replaceChildren, setText, setVar } from './dom';
 import { percent } from './format';
 
 export interface Bar {
@@ -59,7 +59,7 @@ export class BarChart {
   }
 
   update(bars: readonly Bar[], caption = this.options.caption): void {
-    this.caption.textContent = caption;
+    setText(this.caption, caption);
     const format = this.options.format ?? ((v: number) => percent(v));
     let max = this.options.max ?? 0;
     if (this.options.max === undefined) for (const bar of bars) if (bar.bar !== false && Number.isFinite(bar.value)) max = Math.max(max, bar.value);
@@ -67,14 +67,15 @@ export class BarChart {
     if (bars.length !== this.rows.length) this.build(bars.length);
     bars.forEach((bar, i) => {
       const { row, label, fill, value } = this.rows[i];
-      label.textContent = bar.label;
-      value.textContent = bar.text ?? format(bar.value);
+      setText(label, bar.label);
+      setText(value, bar.text ?? format(bar.value));
       setVar(fill, '--w', bar.bar === false ? '0' : barFraction(bar.value, max).toFixed(4));
       row.classList.toggle('no-bar', bar.bar === false);
       row.classList.toggle('emphasis', Boolean(bar.emphasis));
       row.classList.toggle('muted', Boolean(bar.muted));
-      if (bar.title) row.title = bar.title;
-      else row.removeAttribute('title');
+      if (bar.title) {
+        if (row.title !== bar.title) row.title = bar.title;
+      } else row.removeAttribute('title');
     });
   }
 

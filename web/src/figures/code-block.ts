@@ -1,7 +1,7 @@
 // A short listing from the article as a numbered, scrollable code block. The source is our own
 // constant text, but it still goes in as text nodes. Line numbers are separate aria-hidden spans,
 // so prose can say "line 2" and a screen reader reads only the code; comments are dimmed.
-import { el } from './dom';
+import { el, setText } from './dom';
 
 export interface CodeBlockOptions {
   /** Accessible name of the scrollable region, e.g. "The article’s attention() in NumPy". */
@@ -42,7 +42,7 @@ export function outputBlock(label: string): { element: HTMLElement; set(text: st
   return {
     element,
     set(text) {
-      pre.textContent = text;
+      setText(pre, text);
     },
   };
 }

@@ -8,7 +8,7 @@
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
 import { engineWasmUrl } from '../engine/engine';
 import { tokenCountLabel } from './cost-model';
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren, setText } from './dom';
 import { bytes, count } from './format';
 import { LogLogChart, type ChartTick } from './line-chart';
 import {
@@ -150,7 +150,7 @@ export class CostRunFigure {
     this.cancel.disabled = false;
     this.progress.value = 0;
     this.progress.removeAttribute('value'); // indeterminate while the engines start
-    this.status.textContent = 'Starting two engines in a background thread…';
+    setText(this.status, 'Starting two engines in a background thread…');
     this.draw();
   }
 
@@ -164,8 +164,8 @@ export class CostRunFigure {
         break;
       case 'measuring':
         this.current = message.item;
-        this.status.textContent = `Measuring n = ${count(message.item.n)}, ${message.item.kernel === 'naive' ? 'naive' : 'tiled'} ` +
-          `(${message.item.reps} timed call${message.item.reps === 1 ? '' : 's'})… ${message.index + 1} of ${this.plan.length}.`;
+        setText(this.status, `Measuring n = ${count(message.item.n)}, ${message.item.kernel === 'naive' ? 'naive' : 'tiled'} ` +
+          `(${message.item.reps} timed call${message.item.reps === 1 ? '' : 's'})… ${message.index + 1} of ${this.plan.length}.`);
         break;
       case 'measured':
         this.measured.push(message.result);
@@ -191,10 +191,10 @@ export class CostRunFigure {
     this.phase = phase;
     const seconds = (performance.now() - this.startedAt) / 1000;
     const last = this.measured[this.measured.length - 1];
-    this.status.textContent = phase === 'done'
+    setText(this.status, phase === 'done'
       ? `Done: ${this.measured.length} measurements in ${seconds.toFixed(0)} s.`
       : `Cancelled${this.current ? ` while measuring n = ${count(this.current.n)} (${this.current.kernel})` : ''}. ` +
-        (last ? `The ${this.measured.length} measurement${this.measured.length === 1 ? '' : 's'} made before it stay below.` : 'Nothing was measured.');
+        (last ? `The ${this.measured.length} measurement${this.measured.length === 1 ? '' : 's'} made before it stay below.` : 'Nothing was measured.'));
     this.current = null;
     this.finish();
   }
@@ -204,13 +204,13 @@ export class CostRunFigure {
     this.worker = null;
     this.phase = 'failed';
     this.current = null;
-    this.status.textContent = text;
+    setText(this.status, text);
     this.finish();
   }
 
   private finish(): void {
     this.run.disabled = false;
-    this.run.textContent = 'Run again';
+    setText(this.run, 'Run again');
     this.cancel.disabled = true;
     if (!this.progress.hasAttribute('value')) this.progress.value = 0;
     this.draw();

@@ -38,12 +38,32 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attributes?: A
 
 /** Sets a CSS custom property (e.g. a heatmap cell's colour position) without an inline style attribute. */
 export function setVar(node: HTMLElement | SVGElement, name: `--${string}`, value: string | number): void {
-  node.style.setProperty(name, String(value));
+  if (node.style.getPropertyValue(name) !== String(value)) node.style.setProperty(name, String(value));
 }
 
 export function replaceChildren(node: Element, ...children: Child[]): void {
   node.textContent = '';
   append(node, children);
+}
+
+/**
+ * replaceChildren for a block redrawn on every change (a worked sum, a reading): when the node already
+ * holds equal children (same elements, attributes and text), it is left alone. An unchanged block then
+ * costs no restyle, layout or repaint of its section, and the reader keeps a scroll position or focus
+ * inside it. For plain markup only: listeners on the new children, and references the caller keeps
+ * to them, do not carry over to the children kept.
+ */
+export function showChildren(node: Element, ...children: Child[]): void {
+  const next = document.createDocumentFragment();
+  append(next, children);
+  const same = node.childNodes.length === next.childNodes.length &&
+    Array.prototype.every.call(node.childNodes, (child: Node, i: number) => child.isEqualNode(next.childNodes[i]));
+  if (!same) node.replaceChildren(next);
+}
+
+/** Sets a node's text only when it differs: writing the same text still replaces the text node and relays it out. */
+export function setText(node: Node, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 /**

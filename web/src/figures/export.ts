@@ -7,7 +7,7 @@
 // oklab), from the theme's custom properties resolved with getComputedStyle, so the file looks like the
 // page in the reader's theme. Nothing here writes an inline style attribute: SVG files use presentation
 // attributes, and the one probe element that resolves a custom property is styled through the CSSOM.
-import { el } from './dom';
+import { el, setText } from './dom';
 import type { ColourScale } from './palette';
 
 // ---------------------------------------------------------------------------------------------------
@@ -457,7 +457,7 @@ export function exportToolbar(source: ExportSource): HTMLElement {
   let fallback: HTMLTextAreaElement | null = null;
 
   const say = (text: string) => {
-    status.textContent = text;
+    setText(status, text);
   };
   const copy = async (what: string, text: string) => {
     if (fallback) fallback.hidden = true;

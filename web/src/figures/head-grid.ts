@@ -5,7 +5,7 @@
 //
 // Colours come from the theme: the canvas's CSS background is the scale's 0 and its CSS `color`
 // is the scale's 1; a weight w is painted in that colour at opacity w. A theme change repaints.
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren, setText } from './dom';
 
 export interface HeadMap {
   /** Row-major (n, n) weights of this head, values in [0, 1]. */
@@ -40,7 +40,7 @@ export class HeadGrid {
     maps.forEach((map, i) => {
       const button = this.buttons[i];
       button.setAttribute('aria-pressed', String(i === pressed));
-      this.captions[i].textContent = i === pressed ? `${map.caption} · shown` : map.caption;
+      setText(this.captions[i], i === pressed ? `${map.caption} · shown` : map.caption);
       button.setAttribute('aria-label', map.description);
       button.title = map.description;
     });

@@ -2,7 +2,7 @@
 // glance even when one series is far taller than another (each panel has its own y scale). The
 // SVG is role="img" with a summary supplied by the caller, and the same bins are available as a
 // real table in a <details> underneath: nothing is only in the picture.
-import { el, replaceChildren, svg } from './dom';
+import { el, showChildren, svg } from './dom';
 import { fmt, percent } from './format';
 
 export interface HistogramMarker {
@@ -149,7 +149,7 @@ export class Histogram {
 
     this.chart.setAttribute('viewBox', `0 0 ${WIDTH} ${height}`);
     this.chart.setAttribute('aria-label', summary);
-    replaceChildren(this.chart, ...nodes);
+    showChildren(this.chart, ...nodes);
     this.fillTable(series, binned, lo, hi, bins, edgeFormat);
     return binned;
   }
@@ -164,6 +164,6 @@ export class Histogram {
       const to = b === bins - 1 ? fmt(Infinity) : format(lo + (b + 1) * width);
       return el('tr', {}, el('td', {}, from), el('td', {}, to), ...binned.map((bin) => el('td', {}, String(bin.counts[b]))));
     }) ?? [];
-    replaceChildren(this.table, el('caption', {}, this.options.title), el('thead', {}, head), el('tbody', {}, ...rows));
+    showChildren(this.table, el('caption', {}, this.options.title), el('thead', {}, head), el('tbody', {}, ...rows));
   }
 }

@@ -3,7 +3,7 @@
 // states what it shows; the numbers it plots are always in a table next to it (the step's job).
 // It lays itself out for its real width (ResizeObserver), so text stays readable on a phone, and
 // thins out x labels that would crowd.
-import { el, replaceChildren, svg } from './dom';
+import { el, showChildren, svg } from './dom';
 
 export interface ChartSeries {
   label: string;
@@ -126,9 +126,9 @@ export class LogLogChart {
       const hy = Y(data.highlight.y);
       parts.push(svg('circle', { class: 'chart-highlight', cx: r(hx), cy: r(hy), r: 7 }));
     }
-    replaceChildren(this.svgRoot, ...parts);
+    showChildren(this.svgRoot, ...parts);
     // The ringed point is named in the legend, where its label cannot collide with the lines.
-    replaceChildren(this.legend, ...data.series.map((s) =>
+    showChildren(this.legend, ...data.series.map((s) =>
       el('span', { class: 'legend-item' }, el('span', { class: `legend-line ${s.className}`, 'aria-hidden': 'true' }), s.label)),
       data.highlight ? el('span', { class: 'legend-item' }, el('span', { class: 'legend-ring', 'aria-hidden': 'true' }), data.highlight.text) : null);
   }

@@ -10,11 +10,11 @@
 // tokens) is drawn as a picture instead of a table (figures/matrix-picture.ts), with the same readout,
 // selection, highlights, painting and exports.
 // Under every table, "Copy or save": CSV, a NumPy literal, PNG and SVG files of exactly what is shown.
-import { el, replaceChildren, setVar, whenPointerReleased } from './dom';
+import { el, replaceChildren, setText, whenPointerReleased } from './dom';
 import { exportToolbar, readPalette, tableCsv, tableNumpy, tableSvg, type TableData } from './export';
 import { fmt } from './format';
 import { drawnAsPicture, MatrixPicture } from './matrix-picture';
-import { colourPosition, extentOf, type ColourScale } from './palette';
+import { colourPosition, colourStep, extentOf, type ColourScale } from './palette';
 
 export interface MatrixView {
   data: ArrayLike<number>;
@@ -88,6 +88,12 @@ export interface MatrixTableOptions {
 
 /** Above this many cells a table's per-cell words are written when a cell is pointed at or focused. */
 export const LARGE_TABLE_CELLS = 4096;
+
+/**
+ * Above this many cells a table's tooltips are written when a cell is pointed at or focused. A
+ * 64 × 64 table spent 30 ms of each change composing 4,096 tooltip sentences nobody was reading.
+ */
+export const EAGER_TITLE_CELLS = 1024;
 
 /** A change smaller than this is float rounding, not a consequence of an edit. */
 export const CHANGE_THRESHOLD = 5e-4;
@@ -169,7 +175,7 @@ export class MatrixTable {
   /** Cells of a large table that got an aria-label when focused or pointed at. */
   private labelled = new Set<number>();
   private marked = new Map<string, Set<HTMLTableCellElement>>();
-  /** A large table: cells get their words (title, and aria-label without numbers) when pointed at or focused. */
+  /** Over EAGER_TITLE_CELLS: cells get their tooltip (and, over LARGE_TABLE_CELLS without numbers, their name) when pointed at or focused. */
   private lazyWords = false;
   /** The matrix as a picture, while drawnAsPicture() says so. */
   private picture: MatrixPicture | null = null;
@@ -248,10 +254,12 @@ export class MatrixTable {
     const base = view.baseline ?? null;
     const delta = this.options.formatDelta ?? formatDelta;
     this.changedCount = 0;
-    // Large tables (a 128 × 128 map is 16 384 cells) get their tooltip and, without numbers, their
-    // name when a cell is pointed at or focused (lazyWords), not 16 384 sentences on every change.
+    // Tables over EAGER_TITLE_CELLS get their tooltips, and over LARGE_TABLE_CELLS without numbers
+    // their names, when a cell is pointed at or focused (lazyWords), not thousands of sentences on
+    // every change.
     const large = view.rows * view.cols > LARGE_TABLE_CELLS;
-    this.lazyWords = large;
+    const lazyTitles = view.rows * view.cols > EAGER_TITLE_CELLS;
+    this.lazyWords = lazyTitles;
     // Every write is compared with what the cell already shows (the caches below), so cells whose
     // number did not change cost no DOM work: a settings change touches only what it changed.
     for (let r = 0; r < view.rows; r++) {
@@ -260,10 +268,10 @@ export class MatrixTable {
         const cell = this.cells[i];
         const value = view.data[offset + i];
         const blocked = view.blocked?.(r, c) ?? false;
-        const position = (blocked ? 0 : colourPosition(value, this.options.scale, extent)).toFixed(3);
-        if (this.shownT[i] !== position) {
-          setVar(cell, '--t', position);
-          this.shownT[i] = position;
+        const step = String(blocked ? 0 : colourStep(colourPosition(value, this.options.scale, extent)));
+        if (this.shownT[i] !== step) {
+          cell.dataset.t = step;
+          this.shownT[i] = step;
         }
         const flags = blocked ? 1 : 0;
         const text = this.cellText(view, r, c);
@@ -291,7 +299,7 @@ export class MatrixTable {
           cell.dataset.delta = delta(moved);
           this.changedCount++;
         } else if (this.hadDeltas) delete cell.dataset.delta;
-        if (large) {
+        if (lazyTitles) {
           if (this.shownTitle[i] !== '') {
             cell.removeAttribute('title');
             this.shownTitle[i] = '';
@@ -307,11 +315,11 @@ export class MatrixTable {
       }
     }
     this.hadDeltas = this.changedCount > 0;
-    if (large && this.pointed) this.wordsOnCell(this.pointed[0], this.pointed[1]);
+    if (lazyTitles && this.pointed) this.wordsOnCell(this.pointed[0], this.pointed[1]);
     if (view.rowTotals) {
       const totals = view.rowTotals;
       this.totals.forEach((cell, r) => {
-        cell.textContent = totals.text(r);
+        setText(cell, totals.text(r));
         cell.className = `row-total ${totals.className?.(r) ?? ''}`.trim();
       });
     }
@@ -418,7 +426,7 @@ export class MatrixTable {
   /** Writes a cell's text unless it already shows it. */
   private setText(i: number, text: string): void {
     if (this.shownText[i] === text) return;
-    this.cells[i].textContent = text;
+    setText(this.cells[i], text);
     this.shownText[i] = text;
   }
 
@@ -466,7 +474,7 @@ export class MatrixTable {
       ? this.words(at[0], at[1])
       : this.changedCount > 0 ? `${this.changedCount} of ${this.rows * this.cols} numbers moved since your edits (dashed outline, change in the corner).` : '';
     // Unchanged text is not written again, so the live region does not repeat itself on every redraw.
-    if (this.readout.textContent !== text) this.readout.textContent = text;
+    setText(this.readout, text);
   }
 
   private focusedCell(): [number, number] | null {
@@ -478,7 +486,7 @@ export class MatrixTable {
 
   private setCaption(caption: string): void {
     this.captionText = caption;
-    if (this.captionElement) this.captionElement.textContent = caption;
+    if (this.captionElement) setText(this.captionElement, caption);
     this.scroller.setAttribute('aria-label', caption);
   }
 
@@ -513,7 +521,7 @@ export class MatrixTable {
       this.scroller.after(this.pictureCaption!, this.picture.element);
     }
     this.captionText = caption;
-    this.pictureCaption!.textContent = caption;
+    setText(this.pictureCaption!, caption);
     const offset = view.offset ?? 0;
     const extent = this.extent(view);
     const blocked = view.blocked;
@@ -553,7 +561,7 @@ export class MatrixTable {
     this.pictureTotals.querySelectorAll('td.row-total').forEach((cell, r) => {
       const text = totals.text(r);
       const className = `row-total ${totals.className?.(r) ?? ''}`.trim();
-      if (cell.textContent !== text) cell.textContent = text;
+      setText(cell, text);
       if (cell.className !== className) cell.className = className;
     });
   }
@@ -620,25 +628,30 @@ export class MatrixTable {
   /** Moves the one tab stop to (r, c). */
   private setCursor(r: number, c: number): void {
     const old = this.cells[this.cursor[0] * this.cols + this.cursor[1]];
-    if (old) old.tabIndex = -1;
-    this.cursor = [r, c];
     const cell = this.cells[r * this.cols + c];
-    if (cell) cell.tabIndex = 0;
+    if (old && old !== cell) old.tabIndex = -1;
+    this.cursor = [r, c];
+    if (cell && cell.tabIndex !== 0) cell.tabIndex = 0;
   }
 
+  // Every settings change re-marks the selection: marking the cell already marked writes nothing,
+  // so the table is not restyled and repainted for it.
   private markSelection(): void {
     if (this.picture?.element.isConnected) {
       this.picture.showSelection(this.selected, false);
       return;
     }
-    if (this.selectedCell) {
+    const cell = this.selected ? this.cells[this.selected[0] * this.cols + this.selected[1]] : undefined;
+    if (this.selectedCell && this.selectedCell !== cell) {
       this.selectedCell.classList.remove('selected');
       this.selectedCell.removeAttribute('aria-selected');
       this.selectedCell = null;
     }
-    if (!this.selected) return;
-    const cell = this.cells[this.selected[0] * this.cols + this.selected[1]];
-    if (!cell) return;
+    if (!this.selected || !cell) return;
+    if (cell === this.selectedCell) {
+      this.setCursor(this.selected[0], this.selected[1]);
+      return;
+    }
     cell.classList.add('selected');
     cell.setAttribute('aria-selected', 'true');
     this.selectedCell = cell;
@@ -791,7 +804,7 @@ export class MatrixTable {
     input.remove();
     if (cell && this.view) {
       cell.classList.remove('editing');
-      cell.textContent = this.cellText(this.view, row, col);
+      setText(cell, this.cellText(this.view, row, col));
       this.shownText[row * this.cols + col] = cell.textContent;
       if (focusCell) cell.focus();
     }
@@ -836,7 +849,7 @@ export class MatrixTable {
     const value = round3(drag.value + Math.round(dx) * (event.shiftKey ? 0.1 : 0.01));
     const cell = this.cells[drag.row * this.cols + drag.col];
     if (cell) {
-      cell.textContent = fmt(value, this.options.digits ?? 2);
+      setText(cell, fmt(value, this.options.digits ?? 2));
       this.shownText[drag.row * this.cols + drag.col] = undefined;
     }
     this.options.edit.change(drag.row, drag.col, value);
@@ -877,7 +890,7 @@ export class MatrixTable {
       cell.classList.toggle('blocked', !on);
       this.shownFlags[index] = -1;
       if (this.view?.showNumbers ?? true) {
-        cell.textContent = on ? '1' : (this.view?.blockedText ?? '0');
+        setText(cell, on ? '1' : (this.view?.blockedText ?? '0'));
         this.shownText[index] = undefined;
       }
     }

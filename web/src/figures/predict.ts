@@ -3,7 +3,7 @@
 // then the box says whether the guess was right and why, with the live numbers. Answers, and whether
 // predictions are on at all, are remembered in localStorage, which may be missing or throw (sandboxed
 // iframes, privacy modes): then they last for the visit only.
-import { controlForm, el, replaceChildren } from './dom';
+import { controlForm, el, replaceChildren, setText } from './dom';
 
 export interface PredictChoice {
   id: string;
@@ -163,14 +163,16 @@ export class Prediction {
       this.cover(false);
       return;
     }
-    const signature = JSON.stringify([q, this.store.answerOf(q.key) ?? null]);
+    const answer = this.store.answerOf(q.key);
+    const answered = answer !== undefined;
+    // Before the reader answers, the answer and its explanation are not on screen: a settings change
+    // that moves only them (the weights behind the right answer) redraws nothing.
+    const signature = JSON.stringify(answered ? [q, answer] : [q.key, q.question, q.choices]);
     if (signature === this.drawn) return;
     this.drawn = signature;
     this.element.hidden = false;
-    const answer = this.store.answerOf(q.key);
-    const answered = answer !== undefined;
     this.element.classList.toggle('answered', answered);
-    this.questionText.textContent = q.question;
+    setText(this.questionText, q.question);
     const label = (id: string) => q.choices.find((c) => c.id === id)?.label ?? id;
     replaceChildren(this.choices, ...q.choices.map((choice) => {
       const button = el('button', {
@@ -179,6 +181,7 @@ export class Prediction {
         'aria-disabled': answered ? 'true' : null,
         'data-choice': choice.id,
       }, choice.label);
+      // The verdict is drawn from the question as it is when the reader answers (this.current).
       button.addEventListener('click', () => {
         if (this.store.answerOf(q.key) !== undefined) return;
         this.store.answer(q.key, choice.id);
@@ -187,7 +190,7 @@ export class Prediction {
       return button;
     }));
     if (!answered) {
-      this.verdict.textContent = '';
+      setText(this.verdict, '');
       const skip = el('button', { type: 'button', class: 'predict-link predict-skip' }, 'Skip: just show me');
       skip.addEventListener('click', () => {
         this.store.answer(q.key, SKIPPED);

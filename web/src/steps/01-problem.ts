@@ -2,7 +2,7 @@
 // the page computes: each token's new vector is a weighted mixture of every token's information,
 // shown live as the mixture one token actually gets from the current weights.
 import { BarChart, type Bar } from '../figures/bars';
-import { el, setVar } from '../figures/dom';
+import { el, setText } from '../figures/dom';
 import { barChartSvg, figureTools } from '../figures/export';
 import { percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
@@ -140,28 +140,31 @@ export const problemStep: StepDefinition = {
       let peak = 0;
       for (const w of row) peak = Math.max(peak, w);
 
+      // Only what changed is written: a chip left as it was is not restyled or repainted.
       Array.from(chips.children).forEach((node, j) => {
         const chip = node as HTMLElement;
         const chosen = j === focus;
-        chip.setAttribute('aria-checked', String(chosen));
-        chip.tabIndex = chosen ? 0 : -1;
+        const shade = String(Math.round((peak > 0 ? row[j] / peak : 0) * 10));
+        const title = `${quoted(labels[focus])} draws ${percent(row[j])} from ${quoted(labels[j])}`;
+        if (chip.getAttribute('aria-checked') !== String(chosen)) chip.setAttribute('aria-checked', String(chosen));
+        if (chip.tabIndex !== (chosen ? 0 : -1)) chip.tabIndex = chosen ? 0 : -1;
         chip.classList.toggle('chosen', chosen);
-        setVar(chip, '--t', (peak > 0 ? row[j] / peak : 0).toFixed(3));
-        chip.title = `${quoted(labels[focus])} draws ${percent(row[j])} from ${quoted(labels[j])}`;
+        if (chip.dataset.shade !== shade) chip.dataset.shade = shade;
+        if (chip.title !== title) chip.title = title;
       });
 
-      intro.textContent = `${next.settings.sentence === ARTICLE_SENTENCE ? 'The sentence' : 'Your sentence'} as the model sees it: ${p.n} token${p.n === 1 ? '' : 's'}, one per word. ` +
-        'Choose a token to see what its new vector is mixed from.';
+      setText(intro, `${next.settings.sentence === ARTICLE_SENTENCE ? 'The sentence' : 'Your sentence'} as the model sees it: ${p.n} token${p.n === 1 ? '' : 's'}, one per word. ` +
+        'Choose a token to see what its new vector is mixed from.');
       const isIt = focusTokenIndex(tokens) === focus && tokens[focus].toLowerCase().replace(/[^\p{L}\p{N}]/gu, '') === 'it';
-      question.textContent = isIt
+      setText(question, isIt
         ? `What does ${quoted(tokens[focus])} (token ${focus + 1}) refer to?`
-        : `What does ${quoted(tokens[focus])} (token ${focus + 1}) need from the other tokens?`;
+        : `What does ${quoted(tokens[focus])} (token ${focus + 1}) need from the other tokens?`);
 
       const headNote = p.heads > 1 ? ` (head ${settings.head + 1} of ${p.heads})` : '';
       bars.update(mixtureBars(next, focus), `How much of each token goes into the new vector for ${quoted(tokens[focus])}${headNote}; the shading of the words above shows the same shares.`);
 
       if (next.pipeline.fullyMaskedRows[focus]) {
-        reading.textContent = `Every token is masked for ${quoted(tokens[focus])}, so it has nothing to draw from: its mixture is empty.`;
+        setText(reading, `Every token is masked for ${quoted(tokens[focus])}, so it has nothing to draw from: its mixture is empty.`);
         return;
       }
       const self = top === focus ? ' (itself)' : '';

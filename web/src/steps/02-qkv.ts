@@ -4,7 +4,7 @@
 // three W matrices can be edited (typed, nudged, dragged); the edits live in the settings (and the
 // URL), and every figure of the page marks what they changed.
 import { byHandSum } from '../figures/arithmetic';
-import { el, replaceChildren } from '../figures/dom';
+import { el, replaceChildren, setText, showChildren } from '../figures/dom';
 import { fmt, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
@@ -182,7 +182,7 @@ export const qkvStep: StepDefinition = {
         line(p.W_k, p.K, 'K'),
         line(p.W_v, p.V, 'V'));
       const head = Math.floor(col / p.dK);
-      replaceChildren(byHand,
+      showChildren(byHand,
         el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}) of Q: row ${row + 1} of X (${quoted(tokens[row])}) times column ${col + 1} of W_q`),
         sums,
         el('p', { class: 'qkv-note' }, `${d} products, one per embedding dimension. Column ${col + 1} belongs to head ${head + 1}` +
@@ -205,20 +205,20 @@ export const qkvStep: StepDefinition = {
       resetButton.disabled = edits.length === 0;
       resetButton.hidden = !allowed && edits.length === 0;
       if (!allowed) {
-        editStatus.textContent = `Editing works on small examples, where you can follow every number: up to ${EDIT_LIMITS.maxTokens} tokens and d_model up to ${EDIT_LIMITS.maxDModel}. ` +
-          `This one has ${p.n} token${p.n === 1 ? '' : 's'} and d_model ${p.dModel}. Shorten the sentence or pick a smaller d_model in the settings bar, or:`;
+        setText(editStatus, `Editing works on small examples, where you can follow every number: up to ${EDIT_LIMITS.maxTokens} tokens and d_model up to ${EDIT_LIMITS.maxDModel}. ` +
+          `This one has ${p.n} token${p.n === 1 ? '' : 's'} and d_model ${p.dModel}. Shorten the sentence or pick a smaller d_model in the settings bar, or:`);
         editList.replaceChildren();
         return;
       }
       if (edits.length === 0) {
-        editStatus.textContent = 'No edits yet: every number is the seed’s.';
+        setText(editStatus, 'No edits yet: every number is the seed’s.');
         editList.replaceChildren();
         return;
       }
       const seeded = next.baseline ?? p;
       const moved = countMoved(p, seeded, settings.head);
-      editStatus.textContent = `You changed ${edits.length} number${edits.length === 1 ? '' : 's'}. ` +
-        `Of this head’s ${p.n * p.n} attention weights, ${moved.weights} moved; of the ${p.n * p.dModel} numbers of the layer’s output, ${moved.output} did.`;
+      setText(editStatus, `You changed ${edits.length} number${edits.length === 1 ? '' : 's'}. ` +
+        `Of this head’s ${p.n * p.n} attention weights, ${moved.weights} moved; of the ${p.n * p.dModel} numbers of the layer’s output, ${moved.output} did.`);
       const shown = edits.slice(0, 8);
       replaceChildren(editList, ...shown.map((e) => {
         const M = seeded[EDIT_MATRIX_KEYS[e.matrix]];
@@ -238,16 +238,16 @@ export const qkvStep: StepDefinition = {
 
     /** Marks the shown head's columns (header and cells) in a table whose first shown column is `c0`. */
     function markSlice(table: MatrixTable, start: number, count: number, c0: number, cols: number, active: boolean): void {
-      const head = table.element.querySelector('thead');
-      head?.querySelectorAll('.qkv-other, .qkv-slice').forEach((node) => node.classList.remove('qkv-other', 'qkv-slice'));
+      // Only headers whose mark changes are written: an unchanged slice costs no restyle or repaint.
+      const headers = table.element.querySelectorAll('thead th');
       const others: number[] = [];
-      if (active) {
-        const headers = head?.querySelectorAll('th') ?? [];
-        for (let c = 0; c < cols; c++) {
-          const inside = c0 + c >= start && c0 + c < start + count;
-          headers[c + 1]?.classList.add(inside ? 'qkv-slice' : 'qkv-other');
-          if (!inside) others.push(c);
-        }
+      for (let c = 0; c < cols; c++) {
+        const header = headers[c + 1];
+        const inside = c0 + c >= start && c0 + c < start + count;
+        if (active && !inside) others.push(c);
+        if (!header) continue;
+        header.classList.toggle('qkv-slice', active && inside);
+        header.classList.toggle('qkv-other', active && !inside);
       }
       table.markCells('qkv-other', [], others);
     }
@@ -269,13 +269,13 @@ export const qkvStep: StepDefinition = {
         const rowLabels = dimensionLabels(rowCount);
         const partial = (what: string) => (windowed ? `; showing ${what}` : '');
 
-        sizes.textContent = multi
+        const sizeText = multi
           ? `Here d_model = ${d} and h = ${p.heads} heads, so each head gets d_k = ${d} / ${p.heads} = ${p.dK} dimensions. ` +
             `Each W is one (${d}, ${d}) matrix whose columns are split between the heads: head ${h + 1} (the one shown) uses ${slice}, ` +
             `a (${d}, ${p.dK}) slice${d === 8 && p.dK === 4 ? ', exactly the shape of the article’s W_q for one head' : ''}. ` +
             `The same ${slice} of Q, K and V are that head’s queries, keys and values${windowed ? '.' : '; the other heads’ columns are greyed out.'}`
           : `Here d_model = ${d} with a single head, so d_k = ${d}: the head uses every column of each (${d}, ${d}) matrix, and Q, K and V are (n, d_k) = (${p.n}, ${p.dK}).`;
-        if (windowed) sizes.textContent += ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and the first ${colCount} of head ${h + 1}’s columns.`;
+        setText(sizes, sizeText + (windowed ? ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and the first ${colCount} of head ${h + 1}’s columns.` : ''));
 
         const base = next.baseline;
         const baseOf = (M: Matrix | undefined, rows: number, c0: number, cols: number) => (M ? (windowed ? crop(M, rows, c0, cols) : M.data) : null);

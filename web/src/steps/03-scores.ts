@@ -1,6 +1,6 @@
 // Step 1 of the article: every query against every key. scores = Q K^T, one number per pair.
 import { byHandSum } from '../figures/arithmetic';
-import { el, replaceChildren } from '../figures/dom';
+import { el, setText, showChildren } from '../figures/dom';
 import { fmt, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
@@ -72,7 +72,7 @@ export const scoresStep: StepDefinition = {
       const k = p.K_heads.data.subarray((h * p.n + col) * dK, (h * p.n + col + 1) * dK);
       const value = p.scores.data[(h * p.n + row) * p.n + col];
       const terms = Array.from(q, (a, t) => ({ a, b: k[t] }));
-      replaceChildren(
+      showChildren(
         byHand,
         el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): how much ${quoted(tokens[row])} attends to ${quoted(tokens[col])}`),
         byHandSum(`q${sub(row + 1)} · k${sub(col + 1)}`, terms, value),
@@ -82,8 +82,8 @@ export const scoresStep: StepDefinition = {
       // Which key does this query match best?
       let best = 0;
       for (let j = 1; j < p.n; j++) if (p.scores.data[(h * p.n + row) * p.n + j] > p.scores.data[(h * p.n + row) * p.n + best]) best = j;
-      reading.textContent = `Row ${row + 1} (${quoted(tokens[row])}) scores highest against ${quoted(tokens[best])} ` +
-        `(${fmt(p.scores.data[(h * p.n + row) * p.n + best])}). Scores are not yet probabilities: they can be negative and do not add up to anything in particular.`;
+      setText(reading, `Row ${row + 1} (${quoted(tokens[row])}) scores highest against ${quoted(tokens[best])} ` +
+        `(${fmt(p.scores.data[(h * p.n + row) * p.n + best])}). Scores are not yet probabilities: they can be negative and do not add up to anything in particular.`);
     }
 
     return {

@@ -3,7 +3,7 @@
 // [1, 2, 3] with and without the spread that d_k would cause, and how much gradient survives), and
 // what scaling does to the current sentence's weights.
 import { BarChart } from '../figures/bars';
-import { el, replaceChildren } from '../figures/dom';
+import { el, replaceChildren, setText, showChildren } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { barChartSvg, chartTools, figureTools } from '../figures/export';
@@ -137,7 +137,7 @@ export const scaleStep: StepDefinition = {
         el('span', { class: 'scale-raw', 'data-value': raw }, fmt(raw)),
         settings.scale ? ` ÷ √${p.dK} = ${fmt(raw)} ÷ ${fmt(Math.sqrt(p.dK))} = ` : ' × 1 = ',
         el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result)));
-      replaceChildren(division,
+      showChildren(division,
         el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): ${quoted(tokens[row])} against ${quoted(tokens[col])}`),
         line,
         settings.scale ? null : el('p', {}, 'Scaling is switched off in the settings bar, so the scores pass through unchanged.'));
@@ -152,20 +152,20 @@ export const scaleStep: StepDefinition = {
       const root = fmt(Math.sqrt(dK));
       const spread = Math.max(dots.rawStd, dots.scaledStd, 1);
       const limit = Math.max(4, Math.ceil(4 * spread));
-      experimentIntro.textContent = `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with d_k = ${dK} components each, ` +
-        'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √d_k. Both use the same horizontal axis.';
+      setText(experimentIntro, `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with d_k = ${dK} components each, ` +
+        'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √d_k. Both use the same horizontal axis.');
       histogram.update([
         { label: `q · k: standard deviation ${fmt(dots.rawStd)}`, values: dots.raw, className: 'series-b', markers: [{ at: -dots.rawStd, label: '−σ' }, { at: dots.rawStd, label: '+σ' }] },
         { label: `q · k / √${dK}: standard deviation ${fmt(dots.scaledStd)}`, values: dots.scaled, className: 'series-a', markers: [{ at: -dots.scaledStd, label: '−σ' }, { at: dots.scaledStd, label: '+σ' }] },
       ], [-limit, limit],
       `Histogram of ${count(dots.raw.length)} random dot products with d_k = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
         `after dividing by ${root} it is ${fmt(dots.scaledStd)}, close to 1.`);
-      replaceChildren(statsBody,
+      showChildren(statsBody,
         el('tr', {}, el('th', { scope: 'row' }, 'q · k'), el('td', { class: 'stat scale-raw-std' }, fmt(dots.rawStd)), el('td', { class: 'stat' }, `√${dK} = ${root}`)),
         el('tr', {}, el('th', { scope: 'row' }, `q · k / √${dK}`), el('td', { class: 'stat scale-scaled-std' }, fmt(dots.scaledStd)), el('td', { class: 'stat' }, '1')));
-      experimentReading.textContent = dK === 1
+      setText(experimentReading, dK === 1
         ? `With d_k = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
-        : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √d_k while the bottom one stays put.`;
+        : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √d_k while the bottom one stays put.`);
     }
 
     function showSaturation(next: Snapshot): void {
@@ -179,7 +179,7 @@ export const scaleStep: StepDefinition = {
       sharpNorm.replaceChildren('Gradient that still flows: ', el('span', { class: 'stat scale-sharp-norm' }, fmt(sharp.jacobianNorm, 3)));
       const top = sharp.probabilities[sharp.probabilities.length - 1];
       if (factor === 1) {
-        saturationReading.textContent = `At d_k = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`;
+        setText(saturationReading, `At d_k = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`);
       } else {
         const ratio = sharp.jacobianNorm > 0 ? soft.jacobianNorm / sharp.jacobianNorm : Infinity;
         saturationReading.textContent =
@@ -202,7 +202,7 @@ export const scaleStep: StepDefinition = {
           ' Near 100% the softmax stops responding to its inputs, and training stalls; that is what the division prevents.',
       });
       tryButton.hidden = dK === ARTICLE_DK;
-      tryButton.textContent = `Try the article’s d_k = ${ARTICLE_DK} (d_model 512, 8 heads)`;
+      setText(tryButton, `Try the article’s d_k = ${ARTICLE_DK} (d_model 512, 8 heads)`);
     }
 
     function showEffect(next: Snapshot): void {
@@ -215,7 +215,7 @@ export const scaleStep: StepDefinition = {
       const rows = withScaling.map((_, i) => i).filter((i) => !live[i]);
       const nearlyOneHot = (values: number[]) => rows.filter((i) => atLeastOneHot(values[i])).length;
       const headNote = p.heads > 1 ? ` of head ${h + 1}` : '';
-      scaleButton.textContent = settings.scale ? 'Switch scaling off' : 'Switch scaling back on';
+      setText(scaleButton, settings.scale ? 'Switch scaling off' : 'Switch scaling back on');
 
       if (!settings.scale) {
         replaceChildren(effect,
@@ -263,10 +263,10 @@ export const scaleStep: StepDefinition = {
         const h = settings.head;
         const labels = tokenLabels(tokens);
         const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
-        what.textContent = settings.scale
+        setText(what, settings.scale
           ? `Before softmax, every score is divided by √d_k, the square root of the query and key length. Here d_k = ${p.dK}, so each score is divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
             `${p.dK === 1 ? ', which leaves it as it was' : `, which is the same as multiplying by ${fmt(p.scaleFactor, 3)}`}. Pick a cell to see its division.`
-          : `Normally every score is now divided by √d_k, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`;
+          : `Normally every score is now divided by √d_k, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`);
         scaled.update(
           { data: p.scoresScaled.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: p.n <= LIMITS.maxTokensWithNumbers, baseline: next.baseline?.scoresScaled.data },
           settings.scale ? `scores / √${p.dK}${headNote}, (n, n) = (${p.n}, ${p.n})` : `scores, unscaled (scaling is off)${headNote}, (n, n) = (${p.n}, ${p.n})`,

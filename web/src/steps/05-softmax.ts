@@ -1,7 +1,7 @@
 // Step 3 of the article: softmax turns each row of scaled scores into attention weights. The
 // attention map of the shown head with each row's sum, a sentence reading the chosen row, and the
 // chosen cell's softmax worked out by hand (subtract the row's max, exponentiate, divide by the sum).
-import { el, replaceChildren } from '../figures/dom';
+import { el, setText, showChildren } from '../figures/dom';
 import { fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
@@ -90,9 +90,9 @@ export const softmaxStep: StepDefinition = {
       const { pipeline: p, tokens, settings } = snapshot;
       const [row, col] = map.selection;
       const h = settings.head;
-      reading.textContent = rowSentence(snapshot, row);
+      setText(reading, rowSentence(snapshot, row));
       if (p.fullyMaskedRows[row]) {
-        replaceChildren(byHand,
+        showChildren(byHand,
           el('p', { class: 'by-hand-title' }, `Row ${row + 1} (${quoted(tokens[row])}): every key is masked`),
           el('p', {}, 'All its scores are −∞, so every exponential is 0 and the sum is 0 as well. Rather than divide 0 by 0, the engine gives the row all-zero weights: it draws nothing, and its sum is 0%.'));
         return;
@@ -114,7 +114,7 @@ export const softmaxStep: StepDefinition = {
           el('td', { 'data-value': weights[j] }, percent(weights[j], 1))));
       const long = p.n > 12;
       const scoreName = settings.scale ? 'the scaled scores s (score / √d_k)' : 'the scores s (unscaled: scaling is off)';
-      replaceChildren(byHand,
+      showChildren(byHand,
         el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): how much ${quoted(labels[row])} draws from ${quoted(labels[col])}`),
         el('p', {}, `Take ${scoreName} of row ${row + 1}. The largest is ${fmt(max)}: subtract it from every score, raise e to each result, add those up, and divide each by the total.`),
         el('div', { class: long ? 'matrix-scroll softmax-steps long' : 'matrix-scroll softmax-steps', tabindex: 0, role: 'region', 'aria-label': `Softmax of row ${row + 1}, step by step` },
@@ -157,13 +157,13 @@ export const softmaxStep: StepDefinition = {
           },
           `weights = softmax(${settings.scale ? 'scores / √d_k' : 'scores'})${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
         );
-        legend.textContent = `Darker blue means a larger share; the darkest cell is ${percent(peak)}.` +
-          (settings.causal || p.mask.data.includes(0) ? ' Hatched cells are masked (step 7): they get exactly 0%.' : '');
+        setText(legend, `Darker blue means a larger share; the darkest cell is ${percent(peak)}.` +
+          (settings.causal || p.mask.data.includes(0) ? ' Hatched cells are masked (step 7): they get exactly 0%.' : ''));
         const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));
         emptyRows.hidden = empty.length === 0;
-        emptyRows.textContent = empty.length === 0 ? '' :
+        setText(emptyRows, empty.length === 0 ? '' :
           `${empty.length === 1 ? 'Row' : 'Rows'} ${empty.map((r) => r + 1).join(', ')} ${empty.length === 1 ? 'has' : 'have'} every key masked, so there is nothing to share out: ` +
-          'the weights are all 0 and the row sums to 0%, not 100%. Softmax would divide 0 by 0 here; the engine returns zeros instead.';
+          'the weights are all 0 and the row sums to 0%, not 100%. Softmax would divide 0 by 0 here; the engine returns zeros instead.');
 
         const key = tokens.join('\u0001');
         if (key !== sentenceKey || !map.selection) {

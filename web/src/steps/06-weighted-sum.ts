@@ -2,7 +2,7 @@
 // proportions of that row's weights; any output cell can be worked out by hand.
 import { byHandSum } from '../figures/arithmetic';
 import { codeBlock, outputBlock } from '../figures/code-block';
-import { el, replaceChildren } from '../figures/dom';
+import { el, setText, showChildren } from '../figures/dom';
 import { copyText } from '../figures/export';
 import { numpyScript, SCRIPT_MAX_DMODEL } from '../figures/numpy-script';
 import { fmt, percent, quoted, sub } from '../figures/format';
@@ -72,22 +72,22 @@ export const weightedSumStep: StepDefinition = {
     const reproDetails = el('details', { class: 'numpy-repro-details' }, el('summary', {}, 'Show the script'), reproBlock.element);
     const script = () => (snapshot ? numpyScript(snapshot, { attention: ATTENTION_SOURCE, multiHead: MULTI_HEAD_SOURCE }) : '');
     reproDetails.addEventListener('toggle', () => {
-      if (reproDetails.open) reproCode.textContent = script();
+      if (reproDetails.open) setText(reproCode, script());
     });
     reproButton.addEventListener('click', async () => {
       const text = script();
       if (!text) return;
-      if (reproDetails.open) reproCode.textContent = text;
+      if (reproDetails.open) setText(reproCode, text);
       if (await copyText(text)) {
-        reproStatus.textContent = `Copied: ${text.split('\n').length} lines of Python. Save them as attention.py and run python3 attention.py (it needs NumPy).`;
+        setText(reproStatus, `Copied: ${text.split('\n').length} lines of Python. Save them as attention.py and run python3 attention.py (it needs NumPy).`);
         return;
       }
       // No clipboard here: open the script and select it, to copy by hand.
-      reproCode.textContent = text;
+      setText(reproCode, text);
       reproDetails.open = true;
       getSelection()?.selectAllChildren(reproCode);
       reproBlock.element.focus();
-      reproStatus.textContent = 'The clipboard is blocked here, so the script is open and selected below: press Ctrl+C (⌘C on a Mac) to copy it.';
+      setText(reproStatus, 'The clipboard is blocked here, so the script is open and selected below: press Ctrl+C (⌘C on a Mac) to copy it.');
     });
     const repro = el('div', { class: 'numpy-repro' },
       el('div', { class: 'numpy-repro-bar' }, reproButton, reproStatus),
@@ -125,7 +125,7 @@ export const weightedSumStep: StepDefinition = {
       const wRow = p.weights.data.subarray((h * n + row) * n, (h * n + row + 1) * n);
       const vCol = Array.from({ length: n }, (_, t) => p.V_heads.data[(h * n + t) * dK + col]);
       const value = p.headOutputs.data[(h * n + row) * dK + col];
-      replaceChildren(
+      showChildren(
         byHand,
         el('p', { class: 'by-hand-title' }, `Output row ${row + 1} (${quoted(tokens[row])}), dimension ${col + 1}: weights of row ${row + 1} times column ${col + 1} of V`),
         byHandSum(`out${sub(row + 1)},${sub(col + 1)}`, Array.from(wRow, (w, t) => ({ a: w, b: vCol[t] })), value),
@@ -134,7 +134,7 @@ export const weightedSumStep: StepDefinition = {
       values.highlight([], [col]);
 
       if (p.fullyMaskedRows[row]) {
-        reading.textContent = `Every key is blocked for row ${row + 1}, so all its weights are 0 and its output is 0.`;
+        setText(reading, `Every key is blocked for row ${row + 1}, so all its weights are 0 and its output is 0.`);
         return;
       }
       let total = 0;
@@ -145,9 +145,9 @@ export const weightedSumStep: StepDefinition = {
       }
       const lo = Math.min(...vCol);
       const hi = Math.max(...vCol);
-      reading.textContent = `The weights of row ${row + 1} are never negative and add up to ${fmt(total)}, so ${fmt(value)} is an average of column ${col + 1} of V: ` +
+      setText(reading, `The weights of row ${row + 1} are never negative and add up to ${fmt(total)}, so ${fmt(value)} is an average of column ${col + 1} of V: ` +
         `it has to land between that column’s smallest value (${fmt(lo)}) and its largest (${fmt(hi)}). ` +
-        `The biggest share, ${percent(wRow[best])}, comes from ${quoted(tokens[best])}, whose value there is ${fmt(vCol[best])}.`;
+        `The biggest share, ${percent(wRow[best])}, comes from ${quoted(tokens[best])}, whose value there is ${fmt(vCol[best])}.`);
     }
 
     return {
@@ -163,10 +163,10 @@ export const weightedSumStep: StepDefinition = {
         const masked = (r: number, c: number) => p.mask.data[r * n + c] === 0 && p.weights.data[(h * n + r) * n + c] === 0;
         const base = next.baseline;
         reproButton.disabled = p.dModel > SCRIPT_MAX_DMODEL;
-        reproStatus.textContent = p.dModel > SCRIPT_MAX_DMODEL
+        setText(reproStatus, p.dModel > SCRIPT_MAX_DMODEL
           ? `The script writes out all four d_model × d_model matrices, so it is offered up to d_model ${SCRIPT_MAX_DMODEL}; this page has ${p.dModel}.`
-          : '';
-        if (reproDetails.open && p.dModel <= SCRIPT_MAX_DMODEL) reproCode.textContent = script();
+          : '');
+        if (reproDetails.open && p.dModel <= SCRIPT_MAX_DMODEL) setText(reproCode, script());
         weights.update(
           { data: p.weights.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers, blocked: masked, blockedText: '0', baseline: base?.weights.data },
           `weights${headNote}, (n, n) = (${n}, ${n}); each row adds up to 1`,

@@ -3,7 +3,7 @@
 // first, zero afterwards) with its row sums, which fall short of 100%. Then a mask editor: presets
 // (none, causal, padding, sliding window, prefix-LM) and free painting, applied to the whole page.
 import { codeBlock, outputBlock } from '../figures/code-block';
-import { controlForm, el } from '../figures/dom';
+import { controlForm, el, setText } from '../figures/dom';
 import { fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { tokenLabels } from '../figures/labels';
@@ -142,11 +142,11 @@ export const causalStep: StepDefinition = {
         const numbers = n <= LIMITS.maxTokensWithNumbers;
 
         toggle.checked = settings.causal;
-        toggleState.textContent = settings.causal
+        setText(toggleState, settings.causal
           ? 'On: the weights in every step of the page are masked like the ones below.'
           : isCustomMask(settings.mask)
             ? `Off: ${describeMask(settings.mask, false)} (from the mask editor below) is in force on every step instead. Ticking this replaces it with the causal mask. The figures here show the causal version, so you can compare.`
-            : 'Off: the steps above let every token see every token. The figures here show the masked version anyway, so you can compare.';
+            : 'Off: the steps above let every token see every token. The figures here show the masked version anyway, so you can compare.');
         const base = next.baseline;
 
         // The mask depends on n only: redrawn when the tokens change, not on every head or seed.
@@ -189,7 +189,7 @@ export const causalStep: StepDefinition = {
         );
 
         if (n === 1) {
-          reading.textContent = 'With a single token there is no future to hide, so both ways give the same weight of 1. Add words to the sentence to see them part.';
+          setText(reading, 'With a single token there is no future to hide, so both ways give the same weight of 1. Add words to the sentence to see them part.');
         } else {
           let worst = 0;
           for (let r = 0; r < n - 1; r++) if (sumsWrong[r] < sumsWrong[worst]) worst = r;
@@ -199,9 +199,9 @@ export const causalStep: StepDefinition = {
           const pair = worst === second
             ? `${rowText(second)} would sum to only ${percent(sumsWrong[second])}`
             : `${rowText(second)} would sum to ${percent(sumsWrong[second])} and ${rowText(worst)} to just ${percent(sumsWrong[worst])}`;
-          reading.textContent = `Zero the weights after the softmax instead, and ${pair}; only the last row, which has nothing to hide, still reaches ${percent(sumsWrong[n - 1])}. ` +
+          setText(reading, `Zero the weights after the softmax instead, and ${pair}; only the last row, which has nothing to hide, still reaches ${percent(sumsWrong[n - 1])}. ` +
             `Each output row would then be a proper average shrunk by its own factor (${fmt(sumsWrong[second])} for row ${second + 1}), so positions would no longer be on the same scale. ` +
-            `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[0])}, on itself.`;
+            `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[0])}, on itself.`);
         }
 
         if (predict) {
@@ -218,9 +218,9 @@ export const causalStep: StepDefinition = {
         }
         editor.render(next);
 
-        printedLabel.textContent = n <= PRINT_MAX_TOKENS
+        setText(printedLabel, n <= PRINT_MAX_TOKENS
           ? `With this page’s ${n} token${n === 1 ? '' : 's'} instead of 4${headNote.replace(', ', ' (') + (headNote ? ')' : '')}, the print shows:`
-          : `With this page’s ${n} tokens the printed array is ${n} × ${n}, too wide to show here; the left-hand weights table above holds the same numbers.`;
+          : `With this page’s ${n} tokens the printed array is ${n} × ${n}, too wide to show here; the left-hand weights table above holds the same numbers.`);
         printed.set(n <= PRINT_MAX_TOKENS ? numpyPrint(p.weightsCausal.data, 0, n, n) : '');
         printed.element.hidden = n > PRINT_MAX_TOKENS;
       },
@@ -337,17 +337,17 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
       paramBox.hidden = !hasParam;
       if (hasParam) {
         params[kind] = spec!.param;
-        paramLabel.textContent = MASK_PRESETS.find((m) => m.kind === kind)?.param ?? '';
+        setText(paramLabel, MASK_PRESETS.find((m) => m.kind === kind)?.param ?? '');
         paramInput.max = String(n);
         if ((paramInput.getRootNode() as Document | ShadowRoot).activeElement !== paramInput) paramInput.value = String(spec!.param);
       }
       const custom = isCustomMask(settings.mask);
       state.classList.toggle('mask-override', custom);
-      state.textContent = custom
+      setText(state, custom
         ? `In force on every step: ${describeMask(settings.mask, false)}. It replaces the causal checkbox, which is off while it is in force; ticking that checkbox puts the plain causal mask back.`
         : settings.causal
           ? 'In force on every step: the causal mask (the checkbox in the settings bar and above).'
-          : 'No mask: every token may look at every token.';
+          : 'No mask: every token may look at every token.');
 
       const bits = p.mask.data;
       const values = Float32Array.from(bits);
@@ -380,10 +380,10 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
       );
       const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));
       emptyNote.hidden = empty.length === 0;
-      emptyNote.textContent = empty.length === 0 ? '' :
+      setText(emptyNote, empty.length === 0 ? '' :
         `${empty.length === 1 ? `Row ${empty[0] + 1} (${quoted(tokens[empty[0]])}) has` : `Rows ${empty.map((r) => r + 1).join(', ')} have`} no key left to look at, so ${empty.length === 1 ? 'its' : 'their'} weights are all 0 and ${empty.length === 1 ? 'its' : 'each'} row sums to 0%, not 100%. ` +
         'With every score at −∞, softmax would divide e^−∞ + … = 0 by a total of 0. NumPy does exactly that and prints nan (not a number), which then spreads into every number computed from that row. ' +
-        'The engine instead gives such a row all-zero weights: the token takes nothing from anyone, and its output row is 0.';
+        'The engine instead gives such a row all-zero weights: the token takes nothing from anyone, and its output row is 0.');
     },
   };
 }

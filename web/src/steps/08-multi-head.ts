@@ -3,7 +3,7 @@
 // by W_o. Every head's map is drawn, and the work is counted to show it does not depend on h.
 import { codeBlock } from '../figures/code-block';
 import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-model';
-import { el, replaceChildren, setVar } from '../figures/dom';
+import { el, replaceChildren, setText, setVar, showChildren } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { figureTools, headGridSvg, type HeadMapData } from '../figures/export';
@@ -134,15 +134,15 @@ export const multiHeadStep: StepDefinition = {
           }));
       }
       choices.querySelectorAll<HTMLButtonElement>('button').forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
-      choicesNote.textContent = `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
-        `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`;
+      setText(choicesNote, `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
+        `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`);
     }
 
     function renderFlow(s: Snapshot): void {
       const p = s.pipeline;
       const stage = (name: string, detail: string, shapeText: string) =>
         el('li', { class: 'multi-head-stage' }, el('span', { class: 'multi-head-stage-name' }, name), el('span', { class: 'multi-head-stage-detail' }, detail), el('span', { class: 'multi-head-shape' }, shapeText));
-      replaceChildren(flow,
+      showChildren(flow,
         stage('X', 'one row per token', shape(p.X.rows, p.X.cols)),
         stage('Q, K, V', `X times W_q, W_k, W_v, each ${shape(p.W_q.rows, p.W_q.cols)}`, `3 × ${shape(p.Q.rows, p.Q.cols)}`),
         stage('split', `columns cut into h = ${p.heads} slice${p.heads === 1 ? '' : 's'}`, `${p.heads} × 3 × ${shape(p.Q_heads.rows, p.Q_heads.cols)}`),
@@ -152,7 +152,7 @@ export const multiHeadStep: StepDefinition = {
       );
       setVar(split, '--heads', p.heads);
       const labelled = p.heads <= 8;
-      replaceChildren(split, ...Array.from({ length: p.heads }, (_, i) =>
+      showChildren(split, ...Array.from({ length: p.heads }, (_, i) =>
         el('span', { class: `multi-head-slice${i === s.settings.head ? ' multi-head-slice-shown' : ''}` },
           labelled ? `head ${i + 1}: ${i * p.dK + 1}–${(i + 1) * p.dK}` : '')));
     }
@@ -167,7 +167,7 @@ export const multiHeadStep: StepDefinition = {
       const row = (label: string, formula: string, value: (c: LayerCost) => number, className?: string) =>
         el('tr', { class: className ?? null }, el('th', { scope: 'row' }, label, el('span', { class: 'multi-head-formula' }, formula)),
           ...columns.map(({ h, cost }) => el('td', { class: `num${h === p.heads ? ' multi-head-current' : ''}`, 'data-heads': h }, count(value(cost)))));
-      replaceChildren(costTable,
+      showChildren(costTable,
         el('caption', {}, `One layer’s work and weights, n = ${p.n}, d_model = ${p.dModel}`),
         el('thead', {}, headRow),
         el('tbody', {}, ...COST_PARTS.map((part) => row(part.label, part.formula, (c) => c[part.key]))),
@@ -188,10 +188,10 @@ export const multiHeadStep: StepDefinition = {
           'What more heads buy is variety: several smaller attention maps instead of one.',
       });
       const attentionShare = (actual.scores + actual.weightedSum) / actual.total;
-      costReading.textContent = same
+      setText(costReading, same
         ? `Every column is identical: ${count(actual.total)} multiply-adds and ${count(actual.params)} parameters, whether ${options.length === 1 ? 'h is 1' : `h is ${options[0]} or ${options[options.length - 1]}`}. ` +
           `At n = ${p.n}, the n × n products are ${percent(attentionShare)} of the work; they take over as the sentence grows (see the next step).`
-        : `With these shapes the count changes with h: ${count(actual.total)} multiply-adds at h = ${p.heads}.`;
+        : `With these shapes the count changes with h: ${count(actual.total)} multiply-adds at h = ${p.heads}.`);
     }
 
     function renderHeads(s: Snapshot): void {
@@ -214,12 +214,12 @@ export const multiHeadStep: StepDefinition = {
       });
       grid.update(maps, s.settings.head);
       gridMaps = maps.map((m) => ({ data: m.data, n: m.n, caption: m.caption }));
-      gridNote.textContent = p.heads > MAX_HEAD_MAPS
+      setText(gridNote, p.heads > MAX_HEAD_MAPS
         ? `Showing the first ${MAX_HEAD_MAPS} of ${p.heads} heads; the others are computed too, and the steps above can show any of them.`
-        : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`;
+        : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`);
 
       const labels = tokenLabels(s.tokens);
-      replaceChildren(topTable,
+      showChildren(topTable,
         el('caption', {}, `For each token, the key with the largest weight in each head${p.heads > MAX_HEAD_MAPS ? ` (first ${MAX_HEAD_MAPS} heads)` : ''}`),
         el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'token'), ...Array.from({ length: shown }, (_, head) => el('th', { scope: 'col' }, `head ${head + 1}`)))),
         el('tbody', {}, ...labels.map((label, row) => el('tr', {}, el('th', { scope: 'row' }, label),

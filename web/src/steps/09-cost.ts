@@ -2,7 +2,7 @@
 // page's d_model and h (not quoted): entries, float32 bytes, multiply-adds, and the ratios that make
 // "double the context, four times the cost" and "2k -> 8k is 16x" checkable.
 import { attentionMultiplyAdds, FLOAT32_BYTES, ratioLabel, scoreEntries, tokenCountLabel } from '../figures/cost-model';
-import { el, replaceChildren } from '../figures/dom';
+import { el, replaceChildren, setText, showChildren } from '../figures/dom';
 import { bytes, count, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { tokenLabels } from '../figures/labels';
@@ -114,8 +114,8 @@ export const costStep: StepDefinition = {
           `scores${p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : ''}: (n, n) = (${n}, ${n}), ${count(n * n)} numbers`,
         );
         const here = costRow(n, p.dModel, p.heads);
-        matrixReading.textContent = `${n} token${n === 1 ? '' : 's'}: ${count(here.entries)} scores per head, ${count(here.entries * p.heads)} for all ${p.heads} head${p.heads === 1 ? '' : 's'}, ` +
-          `${bytes(here.bytesPerLayer)} as float32. Tiny here; watch the columns below.`;
+        setText(matrixReading, `${n} token${n === 1 ? '' : 's'}: ${count(here.entries)} scores per head, ${count(here.entries * p.heads)} for all ${p.heads} head${p.heads === 1 ? '' : 's'}, ` +
+          `${bytes(here.bytesPerLayer)} as float32. Tiny here; watch the columns below.`);
 
         const COLUMNS = columns(p.heads);
         const rows = costLengths(n).map((length) => costRow(length, p.dModel, p.heads));
@@ -123,7 +123,7 @@ export const costStep: StepDefinition = {
         const ratioRow = (label: string, from: CostRow, to: CostRow, className: string) =>
           el('tr', { class: className }, el('th', { scope: 'row' }, label),
             ...COLUMNS.map((column) => el('td', { class: 'num', 'data-key': column.key }, ratioLabel(to[column.key] / from[column.key]))));
-        replaceChildren(table,
+        showChildren(table,
           el('caption', {}, `The score matrix as n grows, for d_model = ${p.dModel} and h = ${p.heads}`),
           el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'tokens n'), ...COLUMNS.map((column) => el('th', { scope: 'col' }, column.header)))),
           el('tbody', {}, ...rows.map((row) => el('tr', { class: row.n === n ? 'cost-current' : null, 'data-n': row.n },
@@ -135,9 +135,9 @@ export const costStep: StepDefinition = {
         );
         const k2 = find(2048);
         const k8 = find(8192);
-        ratios.textContent = `From 2k to 8k tokens the context grows 4 times, and every column grows ${ratioLabel(k8.entries / k2.entries).slice(1)} times: ` +
+        setText(ratios, `From 2k to 8k tokens the context grows 4 times, and every column grows ${ratioLabel(k8.entries / k2.entries).slice(1)} times: ` +
           `${count(k2.entries)} → ${count(k8.entries)} scores per head, ${bytes(k2.bytesPerLayer)} → ${bytes(k8.bytesPerLayer)} per layer. ` +
-          `At 128k tokens a single head’s matrix alone is ${bytes(find(131072).bytesPerHead)}.`;
+          `At 128k tokens a single head’s matrix alone is ${bytes(find(131072).bytesPerHead)}.`);
 
         const first = rows[0];
         const last = rows[rows.length - 1];
@@ -157,8 +157,8 @@ export const costStep: StepDefinition = {
         // The links appear only where the sections exist (the walkthrough); a single-step embed keeps the words.
         const root = body.getRootNode() as Document | ShadowRoot;
         const has = (id: string) => Boolean(root.getElementById?.(id) ?? document.getElementById(id));
-        replaceChildren(flashLink, has('flash') ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
-        if (has('flash-run')) replaceChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), ' to see it.');
+        showChildren(flashLink, has('flash') ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
+        if (has('flash-run')) showChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), ' to see it.');
         else replaceChildren(runLink);
       },
     };

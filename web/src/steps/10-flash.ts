@@ -7,7 +7,7 @@
 import { BarChart } from '../figures/bars';
 import { tokenCountLabel } from '../figures/cost-model';
 import { CostRunFigure, type CostRunOptions } from '../figures/cost-run';
-import { controlForm, el, replaceChildren } from '../figures/dom';
+import { controlForm, el, setText, showChildren } from '../figures/dom';
 import { bytes, count, fmt, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
@@ -122,7 +122,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
   const blockValue = el('output', { class: 'flash-block-value', for: blockId });
   const blockHint = el('span', { class: 'hint', id: `${blockId}-hint` });
   blockInput.addEventListener('input', () => {
-    blockValue.textContent = blockInput.value;
+    setText(blockValue, blockInput.value);
     context.update({ block: Number(blockInput.value) });
   });
 
@@ -224,7 +224,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
     if (timer !== null) clearInterval(timer);
     timer = null;
     autoplay.setAttribute('aria-pressed', String(on));
-    autoplay.textContent = on ? 'Pause' : 'Autoplay';
+    setText(autoplay, on ? 'Pause' : 'Autoplay');
     // One announcement per tile would talk over the reader; the status is announced again when it stops.
     status.setAttribute('aria-live', on ? 'off' : 'polite');
     stepper.classList.toggle('flash-playing', on);
@@ -305,14 +305,14 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
 
     previous.disabled = position === 0;
     next.disabled = atEnd;
-    positionLabel.textContent = `Tile ${position + 1} of ${total}`;
+    setText(positionLabel, `Tile ${position + 1} of ${total}`);
     stepper.dataset.position = String(position);
     stepper.dataset.total = String(total);
-    status.textContent = step.skipped
+    setText(status, step.skipped
       ? `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}, skipped: with the causal mask every one of these keys is in these rows’ future.`
       : `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}. ` +
         (rescaled.size ? `${rescaled.size} row${rescaled.size === 1 ? '' : 's'} found a larger score and rescaled what ${rescaled.size === 1 ? 'it' : 'they'} had.` : 'No row found a larger score, so nothing was rescaled.') +
-        (atEnd ? ' Last tile: every row is divided by its l, and the output is complete.' : '');
+        (atEnd ? ' Last tile: every row is divided by its l, and the output is complete.' : ''));
 
     // The tile map: which (query block, key block) tiles are done, current, skipped, to do.
     const stateOf = (qb: number, kb: number) => {
@@ -327,7 +327,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
       const end = Math.min(limit, start + size);
       return end - start === 1 ? `${start + 1}` : `${start + 1}–${end}`;
     };
-    replaceChildren(tileMap,
+    showChildren(tileMap,
       el('caption', {}, `${trace.queryBlocks} × ${trace.keyBlocks} tiles of ${trace.blockQ} × ${trace.blockK}`),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col', class: 'corner' }, 'queries ↓ keys →'),
         ...Array.from({ length: trace.keyBlocks }, (_, kb) => el('th', { scope: 'col' }, blockRange(kb, trace.blockK, trace.nK))))),
@@ -361,7 +361,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
       'exp(s − m), with each row’s new running max m');
 
     // Running state per row: m before and after, the rescale factor, l.
-    replaceChildren(stateTable,
+    showChildren(stateTable,
       el('caption', {}, `Running numbers of ${qRange}, after this tile`),
       el('thead', {}, el('tr', {},
         el('th', { scope: 'col' }, 'row'),
@@ -398,14 +398,14 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
     const division = finished
       ? ` That was this row’s last tile: out${sub(step.queryStart + focus + 1)} = acc / l, e.g. in dimension 1 ${fmt(step.acc.data[focus * trace.dV])} / ${fmt(step.l[focus], 3)} = ${fmt(trace.output.data[(step.queryStart + focus) * trace.dV])}.`
       : '';
-    explain.textContent = step.skipped
+    setText(explain, step.skipped
       ? `Each key in ${kRange} comes after each query in ${qRange}, so the causal mask would block every score of this tile. The kernel skips it: no K or V rows are loaded and no score is computed. m, l and acc stay as they were.`
       : rescaled.has(focus)
         ? `Row ${who}: this tile’s largest score, ${fmt(step.m[focus])}, beats the running max ${fmt(before.m[focus])}. What the row had gathered was measured against the old max, so l and acc are first multiplied by exp(${fmt(before.m[focus])} − ${fmt(step.m[focus])}) = ${fmt(step.rescale[focus], 3)}; ` +
           `then the tile’s terms are added: l = ${fmt(step.rescale[focus], 3)} × ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`
         : !Number.isFinite(before.m[focus])
           ? `Row ${who} meets its first keys: m starts at this tile’s largest visible score, ${fmt(step.m[focus])}, l = ${fmt(tileSum, 3)} is the row sum of exp(s − m), and acc is those same weights times the tile’s rows of V.${division}`
-          : `Row ${who}: nothing in this tile beats the running max ${fmt(before.m[focus])}, so the factor is 1 and the tile’s terms are just added: l = ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`;
+          : `Row ${who}: nothing in this tile beats the running max ${fmt(before.m[focus])}, so the factor is 1 and the tile’s terms are just added: l = ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`);
 
     // The output, row block by row block, and at the end next to the naive one.
     const written = (row: number) => {
@@ -421,7 +421,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
       naive.update({ data: reference.data, offset: reference.offset, rows: nF, cols: trace.dV, rowLabels: labels, colLabels: dims, showNumbers: numbers }, reference.caption);
       const diff = maxAbsDifference(trace.output, reference.data, reference.offset);
       difference.dataset.value = String(diff);
-      replaceChildren(difference,
+      showChildren(difference,
         'Largest difference between the two, over all ', count(nF * trace.dV), ' entries: ',
         el('strong', { class: 'flash-diff-value' }, scientific(diff)),
         diff < 1e-5 ? '. That is float rounding (the sums are added in another order), not a different answer.' : '. That is more than float rounding; please report it.');
@@ -452,10 +452,10 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
     meterHere.update(bars(here), `This sentence, n = ${count(n)}, block ${here.block}`);
     meterLong.update(bars(long), `Extrapolated to n = ${count(METER_LONG_N)} (${tokenCountLabel(METER_LONG_N)}), block ${long.block}`);
     const times = (a: number, b: number) => (a / b >= 10 ? count(Math.round(a / b)) : (a / b).toFixed(1));
-    meterReading.textContent = `Here the naive method holds ${count(here.naiveFloats)} floats and the tiled one ${count(here.tiledFloats)}` +
+    setText(meterReading, `Here the naive method holds ${count(here.naiveFloats)} floats and the tiled one ${count(here.tiledFloats)}` +
       `${here.naiveFloats > here.tiledFloats ? ` (${times(here.naiveFloats, here.tiledFloats)} times less)` : here.naiveFloats < here.tiledFloats ? ': at this size the tile is larger than the whole table' : ': the same'}. ` +
       `At ${tokenCountLabel(METER_LONG_N)} tokens the n × n matrix is ${bytes(4 * long.naiveFloats)} per head, while the tiles stay at ${bytes(4 * long.tiledFloats)}, ` +
-      `${times(long.naiveFloats, long.tiledFloats)} times less. GPUs use blocks of 64 to 128 rows: a 128 × 128 tile with its m and l is ${bytes(4 * tiledScratchFloats(METER_LONG_N, 128))}, small enough for on-chip memory.`;
+      `${times(long.naiveFloats, long.tiledFloats)} times less. GPUs use blocks of 64 to 128 rows: a 128 × 128 tile with its m and l is ${bytes(4 * tiledScratchFloats(METER_LONG_N, 128))}, small enough for on-chip memory.`);
   }
 
   return {
@@ -463,19 +463,19 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
       snapshot = nextSnapshot;
       const { flash, settings, pipeline: p } = nextSnapshot;
       blockInput.value = String(settings.block);
-      blockValue.textContent = String(settings.block);
+      setText(blockValue, String(settings.block));
       const trace = flash.trace;
-      blockHint.textContent = trace
+      setText(blockHint, trace
         ? `${trace.queryBlocks} query block${trace.queryBlocks === 1 ? '' : 's'} × ${trace.keyBlocks} key block${trace.keyBlocks === 1 ? '' : 's'} = ${trace.steps.length} tile${trace.steps.length === 1 ? '' : 's'}` +
           (settings.block > flash.tokens ? ` (a block of ${settings.block} covers all ${flash.tokens} tokens: one tile, which is just the naive method)` : '')
-        : '';
+        : '');
       const headNote = p.heads > 1 ? `head ${settings.head + 1} of ${p.heads}` : 'the only head';
-      subset.textContent = flash.tokens < p.n
+      setText(subset, flash.tokens < p.n
         ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (Q, K and V of ${headNote}, ${settings.causal ? 'causal mask on' : 'no mask'}) so that every tile stays readable. ` +
           (flash.prefixNaive ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.` : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
-        : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}): exactly the numbers the other steps use.`;
+        : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}): exactly the numbers the other steps use.`);
       unavailable.hidden = !flash.unavailable;
-      unavailable.textContent = flash.unavailable ?? '';
+      setText(unavailable, flash.unavailable ?? '');
       stepper.hidden = !trace;
       drawMeter(nextSnapshot);
       if (!trace) {

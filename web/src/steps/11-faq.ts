@@ -3,7 +3,7 @@
 // article's question), else the last token; the reader can pick another.
 import { BarChart, type Bar } from '../figures/bars';
 import { ratioLabel, scoreEntries } from '../figures/cost-model';
-import { controlForm, el, replaceChildren, svg } from '../figures/dom';
+import { controlForm, el, replaceChildren, setText, showChildren, svg } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { dimensionLabels, focusTokenIndex, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
@@ -103,18 +103,18 @@ export const faqStep: StepDefinition = {
 
       // 1. The spread at this d_k, and softmax of [1, 2, 3] at the raw spread.
       const { dots, saturation } = s;
-      spread.textContent = `With this page’s d_k = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
-        `(√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided by √${dots.dK} it is ${fmt(dots.scaledStd)}.`;
+      setText(spread, `With this page’s d_k = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
+        `(√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided by √${dots.dK} it is ${fmt(dots.scaledStd)}.`);
       const probs = (values: Float32Array): Bar[] => {
         const top = values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
         return Array.from(values, (v, i) => ({ label: `score ${fmt(saturation.row[i], 0)}`, value: v, text: fmt(v), emphasis: i === top }));
       };
       soft.update(probs(saturation.soft.probabilities), 'softmax([1, 2, 3]): a spread of about 1');
       sharp.update(probs(saturation.sharp.probabilities), `softmax([1, 2, 3] × ${fmt(saturation.factor)}): the spread unscaled d_k = ${dots.dK} scores have`);
-      gradient.textContent = saturation.factor === 1
+      setText(gradient, saturation.factor === 1
         ? `At d_k = 1, √d_k is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
         : `How much gradient still flows (the size of the softmax’s derivative): ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
-          `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}. The sharper the softmax, the less there is to learn from.`;
+          `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}. The sharper the softmax, the less there is to learn from.`);
 
       // 2. The token's q, k and v rows in the shown head.
       const dK = p.dK;
@@ -134,9 +134,9 @@ export const faqStep: StepDefinition = {
         const values = Array.from(tensor.subarray((h * n + token) * dK, (h * n + token) * dK + Math.min(dK, 6)), (v) => fmt(v));
         return `[${values.join(', ')}${dK > 6 ? ', …' : ''}]`;
       };
-      qkvReading.textContent = `The query of ${who} matches the key of ${quoted(tokens[match])} best (score ${fmt(scoreRow[match])}). ` +
+      setText(qkvReading, `The query of ${who} matches the key of ${quoted(tokens[match])} best (score ${fmt(scoreRow[match])}). ` +
         `Yet what ${quoted(tokens[match])} passes on is its value, v = ${vector(p.V_heads.data, match)}, not its key, k = ${vector(p.K_heads.data, match)}: ` +
-        'one word, three different vectors.';
+        'one word, three different vectors.');
 
       // 3. Where each head sends the token.
       const tops = Array.from({ length: p.heads }, (_, head) => {
@@ -145,16 +145,16 @@ export const faqStep: StepDefinition = {
         for (let j = 1; j < n; j++) if (p.weights.data[base + j] > p.weights.data[base + best]) best = j;
         return { head, key: best, weight: p.weights.data[base + best] };
       });
-      replaceChildren(headsTable,
+      showChildren(headsTable,
         el('caption', {}, `Where ${who} looks most, in each head`),
         el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'head'), el('th', { scope: 'col' }, 'strongest key'), el('th', { scope: 'col' }, 'its weight'))),
         el('tbody', {}, ...tops.map((top) => el('tr', { class: top.head === h ? 'faq-current' : null },
           el('th', { scope: 'row' }, `head ${top.head + 1}`), el('td', {}, labels[top.key]), el('td', { class: 'num' }, percent(top.weight))))));
       const distinct = new Set(tops.map((top) => top.key)).size;
-      headsReading.textContent = p.heads === 1
+      setText(headsReading, p.heads === 1
         ? `With one head there is one answer: ${who} looks most at ${quoted(tokens[tops[0].key])}. Give the page more heads (step 8) to compare.`
         : `Across ${p.heads} heads, ${who} looks most at ${distinct} different token${distinct === 1 ? '' : 's'}${distinct === 1 ? ' (these heads agree here; try another token or seed)' : ''}. ` +
-          `These weights are random, not trained; in trained models such differences become specialised heads.`;
+          `These weights are random, not trained; in trained models such differences become specialised heads.`);
 
       // 4. The token's row of the attention map.
       const weightsRow = p.weights.data.subarray((h * n + t) * n, (h * n + t + 1) * n);
@@ -170,9 +170,9 @@ export const faqStep: StepDefinition = {
       }
       row.update(items, `Row ${t + 1} of the weights, ${headNote}: what ${who} draws from each token${n > BAR_ROW_MAX ? ` (largest ${BAR_ROW_TOP})` : ''}`);
       const total = weightsRow.reduce((sum, w) => sum + w, 0);
-      rowReading.textContent = p.fullyMaskedRows[t]
+      setText(rowReading, p.fullyMaskedRows[t]
         ? `Every key is blocked for ${who}, so its row is all zeros.`
-        : `${who} draws its largest share, ${percent(weightsRow[best])}, from ${quoted(tokens[best])}; the whole row adds up to ${percent(total)}.${rest}`;
+        : `${who} draws its largest share, ${percent(weightsRow[best])}, from ${quoted(tokens[best])}; the whole row adds up to ${percent(total)}.${rest}`);
 
       // 5. n^2 against (4n)^2.
       const now = scoreEntries(n);
@@ -185,8 +185,8 @@ export const faqStep: StepDefinition = {
       lines.push(svg('rect', { class: 'faq-square-small', x: 5, y: 5, width: 40, height: 40 }));
       const words = `${n} tokens: ${count(now)} scores per head. ${4 * n} tokens: ${count(later)}, ${ratioLabel(later / now).slice(1)} times as many.`;
       squares.setAttribute('aria-label', `Two squares: the score matrix for ${n} tokens fits ${later / now} times into the one for ${4 * n} tokens.`);
-      replaceChildren(squares, svg('title', {}, words), ...lines);
-      growth.textContent = `${words} The small square is this page’s score matrix; the large one is the matrix for a sentence four times as long.`;
+      showChildren(squares, svg('title', {}, words), ...lines);
+      setText(growth, `${words} The small square is this page’s score matrix; the large one is the matrix for a sentence four times as long.`);
 
       // What each method holds at 4n: the whole matrix against one tile (step 10's meter, in small).
       const b = Math.min(settings.block, 4 * n);
@@ -198,8 +198,8 @@ export const faqStep: StepDefinition = {
       // Links only where the walkthrough has the sections; a single-step embed names them instead.
       const root = squares.getRootNode() as Document | ShadowRoot;
       const has = (id: string) => Boolean(root.getElementById?.(id));
-      replaceChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10', ' shows how it tiles the work');
-      replaceChildren(measured,
+      showChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10', ' shows how it tiles the work');
+      showChildren(measured,
         `Work and memory are two different bills: the tiled method cuts the second to ${count(tile)} floats whatever the length, but still computes all ${count(later)} scores for ${4 * n} tokens. `,
         has('flash-run') ? link('#flash-run', 'Time both methods in your browser') : 'Step 10 times both methods in your browser',
         ': on log-log axes both lines should come out with a slope near 2, and 2k → 8k tokens near ×16.');

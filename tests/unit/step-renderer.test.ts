@@ -1,0 +1,108 @@
+// The step renderer's schedule: sections in view are drawn with the change; the others wait until
+// the settings have been still for QUIET_MS and are then drawn one per idle slice, so a burst of
+// changes (a held arrow key) draws the off-screen sections once, for the last settings only.
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { StepRenderer } from '../../web/src/step-renderer';
+import type { Snapshot } from '../../web/src/snapshot';
+
+/** An IntersectionObserver the test drives: `show(section)` reports it near the viewport. */
+class StubObserver {
+  static last: StubObserver | null = null;
+  constructor(private readonly callback: (records: IntersectionObserverEntry[]) => void) {
+    StubObserver.last = this;
+  }
+  observe(): void {}
+  disconnect(): void {}
+  show(target: object, isIntersecting = true): void {
+    this.callback([{ target, isIntersecting } as unknown as IntersectionObserverEntry]);
+  }
+}
+
+/** Idle callbacks the test runs one at a time, like idle slices. */
+let idleQueue: (() => void)[] = [];
+const runIdleSlice = () => idleQueue.shift()?.();
+
+function setup(count: number) {
+  const drawnWith: Snapshot[][] = Array.from({ length: count }, () => []);
+  const sections = drawnWith.map((log) => ({
+    section: {} as HTMLElement,
+    view: { render: (snapshot: Snapshot) => log.push(snapshot) },
+  }));
+  const renderer = new StepRenderer(sections);
+  return { renderer, drawnWith, sections, observer: StubObserver.last! };
+}
+
+const snapshot = (id: number) => ({ id }) as unknown as Snapshot;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  idleQueue = [];
+  vi.stubGlobal('IntersectionObserver', StubObserver);
+  vi.stubGlobal('requestIdleCallback', (callback: () => void) => idleQueue.push(callback));
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('StepRenderer', () => {
+  test('a section in view is drawn with the change; the others only after the quiet period, one per idle slice', () => {
+    const { renderer, drawnWith, sections, observer } = setup(3);
+    observer.show(sections[0].section);
+    const first = snapshot(1);
+    renderer.render(first);
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 0, 0]);
+    expect(renderer.drawn).toBe(false);
+
+    vi.advanceTimersByTime(200);
+    expect(idleQueue).toHaveLength(0); // still inside the quiet period: nothing queued for idle time
+    vi.advanceTimersByTime(60);
+    expect(idleQueue).toHaveLength(1);
+    runIdleSlice();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 0]);
+    runIdleSlice();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 1]);
+    expect(drawnWith[2][0]).toBe(first);
+    expect(renderer.drawn).toBe(true);
+    expect(idleQueue).toHaveLength(0);
+  });
+
+  test('a burst of changes draws the off-screen sections once, with the last snapshot', () => {
+    const { renderer, drawnWith, sections, observer } = setup(2);
+    observer.show(sections[0].section);
+    for (let i = 1; i <= 10; i++) {
+      renderer.render(snapshot(i));
+      vi.advanceTimersByTime(100);
+    }
+    expect(drawnWith[0]).toHaveLength(10);
+    expect(drawnWith[1]).toHaveLength(0);
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    expect(drawnWith[1].map((s) => (s as unknown as { id: number }).id)).toEqual([10]);
+  });
+
+  test('a change during the idle drawing stops it until the settings are still again', () => {
+    const { renderer, drawnWith } = setup(3);
+    renderer.render(snapshot(1));
+    vi.advanceTimersByTime(300);
+    runIdleSlice();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 0, 0]);
+    renderer.render(snapshot(2));
+    runIdleSlice(); // the slice queued before the change: it must not draw
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 0, 0]);
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    expect(drawnWith.map((log) => log.map((s) => (s as unknown as { id: number }).id))).toEqual([[1, 2], [2], [2]]);
+  });
+
+  test('a section scrolled into view is drawn at once, quiet period or not; flush() draws the rest', () => {
+    const { renderer, drawnWith, sections, observer } = setup(3);
+    renderer.render(snapshot(1));
+    observer.show(sections[2].section);
+    expect(drawnWith.map((log) => log.length)).toEqual([0, 0, 1]);
+    renderer.flush();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 1]);
+    expect(renderer.drawn).toBe(true);
+  });
+});
