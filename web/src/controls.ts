@@ -115,7 +115,7 @@ export function createControls(
       shown = settings;
       // Inside a shadow root, document.activeElement is the host: ask the root that holds the input.
       const focused = (element.getRootNode() as Document | ShadowRoot).activeElement;
-      if (focused !== sentence) sentence.value = settings.sentence;
+      if (focused !== sentence && sentence.value !== settings.sentence) sentence.value = settings.sentence;
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
       setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}`);
       const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
@@ -123,10 +123,10 @@ export function createControls(
       setOptions(heads, headChoices(settings.dModel, tokenize(settings.sentence).tokens.length), String, settings.heads);
       setText(dK, `d_k = ${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`);
       setOptions(head, Array.from({ length: settings.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
-      head.disabled = settings.heads === 1;
+      if (head.disabled !== (settings.heads === 1)) head.disabled = settings.heads === 1;
       causal.checked = settings.causal;
       scale.checked = settings.scale;
-      if (focused !== seed) seed.value = String(settings.seed);
+      if (focused !== seed && seed.value !== String(settings.seed)) seed.value = String(settings.seed);
     },
   };
 }
