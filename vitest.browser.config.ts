@@ -9,5 +9,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // expect.poll waits for the page to settle: off-screen sections are drawn only once the settings
+    // have been still for 250 ms, then one per idle slice, which on a loaded two-core box can take
+    // longer than the default second.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

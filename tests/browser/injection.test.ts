@@ -154,7 +154,7 @@ describe('untrusted text is only ever text', () => {
       await page.keyboard.press('Tab');
       const shown = validateSettings({ sentence: payload }).settings.sentence;
       await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.config.sentence)).toBe(shown);
-      // The scores step may be off screen and drawn in idle time: wait for it.
+      // The scores step may be off screen and drawn in idle time once the settings are still: wait for it.
       await expect.poll(async () => (await page.locator('#scores table.matrix').nth(2).locator('tbody th').allTextContents()).map(unlabel)).toEqual(wordsOf(payload));
       expect(await input.inputValue()).toBe(shown);
       await expectInert(page, dialogs);

@@ -148,7 +148,8 @@ describe('256 tokens', () => {
     await sentence.fill('the cat sat on the mat');
     await sentence.press('Enter');
     await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(6);
-    // Off-screen sections are redrawn in idle time: wait for the scores step to drop its picture.
+    // Off-screen sections are redrawn in idle time once the settings are still (250 ms, then one
+    // section per idle slice): wait for the scores step to drop its picture.
     await expect.poll(() => page.evaluate(() => document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('#scores .matrix-picture').length)).toBe(0);
     const after = await page.evaluate(() => {
       const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
