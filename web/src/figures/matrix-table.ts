@@ -277,9 +277,9 @@ export class MatrixTable {
         const text = this.cellText(view, r, c);
         const beingEdited = this.editing?.row === r && this.editing.col === c;
         if (!beingEdited) {
-          if (showNumbers) this.setText(i, text);
+          if (showNumbers) this.writeCellText(i, text);
           else {
-            this.setText(i, '');
+            this.writeCellText(i, '');
             if (!large) cell.setAttribute('aria-label', text);
             else if (this.labelled.has(i)) {
               cell.removeAttribute('aria-label');
@@ -424,7 +424,7 @@ export class MatrixTable {
   }
 
   /** Writes a cell's text unless it already shows it. */
-  private setText(i: number, text: string): void {
+  private writeCellText(i: number, text: string): void {
     if (this.shownText[i] === text) return;
     setText(this.cells[i], text);
     this.shownText[i] = text;
