@@ -24,9 +24,13 @@ describe('bar chart', () => {
     expect(rows[1].classList.contains('emphasis')).toBe(true);
     expect(rows[2].classList.contains('muted')).toBe(true);
     expect(rows[0].querySelector('.bar-track')!.getAttribute('aria-hidden')).toBe('true');
-    // Same number of bars: rows are updated in place (so the widths can animate).
+    // Same number of bars: rows are updated in place, and a changed value keeps its text node with
+    // new data (a replaced text node is a new layout object to style and lay out).
+    const valueText = rows[0].querySelector('.bar-value')!.firstChild;
     chart.update([{ label: 'x', value: 1 }, { label: 'y', value: 0 }, { label: 'z', value: 0 }, { label: 'w', value: 0 }], 'new');
     expect(table.querySelector('tbody tr')).toBe(rows[0]);
+    expect(rows[0].querySelector('.bar-value')!.firstChild).toBe(valueText);
+    expect(valueText!.textContent).toBe('100%');
     expect(table.querySelector('caption')!.textContent).toBe('new');
     expect(rows[1].classList.contains('emphasis')).toBe(false);
   });

@@ -61,9 +61,16 @@ export function showChildren(node: Element, ...children: Child[]): void {
   if (!same) node.replaceChildren(next);
 }
 
-/** Sets a node's text only when it differs: writing the same text still replaces the text node and relays it out. */
+/**
+ * Sets a node's text only when it differs: writing the same text still replaces the text node and
+ * relays it out. A node holding one text node keeps it and gets new data: replacing it would remove
+ * and rebuild its layout object and restyle it, where new data only relays out the text.
+ */
 export function setText(node: Node, text: string): void {
-  if (node.textContent !== text) node.textContent = text;
+  if (node.textContent === text) return;
+  const only = node.firstChild;
+  if (only instanceof Text && only === node.lastChild && text !== '') only.data = text;
+  else node.textContent = text;
 }
 
 /**

@@ -168,10 +168,10 @@ export const problemStep: StepDefinition = {
         return;
       }
       const self = top === focus ? ' (itself)' : '';
-      reading.textContent =
+      setText(reading,
         `With the current weights, ${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
         `These weights come from random, untrained projections (seed ${settings.seed}), so which word wins is down to chance; ` +
-        'training is what adjusts the projections until the right word wins. The arithmetic is the same either way, and it is what the next steps work through.';
+        'training is what adjusts the projections until the right word wins. The arithmetic is the same either way, and it is what the next steps work through.');
     }
 
     return {
