@@ -1,9 +1,9 @@
 // Where a settings change spends its time in the walkthrough: real input events (a mouse click on the
-// causal checkbox, or ArrowDown/ArrowUp on the heads select) on a built site, the time from the input
-// event to the paint of the frame that shows the change, the renderer's script/style/layout split
+// causal or scale checkbox, or ArrowDown/ArrowUp on the heads, d_model, head or seed control) on a built
+// site, the time from the input event to the paint of the frame that shows the change, the renderer's script/style/layout split
 // (CDP Performance metrics) and the functions with the most self time (CDP Profiler).
 //
-//   npx tsx tests/bench/page-profile.ts [--dist=dist] [--changes=100] [--control=causal|heads]
+//   npx tsx tests/bench/page-profile.ts [--dist=dist] [--changes=100] [--control=causal|scale|heads|d_model|head|seed]
 //        [--query='?heads=8'] [--words=256 --heads=8 --d_model=64] [--profile] [--load=7 [--drawn=mark]] [--floor]
 //
 // --drawn=mark: for a build that reports ready before every section is drawn and marks
@@ -22,7 +22,10 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
 }));
 const dist = resolve(args.dist ?? 'dist');
 const changes = Number(args.changes ?? 100);
-const control = (args.control ?? 'causal') as 'causal' | 'heads';
+/** Each control and the input that changes it: a mouse click, or ArrowDown/ArrowUp while it has focus. */
+const CONTROLS = { causal: 'click', scale: 'click', heads: 'keydown', d_model: 'keydown', head: 'keydown', seed: 'keydown' } as const;
+const control = (args.control ?? 'causal') as keyof typeof CONTROLS;
+if (!(control in CONTROLS)) throw new Error(`--control: one of ${Object.keys(CONTROLS).join(', ')}`);
 let query = args.query ?? '';
 if (args.words) {
   const words: string[] = [];
@@ -82,9 +85,8 @@ async function measure(page: Page): Promise<Run> {
       channel.port1.onmessage = done;
       channel.port2.postMessage(0);
     };
-    const type = which === 'causal' ? 'click' : 'keydown';
+    const [name, type] = which;
     document.addEventListener(type, (e) => {
-      const name = which === 'causal' ? 'causal' : 'heads';
       if (e.composedPath().some((t) => (t instanceof HTMLInputElement || t instanceof HTMLSelectElement) && t.name === name)) {
         p.start = e.timeStamp;
         p.frame = 0;
@@ -112,14 +114,14 @@ async function measure(page: Page): Promise<Run> {
       else raf(() => afterPaint(record));
     });
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.name === (which === 'causal' ? 'click' : 'keydown')) p.events.push(entry.duration);
+      for (const entry of list.getEntries()) if (entry.name === type) p.events.push(entry.duration);
     }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
-  }, control);
-  const target = page.locator(control === 'causal' ? 'input[name="causal"]' : 'select[name="heads"]');
-  if (control === 'heads') await target.focus();
+  }, [control, CONTROLS[control]] as const);
+  const target = page.locator(`[name="${control}"]`);
+  if (CONTROLS[control] === 'keydown') await target.focus();
   const started = performance.now();
   for (let i = 0; i < changes && performance.now() - started < 120_000; ++i) {
-    if (control === 'causal') await target.click({ force: true, timeout: 60_000 });
+    if (CONTROLS[control] === 'click') await target.click({ force: true, timeout: 60_000 });
     else await page.keyboard.press(i % 2 === 0 ? 'ArrowDown' : 'ArrowUp');
     await page.waitForFunction((k) => window.__p.painted.length > k, i, { timeout: 60_000, polling: 50 });
     // Like a reader: the idle-time drawing of the other sections gets a moment before the next change.
@@ -135,12 +137,16 @@ async function measure(page: Page): Promise<Run> {
  */
 const FLOOR_PAGE = `<html data-ready="true"><body><attention-walkthrough>
 <label><input type="checkbox" name="causal"> Causal mask</label>
+<label><input type="checkbox" name="scale" checked> Scale</label>
 <select name="heads"><option>1</option><option selected>2</option><option>4</option><option>8</option></select>
+<select name="d_model"><option>4</option><option selected>8</option><option>16</option></select>
+<select name="head"><option selected>head 1</option><option>head 2</option></select>
+<input type="number" name="seed" value="1">
 <p id="shown">off</p></attention-walkthrough>
 <script>
   const host = document.querySelector('attention-walkthrough');
   host.addEventListener('change', (event) => {
-    document.getElementById('shown').textContent = event.target.name === 'causal' ? String(event.target.checked) : event.target.value;
+    document.getElementById('shown').textContent = event.target.name + ' ' + (event.target.type === 'checkbox' ? event.target.checked : event.target.value);
     host.dispatchEvent(new CustomEvent('attention-change', { detail: { config: { heads: 0 }, result: { pipeline: { n: 0 } } } }));
   });
 </script></body></html>`;
