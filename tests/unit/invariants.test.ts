@@ -247,10 +247,21 @@ describe('determinism of the seeded generator', () => {
 });
 
 describe('results share the arrays a change left bit for bit the same', () => {
-  // Over 128 KB (here 64 tokens, 4 heads of 16: about 300 KB); smaller results are copied in one piece.
-  const tokens = Array.from({ length: 64 }, (_, i) => `${SENTENCE[i % SENTENCE.length]}${i}`);
+  // Over 1 MiB (here 128 tokens, 8 heads of 8: about 2.2 MB); smaller results are copied in one piece.
+  const tokens = Array.from({ length: 128 }, (_, i) => `${SENTENCE[i % SENTENCE.length]}${i}`);
   const n = tokens.length;
-  const base = { tokens, dModel: 64, heads: 4, seed: 42 };
+  const base = { tokens, dModel: 64, heads: 8, seed: 42 };
+
+  it('a result up to 1 MiB is one copy, its tensors views into it, and shares nothing with the last', () => {
+    const small = { ...base, tokens: tokens.slice(0, 64) }; // (8, 64, 64) tables: about 550 KB in all
+    const open = engine.pipeline(small);
+    const buffer = open.X.data.buffer;
+    for (const key of ['W_q', 'Q', 'K_heads', 'scores', 'weights', 'output', 'weightsCausal'] as const) expect(open[key].data.buffer, key).toBe(buffer);
+    expect(open.mask.data.buffer).toBe(buffer);
+    const causal = engine.pipeline({ ...small, causal: true });
+    expect(causal.scores.data.buffer).not.toBe(buffer); // equal numbers, copied again with the rest
+    expect(floatBitsHex(causal.scores.data)).toBe(floatBitsHex(open.scores.data));
+  });
 
   it('toggling causal shares the scores, not the weights; switching the comparison head shares all but its tables', () => {
     const open = engine.pipeline(base);
@@ -274,10 +285,10 @@ describe('results share the arrays a change left bit for bit the same', () => {
     const a = engine.pipeline({ ...base, seed: 1 });
     const b = engine.pipeline({ ...base, seed: 2 });
     for (const key of ['X', 'W_q', 'W_o', 'Q', 'scores', 'weights', 'output', 'weightsUnscaled'] as const) expect(b[key].data, key).not.toBe(a[key].data);
-    const shorter = engine.pipeline({ ...base, tokens: tokens.slice(0, 60), seed: 2 });
+    const shorter = engine.pipeline({ ...base, tokens: tokens.slice(0, 120), seed: 2 });
     expect(shorter.W_q.data).toBe(b.W_q.data); // the weights depend on seed and d_model only
     expect(shorter.X.data).not.toBe(b.X.data);
-    expect(shorter.X.data.length).toBe(60 * 64);
-    expect(Array.from(shorter.X.data)).toEqual(Array.from(b.X.data.subarray(0, 60 * 64)));
+    expect(shorter.X.data.length).toBe(120 * 64);
+    expect(Array.from(shorter.X.data)).toEqual(Array.from(b.X.data.subarray(0, 120 * 64)));
   });
 });

@@ -136,7 +136,7 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
     if (table === 0) {
       result = { error: raw.pipelineError() };
     } else {
-      const slots = raw.HEAPU32.slice(table >>> 2, (table >>> 2) + 7);
+      const slots = raw.HEAPU32.subarray(table >>> 2, (table >>> 2) + 7); // read before the sets below, which cannot grow memory
       raw.HEAPU32.set(ids, slots[0]! >>> 2);
       given.forEach((m, i) => {
         if (m?.length) raw.HEAPF32.set(m, slots[i + 1]! >>> 2);
@@ -158,8 +158,14 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
   return result;
 }
 
-/** Results up to this size are copied out of wasm memory in one piece (see readPipeline). */
-const WHOLE_COPY_BYTES = 128 * 1024;
+/**
+ * Results up to this size are copied out of wasm memory in one piece (see readPipeline). Every array is
+ * an allocation of its own, and an allocation costs more than copying a few hundred KB: in Node a new
+ * Float32Array of 1,024 floats measured 5-20 us on this VM, so the ~20 arrays of a 16-token,
+ * d_model 64 result took ~400 us against ~80 us in one piece. Sharing pays from about a megabyte on
+ * (the (h, n, n) tables at 128 tokens and more).
+ */
+const WHOLE_COPY_BYTES = 1024 * 1024;
 
 /** Whether a result was copied tensor by tensor (it was larger than WHOLE_COPY_BYTES): later results may share its arrays. */
 const copiedByTensor = (s: PipelineSnapshot) => s.weights.data.buffer !== s.X.data.buffer;
@@ -192,13 +198,14 @@ function sameBytes(old: Uint8Array, heap: Uint8Array, at: number, count: number)
  * copying into it).
  */
 function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[]): PipelineSnapshot {
-  const words = raw.HEAPU32.slice(header >>> 2, (header >>> 2) + HEADER_WORDS);
+  // The header is read in place (nothing below can grow wasm memory): a copy would be one more
+  // allocation.
+  const words = raw.HEAPU32.subarray(header >>> 2, (header >>> 2) + HEADER_WORDS);
   const [n, dModel, heads, dK] = [words[0]!, words[1]!, words[2]!, words[3]!];
-  const scaleFactor = new Float32Array(words.buffer, 4 * 4, 1)[0]!;
+  const scaleFactor = raw.HEAPF32[(header >>> 2) + 4]!;
   const base = words[5]!;
-  // A small result is copied in one piece, its tensors views into that copy, and shares nothing: for a
-  // few KB, making ~20 arrays and comparing costs more than copying (a 4-token call took up to twice as
-  // long tensor by tensor).
+  // A result up to WHOLE_COPY_BYTES is copied in one piece, its tensors views into that copy, and shares
+  // nothing: there, making ~20 arrays and comparing costs more than copying.
   const whole = words[6]! <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(base, base + words[6]!).buffer : null;
   const candidates = whole ? [] : recent;
   const floats = (name: PipelineTensorName, count: number): Float32Array => {
