@@ -160,12 +160,13 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
 
 /**
  * Results up to this size are copied out of wasm memory in one piece (see readPipeline). Every array is
- * an allocation of its own, and an allocation costs more than copying a few hundred KB: in Node a new
- * Float32Array of 1,024 floats measured 5-20 us on this VM, so the ~20 arrays of a 16-token,
- * d_model 64 result took ~400 us against ~80 us in one piece. Sharing pays from about a megabyte on
- * (the (h, n, n) tables at 128 tokens and more).
+ * an allocation of its own: in Node a new Float32Array of 1,024 floats measured 5-20 us on this VM, and
+ * the ~20 arrays of a 16-token, d_model 64 result (150 KB) took ~400 us against ~60 us in one piece.
+ * Above this, sharing the (h, n, n) tables a change left alone pays for its arrays: at 64 tokens and
+ * 8 heads (550 KB), copying the whole result on a causal click added ~2 ms to the walkthrough's
+ * drawing in Chromium.
  */
-const WHOLE_COPY_BYTES = 1024 * 1024;
+const WHOLE_COPY_BYTES = 256 * 1024;
 
 /** Whether a result was copied tensor by tensor (it was larger than WHOLE_COPY_BYTES): later results may share its arrays. */
 const copiedByTensor = (s: PipelineSnapshot) => s.weights.data.buffer !== s.X.data.buffer;

@@ -71,7 +71,7 @@ export interface PipelineConfig {
 
 /**
  * Every intermediate of the walkthrough, copied out of wasm memory (never a view into it). Read-only:
- * in a result over 1 MiB, an array bit-identical to the same tensor of one of the engine's last two
+ * in a result over 256 KB, an array bit-identical to the same tensor of one of the engine's last two
  * such results is that result's array, shared instead of copied again.
  */
 export interface PipelineSnapshot {
