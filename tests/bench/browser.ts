@@ -9,10 +9,11 @@ import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { build } from 'vite';
 import { serve } from '../browser/harness';
 import { median, quantile } from './data';
+import { measureChanges } from './latency';
 import type { EnvironmentResult } from './setup';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -99,74 +100,15 @@ export interface LatencyResult {
   heads: number;
   dModel: number;
   changes: number;
-  /** Click (event.timeStamp) to the paint of the frame that shows the change (after attention-change). */
+  /** Click (event.timeStamp) to the paint of the frame that shows the change (latency.ts). */
   medianMs: number;
   p95Ms: number;
+  /** Changes painted by the first frame after their click. */
+  nextFrame: number;
   /** Event Timing entries (PerformanceObserver 'event', 16 ms threshold, 8 ms granularity) for those clicks. */
   eventTimingCount: number;
   eventTimingMedianMs: number | null;
   notices: string[];
-}
-
-export interface ToggleMeasurement {
-  done: number[];
-  events: number[];
-  n: number;
-  heads: number;
-  dModel: number;
-  error: string;
-}
-
-declare global {
-  interface Window {
-    __bench: { start: number | null; done: number[]; events: number[]; n: number; heads: number; dModel: number };
-  }
-}
-
-async function measureToggles(page: Page, changes: number, budgetMs: number): Promise<ToggleMeasurement> {
-  await page.evaluate(() => {
-    window.__bench = { start: null, done: [], events: [], n: 0, heads: 0, dModel: 0 };
-    // The click's own timestamp: composed, so a capturing listener on document sees it leave the shadow root.
-    document.addEventListener('click', (e) => {
-      if (e.composedPath().some((t) => t instanceof HTMLInputElement && t.name === 'causal')) window.__bench.start = e.timeStamp;
-    }, true);
-    document.querySelector('attention-walkthrough')!.addEventListener('attention-change', (e) => {
-      const start = window.__bench.start;
-      if (start === null) return;
-      window.__bench.start = null;
-      const detail = (e as CustomEvent<{ config: { heads: number; dModel: number }; result: { pipeline: { n: number } } }>).detail;
-      window.__bench.n = detail.result.pipeline.n;
-      window.__bench.heads = detail.config.heads;
-      window.__bench.dModel = detail.config.dModel;
-      // The walkthrough computes and renders in a requestAnimationFrame callback and dispatches
-      // attention-change from there, so the frame being rendered is the one that shows the change; a
-      // message posted now is delivered in the first task after that frame's paint.
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => window.__bench.done.push(performance.now() - start);
-      channel.port2.postMessage(0);
-    });
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.name === 'click') window.__bench.events.push(entry.duration);
-    }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
-  });
-  // 100 changes, or as many as fit in the time budget (each change recomputes and redraws every figure:
-  // at 128 tokens and 8 heads, on a busy host, that can take seconds).
-  const checkbox = page.locator('input[name="causal"]');
-  const started = performance.now();
-  let error = '';
-  for (let i = 0; i < changes && performance.now() - started < budgetMs; ++i) {
-    try {
-      // A real mouse click at the checkbox (force: no waiting for two identical animation frames
-      // first, which on the 128-token page costs seconds per click before the click even happens).
-      await checkbox.click({ timeout: 60_000, force: true });
-      await page.waitForFunction((k) => window.__bench.done.length > k, i, { timeout: 60_000, polling: 100 });
-    } catch (e) {
-      error = String(e instanceof Error ? e.message : e).split('\n')[0]!;
-      break;
-    }
-  }
-  await page.waitForTimeout(200); // let the last Event Timing entries arrive
-  return { ...(await page.evaluate(() => window.__bench)), error };
 }
 
 export async function runLatency(browser: Browser, log: (line: string) => void, changes = 100): Promise<LatencyResult[]> {
@@ -189,14 +131,15 @@ export async function runLatency(browser: Browser, log: (line: string) => void, 
         const text = host?.shadowRoot?.querySelector('[role="status"], .notice, .notices')?.textContent ?? '';
         return text ? [text.trim().slice(0, 200)] : [];
       });
-      const r = await measureToggles(page, changes, 60_000);
-      if (r.error) notices.push(`stopped after ${r.done.length} changes: ${r.error}`);
+      const r = await measureChanges(page, { control: 'causal', changes, budgetMs: 60_000 });
+      if (r.error) notices.push(`stopped after ${r.painted.length} changes: ${r.error}`);
       const result: LatencyResult = {
         label: s.label, query: s.query.length > 60 ? `${s.query.slice(0, 60)}…` : s.query, n: r.n, heads: r.heads, dModel: r.dModel,
-        changes: r.done.length, medianMs: median(r.done), p95Ms: quantile(r.done, 0.95),
+        changes: r.painted.length, medianMs: median(r.painted), p95Ms: quantile(r.painted, 0.95),
+        nextFrame: r.frames.filter((f) => f <= 1).length,
         eventTimingCount: r.events.length, eventTimingMedianMs: r.events.length ? median(r.events) : null, notices,
       };
-      log(`latency (${s.label}: n=${r.n} h=${r.heads} d_model=${r.dModel}): median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms`);
+      log(`latency (${s.label}: n=${r.n} h=${r.heads} d_model=${r.dModel}): median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms, ${result.nextFrame} of ${result.changes} in the next frame`);
       out.push(result);
       await context.close();
     }

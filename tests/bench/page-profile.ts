@@ -1,7 +1,8 @@
 // Where a settings change spends its time in the walkthrough: real input events (a mouse click on the
 // causal or scale checkbox, or ArrowDown/ArrowUp on the heads, d_model, head or seed control) on a built
-// site, the time from the input event to the paint of the frame that shows the change, the renderer's script/style/layout split
-// (CDP Performance metrics) and the functions with the most self time (CDP Profiler).
+// site, the time from the input event to the paint of the frame that shows the change (latency.ts), the
+// renderer's script/style/layout split (CDP Performance metrics) and the functions with the most self
+// time (CDP Profiler).
 //
 //   npx tsx tests/bench/page-profile.ts [--dist=dist] [--changes=100] [--control=causal|scale|heads|d_model|head|seed]
 //        [--query='?heads=8'] [--words=256 --heads=8 --d_model=64] [--profile] [--load=7 [--drawn=mark]] [--floor]
@@ -12,9 +13,9 @@
 // Prints numbers only; nothing here asserts a time (the machines are noisy).
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import type { Page } from 'playwright-core';
 import { launchBrowser, serve } from '../browser/harness';
 import { median, quantile } from './data';
+import { CONTROLS, KEEP_NAMES, measureChanges, type ControlName } from './latency';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
   const [k, v] = a.replace(/^--/, '').split('=');
@@ -22,9 +23,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
 }));
 const dist = resolve(args.dist ?? 'dist');
 const changes = Number(args.changes ?? 100);
-/** Each control and the input that changes it: a mouse click, or ArrowDown/ArrowUp while it has focus. */
-const CONTROLS = { causal: 'click', scale: 'click', heads: 'keydown', d_model: 'keydown', head: 'keydown', seed: 'keydown' } as const;
-const control = (args.control ?? 'causal') as keyof typeof CONTROLS;
+const control = (args.control ?? 'causal') as ControlName;
 if (!(control in CONTROLS)) throw new Error(`--control: one of ${Object.keys(CONTROLS).join(', ')}`);
 let query = args.query ?? '';
 if (args.words) {
@@ -33,103 +32,6 @@ if (args.words) {
   query = `?tokens=${encodeURIComponent(words.join(' '))}&heads=${args.heads ?? 8}&d_model=${args.d_model ?? 64}`;
 }
 const load = () => loadavg().map((v) => v.toFixed(2)).join(' ');
-
-/** tsx compiles named functions inside page scripts to __name(...) calls; the page needs the helper. */
-const KEEP_NAMES = 'globalThis.__name ??= (f) => f';
-
-interface Run {
-  /** Input event -> paint of the first frame that shows the change. */
-  painted: number[];
-  /** Input event -> the figures are drawn (attention-change), before any painting. */
-  drawn: number[];
-  /** Animation frames from the input to the frame that showed it (1 = the next frame). */
-  frames: number[];
-  events: number[];
-  n: number;
-  heads: number;
-}
-
-declare global {
-  interface Window {
-    __p: Run & { start: number | null; counting: boolean; frame: number; inFrame: number };
-  }
-}
-
-// When a frame paints the change: the figures are drawn either inside an animation-frame callback
-// (then this frame's paint shows them; a message posted now runs right after that paint) or in a task
-// between frames (then the next frame's paint shows them: wait for its rAF, then a message). A wrapper
-// around requestAnimationFrame tells the two apart. Frames are counted by a rAF loop that runs only
-// from the input until the figures are drawn: a loop left running keeps the compositor producing a
-// frame every vsync, so a change waits for the next vsync as on a page that animates (a page doing
-// nothing at all measured median 11 ms, p95 19.5 ms that way, against 4 / 11 ms without the loop).
-async function measure(page: Page): Promise<Run> {
-  await page.evaluate(KEEP_NAMES);
-  await page.evaluate((which) => {
-    const p: Window['__p'] = window.__p = { start: null, counting: false, frame: 0, inFrame: 0, painted: [], drawn: [], frames: [], events: [], n: 0, heads: 0 };
-    const raf = window.requestAnimationFrame.bind(window);
-    window.requestAnimationFrame = (callback) => raf((time) => {
-      ++p.inFrame;
-      try {
-        callback(time);
-      } finally {
-        --p.inFrame;
-      }
-    });
-    const tick = () => {
-      if (!p.counting) return;
-      ++p.frame;
-      raf(tick);
-    };
-    const afterPaint = (done: () => void) => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = done;
-      channel.port2.postMessage(0);
-    };
-    const [name, type] = which;
-    document.addEventListener(type, (e) => {
-      if (e.composedPath().some((t) => (t instanceof HTMLInputElement || t instanceof HTMLSelectElement) && t.name === name)) {
-        p.start = e.timeStamp;
-        p.frame = 0;
-        if (!p.counting) {
-          p.counting = true;
-          raf(tick);
-        }
-      }
-    }, true);
-    document.querySelector('attention-walkthrough')!.addEventListener('attention-change', (e) => {
-      const start = p.start;
-      if (start === null) return;
-      p.start = null;
-      p.drawn.push(performance.now() - start);
-      const detail = (e as CustomEvent<{ config: { heads: number }; result: { pipeline: { n: number } } }>).detail;
-      p.n = detail.result.pipeline.n;
-      p.heads = detail.config.heads;
-      // The loop's callback comes first in a frame (it was registered in the capturing input
-      // listener, before the page's own), so inside a frame p.frame already counts it. The loop stops
-      // here: kept going, it would queue the next frame's rAF ahead of the message after this paint.
-      p.frames.push(p.inFrame > 0 ? p.frame : p.frame + 1);
-      p.counting = false;
-      const record = () => p.painted.push(performance.now() - start);
-      if (p.inFrame > 0) afterPaint(record);
-      else raf(() => afterPaint(record));
-    });
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.name === type) p.events.push(entry.duration);
-    }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
-  }, [control, CONTROLS[control]] as const);
-  const target = page.locator(`[name="${control}"]`);
-  if (CONTROLS[control] === 'keydown') await target.focus();
-  const started = performance.now();
-  for (let i = 0; i < changes && performance.now() - started < 120_000; ++i) {
-    if (CONTROLS[control] === 'click') await target.click({ force: true, timeout: 60_000 });
-    else await page.keyboard.press(i % 2 === 0 ? 'ArrowDown' : 'ArrowUp');
-    await page.waitForFunction((k) => window.__p.painted.length > k, i, { timeout: 60_000, polling: 50 });
-    // Like a reader: the idle-time drawing of the other sections gets a moment before the next change.
-    await page.waitForTimeout(Number(args.gap ?? 50));
-  }
-  await page.waitForTimeout(300);
-  return page.evaluate(() => window.__p);
-}
 
 /**
  * --floor: the same measurement on a page that does nothing but flip one word of text, the least any
@@ -147,7 +49,7 @@ const FLOOR_PAGE = `<html data-ready="true"><body><attention-walkthrough>
   const host = document.querySelector('attention-walkthrough');
   host.addEventListener('change', (event) => {
     document.getElementById('shown').textContent = event.target.name + ' ' + (event.target.type === 'checkbox' ? event.target.checked : event.target.value);
-    host.dispatchEvent(new CustomEvent('attention-change', { detail: { config: { heads: 0 }, result: { pipeline: { n: 0 } } } }));
+    host.dispatchEvent(new CustomEvent('attention-change', { detail: { config: { heads: 0, dModel: 0 }, result: { pipeline: { n: 0 } } } }));
   });
 </script></body></html>`;
 
@@ -178,7 +80,7 @@ try {
     await cdp.send('Profiler.start');
   }
   const before = await metrics();
-  const r = changes > 0 ? await measure(page) : null;
+  const r = changes > 0 ? await measureChanges(page, { control, changes, gapMs: Number(args.gap ?? 50) }) : null;
   const after = await metrics();
   const count = Math.max(1, r?.painted.length ?? 0);
   const per = (k: string) => (((after[k] ?? 0) - (before[k] ?? 0)) * 1000 / count).toFixed(1);

@@ -180,9 +180,10 @@ export function pipelineTable(report: BenchReport): string {
 export function pageTable(report: BenchReport): string {
   const rows = report.latency.map((l) => [
     `${l.label} (n=${l.n}, h=${l.heads}, d_model=${l.dModel})`, `${fmtMs(l.medianMs)} ms`, `${fmtMs(l.p95Ms)} ms`,
+    `${l.nextFrame} of ${l.changes}`,
     `${l.eventTimingCount} of ${l.changes}${l.eventTimingMedianMs !== null ? `, median ${l.eventTimingMedianMs} ms` : ''}`,
   ]);
-  let out = markdownTable(['causal toggle → next painted frame (100 clicks)', 'median', 'p95', 'Event Timing entries ≥ 16 ms'], rows);
+  let out = markdownTable(['causal toggle → next painted frame (100 clicks)', 'median', 'p95', 'painted by the next frame', 'Event Timing entries ≥ 16 ms'], rows);
   const f = report.firstLoad;
   if (f)
     out += '\n\n' + markdownTable(['first load (cold cache, localhost)', 'value'], [
