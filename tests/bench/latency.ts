@@ -1,7 +1,7 @@
-// Settings change -> painted frame on the walkthrough, in Chromium, with real input events: a mouse
-// click on a checkbox, or ArrowDown/ArrowUp on a focused select or number field. Shared by
-// `npm run bench` (browser.ts) and the profiling script page-profile.ts. Measures only: nothing here
-// asserts a time (the machines are noisy).
+// The walkthrough's timing in Chromium, shared by `npm run bench` (browser.ts) and page-profile.ts:
+// a settings change to its painted frame, with real input events (a mouse click on a checkbox, or
+// ArrowDown/ArrowUp on a focused select or number field), and a cold load to its fully drawn page.
+// Measures only: nothing here asserts a time (the machines are noisy).
 import type { Page } from 'playwright-core';
 
 /** Each control and the input that changes it: a mouse click, or ArrowDown/ArrowUp while it has focus. */
@@ -129,4 +129,48 @@ export async function measureChanges(page: Page, options: MeasureOptions): Promi
   }
   await page.waitForTimeout(300); // the last Event Timing entries
   return { ...(await page.evaluate(() => window.__latency)), error };
+}
+
+export interface FirstLoadTimes {
+  /** Navigation start -> data-ready: every section is drawn. */
+  ready: number;
+  /** Navigation start -> the paint of the frame after data-ready: the page is fully drawn on screen. */
+  painted: number;
+  /** false: no Long Animation Frame entry for that frame, and `painted` is the message after it (an upper bound). */
+  paintedExact: boolean;
+}
+
+/**
+ * Loads the page at `url` in `page` (give it a fresh context for a cold cache). A message posted from
+ * the rAF after data-ready is no clock for the paint here: it waits behind tasks queued earlier
+ * (Chromium's password-manager form scan, 0.2-0.3 s, runs right after the load). The frame after
+ * data-ready is long (it lays out every section), so it is a Long Animation Frame, and its entry ends
+ * with its paint.
+ */
+export async function measureFirstLoad(page: Page, url: string): Promise<FirstLoadTimes> {
+  await page.addInitScript(KEEP_NAMES);
+  await page.addInitScript(() => {
+    const w = window as unknown as { __load: { ready?: number; message?: number; frames: { renderStart: number; end: number }[] } };
+    w.__load = { frames: [] };
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__load.frames.push({ renderStart: (e as PerformanceEntry & { renderStart: number }).renderStart, end: e.startTime + e.duration });
+    }).observe({ type: 'long-animation-frame', buffered: true });
+    // Runs before the document has an element: observe the document itself, subtree included.
+    new MutationObserver((_, observer) => {
+      if (document.documentElement?.dataset.ready !== 'true') return;
+      observer.disconnect();
+      w.__load.ready = performance.now();
+      requestAnimationFrame(() => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => (w.__load.message = performance.now());
+        channel.port2.postMessage(0);
+      });
+    }).observe(document, { attributes: true, attributeFilter: ['data-ready'], subtree: true });
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => (window as unknown as { __load: { message?: number } }).__load.message !== undefined, null, { timeout: 60_000 });
+  await page.waitForTimeout(200); // the last Long Animation Frame entries
+  const l = await page.evaluate(() => (window as unknown as { __load: { ready: number; message: number; frames: { renderStart: number; end: number }[] } }).__load);
+  const frame = l.frames.filter((f) => f.renderStart >= l.ready).sort((a, b) => a.renderStart - b.renderStart)[0];
+  return { ready: l.ready, painted: frame ? frame.end : l.message, paintedExact: Boolean(frame) };
 }
