@@ -38,7 +38,7 @@ export interface MeasureOptions {
 
 declare global {
   interface Window {
-    __latency: ChangeTimes & { start: number | null; counting: boolean; frame: number; inFrame: number };
+    __latency: Omit<ChangeTimes, 'error'> & { start: number | null; counting: boolean; frame: number; inFrame: number };
   }
 }
 
@@ -57,7 +57,7 @@ export async function measureChanges(page: Page, options: MeasureOptions): Promi
   await page.evaluate(KEEP_NAMES);
   await page.evaluate(([name, type]) => {
     const p: Window['__latency'] = window.__latency = {
-      start: null, counting: false, frame: 0, inFrame: 0, painted: [], drawn: [], frames: [], events: [], n: 0, heads: 0, dModel: 0, error: '',
+      start: null, counting: false, frame: 0, inFrame: 0, painted: [], drawn: [], frames: [], events: [], n: 0, heads: 0, dModel: 0,
     };
     const raf = window.requestAnimationFrame.bind(window);
     window.requestAnimationFrame = (callback) => raf((time) => {
