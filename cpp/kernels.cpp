@@ -102,6 +102,17 @@ void scores_qkt(const float* Q, int ldq, const float* K, int ldk, float* S, int 
   }
 }
 
+void transpose_keys(const float* K, int ldk, int n_k, int d, float* KT) {
+  for (int j = 0; j < n_k; ++j)
+    for (int t = 0; t < d; ++t) KT[std::size_t(t) * n_k + j] = K[std::size_t(j) * ldk + t];
+}
+
+void scores_qkt_transposed(const float* Q, int ldq, const float* KT, float* S, int n_q, int n_k, int d) {
+  // The same outer-product accumulation as scores_qkt, in the same order of t: the same bits.
+  for (int i = 0; i < n_q; i += 4)
+    outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, KT, n_k, S + std::size_t(i) * n_k, n_k, n_k, 0, d, false);
+}
+
 void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int n_q, int n_k,
                         float scale, std::uint8_t* fully_masked) {
   const vf scale_v = vsplat(scale), neg_inf_v = vsplat(kNegInf), one_v = vsplat(1.0f);

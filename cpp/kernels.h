@@ -21,6 +21,11 @@ void matmul(const float* A, int lda, const float* B, int ldb, float* C, int ldc,
 // Step 1, scores. S (n_q, n_k) = Q (n_q, d) · K (n_k, d)^T.
 void scores_qkt(const float* Q, int ldq, const float* K, int ldk, float* S, int n_q, int n_k, int d);
 
+// Step 1 for callers that score many blocks of rows against one K: KT (d, n_k) is K transposed
+// (transpose_keys), packed once. S (n_q, n_k) = Q (n_q, d) · KT, bit for bit what scores_qkt gives.
+void transpose_keys(const float* K, int ldk, int n_k, int d, float* KT);
+void scores_qkt_transposed(const float* Q, int ldq, const float* KT, float* S, int n_q, int n_k, int d);
+
 // Steps 2-3 fused: weights = softmax(mask(S * scale)) row by row, max subtracted for stability.
 // mask is (n_q, n_k) with 1 = allowed, or nullptr for no mask. A row with every key blocked gets
 // all-zero weights (where NumPy would give NaN) and fully_masked[row] = 1; fully_masked may be null.

@@ -2,12 +2,14 @@
 // The page renders each step from this snapshot and never calls the engine itself.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine_limits.h"
 #include "tensor.h"
 
 namespace abh {
@@ -136,6 +138,12 @@ class PipelineWorkspace {
   };
   const float* cached_block_ = nullptr;
   Generated generated_[4];
+  // The token ids whose generated rows the X slot of `cached_block_` holds, for (seed, d_model) in
+  // `embeddings_`: a change that keeps the sentence (mask, heads, scaling) regenerates no row.
+  // In the workspace itself, not on the heap: a call leaves no allocation behind (leak.test.ts).
+  Generated embeddings_;
+  std::array<std::uint32_t, limits::kMaxPipelineTokens> embedded_ids_{};
+  int embedded_count_ = 0;
 };
 
 // Empty string when the configuration is valid, else the reason in words for the reader.

@@ -306,7 +306,8 @@ void expect_view_matches(const abh::PipelineView& v, const PipelineSnapshot& s, 
 }
 
 // One workspace through a sequence like a reader's: the cached generated weights must never leak
-// into a run with another seed, d_model or explicit matrices, in the fixed block or on the heap.
+// (nor the cached embedding rows) into a run with another seed, d_model, sentence or explicit matrices,
+// in the fixed block or on the heap.
 TEST(PipelineWorkspace, ReusedAcrossRunsGivesExactlyTheFreshResults) {
   std::vector<float> fixed(4096);
   abh::PipelineWorkspace workspace(fixed.data(), fixed.size());
@@ -322,6 +323,20 @@ TEST(PipelineWorkspace, ReusedAcrossRunsGivesExactlyTheFreshResults) {
   sequence.push_back(c);                       // an explicit W_k replaces the generated one
   c.W_k.clear();
   sequence.push_back(c);                       // and the generated one comes back
+  c.X.assign(c.token_ids.size() * 8, 0.5f);
+  sequence.push_back(c);                       // an explicit X: no generated row may survive it
+  c.X.clear();
+  sequence.push_back(c);                       // generated rows again
+  std::swap(c.token_ids[1], c.token_ids[2]);
+  c.token_ids[4] = ids_of({"zebra"})[0];
+  sequence.push_back(c);                       // rows moved and one new word: regenerated where the id changed
+  c.token_ids.resize(3);
+  sequence.push_back(c);                       // fewer tokens
+  c.token_ids = ids_of(kSentence);
+  sequence.push_back(c);                       // more tokens than the last run had rows
+  c.seed = 3;
+  sequence.push_back(c);                       // same tokens, another seed: every row regenerated
+  c.seed = 1;
   c.d_model = 16;
   sequence.push_back(c);                       // another d_model
   c.token_ids = ids_of({"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"});
@@ -342,7 +357,7 @@ TEST(PipelineWorkspace, ReusedAcrossRunsGivesExactlyTheFreshResults) {
     abh::PipelineView v;
     ASSERT_EQ(abh::run_pipeline_into(sequence[i], workspace, v), "") << "run " << i;
     expect_view_matches(v, run_ok(sequence[i]), "run " + std::to_string(i));
-    if (i == 6) {
+    if (i == 12) {
       EXPECT_GT(workspace.heap_floats(), fixed.size());
       workspace.release();  // like the bindings after every call
       EXPECT_EQ(workspace.heap_floats(), 0u);

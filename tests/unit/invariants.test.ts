@@ -1,8 +1,11 @@
 // Properties that hold for every input: rows of weights are distributions, causal weights vanish
 // above the diagonal, masking after softmax breaks the row sums (the article's warning), fully
-// masked rows are defined zeros, and the seeded generator is deterministic.
+// masked rows are defined zeros, the seeded generator is deterministic, and what the engine and the
+// page keep between calls (embedding rows, experiments, shared arrays) is what a fresh call gives.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { computeSnapshot } from '../../web/src/compute';
 import type { AttentionEngine, Matrix, PipelineSnapshot, Tensor3 } from '../../web/src/engine/engine';
+import { DEFAULT_SETTINGS } from '../../web/src/settings';
 import { loadSimdEngine } from './load-engine';
 import { Rng, causalMask, divisors, floatBitsHex, hasNaN, maxAbsDiff, sum, tensorRow } from './helpers';
 import * as ref from './reference';
@@ -246,6 +249,37 @@ describe('determinism of the seeded generator', () => {
   });
 });
 
+describe('what the engine and the page keep between calls is what a fresh call gives', () => {
+  it('embedding rows kept for the same token, seed and d_model are the rows a fresh engine generates', async () => {
+    // 64 tokens at d_model 64: the heap block, not the fixed one. Then the same sentence shifted by one
+    // word with one word replaced, a heads change (every row kept), and another seed (none kept).
+    const words = Array.from({ length: 65 }, (_, i) => `w${i}`);
+    const calls = [
+      { tokens: words.slice(0, 64), dModel: 64, heads: 8, seed: 7 },
+      { tokens: [...words.slice(1, 30), 'new', ...words.slice(31, 65)], dModel: 64, heads: 8, seed: 7 },
+      { tokens: [...words.slice(1, 30), 'new', ...words.slice(31, 65)], dModel: 64, heads: 4, seed: 7 },
+      { tokens: [...words.slice(1, 30), 'new', ...words.slice(31, 65)], dModel: 64, heads: 4, seed: 8 },
+    ];
+    const kept = calls.map((c) => engine.pipeline(c));
+    const fresh = await loadSimdEngine();
+    calls.forEach((c, i) => {
+      const expected = fresh.pipeline(c);
+      for (const key of ['X', 'Q', 'output'] as const) expect(floatBitsHex(kept[i]![key].data), `call ${i}: ${key}`).toBe(floatBitsHex(expected[key].data));
+    });
+  });
+
+  it('the page reuses the variance experiment of a d_k it has just shown, and it equals a fresh one', () => {
+    const at = (heads: number) => computeSnapshot(engine, { ...DEFAULT_SETTINGS, dModel: 16, heads, seed: 31 });
+    const [two, four, twoAgain] = [at(2), at(4), at(2)];
+    expect([two.pipeline.dK, four.pipeline.dK]).toEqual([8, 4]);
+    expect(twoAgain.dots).toBe(two.dots);
+    expect(four.dots).not.toBe(two.dots);
+    const direct = engine.dotProductSamples(8, two.dots.raw.length, 31);
+    expect(floatBitsHex(twoAgain.dots.raw)).toBe(floatBitsHex(direct.raw));
+    expect(twoAgain.saturation.sharp.probabilities).toEqual(engine.softmaxSaturation(new Float32Array([1, 2, 3]), Math.sqrt(8)).probabilities);
+  });
+});
+
 describe('results share the arrays a change left bit for bit the same', () => {
   // Over 256 KB (here 128 tokens, 8 heads of 8: about 2.2 MB); smaller results are copied in one piece.
   const tokens = Array.from({ length: 128 }, (_, i) => `${SENTENCE[i % SENTENCE.length]}${i}`);
@@ -279,6 +313,34 @@ describe('results share the arrays a change left bit for bit the same', () => {
     for (const key of ['weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const) expect(otherHead[key].data, key).not.toBe(causal[key].data);
     // Shared or not, every array holds what a fresh run computes: head 3's comparison is head 3 of the weights.
     expect(floatBitsHex(otherHead.weightsCausal.data)).toBe(floatBitsHex(otherHead.weights.data.subarray(3 * n * n, 4 * n * n)));
+  });
+
+  it('a walk through the settings shares what its inputs leave alone, and every result is what a fresh run computes', async () => {
+    const mask = causalMask(n);
+    mask[5 * n + 2] = 0; // a custom mask: its tensors are compared, not keyed
+    const walk: Array<Record<string, unknown>> = [
+      base, { ...base, heads: 16 }, base, { ...base, scale: false }, base, { ...base, causal: true }, { ...base, causal: true, comparisonHead: 5 },
+      { ...base, mask }, { ...base, causal: true }, { ...base, W_q: new Float32Array(64 * 64).fill(0.01) }, { ...base, W_q: new Float32Array(64 * 64).fill(0.02) },
+      { ...base, seed: 43 }, { ...base, dModel: 32 }, base,
+    ];
+    const results = walk.map((c) => engine.pipeline(c as typeof base));
+    // heads 8 -> 16 -> 8: the third result is the first one's tables, unchanged inputs and all.
+    for (const key of ['scores', 'scoresScaled', 'weights', 'weightsCausal'] as const) expect(results[2]![key].data, key).toBe(results[0]![key].data);
+    // scaling off and on again: the scores stay, the scaled scores and weights come back to the first ones.
+    expect(results[3]!.scores.data).toBe(results[0]!.scores.data);
+    expect(results[3]!.scoresScaled.data).not.toBe(results[0]!.scoresScaled.data);
+    expect(results[4]!.weights.data).toBe(results[2]!.weights.data);
+    const fresh = await loadSimdEngine();
+    const unrelated = { tokens: ['x', 'y'], dModel: 8, heads: 2 };
+    walk.forEach((c, i) => {
+      fresh.pipeline(unrelated); // the reference shares nothing: its recent results are unrelated
+      fresh.pipeline({ ...unrelated, seed: 9 });
+      const expected = fresh.pipeline(c as typeof base);
+      const got = floatArrays(results[i]!);
+      floatArrays(expected).forEach(([key, data], k) => expect(floatBitsHex(got[k]![1]), `step ${i}: ${key}`).toBe(floatBitsHex(data)));
+      expect(Array.from(results[i]!.mask.data), `step ${i}: mask`).toEqual(Array.from(expected.mask.data));
+      expect(Array.from(results[i]!.fullyMaskedRows), `step ${i}: fully masked rows`).toEqual(Array.from(expected.fullyMaskedRows));
+    });
   });
 
   it('a new seed shares nothing it computed; arrays of different sizes are never shared', () => {

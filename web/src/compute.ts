@@ -29,26 +29,32 @@ export function checkPipelineBudget(engine: AttentionEngine, n: number, heads: n
   );
 }
 
-/** The variance and saturation experiments depend only on (d_k, seed): reuse the last ones per engine. */
+/**
+ * The variance and saturation experiments depend only on (d_k, seed): the last few are kept per engine.
+ * A heads or d_model change moves d_k, and the 4,000 dot-product samples take 1-2 ms of that change;
+ * going back to a d_k seen a moment ago (heads 8 -> 16 -> 8) takes none.
+ */
 interface Experiments {
   key: string;
   dots: DotProductSamples;
   soft: SoftmaxSaturation;
   sharp: SoftmaxSaturation;
 }
-const experiments = new WeakMap<AttentionEngine, Experiments>();
+const KEPT_EXPERIMENTS = 4;
+const experiments = new WeakMap<AttentionEngine, Experiments[]>();
 
 function experimentsFor(engine: AttentionEngine, dK: number, seed: number): Experiments {
   const key = `${dK}/${seed}`;
-  const cached = experiments.get(engine);
-  if (cached?.key === key) return cached;
+  const kept = experiments.get(engine) ?? [];
+  const cached = kept.find((e) => e.key === key);
+  if (cached) return cached;
   const fresh = {
     key,
     dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, seed),
     soft: engine.softmaxSaturation(SATURATION_ROW, 1),
     sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(dK)),
   };
-  experiments.set(engine, fresh);
+  experiments.set(engine, [fresh, ...kept.slice(0, KEPT_EXPERIMENTS - 1)]);
   return fresh;
 }
 

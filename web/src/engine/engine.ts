@@ -124,11 +124,40 @@ const TENSOR_INDEX = Object.fromEntries(PIPELINE_TENSORS.map((name, i) => [name,
 const HEADER_WORDS = 7 + PIPELINE_TENSORS.length + 2;
 
 /**
+ * What each result tensor is computed from, as strings in six nested levels: the seeded weights
+ * (seed, d_model); X, Q, K, V (and the token ids); the heads split and the scores (and heads); the
+ * scaled scores (and scaling); the weights and everything after them (and the mask); the comparison
+ * tables (and the head they are for). The engine is deterministic, so a tensor of a recent result
+ * with the same key at its level holds the same bits, and is shared without comparing (at 256 tokens
+ * and 16 heads comparing took ~4 ms a change). A level is null when its inputs are not known by key
+ * (given matrices, a custom mask): such tensors are compared as before.
+ */
+type InputKeys = readonly (string | null)[];
+const TENSOR_LEVEL: Record<PipelineTensorName | 'mask' | 'fullyMaskedRows', number> = {
+  W_q: 0, W_k: 0, W_v: 0, W_o: 0, X: 1, Q: 1, K: 1, V: 1, Q_heads: 2, K_heads: 2, V_heads: 2, scores: 2, scoresScaled: 3,
+  weights: 4, headOutputs: 4, merged: 4, output: 4, mask: 4, fullyMaskedRows: 4, weightsUnscaled: 5, weightsCausal: 5,
+  weightsMaskedAfter: 5,
+};
+
+function inputKeys(ids: Uint32Array, c: PipelineConfig): InputKeys {
+  if (c.X || c.W_q || c.W_k || c.W_v || c.W_o) return [null, null, null, null, null, null];
+  const seeded = `${c.seed ?? 1}/${c.dModel}`;
+  const tokens = `${seeded}/${ids.join(',')}`;
+  const heads = `${tokens}/h${c.heads}`;
+  const scaled = `${heads}/s${c.scale === false ? 0 : 1}`;
+  const masked = c.mask ? null : `${scaled}/c${c.causal ? 1 : 0}`;
+  return [seeded, tokens, heads, scaled, masked, masked && `${masked}/ch${c.comparisonHead}`];
+}
+
+/** The input keys of each result copied tensor by tensor. */
+const resultKeys = new WeakMap<PipelineSnapshot, InputKeys>();
+
+/**
  * One pipeline call through wasm memory (the protocol: cpp/bindings.cpp): stage the token ids and any
  * given matrices, run, copy each result tensor out, release. Only typed-array views of wasm memory
  * read after the last call that could grow it are used.
  */
-function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, recent: readonly PipelineSnapshot[]): PipelineSnapshot | { error: string } {
+function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, recent: readonly PipelineSnapshot[], keys: InputKeys): PipelineSnapshot | { error: string } {
   let result: PipelineSnapshot | { error: string };
   try {
     const given = [c.X, c.W_q, c.W_k, c.W_v, c.W_o] as const;
@@ -144,7 +173,7 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
       if (c.mask?.length) raw.HEAPU8.set(c.mask, slots[6]!);
       const comparisonHead = c.comparisonHead!; // pipeline() always sets it (default 0)
       const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1, comparisonHead);
-      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header, comparisonHead, recent);
+      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header, comparisonHead, recent, keys);
     }
   } catch (error) {
     try {
@@ -192,13 +221,13 @@ function sameBytes(old: Uint8Array, heap: Uint8Array, at: number, count: number)
 /**
  * Copies the result block's tensors out of wasm memory. Over WHOLE_COPY_BYTES each goes into an array
  * of its own, except that a tensor bit-identical to the same tensor of a recent result (one copied the
- * same way) reuses that result's array. Snapshots are read-only, so sharing is invisible, and most
+ * same way) reuses that result's array: known equal by its input keys, or found equal by comparing. Snapshots are read-only, so sharing is invisible, and most
  * settings change a few tensors only: switching the mask leaves the scores, switching the shown head
  * leaves everything but the comparison tables. At 256 tokens and 8 heads a fresh copy of the whole
  * block was most of a change's script time (new memory on every change; comparing costs a fraction of
  * copying into it).
  */
-function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[]): PipelineSnapshot {
+function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[], keys: InputKeys): PipelineSnapshot {
   // The header is read in place (nothing below can grow wasm memory): a copy would be one more
   // allocation.
   const words = raw.HEAPU32.subarray(header >>> 2, (header >>> 2) + HEADER_WORDS);
@@ -209,11 +238,12 @@ function readPipeline(raw: RawEngineModule, header: number, comparisonHead: numb
   // nothing: there, making ~20 arrays and comparing costs more than copying.
   const whole = words[6]! <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(base, base + words[6]!).buffer : null;
   const candidates = whole ? [] : recent;
+  const sameInputs = (old: PipelineSnapshot, level: number) => keys[level] !== null && resultKeys.get(old)?.[level] === keys[level];
   const floats = (name: PipelineTensorName, count: number): Float32Array => {
     const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
     for (const old of candidates) {
       const data = old[name].data;
-      if (sameFloats(data, raw.HEAPU32, at, count)) return data;
+      if (data.length === count && (sameInputs(old, TENSOR_LEVEL[name]) || sameFloats(data, raw.HEAPU32, at, count))) return data;
     }
     return whole ? new Float32Array(whole, 4 * (at - (base >>> 2)), count) : raw.HEAPF32.slice(at, at + count);
   };
@@ -221,7 +251,7 @@ function readPipeline(raw: RawEngineModule, header: number, comparisonHead: numb
     const at = base + words[7 + PIPELINE_TENSORS.length + index]!;
     for (const old of candidates) {
       const data = pick(old);
-      if (sameBytes(data, raw.HEAPU8, at, count)) return data;
+      if (data.length === count && (sameInputs(old, TENSOR_LEVEL.mask) || sameBytes(data, raw.HEAPU8, at, count))) return data;
     }
     return whole ? new Uint8Array(whole, at - base, count) : raw.HEAPU8.slice(at, at + count);
   };
@@ -380,9 +410,13 @@ export class AttentionEngine {
     for (const key of ['dModel', 'heads', 'comparisonHead'] as const) if (!isWhole(plain[key], -1e9, 1e9)) throw new EngineError(`${key} must be a whole number`);
     if (plain.seed !== undefined && !isWhole(plain.seed, 0, 4294967295)) throw new EngineError('seed must be a whole number from 0 to 4294967295');
     const recent = this.recentPipelines.map((ref) => ref.deref()).filter((s) => s !== undefined);
-    const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent));
+    const keys = inputKeys(ids, plain);
+    const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent, keys));
     // Two: the walkthrough with edits alternates between the seeded baseline and the edited run.
-    if (copiedByTensor(result)) this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
+    if (copiedByTensor(result)) {
+      resultKeys.set(result, keys);
+      this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
+    }
     return result;
   }
 
