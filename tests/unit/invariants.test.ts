@@ -286,15 +286,24 @@ describe('results share the arrays a change left bit for bit the same', () => {
   const n = tokens.length;
   const base = { tokens, dModel: 64, heads: 8, seed: 42 };
 
-  it('a result up to 256 KB is one copy, its tensors views into it, and shares nothing with the last', () => {
-    const small = { ...base, tokens: tokens.slice(0, 24) }; // (8, 24, 24) tables: about 190 KB in all
-    const open = engine.pipeline(small);
+  it('a result up to 256 KB is one copy, except the weights, which it takes from a recent result of the same seed and d_model', () => {
+    const small = { ...base, tokens: tokens.slice(0, 24), seed: 77 }; // (8, 24, 24) tables: about 190 KB in all
+    const open = engine.pipeline(small); // no recent result has seed 77: everything in one copy
     const buffer = open.X.data.buffer;
-    for (const key of ['W_q', 'Q', 'K_heads', 'scores', 'weights', 'output', 'weightsCausal'] as const) expect(open[key].data.buffer, key).toBe(buffer);
+    for (const key of ['W_q', 'W_o', 'Q', 'K_heads', 'scores', 'weights', 'output', 'weightsCausal'] as const) expect(open[key].data.buffer, key).toBe(buffer);
     expect(open.mask.data.buffer).toBe(buffer);
     const causal = engine.pipeline({ ...small, causal: true });
-    expect(causal.scores.data.buffer).not.toBe(buffer); // equal numbers, copied again with the rest
+    for (const key of ['W_q', 'W_k', 'W_v', 'W_o'] as const) expect(causal[key].data, key).toBe(open[key].data);
+    // The rest is one new copy that starts at X: equal scores are copied again with it.
+    expect(causal.scores.data.buffer).not.toBe(buffer);
+    expect(causal.scores.data.buffer).toBe(causal.X.data.buffer);
+    expect(causal.mask.data.buffer).toBe(causal.X.data.buffer);
+    expect(causal.X.data.byteOffset).toBe(0);
+    expect(causal.X.data.buffer.byteLength).toBe(buffer.byteLength - 4 * 4 * 64 * 64);
     expect(floatBitsHex(causal.scores.data)).toBe(floatBitsHex(open.scores.data));
+    const otherSeed = engine.pipeline({ ...small, seed: 78 });
+    expect(otherSeed.W_q.data).not.toBe(open.W_q.data);
+    expect(otherSeed.W_q.data.buffer).toBe(otherSeed.X.data.buffer);
   });
 
   it('toggling causal shares the scores, not the weights; switching the comparison head shares all but its tables', () => {
@@ -322,6 +331,9 @@ describe('results share the arrays a change left bit for bit the same', () => {
       base, { ...base, heads: 16 }, base, { ...base, scale: false }, base, { ...base, causal: true }, { ...base, causal: true, comparisonHead: 5 },
       { ...base, mask }, { ...base, causal: true }, { ...base, W_q: new Float32Array(64 * 64).fill(0.01) }, { ...base, W_q: new Float32Array(64 * 64).fill(0.02) },
       { ...base, seed: 43 }, { ...base, dModel: 32 }, base,
+      // Small results (one copy, the weights taken by key) after large ones and after each other.
+      { ...base, tokens: tokens.slice(0, 24) }, { ...base, tokens: tokens.slice(0, 4), causal: true }, { ...base, tokens: tokens.slice(0, 4), seed: 43 },
+      { ...base, tokens: tokens.slice(0, 4), dModel: 32, heads: 4 }, { ...base, tokens: tokens.slice(0, 4), W_o: new Float32Array(64 * 64).fill(0.5) }, base,
     ];
     const results = walk.map((c) => engine.pipeline(c as typeof base));
     // heads 8 -> 16 -> 8: the third result is the first one's tables, unchanged inputs and all.

@@ -157,7 +157,8 @@ const resultKeys = new WeakMap<PipelineSnapshot, InputKeys>();
  * given matrices, run, copy each result tensor out, release. Only typed-array views of wasm memory
  * read after the last call that could grow it are used.
  */
-function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, recent: readonly PipelineSnapshot[], keys: InputKeys): PipelineSnapshot | { error: string } {
+function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, recent: readonly PipelineSnapshot[], keys: InputKeys,
+  weights: KeptWeights | null): PipelineSnapshot | { error: string } {
   let result: PipelineSnapshot | { error: string };
   try {
     const given = [c.X, c.W_q, c.W_k, c.W_v, c.W_o] as const;
@@ -173,7 +174,7 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
       if (c.mask?.length) raw.HEAPU8.set(c.mask, slots[6]!);
       const comparisonHead = c.comparisonHead!; // pipeline() always sets it (default 0)
       const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1, comparisonHead);
-      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header, comparisonHead, recent, keys);
+      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header, comparisonHead, recent, keys, weights);
     }
   } catch (error) {
     try {
@@ -200,6 +201,19 @@ const WHOLE_COPY_BYTES = 256 * 1024;
 /** Whether a result was copied tensor by tensor (it was larger than WHOLE_COPY_BYTES): later results may share its arrays. */
 const copiedByTensor = (s: PipelineSnapshot) => s.weights.data.buffer !== s.X.data.buffer;
 
+/**
+ * The weight matrices of the last result and their key (seed, d_model), held strongly: a WeakRef keeps
+ * its target alive until the current task ends, so a loop of small calls holding each result by
+ * WeakRef would keep every one of them.
+ */
+interface KeptWeights {
+  key: string;
+  W_q: Matrix;
+  W_k: Matrix;
+  W_v: Matrix;
+  W_o: Matrix;
+}
+
 /** Each compared array's bits as 32-bit words, made once per array (results are compared until dropped). */
 const wordViews = new WeakMap<Float32Array, Uint32Array>();
 
@@ -220,32 +234,38 @@ function sameBytes(old: Uint8Array, heap: Uint8Array, at: number, count: number)
 
 /**
  * Copies the result block's tensors out of wasm memory. Over WHOLE_COPY_BYTES each goes into an array
- * of its own, except that a tensor bit-identical to the same tensor of a recent result (one copied the
- * same way) reuses that result's array: known equal by its input keys, or found equal by comparing. Snapshots are read-only, so sharing is invisible, and most
+ * of its own, except that a tensor bit-identical to the same tensor of a recent result reuses that
+ * result's array: known equal by its input keys, or found equal by comparing. Snapshots are read-only, so sharing is invisible, and most
  * settings change a few tensors only: switching the mask leaves the scores, switching the shown head
  * leaves everything but the comparison tables. At 256 tokens and 8 heads a fresh copy of the whole
  * block was most of a change's script time (new memory on every change; comparing costs a fraction of
  * copying into it).
  */
-function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[], keys: InputKeys): PipelineSnapshot {
+function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[], keys: InputKeys,
+  weights: KeptWeights | null): PipelineSnapshot {
   // The header is read in place (nothing below can grow wasm memory): a copy would be one more
   // allocation.
   const words = raw.HEAPU32.subarray(header >>> 2, (header >>> 2) + HEADER_WORDS);
   const [n, dModel, heads, dK] = [words[0]!, words[1]!, words[2]!, words[3]!];
   const scaleFactor = raw.HEAPF32[(header >>> 2) + 4]!;
   const base = words[5]!;
-  // A result up to WHOLE_COPY_BYTES is copied in one piece, its tensors views into that copy, and shares
-  // nothing: there, making ~20 arrays and comparing costs more than copying.
-  const whole = words[6]! <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(base, base + words[6]!).buffer : null;
-  const candidates = whole ? [] : recent;
   const sameInputs = (old: PipelineSnapshot, level: number) => keys[level] !== null && resultKeys.get(old)?.[level] === keys[level];
+  // The four weight matrices depend on (seed, d_model) alone: with the last result's key they are that
+  // result's arrays (`weights`). They come first in the block, so a result up to WHOLE_COPY_BYTES,
+  // copied in one piece with its tensors views into the copy (there, making ~20 arrays and comparing
+  // costs more than copying), then starts its copy at X: at d_model 64 the weights are 64 KB of a
+  // 4-token result's 70 KB.
+  const copiedFrom = weights ? base + 4 * words[7 + TENSOR_INDEX.X]! : base;
+  const whole = words[6]! <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(copiedFrom, base + words[6]!).buffer : null;
+  const candidates = whole ? [] : recent;
   const floats = (name: PipelineTensorName, count: number): Float32Array => {
     const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
+    if (weights && TENSOR_LEVEL[name] === 0) return weights[name as 'W_q' | 'W_k' | 'W_v' | 'W_o'].data;
     for (const old of candidates) {
       const data = old[name].data;
       if (data.length === count && (sameInputs(old, TENSOR_LEVEL[name]) || sameFloats(data, raw.HEAPU32, at, count))) return data;
     }
-    return whole ? new Float32Array(whole, 4 * (at - (base >>> 2)), count) : raw.HEAPF32.slice(at, at + count);
+    return whole ? new Float32Array(whole, 4 * at - copiedFrom, count) : raw.HEAPF32.slice(at, at + count);
   };
   const bytes = (index: number, count: number, pick: (s: PipelineSnapshot) => Uint8Array): Uint8Array => {
     const at = base + words[7 + PIPELINE_TENSORS.length + index]!;
@@ -253,7 +273,7 @@ function readPipeline(raw: RawEngineModule, header: number, comparisonHead: numb
       const data = pick(old);
       if (data.length === count && (sameInputs(old, TENSOR_LEVEL.mask) || sameBytes(data, raw.HEAPU8, at, count))) return data;
     }
-    return whole ? new Uint8Array(whole, at - base, count) : raw.HEAPU8.slice(at, at + count);
+    return whole ? new Uint8Array(whole, at - copiedFrom, count) : raw.HEAPU8.slice(at, at + count);
   };
   const matrix = (name: PipelineTensorName, rows: number, cols: number): Matrix => ({ rows, cols, data: floats(name, rows * cols) });
   const tensor = (name: PipelineTensorName, cols: number): Tensor3 => ({ heads, rows: n, cols, data: floats(name, heads * n * cols) });
@@ -278,6 +298,7 @@ export class AttentionEngine {
   private cachedLimits: EngineLimits | null = null;
   /** The last pipeline results, whose arrays the next may share (see readPipeline); never kept alive by this. */
   private recentPipelines: WeakRef<PipelineSnapshot>[] = [];
+  private keptWeights: KeptWeights | null = null;
   private restartCount = 0;
 
   /**
@@ -411,8 +432,10 @@ export class AttentionEngine {
     if (plain.seed !== undefined && !isWhole(plain.seed, 0, 4294967295)) throw new EngineError('seed must be a whole number from 0 to 4294967295');
     const recent = this.recentPipelines.map((ref) => ref.deref()).filter((s) => s !== undefined);
     const keys = inputKeys(ids, plain);
-    const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent, keys));
+    const weights = keys[0] !== null && this.keptWeights?.key === keys[0] ? this.keptWeights : null;
+    const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent, keys, weights));
     // Two: the walkthrough with edits alternates between the seeded baseline and the edited run.
+    if (keys[0] !== null) this.keptWeights = { key: keys[0], W_q: result.W_q, W_k: result.W_k, W_v: result.W_v, W_o: result.W_o };
     if (copiedByTensor(result)) {
       resultKeys.set(result, keys);
       this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
