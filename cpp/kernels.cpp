@@ -62,6 +62,14 @@ ABH_INLINE void outer_rows_n(int rows, const float* a, std::ptrdiff_t a_row, std
   }
 }
 
+// S (n_q, width), row stride lds, = Q (n_q, d) . KT (d, width), row stride ldkt: the one instance of
+// the outer-product loops that both score kernels use (each instance is ~10 KB of wasm). Not inlined,
+// so that it stays one function, under this name (tests/unit/wasm-simd.test.ts looks for it).
+__attribute__((noinline)) void scores_transposed_block(const float* Q, int ldq, const float* KT, int ldkt, float* S, int lds, int n_q, int width, int d) {
+  for (int i = 0; i < n_q; i += 4)
+    outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, KT, ldkt, S + std::size_t(i) * lds, lds, width, 0, d, false);
+}
+
 }  // namespace
 
 bool simd_enabled() { return ABH_SIMD == 1; }
@@ -96,9 +104,7 @@ void scores_qkt(const float* Q, int ldq, const float* K, int ldk, float* S, int 
       const float* k = K + std::size_t(j0 + j) * ldk;
       for (int t = 0; t < d; ++t) kt[std::size_t(t) * kScoreKeyBlock + j] = k[t];
     }
-    for (int i = 0; i < n_q; i += 4)
-      outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, kt.data(), kScoreKeyBlock,
-                   S + std::size_t(i) * n_k + j0, n_k, width, 0, d, false);
+    scores_transposed_block(Q, ldq, kt.data(), kScoreKeyBlock, S + j0, n_k, n_q, width, d);
   }
 }
 
@@ -108,9 +114,7 @@ void transpose_keys(const float* K, int ldk, int n_k, int d, float* KT) {
 }
 
 void scores_qkt_transposed(const float* Q, int ldq, const float* KT, float* S, int n_q, int n_k, int d) {
-  // The same outer-product accumulation as scores_qkt, in the same order of t: the same bits.
-  for (int i = 0; i < n_q; i += 4)
-    outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, KT, n_k, S + std::size_t(i) * n_k, n_k, n_k, 0, d, false);
+  scores_transposed_block(Q, ldq, KT, n_k, S, n_k, n_q, n_k, d);
 }
 
 void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int n_q, int n_k,
