@@ -434,10 +434,10 @@ export class AttentionEngine {
     const keys = inputKeys(ids, plain);
     const weights = keys[0] !== null && this.keptWeights?.key === keys[0] ? this.keptWeights : null;
     const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent, keys, weights));
-    // Two: the walkthrough with edits alternates between the seeded baseline and the edited run.
     if (keys[0] !== null) this.keptWeights = { key: keys[0], W_q: result.W_q, W_k: result.W_k, W_v: result.W_v, W_o: result.W_o };
     if (copiedByTensor(result)) {
       resultKeys.set(result, keys);
+      // Two: the walkthrough with edits alternates between the seeded baseline and the edited run.
       this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
     }
     return result;
