@@ -71,8 +71,9 @@ export interface PipelineConfig {
 
 /**
  * Every intermediate of the walkthrough, copied out of wasm memory (never a view into it). Read-only:
- * in a result over 256 KB, an array bit-identical to the same tensor of one of the engine's last two
- * such results is that result's array, shared instead of copied again.
+ * arrays may be shared between results instead of copied again. The four weight matrices are the last
+ * result's when seed and d_model are the same; in a result over 256 KB, any array bit-identical to the
+ * same tensor of one of the engine's last two such results is that result's array.
  */
 export interface PipelineSnapshot {
   n: number;
