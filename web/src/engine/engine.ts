@@ -236,10 +236,10 @@ function sameBytes(old: Uint8Array, heap: Uint8Array, at: number, count: number)
  * Copies the result block's tensors out of wasm memory. Over WHOLE_COPY_BYTES each goes into an array
  * of its own, except that a tensor bit-identical to the same tensor of a recent result reuses that
  * result's array: known equal by its input keys, or found equal by comparing. Snapshots are
- * read-only, so sharing is invisible, and most settings change a few tensors only: switching the mask leaves the scores, switching the shown head
- * leaves everything but the comparison tables. At 256 tokens and 8 heads a fresh copy of the whole
- * block was most of a change's script time (new memory on every change; comparing costs a fraction of
- * copying into it).
+ * read-only, so sharing is invisible, and most settings change a few tensors only: switching the mask
+ * leaves the scores, switching the shown head leaves everything but the comparison tables. At 256
+ * tokens and 8 heads a fresh copy of the whole block was most of a change's script time (new memory
+ * on every change; comparing costs a fraction of copying into it).
  */
 function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[], keys: InputKeys,
   weights: KeptWeights | null): PipelineSnapshot {
