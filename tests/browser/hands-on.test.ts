@@ -232,7 +232,9 @@ describe('editing numbers', () => {
     expect(await page.locator('#qkv table.matrix').first().getAttribute('class')).not.toContain('editable');
     await page.getByRole('button', { name: 'Use the article’s four-token example' }).click();
     await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(4);
-    expect(await page.locator('#qkv table.matrix').first().getAttribute('class')).toContain('editable');
+    // The result is published before the frame that draws it: wait for the drawn tables.
+    await settled(page);
+    await expect.poll(() => page.locator('#qkv table.matrix').first().getAttribute('class')).toContain('editable');
     await page.context().close();
   });
 });

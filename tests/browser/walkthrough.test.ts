@@ -123,7 +123,7 @@ describe('the walkthrough in Chromium', () => {
     await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
     await page.goBack();
     await expect.poll(() => settingsOf(page).then((s) => [s.scale, s.causal])).toEqual([false, false]);
-    expect(await page.locator('input[name="causal"]').isChecked()).toBe(false);
+    await expect.poll(() => page.locator('input[name="causal"]').isChecked()).toBe(false);
     await page.goForward();
     await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
     await page.close();
