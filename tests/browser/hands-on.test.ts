@@ -258,6 +258,7 @@ describe('the mask editor', () => {
     await expect.poll(() => settingsOf(page).then((s) => s.mask)).toBe('window:2');
     expect(await mask()).toEqual(['1000', '1100', '0110', '0011']);
     expect(page.url()).toContain('mask=window:2');
+    await settled(page);
     expect(await page.locator('#causal .mask-state').textContent()).toMatch(/replaces the causal checkbox/);
     expect(await page.locator('input[name="causal"]').isChecked()).toBe(false);
     await editor.getByLabel('Prefix-LM').check();
@@ -291,6 +292,7 @@ describe('the mask editor', () => {
     await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 8 });
     await page.mouse.up();
     await expect.poll(() => snapshotOf(page).then((s) => maskRows(s.mask, 4))).toEqual(['1100', '1100', '0000', '1111']);
+    await settled(page);
     const s = await snapshotOf(page);
     expect(s.fullyMaskedRows).toEqual([0, 0, 1, 0]);
     expect(s.weights.slice(2 * 4, 3 * 4)).toEqual([0, 0, 0, 0]);
