@@ -96,7 +96,8 @@ PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
   layout.rows_byte_offset = layout.mask_byte_offset + N * N;
   layout.bytes = layout.rows_byte_offset + N;
   layout.scratch_byte_offset = layout.bytes;  // n x n bytes the run needs and nobody else sees
-  layout.floats = round4((layout.scratch_byte_offset + N * N + sizeof(float) - 1) / sizeof(float));
+  layout.keys_transposed_offset = round4((layout.scratch_byte_offset + N * N + sizeof(float) - 1) / sizeof(float));
+  layout.floats = layout.keys_transposed_offset + round4(N * d_k);
   return layout;
 }
 
@@ -237,13 +238,13 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
   constexpr int kRowBlock = 8;
   const std::size_t head_nd = std::size_t(n) * d_k;
   const std::uint8_t* const softmax_mask = mask_all_visible ? nullptr : mask;  // nothing to select: no stores in pass 1
-  std::vector<float> keys_transposed(head_nd);
+  float* const keys_transposed = v.block + v.layout.keys_transposed_offset;  // (d_k, n), scratch
   for (int head = 0; head < h; ++head) {
     const float* q = v.tensor(kPipeQ_heads) + head * head_nd;
     const float* k = v.tensor(kPipeK_heads) + head * head_nd;
     const float* val = v.tensor(kPipeV_heads) + head * head_nd;
     float* const head_output = v.tensor(kPipeHeadOutputs) + head * head_nd;
-    kernels::transpose_keys(k, d_k, n, d_k, keys_transposed.data());
+    kernels::transpose_keys(k, d_k, n, d_k, keys_transposed);
     for (int i0 = 0; i0 < n; i0 += kRowBlock) {
       const int block = std::min(kRowBlock, n - i0);
       const std::size_t at = head * nn + std::size_t(i0) * n, count = std::size_t(block) * n;
@@ -252,7 +253,7 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
       float* const scaled = v.tensor(kPipeScoresScaled) + at;
       float* const weights = v.tensor(kPipeWeights) + at;
       // Step 1: scores = Q K^T.
-      kernels::scores_qkt_transposed(q_block, d_k, keys_transposed.data(), scores, block, n, d_k);
+      kernels::scores_qkt_transposed(q_block, d_k, keys_transposed, scores, block, n, d_k);
       kernels::repair_overflowed_scores(q_block, d_k, k, d_k, scores, block, n, d_k);
       // Step 2: scale by 1/sqrt(d_k) (kept separately so the page can show both).
       for (std::size_t e = 0; e < count; ++e) scaled[e] = scores[e] * v.scale_factor;

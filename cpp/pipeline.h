@@ -83,6 +83,7 @@ struct PipelineLayout {
   std::size_t rows_byte_offset = 0;               // n bytes: fully_masked_rows
   std::size_t bytes = 0;                          // the published part: every tensor, mask and rows
   std::size_t scratch_byte_offset = 0;            // n x n bytes of working memory after it
+  std::size_t keys_transposed_offset = 0;         // in floats: n x d_k more, one head's K transposed
   std::size_t floats = 0;                         // the whole block, scratch included, in floats
 
   static PipelineLayout of(int n, int d_model, int heads);
