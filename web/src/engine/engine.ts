@@ -259,8 +259,8 @@ function readPipeline(raw: RawEngineModule, header: number, comparisonHead: numb
   const whole = words[6]! <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(copiedFrom, base + words[6]!).buffer : null;
   const candidates = whole ? [] : recent;
   const floats = (name: PipelineTensorName, count: number): Float32Array => {
-    const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
     if (weights && TENSOR_LEVEL[name] === 0) return weights[name as 'W_q' | 'W_k' | 'W_v' | 'W_o'].data;
+    const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
     for (const old of candidates) {
       const data = old[name].data;
       if (data.length === count && (sameInputs(old, TENSOR_LEVEL[name]) || sameFloats(data, raw.HEAPU32, at, count))) return data;
