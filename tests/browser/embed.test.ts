@@ -1,8 +1,12 @@
 // Authors' pages: ten elements on a host page under a strict CSP, served from a second origin,
-// the iframe embed and its resize messages, attribute changes, and the "Copy embed code" snippet.
+// the iframe embed, its step names and its resize messages, attribute changes, the docs page's stated
+// sizes, and the "Copy embed code" snippet.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -185,6 +189,40 @@ describe('embedding', () => {
     await page.goto(`${site.url}/embed.html?step=%3Cscript%3E`);
     await expect.poll(() => page.locator('.embed-notice').innerText()).toMatch(/no step called “<script>”/);
     await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the iframe takes the element’s name as the step: step=mask and step=attention-mask show <attention-mask>', async () => {
+    const { page, errors } = await newPage();
+    for (const step of ['mask', 'attention-mask']) {
+      await page.goto(`${site.url}/embed.html?step=${step}&tokens=we+predict+the+next+word&causal=1`);
+      const element = page.locator('#embed > attention-mask');
+      await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      expect(await page.locator('.embed-notice').count()).toBe(0);
+      expect(await page.locator('#embed > *').evaluateAll((nodes) => nodes.map((n) => n.tagName.toLowerCase()))).toEqual(['attention-mask']);
+      // The URL's settings reached it, as for step=causal.
+      expect(await element.evaluate((e) => (e as unknown as { config: { causal: boolean; sentence: string } }).config)).toMatchObject({ causal: true, sentence: 'we predict the next word' });
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the docs page states the script’s and the engine’s sizes as measured from the built files', async () => {
+    const { page, errors } = await newPage();
+    await page.goto(`${site.url}/docs.html`);
+    const stated = page.locator('.lede [data-size-of]');
+    expect(await stated.count()).toBe(2);
+    for (let i = 0; i < 2; i++) {
+      const span = stated.nth(i);
+      await expect.poll(() => span.textContent(), { timeout: 20_000 }).toMatch(/^ \(\d+ kB, \d+ kB gzipped\)$/);
+      const file = join(distDir, (await span.getAttribute('data-size-of'))!);
+      const bytes = readFileSync(file);
+      const [raw, gzipped] = (await span.textContent())!.match(/\d+/g)!.map(Number);
+      expect(raw, file).toBe(Math.round(bytes.length / 1000));
+      // The browser's gzip and Node's zlib may differ by a few bytes: within 1 kB.
+      expect(Math.abs(gzipped - gzipSync(bytes).length / 1000), file).toBeLessThanOrEqual(1);
+    }
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -4,20 +4,18 @@
 import './styles/page.css';
 import './elements/index';
 import { SETTING_ATTRIBUTES } from './elements/attributes';
-import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './elements/registry';
+import { embedStep, embedStepNames } from './embed-step';
 import { el } from './figures/dom';
 
 const params = new URLSearchParams(location.search);
 const root = document.getElementById('embed')!;
-const requested = params.get('step') ?? 'scores';
-// Own keys only: "constructor" or "toString" must not pick an inherited property as a tag name.
-const known = requested === 'all' || Object.hasOwn(STEP_ELEMENTS, requested);
-const tag = requested === 'all' ? WALKTHROUGH_ELEMENT : STEP_ELEMENTS[known ? requested : 'scores'];
+const requested = params.get('step');
+const { tag, known } = embedStep(requested);
 
-if (!known) {
+if (!known && requested !== null) {
   const shown = [...requested.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu, '')];
   root.appendChild(el('p', { class: 'embed-notice', role: 'status' },
-    `There is no step called “${shown.slice(0, 40).join('')}${shown.length > 40 ? '…' : ''}”; showing the scores step. Steps: ${Object.keys(STEP_ELEMENTS).join(', ')}, or all.`));
+    `There is no step called “${shown.slice(0, 40).join('')}${shown.length > 40 ? '…' : ''}”; showing the scores step. Steps: ${embedStepNames()}.`));
 }
 const element = document.createElement(tag);
 for (const [attribute, param] of Object.entries(SETTING_ATTRIBUTES)) {
@@ -37,7 +35,7 @@ function postHeight(): void {
   const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
   if (height === lastHeight || window.parent === window) return;
   lastHeight = height;
-  window.parent.postMessage({ type: 'attention-by-hand:resize', height, step: requested }, '*');
+  window.parent.postMessage({ type: 'attention-by-hand:resize', height, step: requested ?? 'scores' }, '*');
   window.parent.postMessage(JSON.stringify({ src: location.href, context: 'iframe.resize', height }), '*');
 }
 new ResizeObserver(postHeight).observe(document.documentElement);
