@@ -11,6 +11,7 @@ export interface SvgFile {
   height: number;
 }
 
+/** Text escaped for SVG markup (element text and attribute values). */
 export function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
@@ -95,6 +96,8 @@ const COLOUR_ATTRIBUTES = new Set(['fill', 'stroke']);
 /**
  * An SVG chart of the page as a file that stands alone: every element's computed style written as
  * presentation attributes (colours as hex), a background in the theme's surface colour, explicit size.
+ * For the charts drawn as SVG from their data (line-chart.ts, histogram.ts): their colours and dash
+ * patterns live in figures.css, so the file reads them from the drawing instead of keeping a copy.
  */
 export function serializeSvg(source: SVGSVGElement, palette: Palette = LIGHT_PALETTE): SvgFile {
   const clone = source.cloneNode(true) as SVGSVGElement;

@@ -32,16 +32,6 @@ export function colourStep(position: number): number {
   return Math.round(position * COLOUR_STEPS);
 }
 
-/** The largest finite magnitude in data: the diverging scale is symmetric around zero. */
-export function extentOf(data: ArrayLike<number>): number {
-  let extent = 0;
-  for (let i = 0; i < data.length; i++) {
-    const v = Math.abs(data[i]);
-    if (Number.isFinite(v) && v > extent) extent = v;
-  }
-  return extent;
-}
-
 // ---------------------------------------------------------------------------------------------------
 // The colour model: what those positions look like in the reader's theme. The live pictures
 // (matrix-picture.ts) and the exported files (export-svg.ts, bars.ts, head-grid.ts) mix heatmap colours
