@@ -4,8 +4,13 @@
 // (cover, answer, skip, switch off, a localStorage that throws); the NumPy script's text.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { BarChart } from '../../web/src/figures/bars';
-import { barChartSvg, f32, fileStem, headGridSvg, hex, mixOklab, parseColour, tableCsv, tableNumpy, tableSvg } from '../../web/src/figures/export';
-import { formatDelta, formatPercentDelta, MatrixTable, parseTyped, type MatrixEdit } from '../../web/src/figures/matrix-table';
+import { f32, fileStem, tableCsv, tableNumpy } from '../../web/src/figures/export-text';
+import { tableSvg } from '../../web/src/figures/export-svg';
+import { formatDelta, formatPercentDelta } from '../../web/src/figures/format';
+import { HeadGrid } from '../../web/src/figures/head-grid';
+import { parseTyped, type MatrixEdit } from '../../web/src/figures/matrix-edit';
+import { MatrixTable } from '../../web/src/figures/matrix-table';
+import { hex, mixOklab, parseColour } from '../../web/src/figures/palette';
 import { MASKED_SOURCE, numpyScript, SOFTMAX_SOURCE } from '../../web/src/figures/numpy-script';
 import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/figures/predict';
 import { ATTENTION_SOURCE } from '../../web/src/steps/06-weighted-sum';
@@ -214,14 +219,17 @@ describe('exports', () => {
     const bars = new BarChart({ caption: 'shares of “it”', labelHeader: 'token', valueHeader: 'share' });
     document.body.replaceChildren(bars.element);
     bars.update([{ label: 'animal', value: 0.75, emphasis: true }, { label: 'road', value: 0.25 }], 'shares of “it”');
-    const doc = new DOMParser().parseFromString(barChartSvg(bars.element.querySelector('table')!).svg, 'image/svg+xml');
+    const doc = new DOMParser().parseFromString(bars.svgFile().svg, 'image/svg+xml');
     const texts = [...doc.querySelectorAll('text')].map((t) => t.textContent);
     for (const text of ['shares of “it”', 'animal', 'road']) expect(texts).toContain(text);
     const widths = [...doc.querySelectorAll('rect')].slice(1).map((r) => Number(r.getAttribute('width')));
     expect(widths).toEqual([320, 320, 320, 106.7]); // tracks and fills: 0.75 is the longest bar, 0.25 a third of it
-    const grid = new DOMParser().parseFromString(headGridSvg('maps', [
-      { data: [1, 0, 0.5, 0.5], n: 2, caption: 'Head 1' }, { data: [0.25, 0.75, 0, 1], n: 2, caption: 'Head 2' },
-    ]).svg, 'image/svg+xml');
+    const heads = new HeadGrid(() => {}, 'maps');
+    heads.update([
+      { data: Float32Array.from([1, 0, 0.5, 0.5]), n: 2, caption: 'Head 1', description: 'head 1' },
+      { data: Float32Array.from([0.25, 0.75, 0, 1]), n: 2, caption: 'Head 2', description: 'head 2' },
+    ], 0);
+    const grid = new DOMParser().parseFromString(heads.svgFile('maps').svg, 'image/svg+xml');
     expect([...grid.querySelectorAll('text')].map((t) => t.textContent)).toEqual(['maps', 'Head 1', 'Head 2']);
     expect([...grid.querySelectorAll('rect[fill-opacity]')].map((r) => r.getAttribute('fill-opacity'))).toEqual(['1.000', '0.500', '0.500', '0.250', '0.750', '1.000']);
   });

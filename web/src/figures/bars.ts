@@ -1,8 +1,11 @@
 // A horizontal bar chart as a real <table>: one row per bar, the label as the row header, the bar
 // itself decorative (aria-hidden) and the value as text, so a screen reader reads "animal, 42%".
 // Bar lengths go through the --w custom property (no inline style attributes: strict CSP).
+// Saved as SVG (barChartSvg), the chart is drawn from the same rows, not read back from the table.
 import { el, replaceChildren, setText, setVar } from './dom';
+import { esc, svgOpening, textWidth, wrap, type SvgFile } from './export-svg';
 import { percent } from './format';
+import { hex, LIGHT_PALETTE, mixOklab, type Palette } from './palette';
 
 export interface Bar {
   label: string;
@@ -38,15 +41,45 @@ export function barFraction(value: number, max: number): number {
   return Math.min(1, value / max);
 }
 
+/** One drawn row: what the table shows, and what a file needs to draw it again. */
+interface DrawnBar {
+  label: string;
+  /** The value as text. */
+  value: string;
+  /** Bar length in [0, 1] of the track. */
+  fraction: number;
+  strong: boolean;
+  muted: boolean;
+  bar: boolean;
+}
+
+/** The rows of a chart as they are drawn: formatted values, and lengths against the largest bar. */
+function drawnBars(bars: readonly Bar[], options: Pick<BarChartOptions, 'max' | 'format'>): DrawnBar[] {
+  const format = options.format ?? ((v: number) => percent(v));
+  let max = options.max ?? 0;
+  if (options.max === undefined) for (const bar of bars) if (bar.bar !== false && Number.isFinite(bar.value)) max = Math.max(max, bar.value);
+  if (!(max > 0)) max = 1;
+  return bars.map((bar) => ({
+    label: bar.label,
+    value: bar.text ?? format(bar.value),
+    fraction: bar.bar === false ? 0 : barFraction(bar.value, max),
+    strong: Boolean(bar.emphasis),
+    muted: Boolean(bar.muted),
+    bar: bar.bar !== false,
+  }));
+}
+
 export class BarChart {
   readonly element: HTMLElement;
   private readonly table: HTMLTableElement;
   private readonly caption: HTMLTableCaptionElement;
   private readonly body: HTMLTableSectionElement;
   private rows: { row: HTMLTableRowElement; label: HTMLTableCellElement; fill: HTMLElement; value: HTMLTableCellElement }[] = [];
+  private drawn: { caption: string; bars: DrawnBar[] };
 
   constructor(private readonly options: BarChartOptions) {
     this.caption = el('caption', {}, options.caption);
+    this.drawn = { caption: options.caption, bars: [] };
     this.body = el('tbody');
     this.table = el('table', { class: `bar-chart ${options.className ?? ''}`.trim() },
       this.caption,
@@ -60,23 +93,27 @@ export class BarChart {
 
   update(bars: readonly Bar[], caption = this.options.caption): void {
     setText(this.caption, caption);
-    const format = this.options.format ?? ((v: number) => percent(v));
-    let max = this.options.max ?? 0;
-    if (this.options.max === undefined) for (const bar of bars) if (bar.bar !== false && Number.isFinite(bar.value)) max = Math.max(max, bar.value);
-    if (!(max > 0)) max = 1;
+    const drawn = drawnBars(bars, this.options);
+    this.drawn = { caption, bars: drawn };
     if (bars.length !== this.rows.length) this.build(bars.length);
     bars.forEach((bar, i) => {
       const { row, label, fill, value } = this.rows[i];
-      setText(label, bar.label);
-      setText(value, bar.text ?? format(bar.value));
-      setVar(fill, '--w', bar.bar === false ? '0' : barFraction(bar.value, max).toFixed(4));
-      row.classList.toggle('no-bar', bar.bar === false);
-      row.classList.toggle('emphasis', Boolean(bar.emphasis));
-      row.classList.toggle('muted', Boolean(bar.muted));
+      const shown = drawn[i];
+      setText(label, shown.label);
+      setText(value, shown.value);
+      setVar(fill, '--w', shown.bar ? shown.fraction.toFixed(4) : '0');
+      row.classList.toggle('no-bar', !shown.bar);
+      row.classList.toggle('emphasis', shown.strong);
+      row.classList.toggle('muted', shown.muted);
       if (bar.title) {
         if (row.title !== bar.title) row.title = bar.title;
       } else row.removeAttribute('title');
     });
+  }
+
+  /** The chart as it was last drawn, as an SVG file in the palette's colours. */
+  svgFile(palette: Palette = LIGHT_PALETTE): SvgFile {
+    return barChartSvg(this.drawn.caption, this.drawn.bars, palette);
   }
 
   private build(count: number): void {
@@ -92,4 +129,37 @@ export class BarChart {
     }
     replaceChildren(this.body, ...rows);
   }
+}
+
+/** A bar chart as SVG: the caption, then each row's label, its bar on a track and its value. */
+function barChartSvg(caption: string, rows: readonly DrawnBar[], palette: Palette = LIGHT_PALETTE): SvgFile {
+  const pad = 12;
+  const labelW = Math.ceil(Math.max(40, ...rows.map((r) => textWidth(r.label, 12)))) + 10;
+  const valueW = Math.ceil(Math.max(40, ...rows.map((r) => textWidth(r.value, 12)))) + 10;
+  const barW = 320;
+  const width = pad * 2 + labelW + barW + valueW;
+  const captionLines = caption ? wrap(caption, width - 2 * pad, 13) : [];
+  const top = pad + captionLines.length * 18 + (captionLines.length ? 6 : 0);
+  const rowH = 22;
+  const height = top + rows.length * rowH + pad;
+  const ink = hex(palette.ink);
+  const muted = hex(palette.muted);
+  const accent = hex(mixOklab(palette.seq1, 0.75, palette.surface2));
+  const parts = [
+    svgOpening(width, height, caption, palette),
+    `<rect width="${width}" height="${height}" fill="${hex(palette.surface)}"/>`,
+    ...captionLines.map((line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${muted}">${esc(line)}</text>`),
+  ];
+  rows.forEach((row, i) => {
+    const y = top + i * rowH;
+    const weight = row.strong ? ' font-weight="700"' : '';
+    parts.push(`<text x="${pad + labelW - 8}" y="${y + 15}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.label)}</text>`);
+    if (row.bar) {
+      parts.push(`<rect x="${pad + labelW}" y="${y + 4}" width="${barW}" height="14" rx="3" fill="${hex(palette.surface2)}"/>`);
+      parts.push(`<rect x="${pad + labelW}" y="${y + 4}" width="${(barW * row.fraction).toFixed(1)}" height="14" rx="3" fill="${row.muted ? hex(palette.rule) : row.strong ? hex(palette.seq1) : accent}"/>`);
+    }
+    parts.push(`<text x="${width - pad}" y="${y + 15}" font-family="${esc(palette.mono)}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.value)}</text>`);
+  });
+  parts.push('</svg>');
+  return { svg: parts.join(''), width, height };
 }

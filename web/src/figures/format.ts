@@ -56,3 +56,15 @@ export function sub(index: number): string {
 export function quoted(token: string): string {
   return `“${token}”`;
 }
+
+/** Signed change since the reader's edits: "+0.12", "−0.004" (three decimals below 0.01). */
+export function formatDelta(delta: number): string {
+  const size = Math.abs(delta);
+  return `${delta < 0 ? MINUS : '+'}${size >= 0.01 ? size.toFixed(2) : size.toFixed(3)}`;
+}
+
+/** Signed change of a probability, in percentage points: "+3%" ("+0.4%" below one point). */
+export function formatPercentDelta(delta: number): string {
+  const points = Math.abs(delta) * 100;
+  return `${delta < 0 ? MINUS : '+'}${points >= 1 ? points.toFixed(0) : points.toFixed(1)}%`;
+}

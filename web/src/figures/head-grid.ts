@@ -5,7 +5,10 @@
 //
 // Colours come from the theme: the canvas's CSS background is the scale's 0 and its CSS `color`
 // is the scale's 1; a weight w is painted in that colour at opacity w. A theme change repaints.
+// Saved as SVG (svgFile), the maps are drawn again from the weights they were painted from.
 import { el, replaceChildren, setText } from './dom';
+import { esc, svgOpening, wrap, type SvgFile } from './export-svg';
+import { hex, LIGHT_PALETTE, type Palette } from './palette';
 
 export interface HeadMap {
   /** Row-major (n, n) weights of this head, values in [0, 1]. */
@@ -45,6 +48,11 @@ export class HeadGrid {
       button.title = map.description;
     });
     this.schedulePaint();
+  }
+
+  /** The maps last drawn as small multiples in one SVG file, under `title`. */
+  svgFile(title: string, palette: Palette = LIGHT_PALETTE): SvgFile {
+    return headGridSvg(title, this.maps, palette);
   }
 
   /**
@@ -138,4 +146,39 @@ function parseRgb(colour: string): [number, number, number] | null {
   if (!match) return null;
   if (match[4] !== undefined && match[4] !== '1' && match[4] !== '100%') return null; // a translucent ink: let the canvas blend it
   return [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+/** Small multiples of attention maps as SVG: each weight a square in the sequential scale's 1, at opacity w. */
+function headGridSvg(title: string, maps: readonly HeadMap[], palette: Palette): SvgFile {
+  const pad = 12;
+  const columns = Math.min(4, Math.max(1, maps.length));
+  const size = 150;
+  const gap = 16;
+  const captionH = 18;
+  const rows = Math.ceil(maps.length / columns);
+  const titleLines = wrap(title, columns * (size + gap), 13);
+  const top = pad + titleLines.length * 18 + 6;
+  const width = pad * 2 + columns * size + (columns - 1) * gap;
+  const height = top + rows * (size + captionH + gap) + pad - gap;
+  const parts = [
+    svgOpening(width, height, title, palette),
+    `<rect width="${width}" height="${height}" fill="${hex(palette.surface)}"/>`,
+    ...titleLines.map((line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${hex(palette.muted)}">${esc(line)}</text>`),
+  ];
+  maps.forEach((map, k) => {
+    const x0 = pad + (k % columns) * (size + gap);
+    const y0 = top + Math.floor(k / columns) * (size + captionH + gap);
+    const cell = size / Math.max(1, map.n);
+    parts.push(`<rect x="${x0}" y="${y0}" width="${size}" height="${size}" fill="${hex(palette.seq0)}" stroke="${hex(palette.rule)}"/>`);
+    for (let r = 0; r < map.n; r++) {
+      for (let c = 0; c < map.n; c++) {
+        const w = map.data[r * map.n + c];
+        if (!(w > 0)) continue;
+        parts.push(`<rect x="${(x0 + c * cell).toFixed(2)}" y="${(y0 + r * cell).toFixed(2)}" width="${cell.toFixed(2)}" height="${cell.toFixed(2)}" fill="${hex(palette.seq1)}" fill-opacity="${Math.min(1, w).toFixed(3)}"/>`);
+      }
+    }
+    parts.push(`<text x="${x0}" y="${y0 + size + 14}" font-size="12" fill="${hex(palette.ink)}">${esc(map.caption)}</text>`);
+  });
+  parts.push('</svg>');
+  return { svg: parts.join(''), width, height };
 }

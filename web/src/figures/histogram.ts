@@ -2,8 +2,12 @@
 // glance even when one series is far taller than another (each panel has its own y scale). The
 // SVG is role="img" with a summary supplied by the caller, and the same bins are available as a
 // real table in a <details> underneath: nothing is only in the picture.
+// Saved as a file (svgFile), the chart is this same drawing with its computed styles written in as
+// attributes: its colours live in figures.css alone, not in a second copy here.
 import { el, showChildren, svg } from './dom';
+import { serializeSvg, type SvgFile } from './export-svg';
 import { fmt, percent } from './format';
+import { LIGHT_PALETTE, type Palette } from './palette';
 
 export interface HistogramMarker {
   /** x position in data units. */
@@ -152,6 +156,11 @@ export class Histogram {
     showChildren(this.chart, ...nodes);
     this.fillTable(series, binned, lo, hi, bins, edgeFormat);
     return binned;
+  }
+
+  /** The chart as drawn, as an SVG file that stands alone. */
+  svgFile(palette: Palette = LIGHT_PALETTE): SvgFile {
+    return serializeSvg(this.chart, palette);
   }
 
   private fillTable(series: readonly HistogramSeries[], binned: Bins[], lo: number, hi: number, bins: number, format: (v: number) => string): void {

@@ -3,7 +3,11 @@
 // states what it shows; the numbers it plots are always in a table next to it (the step's job).
 // It lays itself out for its real width (ResizeObserver), so text stays readable on a phone, and
 // thins out x labels that would crowd.
+// Saved as a file (svgFile), the chart is this same drawing with its computed styles written in as
+// attributes: its colours and dash patterns live in figures.css alone, not in a second copy here.
 import { el, showChildren, svg } from './dom';
+import { serializeSvg, type SvgFile } from './export-svg';
+import { LIGHT_PALETTE, type Palette } from './palette';
 
 export interface ChartSeries {
   label: string;
@@ -67,6 +71,11 @@ export class LogLogChart {
   update(data: LogLogData): void {
     this.data = data;
     this.draw();
+  }
+
+  /** The chart as drawn, as an SVG file that stands alone. */
+  svgFile(palette: Palette = LIGHT_PALETTE): SvgFile {
+    return serializeSvg(this.svgRoot, palette);
   }
 
   private draw(): void {

@@ -9,8 +9,7 @@
 // or columns the owner highlights are outlined over the picture, and the owner's Copy or save tools still
 // export every number.
 import { el, setVar, whenPointerReleased } from './dom';
-import { cellRgb, readPalette } from './export';
-import type { ColourScale } from './palette';
+import { cellRgb, readPalette, type ColourScale } from './palette';
 
 /**
  * A matrix is a picture rather than a table when it shows colour only (no numbers: over 64 tokens) and

@@ -2,7 +2,7 @@
 // for word) and this page's matrices written out at full float32 precision, which prints the weights
 // and outputs the page shows. When the page masks or skips the scaling, a clearly marked variant of
 // multi_head_attention() (not in the article) takes the mask and the scaling as arguments.
-import { f32 } from './export';
+import { f32 } from './export-text';
 import { describeMask, isCustomMask } from '../hands-on-settings';
 import type { Matrix } from '../engine/types';
 import type { Snapshot } from '../snapshot';

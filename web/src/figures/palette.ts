@@ -4,6 +4,10 @@
 // data-t) and the stylesheet turns each step into --t. Both scales are colour-blind safe: sequential is one hue
 // (blue), diverging is purple <-> orange (ColorBrewer PuOr), which survives all common forms of
 // colour blindness, and the numbers are always there as text.
+//
+// Nothing here writes an inline style attribute: the one probe element that resolves a custom property
+// (readPalette) is styled through the CSSOM, which a strict CSP allows.
+import { el } from './dom';
 
 export type ColourScale = 'diverging' | 'sequential' | 'none';
 
@@ -28,12 +32,145 @@ export function colourStep(position: number): number {
   return Math.round(position * COLOUR_STEPS);
 }
 
-/** The largest finite magnitude in data: the diverging scale is symmetric around zero. */
-export function extentOf(data: ArrayLike<number>): number {
-  let extent = 0;
-  for (let i = 0; i < data.length; i++) {
-    const v = Math.abs(data[i]);
-    if (Number.isFinite(v) && v > extent) extent = v;
+// ---------------------------------------------------------------------------------------------------
+// The colour model: what those positions look like in the reader's theme. The live pictures
+// (matrix-picture.ts) and the exported files (export-svg.ts, bars.ts, head-grid.ts) mix heatmap colours
+// here exactly as figures.css mixes them (color-mix in oklab) from the theme's custom properties, so a
+// canvas or a saved file looks like the table on the page.
+
+export type RGB = [number, number, number];
+
+export interface Palette {
+  pos: RGB; neg: RGB; mid: RGB; seq0: RGB; seq1: RGB;
+  ink: RGB; muted: RGB; surface: RGB; surface2: RGB; rule: RGB;
+  /** --cap of a heatmap with numbers and of a colour-only one (figures.css). */
+  cap: number;
+  capColourOnly: number;
+  font: string;
+  mono: string;
+}
+
+/** The light theme's values (tokens.css), used where styles cannot be read (a test DOM). */
+export const LIGHT_PALETTE: Palette = {
+  pos: [0xb3, 0x58, 0x06], neg: [0x54, 0x27, 0x88], mid: [0xf7, 0xf7, 0xf7], seq0: [0xf7, 0xfb, 0xff], seq1: [0x08, 0x30, 0x6b],
+  ink: [0x1d, 0x1d, 0x1f], muted: [0x55, 0x56, 0x5a], surface: [0xff, 0xff, 0xff], surface2: [0xf3, 0xf1, 0xec], rule: [0xd9, 0xd5, 0xcc],
+  cap: 0.55, capColourOnly: 1,
+  font: 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif',
+  mono: 'ui-monospace, Menlo, Consolas, "Liberation Mono", monospace',
+};
+
+/** "rgb(1, 2, 3)", "rgba(…)", "#abc", "#aabbcc", "color(srgb 0.1 0.2 0.3)" -> [r, g, b] (0–255). */
+export function parseColour(text: string): RGB | null {
+  const value = text.trim().toLowerCase();
+  let m = /^rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)/.exec(value);
+  if (m) return [Number(m[1]), Number(m[2]), Number(m[3])].map((v) => Math.round(v)) as RGB;
+  m = /^color\(srgb\s+([-\d.e]+)\s+([-\d.e]+)\s+([-\d.e]+)/.exec(value);
+  if (m) return [m[1], m[2], m[3]].map((v) => Math.round(Math.max(0, Math.min(1, Number(v))) * 255)) as RGB;
+  m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/.exec(value);
+  if (m) {
+    const hex = m[1].length === 3 ? [...m[1]].map((ch) => ch + ch).join('') : m[1];
+    return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)) as RGB;
   }
-  return extent;
+  return canvasColour(value);
+}
+
+/** Any other CSS colour (oklab(), lab(), named), through a 1 × 1 canvas; null without canvas. */
+function canvasColour(value: string): RGB | null {
+  if (typeof document === 'undefined') return null;
+  try {
+    const context = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+    if (!context) return null;
+    context.fillStyle = '#010203';
+    context.fillStyle = value;
+    if (context.fillStyle === '#010203' && value !== '#010203') return null;
+    context.fillRect(0, 0, 1, 1);
+    const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
+    return [r, g, b];
+  } catch {
+    return null;
+  }
+}
+
+export function hex([r, g, b]: RGB): string {
+  return `#${[r, g, b].map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** The theme's colours where `from` sits (inside a shadow root: that element's :host variables). */
+export function readPalette(from: Element): Palette {
+  if (typeof getComputedStyle !== 'function' || !from.isConnected) return LIGHT_PALETTE;
+  const probe = el('span', { 'aria-hidden': 'true', class: 'export-probe' });
+  from.appendChild(probe);
+  const read = (name: string, fallback: RGB): RGB => {
+    probe.style.setProperty('color', `var(${name})`);
+    return parseColour(getComputedStyle(probe).color) ?? fallback;
+  };
+  try {
+    const family = (name: string, fallback: string) => {
+      probe.style.setProperty('font-family', `var(${name})`);
+      return getComputedStyle(probe).fontFamily || fallback;
+    };
+    const palette: Palette = {
+      pos: read('--abh-pos', LIGHT_PALETTE.pos), neg: read('--abh-neg', LIGHT_PALETTE.neg), mid: read('--abh-mid', LIGHT_PALETTE.mid),
+      seq0: read('--abh-seq-0', LIGHT_PALETTE.seq0), seq1: read('--abh-seq-1', LIGHT_PALETTE.seq1),
+      ink: read('--abh-ink', LIGHT_PALETTE.ink), muted: read('--abh-ink-muted', LIGHT_PALETTE.muted),
+      surface: read('--abh-surface', LIGHT_PALETTE.surface), surface2: read('--abh-surface-2', LIGHT_PALETTE.surface2), rule: read('--abh-rule', LIGHT_PALETTE.rule),
+      cap: LIGHT_PALETTE.cap, capColourOnly: LIGHT_PALETTE.capColourOnly,
+      font: family('--abh-font', LIGHT_PALETTE.font), mono: family('--abh-mono', LIGHT_PALETTE.mono),
+    };
+    const cap = Number.parseFloat(getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'));
+    if (Number.isFinite(cap) && cap > 0 && cap <= 1) palette.cap = cap;
+    return palette;
+  } finally {
+    probe.remove();
+  }
+}
+
+// sRGB <-> OKLab, as CSS Color 4 defines them (color-mix(in oklab, …)).
+const toLinear = (v: number) => {
+  const c = v / 255;
+  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+};
+const fromLinear = (c: number) => 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+
+function toOklab([r, g, b]: RGB): RGB {
+  const [lr, lg, lb] = [toLinear(r), toLinear(g), toLinear(b)];
+  const l = Math.cbrt(0.4122214708 * lr + 0.5363325363 * lg + 0.0514459929 * lb);
+  const m = Math.cbrt(0.2119034982 * lr + 0.6806995451 * lg + 0.1073969566 * lb);
+  const s = Math.cbrt(0.0883024619 * lr + 0.2817188376 * lg + 0.6299787005 * lb);
+  return [
+    0.2104542553 * l + 0.793617785 * m - 0.0040720468 * s,
+    1.9779984951 * l - 2.428592205 * m + 0.4505937099 * s,
+    0.0259040371 * l + 0.7827717662 * m - 0.808675766 * s,
+  ];
+}
+
+function fromOklab([L, A, B]: RGB): RGB {
+  const l = (L + 0.3963377774 * A + 0.2158037573 * B) ** 3;
+  const m = (L - 0.1055613458 * A - 0.0638541728 * B) ** 3;
+  const s = (L - 0.0894841775 * A - 1.291485548 * B) ** 3;
+  const rgb = [
+    4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s,
+    -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s,
+    -0.0041960863 * l - 0.7034186147 * m + 1.707614701 * s,
+  ];
+  return rgb.map((c) => Math.max(0, Math.min(255, fromLinear(Math.max(0, Math.min(1, c)))))) as RGB;
+}
+
+/** color-mix(in oklab, a p, b): p of a, the rest b. */
+export function mixOklab(a: RGB, p: number, b: RGB): RGB {
+  const [x, y] = [toOklab(a), toOklab(b)];
+  const t = Math.max(0, Math.min(1, p));
+  return fromOklab([x[0] * t + y[0] * (1 - t), x[1] * t + y[1] * (1 - t), x[2] * t + y[2] * (1 - t)]);
+}
+
+/** A heatmap cell's background, mixed as figures.css does for table.matrix td. */
+export function cellRgb(position: number, scale: ColourScale, palette: Palette, cap: number): RGB {
+  if (scale === 'sequential') return mixOklab(palette.seq1, Math.max(0, position) * cap, palette.seq0);
+  if (scale === 'none') return palette.mid;
+  const inner = mixOklab(palette.neg, Math.max(0, -position) * cap, palette.mid);
+  return mixOklab(palette.pos, Math.max(0, position) * cap, inner);
+}
+
+export function cellColour(position: number, scale: ColourScale, palette: Palette, cap: number): string {
+  return hex(cellRgb(position, scale, palette, cap));
 }

@@ -3,7 +3,7 @@
 // shown live as the mixture one token actually gets from the current weights.
 import { BarChart, type Bar } from '../figures/bars';
 import { el, setText } from '../figures/dom';
-import { barChartSvg, figureTools } from '../figures/export';
+import { figureTools } from '../figures/export-toolbar';
 import { percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
@@ -76,7 +76,7 @@ export const problemStep: StepDefinition = {
       chips,
       question,
       el('div', { class: 'problem-chart' }, bars.element),
-      figureTools(() => bars.element, () => 'The mixture of one token', (palette) => barChartSvg(bars.element.querySelector('table')!, palette)));
+      figureTools(() => bars.element, () => 'The mixture of one token', (palette) => bars.svgFile(palette)));
     // Predict first: which token will the followed token (“it”) draw from most? The figure and the reading are the answer.
     const predict = context.predictions ? new Prediction([figure, reading]) : null;
 

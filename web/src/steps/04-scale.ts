@@ -4,12 +4,12 @@
 // what scaling does to the current sentence's weights.
 import { BarChart } from '../figures/bars';
 import { el, replaceChildren, setText, showChildren } from '../figures/dom';
-import { count, fmt, percent, quoted } from '../figures/format';
+import { count, fmt, formatPercentDelta, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
-import { barChartSvg, chartTools, figureTools } from '../figures/export';
+import { figureTools } from '../figures/export-toolbar';
 import { Histogram } from '../figures/histogram';
 import { tokenLabels } from '../figures/labels';
-import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
+import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
 import type { Matrix, Tensor3 } from '../engine/types';
 import { LIMITS } from '../settings';
@@ -97,9 +97,9 @@ export const scaleStep: StepDefinition = {
 
     const saturationFigure = el('div', { class: 'figure-row scale-saturation' },
       el('figure', { class: 'figure' }, softBars.element, softNorm,
-        figureTools(() => softBars.element, () => 'Softmax of 1, 2, 3', (palette) => barChartSvg(softBars.element.querySelector('table')!, palette))),
+        figureTools(() => softBars.element, () => 'Softmax of 1, 2, 3', (palette) => softBars.svgFile(palette))),
       el('figure', { class: 'figure' }, sharpBars.element, sharpNorm,
-        figureTools(() => sharpBars.element, () => 'Softmax of 1, 2, 3 stretched by the square root of d_k', (palette) => barChartSvg(sharpBars.element.querySelector('table')!, palette))));
+        figureTools(() => sharpBars.element, () => 'Softmax of 1, 2, 3 stretched by the square root of d_k', (palette) => sharpBars.svgFile(palette))));
     // Predict first: without the division, what does a larger d_k do to the largest weight?
     const predict = context.predictions ? new Prediction([saturationFigure, saturationReading]) : null;
 
@@ -112,7 +112,7 @@ export const scaleStep: StepDefinition = {
         'So the sum has variance about d_k: its typical size, the standard deviation, is about √d_k. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.'),
       experimentIntro,
       el('figure', { class: 'figure scale-experiment' }, histogram.element,
-        chartTools(() => histogram.element.querySelector('svg'), () => 'Random dot products before and after dividing by the square root of d_k'), stats),
+        figureTools(() => histogram.element, () => 'Random dot products before and after dividing by the square root of d_k', (palette) => histogram.svgFile(palette)), stats),
       experimentReading,
       el('h3', { class: 'scale-heading' }, 'What goes wrong without it: softmax saturates'),
       el('p', {}, 'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √d_k, the spread unscaled scores would have at this d_k:'),

@@ -2,10 +2,10 @@
 // attention map of the shown head with each row's sum, a sentence reading the chosen row, and the
 // chosen cell's softmax worked out by hand (subtract the row's max, exponentiate, divide by the sum).
 import { el, setText, showChildren } from '../figures/dom';
-import { fmt, percent, quoted } from '../figures/format';
+import { fmt, formatPercentDelta, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
-import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
+import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';

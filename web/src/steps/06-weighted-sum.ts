@@ -3,12 +3,12 @@
 import { byHandSum } from '../figures/arithmetic';
 import { codeBlock, outputBlock } from '../figures/code-block';
 import { el, setText, showChildren } from '../figures/dom';
-import { copyText } from '../figures/export';
+import { copyText } from '../figures/export-toolbar';
 import { numpyScript, SCRIPT_MAX_DMODEL } from '../figures/numpy-script';
-import { fmt, percent, quoted, sub } from '../figures/format';
+import { fmt, formatPercentDelta, percent, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
-import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
+import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';

@@ -4,10 +4,10 @@
 // (none, causal, padding, sliding window, prefix-LM) and free painting, applied to the whole page.
 import { codeBlock, outputBlock } from '../figures/code-block';
 import { controlForm, el, setText } from '../figures/dom';
-import { fmt, percent, quoted } from '../figures/format';
+import { fmt, formatPercentDelta, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { tokenLabels } from '../figures/labels';
-import { formatPercentDelta, MatrixTable } from '../figures/matrix-table';
+import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
 import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } from '../hands-on-settings';
 import { LIMITS } from '../settings';

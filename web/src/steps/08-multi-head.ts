@@ -6,7 +6,7 @@ import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-mod
 import { el, replaceChildren, setText, setVar, showChildren } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
-import { figureTools, headGridSvg, type HeadMapData } from '../figures/export';
+import { figureTools } from '../figures/export-toolbar';
 import { HeadGrid } from '../figures/head-grid';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
@@ -77,8 +77,7 @@ export const multiHeadStep: StepDefinition = {
     const costReading = el('p', { class: 'reading multi-head-cost-reading' });
     const grid = new HeadGrid((head) => context.update({ head }), 'Attention maps, one per head');
     const gridNote = el('p', { class: 'multi-head-grid-note' });
-    let gridMaps: HeadMapData[] = [];
-    const gridTools = figureTools(() => grid.element, () => 'Attention maps, one per head', (palette) => headGridSvg('Attention maps, one per head: rows are query tokens, columns are key tokens', gridMaps, palette));
+    const gridTools = figureTools(() => grid.element, () => 'Attention maps, one per head', (palette) => grid.svgFile('Attention maps, one per head: rows are query tokens, columns are key tokens', palette));
     const topTable = el('table', { class: 'data-table multi-head-top' });
     const topDetails = el('details', { class: 'multi-head-top-details' },
       el('summary', {}, 'The same maps in words: which token each head looks at most'),
@@ -213,7 +212,6 @@ export const multiHeadStep: StepDefinition = {
         };
       });
       grid.update(maps, s.settings.head);
-      gridMaps = maps.map((m) => ({ data: m.data, n: m.n, caption: m.caption }));
       setText(gridNote, p.heads > MAX_HEAD_MAPS
         ? `Showing the first ${MAX_HEAD_MAPS} of ${p.heads} heads; the others are computed too, and the steps above can show any of them.`
         : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`);

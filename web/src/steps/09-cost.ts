@@ -6,7 +6,7 @@ import { el, replaceChildren, setText, showChildren } from '../figures/dom';
 import { bytes, count, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { tokenLabels } from '../figures/labels';
-import { chartTools } from '../figures/export';
+import { figureTools } from '../figures/export-toolbar';
 import { LogLogChart, type ChartTick } from '../figures/line-chart';
 import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
@@ -92,7 +92,7 @@ export const costStep: StepDefinition = {
       el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 }, table),
       ratios,
       el('figure', { class: 'figure cost-chart' }, chart.element,
-        chartTools(() => chart.element.querySelector('svg'), () => 'Memory of the score matrices against n (log-log)'),
+        figureTools(() => chart.element, () => 'Memory of the score matrices against n (log-log)', (palette) => chart.svgFile(palette)),
         el('figcaption', {}, 'Memory of one layer’s score matrices against n, both axes logarithmic: a curve that grows like n² is a straight line twice as steep as one that grows like n. The table above lists the same points.')),
       el('aside', { class: 'cost-flash', 'aria-labelledby': 'cost-flash-title' },
         el('h3', { id: 'cost-flash-title' }, 'FlashAttention: same answer, no n × n table'),
