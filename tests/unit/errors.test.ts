@@ -104,7 +104,9 @@ describe('tokens and budgets', () => {
 
   it('heads x n x n over the pipeline budget; seed out of range', () => {
     expectFailure(() => engine.pipeline({ tokens: new Array<string>(512).fill('a'), dModel: 64, heads: 64 }),
-      "heads x n x n = 16777216 attention weights would exceed the walkthrough's budget of 2097152");
+      '512 tokens with 64 heads need 64 × 512 × 512 = 16777216 attention weights (64 MiB per table) — over the walkthrough’s budget of 2097152 ' +
+      'weights, so nothing was computed. For long sequences use the tiled kernel, engine.flashAttention(Q, K, V, { blockQ, blockK }), ' +
+      'which never holds the n × n matrix (up to 65536 tokens).');
     expectFailure(() => engine.pipeline({ ...NORMAL, seed: -1 }), 'seed must be a whole number from 0 to 4294967295');
     expectFailure(() => engine.pipeline({ ...NORMAL, seed: 2 ** 32 }), 'seed must be a whole number from 0 to 4294967295');
     expectFailure(() => engine.pipeline({ ...NORMAL, seed: 0.5 }), 'seed must be a whole number from 0 to 4294967295');
@@ -163,8 +165,8 @@ describe('attention() shapes', () => {
     expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(4, 2)), 'V has 4 rows but K has 3: every key needs a value');
     expectFailure(() => engine.attention(mat(0, 4), mat(3, 4), mat(3, 2)), 'Q and K need at least one row (got 0 and 3)');
     expectFailure(() => engine.attention(mat(2, 0), mat(3, 0), mat(3, 2)), 'Q and V need at least one column (got d_k = 0, d_v = 2)');
-    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(5) }), 'the mask must be 2 x 3');
-    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(7) }), 'the mask must be 2 x 3');
+    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(5) }), 'the mask must be 2 x 3 (got 5 entries)');
+    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(7) }), 'the mask must be 2 x 3 (got 7 entries)');
   });
 });
 
