@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -161,25 +160,6 @@ Status check_pipeline_sizes(std::int64_t n, std::int64_t x_length, const std::in
   return Ok{};
 }
 
-namespace {
-
-// The three (h, n, n) tables over the budget: the message says how large, and where to go instead.
-std::string over_budget_message(std::int64_t n, int heads) {
-  const std::int64_t weights = std::int64_t(heads) * n * n;
-  const double mib = double(weights) * 4 / double(1 << 20);
-  char size[32];
-  std::snprintf(size, sizeof size, mib >= 10 ? "%.0f" : "%.1f", mib);
-  const std::string N = std::to_string(n), H = std::to_string(heads);
-  return N + " tokens with " + H + (heads == 1 ? " head" : " heads") + " need " + H + " \u00d7 " + N + " \u00d7 " + N + " = " +
-         std::to_string(weights) + " attention weights (" + size + " MiB per table) \u2014 over the walkthrough\u2019s budget of " +
-         std::to_string(limits::kMaxPipelineHeadScoreElements) +
-         " weights, so nothing was computed. For long sequences use the tiled kernel, engine.flashAttention(Q, K, V, "
-         "{ blockQ, blockK }), which never holds the n \u00d7 n matrix (up to " +
-         std::to_string(limits::kMaxFlashSequence) + " tokens).";
-}
-
-}  // namespace
-
 Status check_pipeline_config(const PipelineConfig& config) {
   using namespace limits;
   using std::to_string;
@@ -190,7 +170,9 @@ Status check_pipeline_config(const PipelineConfig& config) {
     return sizes;
   if (config.d_model > kMaxDModel) return Failure{"d_model is limited to " + to_string(kMaxDModel) + " (got " + to_string(config.d_model) + ")"};
   if (auto heads = check_heads(config.d_model, config.heads); !heads.ok()) return heads;
-  if (std::int64_t(config.heads) * n * n > kMaxPipelineHeadScoreElements) return Failure{over_budget_message(n, config.heads)};
+  if (std::int64_t(config.heads) * n * n > kMaxPipelineHeadScoreElements)
+    return Failure{"heads x n x n = " + to_string(std::int64_t(config.heads) * n * n) +
+                   " attention weights would exceed the walkthrough's budget of " + to_string(kMaxPipelineHeadScoreElements)};
   const std::size_t rows = std::size_t(n), d = std::size_t(config.d_model);
   if (auto X = check_given("X", config.X, rows, d); !X.ok()) return X;
   for (auto [name, values] : {std::pair{"W_q", &config.W_q}, {"W_k", &config.W_k}, {"W_v", &config.W_v}, {"W_o", &config.W_o}})

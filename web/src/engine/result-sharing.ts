@@ -4,9 +4,10 @@
 //
 // - RecentPipelines: a pipeline result over WHOLE_COPY_BYTES takes the arrays of one of the last two
 //   such results that hold the same bits. A walk of 12 setting changes (causal, comparison head,
-//   scaling, heads 8 -> 4 -> 8, an edited X, one word replaced) at 128 tokens, d_model 64, 8 heads
-//   took 2.0x as long per call without it (7.9 ms against 16 ms, two runs: 2.04x and 2.05x).
-//   Smaller results are copied in one piece and share nothing.
+//   scaling, heads 8 -> 4 -> 8, an edited X, one word replaced) took 1.3-2.0x as long per call without
+//   it at 128 tokens, d_model 64, 8 heads (three runs: 2.04x, 2.05x, 1.30x; 7.9-13 ms a call with it),
+//   and 1.7x at 256 tokens, 16 heads (79 ms a call with it). Smaller results are copied in one piece
+//   and share nothing (their runs differ by +-20%: the noise of this machine).
 // - keptExperiments: the variance and saturation experiments of a (d_k, seed) seen a moment ago. On
 //   the default page a snapshot took 0.47 ms with them kept and 1.2 ms more without (3.6x).
 //
