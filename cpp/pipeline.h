@@ -136,9 +136,9 @@ std::array<PipelineField, kPipelineFieldCount> pipeline_fields(const PipelineVie
 // first in the layout and depend only on the seed and d_model), so the walkthrough's typical call
 // (same seed and d_model, a new sentence, mask, head count or scaling) does not regenerate them:
 // d_model^2 normals each, 12 SplitMix64 steps per normal. Measured in the wasm build (Node, same
-// process, a heads change against a heads-and-seed change): a call regenerating them (and X) took 2.0x as
-// long at n = 64, d_model 256; 2.4x at n = 24, d_model 64; 25x at n = 9, d_model 64. The embedding
-// rows were kept the same way until that measurement showed 1.0-1.24x: they are regenerated.
+// process, a heads change against a heads-and-seed change): a call regenerating them (and X) took
+// 2.0x as long at n = 64, d_model 256; 2.4x at n = 24, d_model 64; 25x at n = 9, d_model 64. The
+// embedding rows were kept the same way until that measurement showed 1.0-1.24x: they are regenerated.
 class PipelineWorkspace {
  public:
   PipelineWorkspace() = default;
