@@ -1,5 +1,6 @@
 #include "attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels.h"
@@ -18,48 +19,86 @@ Mask causal_mask(int n) {
   return mask;
 }
 
-std::string check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v,
-                                   const Mask* mask) {
+Status check_whole_number(const char* name, double x, double lo, double hi) {
+  if (std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi) return Ok{};
+  return Failure{std::string(name) + " must be a whole number"};
+}
+
+Status check_seed(double seed) {
+  if (check_whole_number("seed", seed, 0, double(limits::kMaxSeed)).ok()) return Ok{};
+  return Failure{"seed must be a whole number from 0 to " + std::to_string(limits::kMaxSeed)};
+}
+
+Status check_qkv_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v) {
+  using std::to_string;
+  if (n_q < 1 || n_k < 1) return Failure{"Q and K need at least one row (got " + to_string(n_q) + " and " + to_string(n_k) + ")"};
+  if (d_k < 1 || d_v < 1)
+    return Failure{"Q and V need at least one column (got d_k = " + to_string(d_k) + ", d_v = " + to_string(d_v) + ")"};
+  if (k_cols != d_k)
+    return Failure{"K has " + to_string(k_cols) + " columns but Q has " + to_string(d_k) + ": queries and keys must share d_k"};
+  if (v_rows != n_k) return Failure{"V has " + to_string(v_rows) + " rows but K has " + to_string(n_k) + ": every key needs a value"};
+  return Ok{};
+}
+
+Status check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, std::int64_t mask_entries,
+                              std::int64_t mask_rows) {
   using namespace limits;
-  if (n_q < 1 || n_k < 1) return "Q and K need at least one row (got " + std::to_string(n_q) + " and " + std::to_string(n_k) + ")";
-  if (d_k < 1 || d_v < 1) return "Q and V need at least one column (got d_k = " + std::to_string(d_k) + ", d_v = " + std::to_string(d_v) + ")";
-  if (k_cols != d_k) return "K has " + std::to_string(k_cols) + " columns but Q has " + std::to_string(d_k) + ": queries and keys must share d_k";
-  if (v_rows != n_k) return "V has " + std::to_string(v_rows) + " rows but K has " + std::to_string(n_k) + ": every key needs a value";
-  if (n_q > kMaxSequence || n_k > kMaxSequence) return "sequence length is limited to " + std::to_string(kMaxSequence) + " tokens";
-  if (d_k > kMaxDim || d_v > kMaxDim) return "d_k and d_v are limited to " + std::to_string(kMaxDim);
+  using std::to_string;
+  if (auto shapes = check_qkv_shapes(n_q, n_k, d_k, k_cols, v_rows, d_v); !shapes.ok()) return shapes;
+  if (n_q > kMaxSequence || n_k > kMaxSequence) return Failure{"sequence length is limited to " + to_string(kMaxSequence) + " tokens"};
+  if (d_k > kMaxDim || d_v > kMaxDim) return Failure{"d_k and d_v are limited to " + to_string(kMaxDim)};
   if (std::int64_t(n_q) * n_k > kMaxScoreElements)
-    return "the " + std::to_string(n_q) + " x " + std::to_string(n_k) + " score matrix would exceed the memory budget of " +
-           std::to_string(kMaxScoreElements / (1 << 20)) + "M entries; use the tiled (FlashAttention-style) kernel";
-  if (mask && (mask->rows() != n_q || mask->cols() != n_k))
-    return "the mask must be " + std::to_string(n_q) + " x " + std::to_string(n_k) + " (got " + std::to_string(mask->rows()) +
-           " x " + std::to_string(mask->cols()) + ")";
-  return {};
+    return Failure{"the " + to_string(n_q) + " x " + to_string(n_k) + " score matrix would exceed the memory budget of " +
+                   to_string(kMaxScoreElements / (1 << 20)) + "M entries; use the tiled (FlashAttention-style) kernel"};
+  if (mask_entries >= 0 && (mask_entries != std::int64_t(n_q) * n_k || (mask_rows >= 0 && mask_rows != n_q)))
+    return Failure{"the mask must be " + to_string(n_q) + " x " + to_string(n_k) + " (got " +
+                   (mask_rows >= 0 ? to_string(mask_rows) + " x " + to_string(mask_entries / std::max<std::int64_t>(mask_rows, 1))
+                                   : to_string(mask_entries) + " entries") +
+                   ")"};
+  return Ok{};
 }
 
-std::string check_finite(std::initializer_list<std::pair<const char*, const Matrix*>> matrices) {
+Status check_finite(const char* name, const float* data, std::size_t count, std::size_t cols) {
+  if (const std::size_t i = kernels::first_non_finite(data, count); i < count)
+    return Failure{std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / cols + 1) +
+                   ", column " + std::to_string(i % cols + 1)};
+  return Ok{};
+}
+
+Status check_finite(std::initializer_list<std::pair<const char*, const Matrix*>> matrices) {
   for (const auto& [name, m] : matrices)
-    for (Eigen::Index i = 0; i < m->size(); ++i)
-      if (!std::isfinite(m->data()[i]))
-        return std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / m->cols() + 1) +
-               ", column " + std::to_string(i % m->cols() + 1);
-  return {};
+    if (auto finite = check_finite(name, m->data(), std::size_t(m->size()), std::size_t(m->cols())); !finite.ok()) return finite;
+  return Ok{};
 }
 
-std::string check_heads(int d_model, int h) {
-  if (d_model < 1) return "d_model must be at least 1 (got " + std::to_string(d_model) + ")";
-  if (h < 1) return "the number of heads must be at least 1 (got " + std::to_string(h) + ")";
-  if (h > limits::kMaxHeads) return "the number of heads is limited to " + std::to_string(limits::kMaxHeads);
+Status check_heads(int d_model, int h) {
+  using std::to_string;
+  if (d_model < 1) return Failure{"d_model must be at least 1 (got " + to_string(d_model) + ")"};
+  if (h < 1) return Failure{"the number of heads must be at least 1 (got " + to_string(h) + ")"};
+  if (h > limits::kMaxHeads) return Failure{"the number of heads is limited to " + to_string(limits::kMaxHeads)};
   if (d_model % h != 0)
-    return "d_model (" + std::to_string(d_model) + ") must be divisible by the number of heads (" + std::to_string(h) + ")";
-  return {};
+    return Failure{"d_model (" + to_string(d_model) + ") must be divisible by the number of heads (" + to_string(h) + ")"};
+  return Ok{};
+}
+
+Status check_multi_head_shapes(int n, int d_model, std::initializer_list<std::pair<int, int>> projections, int h) {
+  if (auto heads = check_heads(d_model, h); !heads.ok()) return heads;
+  for (const auto& [rows, cols] : projections)
+    if (rows != d_model || cols != d_model)
+      return Failure{"every projection must be d_model x d_model (" + std::to_string(d_model) + " x " + std::to_string(d_model) + ")"};
+  const int d_k = d_model / h;
+  if (auto shapes = check_attention_shapes(n, n, d_k, d_k, n, d_k, -1); !shapes.ok()) return shapes;
+  if (std::int64_t(h) * n * n > limits::kMaxScoreElements) return Failure{"h x n x n weights would exceed the memory budget"};
+  return Ok{};
 }
 
 Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matrix& V, const Mask* mask,
                                     const AttentionOptions& options) {
   const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());
-  if (auto error = check_attention_shapes(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, mask); !error.empty())
-    return Expected<AttentionResult>::failure(error);
-  if (auto error = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !error.empty()) return Expected<AttentionResult>::failure(error);
+  const std::int64_t mask_entries = mask ? std::int64_t(mask->size()) : -1, mask_rows = mask ? std::int64_t(mask->rows()) : -1;
+  if (auto shapes = check_attention_shapes(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, mask_entries, mask_rows); !shapes.ok())
+    return Failure{shapes.error()};
+  if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
 
   AttentionResult result;
   result.weights.resize(n_q, n_k);
@@ -75,7 +114,7 @@ Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matr
                               n_k, scale, result.fully_masked_rows.data());
   // Step 4: output = weights V.
   kernels::weighted_sum(result.weights.data(), V.data(), d_v, result.output.data(), d_v, n_q, n_k, d_v);
-  if (!result.output.allFinite()) return Expected<AttentionResult>::failure(kOutputOverflow);
+  if (!result.output.allFinite()) return Failure{kOutputOverflow};
   return result;
 }
 
@@ -83,18 +122,13 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
                                                const Matrix& W_v, const Matrix& W_o, int h, bool causal,
                                                const AttentionOptions& options) {
   const int n = int(X.rows()), d_model = int(X.cols());
-  if (auto error = check_heads(d_model, h); !error.empty()) return Expected<MultiHeadResult>::failure(error);
-  for (const Matrix* W : {&W_q, &W_k, &W_v, &W_o})
-    if (W->rows() != d_model || W->cols() != d_model)
-      return Expected<MultiHeadResult>::failure("every projection must be d_model x d_model (" + std::to_string(d_model) +
-                                                " x " + std::to_string(d_model) + ")");
+  if (auto shapes = check_multi_head_shapes(n, d_model, {{int(W_q.rows()), int(W_q.cols())}, {int(W_k.rows()), int(W_k.cols())},
+                                                        {int(W_v.rows()), int(W_v.cols())}, {int(W_o.rows()), int(W_o.cols())}}, h);
+      !shapes.ok())
+    return Failure{shapes.error()};
+  if (auto finite = check_finite({{"X", &X}, {"W_q", &W_q}, {"W_k", &W_k}, {"W_v", &W_v}, {"W_o", &W_o}}); !finite.ok())
+    return Failure{finite.error()};
   const int d_k = d_model / h;
-  if (auto error = check_attention_shapes(n, n, d_k, d_k, n, d_k, nullptr); !error.empty())
-    return Expected<MultiHeadResult>::failure(error);
-  if (auto error = check_finite({{"X", &X}, {"W_q", &W_q}, {"W_k", &W_k}, {"W_v", &W_v}, {"W_o", &W_o}}); !error.empty())
-    return Expected<MultiHeadResult>::failure(error);
-  if (std::int64_t(h) * n * n > limits::kMaxScoreElements)
-    return Expected<MultiHeadResult>::failure("h x n x n weights would exceed the memory budget");
 
   // Q, K, V are (n, d_model); head `head` reads columns [head*d_k, (head+1)*d_k) with stride d_model,
   // which is the article's reshape(n, h, d_k).transpose(1, 0, 2) without a copy.
@@ -102,7 +136,7 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
   kernels::matmul(X.data(), d_model, W_q.data(), d_model, Q.data(), d_model, n, d_model, d_model);
   kernels::matmul(X.data(), d_model, W_k.data(), d_model, K.data(), d_model, n, d_model, d_model);
   kernels::matmul(X.data(), d_model, W_v.data(), d_model, V.data(), d_model, n, d_model, d_model);
-  if (!Q.allFinite() || !K.allFinite() || !V.allFinite()) return Expected<MultiHeadResult>::failure(kProjectionOverflow);
+  if (!Q.allFinite() || !K.allFinite() || !V.allFinite()) return Failure{kProjectionOverflow};
 
   MultiHeadResult result;
   result.weights = Tensor3(h, n, n);
@@ -120,7 +154,7 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
   }
   result.output.resize(n, d_model);
   kernels::matmul(merged.data(), d_model, W_o.data(), d_model, result.output.data(), d_model, n, d_model, d_model);
-  if (!result.output.allFinite()) return Expected<MultiHeadResult>::failure(kOutputOverflow);
+  if (!result.output.allFinite()) return Failure{kOutputOverflow};
   return result;
 }
 

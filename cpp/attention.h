@@ -9,6 +9,7 @@
 //   - bad shapes and oversized requests return an error message instead of raising.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -52,12 +53,30 @@ extern const char* const kOutputOverflow;
 // A lower-triangular (n, n) mask: token i sees tokens 0..i.
 Mask causal_mask(int n);
 
-// Shape and size checks shared by every entry point; empty string means valid.
-std::string check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v,
-                                   const Mask* mask);
-std::string check_heads(int d_model, int h);
+// ---- the rules, with the messages the reader sees -------------------------------------------
+// Every rule lives in one function here (or, for the tiled kernel and the walkthrough, next to
+// their entry points: check_flash_inputs, check_pipeline_*). The kernels' entry points call them;
+// the wasm bindings call the same functions on the shapes before copying any input in, so an
+// oversized request costs no copy. The TypeScript wrapper checks only JavaScript types.
+
+// x is a whole number in [lo, hi] (NaN, what the wrapper passes for a non-number, is not):
+// "<name> must be a whole number".
+Status check_whole_number(const char* name, double x, double lo, double hi);
+// The generator's seed: a whole number from 0 to 2^32 - 1.
+Status check_seed(double seed);
+// Q is (n_q, d_k), K is (n_k, k_cols), V is (v_rows, d_v): the shape rules attention() and the tiled
+// kernel share.
+Status check_qkv_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v);
+// check_qkv_shapes plus attention()'s size limits and the mask's shape: mask_entries is its length
+// (-1: no mask), mask_rows its rows (-1: a flat array, as the page passes it).
+Status check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, std::int64_t mask_entries,
+                              std::int64_t mask_rows = -1);
+Status check_heads(int d_model, int h);
+// multi_head_attention(): X is (n, d_model), each projection (rows, cols), h heads.
+Status check_multi_head_shapes(int n, int d_model, std::initializer_list<std::pair<int, int>> projections, int h);
 // NaN or inf anywhere is refused: it would poison every weight of its row (or, clamped, pose as a
-// maximal score). The message names the matrix and the 1-based position.
-std::string check_finite(std::initializer_list<std::pair<const char*, const Matrix*>> matrices);
+// maximal score). The message names the matrix and the 1-based position. data is (count / cols, cols).
+Status check_finite(const char* name, const float* data, std::size_t count, std::size_t cols);
+Status check_finite(std::initializer_list<std::pair<const char*, const Matrix*>> matrices);
 
 }  // namespace abh

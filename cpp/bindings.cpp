@@ -16,8 +16,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attention.h"
 #include "experiments.h"
@@ -70,36 +74,58 @@ val failure(const std::string& message) {
 }
 
 // ---- conversions: JS -> engine -------------------------------------------------------------
-// The TypeScript wrapper has already checked types; these checks guard direct callers.
+// The TypeScript wrapper has checked the JavaScript types (a matrix is an object whose data is a
+// Float32Array, a mask a Uint8Array, flags are booleans, options objects) and passes NaN for a
+// number that is not one. Everything else is checked here or by the engine, with the engine's rules
+// (attention.h, flash.h, pipeline.h), before any input is copied into wasm memory.
 
-bool is_object(const val& v) { return v.typeOf().as<std::string>() == "object" && !v.isNull(); }
+double number_or_nan(const val& v) { return v.isNumber() ? v.as<double>() : std::nan(""); }
 
-bool is_whole_number(const val& v, double lo, double hi) {
-  if (!v.isNumber()) return false;
-  const double x = v.as<double>();
-  return std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi;
+abh::Status check_whole(const val& v, const char* name, double lo, double hi) {
+  return abh::check_whole_number(name, number_or_nan(v), lo, hi);
 }
 
-std::string read_matrix(const val& js, const char* name, abh::Matrix& out) {
-  if (!is_object(js) || !is_whole_number(js["rows"], 0, 1 << 30) || !is_whole_number(js["cols"], 0, 1 << 30))
-    return std::string(name) + " must be { rows, cols, data } with whole-number rows and cols";
-  const int rows = js["rows"].as<int>(), cols = js["cols"].as<int>();
-  const val data = js["data"];
-  if (!is_object(data) || !data["length"].isNumber()) return std::string(name) + ".data must be a Float32Array";
-  const double length = data["length"].as<double>();
-  if (length != double(rows) * cols)
-    return std::string(name) + ".data has " + std::to_string(std::int64_t(length)) + " values, expected rows x cols = " +
-           std::to_string(std::int64_t(rows) * cols);
-  if (std::int64_t(rows) * cols > (std::int64_t(1) << 26)) return std::string(name) + " is larger than the engine accepts";
-  // Straight into the matrix with one set() (it converts a plain array's entries with Number(), so
-  // anything that is not a number arrives as NaN), then one pass for non-finite values.
-  out.resize(rows, cols);
-  const std::size_t size = std::size_t(out.size());
-  if (size) val(emscripten::typed_memory_view(size, out.data())).call<void>("set", data);
-  if (const std::size_t i = abh::kernels::first_non_finite(out.data(), size); i < size)
-    return std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / cols + 1) +
-           ", column " + std::to_string(i % cols + 1);
-  return {};
+struct Shape {
+  int rows = 0, cols = 0;
+};
+
+// The inputs of one call, { rows, cols, data } each: every shape first, then `check` (the call's
+// shape rules, on the shapes alone), then the copies, each with one set() straight into the matrix.
+// So a request over a limit is refused before any of it is in wasm memory. Finiteness is the
+// kernels' check (check_finite), made on the copies.
+template <std::size_t N, class Check>
+abh::Expected<std::array<abh::Matrix, N>> read_matrices(const std::array<std::pair<const char*, const val*>, N>& inputs,
+                                                        Check check) {
+  std::array<Shape, N> shapes;
+  for (std::size_t i = 0; i < N; ++i) {
+    const char* const name = inputs[i].first;
+    const val& js = *inputs[i].second;
+    if (!check_whole(js["rows"], name, 0, 1 << 30).ok() || !check_whole(js["cols"], name, 0, 1 << 30).ok())
+      return abh::Failure{std::string(name) + " must be { rows, cols, data } with whole-number rows and cols"};
+    shapes[i] = {js["rows"].as<int>(), js["cols"].as<int>()};
+    const std::int64_t expected = std::int64_t(shapes[i].rows) * shapes[i].cols;
+    const double length = js["data"]["length"].as<double>();
+    if (length != double(expected))
+      return abh::Failure{std::string(name) + ".data has " + std::to_string(std::int64_t(length)) + " values, expected rows x cols = " +
+                          std::to_string(expected)};
+    if (expected > (std::int64_t(1) << 26)) return abh::Failure{std::string(name) + " is larger than the engine accepts"};
+  }
+  if (abh::Status valid = check(shapes); !valid.ok()) return abh::Failure{valid.error()};
+  std::array<abh::Matrix, N> out;
+  for (std::size_t i = 0; i < N; ++i) {
+    out[i].resize(shapes[i].rows, shapes[i].cols);
+    if (const std::size_t size = std::size_t(out[i].size()))
+      val(emscripten::typed_memory_view(size, out[i].data())).call<void>("set", (*inputs[i].second)["data"]);
+  }
+  return out;
+}
+
+// Q, K and V of the attention entry points.
+template <class Check>
+abh::Expected<std::array<abh::Matrix, 3>> read_qkv(const val& Q, const val& K, const val& V, Check check) {
+  return read_matrices<3>({{{"Q", &Q}, {"K", &K}, {"V", &V}}}, [&](const std::array<Shape, 3>& s) {
+    return check(s[0], s[1], s[2]);
+  });
 }
 
 bool read_flag(const val& options, const char* key, bool fallback) {
@@ -110,18 +136,18 @@ bool read_flag(const val& options, const char* key, bool fallback) {
 // ---- entry points --------------------------------------------------------------------------
 
 val attention_js(val Q_js, val K_js, val V_js, val options) {
-  abh::Matrix Q, K, V;
-  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
-    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
-  abh::Mask mask;
   const val mask_js = options["mask"];
-  const bool has_mask = !mask_js.isUndefined() && !mask_js.isNull();
+  const bool has_mask = !mask_js.isUndefined();
+  const std::int64_t mask_entries = has_mask ? std::int64_t(mask_js["length"].as<double>()) : -1;
+  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
+    return abh::check_attention_shapes(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, mask_entries);
+  });
+  if (!qkv.ok()) return failure(qkv.error());
+  const auto& [Q, K, V] = qkv.value();
+  abh::Mask mask;
   if (has_mask) {
-    if (!is_object(mask_js) || !mask_js["length"].isNumber()) return failure("mask must be a Uint8Array of n_q x n_k entries");
-    if (mask_js["length"].as<double>() != double(Q.rows()) * K.rows())
-      return failure("the mask must be " + std::to_string(Q.rows()) + " x " + std::to_string(K.rows()));
-    const auto bytes = emscripten::convertJSArrayToNumberVector<std::uint8_t>(mask_js);
-    mask = Eigen::Map<const abh::Mask>(bytes.data(), Q.rows(), K.rows());
+    mask.resize(Q.rows(), K.rows());
+    val(emscripten::typed_memory_view(std::size_t(mask.size()), mask.data())).call<void>("set", mask_js);
   }
   const auto result = abh::attention(Q, K, V, has_mask ? &mask : nullptr, {read_flag(options, "scale", true)});
   if (!result.ok()) return failure(result.error());
@@ -133,13 +159,19 @@ val attention_js(val Q_js, val K_js, val V_js, val options) {
 }
 
 val multi_head_attention_js(val X_js, val Wq_js, val Wk_js, val Wv_js, val Wo_js, val options) {
-  abh::Matrix X, W_q, W_k, W_v, W_o;
-  for (auto [js, name, target] : {std::tuple{&X_js, "X", &X}, {&Wq_js, "W_q", &W_q}, {&Wk_js, "W_k", &W_k},
-                                  {&Wv_js, "W_v", &W_v}, {&Wo_js, "W_o", &W_o}})
-    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
-  if (!is_whole_number(options["heads"], -1e9, 1e9)) return failure("heads must be a whole number");
-  const auto result = abh::multi_head_attention(X, W_q, W_k, W_v, W_o, options["heads"].as<int>(),
-                                                read_flag(options, "causal", false), {read_flag(options, "scale", true)});
+  if (auto heads = check_whole(options["heads"], "heads", -1e9, 1e9); !heads.ok()) return failure(heads.error());
+  const int heads = options["heads"].as<int>();
+  auto inputs = read_matrices<5>({{{"X", &X_js}, {"W_q", &Wq_js}, {"W_k", &Wk_js}, {"W_v", &Wv_js}, {"W_o", &Wo_js}}},
+                                 [&](const std::array<Shape, 5>& s) {
+                                   return abh::check_multi_head_shapes(s[0].rows, s[0].cols,
+                                                                       {{s[1].rows, s[1].cols}, {s[2].rows, s[2].cols},
+                                                                        {s[3].rows, s[3].cols}, {s[4].rows, s[4].cols}},
+                                                                       heads);
+                                 });
+  if (!inputs.ok()) return failure(inputs.error());
+  const auto& [X, W_q, W_k, W_v, W_o] = inputs.value();
+  const auto result = abh::multi_head_attention(X, W_q, W_k, W_v, W_o, heads, read_flag(options, "causal", false),
+                                                {read_flag(options, "scale", true)});
   if (!result.ok()) return failure(result.error());
   val out = val::object();
   out.set("output", to_js(result.value().output));
@@ -150,7 +182,7 @@ val multi_head_attention_js(val X_js, val Wq_js, val Wk_js, val Wv_js, val Wo_js
 
 val dot_product_samples_js(val options) {
   for (const char* key : {"dK", "samples", "seed"})
-    if (!is_whole_number(options[key], -1e9, 4294967295.0)) return failure(std::string(key) + " must be a whole number");
+    if (auto whole = check_whole(options[key], key, -1e9, 4294967295.0); !whole.ok()) return failure(whole.error());
   const auto result = abh::dot_product_samples(options["dK"].as<int>(), options["samples"].as<int>(),
                                                options["seed"].as<std::uint32_t>());
   if (!result.ok()) return failure(result.error());
@@ -163,9 +195,10 @@ val dot_product_samples_js(val options) {
   return out;
 }
 
+// row is a Float32Array; factor is NaN when the caller's was not a number.
 val softmax_saturation_js(val row_js, double factor) {
-  if (!is_object(row_js) || !row_js["length"].isNumber()) return failure("row must be a Float32Array");
-  if (row_js["length"].as<double>() > 4096) return failure("the row must have 1 to 4096 entries");
+  if (auto length = abh::check_softmax_row_length(std::size_t(row_js["length"].as<double>())); !length.ok())
+    return failure(length.error());
   const auto result = abh::softmax_saturation(emscripten::convertJSArrayToNumberVector<float>(row_js), float(factor));
   if (!result.ok()) return failure(result.error());
   val out = val::object();
@@ -186,6 +219,11 @@ val engine_info() {
   limits.set("maxDModel", kMaxDModel);
   limits.set("maxHeads", kMaxHeads);
   limits.set("maxPipelineHeadScoreElements", double(kMaxPipelineHeadScoreElements));
+  limits.set("maxFlashSequence", kMaxFlashSequence);
+  limits.set("maxFlashBlock", kMaxFlashBlock);
+  limits.set("maxTraceSequence", kMaxTraceSequence);
+  limits.set("maxTraceDim", kMaxTraceDim);
+  limits.set("maxSeed", double(kMaxSeed));
   out.set("limits", limits);
   return out;
 }
@@ -210,14 +248,18 @@ val heap_stats() {
 //   1. abh_pipeline_stage(n, lengths of X, W_q, W_k, W_v, W_o, mask) -> address of a table of 7
 //      addresses: where to write the n token ids (uint32, FNV-1a of each token's UTF-8, see
 //      random.h) and each given matrix (float32) or mask (bytes). Lengths may be 0 (not given).
-//   2. abh_pipeline_run(d_model, heads, seed, causal, scale, comparison_head) -> address of the header below, or 0
-//      when the configuration is refused (the reason: pipelineError()).
-//   3. one copy of the result block out of HEAPU8, then abh_pipeline_release(), which frees what the
-//      call allocated (staged inputs; a result block too large for the fixed one).
+//      0 when the sizes are refused (check_pipeline_sizes; the reason: pipelineError()).
+//   2. abh_pipeline_run(d_model, heads, seed, causal, scale, comparison_head) -> address of the header
+//      below, or 0 when the configuration is refused (the reason: pipelineError()). The numbers come
+//      as doubles, so that the engine sees (and refuses) a fractional or NaN one.
+//   3. one copy of the result out of HEAPU8, then abh_pipeline_release(), which frees what the call
+//      allocated (staged inputs; a result block too large for the fixed one).
 //
-// Header (uint32 words): n, d_model, heads, d_k, scale_factor (float32 bits), block address, block
-// bytes, then kPipelineTensorCount float offsets into the block (PipelineTensor order), the mask's
-// byte offset and fully_masked_rows' byte offset.
+// The header is uint32 words: the kHeaderWordNames in that order (scaleFactor holds float32 bits),
+// then one record of kFieldWords words per array of pipeline_fields() (pipeline.h): byte offset
+// from the block address, element type (0 float32, 1 uint8), rank, dims[3]. pipelineFormat()
+// publishes the word names, the array names, the record's words and the element types, so the
+// wrapper mirrors nothing (tests/unit/pipeline-format.test.ts pins it).
 //
 // Results up to kFixedPipelineFloats (the page at d_model 512 with its usual sentence lengths) live
 // in a static block (not malloc'd: it cannot leak and heapStats() does not count it), which also
@@ -226,7 +268,12 @@ val heap_stats() {
 // (check_pipeline_config) before computing.
 
 constexpr std::size_t kFixedPipelineFloats = std::size_t(1) << 21;  // 8 MiB: d_model 512 with n up to ~100 fits
-constexpr int kHeaderWords = 7 + abh::kPipelineTensorCount + 2;
+enum HeaderWord { kWordN, kWordDModel, kWordHeads, kWordDK, kWordScaleFactor, kWordComparisonHead, kWordBlockAddress, kWordBlockBytes,
+                  kHeaderScalarWords };
+constexpr const char* kHeaderWordNames[kHeaderScalarWords] = {"n", "dModel", "heads", "dK", "scaleFactor", "comparisonHead",
+                                                               "blockAddress", "blockBytes"};
+constexpr int kFieldWords = 6;
+constexpr int kHeaderWords = kHeaderScalarWords + kFieldWords * abh::kPipelineFieldCount;
 
 alignas(16) float fixed_pipeline_block[kFixedPipelineFloats];
 abh::PipelineWorkspace pipeline_workspace(fixed_pipeline_block, kFixedPipelineFloats);
@@ -236,6 +283,25 @@ std::uint32_t pipeline_header[kHeaderWords];
 std::string pipeline_message;
 
 std::string pipeline_error() { return pipeline_message; }
+
+val pipeline_format() {
+  val header = val::array(), fields = val::array();
+  for (const char* name : kHeaderWordNames) header.call<void>("push", std::string(name));
+  for (const char* name : abh::kPipelineFieldNames) fields.call<void>("push", std::string(name));
+  val out = val::object();
+  out.set("header", header);
+  val float_words = val::array();
+  float_words.call<void>("push", std::string(kHeaderWordNames[kWordScaleFactor]));
+  out.set("floatWords", float_words);
+  out.set("fields", fields);
+  out.set("fieldWords", kFieldWords);
+  val field_words = val::array(), elements = val::array();
+  for (const char* name : {"byteOffset", "element", "rank", "dim0", "dim1", "dim2"}) field_words.call<void>("push", std::string(name));
+  for (const char* name : {"float32", "uint8"}) elements.call<void>("push", std::string(name));
+  out.set("fieldWordNames", field_words);
+  out.set("elements", elements);
+  return out;
+}
 
 void release_request() {
   for (auto* v : {&pipeline_request.X, &pipeline_request.W_q, &pipeline_request.W_k, &pipeline_request.W_v, &pipeline_request.W_o})
@@ -249,26 +315,19 @@ void release_request() {
 extern "C" {
 
 EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_stage(int n, int x_len, int wq_len, int wk_len, int wv_len, int wo_len, int mask_len) {
-  using namespace abh::limits;
   release_request();
   pipeline_message.clear();
-  const std::int64_t most_x = std::int64_t(kMaxPipelineTokens) * kMaxDModel, most_w = std::int64_t(kMaxDModel) * kMaxDModel;
-  if (n < 0 || n > kMaxPipelineTokens) {
-    pipeline_message = "the walkthrough shows at most " + std::to_string(kMaxPipelineTokens) + " tokens (got " + std::to_string(n) + ")";
-    return 0;
-  }
-  if (x_len < 0 || x_len > most_x || wq_len < 0 || wq_len > most_w || wk_len < 0 || wk_len > most_w || wv_len < 0 ||
-      wv_len > most_w || wo_len < 0 || wo_len > most_w || mask_len < 0 || mask_len > std::int64_t(kMaxPipelineTokens) * kMaxPipelineTokens) {
-    pipeline_message = "a matrix or the mask is larger than the walkthrough accepts";
+  if (auto sizes = abh::check_pipeline_sizes(n, x_len, {wq_len, wk_len, wv_len, wo_len}, mask_len); !sizes.ok()) {
+    pipeline_message = sizes.error();
     return 0;
   }
   pipeline_request.token_ids.resize(std::size_t(n));
-  pipeline_request.X.resize(std::size_t(x_len));
-  pipeline_request.W_q.resize(std::size_t(wq_len));
-  pipeline_request.W_k.resize(std::size_t(wk_len));
-  pipeline_request.W_v.resize(std::size_t(wv_len));
-  pipeline_request.W_o.resize(std::size_t(wo_len));
-  pipeline_request.mask.resize(std::size_t(mask_len));
+  pipeline_request.X.resize(std::size_t(std::max(x_len, 0)));
+  pipeline_request.W_q.resize(std::size_t(std::max(wq_len, 0)));
+  pipeline_request.W_k.resize(std::size_t(std::max(wk_len, 0)));
+  pipeline_request.W_v.resize(std::size_t(std::max(wv_len, 0)));
+  pipeline_request.W_o.resize(std::size_t(std::max(wo_len, 0)));
+  pipeline_request.mask.resize(std::size_t(std::max(mask_len, 0)));
   const void* where[7] = {pipeline_request.token_ids.data(), pipeline_request.X.data(), pipeline_request.W_q.data(),
                           pipeline_request.W_k.data(), pipeline_request.W_v.data(), pipeline_request.W_o.data(),
                           pipeline_request.mask.data()};
@@ -276,27 +335,44 @@ EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_stage(int n, int x_len, int wq_l
   return std::uint32_t(reinterpret_cast<std::uintptr_t>(pipeline_table));
 }
 
-EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_run(int d_model, int heads, std::uint32_t seed, int causal, int scale, int comparison_head) {
-  pipeline_request.d_model = d_model;
-  pipeline_request.heads = heads;
-  pipeline_request.seed = seed;
+EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_run(double d_model, double heads, double seed, int causal, int scale, double comparison_head) {
+  for (auto [name, value] : {std::pair{"dModel", d_model}, {"heads", heads}, {"comparisonHead", comparison_head}})
+    if (auto whole = abh::check_whole_number(name, value, -1e9, 1e9); !whole.ok()) {
+      pipeline_message = whole.error();
+      return 0;
+    }
+  if (auto valid_seed = abh::check_seed(seed); !valid_seed.ok()) {
+    pipeline_message = valid_seed.error();
+    return 0;
+  }
+  pipeline_request.d_model = int(d_model);
+  pipeline_request.heads = int(heads);
+  pipeline_request.seed = std::uint32_t(seed);
   pipeline_request.causal = causal != 0;
   pipeline_request.scale = scale != 0;
-  pipeline_request.comparison_head = comparison_head;
+  pipeline_request.comparison_head = int(comparison_head);
   abh::PipelineView v;
-  pipeline_message = abh::run_pipeline_into(pipeline_request, pipeline_workspace, v);
-  if (!pipeline_message.empty()) return 0;
+  if (auto run = abh::run_pipeline_into(pipeline_request, pipeline_workspace, v); !run.ok()) {
+    pipeline_message = run.error();
+    return 0;
+  }
   std::uint32_t* h = pipeline_header;
-  h[0] = std::uint32_t(v.n);
-  h[1] = std::uint32_t(v.d_model);
-  h[2] = std::uint32_t(v.heads);
-  h[3] = std::uint32_t(v.d_k);
-  std::memcpy(&h[4], &v.scale_factor, sizeof(float));
-  h[5] = std::uint32_t(reinterpret_cast<std::uintptr_t>(v.block));
-  h[6] = std::uint32_t(v.bytes());
-  for (int t = 0; t < abh::kPipelineTensorCount; ++t) h[7 + t] = std::uint32_t(v.layout.offset[t]);
-  h[7 + abh::kPipelineTensorCount] = std::uint32_t(v.layout.mask_byte_offset);
-  h[8 + abh::kPipelineTensorCount] = std::uint32_t(v.layout.rows_byte_offset);
+  h[kWordN] = std::uint32_t(v.n);
+  h[kWordDModel] = std::uint32_t(v.d_model);
+  h[kWordHeads] = std::uint32_t(v.heads);
+  h[kWordDK] = std::uint32_t(v.d_k);
+  std::memcpy(&h[kWordScaleFactor], &v.scale_factor, sizeof(float));
+  h[kWordComparisonHead] = std::uint32_t(v.comparison_head);
+  h[kWordBlockAddress] = std::uint32_t(reinterpret_cast<std::uintptr_t>(v.block));
+  h[kWordBlockBytes] = std::uint32_t(v.bytes());
+  std::uint32_t* record = h + kHeaderScalarWords;
+  for (const abh::PipelineField& field : abh::pipeline_fields(v)) {
+    record[0] = std::uint32_t(field.byte_offset);
+    record[1] = std::uint32_t(field.element);
+    record[2] = std::uint32_t(field.shape.rank);
+    for (int d = 0; d < 3; ++d) record[3 + d] = std::uint32_t(field.shape.dims[d]);
+    record += kFieldWords;
+  }
   return std::uint32_t(reinterpret_cast<std::uintptr_t>(pipeline_header));
 }
 
@@ -312,6 +388,7 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHeadAttention", &multi_head_attention_js);
   emscripten::function("pipelineError", &pipeline_error);
+  emscripten::function("pipelineFormat", &pipeline_format);
   emscripten::function("dotProductSamples", &dot_product_samples_js);
   emscripten::function("softmaxSaturation", &softmax_saturation_js);
   emscripten::function("engineInfo", &engine_info);
@@ -339,15 +416,15 @@ namespace {
 
 // ---- conversions: JS -> engine -------------------------------------------------------------
 
-std::string read_flash_options(const val& options, abh::FlashOptions& out) {
-  if (!is_object(options)) return "options must be { blockQ, blockK, causal?, scale? }";
+abh::Expected<abh::FlashOptions> read_flash_options(const val& options) {
+  abh::FlashOptions out;
   for (auto [key, target] : {std::pair{"blockQ", &out.block_q}, {"blockK", &out.block_k}}) {
-    if (!is_whole_number(options[key], -1e9, 1e9)) return std::string(key) + " must be a whole number";
+    if (auto whole = check_whole(options[key], key, -1e9, 1e9); !whole.ok()) return abh::Failure{whole.error()};
     *target = options[key].as<int>();
   }
   out.causal = read_flag(options, "causal", false);
   out.scale = read_flag(options, "scale", true);
-  return {};
+  return out;
 }
 
 // ---- conversions: engine -> JS -------------------------------------------------------------
@@ -381,7 +458,7 @@ val flash_result_js(const abh::FlashResult& result, const val& options_js) {
   if (destination.isUndefined()) {
     data = copy_floats(m.data(), size);
   } else {
-    if (!destination.instanceof(val::global("Float32Array")) || destination["length"].as<double>() != double(size))
+    if (destination["length"].as<double>() != double(size))
       return failure("output must be a Float32Array of " + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + " = " +
                      std::to_string(size) + " values, the output's shape");
     if (size) destination.call<void>("set", emscripten::typed_memory_view(size, m.data()));
@@ -400,35 +477,42 @@ val flash_result_js(const abh::FlashResult& result, const val& options_js) {
 // ---- entry points --------------------------------------------------------------------------
 
 val flash_attention_js(val Q_js, val K_js, val V_js, val options_js) {
-  abh::Matrix Q, K, V;
-  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
-    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
-  abh::FlashOptions options;
-  if (auto error = read_flash_options(options_js, options); !error.empty()) return failure(error);
-  const auto result = abh::flash_attention(Q, K, V, options);
+  const auto options = read_flash_options(options_js);
+  if (!options.ok()) return failure(options.error());
+  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
+    return abh::check_flash_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, options.value());
+  });
+  if (!qkv.ok()) return failure(qkv.error());
+  const auto& [Q, K, V] = qkv.value();
+  const auto result = abh::flash_attention(Q, K, V, options.value());
   if (!result.ok()) return failure(result.error());
   return flash_result_js(result.value(), options_js);
 }
 
 val flash_multi_head_js(val Q_js, val K_js, val V_js, val options_js) {
-  abh::Matrix Q, K, V;
-  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
-    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
-  abh::FlashOptions options;
-  if (auto error = read_flash_options(options_js, options); !error.empty()) return failure(error);
-  if (!is_whole_number(options_js["heads"], -1e9, 1e9)) return failure("heads must be a whole number");
-  const auto result = abh::flash_multi_head(Q, K, V, options_js["heads"].as<int>(), options);
+  const auto options = read_flash_options(options_js);
+  if (!options.ok()) return failure(options.error());
+  if (auto heads = check_whole(options_js["heads"], "heads", -1e9, 1e9); !heads.ok()) return failure(heads.error());
+  const int heads = options_js["heads"].as<int>();
+  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
+    return abh::check_flash_multi_head_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, heads, options.value());
+  });
+  if (!qkv.ok()) return failure(qkv.error());
+  const auto& [Q, K, V] = qkv.value();
+  const auto result = abh::flash_multi_head(Q, K, V, heads, options.value());
   if (!result.ok()) return failure(result.error());
   return flash_result_js(result.value(), options_js);
 }
 
 val flash_trace_js(val Q_js, val K_js, val V_js, val options_js) {
-  abh::Matrix Q, K, V;
-  for (auto [js, name, target] : {std::tuple{&Q_js, "Q", &Q}, {&K_js, "K", &K}, {&V_js, "V", &V}})
-    if (auto error = read_matrix(*js, name, *target); !error.empty()) return failure(error);
-  abh::FlashOptions options;
-  if (auto error = read_flash_options(options_js, options); !error.empty()) return failure(error);
-  const auto result = abh::flash_attention_trace(Q, K, V, options);
+  const auto options = read_flash_options(options_js);
+  if (!options.ok()) return failure(options.error());
+  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
+    return abh::check_flash_trace_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, options.value());
+  });
+  if (!qkv.ok()) return failure(qkv.error());
+  const auto& [Q, K, V] = qkv.value();
+  const auto result = abh::flash_attention_trace(Q, K, V, options.value());
   if (!result.ok()) return failure(result.error());
   const abh::FlashTrace& t = result.value();
   val out = val::object();

@@ -25,5 +25,7 @@ constexpr int kMaxPipelineTokens = 512;
 constexpr int kMaxDModel = 1024;
 constexpr int kMaxHeads = 64;
 constexpr std::int64_t kMaxPipelineHeadScoreElements = std::int64_t(1) << 21;  // h * n * n
+// The generator's seed is a uint32.
+constexpr std::int64_t kMaxSeed = 4294967295;
 
 }  // namespace abh::limits

@@ -22,9 +22,8 @@ double standard_deviation(const std::vector<float>& values) {
 }  // namespace
 
 Expected<DotProductSamples> dot_product_samples(int d_k, int samples, std::uint32_t seed) {
-  if (d_k < 1 || d_k > 4096) return Expected<DotProductSamples>::failure("d_k must be from 1 to 4096 (got " + std::to_string(d_k) + ")");
-  if (samples < 2 || samples > 200000)
-    return Expected<DotProductSamples>::failure("samples must be from 2 to 200000 (got " + std::to_string(samples) + ")");
+  if (d_k < 1 || d_k > 4096) return Failure{"d_k must be from 1 to 4096 (got " + std::to_string(d_k) + ")"};
+  if (samples < 2 || samples > 200000) return Failure{"samples must be from 2 to 200000 (got " + std::to_string(samples) + ")"};
   DotProductSamples out;
   out.d_k = d_k;
   out.raw.resize(samples);
@@ -43,11 +42,16 @@ Expected<DotProductSamples> dot_product_samples(int d_k, int samples, std::uint3
   return out;
 }
 
+Status check_softmax_row_length(std::size_t length) {
+  if (length < 1 || length > 4096) return Failure{"the row must have 1 to 4096 entries"};
+  return Ok{};
+}
+
 Expected<SoftmaxSaturation> softmax_saturation(const std::vector<float>& row, float factor) {
-  if (row.empty() || row.size() > 4096) return Expected<SoftmaxSaturation>::failure("the row must have 1 to 4096 entries");
-  if (!std::isfinite(factor)) return Expected<SoftmaxSaturation>::failure("the factor must be a finite number");
+  if (auto length = check_softmax_row_length(row.size()); !length.ok()) return Failure{length.error()};
+  if (!std::isfinite(factor)) return Failure{"the factor must be a finite number"};
   for (float x : row)
-    if (!std::isfinite(x)) return Expected<SoftmaxSaturation>::failure("the row must hold finite numbers");
+    if (!std::isfinite(x)) return Failure{"the row must hold finite numbers"};
   SoftmaxSaturation out;
   out.probabilities.resize(row.size());
   // row * factor can leave float32's range (factor > 1 is the point of this experiment): scale in

@@ -27,5 +27,7 @@ struct SoftmaxSaturation {
   double jacobian_norm = 0;
 };
 Expected<SoftmaxSaturation> softmax_saturation(const std::vector<float>& row, float factor);
+// The row's length rule on its own: the wasm bindings check it before converting a row.
+Status check_softmax_row_length(std::size_t length);
 
 }  // namespace abh

@@ -363,37 +363,61 @@ HeadView whole(const Matrix& Q, const Matrix& K, const Matrix& V, Matrix& out) {
           int(Q.rows()), int(K.rows()), int(Q.cols()), int(V.cols())};
 }
 
-template <class T>
-Expected<T> fail(const std::string& message) {
-  return Expected<T>::failure(message);
+Status check_flash_matrix_size(int rows, int cols) {
+  if (std::int64_t(rows) * cols > limits::kMaxFlashMatrixElements)
+    return Failure{"Q, K and V are limited to " + std::to_string(limits::kMaxFlashMatrixElements / (1 << 20)) + "M entries each"};
+  return Ok{};
 }
 
 }  // namespace
 
-std::string check_flash_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options) {
+Status check_flash_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options) {
   using namespace limits;
   using std::to_string;
-  if (n_q < 1 || n_k < 1) return "Q and K need at least one row (got " + to_string(n_q) + " and " + to_string(n_k) + ")";
-  if (d_k < 1 || d_v < 1) return "Q and V need at least one column (got d_k = " + to_string(d_k) + ", d_v = " + to_string(d_v) + ")";
-  if (k_cols != d_k) return "K has " + to_string(k_cols) + " columns but Q has " + to_string(d_k) + ": queries and keys must share d_k";
-  if (v_rows != n_k) return "V has " + to_string(v_rows) + " rows but K has " + to_string(n_k) + ": every key needs a value";
+  if (auto shapes = check_qkv_shapes(n_q, n_k, d_k, k_cols, v_rows, d_v); !shapes.ok()) return shapes;
   if (n_q > kMaxFlashSequence || n_k > kMaxFlashSequence)
-    return "the tiled kernel's sequence length is limited to " + to_string(kMaxFlashSequence) + " tokens";
-  if (d_k > kMaxDim || d_v > kMaxDim) return "d_k and d_v are limited to " + to_string(kMaxDim);
-  if (std::int64_t(std::max(n_q, n_k)) * std::max(d_k, d_v) > kMaxFlashMatrixElements)
-    return "Q, K and V are limited to " + to_string(kMaxFlashMatrixElements / (1 << 20)) + "M entries each";
+    return Failure{"the tiled kernel's sequence length is limited to " + to_string(kMaxFlashSequence) + " tokens"};
+  if (d_k > kMaxDim || d_v > kMaxDim) return Failure{"d_k and d_v are limited to " + to_string(kMaxDim)};
+  if (auto size = check_flash_matrix_size(std::max(n_q, n_k), std::max(d_k, d_v)); !size.ok()) return size;
   if (options.block_q < 1 || options.block_q > kMaxFlashBlock || options.block_k < 1 || options.block_k > kMaxFlashBlock)
-    return "block sizes must be from 1 to " + to_string(kMaxFlashBlock) + " (got block_q = " + to_string(options.block_q) +
-           ", block_k = " + to_string(options.block_k) + ")";
+    return Failure{"block sizes must be from 1 to " + to_string(kMaxFlashBlock) + " (got block_q = " + to_string(options.block_q) +
+                   ", block_k = " + to_string(options.block_k) + ")"};
   if (options.causal && n_q != n_k)
-    return "causal attention needs as many queries as keys (got n_q = " + to_string(n_q) + ", n_k = " + to_string(n_k) + ")";
-  return {};
+    return Failure{"causal attention needs as many queries as keys (got n_q = " + to_string(n_q) + ", n_k = " + to_string(n_k) + ")"};
+  return Ok{};
+}
+
+Status check_flash_multi_head_inputs(int n_q, int n_k, int width_qk, int k_cols, int v_rows, int width_v, int heads,
+                                     const FlashOptions& options) {
+  using std::to_string;
+  if (heads < 1 || heads > limits::kMaxHeads)
+    return Failure{"heads must be from 1 to " + to_string(limits::kMaxHeads) + " (got " + to_string(heads) + ")"};
+  if (width_qk % heads != 0 || width_v % heads != 0)
+    return Failure{"Q has " + to_string(width_qk) + " and V " + to_string(width_v) + " columns: both must split into " +
+                   to_string(heads) + " heads of equal width"};
+  if (k_cols != width_qk)
+    return Failure{"K has " + to_string(k_cols) + " columns but Q has " + to_string(width_qk) + ": queries and keys must share heads * d_k"};
+  if (auto head = check_flash_inputs(n_q, n_k, width_qk / heads, width_qk / heads, v_rows, width_v / heads, options); !head.ok())
+    return head;
+  return check_flash_matrix_size(std::max(n_q, n_k), std::max(width_qk, width_v));
+}
+
+Status check_flash_trace_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options) {
+  using namespace limits;
+  using std::to_string;
+  if (auto inputs = check_flash_inputs(n_q, n_k, d_k, k_cols, v_rows, d_v, options); !inputs.ok()) return inputs;
+  if (n_q > kMaxTraceSequence || n_k > kMaxTraceSequence)
+    return Failure{"the step-through trace is limited to " + to_string(kMaxTraceSequence) + " tokens (got n_q = " + to_string(n_q) +
+                   ", n_k = " + to_string(n_k) + ")"};
+  if (d_k > kMaxTraceDim || d_v > kMaxTraceDim) return Failure{"the step-through trace is limited to d_k and d_v of " + to_string(kMaxTraceDim)};
+  return Ok{};
 }
 
 Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOptions& options) {
   const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());
-  if (auto error = check_flash_inputs(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, options); !error.empty())
-    return fail<FlashResult>(error);
+  if (auto inputs = check_flash_inputs(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, options); !inputs.ok())
+    return Failure{inputs.error()};
+  if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
   const int block_q = std::min(options.block_q, n_q), block_k = std::min(options.block_k, n_k);
   const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
 
@@ -401,27 +425,17 @@ Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Ma
   FlashResult result;
   result.output.resize(n_q, d_v);
   run_tiled(whole(Q, K, V, result.output), options.causal, scale, block_q, block_k, scratch, nullptr);
-  if (!all_finite(result.output)) return fail<FlashResult>(kOutputOverflow);
+  if (!all_finite(result.output)) return Failure{kOutputOverflow};
   result.scratch_floats = scratch.floats();
   return result;
 }
 
 Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const Matrix& V, int heads, const FlashOptions& options) {
-  using std::to_string;
-  if (heads < 1 || heads > limits::kMaxHeads)
-    return fail<FlashResult>("heads must be from 1 to " + to_string(limits::kMaxHeads) + " (got " + to_string(heads) + ")");
   const int n_q = int(Q.rows()), n_k = int(K.rows()), width_qk = int(Q.cols()), width_v = int(V.cols());
-  if (width_qk % heads != 0 || width_v % heads != 0)
-    return fail<FlashResult>("Q has " + to_string(width_qk) + " and V " + to_string(width_v) + " columns: both must split into " +
-                             to_string(heads) + " heads of equal width");
-  if (int(K.cols()) != width_qk)
-    return fail<FlashResult>("K has " + to_string(K.cols()) + " columns but Q has " + to_string(width_qk) +
-                             ": queries and keys must share heads * d_k");
+  if (auto inputs = check_flash_multi_head_inputs(n_q, n_k, width_qk, int(K.cols()), int(V.rows()), width_v, heads, options); !inputs.ok())
+    return Failure{inputs.error()};
+  if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
   const int d_k = width_qk / heads, d_v = width_v / heads;
-  if (auto error = check_flash_inputs(n_q, n_k, d_k, d_k, int(V.rows()), d_v, options); !error.empty())
-    return fail<FlashResult>(error);
-  if (std::int64_t(std::max(n_q, n_k)) * std::max(width_qk, width_v) > limits::kMaxFlashMatrixElements)
-    return fail<FlashResult>("Q, K and V are limited to " + to_string(limits::kMaxFlashMatrixElements / (1 << 20)) + "M entries each");
   const int block_q = std::min(options.block_q, n_q), block_k = std::min(options.block_k, n_k);
   const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
 
@@ -434,21 +448,16 @@ Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const M
                         n_q, n_k, d_k, d_v};
     run_tiled(view, options.causal, scale, block_q, block_k, scratch, nullptr);
   }
-  if (!all_finite(result.output)) return fail<FlashResult>(kOutputOverflow);
+  if (!all_finite(result.output)) return Failure{kOutputOverflow};
   result.scratch_floats = scratch.floats();
   return result;
 }
 
 Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOptions& options) {
-  using namespace limits;
   const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());
-  if (auto error = check_flash_inputs(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, options); !error.empty())
-    return fail<FlashTrace>(error);
-  if (n_q > kMaxTraceSequence || n_k > kMaxTraceSequence)
-    return fail<FlashTrace>("the step-through trace is limited to " + std::to_string(kMaxTraceSequence) + " tokens (got n_q = " +
-                            std::to_string(n_q) + ", n_k = " + std::to_string(n_k) + ")");
-  if (d_k > kMaxTraceDim || d_v > kMaxTraceDim)
-    return fail<FlashTrace>("the step-through trace is limited to d_k and d_v of " + std::to_string(kMaxTraceDim));
+  if (auto inputs = check_flash_trace_inputs(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, options); !inputs.ok())
+    return Failure{inputs.error()};
+  if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
 
   FlashTrace trace;
   trace.n_q = n_q;
@@ -466,7 +475,7 @@ Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, con
   Scratch scratch(trace.block_q, trace.block_k, d_k);
   trace.output.resize(n_q, d_v);
   run_tiled(whole(Q, K, V, trace.output), options.causal, trace.scale_factor, trace.block_q, trace.block_k, scratch, &trace);
-  if (!all_finite(trace.output)) return fail<FlashTrace>(kOutputOverflow);
+  if (!all_finite(trace.output)) return Failure{kOutputOverflow};
   return trace;
 }
 

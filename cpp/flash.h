@@ -84,7 +84,12 @@ Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const M
 Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, const Matrix& V,
                                            const FlashOptions& options = {});
 
-// Shape, size and block checks for both; empty string means valid.
-std::string check_flash_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options);
+// The rules of the three entry points, with the reader's messages (the wasm bindings call them on the
+// shapes before copying inputs in). Each includes the one before: multi-head and trace add theirs to
+// check_flash_inputs'.
+Status check_flash_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options);
+Status check_flash_multi_head_inputs(int n_q, int n_k, int width_qk, int k_cols, int v_rows, int width_v, int heads,
+                                     const FlashOptions& options);
+Status check_flash_trace_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options);
 
 }  // namespace abh

@@ -16,16 +16,13 @@ namespace {
 constexpr std::uint64_t kEmbeddingTag = 0x454D4245ull << 32;  // "EMBE"
 constexpr std::uint64_t kProjectionTag = 0x50524F4Aull << 32; // "PROJ"
 
-std::string check_matrix(const char* name, const std::vector<float>& values, std::size_t rows, std::size_t cols) {
-  if (values.empty()) return {};
+// A given matrix (empty = not given) is (rows, cols) and finite.
+Status check_given(const char* name, const std::vector<float>& values, std::size_t rows, std::size_t cols) {
+  if (values.empty()) return Ok{};
   if (values.size() != rows * cols)
-    return std::string(name) + " must have " + std::to_string(rows) + " x " + std::to_string(cols) + " = " +
-           std::to_string(rows * cols) + " values (got " + std::to_string(values.size()) + ")";
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (!std::isfinite(values[i]))
-      return std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / cols + 1) +
-             ", column " + std::to_string(i % cols + 1);
-  return {};
+    return Failure{std::string(name) + " must have " + std::to_string(rows) + " x " + std::to_string(cols) + " = " +
+                   std::to_string(rows * cols) + " values (got " + std::to_string(values.size()) + ")"};
+  return check_finite(name, values.data(), values.size(), cols);
 }
 
 // (n, d_model) -> (h, n, d_k): the article's reshape(n, h, d_k).transpose(1, 0, 2).
@@ -75,19 +72,31 @@ Matrix generate_projection(char name, int d_model, std::uint32_t seed) {
   return W;
 }
 
+std::size_t PipelineShape::elements() const {
+  std::size_t count = 1;
+  for (int i = 0; i < rank; ++i) count *= std::size_t(dims[i]);
+  return count;
+}
+
+PipelineShape pipeline_tensor_shape(PipelineTensor t, int n, int d_model, int heads) {
+  const int d_k = d_model / heads;
+  switch (t) {
+    case kPipeW_q: case kPipeW_k: case kPipeW_v: case kPipeW_o: return {2, {d_model, d_model, 0}};
+    case kPipeX: case kPipeQ: case kPipeK: case kPipeV: case kPipeMerged: case kPipeOutput: return {2, {n, d_model, 0}};
+    case kPipeQ_heads: case kPipeK_heads: case kPipeV_heads: case kPipeHeadOutputs: return {3, {heads, n, d_k}};
+    case kPipeScores: case kPipeScoresScaled: case kPipeWeights: return {3, {heads, n, n}};
+    case kPipeWeightsUnscaled: case kPipeWeightsCausal: case kPipeWeightsMaskedAfter: return {2, {n, n, 0}};
+    case kPipelineTensorCount: break;
+  }
+  return {};
+}
+
 PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
   PipelineLayout layout;
-  const std::size_t N = std::size_t(n), D = std::size_t(d_model), H = std::size_t(heads), d_k = D / H;
+  const std::size_t N = std::size_t(n), d_k = std::size_t(d_model / heads);
   std::size_t at = 0;
   for (int t = 0; t < kPipelineTensorCount; ++t) {
-    std::size_t size = 0;
-    switch (PipelineTensor(t)) {
-      case kPipeW_q: case kPipeW_k: case kPipeW_v: case kPipeW_o: size = D * D; break;
-      case kPipeX: case kPipeQ: case kPipeK: case kPipeV: case kPipeMerged: case kPipeOutput: size = N * D; break;
-      case kPipeQ_heads: case kPipeK_heads: case kPipeV_heads: case kPipeHeadOutputs: size = H * N * d_k; break;
-      case kPipeWeightsUnscaled: case kPipeWeightsCausal: case kPipeWeightsMaskedAfter: size = N * N; break;
-      default: size = H * N * N; break;  // scores, scores_scaled, weights
-    }
+    const std::size_t size = pipeline_tensor_shape(PipelineTensor(t), n, d_model, heads).elements();
     layout.offset[t] = at;
     layout.size[t] = size;
     at += round4(size);
@@ -99,6 +108,22 @@ PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
   layout.keys_transposed_offset = round4((layout.scratch_byte_offset + N * N + sizeof(float) - 1) / sizeof(float));
   layout.floats = layout.keys_transposed_offset + round4(N * d_k);
   return layout;
+}
+
+const char* const kPipelineFieldNames[kPipelineFieldCount] = {
+    "W_q", "W_k", "W_v", "W_o", "X", "Q", "K", "V", "Q_heads", "K_heads", "V_heads", "scores", "scoresScaled", "weights",
+    "headOutputs", "merged", "output", "weightsUnscaled", "weightsCausal", "weightsMaskedAfter", "mask", "fullyMaskedRows"};
+
+std::array<PipelineField, kPipelineFieldCount> pipeline_fields(const PipelineView& v) {
+  std::array<PipelineField, kPipelineFieldCount> fields;
+  for (int t = 0; t < kPipelineTensorCount; ++t)
+    fields[t] = {kPipelineFieldNames[t], PipelineElement::kFloat32, pipeline_tensor_shape(PipelineTensor(t), v.n, v.d_model, v.heads),
+                 v.layout.offset[t] * sizeof(float)};
+  fields[kPipelineTensorCount] = {kPipelineFieldNames[kPipelineTensorCount], PipelineElement::kUint8, {2, {v.n, v.n, 0}},
+                                  v.layout.mask_byte_offset};
+  fields[kPipelineTensorCount + 1] = {kPipelineFieldNames[kPipelineTensorCount + 1], PipelineElement::kUint8, {1, {v.n, 0, 0}},
+                                      v.layout.rows_byte_offset};
+  return fields;
 }
 
 float* PipelineWorkspace::acquire(std::size_t floats) {
@@ -118,29 +143,49 @@ void PipelineWorkspace::release() {
   heap_floats_ = 0;
 }
 
-std::string check_pipeline_config(const PipelineConfig& config) {
+Status check_pipeline_sizes(std::int64_t n, std::int64_t x_length, const std::int64_t (&w_lengths)[4], std::int64_t mask_length) {
   using namespace limits;
-  const std::int64_t n = std::int64_t(config.token_ids.size());
-  if (n < 1) return "there must be at least one token";
-  if (n > kMaxPipelineTokens) return "the walkthrough shows at most " + std::to_string(kMaxPipelineTokens) + " tokens (got " + std::to_string(n) + ")";
-  if (config.d_model > kMaxDModel) return "d_model is limited to " + std::to_string(kMaxDModel) + " (got " + std::to_string(config.d_model) + ")";
-  if (auto error = check_heads(config.d_model, config.heads); !error.empty()) return error;
-  if (std::int64_t(config.heads) * n * n > kMaxPipelineHeadScoreElements)
-    return "heads x n x n = " + std::to_string(std::int64_t(config.heads) * n * n) + " attention weights would exceed the walkthrough's budget of " +
-           std::to_string(kMaxPipelineHeadScoreElements);
-  const std::size_t rows = std::size_t(n), d = std::size_t(config.d_model);
-  if (auto error = check_matrix("X", config.X, rows, d); !error.empty()) return error;
-  for (auto [name, values] : {std::pair{"W_q", &config.W_q}, {"W_k", &config.W_k}, {"W_v", &config.W_v}, {"W_o", &config.W_o}})
-    if (auto error = check_matrix(name, *values, d, d); !error.empty()) return error;
-  if (config.comparison_head < 0 || config.comparison_head >= config.heads)
-    return "the comparison head must be 0 to " + std::to_string(config.heads - 1) + " (got " + std::to_string(config.comparison_head) + ")";
-  if (!config.mask.empty() && config.mask.size() != rows * rows)
-    return "the mask must have n x n = " + std::to_string(rows * rows) + " entries (got " + std::to_string(config.mask.size()) + ")";
-  return {};
+  using std::to_string;
+  if (n < 1) return Failure{"there must be at least one token"};
+  if (n > kMaxPipelineTokens) return Failure{"the walkthrough shows at most " + to_string(kMaxPipelineTokens) + " tokens (got " + to_string(n) + ")"};
+  const std::int64_t most_x = std::int64_t(kMaxPipelineTokens) * kMaxDModel, most_w = std::int64_t(kMaxDModel) * kMaxDModel;
+  const std::int64_t most_mask = std::int64_t(kMaxPipelineTokens) * kMaxPipelineTokens;
+  if (x_length > most_x) return Failure{"X has " + to_string(x_length) + " values; the walkthrough accepts at most " + to_string(most_x)};
+  static constexpr const char* kNames[4] = {"W_q", "W_k", "W_v", "W_o"};
+  for (int i = 0; i < 4; ++i)
+    if (w_lengths[i] > most_w)
+      return Failure{std::string(kNames[i]) + " has " + to_string(w_lengths[i]) + " values; the walkthrough accepts at most " + to_string(most_w)};
+  if (mask_length > most_mask)
+    return Failure{"the mask has " + to_string(mask_length) + " entries; the walkthrough accepts at most " + to_string(most_mask)};
+  return Ok{};
 }
 
-std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out) {
-  if (auto error = check_pipeline_config(config); !error.empty()) return error;
+Status check_pipeline_config(const PipelineConfig& config) {
+  using namespace limits;
+  using std::to_string;
+  const std::int64_t n = std::int64_t(config.token_ids.size());
+  const std::int64_t w_lengths[4] = {std::int64_t(config.W_q.size()), std::int64_t(config.W_k.size()), std::int64_t(config.W_v.size()),
+                                     std::int64_t(config.W_o.size())};
+  if (auto sizes = check_pipeline_sizes(n, std::int64_t(config.X.size()), w_lengths, std::int64_t(config.mask.size())); !sizes.ok())
+    return sizes;
+  if (config.d_model > kMaxDModel) return Failure{"d_model is limited to " + to_string(kMaxDModel) + " (got " + to_string(config.d_model) + ")"};
+  if (auto heads = check_heads(config.d_model, config.heads); !heads.ok()) return heads;
+  if (std::int64_t(config.heads) * n * n > kMaxPipelineHeadScoreElements)
+    return Failure{"heads x n x n = " + to_string(std::int64_t(config.heads) * n * n) +
+                   " attention weights would exceed the walkthrough's budget of " + to_string(kMaxPipelineHeadScoreElements)};
+  const std::size_t rows = std::size_t(n), d = std::size_t(config.d_model);
+  if (auto X = check_given("X", config.X, rows, d); !X.ok()) return X;
+  for (auto [name, values] : {std::pair{"W_q", &config.W_q}, {"W_k", &config.W_k}, {"W_v", &config.W_v}, {"W_o", &config.W_o}})
+    if (auto W = check_given(name, *values, d, d); !W.ok()) return W;
+  if (config.comparison_head < 0 || config.comparison_head >= config.heads)
+    return Failure{"the comparison head must be 0 to " + to_string(config.heads - 1) + " (got " + to_string(config.comparison_head) + ")"};
+  if (!config.mask.empty() && config.mask.size() != rows * rows)
+    return Failure{"the mask must have n x n = " + to_string(rows * rows) + " entries (got " + to_string(config.mask.size()) + ")"};
+  return Ok{};
+}
+
+Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out) {
+  if (auto valid = check_pipeline_config(config); !valid.ok()) return valid;
 
   const int n = int(config.token_ids.size()), d_model = config.d_model, h = config.heads, d_k = d_model / h;
   PipelineView v;
@@ -154,7 +199,6 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
   v.block = workspace.acquire(v.layout.floats);
   if (v.block != workspace.cached_block_) {
     for (auto& g : workspace.generated_) g = {};
-    workspace.embeddings_ = {};
     workspace.cached_block_ = v.block;
   }
   const std::size_t nd = std::size_t(n) * d_model, dd = std::size_t(d_model) * d_model, nn = std::size_t(n) * n;
@@ -175,23 +219,8 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
     }
   }
   float* const X = v.tensor(kPipeX);
-  PipelineWorkspace::Generated& embedded = workspace.embeddings_;
-  if (!config.X.empty()) {
-    std::memcpy(X, config.X.data(), nd * sizeof(float));
-    embedded = {};
-  } else {
-    // Row i depends only on (seed, token_ids[i]): rows already there for the same id stay. X's slot
-    // is at the same offset for every n (it follows the four d_model x d_model weights).
-    const bool reuse = embedded.valid && embedded.seed == config.seed && embedded.d_model == d_model;
-    const std::vector<std::uint32_t>& ids = config.token_ids;
-    for (int row = 0; row < n; ++row) {
-      if (!(reuse && row < workspace.embedded_count_ && workspace.embedded_ids_[row] == ids[row]))
-        fill_embedding_row(ids[row], d_model, config.seed, X + std::size_t(row) * d_model);
-      workspace.embedded_ids_[row] = ids[row];  // n <= kMaxPipelineTokens: checked above
-    }
-    embedded = {true, config.seed, d_model};
-    workspace.embedded_count_ = n;
-  }
+  if (!config.X.empty()) std::memcpy(X, config.X.data(), nd * sizeof(float));
+  else fill_embeddings(config.token_ids.data(), n, d_model, config.seed, X);
   std::uint8_t* const mask = v.mask();
   if (!config.mask.empty()) std::memcpy(mask, config.mask.data(), nn);
   else
@@ -213,7 +242,7 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
   kernels::matmul(X, d_model, v.tensor(kPipeW_q), d_model, Q, d_model, n, d_model, d_model);
   kernels::matmul(X, d_model, v.tensor(kPipeW_k), d_model, K, d_model, n, d_model, d_model);
   kernels::matmul(X, d_model, v.tensor(kPipeW_v), d_model, V, d_model, n, d_model, d_model);
-  if (!all_finite(Q, nd) || !all_finite(K, nd) || !all_finite(V, nd)) return kProjectionOverflow;
+  if (!all_finite(Q, nd) || !all_finite(K, nd) || !all_finite(V, nd)) return Failure{kProjectionOverflow};
   split_heads(Q, n, h, d_k, v.tensor(kPipeQ_heads));
   split_heads(K, n, h, d_k, v.tensor(kPipeK_heads));
   split_heads(V, n, h, d_k, v.tensor(kPipeV_heads));
@@ -294,15 +323,15 @@ std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& w
                   sizeof(float) * std::size_t(d_k));
   float* const output = v.tensor(kPipeOutput);
   kernels::matmul(merged, d_model, v.tensor(kPipeW_o), d_model, output, d_model, n, d_model, d_model);
-  if (!all_finite(output, nd)) return kOutputOverflow;
+  if (!all_finite(output, nd)) return Failure{kOutputOverflow};
   out = v;
-  return {};
+  return Ok{};
 }
 
 Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
   PipelineWorkspace workspace;
   PipelineView v;
-  if (auto error = run_pipeline_into(config, workspace, v); !error.empty()) return Expected<PipelineSnapshot>::failure(error);
+  if (auto run = run_pipeline_into(config, workspace, v); !run.ok()) return Failure{run.error()};
   PipelineSnapshot s;
   s.n = v.n;
   s.d_model = v.d_model;

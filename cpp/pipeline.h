@@ -62,8 +62,7 @@ struct PipelineSnapshot {
 // the block to JS in one copy (web/src/engine/engine.ts cuts it into typed-array views), so a
 // pipeline call costs a handful of boundary crossings whatever the number of tensors.
 
-// The float tensors of a snapshot, in the order of the offset table the bindings publish (the TS
-// wrapper's PIPELINE_TENSORS lists the same names in the same order).
+// The float tensors of a snapshot, in block order.
 enum PipelineTensor : int {
   kPipeW_q, kPipeW_k, kPipeW_v, kPipeW_o,  // (d_model, d_model), first: their offsets depend on d_model only
   kPipeX,                                  // (n, d_model)
@@ -75,6 +74,14 @@ enum PipelineTensor : int {
   kPipeWeightsUnscaled, kPipeWeightsCausal, kPipeWeightsMaskedAfter,  // (n, n): comparison_head only
   kPipelineTensorCount
 };
+
+// A tensor's shape at (n, d_model, heads): rank 3 is (heads, rows, cols), rank 2 (rows, cols).
+struct PipelineShape {
+  int rank = 0;
+  int dims[3] = {};
+  std::size_t elements() const;
+};
+PipelineShape pipeline_tensor_shape(PipelineTensor t, int n, int d_model, int heads);
 
 struct PipelineLayout {
   std::size_t offset[kPipelineTensorCount] = {};  // in floats from the start of the block
@@ -103,6 +110,23 @@ struct PipelineView {
   std::size_t bytes() const { return layout.bytes; }
 };
 
+// ---- the published layout --------------------------------------------------------------------
+//
+// Every array of a finished run as the page names it (web/src/engine/engine.ts builds its snapshot
+// from this table and knows no offset, order or shape of its own): the float tensors in block order,
+// then the mask ((n, n) bytes) and fully_masked_rows ((n) bytes). The names are the fields of
+// PipelineSnapshot in web/src/engine/types.ts.
+enum class PipelineElement : std::uint8_t { kFloat32 = 0, kUint8 = 1 };
+struct PipelineField {
+  const char* name = nullptr;
+  PipelineElement element = PipelineElement::kFloat32;
+  PipelineShape shape;          // rank 1 is (length)
+  std::size_t byte_offset = 0;  // from the start of the block; float tensors are 16-byte aligned
+};
+constexpr int kPipelineFieldCount = kPipelineTensorCount + 2;
+extern const char* const kPipelineFieldNames[kPipelineFieldCount];
+std::array<PipelineField, kPipelineFieldCount> pipeline_fields(const PipelineView& view);
+
 // The memory run_pipeline_into() writes to, kept between runs so that a run allocates nothing once
 // the workspace has grown to its size. It may be given a caller-owned fixed block (the wasm bindings
 // use a static one, which malloc never sees), used whenever a run fits; larger runs use heap memory
@@ -111,7 +135,10 @@ struct PipelineView {
 // It also remembers which generated weight matrices its block already holds (W_q, W_k, W_v, W_o come
 // first in the layout and depend only on the seed and d_model), so the walkthrough's typical call
 // (same seed and d_model, a new sentence, mask, head count or scaling) does not regenerate them:
-// d_model^2 normals each, 12 SplitMix64 steps per normal.
+// d_model^2 normals each, 12 SplitMix64 steps per normal. Measured in the wasm build (Node, same
+// process, a heads change against a heads-and-seed change): a call regenerating them (and X) took
+// 2.0x as long at n = 64, d_model 256; 2.4x at n = 24, d_model 64; 25x at n = 9, d_model 64. The
+// embedding rows were kept the same way until that measurement showed 1.0-1.24x: they are regenerated.
 class PipelineWorkspace {
  public:
   PipelineWorkspace() = default;
@@ -124,7 +151,7 @@ class PipelineWorkspace {
   std::size_t heap_floats() const { return heap_floats_; }
 
  private:
-  friend std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out);
+  friend Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out);
   float* acquire(std::size_t floats);
 
   float* fixed_ = nullptr;
@@ -139,20 +166,16 @@ class PipelineWorkspace {
   };
   const float* cached_block_ = nullptr;
   Generated generated_[4];
-  // The token ids whose generated rows the X slot of `cached_block_` holds, for (seed, d_model) in
-  // `embeddings_`: a change that keeps the sentence (mask, heads, scaling) regenerates no row.
-  // In the workspace itself, not on the heap: a call leaves no allocation behind (leak.test.ts).
-  Generated embeddings_;
-  std::array<std::uint32_t, limits::kMaxPipelineTokens> embedded_ids_{};
-  int embedded_count_ = 0;
 };
 
-// Empty string when the configuration is valid, else the reason in words for the reader.
-std::string check_pipeline_config(const PipelineConfig& config);
+// The walkthrough's rules, with the reader's messages. check_pipeline_sizes is the part the wasm
+// bindings check before staging inputs (lengths 0 = not given); check_pipeline_config includes it.
+Status check_pipeline_sizes(std::int64_t n, std::int64_t x_length, const std::int64_t (&w_lengths)[4], std::int64_t mask_length);
+Status check_pipeline_config(const PipelineConfig& config);
 
-// Every intermediate into the workspace's block: empty string and `out` filled on success, else the
-// reason. Allocates nothing when the workspace already has room.
-std::string run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out);
+// Every intermediate into the workspace's block: `out` filled on success, else the reason.
+// Allocates nothing when the workspace already has room.
+Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& workspace, PipelineView& out);
 
 // The same run as owned matrices (tests, tools): a copy out of a temporary workspace.
 Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config);

@@ -26,24 +26,31 @@ struct Tensor3 {
 };
 
 // The engine never throws or aborts on bad input (the wasm build has no exceptions): every public
-// entry point returns either a value or the message that the page shows to the reader.
+// entry point returns an Expected, either a value or the message that the page shows to the reader.
+// A check with nothing to return is a Status; any Expected can be built from a Failure, so a failed
+// check passes on as `return Failure{status.error()};`.
+struct Failure {
+  std::string message;
+};
+
 template <class T>
 class Expected {
  public:
-  Expected(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  static Expected failure(std::string message) {
-    Expected result{T{}};
-    result.error_ = std::move(message);
-    return result;
-  }
+  Expected(T value) : value_(std::move(value)) {}                      // NOLINT(google-explicit-constructor)
+  Expected(Failure failure) : error_(std::move(failure.message)) {}     // NOLINT(google-explicit-constructor)
+  static Expected failure(std::string message) { return Failure{std::move(message)}; }
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
   const T& value() const { return value_; }
   T& value() { return value_; }
 
  private:
-  T value_;
+  T value_{};
   std::string error_;
 };
+
+// The value of a check that passed.
+struct Ok {};
+using Status = Expected<Ok>;
 
 }  // namespace abh

@@ -366,36 +366,51 @@ TEST(AttentionErrors, WrongMaskShape) {
   expect_error(abh::attention(Q, K, V, &square), {"mask must be 3 x 5", "got 3 x 3"});
   const Mask right = Mask::Ones(3, 5);
   EXPECT_TRUE(abh::attention(Q, K, V, &right).ok());
+  // A flat mask (the page's Uint8Array) is told by its length.
+  EXPECT_EQ(abh::check_attention_shapes(3, 5, 4, 4, 5, 2, 14).error(), "the mask must be 3 x 5 (got 14 entries)");
+  EXPECT_EQ(abh::check_attention_shapes(3, 5, 4, 4, 5, 2, 15).error(), "");
+}
+
+// The numbers the bindings pass on as doubles: whole, in range, and NaN (a value that was not a
+// number in JavaScript) refused with the one message.
+TEST(AttentionErrors, WholeNumbersAndSeeds) {
+  EXPECT_TRUE(abh::check_whole_number("heads", 3, -1e9, 1e9).ok());
+  for (double bad : {2.5, std::nan(""), double(INFINITY), 2e9})
+    EXPECT_EQ(abh::check_whole_number("heads", bad, -1e9, 1e9).error(), "heads must be a whole number") << bad;
+  EXPECT_TRUE(abh::check_seed(0).ok());
+  EXPECT_TRUE(abh::check_seed(4294967295.0).ok());
+  for (double bad : {-1.0, 4294967296.0, 0.5, std::nan("")})
+    EXPECT_EQ(abh::check_seed(bad).error(), "seed must be a whole number from 0 to 4294967295") << bad;
 }
 
 // Oversized requests must be refused before allocation; check_attention_shapes is the gate, so
 // it is tested directly with huge sizes (nothing of that size is ever allocated here).
 TEST(AttentionErrors, SizeLimitsAreCheckedWithoutAllocating) {
   using namespace abh::limits;
-  EXPECT_EQ(abh::check_attention_shapes(4, 5, 8, 8, 5, 3, nullptr), "");
-  EXPECT_EQ(abh::check_attention_shapes(kMaxSequence, 4096, kMaxDim, kMaxDim, 4096, kMaxDim, nullptr), "");
-  EXPECT_CONTAINS(abh::check_attention_shapes(kMaxSequence + 1, 4, 8, 8, 4, 8, nullptr), "sequence length is limited to 16384");
-  EXPECT_CONTAINS(abh::check_attention_shapes(4, kMaxSequence + 1, 8, 8, kMaxSequence + 1, 8, nullptr), "sequence length is limited to 16384");
-  EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, kMaxDim + 1, kMaxDim + 1, 4, 8, nullptr), "limited to 4096");
-  EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, 8, 8, 4, kMaxDim + 1, nullptr), "limited to 4096");
+  EXPECT_EQ(abh::check_attention_shapes(4, 5, 8, 8, 5, 3, -1).error(), "");
+  EXPECT_EQ(abh::check_attention_shapes(kMaxSequence, 4096, kMaxDim, kMaxDim, 4096, kMaxDim, -1).error(), "");
+  EXPECT_CONTAINS(abh::check_attention_shapes(kMaxSequence + 1, 4, 8, 8, 4, 8, -1).error(), "sequence length is limited to 16384");
+  EXPECT_CONTAINS(abh::check_attention_shapes(4, kMaxSequence + 1, 8, 8, kMaxSequence + 1, 8, -1).error(), "sequence length is limited to 16384");
+  EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, kMaxDim + 1, kMaxDim + 1, 4, 8, -1).error(), "limited to 4096");
+  EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, 8, 8, 4, kMaxDim + 1, -1).error(), "limited to 4096");
   // 16384 x 8192 = 2^27 > 2^26 score entries, though each side is within the sequence limit.
-  const std::string too_many = abh::check_attention_shapes(kMaxSequence, 8192, 8, 8, 8192, 8, nullptr);
+  const std::string too_many = abh::check_attention_shapes(kMaxSequence, 8192, 8, 8, 8192, 8, -1).error();
   EXPECT_CONTAINS(too_many, "16384 x 8192");
   EXPECT_CONTAINS(too_many, "64M");
   EXPECT_CONTAINS(too_many, "memory budget");
   // Exactly at the budget is allowed: 8192 x 8192 = 2^26.
-  EXPECT_EQ(abh::check_attention_shapes(8192, 8192, 8, 8, 8192, 8, nullptr), "");
-  EXPECT_CONTAINS(abh::check_attention_shapes(8192, 8193, 8, 8, 8193, 8, nullptr), "memory budget");
+  EXPECT_EQ(abh::check_attention_shapes(8192, 8192, 8, 8, 8192, 8, -1).error(), "");
+  EXPECT_CONTAINS(abh::check_attention_shapes(8192, 8193, 8, 8, 8193, 8, -1).error(), "memory budget");
   // Negative sizes are rejected rather than wrapping around.
-  EXPECT_CONTAINS(abh::check_attention_shapes(-1, 4, 8, 8, 4, 8, nullptr), "at least one row");
-  EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, -8, -8, 4, 8, nullptr), "at least one column");
+  EXPECT_CONTAINS(abh::check_attention_shapes(-1, 4, 8, 8, 4, 8, -1).error(), "at least one row");
+  EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, -8, -8, 4, 8, -1).error(), "at least one column");
 }
 
 TEST(MultiHeadErrors, HeadsMustDivideDModelAndMessageNamesBoth) {
   abh::SplitMix64 rng(6);
   const Matrix X = random_matrix(rng, 4, 10), W = random_matrix(rng, 10, 10);
   expect_error(abh::multi_head_attention(X, W, W, W, W, 3), {"10", "3", "divisible"});
-  EXPECT_CONTAINS(abh::check_heads(10, 4), "d_model (10) must be divisible by the number of heads (4)");
+  EXPECT_CONTAINS(abh::check_heads(10, 4).error(), "d_model (10) must be divisible by the number of heads (4)");
   EXPECT_TRUE(abh::multi_head_attention(X, W, W, W, W, 5).ok());
 }
 
@@ -404,10 +419,10 @@ TEST(MultiHeadErrors, ZeroNegativeAndTooManyHeads) {
   const Matrix X = random_matrix(rng, 4, 8), W = random_matrix(rng, 8, 8);
   expect_error(abh::multi_head_attention(X, W, W, W, W, 0), {"at least 1", "got 0"});
   expect_error(abh::multi_head_attention(X, W, W, W, W, -2), {"at least 1", "got -2"});
-  EXPECT_CONTAINS(abh::check_heads(128, 128), "limited to 64");
-  EXPECT_EQ(abh::check_heads(128, 64), "");
-  EXPECT_CONTAINS(abh::check_heads(0, 1), "d_model must be at least 1");
-  EXPECT_CONTAINS(abh::check_heads(-8, 2), "got -8");
+  EXPECT_CONTAINS(abh::check_heads(128, 128).error(), "limited to 64");
+  EXPECT_EQ(abh::check_heads(128, 64).error(), "");
+  EXPECT_CONTAINS(abh::check_heads(0, 1).error(), "d_model must be at least 1");
+  EXPECT_CONTAINS(abh::check_heads(-8, 2).error(), "got -8");
 }
 
 TEST(MultiHeadErrors, WrongProjectionShapesAndEmptyInput) {

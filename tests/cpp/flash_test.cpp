@@ -493,14 +493,14 @@ TEST(Flash, BadInputsReturnErrors) {
 
   // Limits, checked on the numbers (no need to allocate gigabytes).
   const FlashOptions o;
-  EXPECT_EQ(abh::check_flash_inputs(65536, 65536, 64, 64, 65536, 64, o), "");
-  EXPECT_CONTAINS(abh::check_flash_inputs(65537, 4, 64, 64, 4, 64, o), "limited to 65536 tokens");
-  EXPECT_CONTAINS(abh::check_flash_inputs(4, 65537, 64, 64, 65537, 64, o), "limited to 65536 tokens");
-  EXPECT_CONTAINS(abh::check_flash_inputs(4, 4, 4097, 4097, 4, 4, o), "limited to 4096");
-  EXPECT_CONTAINS(abh::check_flash_inputs(65536, 4, 2048, 2048, 4, 4, o), "64M entries each");
+  EXPECT_EQ(abh::check_flash_inputs(65536, 65536, 64, 64, 65536, 64, o).error(), "");
+  EXPECT_CONTAINS(abh::check_flash_inputs(65537, 4, 64, 64, 4, 64, o).error(), "limited to 65536 tokens");
+  EXPECT_CONTAINS(abh::check_flash_inputs(4, 65537, 64, 64, 65537, 64, o).error(), "limited to 65536 tokens");
+  EXPECT_CONTAINS(abh::check_flash_inputs(4, 4, 4097, 4097, 4, 4, o).error(), "limited to 4096");
+  EXPECT_CONTAINS(abh::check_flash_inputs(65536, 4, 2048, 2048, 4, 4, o).error(), "64M entries each");
   // Longer than the naive kernel accepts: the tiled one never needs the n x n matrix.
-  EXPECT_NE(abh::check_attention_shapes(20000, 20000, 64, 64, 20000, 64, nullptr), "");
-  EXPECT_EQ(abh::check_flash_inputs(20000, 20000, 64, 64, 20000, 64, o), "");
+  EXPECT_NE(abh::check_attention_shapes(20000, 20000, 64, 64, 20000, 64, -1).error(), "");
+  EXPECT_EQ(abh::check_flash_inputs(20000, 20000, 64, 64, 20000, 64, o).error(), "");
 
   // An oversized row count that really is allocated: 65537 x 1 is cheap, and refused.
   const Matrix long_q = Matrix::Zero(65537, 1);

@@ -306,7 +306,7 @@ void expect_view_matches(const abh::PipelineView& v, const PipelineSnapshot& s, 
 }
 
 // One workspace through a sequence like a reader's: the cached generated weights must never leak
-// (nor the cached embedding rows) into a run with another seed, d_model, sentence or explicit matrices,
+// into a run with another seed, d_model, sentence or explicit matrices,
 // in the fixed block or on the heap.
 TEST(PipelineWorkspace, ReusedAcrossRunsGivesExactlyTheFreshResults) {
   std::vector<float> fixed(4096);
@@ -355,7 +355,7 @@ TEST(PipelineWorkspace, ReusedAcrossRunsGivesExactlyTheFreshResults) {
   sequence.push_back(c);                       // fixed block again, after the heap
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     abh::PipelineView v;
-    ASSERT_EQ(abh::run_pipeline_into(sequence[i], workspace, v), "") << "run " << i;
+    ASSERT_EQ(abh::run_pipeline_into(sequence[i], workspace, v).error(), "") << "run " << i;
     expect_view_matches(v, run_ok(sequence[i]), "run " + std::to_string(i));
     if (i == 12) {
       EXPECT_GT(workspace.heap_floats(), fixed.size());
@@ -370,15 +370,15 @@ TEST(PipelineWorkspace, RefusedConfigurationsSayWhyAndLeaveTheWorkspaceUsable) {
   abh::PipelineView v;
   PipelineConfig bad = default_config();
   bad.heads = 3;
-  EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v), "d_model (8) must be divisible by the number of heads (3)");
+  EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v).error(), "d_model (8) must be divisible by the number of heads (3)");
   EXPECT_EQ(workspace.heap_floats(), 0u);  // refused before anything was allocated
   bad = default_config();
   for (int head : {-1, 2}) {
     bad.comparison_head = head;
-    EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v), "the comparison head must be 0 to 1 (got " + std::to_string(head) + ")");
+    EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v).error(), "the comparison head must be 0 to 1 (got " + std::to_string(head) + ")");
   }
   EXPECT_EQ(workspace.heap_floats(), 0u);
-  ASSERT_EQ(abh::run_pipeline_into(default_config(), workspace, v), "");
+  ASSERT_EQ(abh::run_pipeline_into(default_config(), workspace, v).error(), "");
   expect_view_matches(v, run_ok(default_config()), "after a refusal");
 }
 
@@ -621,7 +621,7 @@ TEST(PipelineExplicit, WrongSizesAreErrorsNamingTheMatrix) {
     ASSERT_FALSE(result.ok()) << c.name;
     EXPECT_CONTAINS(result.error(), c.name);
     EXPECT_CONTAINS(result.error(), c.detail);
-    EXPECT_EQ(abh::check_pipeline_config(config), result.error());
+    EXPECT_EQ(abh::check_pipeline_config(config).error(), result.error());
   }
   PipelineConfig config = default_config();
   config.mask.assign(80, 1);
@@ -697,7 +697,7 @@ TEST(PipelineOverflow, OverflowingProjectionOrOutputIsAnErrorMessage) {
 std::string error_of(const PipelineConfig& config) {
   const auto result = abh::run_pipeline(config);
   EXPECT_FALSE(result.ok());
-  EXPECT_EQ(abh::check_pipeline_config(config), result.error());
+  EXPECT_EQ(abh::check_pipeline_config(config).error(), result.error());
   return result.error();
 }
 
@@ -708,7 +708,7 @@ TEST(PipelineConfigErrors, TokenCount) {
   config.token_ids.assign(abh::limits::kMaxPipelineTokens + 1, 7u);
   EXPECT_CONTAINS(error_of(config), "at most 512 tokens (got 513)");
   config.token_ids.assign(abh::limits::kMaxPipelineTokens, 7u);
-  EXPECT_EQ(abh::check_pipeline_config(config), "");
+  EXPECT_EQ(abh::check_pipeline_config(config).error(), "");
 }
 
 TEST(PipelineConfigErrors, DModelBounds) {
@@ -720,7 +720,7 @@ TEST(PipelineConfigErrors, DModelBounds) {
   config.d_model = abh::limits::kMaxDModel + 2;
   EXPECT_CONTAINS(error_of(config), "d_model is limited to 1024 (got 1026)");
   config.d_model = abh::limits::kMaxDModel;
-  EXPECT_EQ(abh::check_pipeline_config(config), "");
+  EXPECT_EQ(abh::check_pipeline_config(config).error(), "");
 }
 
 TEST(PipelineConfigErrors, HeadCount) {
@@ -735,7 +735,7 @@ TEST(PipelineConfigErrors, HeadCount) {
   config.heads = 128;  // divides d_model but exceeds kMaxHeads
   EXPECT_CONTAINS(error_of(config), "heads is limited to 64");
   config.heads = 64;
-  EXPECT_EQ(abh::check_pipeline_config(config), "");
+  EXPECT_EQ(abh::check_pipeline_config(config).error(), "");
 }
 
 TEST(PipelineConfigErrors, HeadScoreBudget) {
@@ -743,11 +743,67 @@ TEST(PipelineConfigErrors, HeadScoreBudget) {
   config.token_ids.assign(512, 1u);
   config.d_model = 16;
   config.heads = 16;  // 16 * 512 * 512 = 4M > 2M
-  const std::string error = error_of(config);
-  EXPECT_CONTAINS(error, "heads x n x n = 4194304");
-  EXPECT_CONTAINS(error, "budget of 2097152");
+  EXPECT_EQ(error_of(config), "heads x n x n = 4194304 attention weights would exceed the walkthrough's budget of 2097152");
+  config.token_ids.assign(512, 1u);
+  config.d_model = 16;
   config.heads = 8;  // 8 * 512 * 512 = 2^21, exactly the budget
-  EXPECT_EQ(abh::check_pipeline_config(config), "");
+  EXPECT_EQ(abh::check_pipeline_config(config).error(), "");
+}
+
+// The sizes the wasm bindings refuse before staging anything: each matrix by name, the mask, n.
+TEST(PipelineConfigErrors, StagedSizes) {
+  using abh::limits::kMaxDModel;
+  using abh::limits::kMaxPipelineTokens;
+  const std::int64_t most_w = std::int64_t(kMaxDModel) * kMaxDModel, none[4] = {0, 0, 0, 0};
+  EXPECT_EQ(abh::check_pipeline_sizes(1, 0, none, 0).error(), "");
+  EXPECT_EQ(abh::check_pipeline_sizes(0, 0, none, 0).error(), "there must be at least one token");
+  EXPECT_EQ(abh::check_pipeline_sizes(600, 0, none, 0).error(), "the walkthrough shows at most 512 tokens (got 600)");
+  EXPECT_EQ(abh::check_pipeline_sizes(1, 3000000, none, 0).error(), "X has 3000000 values; the walkthrough accepts at most 524288");
+  EXPECT_EQ(abh::check_pipeline_sizes(1, std::int64_t(kMaxPipelineTokens) * kMaxDModel, none, 0).error(), "");
+  const std::int64_t big_wv[4] = {most_w, most_w, most_w + 1, 0};
+  EXPECT_EQ(abh::check_pipeline_sizes(1, 0, big_wv, 0).error(), "W_v has 1048577 values; the walkthrough accepts at most 1048576");
+  EXPECT_EQ(abh::check_pipeline_sizes(1, 0, none, 262145).error(), "the mask has 262145 entries; the walkthrough accepts at most 262144");
+  // check_pipeline_config applies the same rules.
+  PipelineConfig config = default_config();
+  config.X.assign(524289, 0.0f);
+  EXPECT_EQ(abh::check_pipeline_config(config).error(), "X has 524289 values; the walkthrough accepts at most 524288");
+}
+
+// The published layout (pipeline_fields, which the bindings write into the result header and
+// engine.ts reads instead of mirroring): names in block order, shapes, element types, and offsets
+// that tile the block without overlap, each float tensor 16-byte aligned.
+TEST(PipelineLayout, PublishedFieldsPinTheFormat) {
+  PipelineConfig config = default_config();  // 9 tokens, d_model 8, 2 heads
+  config.comparison_head = 1;
+  abh::PipelineWorkspace workspace;
+  abh::PipelineView v;
+  ASSERT_EQ(abh::run_pipeline_into(config, workspace, v).error(), "");
+  const auto fields = abh::pipeline_fields(v);
+  const char* const names[] = {"W_q", "W_k", "W_v", "W_o", "X", "Q", "K", "V", "Q_heads", "K_heads", "V_heads", "scores",
+                               "scoresScaled", "weights", "headOutputs", "merged", "output", "weightsUnscaled", "weightsCausal",
+                               "weightsMaskedAfter", "mask", "fullyMaskedRows"};
+  ASSERT_EQ(std::size(names), fields.size());
+  const std::vector<std::vector<int>> shapes = {
+      {8, 8}, {8, 8}, {8, 8}, {8, 8}, {9, 8}, {9, 8}, {9, 8}, {9, 8}, {2, 9, 4}, {2, 9, 4}, {2, 9, 4}, {2, 9, 9},
+      {2, 9, 9}, {2, 9, 9}, {2, 9, 4}, {9, 8}, {9, 8}, {9, 9}, {9, 9}, {9, 9}, {9, 9}, {9}};
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const abh::PipelineField& f = fields[i];
+    EXPECT_STREQ(f.name, names[i]);
+    EXPECT_EQ(std::vector<int>(f.shape.dims, f.shape.dims + f.shape.rank), shapes[i]) << names[i];
+    const bool bytes = i >= std::size_t(abh::kPipelineTensorCount);
+    EXPECT_EQ(f.element, bytes ? abh::PipelineElement::kUint8 : abh::PipelineElement::kFloat32) << names[i];
+    if (!bytes) {
+      EXPECT_EQ(f.byte_offset % 16, 0u) << names[i];
+    }
+    EXPECT_GE(f.byte_offset, end) << names[i];  // after the previous field: no overlap
+    end = f.byte_offset + f.shape.elements() * (bytes ? 1 : sizeof(float));
+  }
+  EXPECT_EQ(end, v.bytes());
+  // Each field is where the view's own accessors find it.
+  EXPECT_EQ(fields[abh::kPipeWeights].byte_offset, v.layout.offset[abh::kPipeWeights] * sizeof(float));
+  EXPECT_EQ(fields[abh::kPipelineTensorCount].byte_offset, v.layout.mask_byte_offset);
+  EXPECT_EQ(fields[abh::kPipelineTensorCount + 1].byte_offset, v.layout.rows_byte_offset);
 }
 
 // ---------------------------------------------------------------------------------------------

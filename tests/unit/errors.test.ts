@@ -163,8 +163,8 @@ describe('attention() shapes', () => {
     expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(4, 2)), 'V has 4 rows but K has 3: every key needs a value');
     expectFailure(() => engine.attention(mat(0, 4), mat(3, 4), mat(3, 2)), 'Q and K need at least one row (got 0 and 3)');
     expectFailure(() => engine.attention(mat(2, 0), mat(3, 0), mat(3, 2)), 'Q and V need at least one column (got d_k = 0, d_v = 2)');
-    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(5) }), 'the mask must be 2 x 3');
-    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(7) }), 'the mask must be 2 x 3');
+    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(5) }), 'the mask must be 2 x 3 (got 5 entries)');
+    expectFailure(() => engine.attention(mat(2, 4), mat(3, 4), mat(3, 2), { mask: new Uint8Array(7) }), 'the mask must be 2 x 3 (got 7 entries)');
   });
 });
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { checkPipelineBudget, computeSnapshot } from '../../web/src/compute';
+import { computeSnapshot } from '../../web/src/compute';
 import { AttentionEngine, EngineCrash, EngineError, createEngine, requireWasmSimd } from '../../web/src/engine/engine';
 import { DEFAULT_SETTINGS, LIMITS, maxHeadsFor, validateSettings } from '../../web/src/settings';
 import { floatBitsHex } from './helpers';
@@ -166,23 +166,18 @@ describe('the page path and the memory budget', () => {
     expect([snapshot.pipeline.n, snapshot.pipeline.heads]).toEqual([LIMITS.maxTokens, 16]);
   });
 
-  test('over the budget, computeSnapshot refuses before calling the engine, and offers the tiled kernel', async () => {
-    const real = await loadSimdEngine();
-    const info = real.info();
-    let pipelineCalls = 0;
-    // The same engine with a budget of 1000 weights, as if the page allowed longer sentences than it does.
-    const small = Object.assign(Object.create(real) as AttentionEngine, {
-      info: () => ({ ...info, limits: { ...info.limits, maxPipelineHeadScoreElements: 1000 } }),
-      pipeline: () => {
-        pipelineCalls++;
-        throw new Error('must not be called');
-      },
-    });
-    const settings = validateSettings({ sentence: 'w '.repeat(20), heads: 4 }, DEFAULT_SETTINGS).settings;
-    expect(() => computeSnapshot(small, settings)).toThrow(EngineError);
-    expect(() => checkPipelineBudget(small, 20, 4)).toThrow(
-      /^20 tokens with 4 heads need 4 × 20 × 20 = 1600 attention weights \(0\.0 MiB per table\) — over the walkthrough’s budget of 512 tokens and 1000 weights, so nothing was computed\. For long sequences use the tiled kernel, engine\.flashAttention\(Q, K, V, \{ blockQ, blockK \}\)/);
-    expect(pipelineCalls).toBe(0);
-    expect(() => checkPipelineBudget(real, 600, 1)).toThrow(/600 tokens with 1 head need/);
+  test('over the budget, the engine refuses the page’s settings before allocating anything', async () => {
+    const engine = await loadSimdEngine();
+    // Settings that did not pass validateSettings: 256 tokens with 64 heads are 4M weights per table.
+    const settings = { ...DEFAULT_SETTINGS, sentence: 'w '.repeat(256).trim(), dModel: 64, heads: 64 };
+    const before = engine.heapStats();
+    expect(() => computeSnapshot(engine, settings)).toThrow(
+      new EngineError("heads x n x n = 4194304 attention weights would exceed the walkthrough's budget of 2097152"));
+    expect(engine.heapStats()).toEqual(before);
+    expect(engine.crashed).toBe(false);
+    // One head over the token limit: refused by its own rule, as early.
+    expect(() => engine.pipeline({ tokens: new Array<string>(600).fill('w'), dModel: 8, heads: 1 })).toThrow(
+      new EngineError('the walkthrough shows at most 512 tokens (got 600)'));
+    expect(engine.heapStats()).toEqual(before);
   });
 });

@@ -250,9 +250,9 @@ describe('determinism of the seeded generator', () => {
 });
 
 describe('what the engine and the page keep between calls is what a fresh call gives', () => {
-  it('embedding rows kept for the same token, seed and d_model are the rows a fresh engine generates', async () => {
+  it('embedding rows and weights after a sequence of calls are the ones a fresh engine generates', async () => {
     // 64 tokens at d_model 64: the heap block, not the fixed one. Then the same sentence shifted by one
-    // word with one word replaced, a heads change (every row kept), and another seed (none kept).
+    // word with one word replaced, a heads change (the generated weights kept), and another seed (none kept).
     const words = Array.from({ length: 65 }, (_, i) => `w${i}`);
     const calls = [
       { tokens: words.slice(0, 64), dModel: 64, heads: 8, seed: 7 },
@@ -286,24 +286,23 @@ describe('results share the arrays a change left bit for bit the same', () => {
   const n = tokens.length;
   const base = { tokens, dModel: 64, heads: 8, seed: 42 };
 
-  it('a result up to 256 KB is one copy, except the weights, which it takes from a recent result of the same seed and d_model', () => {
+  it('a result up to 256 KB is one copy of the published block, every array a view into it, and shares nothing', () => {
     const small = { ...base, tokens: tokens.slice(0, 24), seed: 77 }; // (8, 24, 24) tables: about 190 KB in all
-    const open = engine.pipeline(small); // no recent result has seed 77: everything in one copy
+    const open = engine.pipeline(small);
     const buffer = open.X.data.buffer;
     for (const key of ['W_q', 'W_o', 'Q', 'K_heads', 'scores', 'weights', 'output', 'weightsCausal'] as const) expect(open[key].data.buffer, key).toBe(buffer);
     expect(open.mask.data.buffer).toBe(buffer);
+    expect(open.fullyMaskedRows.buffer).toBe(buffer);
+    // The block: four (64, 64) weights, eight (24, 64) matrices, four (8, 24, 8) and three (8, 24, 24) tensors,
+    // three (24, 24) tables, then the mask and the rows' bytes (floats 16-byte aligned: every size here is a multiple of 4).
+    expect(buffer.byteLength).toBe(4 * (4 * 64 * 64 + 6 * 24 * 64 + 4 * 8 * 24 * 8 + 3 * 8 * 24 * 24 + 3 * 24 * 24) + 24 * 24 + 24);
+    expect(open.W_q.data.byteOffset).toBe(0);
     const causal = engine.pipeline({ ...small, causal: true });
-    for (const key of ['W_q', 'W_k', 'W_v', 'W_o'] as const) expect(causal[key].data, key).toBe(open[key].data);
-    // The rest is one new copy that starts at X: equal scores are copied again with it.
-    expect(causal.scores.data.buffer).not.toBe(buffer);
-    expect(causal.scores.data.buffer).toBe(causal.X.data.buffer);
-    expect(causal.mask.data.buffer).toBe(causal.X.data.buffer);
-    expect(causal.X.data.byteOffset).toBe(0);
-    expect(causal.X.data.buffer.byteLength).toBe(buffer.byteLength - 4 * 4 * 64 * 64);
-    expect(floatBitsHex(causal.scores.data)).toBe(floatBitsHex(open.scores.data));
-    const otherSeed = engine.pipeline({ ...small, seed: 78 });
-    expect(otherSeed.W_q.data).not.toBe(open.W_q.data);
-    expect(otherSeed.W_q.data.buffer).toBe(otherSeed.X.data.buffer);
+    expect(causal.X.data.buffer).not.toBe(buffer);
+    for (const key of ['W_q', 'W_k', 'scores', 'weights'] as const) expect(causal[key].data.buffer, key).toBe(causal.X.data.buffer);
+    // Equal inputs, equal bits: the weights and scores of the causal run are copies of the same numbers.
+    for (const key of ['W_q', 'W_o', 'X', 'scores'] as const) expect(floatBitsHex(causal[key].data), key).toBe(floatBitsHex(open[key].data));
+    expect(floatBitsHex(causal.weights.data)).not.toBe(floatBitsHex(open.weights.data));
   });
 
   it('toggling causal shares the scores, not the weights; switching the comparison head shares all but its tables', () => {
@@ -331,7 +330,7 @@ describe('results share the arrays a change left bit for bit the same', () => {
       base, { ...base, heads: 16 }, base, { ...base, scale: false }, base, { ...base, causal: true }, { ...base, causal: true, comparisonHead: 5 },
       { ...base, mask }, { ...base, causal: true }, { ...base, W_q: new Float32Array(64 * 64).fill(0.01) }, { ...base, W_q: new Float32Array(64 * 64).fill(0.02) },
       { ...base, seed: 43 }, { ...base, dModel: 32 }, base,
-      // Small results (one copy, the weights taken by key) after large ones and after each other.
+      // Small results (one copy each) after large ones and after each other.
       { ...base, tokens: tokens.slice(0, 24) }, { ...base, tokens: tokens.slice(0, 4), causal: true }, { ...base, tokens: tokens.slice(0, 4), seed: 43 },
       { ...base, tokens: tokens.slice(0, 4), dModel: 32, heads: 4 }, { ...base, tokens: tokens.slice(0, 4), W_o: new Float32Array(64 * 64).fill(0.5) }, base,
     ];

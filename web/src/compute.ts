@@ -1,6 +1,7 @@
 // Settings -> engine -> snapshot, at most once per animation frame however fast settings change.
 // The only module of the walkthrough that calls the engine.
-import { EngineError, type AttentionEngine, type DotProductSamples, type SoftmaxSaturation } from './engine/engine';
+import { EngineError, type AttentionEngine } from './engine/engine';
+import { keptExperiments } from './engine/result-sharing';
 import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './hands-on-settings';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
@@ -10,57 +11,10 @@ export const DOT_PRODUCT_SAMPLES = 4000;
 /** The article's example row for the saturation demo. */
 export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 
-/**
- * The walkthrough keeps three (h, n, n) tables (scores, scaled scores, weights); settings over the
- * engine's budget are refused here, before anything is allocated, with a message that points to the
- * tiled kernel. (Validated settings stay at or below LIMITS.maxHeadWeights = 2^20 weights, half of
- * it; this guards direct callers.)
- */
-export function checkPipelineBudget(engine: AttentionEngine, n: number, heads: number): void {
-  const { maxPipelineTokens, maxPipelineHeadScoreElements } = engine.info().limits;
-  const weights = heads * n * n;
-  if (n <= maxPipelineTokens && weights <= maxPipelineHeadScoreElements) return;
-  const mib = (weights * 4) / 2 ** 20;
-  throw new EngineError(
-    `${n} tokens with ${heads} head${heads === 1 ? '' : 's'} need ${heads} × ${n} × ${n} = ${weights} attention weights ` +
-    `(${mib >= 10 ? Math.round(mib) : mib.toFixed(1)} MiB per table) — over the walkthrough’s budget of ${maxPipelineTokens} tokens and ` +
-    `${maxPipelineHeadScoreElements} weights, so nothing was computed. For long sequences use the tiled kernel, ` +
-    'engine.flashAttention(Q, K, V, { blockQ, blockK }), which never holds the n × n matrix (up to 65536 tokens).',
-  );
-}
-
-/**
- * The variance and saturation experiments depend only on (d_k, seed): the last few are kept per engine.
- * A heads or d_model change moves d_k, and the 4,000 dot-product samples take 1-2 ms of that change;
- * going back to a d_k seen a moment ago (heads 8 -> 16 -> 8) takes none.
- */
-interface Experiments {
-  key: string;
-  dots: DotProductSamples;
-  soft: SoftmaxSaturation;
-  sharp: SoftmaxSaturation;
-}
-const KEPT_EXPERIMENTS = 4;
-const experiments = new WeakMap<AttentionEngine, Experiments[]>();
-
-function experimentsFor(engine: AttentionEngine, dK: number, seed: number): Experiments {
-  const key = `${dK}/${seed}`;
-  const kept = experiments.get(engine) ?? [];
-  const cached = kept.find((e) => e.key === key);
-  if (cached) return cached;
-  const fresh = {
-    key,
-    dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, seed),
-    soft: engine.softmaxSaturation(SATURATION_ROW, 1),
-    sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(dK)),
-  };
-  experiments.set(engine, [fresh, ...kept.slice(0, KEPT_EXPERIMENTS - 1)]);
-  return fresh;
-}
-
 export function computeSnapshot(engine: AttentionEngine, settings: Settings): Snapshot {
+  // Settings over the engine's budget (three (h, n, n) tables) are refused by the engine, before it
+  // allocates anything, with a message that points to the tiled kernel.
   const { tokens } = tokenize(settings.sentence);
-  checkPipelineBudget(engine, tokens.length, settings.heads);
   const config: PipelineConfig = {
     tokens: tokens.map((token) => token.toLowerCase()),
     dModel: settings.dModel,
@@ -74,7 +28,12 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
   const customMask = isCustomMask(settings.mask) ? maskBits(settings.mask, tokens.length) : null;
   if (customMask) config.mask = customMask;
   const { pipeline, baseline } = withEdits(engine, config, settings.edits);
-  const { dots, soft, sharp } = experimentsFor(engine, pipeline.dK, settings.seed);
+  const dK = pipeline.dK;
+  const { dots, soft, sharp } = keptExperiments(engine, `${dK}/${settings.seed}`, () => ({
+    dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, settings.seed),
+    soft: engine.softmaxSaturation(SATURATION_ROW, 1),
+    sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(dK)),
+  }));
   return {
     settings,
     tokens,
@@ -109,8 +68,6 @@ function withEdits(engine: AttentionEngine, config: PipelineConfig, edits: strin
 
 /** The FlashAttention step-through (step 10) traces at most this many tokens: 16 rows stay readable. */
 export const FLASH_MAX_TOKENS = 16;
-/** The engine's flashTrace accepts d_k up to this (cpp/engine_limits.h kMaxTraceDim). */
-export const FLASH_MAX_DIM = 256;
 
 /** Rows [0, rows) of head `head` of a (h, n, d) tensor, copied. */
 function headRows(tensor: Tensor3, head: number, rows: number): Matrix {
@@ -126,10 +83,11 @@ function headRows(tensor: Tensor3, head: number, rows: number): Matrix {
  */
 export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot, settings: Settings): FlashSnapshot {
   const tokens = Math.min(pipeline.n, FLASH_MAX_TOKENS);
-  if (pipeline.dK > FLASH_MAX_DIM) {
+  const { maxTraceDim } = engine.info().limits;
+  if (pipeline.dK > maxTraceDim) {
     return {
       tokens, trace: null, prefixNaive: null,
-      unavailable: `The step-through follows heads of up to ${FLASH_MAX_DIM} dimensions; these heads have d_k = ${pipeline.dK}. Use more heads (d_k = d_model / h) to see it.`,
+      unavailable: `The step-through follows heads of up to ${maxTraceDim} dimensions; these heads have d_k = ${pipeline.dK}. Use more heads (d_k = d_model / h) to see it.`,
     };
   }
   const Q = headRows(pipeline.Q_heads, settings.head, tokens);

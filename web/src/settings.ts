@@ -1,6 +1,7 @@
 // The walkthrough's settings: their defaults, their limits, and the one validation boundary that
 // every outside value passes through (URL parameters now, element attributes later). Pure: no DOM,
 // no engine, so it is unit-tested directly.
+import { ENGINE_LIMITS } from './engine/limits';
 import { isCustomMask, validateEdits, validateMask } from './hands-on-settings';
 
 export interface Settings {
@@ -44,14 +45,15 @@ export const LIMITS = Object.freeze({
   maxTokenChars: 40,
   minDModel: 1,
   maxDModel: 512,
-  maxHeads: 64,
+  /** The engine's own limit (cpp/engine_limits.h). */
+  maxHeads: ENGINE_LIMITS.maxHeads,
   /**
    * h × n × n, the size of each of the snapshot's three per-head tables (scores, scaled scores, weights):
    * 64 heads at 128 tokens (12 MiB for the three). Longer sentences get fewer heads (16 at 256 tokens)
    * rather than a snapshot that outgrows a phone's memory.
    */
   maxHeadWeights: 2 ** 20,
-  maxSeed: 4294967295,
+  maxSeed: ENGINE_LIMITS.maxSeed,
   /** Above this many tokens, heatmaps drop their per-cell numbers. */
   maxTokensWithNumbers: 64,
   /** Block size (rows per tile) of the FlashAttention step-through. */

@@ -1,14 +1,17 @@
-// The typed engine: loads the wasm once, checks argument types, turns the C++ side's { error }
-// results into EngineError exceptions carrying the same message. Results are plain objects of
+// The typed engine: loads the wasm once, checks JavaScript types only (every other rule, and its
+// message, is the C++ side's: cpp/attention.h, flash.h, pipeline.h), and turns the C++ side's
+// { error } results into EngineError exceptions carrying its message. Results are plain objects of
 // copied typed arrays (the bindings copy before returning, into a fresh array or the caller's
 // options.output of the tiled kernels), so nothing here needs .delete().
 // Loading failures (no SIMD, a missing or damaged .wasm, a CSP that blocks WebAssembly) are
 // EngineErrors that say which; a failure inside the instance (out of memory) is an EngineCrash,
 // after which restart() re-creates the instance.
 import createAttentionEngine from './generated/attention_engine.mjs';
+import { RecentPipelines, inputKeys, type InputKeys } from './result-sharing';
 import type {
-  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, EngineLimits, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
-  MultiHeadFlashOptions, MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineSnapshot, RawEngineModule, SoftmaxSaturation, Tensor3,
+  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
+  MultiHeadFlashOptions, MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineFormat, PipelineSnapshot, RawEngineModule,
+  SoftmaxSaturation,
 } from './types';
 
 export type * from './types';
@@ -46,6 +49,12 @@ function checkMatrix(name: string, m: Matrix): Matrix {
   return { rows: m.rows, cols: m.cols, data: m.data };
 }
 
+/**
+ * A number as it is; anything else as NaN, which the C++ side refuses with its message for that
+ * argument ("heads must be a whole number"): the rule and its words stay in one place.
+ */
+const numberOrNaN = (value: unknown): number => (typeof value === 'number' ? value : NaN);
+
 function checkFlag(options: Record<string, unknown>, key: string): boolean | undefined {
   const value = options[key];
   if (value !== undefined && typeof value !== 'boolean') throw new EngineError(`${key} must be true or false`);
@@ -60,9 +69,9 @@ function checkOptions(options: unknown, shape: string): Record<string, unknown> 
 
 function checkFlashOptions(options: FlashOptions, shape = '{ blockQ, blockK, causal?, scale?, output? }', takesOutput = true): FlashOptions {
   if (!isObject(options)) throw new EngineError(`options must be ${shape}`);
-  for (const key of ['blockQ', 'blockK'] as const)
-    if (typeof options[key] !== 'number') throw new EngineError(`${key} must be a whole number from 1 to 1024`);
-  const plain: FlashOptions = { blockQ: options.blockQ, blockK: options.blockK, causal: checkFlag(options, 'causal'), scale: checkFlag(options, 'scale') };
+  const plain: FlashOptions = {
+    blockQ: numberOrNaN(options.blockQ), blockK: numberOrNaN(options.blockK), causal: checkFlag(options, 'causal'), scale: checkFlag(options, 'scale'),
+  };
   const output: unknown = options.output;
   if (output !== undefined) {
     if (!takesOutput) throw new EngineError('flashTrace takes no output array (it returns every step)');
@@ -77,10 +86,6 @@ function crashReason(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'number' ? `an uncaught C++ exception (${error})` : String(error);
   return text.replace(/\. Build with -s ASSERTIONS=1 for more info\.?/, '');
 }
-
-/** What cpp/bindings.cpp's is_whole_number accepted: a finite integer in [lo, hi]. */
-const isWhole = (x: unknown, lo: number, hi: number): x is number =>
-  typeof x === 'number' && Number.isFinite(x) && Math.floor(x) === x && x >= lo && x <= hi;
 
 /**
  * A token's identity, as cpp/random.h's token_id(): FNV-1a over its UTF-8 bytes. The bytes are the
@@ -114,67 +119,30 @@ export function tokenId(token: string): number {
   return hash >>> 0;
 }
 
-/** The snapshot's float tensors in cpp/pipeline.h's PipelineTensor order: the result header's offset table. */
-const PIPELINE_TENSORS = [
-  'W_q', 'W_k', 'W_v', 'W_o', 'X', 'Q', 'K', 'V', 'Q_heads', 'K_heads', 'V_heads', 'scores', 'scoresScaled', 'weights',
-  'headOutputs', 'merged', 'output', 'weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter',
-] as const;
-type PipelineTensorName = (typeof PIPELINE_TENSORS)[number];
-const TENSOR_INDEX = Object.fromEntries(PIPELINE_TENSORS.map((name, i) => [name, i])) as Record<PipelineTensorName, number>;
-const HEADER_WORDS = 7 + PIPELINE_TENSORS.length + 2;
-
-/**
- * What each result tensor is computed from, as strings in six nested levels: the seeded weights
- * (seed, d_model); X, Q, K, V (and the token ids); the heads split and the scores (and heads); the
- * scaled scores (and scaling); the weights and everything after them (and the mask); the comparison
- * tables (and the head they are for). The engine is deterministic, so a tensor of a recent result
- * with the same key at its level holds the same bits, and is shared without comparing (at 256 tokens
- * and 16 heads comparing took ~4 ms a change). A level is null when its inputs are not known by key
- * (given matrices, a custom mask): such tensors are compared as before.
- */
-type InputKeys = readonly (string | null)[];
-const TENSOR_LEVEL: Record<PipelineTensorName | 'mask' | 'fullyMaskedRows', number> = {
-  W_q: 0, W_k: 0, W_v: 0, W_o: 0, X: 1, Q: 1, K: 1, V: 1, Q_heads: 2, K_heads: 2, V_heads: 2, scores: 2, scoresScaled: 3,
-  weights: 4, headOutputs: 4, merged: 4, output: 4, mask: 4, fullyMaskedRows: 4, weightsUnscaled: 5, weightsCausal: 5,
-  weightsMaskedAfter: 5,
-};
-
-function inputKeys(ids: Uint32Array, c: PipelineConfig): InputKeys {
-  if (c.X || c.W_q || c.W_k || c.W_v || c.W_o) return [null, null, null, null, null, null];
-  const seeded = `${c.seed ?? 1}/${c.dModel}`;
-  const tokens = `${seeded}/${ids.join(',')}`;
-  const heads = `${tokens}/h${c.heads}`;
-  const scaled = `${heads}/s${c.scale === false ? 0 : 1}`;
-  const masked = c.mask ? null : `${scaled}/c${c.causal ? 1 : 0}`;
-  return [seeded, tokens, heads, scaled, masked, masked && `${masked}/ch${c.comparisonHead}`];
-}
-
-/** The input keys of each result copied tensor by tensor. */
-const resultKeys = new WeakMap<PipelineSnapshot, InputKeys>();
-
 /**
  * One pipeline call through wasm memory (the protocol: cpp/bindings.cpp): stage the token ids and any
- * given matrices, run, copy each result tensor out, release. Only typed-array views of wasm memory
+ * given matrices, run, copy each result array out, release. Only typed-array views of wasm memory
  * read after the last call that could grow it are used.
  */
-function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, recent: readonly PipelineSnapshot[], keys: InputKeys,
-  weights: KeptWeights | null): PipelineSnapshot | { error: string } {
+function runPipeline(raw: RawEngineModule, reader: () => PipelineReader, tokens: readonly string[], c: PipelineConfig, sharing: RecentPipelines):
+  PipelineSnapshot | { error: string } {
   let result: PipelineSnapshot | { error: string };
   try {
     const given = [c.X, c.W_q, c.W_k, c.W_v, c.W_o] as const;
-    const table = raw._abh_pipeline_stage(ids.length, ...given.map((m) => m?.length ?? 0) as [number, number, number, number, number], c.mask?.length ?? 0);
+    const table = raw._abh_pipeline_stage(tokens.length, ...given.map((m) => m?.length ?? 0) as [number, number, number, number, number], c.mask?.length ?? 0);
     if (table === 0) {
       result = { error: raw.pipelineError() };
     } else {
       const slots = raw.HEAPU32.subarray(table >>> 2, (table >>> 2) + 7); // read before the sets below, which cannot grow memory
-      raw.HEAPU32.set(ids, slots[0]! >>> 2);
+      const ids = raw.HEAPU32.subarray(slots[0]! >>> 2, (slots[0]! >>> 2) + tokens.length);
+      for (let i = 0; i < ids.length; i++) ids[i] = tokenId(tokens[i]!);
       given.forEach((m, i) => {
         if (m?.length) raw.HEAPF32.set(m, slots[i + 1]! >>> 2);
       });
       if (c.mask?.length) raw.HEAPU8.set(c.mask, slots[6]!);
-      const comparisonHead = c.comparisonHead!; // pipeline() always sets it (default 0)
-      const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1, comparisonHead);
-      result = header === 0 ? { error: raw.pipelineError() } : readPipeline(raw, header, comparisonHead, recent, keys, weights);
+      const keys = inputKeys(ids, c);
+      const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1, c.comparisonHead ?? 0);
+      result = header === 0 ? { error: raw.pipelineError() } : reader().read(raw, header, keys, sharing);
     }
   } catch (error) {
     try {
@@ -189,116 +157,74 @@ function runPipeline(raw: RawEngineModule, ids: Uint32Array, c: PipelineConfig, 
 }
 
 /**
- * Results up to this size are copied out of wasm memory in one piece (see readPipeline). Every array is
- * an allocation of its own: in Node a new Float32Array of 1,024 floats measured 5-20 us on this VM, and
- * the ~20 arrays of a 16-token, d_model 64 result (150 KB) took ~400 us against ~60 us in one piece.
- * Above this, sharing the (h, n, n) tables a change left alone pays for its arrays: at 64 tokens and
- * 8 heads (550 KB), copying the whole result on a causal click added ~2 ms to the walkthrough's
+ * Results up to this size are copied out of wasm memory in one piece (see PipelineReader.read). Every
+ * array is an allocation of its own: in Node a new Float32Array of 1,024 floats measured 5-20 us on this
+ * VM, and the ~20 arrays of a 16-token, d_model 64 result (150 KB) took ~400 us against ~60 us in one
+ * piece. Above this, sharing the (h, n, n) tables a change left alone pays for its arrays: at 64 tokens
+ * and 8 heads (550 KB), copying the whole result on a causal click added ~2 ms to the walkthrough's
  * drawing in Chromium.
  */
 const WHOLE_COPY_BYTES = 256 * 1024;
 
-/** Whether a result was copied tensor by tensor (it was larger than WHOLE_COPY_BYTES): later results may share its arrays. */
-const copiedByTensor = (s: PipelineSnapshot) => s.weights.data.buffer !== s.X.data.buffer;
-
 /**
- * The weight matrices of the last result and their key (seed, d_model), held strongly: a WeakRef keeps
- * its target alive until the current task ends, so a loop of small calls holding each result by
- * WeakRef would keep every one of them.
+ * The result header as cpp/bindings.cpp publishes it (pipelineFormat()): word names, the arrays'
+ * names in block order and the words of each array's record. Nothing of the layout is written here.
  */
-interface KeptWeights {
-  key: string;
-  W_q: Matrix;
-  W_k: Matrix;
-  W_v: Matrix;
-  W_o: Matrix;
-}
+class PipelineReader {
+  private readonly word: Record<string, number>;
+  private readonly field: Record<string, number>;
+  private readonly words: number;
 
-/** Each compared array's bits as 32-bit words, made once per array (results are compared until dropped). */
-const wordViews = new WeakMap<Float32Array, Uint32Array>();
+  constructor(private readonly format: PipelineFormat) {
+    const index = (names: readonly string[]) => Object.fromEntries(names.map((name, i) => [name, i]));
+    this.word = index(format.header);
+    this.field = index(format.fieldWordNames);
+    this.words = format.header.length + format.fieldWords * format.fields.length;
+  }
 
-/** old equals heap[at, at + old.length) bit for bit (integer compares: faster than floats, and exact). */
-function sameFloats(old: Float32Array, heap: Uint32Array, at: number, count: number): boolean {
-  if (old.length !== count) return false;
-  let words = wordViews.get(old);
-  if (!words) wordViews.set(old, (words = new Uint32Array(old.buffer, old.byteOffset, old.length)));
-  for (let i = 0; i < count; i++) if (words[i] !== heap[at + i]) return false;
-  return true;
-}
-
-function sameBytes(old: Uint8Array, heap: Uint8Array, at: number, count: number): boolean {
-  if (old.length !== count) return false;
-  for (let i = 0; i < count; i++) if (old[i] !== heap[at + i]) return false;
-  return true;
-}
-
-/**
- * Copies the result block's tensors out of wasm memory. Over WHOLE_COPY_BYTES each goes into an array
- * of its own, except that a tensor bit-identical to the same tensor of a recent result reuses that
- * result's array: known equal by its input keys, or found equal by comparing. Snapshots are
- * read-only, so sharing is invisible, and most settings change a few tensors only: switching the mask
- * leaves the scores, switching the shown head leaves everything but the comparison tables. At 256
- * tokens and 8 heads a fresh copy of the whole block was most of a change's script time (new memory
- * on every change; comparing costs a fraction of copying into it).
- */
-function readPipeline(raw: RawEngineModule, header: number, comparisonHead: number, recent: readonly PipelineSnapshot[], keys: InputKeys,
-  weights: KeptWeights | null): PipelineSnapshot {
-  // The header is read in place (nothing below can grow wasm memory): a copy would be one more
-  // allocation.
-  const words = raw.HEAPU32.subarray(header >>> 2, (header >>> 2) + HEADER_WORDS);
-  const [n, dModel, heads, dK] = [words[0]!, words[1]!, words[2]!, words[3]!];
-  const scaleFactor = raw.HEAPF32[(header >>> 2) + 4]!;
-  const base = words[5]!;
-  const sameInputs = (old: PipelineSnapshot, level: number) => keys[level] !== null && resultKeys.get(old)?.[level] === keys[level];
-  // The four weight matrices depend on (seed, d_model) alone: with the last result's key they are that
-  // result's arrays (`weights`). They come first in the block, so a result up to WHOLE_COPY_BYTES,
-  // copied in one piece with its tensors views into the copy (there, making ~20 arrays and comparing
-  // costs more than copying), then starts its copy at X: at d_model 64 the weights are 64 KB of a
-  // 4-token result's 70 KB.
-  const copiedFrom = weights ? base + 4 * words[7 + TENSOR_INDEX.X]! : base;
-  const whole = words[6]! <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(copiedFrom, base + words[6]!).buffer : null;
-  const candidates = whole ? [] : recent;
-  const floats = (name: PipelineTensorName, count: number): Float32Array => {
-    if (weights && TENSOR_LEVEL[name] === 0) return weights[name as 'W_q' | 'W_k' | 'W_v' | 'W_o'].data;
-    const at = (base >>> 2) + words[7 + TENSOR_INDEX[name]]!;
-    for (const old of candidates) {
-      const data = old[name].data;
-      if (data.length === count && (sameInputs(old, TENSOR_LEVEL[name]) || sameFloats(data, raw.HEAPU32, at, count))) return data;
-    }
-    return whole ? new Float32Array(whole, 4 * at - copiedFrom, count) : raw.HEAPF32.slice(at, at + count);
-  };
-  const bytes = (index: number, count: number, pick: (s: PipelineSnapshot) => Uint8Array): Uint8Array => {
-    const at = base + words[7 + PIPELINE_TENSORS.length + index]!;
-    for (const old of candidates) {
-      const data = pick(old);
-      if (data.length === count && (sameInputs(old, TENSOR_LEVEL.mask) || sameBytes(data, raw.HEAPU8, at, count))) return data;
-    }
-    return whole ? new Uint8Array(whole, at - copiedFrom, count) : raw.HEAPU8.slice(at, at + count);
-  };
-  const matrix = (name: PipelineTensorName, rows: number, cols: number): Matrix => ({ rows, cols, data: floats(name, rows * cols) });
-  const tensor = (name: PipelineTensorName, cols: number): Tensor3 => ({ heads, rows: n, cols, data: floats(name, heads * n * cols) });
-  return {
-    n, dModel, heads, dK, scaleFactor,
-    X: matrix('X', n, dModel), W_q: matrix('W_q', dModel, dModel), W_k: matrix('W_k', dModel, dModel),
-    W_v: matrix('W_v', dModel, dModel), W_o: matrix('W_o', dModel, dModel),
-    Q: matrix('Q', n, dModel), K: matrix('K', n, dModel), V: matrix('V', n, dModel),
-    merged: matrix('merged', n, dModel), output: matrix('output', n, dModel),
-    Q_heads: tensor('Q_heads', dK), K_heads: tensor('K_heads', dK), V_heads: tensor('V_heads', dK),
-    scores: tensor('scores', n), scoresScaled: tensor('scoresScaled', n), weights: tensor('weights', n),
-    headOutputs: tensor('headOutputs', dK), comparisonHead, weightsUnscaled: matrix('weightsUnscaled', n, n),
-    weightsCausal: matrix('weightsCausal', n, n), weightsMaskedAfter: matrix('weightsMaskedAfter', n, n),
-    mask: { rows: n, cols: n, data: bytes(0, n * n, (s) => s.mask.data) },
-    fullyMaskedRows: bytes(1, n, (s) => s.fullyMaskedRows),
-  };
+  /**
+   * The snapshot at `header`: its scalars, and each array copied out of wasm memory (in one piece up
+   * to WHOLE_COPY_BYTES, its arrays views into the copy; else array by array, taking from `sharing`
+   * any array a recent result already holds). Nothing here can grow wasm memory, so the header is
+   * read in place.
+   */
+  read(raw: RawEngineModule, header: number, keys: InputKeys, sharing: RecentPipelines): PipelineSnapshot {
+    const { format, word, field } = this;
+    const at = header >>> 2;
+    const words = raw.HEAPU32.subarray(at, at + this.words);
+    const base = words[word.blockAddress!]!;
+    const bytes = words[word.blockBytes!]!;
+    const snapshot: Record<string, unknown> = {};
+    format.header.forEach((name, i) => {
+      if (name !== 'blockAddress' && name !== 'blockBytes') snapshot[name] = format.floatWords.includes(name) ? raw.HEAPF32[at + i]! : words[i]!;
+    });
+    const whole = bytes <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(base, base + bytes).buffer : null;
+    const candidates = whole ? [] : sharing.candidates();
+    format.fields.forEach((name, i) => {
+      const record = words.subarray(format.header.length + i * format.fieldWords, format.header.length + (i + 1) * format.fieldWords);
+      const offset = record[field.byteOffset!]!, rank = record[field.rank!]!;
+      const dims = [record[field.dim0!]!, record[field.dim1!]!, record[field.dim2!]!].slice(0, rank);
+      const count = dims.reduce((a, b) => a * b, 1);
+      const floats = format.elements[record[field.element!]!] === 'float32';
+      const data =
+        (whole ? null : sharing.find(candidates, keys, name, raw.HEAPU8, base + offset, count)) ??
+        (floats
+          ? whole ? new Float32Array(whole, offset, count) : raw.HEAPF32.slice((base + offset) >>> 2, ((base + offset) >>> 2) + count)
+          : whole ? new Uint8Array(whole, offset, count) : raw.HEAPU8.slice(base + offset, base + offset + count));
+      snapshot[name] = rank === 3 ? { heads: dims[0], rows: dims[1], cols: dims[2], data } : rank === 2 ? { rows: dims[0], cols: dims[1], data } : data;
+    });
+    const result = snapshot as unknown as PipelineSnapshot;
+    if (!whole) sharing.remember(result, keys);
+    return result;
+  }
 }
 
 export class AttentionEngine {
   private failure: EngineCrash | null = null;
   private restarting: Promise<void> | null = null;
-  private cachedLimits: EngineLimits | null = null;
-  /** The last pipeline results, whose arrays the next may share (see readPipeline); never kept alive by this. */
-  private recentPipelines: WeakRef<PipelineSnapshot>[] = [];
-  private keptWeights: KeptWeights | null = null;
+  /** The pipeline's result format, read from the instance at its first pipeline call. */
+  private pipelineReader: PipelineReader | null = null;
+  private readonly recentPipelines = new RecentPipelines();
   private restartCount = 0;
 
   /**
@@ -329,6 +255,7 @@ export class AttentionEngine {
     this.restarting ??= this.reinstantiate().then(
       (raw) => {
         this.raw = raw;
+        this.pipelineReader = null;
         this.failure = null;
         this.restartCount++;
         this.restarting = null;
@@ -359,11 +286,6 @@ export class AttentionEngine {
     return unwrap(result);
   }
 
-  private get limits(): EngineLimits {
-    this.cachedLimits ??= this.info().limits;
-    return this.cachedLimits;
-  }
-
   /** The article's attention(Q, K, V, mask): Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v). */
   attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions = {}): AttentionResult {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
@@ -371,22 +293,7 @@ export class AttentionEngine {
     if (o.mask !== undefined && !(o.mask instanceof Uint8Array))
       throw new EngineError('mask must be a Uint8Array of n_q x n_k entries (1 = allowed)');
     const plain: AttentionOptions = { mask: o.mask as Uint8Array | undefined, scale: checkFlag(o, 'scale') };
-    this.checkScoreBudget(q, k, v);
     return this.call('attention', (raw) => raw.attention(q, k, v, plain));
-  }
-
-  /**
-   * Refuses, before anything is copied into wasm memory, a well-shaped input whose score matrix is over
-   * the budget (the C++ side would refuse it too, but only after copying Q, K and V in). Same messages.
-   */
-  private checkScoreBudget(Q: Matrix, K: Matrix, V: Matrix): void {
-    const whole = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 1;
-    if (![Q.rows, Q.cols, K.rows, K.cols, V.rows, V.cols].every(whole) || K.cols !== Q.cols || V.rows !== K.rows) return;
-    const { maxSequence, maxDim, maxScoreElements } = this.limits;
-    if (Q.rows > maxSequence || K.rows > maxSequence) throw new EngineError(`sequence length is limited to ${maxSequence} tokens`);
-    if (Q.cols > maxDim || V.cols > maxDim) throw new EngineError(`d_k and d_v are limited to ${maxDim}`);
-    if (Q.rows * K.rows > maxScoreElements)
-      throw new EngineError(`the ${Q.rows} x ${K.rows} score matrix would exceed the memory budget of ${maxScoreElements / 2 ** 20}M entries; use the tiled (FlashAttention-style) kernel`);
   }
 
   /** The article's multi_head_attention(X, W_q, W_k, W_v, W_o, h). */
@@ -394,53 +301,34 @@ export class AttentionEngine {
     const m = ([['X', X], ['W_q', W_q], ['W_k', W_k], ['W_v', W_v], ['W_o', W_o]] as const).map(([name, matrix]) => checkMatrix(name, matrix));
     const o: unknown = options;
     if (!isObject(o)) throw new EngineError('options must be { heads, causal?, scale? }');
-    const plain = { heads: o.heads, causal: checkFlag(o, 'causal'), scale: checkFlag(o, 'scale') } as MultiHeadOptions;
+    const plain: MultiHeadOptions = { heads: numberOrNaN(o.heads), causal: checkFlag(o, 'causal'), scale: checkFlag(o, 'scale') };
     return this.call('multiHeadAttention', (raw) => raw.multiHeadAttention(m[0], m[1], m[2], m[3], m[4], plain));
   }
 
   /** Every intermediate the walkthrough shows, for one configuration. */
   pipeline(config: PipelineConfig): PipelineSnapshot {
     if (!isObject(config) || !Array.isArray(config.tokens)) throw new EngineError('tokens must be an array of strings');
-    const plain: PipelineConfig = { tokens: config.tokens, dModel: config.dModel, heads: config.heads, seed: config.seed, comparisonHead: config.comparisonHead ?? 0 };
+    const tokens: unknown[] = config.tokens;
+    for (let i = 0; i < tokens.length; i++) if (typeof tokens[i] !== 'string') throw new EngineError(`token ${i + 1} is not a string`); // holes too
     const c = config as unknown as Record<string, unknown>;
-    plain.causal = checkFlag(c, 'causal');
-    plain.scale = checkFlag(c, 'scale');
-    const { maxPipelineTokens, maxDModel } = this.limits;
+    const plain: PipelineConfig = {
+      tokens: config.tokens, dModel: numberOrNaN(c.dModel), heads: numberOrNaN(c.heads), causal: checkFlag(c, 'causal'), scale: checkFlag(c, 'scale'),
+      seed: c.seed === undefined ? undefined : numberOrNaN(c.seed), comparisonHead: c.comparisonHead === undefined ? 0 : numberOrNaN(c.comparisonHead),
+    };
     for (const key of ['X', 'W_q', 'W_k', 'W_v', 'W_o'] as const) {
       const values = config[key];
       if (values === undefined) continue;
       if (!(values instanceof Float32Array)) throw new EngineError(`${key} must be a Float32Array`);
-      // Larger than any accepted configuration: refuse before copying it into wasm memory.
-      const most = key === 'X' ? maxPipelineTokens * maxDModel : maxDModel * maxDModel;
-      if (values.length > most) throw new EngineError(`${key} has ${values.length} values; the walkthrough accepts at most ${most}`);
       plain[key] = values;
     }
     if (config.mask !== undefined) {
       if (!(config.mask instanceof Uint8Array)) throw new EngineError('mask must be a Uint8Array');
-      if (config.mask.length > maxPipelineTokens ** 2) throw new EngineError(`the mask has ${config.mask.length} entries; the walkthrough accepts at most ${maxPipelineTokens ** 2}`);
       plain.mask = config.mask;
     }
-    const tokens = plain.tokens;
-    if (tokens.length > maxPipelineTokens) throw new EngineError(`the walkthrough shows at most ${maxPipelineTokens} tokens (got ${tokens.length})`);
-    const ids = new Uint32Array(tokens.length);
-    for (let i = 0; i < ids.length; i++) {
-      const token: unknown = tokens[i];
-      if (typeof token !== 'string') throw new EngineError(`token ${i + 1} is not a string`);
-      ids[i] = tokenId(token);
-    }
-    for (const key of ['dModel', 'heads', 'comparisonHead'] as const) if (!isWhole(plain[key], -1e9, 1e9)) throw new EngineError(`${key} must be a whole number`);
-    if (plain.seed !== undefined && !isWhole(plain.seed, 0, 4294967295)) throw new EngineError('seed must be a whole number from 0 to 4294967295');
-    const recent = this.recentPipelines.map((ref) => ref.deref()).filter((s) => s !== undefined);
-    const keys = inputKeys(ids, plain);
-    const weights = keys[0] !== null && this.keptWeights?.key === keys[0] ? this.keptWeights : null;
-    const result = this.call('pipeline', (raw) => runPipeline(raw, ids, plain, recent, keys, weights));
-    if (keys[0] !== null) this.keptWeights = { key: keys[0], W_q: result.W_q, W_k: result.W_k, W_v: result.W_v, W_o: result.W_o };
-    if (copiedByTensor(result)) {
-      resultKeys.set(result, keys);
-      // Two: the walkthrough with edits alternates between the seeded baseline and the edited run.
-      this.recentPipelines = [new WeakRef(result), ...this.recentPipelines.slice(0, 1)];
-    }
-    return result;
+    return this.call('pipeline', (raw) => {
+      const reader = () => (this.pipelineReader ??= new PipelineReader(raw.pipelineFormat()));
+      return runPipeline(raw, reader, plain.tokens, plain, this.recentPipelines);
+    });
   }
 
   /** The article's variance experiment: dot products of unit-normal d_k-vectors, raw and scaled. */
@@ -451,8 +339,7 @@ export class AttentionEngine {
   /** softmax(row * factor) and the norm of its Jacobian (how much gradient still flows). */
   softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation {
     if (!(row instanceof Float32Array)) throw new EngineError('row must be a Float32Array');
-    if (typeof factor !== 'number' || !Number.isFinite(factor)) throw new EngineError('the factor must be a finite number');
-    return this.call('softmaxSaturation', (raw) => raw.softmaxSaturation(row, factor));
+    return this.call('softmaxSaturation', (raw) => raw.softmaxSaturation(row, numberOrNaN(factor)));
   }
 
   /**
@@ -475,8 +362,7 @@ export class AttentionEngine {
   multiHeadFlashAttention(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
     const plain = checkFlashOptions(options, '{ heads, blockQ, blockK, causal?, scale?, output? }');
-    // The range and the column split are checked by the C++ side (one source for the messages).
-    const heads = options.heads;
+    const heads = numberOrNaN(options.heads);
     return this.call('multiHeadFlashAttention', (raw) => raw.flashMultiHead(q, k, v, { ...plain, heads }));
   }
 

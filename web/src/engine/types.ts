@@ -71,9 +71,10 @@ export interface PipelineConfig {
 
 /**
  * Every intermediate of the walkthrough, copied out of wasm memory (never a view into it). Read-only:
- * arrays may be shared between results instead of copied again. The four weight matrices are the last
- * result's when seed and d_model are the same; in a result over 256 KB, any array bit-identical to the
- * same tensor of one of the engine's last two such results is that result's array.
+ * arrays may be shared between results instead of copied again: in a result over 256 KB, any array
+ * bit-identical to the same array of one of the engine's last two such results is that result's array.
+ * The engine builds it from the layout the C++ side publishes (cpp/pipeline.h, pipeline_fields):
+ * these field names are the names there.
  */
 export interface PipelineSnapshot {
   n: number;
@@ -127,6 +128,11 @@ export interface EngineLimits {
   maxDModel: number;
   maxHeads: number;
   maxPipelineHeadScoreElements: number;
+  maxFlashSequence: number;
+  maxFlashBlock: number;
+  maxTraceSequence: number;
+  maxTraceDim: number;
+  maxSeed: number;
 }
 
 export interface EngineInfo {
@@ -225,6 +231,21 @@ export interface FlashTrace {
 type Failure = { error: string };
 
 /**
+ * How the pipeline's result header is laid out, as cpp/bindings.cpp publishes it: `header` names its
+ * first words (each a uint32, or float32 bits for the names in `floatWords`), then one record of
+ * `fieldWords` words (named by `fieldWordNames`) per array in `fields`; a record's element word indexes
+ * `elements`.
+ */
+export interface PipelineFormat {
+  header: string[];
+  floatWords: string[];
+  fields: string[];
+  fieldWords: number;
+  fieldWordNames: string[];
+  elements: string[];
+}
+
+/**
  * The raw module: embind functions, which return { error } instead of throwing, and the pipeline's
  * three plain exports, which pass addresses in wasm memory (the protocol is described in
  * cpp/bindings.cpp; engine.ts is its only user).
@@ -234,11 +255,12 @@ export interface RawEngineModule {
   multiHeadAttention(X: Matrix, W_q: Matrix, W_k: Matrix, W_v: Matrix, W_o: Matrix, options: MultiHeadOptions): MultiHeadResult | Failure;
   /** Room for n token ids and the given inputs' lengths (0 = not given): the address of 7 addresses, or 0. */
   _abh_pipeline_stage(n: number, xLength: number, wqLength: number, wkLength: number, wvLength: number, woLength: number, maskLength: number): number;
-  /** Runs the staged configuration: the address of the result header, or 0 (then pipelineError() says why). */
+  /** Runs the staged configuration: the address of the result header (see pipelineFormat()), or 0 (then pipelineError() says why). */
   _abh_pipeline_run(dModel: number, heads: number, seed: number, causal: number, scale: number, comparisonHead: number): number;
   /** Frees what the last stage/run allocated. */
   _abh_pipeline_release(): void;
   pipelineError(): string;
+  pipelineFormat(): PipelineFormat;
   /** Views of the wasm memory, replaced when it grows: read them after every call. */
   readonly HEAPU8: Uint8Array;
   readonly HEAPU32: Uint32Array;
