@@ -102,7 +102,11 @@ export function tokenize(sentence: string): TokenizeResult {
   const notices: string[] = [];
   let text = sentence;
   const cut = text.length > LIMITS.maxSentenceChars;
-  if (cut) text = text.slice(0, LIMITS.maxSentenceChars);
+  if (cut) {
+    text = text.slice(0, LIMITS.maxSentenceChars);
+    // Whole words only: a word cut in half would be a token the reader never wrote.
+    if (!/\s/u.test(sentence[LIMITS.maxSentenceChars])) text = text.replace(/(?<=\s)\S+$/u, '');
+  }
   const cleaned = text.replace(INVISIBLE, '');
   if (cleaned !== text) notices.push('Invisible and text-direction control characters were removed from the sentence.');
   let tokens = cleaned.split(/\s+/u).filter((t) => t.length > 0);
