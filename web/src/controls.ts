@@ -52,7 +52,7 @@ export function createControls(
   });
   const sentenceHint = el('span', { id: `${sentenceId}-hint`, class: 'hint' });
   const preset = el('select', { name: 'preset' },
-    el('option', { value: '' }, 'Choose a preset…'),
+    el('option', { value: '' }, 'Choose…'),
     ...PRESETS.map((p) => el('option', { value: p.id }, p.label)));
   const dModel = el('select', { name: 'd_model' });
   const headsId = `heads-${++uid}`;
@@ -202,7 +202,8 @@ export function createControls(
       const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
       setOptions(dModel, dChoices, String, settings.dModel);
       setOptions(heads, headChoices(settings.dModel, tokenize(settings.sentence).tokens.length), String, settings.heads);
-      const dKText = `${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`;
+      // d_k = d_model / h, shortened to its value to keep the bar one row; the heads step explains it.
+      const dKText = String(settings.dModel / settings.heads);
       if (dK.dataset.text !== dKText) {
         dK.dataset.text = dKText;
         replaceChildren(dK, subscripted('d', 'k'), ` = ${dKText}`);

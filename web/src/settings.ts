@@ -71,7 +71,7 @@ export interface Preset {
 export const PRESETS: readonly Preset[] = [
   { id: 'article', label: 'The article’s sentence (9 tokens, d_model 8, 2 heads)', settings: { sentence: ARTICLE_SENTENCE, dModel: 8, heads: 2 } },
   // The article's worked example: 4 tokens, d_model 8, one head with d_k 4 would need h = 2.
-  { id: 'four', label: 'The article’s four-token example (d_model 8, d_k 4)', settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 } },
+  { id: 'four', label: 'The article’s four-token example (d_model 8, dₖ 4)', settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 } },
   { id: 'big-heads', label: 'The article’s multi-head shape (d_model 512, 8 heads of 64)', settings: { dModel: 512, heads: 8 } },
 ];
 
