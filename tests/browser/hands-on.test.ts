@@ -478,7 +478,7 @@ describe('take the numbers home', () => {
     const figure = page.locator('#softmax .matrix-figure').first();
     await figure.locator('.export-toggle').click();
     const [svgDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'Save SVG' }).click()]);
-    expect(svgDownload.suggestedFilename()).toMatch(/^weights-softmax-scores-d-k-head-1-of-2.*\.svg$/);
+    expect(svgDownload.suggestedFilename()).toMatch(/^weights-softmax-scores-dk-head-1-of-2.*\.svg$/);
     const svgText = readFileSync((await svgDownload.path())!, 'utf8');
     const parsed = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');

@@ -29,13 +29,13 @@ const CASES: [string, Record<string, unknown>, RegExp | null][] = [
   ['d_model=%2B16', { dModel: 16 }, null],
   ['d_model=.5e2', { dModel: 50, heads: 2 }, null],
   ['heads=0', { heads: 1 }, /number of heads must be from 1 to 64; 0 was changed to 1/],
-  ['heads=3', { heads: 2 }, /3 heads do not divide d_model = 8, so 2 heads are used \(d_k = 4\)/],
+  ['heads=3', { heads: 2 }, /3 heads do not divide d_model = 8, so 2 heads are used \(dₖ = 4\)/],
   ['d_model=12&heads=5', { heads: 4 }, /5 heads do not divide d_model = 12/],
   ['d_model=7&heads=7', { heads: 7 }, null],
   ['d_model=512&heads=1e9', { heads: 64 }, /changed to 64/],
   ['d_model=97&heads=64', { heads: 1 }, /64 heads do not divide d_model = 97, so 1 head is used/],
-  ['head=0', { head: 0 }, /The shown head must be from 1 to 64; 0 was changed to 1/],
-  ['head=-1', { head: 0 }, /The shown head must be from 1 to 64; -1 was changed to 1/],
+  ['head=0', { head: 0 }, /The shown head must be at least 1; 0 was changed to 1/],
+  ['head=-1', { head: 0 }, /The shown head must be at least 1; -1 was changed to 1/],
   ['heads=4&head=2.5', { head: 2 }, /shown head must be a whole number; 2\.5 was rounded to 3/],
   ['heads=2&head=5', { head: 1 }, /There are only 2 heads, so head 2 is shown instead of head 5/],
   ['heads=1&head=2', { head: 0 }, /There is only 1 head, so head 1 is shown instead of head 2/],
@@ -95,12 +95,15 @@ describe('sentences', () => {
   test('10,000 characters, 2,000 words, a 600-character word: cut, with notices', () => {
     const { tokens, notices } = tokenize(`${'x'.repeat(600)} ${'word '.repeat(2000)}`);
     expect(tokens).toHaveLength(LIMITS.maxTokens);
-    expect([...tokens[0]]).toHaveLength(LIMITS.maxTokenChars + 1); // 40 characters and "…"
+    expect([...tokens[0]]).toHaveLength(LIMITS.maxTokenChars); // 39 characters and "…"
+    expect(tokens[0]).toBe(`${'x'.repeat(LIMITS.maxTokenChars - 1)}…`);
+    // One notice for the cut, counting the words given (not those left after the character limit).
     expect(notices).toEqual([
-      'The sentence was cut to its first 2000 characters.',
       'Words longer than 40 characters were shortened.',
-      'Only the first 256 of 281 words are used: the page shows at most 256 tokens.',
+      'Only the first 256 of 2001 words are used: the page shows at most 256 tokens.',
     ]);
+    // Validating the result again changes nothing and says nothing (each change re-validates it).
+    expect(tokenize(tokens.join(' '))).toEqual({ tokens, notices: [] });
   });
 
   test('only invisible characters: the article’s sentence, with both notices', () => {

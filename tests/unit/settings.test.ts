@@ -39,7 +39,7 @@ describe('bad values become working settings with a message', () => {
     ['d_model=Infinity', { dModel: 8 }, /must be a number/],
     ['seed=-1', { seed: 0 }, /seed must be from 0 to 4294967295/],
     ['seed=99999999999', { seed: 4294967295 }, /changed to 4294967295/],
-    ['head=99', { head: 1 }, /shown head/],
+    ['head=99', { head: 1 }, /^There are only 2 heads, so head 2 is shown instead of head 99\.$/],
     ['block=0', { block: 1 }, /block size must be from 1 to 16; 0 was changed to 1/],
     ['block=64', { block: 16 }, /block size must be from 1 to 16; 64 was changed to 16/],
     ['block=2.5', { block: 3 }, /block size must be a whole number; 2.5 was rounded to 3/],
@@ -53,7 +53,7 @@ describe('bad values become working settings with a message', () => {
   test('heads that do not divide d_model are replaced by the nearest divisor, and the page says so', () => {
     const { settings, notices } = fromQuery('d_model=12&heads=5');
     expect(settings.heads).toBe(4);
-    expect(notices).toEqual(['5 heads do not divide d_model = 12, so 4 heads are used (d_k = 3).']);
+    expect(notices).toEqual(['5 heads do not divide d_model = 12, so 4 heads are used (dₖ = 3).']);
     expect(fromQuery('d_model=7&heads=2').settings.heads).toBe(1);
   });
 
@@ -106,9 +106,18 @@ describe('tokens', () => {
     const long = 'word '.repeat(2000);
     const { tokens, notices } = tokenize(long);
     expect(tokens).toHaveLength(LIMITS.maxTokens);
-    expect(notices.join(' ')).toMatch(/first 2000 characters/);
     expect(LIMITS.maxTokens).toBe(256);
-    expect(notices.join(' ')).toMatch(/first 256 of 400 words/);
+    expect(notices).toEqual(['Only the first 256 of 2000 words are used: the page shows at most 256 tokens.']);
+  });
+
+  test('a sentence over 2000 characters but under 256 words: one notice, with both word counts', () => {
+    const words = Array.from({ length: 100 }, (_, i) => `${'w'.repeat(30)}${i}`);
+    const { tokens, notices } = tokenize(words.join(' '));
+    // Words of 31 and 32 characters: 60 whole words fit in 2,000 characters; the 61st would be cut in half.
+    expect(words.slice(0, 60).join(' ').length).toBe(1969);
+    expect(words.slice(0, 61).join(' ').length).toBe(2002);
+    expect(tokens).toEqual(words.slice(0, 60));
+    expect(notices).toEqual(['Only the first 2000 characters of the sentence are used (60 of 100 words).']);
   });
 
   test('zero-width and bidirectional controls are stripped; emoji and RTL letters are kept', () => {

@@ -13,7 +13,7 @@ describe('WalkthroughState', () => {
     history.replaceState(null, '', '/?d_model=12&heads=5&seed=7');
     const state = new WalkthroughState(true);
     expect(state.settings).toMatchObject({ dModel: 12, heads: 4, seed: 7 });
-    expect(state.takeInitialNotices()).toEqual(['5 heads do not divide d_model = 12, so 4 heads are used (d_k = 3).']);
+    expect(state.takeInitialNotices()).toEqual(['5 heads do not divide d_model = 12, so 4 heads are used (dₖ = 3).']);
     // The URL now describes the state actually shown.
     expect(location.search).toBe('?d_model=12&heads=4&seed=7');
   });

@@ -1,11 +1,30 @@
 // The settings bar. It only reads settings to show them and emits changes through `update`;
-// validation and the URL belong to the state module.
-import { el, setText } from './figures/dom';
+// validation and the URL belong to the state module. On a wide screen the bar is one sticky row; on a
+// phone it is a slim sticky row with a toggle that opens the settings as a sheet over the page, so it
+// is one tap away from any step without taking a fifth of the screen.
+import { el, replaceChildren, setText } from './figures/dom';
 import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, tokenize, type Settings } from './settings';
+import type { HistoryMode } from './state';
 
 export interface Controls {
+  /** The sticky bar: the phone toggle and the settings form. */
   element: HTMLElement;
+  /** Below the bar, in view wherever the reader is: where the full walkthrough puts its notices. */
+  noticeSlot: HTMLElement;
   show(settings: Settings): void;
+}
+
+/** A pause in typing this long commits the sentence (one history entry), as Enter or leaving the field does. */
+export const SENTENCE_COMMIT_MS = 700;
+
+/** The bar's height, for anchors to land below it (scroll-margin-top in walkthrough.css). */
+export const BAR_HEIGHT_PROPERTY = '--abh-bar-height';
+
+/** "d" with a subscript, as the page writes d_k and d_model: d<sub>k</sub>. */
+export function subscripted(base: string, subscript: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  fragment.append(base, el('sub', {}, subscript));
+  return fragment;
 }
 
 /** Control names, as an embed's `controls` attribute lists them. */
@@ -14,7 +33,7 @@ export type ControlName = (typeof CONTROL_NAMES)[number];
 
 let uid = 0;
 
-function labelled(name: ControlName, label: string, control: HTMLElement, hint?: HTMLElement): HTMLElement {
+function labelled(name: ControlName, label: string | Node, control: HTMLElement, hint?: HTMLElement): HTMLElement {
   const id = control.id || `control-${++uid}`;
   control.id = id;
   return el('div', { class: 'control', 'data-control': name }, el('label', { for: id }, label), control, hint ?? null);
@@ -22,17 +41,18 @@ function labelled(name: ControlName, label: string, control: HTMLElement, hint?:
 
 /** @param visible which controls to show; the rest stay in the DOM, hidden. */
 export function createControls(
-  update: (change: Partial<Settings>, history?: 'push' | 'replace') => void,
+  update: (change: Partial<Settings>, history?: HistoryMode) => void,
   visible: ReadonlySet<ControlName> = new Set(CONTROL_NAMES),
 ): Controls {
   const sentenceId = `sentence-${++uid}`;
+  // No maxlength: it would cut a long paste silently; tokenize() cuts it and says what it kept.
   const sentence = el('input', {
-    id: sentenceId, type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', maxlength: LIMITS.maxSentenceChars, dir: 'auto',
-    'aria-describedby': `${sentenceId}-hint`,
+    id: sentenceId, type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', dir: 'auto',
+    enterkeyhint: 'done', 'aria-describedby': `${sentenceId}-hint`,
   });
   const sentenceHint = el('span', { id: `${sentenceId}-hint`, class: 'hint' });
   const preset = el('select', { name: 'preset' },
-    el('option', { value: '' }, 'Choose a preset…'),
+    el('option', { value: '' }, 'Choose…'),
     ...PRESETS.map((p) => el('option', { value: p.id }, p.label)));
   const dModel = el('select', { name: 'd_model' });
   const headsId = `heads-${++uid}`;
@@ -44,12 +64,27 @@ export function createControls(
   const seed = el('input', { type: 'number', name: 'seed', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric' });
   const reseed = el('button', { type: 'button', class: 'reseed' }, 'New random weights');
 
-  // Typing updates live but replaces the history entry; leaving the field commits one entry.
+  // Typing updates the figures live without touching the history; a commit (Enter, leaving the field,
+  // or a pause in typing) adds one entry, so Back returns to the sentence before the edit.
   // An emptied field is a reader about to type a new sentence: wait for words (or for the commit).
+  let pause: ReturnType<typeof setTimeout> | undefined;
+  let editing = false;
+  const commitSentence = () => {
+    clearTimeout(pause);
+    if (!editing) return;
+    editing = false;
+    update({ sentence: sentence.value }, 'push');
+  };
   sentence.addEventListener('input', () => {
-    if (sentence.value.trim() !== '') update({ sentence: sentence.value }, 'replace');
+    editing = true;
+    clearTimeout(pause);
+    pause = setTimeout(commitSentence, SENTENCE_COMMIT_MS);
+    if (sentence.value.trim() !== '') update({ sentence: sentence.value }, 'none');
   });
-  sentence.addEventListener('change', () => update({ sentence: sentence.value }, 'push'));
+  sentence.addEventListener('change', commitSentence);
+  sentence.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') commitSentence();
+  });
   preset.addEventListener('change', () => {
     const chosen = PRESETS.find((p) => p.id === preset.value);
     if (chosen) update({ ...chosen.settings, head: 0 });
@@ -78,24 +113,67 @@ export function createControls(
     update({ seed: random[0] });
   });
 
-  const element = el('form', { class: 'controls', 'aria-label': 'Settings', part: 'controls' },
+  const formId = `settings-${++uid}`;
+  const form = el('form', { class: 'controls', id: formId, 'aria-label': 'Settings', part: 'controls' },
     el('div', { class: 'control control-wide', 'data-control': 'tokens' },
-      el('label', { for: sentenceId }, 'Sentence (one token per word)'),
+      el('label', { for: sentenceId }, 'Sentence ', el('span', { class: 'hint' }, '(one token per word)')),
       sentence, sentenceHint),
     labelled('preset', 'Preset', preset),
-    labelled('d-model', 'd_model', dModel),
+    labelled('d-model', subscripted('d', 'model'), dModel),
     labelled('heads', 'Heads h', heads, dK),
     labelled('head', 'Head shown', head),
-    el('div', { class: 'control control-check', 'data-control': 'causal' }, el('label', {}, causal, ' Causal mask')),
-    el('div', { class: 'control control-check', 'data-control': 'scale' }, el('label', {}, scale, ' Scale by √d_k')),
+    el('div', { class: 'control control-check', 'data-control': 'causal' }, el('label', {}, causal, 'Causal mask')),
+    el('div', { class: 'control control-check', 'data-control': 'scale' }, el('label', {}, scale, el('span', {}, 'Scale by √', subscripted('d', 'k')))),
     labelled('seed', 'Seed', seed),
-    el('div', { class: 'control', 'data-control': 'seed' }, reseed),
+    el('div', { class: 'control control-button', 'data-control': 'seed' }, reseed),
   );
-  element.addEventListener('submit', (event) => event.preventDefault());
-  element.querySelectorAll<HTMLElement>('[data-control]').forEach((control) => {
+  form.addEventListener('submit', (event) => event.preventDefault());
+  form.querySelectorAll<HTMLElement>('[data-control]').forEach((control) => {
     control.hidden = !visible.has(control.dataset.control as ControlName);
   });
+
+  // The phone's way in: a toggle that stays at the top of the screen and opens the form as a sheet.
+  // Wide screens hide it (walkthrough.css) and show the form as the bar itself.
+  const summary = el('span', { class: 'settings-summary' });
+  const toggle = el('button', { type: 'button', class: 'settings-toggle', 'aria-expanded': 'false', 'aria-controls': formId },
+    el('span', { class: 'settings-toggle-label' }, 'Settings'), summary);
+  const noticeSlot = el('div', { class: 'settings-notices' });
+  // On a phone the sheet and the notices drop down from the slim bar, over the page (walkthrough.css).
+  const drop = el('div', { class: 'settings-drop' }, form, noticeSlot);
+  const element = el('div', { class: 'settings-bar', part: 'settings-bar' }, toggle, drop);
   element.hidden = visible.size === 0;
+  // A disclosure: focus stays on the toggle and Tab walks on into the sheet (no phone keyboard pops up).
+  const isOpen = () => toggle.getAttribute('aria-expanded') === 'true';
+  const closeOnOutsidePointer = (event: PointerEvent) => {
+    if (!event.composedPath().includes(element)) setOpen(false);
+  };
+  const setOpen = (open: boolean) => {
+    if (open === isOpen()) return;
+    toggle.setAttribute('aria-expanded', String(open));
+    element.classList.toggle('open', open);
+    if (open) document.addEventListener('pointerdown', closeOnOutsidePointer);
+    else document.removeEventListener('pointerdown', closeOnOutsidePointer);
+  };
+  toggle.addEventListener('click', () => setOpen(!isOpen()));
+  element.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !isOpen()) return;
+    setOpen(false);
+    toggle.focus();
+  });
+  // Tabbing out of the sheet closes it, as tapping outside does.
+  element.addEventListener('focusout', (event) => {
+    const next = event.relatedTarget as Node | null;
+    if (next && !element.contains(next)) setOpen(false);
+  });
+
+  // Anchors land below the bar: its real height (one row, two on a narrow desktop, the slim phone row)
+  // goes to a custom property that the steps' scroll-margin-top reads.
+  if (typeof ResizeObserver === 'function') {
+    new ResizeObserver(() => {
+      const host = element.parentElement;
+      if (host) host.style.setProperty(BAR_HEIGHT_PROPERTY, `${Math.ceil(element.getBoundingClientRect().height)}px`);
+    }).observe(element);
+  }
 
   function setOptions(select: HTMLSelectElement, values: number[], format: (v: number) => string, current: number): void {
     const wanted = values.map(String).join(',');
@@ -111,17 +189,30 @@ export function createControls(
 
   return {
     element,
+    noticeSlot,
     show(settings) {
       shown = settings;
       // Inside a shadow root, document.activeElement is the host: ask the root that holds the input.
       const focused = (element.getRootNode() as Document | ShadowRoot).activeElement;
-      if (focused !== sentence && sentence.value !== settings.sentence) sentence.value = settings.sentence;
+      // The field keeps what the reader is typing until it is committed; otherwise it shows the sentence in
+      // force (after Back, or the cleaned-up sentence validation made of a paste), focused or not.
+      if (!editing && sentence.value !== settings.sentence) sentence.value = settings.sentence;
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
       setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}`);
       const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
       setOptions(dModel, dChoices, String, settings.dModel);
       setOptions(heads, headChoices(settings.dModel, tokenize(settings.sentence).tokens.length), String, settings.heads);
-      setText(dK, `d_k = ${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`);
+      // d_k = d_model / h, shortened to its value to keep the bar one row; the heads step explains it.
+      const dKText = String(settings.dModel / settings.heads);
+      if (dK.dataset.text !== dKText) {
+        dK.dataset.text = dKText;
+        replaceChildren(dK, subscripted('d', 'k'), ` = ${dKText}`);
+      }
+      const summaryText = `${count} token${count === 1 ? '' : 's'} · d_model ${settings.dModel} · h ${settings.heads}`;
+      if (summary.dataset.text !== summaryText) {
+        summary.dataset.text = summaryText;
+        replaceChildren(summary, `${count} token${count === 1 ? '' : 's'} · `, subscripted('d', 'model'), ` ${settings.dModel} · h = ${settings.heads}`);
+      }
       setOptions(head, Array.from({ length: settings.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
       if (head.disabled !== (settings.heads === 1)) head.disabled = settings.heads === 1;
       causal.checked = settings.causal;

@@ -73,7 +73,7 @@ export interface Preset {
 export const PRESETS: readonly Preset[] = [
   { id: 'article', label: 'The article’s sentence (9 tokens, d_model 8, 2 heads)', settings: { sentence: ARTICLE_SENTENCE, dModel: 8, heads: 2 } },
   // The article's worked example: 4 tokens, d_model 8, one head with d_k 4 would need h = 2.
-  { id: 'four', label: 'The article’s four-token example (d_model 8, d_k 4)', settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 } },
+  { id: 'four', label: 'The article’s four-token example (d_model 8, dₖ 4)', settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 } },
   { id: 'big-heads', label: 'The article’s multi-head shape (d_model 512, 8 heads of 64)', settings: { dModel: 512, heads: 8 } },
 ];
 
@@ -103,20 +103,29 @@ export interface TokenizeResult {
 export function tokenize(sentence: string): TokenizeResult {
   const notices: string[] = [];
   let text = sentence;
-  if (text.length > LIMITS.maxSentenceChars) {
+  const cut = text.length > LIMITS.maxSentenceChars;
+  if (cut) {
     text = text.slice(0, LIMITS.maxSentenceChars);
-    notices.push(`The sentence was cut to its first ${LIMITS.maxSentenceChars} characters.`);
+    // Whole words only: a word cut in half would be a token the reader never wrote.
+    if (!/\s/u.test(sentence[LIMITS.maxSentenceChars])) text = text.replace(/(?<=\s)\S+$/u, '');
   }
   const cleaned = text.replace(INVISIBLE, '');
   if (cleaned !== text) notices.push('Invisible and text-direction control characters were removed from the sentence.');
   let tokens = cleaned.split(/\s+/u).filter((t) => t.length > 0);
   if (tokens.some((t) => [...t].length > LIMITS.maxTokenChars)) {
-    tokens = tokens.map((t) => ([...t].length > LIMITS.maxTokenChars ? [...t].slice(0, LIMITS.maxTokenChars).join('') + '…' : t));
+    // maxTokenChars with the ellipsis, so a shortened word is not shortened (and reported) again
+    // when the sentence is validated once more.
+    tokens = tokens.map((t) => ([...t].length > LIMITS.maxTokenChars ? [...t].slice(0, LIMITS.maxTokenChars - 1).join('') + '…' : t));
     notices.push(`Words longer than ${LIMITS.maxTokenChars} characters were shortened.`);
   }
+  // One notice for a sentence cut short, counting the words the reader gave (a paste of 5,000 words
+  // says 5,000), whichever limit cut it.
+  const given = () => (cut ? sentence.split(/\s+/u).filter((t) => t.length > 0).length : tokens.length);
   if (tokens.length > LIMITS.maxTokens) {
-    notices.push(`Only the first ${LIMITS.maxTokens} of ${tokens.length} words are used: the page shows at most ${LIMITS.maxTokens} tokens.`);
+    notices.push(`Only the first ${LIMITS.maxTokens} of ${given()} words are used: the page shows at most ${LIMITS.maxTokens} tokens.`);
     tokens = tokens.slice(0, LIMITS.maxTokens);
+  } else if (cut) {
+    notices.push(`Only the first ${LIMITS.maxSentenceChars} characters of the sentence are used (${tokens.length} of ${given()} words).`);
   }
   if (tokens.length === 0) {
     notices.push('The sentence had no words, so the article’s sentence is used instead.');
@@ -177,7 +186,7 @@ function clampWhole(raw: RawValue, name: string, lo: number, hi: number, fallbac
   }
   if (result < lo || result > hi) {
     const clamped = Math.min(hi, Math.max(lo, result));
-    notices.push(`${name} must be from ${lo} to ${hi}; ${result} was changed to ${clamped}.`);
+    notices.push(`${name} must be ${hi === Infinity ? `at least ${lo}` : `from ${lo} to ${hi}`}; ${result} was changed to ${clamped}.`);
     result = clamped;
   }
   return result;
@@ -198,7 +207,7 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   if (dModel % heads !== 0 || heads > dModel) {
     const choices = headChoices(dModel);
     heads = choices.reduce((best, h) => (Math.abs(h - requestedHeads) < Math.abs(best - requestedHeads) ? h : best), choices[0]);
-    notices.push(`${requestedHeads} heads do not divide d_model = ${dModel}, so ${heads} ${heads === 1 ? 'head is' : 'heads are'} used (d_k = ${dModel / heads}).`);
+    notices.push(`${requestedHeads} heads do not divide d_model = ${dModel}, so ${heads} ${heads === 1 ? 'head is' : 'heads are'} used (dₖ = ${dModel / heads}).`);
   }
   if (heads > maxHeadsFor(n)) {
     const fewer = headChoices(dModel, n).at(-1)!;
@@ -208,8 +217,9 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   const causal = parseFlag(raw.causal, 'The causal mask', base.causal, notices);
   const scale = parseFlag(raw.scale, 'Scaling', base.scale, notices);
   const seed = clampWhole(raw.seed, 'The seed', 0, LIMITS.maxSeed, base.seed, notices);
-  // 0-based here; links and attributes count from 1 and are checked in settingsFromParams.
-  let head = clampWhole(raw.head, 'The shown head (counting from 0)', 0, LIMITS.maxHeads - 1, base.head, notices);
+  // 0-based here; links and attributes count from 1 and are checked in settingsFromParams. No upper
+  // bound of its own: the head count is the bound, checked (and explained once) just below.
+  let head = clampWhole(raw.head, 'The shown head (counting from 0)', 0, Infinity, base.head, notices);
   if (head >= heads) {
     notices.push(`There ${heads === 1 ? 'is only 1 head' : `are only ${heads} heads`}, so head ${heads} is shown instead of head ${head + 1}.`);
     head = heads - 1;
@@ -253,7 +263,7 @@ export function settingsFromParams(params: URLSearchParams, base: Settings = DEF
     const value = params.get(PARAMS[key]);
     if (value === null) continue;
     // Heads are counted from 1 in links, as on the page: checked (and explained) in those terms here.
-    raw[key] = key === 'head' ? clampWhole(value, 'The shown head', 1, LIMITS.maxHeads, base.head + 1, notices) - 1 : value;
+    raw[key] = key === 'head' ? clampWhole(value, 'The shown head', 1, Infinity, base.head + 1, notices) - 1 : value;
   }
   const validated = validateSettings(raw, base);
   return { settings: validated.settings, notices: [...notices, ...validated.notices] };

@@ -54,14 +54,20 @@ export class WalkthroughState {
   }
 
   /**
-   * Applies a partial change. Slider-like rapid changes ('replace' within a second of the last
-   * push) do not flood the back button with one entry per step.
+   * Applies a partial change. 'push' adds a history entry (a committed change: a choice, Enter, leaving
+   * a field), 'replace' rewrites the current one, 'none' leaves the URL for a later commit (typing:
+   * the figures follow each key, the history gets one entry per edit). Slider-like rapid pushes (within
+   * a second of the last one) do not flood the back button with one entry per step.
    */
   update(change: Partial<Settings>, history: HistoryMode = 'push'): void {
     const validated = validateSettings({ ...this.current, ...withMaskRule(change) } as Partial<Record<keyof Settings, string | number | boolean>>, this.current);
     const next = validated.settings;
     const same = (Object.keys(next) as (keyof Settings)[]).every((key) => next[key] === this.current[key]);
-    if (same && validated.notices.length === 0) return;
+    if (same && validated.notices.length === 0) {
+      // Committing settings already shown (typed with 'none'): the URL still has to catch up.
+      if (this.syncUrl && history === 'push') this.writeUrl('push');
+      return;
+    }
     this.current = next;
     if (this.syncUrl && history !== 'none') this.writeUrl(history);
     this.emit(validated.notices);

@@ -7,6 +7,7 @@ import { embedCodePanel } from './embed-code';
 import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
 import { formulaElement } from './figures/formula';
+import { noticeArea } from './notices';
 import type { Settings } from './settings';
 import type { WalkthroughState } from './state';
 import type { Snapshot } from './snapshot';
@@ -37,23 +38,6 @@ export interface Walkthrough {
   readonly drawn: boolean;
 }
 
-function noticeArea(): { element: HTMLElement; show(messages: string[]): void } {
-  const list = el('ul');
-  const dismiss = el('button', { type: 'button', class: 'notice-dismiss' }, 'Dismiss');
-  const element = el('div', { class: 'notices', role: 'status', 'aria-live': 'polite', hidden: true, part: 'notices' }, list, dismiss);
-  dismiss.addEventListener('click', () => {
-    element.hidden = true;
-  });
-  return {
-    element,
-    show(messages) {
-      if (messages.length === 0) return;
-      list.replaceChildren(...messages.map((m) => el('li', {}, m)));
-      element.hidden = false;
-    },
-  };
-}
-
 function stepSection(step: StepDefinition, extra: HTMLElement | null): { section: HTMLElement; body: HTMLElement } {
   const headingId = `step-${step.id}-title`;
   const body = el('div', { class: 'step-body', part: 'body' });
@@ -75,7 +59,11 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   // Predictions (figures/predict.ts) belong to the full walkthrough; a single embedded figure shows its answer.
   const context = { update: (change: Parameters<WalkthroughState['update']>[0]) => state.update(change), predictions: Boolean(options.toc) };
 
-  const content = el('div', { class: 'content' }, notice.element);
+  const content = el('div', { class: 'content' });
+  // The full walkthrough's notices hang below its sticky bar, in view wherever the reader is; an
+  // embed's (or a walkthrough without a bar) sit above its figure.
+  if (options.toc && !controls.element.hidden) controls.noticeSlot.append(notice.element);
+  else content.append(notice.element);
   if (options.toc) {
     content.appendChild(el('nav', { class: 'toc', 'aria-label': 'Steps' },
       el('ol', {}, ...steps.map((step) => el('li', {}, el('a', { href: `#${step.id}` }, step.title))))));
@@ -97,8 +85,10 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const describe = (settings: Settings) => `d_model ${settings.dModel}, ${settings.heads} head${settings.heads === 1 ? '' : 's'}`;
   /** Back to the settings the figures show, so controls, URL and figures agree again. */
   const goBack = (messages: string[]) => {
-    notice.show(lastGood ? [...messages, `The figures still show your previous settings (${describe(lastGood)}).`] : messages);
-    if (lastGood) state.update(lastGood, 'replace');
+    // The state change first: its (empty) notices would clear the ones that say why.
+    const previous = lastGood;
+    if (previous) state.update(previous, 'replace');
+    notice.show(previous ? [...messages, `The figures still show your previous settings (${describe(previous)}).`] : messages);
   };
 
   const scheduler = new FrameScheduler(
@@ -140,7 +130,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
 
   state.subscribe(({ settings, notices }) => {
     controls.show(settings);
-    notice.show(notices);
+    notice.settle(notices);
     scheduler.request(settings);
   });
   controls.show(state.settings);

@@ -49,7 +49,7 @@ describe('weighted-sum step', () => {
     expect(cellsOf(weights)).toEqual(Array.from(p.weights.data.subarray(h * p.n * p.n, (h + 1) * p.n * p.n), (v) => fmt(v)));
     expect(cellsOf(values)).toEqual(Array.from(p.V_heads.data.subarray(h * p.n * p.dK, (h + 1) * p.n * p.dK), (v) => fmt(v)));
     expect(cellsOf(output)).toEqual(Array.from(p.headOutputs.data.subarray(h * p.n * p.dK, (h + 1) * p.n * p.dK), (v) => fmt(v)));
-    expect(output.querySelector('caption')!.textContent).toContain('(n, d_k) = (9, 4)');
+    expect(output.querySelector('caption')!.textContent).toContain('(n, dₖ) = (9, 4)');
     expect(output.querySelector('caption')!.textContent).toContain('head 2 of 2');
   });
 

@@ -23,7 +23,7 @@ describe('FAQ step', () => {
     view.render(await snapshotFor());
     const summaries = [...body.querySelectorAll('details > summary')].map((s) => s.textContent);
     expect(summaries).toEqual([
-      'Why divide by the square root of d_k?',
+      'Why divide by the square root of dₖ?',
       'What is the difference between query, key and value?',
       'Why multiple attention heads?',
       'Is attention the same as the attention maps I see visualised?',

@@ -97,14 +97,14 @@ export const scoresStep: StepDefinition = {
         const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
         queries.update(
           { data: p.Q_heads.data, offset: h * p.n * p.dK, rows: p.n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: next.baseline?.Q_heads.data },
-          `Q${headNote}: queries, (n, d_k) = (${p.n}, ${p.dK})`,
+          `Q${headNote}: queries, (n, dₖ) = (${p.n}, ${p.dK})`,
         );
         keysT.update(
           {
             data: transposeHead(p.K_heads.data, h, p.n, p.dK), rows: p.dK, cols: p.n, rowLabels: dimensionLabels(p.dK), colLabels: labels, showNumbers: dimNumbers,
             baseline: next.baseline ? transposeHead(next.baseline.K_heads.data, h, p.n, p.dK) : null,
           },
-          `Kᵀ${headNote}: keys turned on their side, (d_k, n) = (${p.dK}, ${p.n})`,
+          `Kᵀ${headNote}: keys turned on their side, (dₖ, n) = (${p.dK}, ${p.n})`,
         );
         scores.update(
           { data: p.scores.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: numbers, baseline: next.baseline?.scores.data },

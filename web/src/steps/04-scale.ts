@@ -50,7 +50,7 @@ function rowText(row: Float32Array | number[]): string {
 export const scaleStep: StepDefinition = {
   id: 'scale',
   number: 4,
-  title: 'Scale by √d_k, and why',
+  title: 'Scale by √dₖ, and why',
   summary: 'Dividing the scores by √d_k keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
   formula: tex`\text{scaled} = \frac{Q K^{\top}}{\sqrt{d_k}}`,
   mount(body, context) {
@@ -67,7 +67,7 @@ export const scaleStep: StepDefinition = {
     const division = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
 
     const experimentIntro = el('p', {});
-    const histogram = new Histogram({ title: 'Random dot products before and after dividing by √d_k', xLabel: 'value of the dot product', className: 'scale-histogram' });
+    const histogram = new Histogram({ title: 'Random dot products before and after dividing by √dₖ', xLabel: 'value of the dot product', className: 'scale-histogram' });
     const statsBody = el('tbody');
     const stats = el('table', { class: 'data-table scale-stats' },
       el('caption', {}, 'Standard deviation of the dot products'),
@@ -99,7 +99,7 @@ export const scaleStep: StepDefinition = {
       el('figure', { class: 'figure' }, softBars.element, softNorm,
         figureTools(() => softBars.element, () => 'Softmax of 1, 2, 3', (palette) => softBars.svgFile(palette))),
       el('figure', { class: 'figure' }, sharpBars.element, sharpNorm,
-        figureTools(() => sharpBars.element, () => 'Softmax of 1, 2, 3 stretched by the square root of d_k', (palette) => sharpBars.svgFile(palette))));
+        figureTools(() => sharpBars.element, () => 'Softmax of 1, 2, 3 stretched by the square root of dₖ', (palette) => sharpBars.svgFile(palette))));
     // Predict first: without the division, what does a larger d_k do to the largest weight?
     const predict = context.predictions ? new Prediction([saturationFigure, saturationReading]) : null;
 
@@ -112,7 +112,7 @@ export const scaleStep: StepDefinition = {
         'So the sum has variance about d_k: its typical size, the standard deviation, is about √d_k. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.'),
       experimentIntro,
       el('figure', { class: 'figure scale-experiment' }, histogram.element,
-        figureTools(() => histogram.element, () => 'Random dot products before and after dividing by the square root of d_k', (palette) => histogram.svgFile(palette)), stats),
+        figureTools(() => histogram.element, () => 'Random dot products before and after dividing by the square root of dₖ', (palette) => histogram.svgFile(palette)), stats),
       experimentReading,
       el('h3', { class: 'scale-heading' }, 'What goes wrong without it: softmax saturates'),
       el('p', {}, 'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √d_k, the spread unscaled scores would have at this d_k:'),
@@ -158,7 +158,7 @@ export const scaleStep: StepDefinition = {
         { label: `q · k: standard deviation ${fmt(dots.rawStd)}`, values: dots.raw, className: 'series-b', markers: [{ at: -dots.rawStd, label: '−σ' }, { at: dots.rawStd, label: '+σ' }] },
         { label: `q · k / √${dK}: standard deviation ${fmt(dots.scaledStd)}`, values: dots.scaled, className: 'series-a', markers: [{ at: -dots.scaledStd, label: '−σ' }, { at: dots.scaledStd, label: '+σ' }] },
       ], [-limit, limit],
-      `Histogram of ${count(dots.raw.length)} random dot products with d_k = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
+      `Histogram of ${count(dots.raw.length)} random dot products with dₖ = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
         `after dividing by ${root} it is ${fmt(dots.scaledStd)}, close to 1.`);
       showChildren(statsBody,
         el('tr', {}, el('th', { scope: 'row' }, 'q · k'), el('td', { class: 'stat scale-raw-std' }, fmt(dots.rawStd)), el('td', { class: 'stat' }, `√${dK} = ${root}`)),
@@ -202,7 +202,7 @@ export const scaleStep: StepDefinition = {
           ' Near 100% the softmax stops responding to its inputs, and training stalls; that is what the division prevents.',
       });
       tryButton.hidden = dK === ARTICLE_DK;
-      setText(tryButton, `Try the article’s d_k = ${ARTICLE_DK} (d_model 512, 8 heads)`);
+      setText(tryButton, `Try the article’s dₖ = ${ARTICLE_DK} (d_model 512, 8 heads)`);
     }
 
     function showEffect(next: Snapshot): void {

@@ -155,7 +155,7 @@ export const softmaxStep: StepDefinition = {
             rowTotals: { label: 'row sum', text: (r) => percent(sums[r]), className: (r) => (p.fullyMaskedRows[r] ? 'softmax-empty' : undefined) },
             baseline: next.baseline?.weights.data,
           },
-          `weights = softmax(${settings.scale ? 'scores / √d_k' : 'scores'})${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
+          `weights = softmax(${settings.scale ? 'scores / √dₖ' : 'scores'})${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
         );
         setText(legend, `Darker blue means a larger share; the darkest cell is ${percent(peak)}.` +
           (settings.causal || p.mask.data.includes(0) ? ' Hatched cells are masked (step 7): they get exactly 0%.' : ''));

@@ -173,11 +173,11 @@ export const weightedSumStep: StepDefinition = {
         );
         values.update(
           { data: p.V_heads.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: base?.V_heads.data },
-          `V${headNote}: values, (n, d_k) = (${n}, ${p.dK})`,
+          `V${headNote}: values, (n, dₖ) = (${n}, ${p.dK})`,
         );
         output.update(
           { data: p.headOutputs.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: base?.headOutputs.data },
-          `output = weights V${headNote}, (n, d_k) = (${n}, ${p.dK})`,
+          `output = weights V${headNote}, (n, dₖ) = (${n}, ${p.dK})`,
         );
         selection.row = Math.min(selection.row, n - 1);
         selection.col = Math.min(selection.col, p.dK - 1);

@@ -162,7 +162,7 @@ export const causalStep: StepDefinition = {
         }
         scores.update(
           { data: p.scoresScaled.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers, blocked: lower, blockedText: '−∞', baseline: base?.scoresScaled.data },
-          `scores${p.scaleFactor !== 1 ? ' / √d_k' : ''}${headNote}, blocked set to −∞`,
+          `scores${p.scaleFactor !== 1 ? ' / √dₖ' : ''}${headNote}, blocked set to −∞`,
         );
         // The comparison tables hold the shown head only: (n, n), no head offset.
         const exactZero = (data: Float32Array) => (r: number, c: number) => c > r && data[r * n + c] === 0;

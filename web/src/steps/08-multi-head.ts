@@ -53,8 +53,8 @@ export function topKey(weights: Float32Array, head: number, n: number, row: numb
 
 const COST_PARTS: { key: keyof LayerCost; label: string; formula: string }[] = [
   { key: 'projections', label: 'Q, K, V projections', formula: '3 · n · d_model²' },
-  { key: 'scores', label: 'Scores Q_i K_iᵀ, all heads', formula: 'h · n² · d_k = n² · d_model' },
-  { key: 'weightedSum', label: 'Weighted sums, all heads', formula: 'h · n² · d_k = n² · d_model' },
+  { key: 'scores', label: 'Scores Qᵢ Kᵢᵀ, all heads', formula: 'h · n² · dₖ = n² · d_model' },
+  { key: 'weightedSum', label: 'Weighted sums, all heads', formula: 'h · n² · dₖ = n² · d_model' },
   { key: 'output', label: 'Output projection × W_o', formula: 'n · d_model²' },
 ];
 
@@ -127,7 +127,7 @@ export const multiHeadStep: StepDefinition = {
         choiceKey = key;
         replaceChildren(choices, el('span', { class: 'multi-head-choices-label', 'aria-hidden': 'true' }, 'h ='),
           ...options.map((h) => {
-            const button = el('button', { type: 'button', class: 'multi-head-choice', 'data-heads': h, 'aria-label': `${h} head${h === 1 ? '' : 's'} of d_k = ${dModel / h}` }, String(h));
+            const button = el('button', { type: 'button', class: 'multi-head-choice', 'data-heads': h, 'aria-label': `${h} head${h === 1 ? '' : 's'} of dₖ = ${dModel / h}` }, String(h));
             button.addEventListener('click', () => context.update({ heads: h }));
             return button;
           }));

@@ -356,7 +356,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
     const colLabels = labels.slice(step.keyStart, step.keyEnd);
     const masked = (r: number, c: number) => step.scores.data[r * cols + c] === -Infinity;
     tileScores.update({ data: step.scores.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '−∞' },
-      step.skipped ? 'scores of this tile: never computed (skipped)' : `scores s = q · k${settings.scale ? ' / √d_k' : ''}, this tile only (${rows} × ${cols})`);
+      step.skipped ? 'scores of this tile: never computed (skipped)' : `scores s = q · k${settings.scale ? ' / √dₖ' : ''}, this tile only (${rows} × ${cols})`);
     tileProbs.update({ data: step.probabilities.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '0', extent: 1 },
       'exp(s − m), with each row’s new running max m');
 

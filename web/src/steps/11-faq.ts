@@ -63,7 +63,7 @@ export const faqStep: StepDefinition = {
     body.append(
       el('p', {}, 'The questions readers ask most, each answered with the numbers on this page.'),
       controlForm({ class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
-      question('Why divide by the square root of d_k?',
+      question('Why divide by the square root of dₖ?',
         el('p', {}, 'A dot product adds up d_k products, and each one brings its own spread, so the total’s standard deviation grows like √d_k. ' +
           'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √d_k brings the spread back to about 1.'),
         spread,
@@ -110,7 +110,7 @@ export const faqStep: StepDefinition = {
         return Array.from(values, (v, i) => ({ label: `score ${fmt(saturation.row[i], 0)}`, value: v, text: fmt(v), emphasis: i === top }));
       };
       soft.update(probs(saturation.soft.probabilities), 'softmax([1, 2, 3]): a spread of about 1');
-      sharp.update(probs(saturation.sharp.probabilities), `softmax([1, 2, 3] × ${fmt(saturation.factor)}): the spread unscaled d_k = ${dots.dK} scores have`);
+      sharp.update(probs(saturation.sharp.probabilities), `softmax([1, 2, 3] × ${fmt(saturation.factor)}): the spread unscaled dₖ = ${dots.dK} scores have`);
       setText(gradient, saturation.factor === 1
         ? `At d_k = 1, √d_k is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
         : `How much gradient still flows (the size of the softmax’s derivative): ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
@@ -125,7 +125,7 @@ export const faqStep: StepDefinition = {
       rows.set(at(p.V_heads.data), 2 * dK);
       qkv.update(
         { data: rows, rows: 3, cols: dK, rowLabels: ['q (query)', 'k (key)', 'v (value)'], colLabels: dimensionLabels(dK), showNumbers: dK <= LIMITS.maxTokensWithNumbers },
-        `q, k and v of ${who}, ${headNote}, d_k = ${dK}`,
+        `q, k and v of ${who}, ${headNote}, dₖ = ${dK}`,
       );
       const scoreRow = p.scores.data.subarray((h * n + t) * n, (h * n + t + 1) * n);
       let match = 0;
