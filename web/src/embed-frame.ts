@@ -4,15 +4,16 @@
 import './styles/page.css';
 import './elements/index';
 import { SETTING_ATTRIBUTES } from './elements/attributes';
-import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './elements/registry';
+import { FRAME_RESIZE_MESSAGE } from './elements/embed-code';
+import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT, stepElementTag } from './elements/registry';
 import { el } from './figures/dom';
 
 const params = new URLSearchParams(location.search);
 const root = document.getElementById('embed')!;
 const requested = params.get('step') ?? 'scores';
 // Own keys only: "constructor" or "toString" must not pick an inherited property as a tag name.
-const known = requested === 'all' || Object.hasOwn(STEP_ELEMENTS, requested);
-const tag = requested === 'all' ? WALKTHROUGH_ELEMENT : STEP_ELEMENTS[known ? requested : 'scores'];
+const known = requested === 'all' || stepElementTag(requested) !== undefined;
+const tag = requested === 'all' ? WALKTHROUGH_ELEMENT : stepElementTag(requested) ?? STEP_ELEMENTS.scores;
 
 if (!known) {
   const shown = [...requested.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu, '')];
@@ -37,7 +38,7 @@ function postHeight(): void {
   const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
   if (height === lastHeight || window.parent === window) return;
   lastHeight = height;
-  window.parent.postMessage({ type: 'attention-by-hand:resize', height, step: requested }, '*');
+  window.parent.postMessage({ type: FRAME_RESIZE_MESSAGE, height, step: requested }, '*');
   window.parent.postMessage(JSON.stringify({ src: location.href, context: 'iframe.resize', height }), '*');
 }
 new ResizeObserver(postHeight).observe(document.documentElement);
