@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig } from 'vite';
 import { katexFormulas } from './web/tooling/katex-formulas';
+import { packageDescriptions } from './web/tooling/package-declarations';
 
 // The embeddable bundle: one self-contained ES module (dist/embed/attention-by-hand.js) that
 // defines every custom element, with its .wasm next to it. Built as an app entry rather than in
@@ -9,8 +9,9 @@ import { katexFormulas } from './web/tooling/katex-formulas';
 // exception; a file next to the script works under `default-src 'self'` and cross-origin (CORS).
 //
 // This directory is also the npm package's content (package.json `files` and `exports`), so the names
-// authors may refer to are stable: attention-by-hand.js, attention-by-hand.wasm and the hand-written
-// declarations attention-by-hand.d.ts. Only the worker, an internal file, keeps a hash. Without a hash in
+// authors may refer to are stable: attention-by-hand.js, attention-by-hand.wasm, and the declarations
+// attention-by-hand.d.ts and custom-elements.json, both generated from the code by this build
+// (web/tooling/package-declarations.ts). Only the worker, an internal file, keeps a hash. Without a hash in
 // the .wasm's name, a host keeps script and .wasm in step by versioning the directory (README, "From npm").
 
 /** Asset names: the engine's .wasm is `attention-by-hand.wasm` (a package export); anything else is hashed. */
@@ -18,24 +19,11 @@ function assetFileNames(asset: { names: string[] }): string {
   return asset.names.some((name) => name.endsWith('.wasm')) ? 'attention-by-hand.wasm' : '[name]-[hash][extname]';
 }
 
-/** Copies the hand-written declarations of the elements next to the bundle. */
-function elementDeclarations(): Plugin {
-  const source = resolve(import.meta.dirname, 'web/src/elements/attention-by-hand.d.ts');
-  return {
-    name: 'attention-element-declarations',
-    apply: 'build',
-    generateBundle() {
-      this.addWatchFile(source);
-      this.emitFile({ type: 'asset', fileName: 'attention-by-hand.d.ts', source: readFileSync(source, 'utf8') });
-    },
-  };
-}
-
 export default defineConfig({
   root: resolve(import.meta.dirname, 'web'),
   base: './',
   publicDir: false,
-  plugins: [katexFormulas(), elementDeclarations()],
+  plugins: [katexFormulas(), packageDescriptions()],
   build: {
     outDir: resolve(import.meta.dirname, 'dist/embed'),
     emptyOutDir: true,

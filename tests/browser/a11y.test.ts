@@ -216,7 +216,11 @@ describe('keyboard only, every control of every step', () => {
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
     await page.evaluate(CONTROLS_IN_PAGE);
     type W = { __controls(stepsOnly: boolean): Element[]; __deepActive(): Element | null; __describe(el: Element): string; __ids: Map<Element, number> };
-    await page.evaluate(() => (document.querySelector('attention-walkthrough') as unknown as { testHooks: { flush(): void } }).testHooks.flush());
+    await page.evaluate(() => {
+      const element = document.querySelector('attention-walkthrough')!;
+      element.setAttribute('debug', '');
+      (element as unknown as { debug: { flush(): void } }).debug.flush();
+    });
 
     // 1. Reach: from the top of the page, Tab through the whole walkthrough; every control must take focus, visibly.
     const expected = await page.evaluate(() => {

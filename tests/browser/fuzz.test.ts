@@ -192,7 +192,8 @@ describe(`fuzz (seed ${SEED})`, () => {
           dispatchEvent(new PopStateEvent('popstate'));
           if (!(await changed)) throw new Error('no attention-change within 20 s');
           // Steps off screen are drawn in idle time: draw them all now, then look at every one.
-          (element as unknown as { testHooks: { flush(): void } }).testHooks.flush();
+          element.setAttribute('debug', '');
+          (element as unknown as { debug: { flush(): void } }).debug.flush();
           return window.__fuzzInspect(element);
         }, query);
       } else {
@@ -203,7 +204,8 @@ describe(`fuzz (seed ${SEED})`, () => {
         });
         report = await page.evaluate(() => {
           const element = document.querySelector('attention-walkthrough')!;
-          (element as unknown as { testHooks: { flush(): void } }).testHooks.flush();
+          element.setAttribute('debug', '');
+          (element as unknown as { debug: { flush(): void } }).debug.flush();
           return window.__fuzzInspect(element);
         });
       }
@@ -250,7 +252,8 @@ describe(`fuzz (seed ${SEED})`, () => {
           if (!attributes.some(([a]) => a === name)) element.removeAttribute(name);
         for (const [name, value] of attributes) element.setAttribute(name, value);
         await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-        (element as unknown as { testHooks: { flush(): void } }).testHooks.flush(); // draw steps queued for idle time
+        element.setAttribute('debug', '');
+        (element as unknown as { debug: { flush(): void } }).debug.flush(); // draw steps queued for idle time
         return window.__fuzzInspect(element);
       }, { tag, attributes, settingAttributes: SETTING_ATTRIBUTES });
       timed(performance.now() - started, label);

@@ -61,8 +61,9 @@ async function ready(page: Page): Promise<void> {
  */
 async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => {
-    const element = document.querySelector('attention-walkthrough') as unknown as { testHooks: { drawn(): boolean } | null };
-    return element.testHooks?.drawn() === true;
+    const element = document.querySelector('attention-walkthrough') as unknown as HTMLElement & { debug: { drawn(): boolean } | null };
+    element.setAttribute('debug', ''); // the element's debug property (elements/debug.ts)
+    return element.debug?.drawn() === true;
   }, null, { polling: 50, timeout: 30_000 });
 }
 

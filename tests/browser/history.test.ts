@@ -23,7 +23,9 @@ const CHANGES = 500;
 /** CHANGES updates in one go, as fast as a script can make them, through the element's state. */
 function flood(page: Page): Promise<string> {
   return page.evaluate((count) => {
-    const hooks = (document.querySelector('attention-walkthrough') as unknown as { testHooks: { update(c: { sentence: string }): void } }).testHooks;
+    const element = document.querySelector('attention-walkthrough')!;
+    element.setAttribute('debug', '');
+    const hooks = (element as unknown as { debug: { update(c: { sentence: string }): void } }).debug;
     let sentence = '';
     for (let i = 0; i < count; i++) {
       sentence = `word${i} and more`;

@@ -45,9 +45,9 @@ declare global {
   }
 }
 
-/** The walkthrough's test hook and a cycle of settings that differ in every engine input. */
+/** The walkthrough's debug property (with the `debug` attribute set) and a cycle of settings that differ in every engine input. */
 const PAGE_HELPERS = `
-window.__hooks = () => document.querySelector('attention-walkthrough').testHooks;
+window.__hooks = () => { const element = document.querySelector('attention-walkthrough'); element.setAttribute('debug', ''); return element.debug; };
 window.__cycle = (() => {
   const base = document.querySelector('attention-walkthrough').config;
   const sentences = ['The animal crossed the road because it was tired.', 'a cat sat', 'the quick brown fox jumps over the lazy dog again and again', 'it'];

@@ -119,7 +119,9 @@ describe('numerics on the page', () => {
   test('fully masked rows (engine API, the page’s own engine): all-zero weights and a flag, never 0/0', async () => {
     const { page, errors } = await open('');
     const outcome = await page.evaluate(() => {
-      const engine = (document.querySelector('attention-walkthrough') as unknown as { testHooks: { engine: { pipeline(c: unknown): { n: number; weights: { data: Float32Array }; fullyMaskedRows: Uint8Array; output: { data: Float32Array } } } } }).testHooks.engine;
+      const element = document.querySelector('attention-walkthrough')!;
+      element.setAttribute('debug', '');
+      const engine = (element as unknown as { debug: { engine: { pipeline(c: unknown): { n: number; weights: { data: Float32Array }; fullyMaskedRows: Uint8Array; output: { data: Float32Array } } } } }).debug.engine;
       const mask = new Uint8Array(16).fill(1);
       mask.fill(0, 4, 8); // row 2: every key blocked
       mask.fill(0, 12, 16); // row 4 too
@@ -140,7 +142,9 @@ describe('numerics on the page', () => {
     const { page, errors } = await open('');
     const outcome = await page.evaluate(() => {
       type M = { rows: number; cols: number; data: Float32Array };
-      const engine = (document.querySelector('attention-walkthrough') as unknown as { testHooks: { engine: { attention(Q: M, K: M, V: M, o: { scale: boolean }): { output: M; weights: M } } } }).testHooks.engine;
+      const element = document.querySelector('attention-walkthrough')!;
+      element.setAttribute('debug', '');
+      const engine = (element as unknown as { debug: { engine: { attention(Q: M, K: M, V: M, o: { scale: boolean }): { output: M; weights: M } } } }).debug.engine;
       const m = (rows: number, cols: number, values: number[]): M => ({ rows, cols, data: Float32Array.from(values) });
       const run = (size: number, scale: boolean) => {
         // Q·Kᵀ of 1e30-sized entries is ~1e60: far past float32's 3.4e38. Of 1e-30: ~1e-60, below its smallest denormal.

@@ -64,13 +64,13 @@ async function openWalkthrough(): Promise<{ page: Page; errors: string[] }> {
 }
 
 const hooksOf = (selector: string) => selector;
-/** In the page: the element's test hooks (AttentionElement.testHooks). */
+/** In the page: the element's debug property (AttentionElement.debug, with the `debug` attribute set). */
 declare global {
   interface Window {
     __hooks(selector: string): Hooks;
   }
 }
-const HOOKS_HELPER = `window.__hooks = (selector) => document.querySelector(selector).testHooks;`;
+const HOOKS_HELPER = `window.__hooks = (selector) => { const element = document.querySelector(selector); element.setAttribute('debug', ''); return element.debug; };`;
 const notices = (page: Page, selector = 'attention-walkthrough') => page.locator(`${selector} .notices`).innerText();
 const config = (page: Page, selector = 'attention-walkthrough') => page.evaluate((s) => (document.querySelector(s) as unknown as { config: { dModel: number; heads: number; sentence: string } }).config, selector);
 const engineState = (page: Page, selector = 'attention-walkthrough') =>

@@ -13,8 +13,7 @@ import { MatrixTable } from '../../web/src/figures/matrix-table';
 import { hex, mixOklab, parseColour } from '../../web/src/figures/palette';
 import { MASKED_SOURCE, numpyScript, SOFTMAX_SOURCE } from '../../web/src/figures/numpy-script';
 import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/figures/predict';
-import { ATTENTION_SOURCE } from '../../web/src/steps/06-weighted-sum';
-import { MULTI_HEAD_SOURCE } from '../../web/src/steps/08-multi-head';
+import { ATTENTION_SOURCE, MULTI_HEAD_SOURCE } from '../../web/src/steps/article-code';
 import { snapshotFor } from './fixtures';
 
 const view = (data: number[], rows: number, cols: number, extra: Record<string, unknown> = {}) => ({

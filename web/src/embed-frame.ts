@@ -4,6 +4,7 @@
 import './styles/page.css';
 import './elements/index';
 import { SETTING_ATTRIBUTES } from './elements/attributes';
+import { FRAME_RESIZE_MESSAGE } from './elements/embed-code';
 import { embedStep, embedStepNames } from './embed-step';
 import { el } from './figures/dom';
 
@@ -35,7 +36,7 @@ function postHeight(): void {
   const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
   if (height === lastHeight || window.parent === window) return;
   lastHeight = height;
-  window.parent.postMessage({ type: 'attention-by-hand:resize', height, step: requested ?? 'scores' }, '*');
+  window.parent.postMessage({ type: FRAME_RESIZE_MESSAGE, height, step: requested ?? 'scores' }, '*');
   window.parent.postMessage(JSON.stringify({ src: location.href, context: 'iframe.resize', height }), '*');
 }
 new ResizeObserver(postHeight).observe(document.documentElement);

@@ -1,5 +1,5 @@
-// The one place that owns the walkthrough's settings and the URL. Controls call update(); renderers
-// never read the URL or change settings. Every change goes through validateSettings(), so an
+// The one place that owns the walkthrough's settings and the URL (query and fragment). Controls call
+// update(); renderers never read the URL or change settings. Every change goes through validateSettings(), so an
 // invalid value can never reach the engine from here.
 import { isCustomMask } from './hands-on-settings';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, validateSettings, type Settings } from './settings';
@@ -107,4 +107,24 @@ function withMaskRule(change: Partial<Settings>): Partial<Settings> {
   if (change.causal !== undefined && change.mask === undefined) return { ...change, mask: 'none' };
   if (change.mask !== undefined && isCustomMask(change.mask) && change.causal === undefined) return { ...change, causal: false };
   return change;
+}
+
+/**
+ * The step the URL's fragment names ("#causal" -> "causal"), decoded; '' without one. Not a setting: the
+ * walkthrough element scrolls to that step, since hash links cannot see into its shadow root.
+ */
+export function fragmentStep(): string {
+  const raw = location.hash.slice(1);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw; // a malformed escape ("#%E0%A4") names no step; left as typed
+  }
+}
+
+/** Calls `listener` with fragmentStep() after every change of the fragment; returns the unsubscribe. */
+export function onFragmentChange(listener: (step: string) => void): () => void {
+  const onHash = () => listener(fragmentStep());
+  window.addEventListener('hashchange', onHash);
+  return () => window.removeEventListener('hashchange', onHash);
 }

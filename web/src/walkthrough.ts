@@ -1,9 +1,10 @@
 // Assembles a walkthrough (all steps, or one for an embed) inside a root: settings bar, notices,
 // contents, one section per step. Data flows one way:
 // control -> state.update() -> FrameScheduler (at most one engine call per frame) -> snapshot -> steps.
+// What the page provides besides the engine (the timing service, embed-code panels) comes in through
+// the options and reaches each step through its context; this module imports nothing above it.
 import { FrameScheduler } from './compute';
 import { createControls, type ControlName } from './controls';
-import { embedCodePanel } from './embed-code';
 import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
 import { formulaElement } from './figures/formula';
@@ -13,7 +14,8 @@ import type { WalkthroughState } from './state';
 import type { Snapshot } from './snapshot';
 import { StepRenderer } from './step-renderer';
 import { STEPS } from './steps/index';
-import type { StepDefinition, StepView } from './steps/types';
+import type { EmbedCodePanel, StepContext, StepDefinition, StepView } from './steps/types';
+import type { TimingService } from './workers/cost-plan';
 
 export interface WalkthroughOptions {
   root: HTMLElement | ShadowRoot;
@@ -23,8 +25,10 @@ export interface WalkthroughOptions {
   controls?: ReadonlySet<ControlName>;
   /** A table of contents (the full walkthrough). */
   toc?: boolean;
-  /** A "Copy embed code" button on every section (the main page). */
-  embedCode?: boolean;
+  /** Makes a step's "Copy embed code" panel (the main page's element layer); without it, none. */
+  embedCode?: (step: StepDefinition, settings: () => Settings) => EmbedCodePanel;
+  /** The page's timing service for the "Run it on my machine" measurement; without it, none. */
+  timing?: TimingService;
   onSnapshot?: (snapshot: Snapshot) => void;
 }
 
@@ -38,16 +42,16 @@ export interface Walkthrough {
   readonly drawn: boolean;
 }
 
-function stepSection(step: StepDefinition, extra: HTMLElement | null): { section: HTMLElement; body: HTMLElement } {
+function stepSection(step: StepDefinition): { section: HTMLElement; header: HTMLElement; body: HTMLElement } {
   const headingId = `step-${step.id}-title`;
   const body = el('div', { class: 'step-body', part: 'body' });
+  const header = el('div', { class: 'step-header' },
+    el('h2', { id: headingId }, el('span', { class: 'step-number' }, `${step.number}.`), ' ', step.title));
   const section = el('section', { class: 'step', id: step.id, 'aria-labelledby': headingId, 'data-step': step.id, part: 'step' },
-    el('div', { class: 'step-header' },
-      el('h2', { id: headingId }, el('span', { class: 'step-number' }, `${step.number}.`), ' ', step.title),
-      extra),
+    header,
     step.formula ? formulaElement(step.formula, `Formula: ${step.title}`) : null,
     body);
-  return { section, body };
+  return { section, header, body };
 }
 
 export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
@@ -57,7 +61,12 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const controls = createControls((change, history) => state.update(change, history), options.controls);
   const sectionViews: { section: HTMLElement; view: StepView }[] = [];
   // Predictions (figures/predict.ts) belong to the full walkthrough; a single embedded figure shows its answer.
-  const context = { update: (change: Parameters<WalkthroughState['update']>[0]) => state.update(change), predictions: Boolean(options.toc) };
+  const contextFor = (step: StepDefinition): StepContext => ({
+    update: (change) => state.update(change),
+    predictions: Boolean(options.toc),
+    timing: options.timing,
+    embedCode: options.embedCode?.(step, () => state.settings),
+  });
 
   const content = el('div', { class: 'content' });
   // The full walkthrough's notices hang below its sticky bar, in view wherever the reader is; an
@@ -69,10 +78,15 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       el('ol', {}, ...steps.map((step) => el('li', {}, el('a', { href: `#${step.id}` }, step.title))))));
   }
   for (const step of steps) {
-    const panel = options.embedCode ? embedCodePanel(step, () => state.settings) : null;
-    const { section, body } = stepSection(step, panel?.button ?? null);
-    if (panel) section.insertBefore(panel.element, section.children[1]);
+    const context = contextFor(step);
+    const { section, header, body } = stepSection(step);
     sectionViews.push({ section, view: step.mount(body, context) });
+    // An embed-code panel the step did not place among its own tools goes in the section's header.
+    const panel = context.embedCode;
+    if (panel && !body.contains(panel.button)) {
+      header.appendChild(panel.button);
+      section.insertBefore(panel.element, header.nextSibling);
+    }
     content.appendChild(section);
   }
   root.append(controls.element, content);

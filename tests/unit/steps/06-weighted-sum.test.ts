@@ -3,7 +3,8 @@
 // output, and the by-hand line for any output cell has exactly the weights row times the V column
 // as its terms, which add up to the cell.
 import { describe, expect, test } from 'vitest';
-import { ATTENTION_SOURCE, weightedSumStep } from '../../../web/src/steps/06-weighted-sum';
+import { ATTENTION_SOURCE } from '../../../web/src/steps/article-code';
+import { weightedSumStep } from '../../../web/src/steps/06-weighted-sum';
 import { fmt } from '../../../web/src/figures/format';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { snapshotFor } from '../fixtures';

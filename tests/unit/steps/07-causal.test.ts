@@ -3,7 +3,8 @@
 // zeros and rows summing to 100%, and the wrong way with the real (short) row sums, whatever the
 // page's own causal setting. The checkbox drives the page setting through context.update.
 import { describe, expect, test } from 'vitest';
-import { CAUSAL_SOURCE, causalStep, numpyPrint, rowSums } from '../../../web/src/steps/07-causal';
+import { CAUSAL_SOURCE } from '../../../web/src/steps/article-code';
+import { causalStep, numpyPrint, rowSums } from '../../../web/src/steps/07-causal';
 import { fmt, percent } from '../../../web/src/figures/format';
 import type { Settings } from '../../../web/src/settings';
 import { snapshotFor } from '../fixtures';

@@ -7,7 +7,8 @@ import { costOfShape, costOfSnapshot } from '../../../web/src/figures/cost-model
 import { count, fmt } from '../../../web/src/figures/format';
 import { tokenLabels } from '../../../web/src/figures/labels';
 import { headChoices, type Settings } from '../../../web/src/settings';
-import { MAX_HEAD_MAPS, MULTI_HEAD_SOURCE, multiHeadStep, topKey } from '../../../web/src/steps/08-multi-head';
+import { MULTI_HEAD_SOURCE } from '../../../web/src/steps/article-code';
+import { MAX_HEAD_MAPS, multiHeadStep, topKey } from '../../../web/src/steps/08-multi-head';
 import { snapshotFor } from '../fixtures';
 
 function mount() {

@@ -6,17 +6,18 @@
 // worker (a fake here) through progress, a printed slope, and cancel.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { FLASH_MAX_TOKENS } from '../../../web/src/compute';
-import type { CostWorkerHandle } from '../../../web/src/figures/cost-run';
 import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, rescaledRows } from '../../../web/src/steps/10-flash';
 import type { Snapshot } from '../../../web/src/snapshot';
 import type { CostItem, CostRunRequest, CostWorkerMessage } from '../../../web/src/workers/cost-plan';
+import { workerTimingService, type CostWorkerHandle } from '../../../web/src/workers/timing-service';
 import { snapshotFor } from '../fixtures';
 
-function mount(options: Parameters<typeof mountFlash>[2] = {}) {
+function mount(options: { createWorker?: () => CostWorkerHandle } = {}) {
   const body = document.createElement('div');
   document.body.replaceChildren(body);
   const updates: unknown[] = [];
-  const view = mountFlash(body, { update: (change) => updates.push(change) }, options);
+  const timing = options.createWorker ? workerTimingService(options.createWorker) : undefined;
+  const view = mountFlash(body, { update: (change) => updates.push(change), timing });
   return { body, view, updates };
 }
 

@@ -1,7 +1,6 @@
 // The base of every custom element: a shadow root with the shared styles, attributes validated
 // into settings, a lazy start when the element nears the viewport, one shared engine for the whole
 // page, read-only `config` and `result`, and an `attention-change` event.
-import { computeSnapshot } from '../compute';
 import { EngineError, loadEngine, type AttentionEngine } from '../engine/engine';
 import { el } from '../figures/dom';
 import { formulaElement } from '../figures/formula';
@@ -10,6 +9,9 @@ import type { Snapshot } from '../snapshot';
 import { WalkthroughState } from '../state';
 import type { StepDefinition } from '../steps/types';
 import { mountWalkthrough, type Walkthrough } from '../walkthrough';
+import { workerTimingService } from '../workers/timing-service';
+import { debugHandle, type AttentionDebug } from './debug';
+import { embedCodePanel } from './embed-code';
 import { OBSERVED_ATTRIBUTES, SETTING_ATTRIBUTES, parseControls, settingsFromAttributes, themeNotices } from './attributes';
 import { sharedStyleSheet } from './styles';
 
@@ -18,30 +20,20 @@ export interface AttentionChangeDetail {
   result: Snapshot;
 }
 
-/** What `testHooks` gives tests (tests/browser/memory.test.ts, recovery.test.ts); not part of the embed API. */
-export interface AttentionTestHooks {
-  /** The engine the element computes with (shared by every element on the page). */
-  engine: AttentionEngine;
-  /** The UI's compute path, computeSnapshot(engine, settings), without rendering. */
-  compute(settings?: Settings): Snapshot;
-  /** state.update(change): validated, then scheduled, computed and rendered like a control's change. */
-  update(change: Partial<Settings>): void;
-  /** Computes any pending change and draws every step now, including those queued for idle time. */
-  flush(): void;
-  /** Every step shows the latest settings: the idle-time drawing has caught up. */
-  drawn(): boolean;
-}
-
 /** Starts work this far before the element scrolls into view. */
 const NEAR_VIEWPORT = '300px';
 
+/**
+ * The base of every element: configured by attributes (validated like URL parameters), started when it
+ * nears the viewport, sharing one engine with every other element on the page (one .wasm download).
+ */
 export abstract class AttentionElement extends HTMLElement {
   static get observedAttributes(): string[] {
     return OBSERVED_ATTRIBUTES;
   }
 
-  /** The steps this element shows. */
-  protected abstract get steps(): readonly StepDefinition[];
+  /** @internal The steps this element shows (the walkthrough's internals: not in the package's types). */
+  protected abstract readonly steps: readonly StepDefinition[];
   /** The full walkthrough has a table of contents; single steps do not. */
   protected get withToc(): boolean {
     return false;
@@ -70,19 +62,13 @@ export abstract class AttentionElement extends HTMLElement {
   }
 
   /**
-   * Test hook, used only by the browser tests that measure memory and engine recovery through the page's
-   * own engine and UI path. Null until the element has started. Not part of the documented embed API.
+   * With the `debug` attribute, the element's engine and UI path (AttentionDebug, elements/debug.ts) for
+   * the console and the browser tests; null without the attribute or before the element has started.
    */
-  get testHooks(): AttentionTestHooks | null {
+  get debug(): AttentionDebug | null {
     const { engineRef: engine, state, walkthrough } = this;
-    if (!engine || !state || !walkthrough) return null;
-    return {
-      engine,
-      compute: (settings = state.settings) => computeSnapshot(engine, settings),
-      update: (change) => state.update(change, 'replace'),
-      flush: () => walkthrough.flush(),
-      drawn: () => walkthrough.drawn,
-    };
+    if (!this.hasAttribute('debug') || !engine || !state || !walkthrough) return null;
+    return debugHandle(engine, state, walkthrough);
   }
 
   connectedCallback(): void {
@@ -163,7 +149,8 @@ export abstract class AttentionElement extends HTMLElement {
       steps: this.steps,
       controls: controls.visible,
       toc: this.withToc,
-      embedCode: this.withEmbedCode,
+      embedCode: this.withEmbedCode ? embedCodePanel : undefined,
+      timing: workerTimingService(),
       onSnapshot: (snapshot) => {
         this.dataset.ready = 'true';
         this.dispatchEvent(new CustomEvent<AttentionChangeDetail>('attention-change', {

@@ -1,28 +1,38 @@
 // The embeddable bundle's entry: defines <attention-walkthrough> and one element per step. One
-// script tag loads it; every element on the page shares one engine (one .wasm download).
+// script tag loads it; every element on the page shares one engine (one .wasm download). The
+// package's type declarations are generated from this module (elements/package-types.ts adds the
+// global tag, event and JSX maps), and custom-elements.json from the classes below.
+import { problemStep } from '../steps/01-problem';
+import { qkvStep } from '../steps/02-qkv';
+import { scoresStep } from '../steps/03-scores';
+import { scaleStep } from '../steps/04-scale';
+import { softmaxStep } from '../steps/05-softmax';
+import { weightedSumStep } from '../steps/06-weighted-sum';
+import { causalStep } from '../steps/07-causal';
+import { multiHeadStep } from '../steps/08-multi-head';
+import { costStep } from '../steps/09-cost';
+import { flashStep } from '../steps/10-flash';
+import { faqStep } from '../steps/11-faq';
 import { STEPS } from '../steps/index';
-import type { StepDefinition } from '../steps/types';
+import { fragmentStep, onFragmentChange } from '../state';
 import { AttentionElement } from './attention-element';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './registry';
 
 export { AttentionElement, type AttentionChangeDetail } from './attention-element';
+export type { AttentionDebug } from './debug';
 export { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './registry';
+export type { Settings as AttentionConfig } from '../settings';
+export type { FlashSnapshot, Snapshot as AttentionSnapshot } from '../snapshot';
+export type { DotProductSamples, FlashTrace, FlashTraceStep, MaskMatrix, Matrix, PipelineSnapshot, SoftmaxSaturation, Tensor3 } from '../engine/types';
 
-/** <attention-walkthrough>: every step. With `sync-url` (the main page) its settings live in the URL. */
+/**
+ * Every step, with a table of contents.
+ * @tagname attention-walkthrough
+ */
 export class AttentionWalkthroughElement extends AttentionElement {
-  private onHash = () => {
-    let id = location.hash.slice(1);
-    try {
-      id = decodeURIComponent(id);
-    } catch {
-      // A malformed escape ("#%E0%A4") names no step; leave it as typed.
-    }
-    return this.scrollToStep(id);
-  };
-
-  protected get steps(): readonly StepDefinition[] {
-    return STEPS;
-  }
+  /** @internal */
+  protected readonly steps = STEPS;
+  private stopWatchingFragment: (() => void) | null = null;
 
   protected override get withToc(): boolean {
     return true;
@@ -38,32 +48,159 @@ export class AttentionWalkthroughElement extends AttentionElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    window.addEventListener('hashchange', this.onHash);
+    // Hash links cannot see into the shadow root: follow the URL's fragment (#causal) here.
+    this.stopWatchingFragment?.();
+    this.stopWatchingFragment = onFragmentChange((step) => this.scrollToStep(step));
     this.addEventListener('attention-change', () => {
-      if (location.hash) this.onHash();
+      const step = fragmentStep();
+      if (step) this.scrollToStep(step);
     }, { once: true });
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener('hashchange', this.onHash);
+    this.stopWatchingFragment?.();
+    this.stopWatchingFragment = null;
   }
 }
 
-function stepElementClass(step: StepDefinition): CustomElementConstructor {
-  return class extends AttentionElement {
-    protected get steps(): readonly StepDefinition[] {
-      return [step];
-    }
-  };
+/**
+ * Step 1 alone: the problem attention solves.
+ * @tagname attention-problem
+ */
+export class AttentionProblemElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [problemStep];
 }
 
+/**
+ * Step 2 alone: queries, keys and values (X W_q, X W_k, X W_v).
+ * @tagname attention-qkv
+ */
+export class AttentionQkvElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [qkvStep];
+}
+
+/**
+ * Step 3 alone: the score matrix Q Kᵀ.
+ * @tagname attention-scores
+ */
+export class AttentionScoresElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [scoresStep];
+}
+
+/**
+ * Step 4 alone: dividing by √d_k.
+ * @tagname attention-scaling
+ */
+export class AttentionScalingElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [scaleStep];
+}
+
+/**
+ * Step 5 alone: softmax over each row.
+ * @tagname attention-softmax
+ */
+export class AttentionSoftmaxElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [softmaxStep];
+}
+
+/**
+ * Step 6 alone: weights × V.
+ * @tagname attention-weighted-sum
+ */
+export class AttentionWeightedSumElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [weightedSumStep];
+}
+
+/**
+ * Step 7 alone: causal and custom masks.
+ * @tagname attention-mask
+ */
+export class AttentionMaskElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [causalStep];
+}
+
+/**
+ * Step 8 alone: multi-head attention.
+ * @tagname attention-heads
+ */
+export class AttentionHeadsElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [multiHeadStep];
+}
+
+/**
+ * Step 9 alone: the quadratic cost.
+ * @tagname attention-cost
+ */
+export class AttentionCostElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [costStep];
+}
+
+/**
+ * Step 10 alone: FlashAttention's tiles and online softmax.
+ * @tagname attention-flash
+ */
+export class AttentionFlashElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [flashStep];
+}
+
+/**
+ * Questions and answers.
+ * @tagname attention-faq
+ */
+export class AttentionFaqElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [faqStep];
+}
+
+/** Tag name -> element type, for every element the bundle defines. */
+export interface AttentionElementTagNameMap {
+  'attention-walkthrough': AttentionWalkthroughElement;
+  'attention-problem': AttentionProblemElement;
+  'attention-qkv': AttentionQkvElement;
+  'attention-scores': AttentionScoresElement;
+  'attention-scaling': AttentionScalingElement;
+  'attention-softmax': AttentionSoftmaxElement;
+  'attention-weighted-sum': AttentionWeightedSumElement;
+  'attention-mask': AttentionMaskElement;
+  'attention-heads': AttentionHeadsElement;
+  'attention-cost': AttentionCostElement;
+  'attention-flash': AttentionFlashElement;
+  'attention-faq': AttentionFaqElement;
+}
+
+/** Tag -> class of every element the bundle defines, under the registry's tags (a missing or extra one does not compile). */
+const ELEMENT_CLASSES: { [Tag in keyof AttentionElementTagNameMap]: new () => AttentionElementTagNameMap[Tag] } = {
+  [WALKTHROUGH_ELEMENT]: AttentionWalkthroughElement,
+  [STEP_ELEMENTS.problem]: AttentionProblemElement,
+  [STEP_ELEMENTS.qkv]: AttentionQkvElement,
+  [STEP_ELEMENTS.scores]: AttentionScoresElement,
+  [STEP_ELEMENTS.scale]: AttentionScalingElement,
+  [STEP_ELEMENTS.softmax]: AttentionSoftmaxElement,
+  [STEP_ELEMENTS['weighted-sum']]: AttentionWeightedSumElement,
+  [STEP_ELEMENTS.causal]: AttentionMaskElement,
+  [STEP_ELEMENTS['multi-head']]: AttentionHeadsElement,
+  [STEP_ELEMENTS.cost]: AttentionCostElement,
+  [STEP_ELEMENTS.flash]: AttentionFlashElement,
+  [STEP_ELEMENTS.faq]: AttentionFaqElement,
+};
+
+/**
+ * Defines every element in `registry` (tags already defined there are left alone). Importing the bundle
+ * already does this for the global `customElements`; call it for a scoped registry.
+ */
 export function defineElements(registry: CustomElementRegistry = customElements): void {
-  if (!registry.get(WALKTHROUGH_ELEMENT)) registry.define(WALKTHROUGH_ELEMENT, AttentionWalkthroughElement);
-  for (const step of STEPS) {
-    const tag = STEP_ELEMENTS[step.id];
-    if (tag && !registry.get(tag)) registry.define(tag, stepElementClass(step));
-  }
+  for (const [tag, element] of Object.entries(ELEMENT_CLASSES)) if (!registry.get(tag)) registry.define(tag, element);
 }
 
 defineElements();

@@ -1,6 +1,7 @@
-// Which custom element shows which step. Metadata as data: the docs page, the embed-code snippets
-// and the iframe embed all read this table.
-export const STEP_ELEMENTS: Readonly<Record<string, string>> = Object.freeze({
+// Which custom element shows which step. Metadata as data: the docs page, the embed-code snippets,
+// the iframe embed and the element definitions (elements/index.ts) all read this table, and its
+// literal types are the package's (STEP_ELEMENTS.scale is typed 'attention-scaling').
+export const STEP_ELEMENTS = Object.freeze({
   problem: 'attention-problem',
   qkv: 'attention-qkv',
   scores: 'attention-scores',
@@ -12,6 +13,14 @@ export const STEP_ELEMENTS: Readonly<Record<string, string>> = Object.freeze({
   cost: 'attention-cost',
   flash: 'attention-flash',
   faq: 'attention-faq',
-});
+} as const);
 
 export const WALKTHROUGH_ELEMENT = 'attention-walkthrough';
+
+/** The tag of an element that shows one step. */
+export type StepElementTag = (typeof STEP_ELEMENTS)[keyof typeof STEP_ELEMENTS];
+
+/** The tag of the element that shows step `id` alone; undefined for an unknown id ("constructor" included). */
+export function stepElementTag(id: string): StepElementTag | undefined {
+  return Object.hasOwn(STEP_ELEMENTS, id) ? STEP_ELEMENTS[id as keyof typeof STEP_ELEMENTS] : undefined;
+}

@@ -1,37 +1,20 @@
-// "Run it on my machine": times naive and tiled attention in the reader's browser, in a Web Worker
-// (workers/cost-worker.ts) so the page never freezes, and plots time and memory against n on
-// log-log axes with the fitted slope. Nothing runs until the reader presses Run; Cancel terminates
-// the worker. Every number on the charts is also in the table below them (the text equivalent).
+// "Run it on my machine": times naive and tiled attention in the reader's browser through the page's
+// timing service (workers/timing-service.ts: a Web Worker, so the page never freezes), and plots time
+// and memory against n on log-log axes with the fitted slope. Nothing runs until the reader presses
+// Run; Cancel stops the run. Every number on the charts is also in the table below them (the text
+// equivalent). The figure starts no thread and no engine itself: it only sees the TimingService.
 //
 // Test hook (not part of the embed API, no attribute or URL parameter): a `data-max-n` attribute on
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
-import { engineWasmUrl } from '../engine/engine';
 import { tokenCountLabel } from './cost-model';
 import { el, replaceChildren, setText } from './dom';
 import { bytes, count } from './format';
 import { LogLogChart, type ChartTick } from './line-chart';
 import {
   COST_BLOCK, COST_BUDGET_BYTES, COST_D, COST_MAX_N, FIT_MIN_N, clampMaxN, fitLogLogSlope, measuredRatio, naiveMatrixBytes, planCost, tiledScratchFloats,
-  type CostItem, type CostKernel, type CostMeasurement, type CostRunRequest, type CostWorkerMessage,
+  type CostItem, type CostKernel, type CostMeasurement, type CostRun, type CostRunEvent, type TimingService,
 } from '../workers/cost-plan';
-
-/** The parts of a Worker the figure uses: tests pass a fake. */
-export interface CostWorkerHandle {
-  postMessage(message: CostRunRequest): void;
-  terminate(): void;
-  addEventListener(type: 'message', listener: (event: MessageEvent<CostWorkerMessage>) => void): void;
-  addEventListener(type: 'error', listener: (event: ErrorEvent) => void): void;
-}
-
-export interface CostRunOptions {
-  /** Makes the worker when the reader presses Run. Default: the real cost worker, as a module worker. */
-  createWorker?: () => CostWorkerHandle;
-}
-
-function realWorker(): CostWorkerHandle {
-  return new Worker(new URL('../workers/cost-worker.ts', import.meta.url), { type: 'module' }) as unknown as CostWorkerHandle;
-}
 
 /** 0.42 ms, 12.3 ms, 1.52 s: three significant figures, never NaN. */
 export function formatMs(ms: number): string {
@@ -75,14 +58,16 @@ export class CostRunFigure {
   private readonly memoryChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'engine memory' });
   private readonly reading: HTMLElement;
   private readonly table: HTMLTableElement;
-  private worker: CostWorkerHandle | null = null;
+  /** The run in progress, if any. */
+  private measurement: CostRun | null = null;
   private phase: Phase = 'idle';
   private plan: CostItem[] = [];
   private measured: CostMeasurement[] = [];
   private current: CostItem | null = null;
   private startedAt = 0;
 
-  constructor(private readonly options: CostRunOptions = {}) {
+  /** @param timing  the page's timing service; without one, Run says the measurement is not offered here. */
+  constructor(private readonly timing: TimingService | undefined) {
     this.run = el('button', { type: 'button', class: 'button flash-run-start' }, 'Run');
     this.cancel = el('button', { type: 'button', class: 'button quiet flash-run-cancel', disabled: true }, 'Cancel');
     this.progress = el('progress', { class: 'flash-run-progress', max: 1, value: 0, 'aria-label': 'Measurement progress' });
@@ -123,29 +108,26 @@ export class CostRunFigure {
   }
 
   private start(): void {
-    if (this.worker) return;
+    if (this.measurement) return;
     const maxN = this.element.dataset.maxN ? clampMaxN(Number(this.element.dataset.maxN)) : undefined;
-    let worker: CostWorkerHandle;
+    if (!this.timing) {
+      this.fail('This page does not offer the measurement. It runs on the walkthrough’s own page.');
+      return;
+    }
     try {
-      worker = (this.options.createWorker ?? realWorker)();
+      this.measurement = this.timing.start({ maxN }, (event) => this.onEvent(event));
     } catch (error) {
       // A page whose Content-Security-Policy forbids workers, or a script served from another origin.
       this.fail(`This page does not allow the background thread the measurement needs (${error instanceof Error ? error.message : String(error)}). ` +
         'It runs on the walkthrough’s own page.');
       return;
     }
-    this.worker = worker;
+    // Events arrive from the worker, asynchronously: the run's state is in place before the first.
     this.plan = planCost({ maxN });
     this.measured = [];
     this.current = null;
     this.startedAt = performance.now();
     this.phase = 'starting';
-    worker.addEventListener('message', (event) => this.onMessage(event.data));
-    worker.addEventListener('error', (event) => {
-      event.preventDefault?.();
-      this.fail(`The measurement could not start in this browser (${event.message || 'the worker script did not load'}). It runs on the walkthrough’s own page.`);
-    });
-    worker.postMessage({ type: 'run', maxN, budgetBytes: COST_BUDGET_BYTES, wasmUrl: engineWasmUrl() });
     this.run.disabled = true;
     this.cancel.disabled = false;
     this.progress.value = 0;
@@ -154,9 +136,12 @@ export class CostRunFigure {
     this.draw();
   }
 
-  private onMessage(message: CostWorkerMessage): void {
-    if (!this.worker) return;
+  private onEvent(message: CostRunEvent): void {
+    if (!this.measurement) return;
     switch (message.type) {
+      case 'unavailable':
+        this.fail(`The measurement could not start in this browser (${message.message}). It runs on the walkthrough’s own page.`);
+        return;
       case 'started':
         this.phase = 'running';
         this.plan = message.plan;
@@ -185,9 +170,9 @@ export class CostRunFigure {
   }
 
   private stop(phase: 'done' | 'cancelled'): void {
-    if (!this.worker) return;
-    this.worker.terminate();
-    this.worker = null;
+    if (!this.measurement) return;
+    this.measurement.stop();
+    this.measurement = null;
     this.phase = phase;
     const seconds = (performance.now() - this.startedAt) / 1000;
     const last = this.measured[this.measured.length - 1];
@@ -200,8 +185,8 @@ export class CostRunFigure {
   }
 
   private fail(text: string): void {
-    this.worker?.terminate();
-    this.worker = null;
+    this.measurement?.stop();
+    this.measurement = null;
     this.phase = 'failed';
     this.current = null;
     setText(this.status, text);
@@ -237,7 +222,7 @@ export class CostRunFigure {
       const m = this.measured.find((x) => x.kernel === kernel && x.n === n);
       const planned = this.plan.some((item) => item.kernel === kernel && item.n === n);
       const busy = this.current?.kernel === kernel && this.current.n === n;
-      const text = m ? value(m) : !planned ? `over the ${bytes(COST_BUDGET_BYTES)} budget` : busy ? 'measuring…' : this.worker ? '…' : '—';
+      const text = m ? value(m) : !planned ? `over the ${bytes(COST_BUDGET_BYTES)} budget` : busy ? 'measuring…' : this.measurement ? '…' : '—';
       return el('td', { class: m ? 'num' : 'num flash-run-empty', 'data-kernel': kernel, 'data-ms': m ? m.ms : null }, text);
     };
     replaceChildren(this.table,

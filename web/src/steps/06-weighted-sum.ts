@@ -11,16 +11,8 @@ import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
+import { ATTENTION_SOURCE, MULTI_HEAD_SOURCE } from './article-code';
 import type { StepDefinition } from './types';
-import { MULTI_HEAD_SOURCE } from './08-multi-head';
-
-/** The article's attention(), exactly as printed there. */
-export const ATTENTION_SOURCE = `def attention(Q, K, V, mask=None):
-    scores = Q @ K.T / np.sqrt(Q.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    return weights @ V, weights`;
 
 function link(href: string, text: string): HTMLAnchorElement {
   return el('a', { href }, text);

@@ -12,14 +12,8 @@ import { Prediction } from '../figures/predict';
 import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } from '../hands-on-settings';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
+import { CAUSAL_SOURCE } from './article-code';
 import type { StepDefinition } from './types';
-
-/** The article's masking snippet, exactly as printed there. */
-export const CAUSAL_SOURCE = `n = 4
-mask = np.tril(np.ones((n, n), dtype=bool))     # lower triangular
-out, w = attention(Q, K, V, mask=mask)
-
-print(w.round(2))`;
 
 /** Largest n whose weights are printed the way NumPy would. */
 export const PRINT_MAX_TOKENS = 12;

@@ -13,23 +13,8 @@ import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
 import { headChoices, LIMITS, maxHeadsFor } from '../settings';
 import type { Snapshot } from '../snapshot';
+import { MULTI_HEAD_SOURCE } from './article-code';
 import type { StepDefinition } from './types';
-
-/** The article's multi_head_attention(), exactly as printed there. */
-export const MULTI_HEAD_SOURCE = `def multi_head_attention(X, W_q, W_k, W_v, W_o, h=8):
-    n, d_model = X.shape
-    d_k = d_model // h
-
-    Q = (X @ W_q).reshape(n, h, d_k).transpose(1, 0, 2)   # (h, n, d_k)
-    K = (X @ W_k).reshape(n, h, d_k).transpose(1, 0, 2)
-    V = (X @ W_v).reshape(n, h, d_k).transpose(1, 0, 2)
-
-    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d_k)      # (h, n, n)
-    weights = softmax(scores, axis=-1)
-    heads = weights @ V                                    # (h, n, d_k)
-
-    merged = heads.transpose(1, 0, 2).reshape(n, d_model)  # concat heads
-    return merged @ W_o, weights`;
 
 /** Widest output drawn; past it, the first columns (the rest are computed, not drawn). */
 export const OUTPUT_MAX_COLUMNS = 64;

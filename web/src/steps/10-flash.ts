@@ -6,7 +6,7 @@
 // memory, and a measurement of both in the reader's browser (figures/cost-run.ts).
 import { BarChart } from '../figures/bars';
 import { tokenCountLabel } from '../figures/cost-model';
-import { CostRunFigure, type CostRunOptions } from '../figures/cost-run';
+import { CostRunFigure } from '../figures/cost-run';
 import { controlForm, el, setText, showChildren } from '../figures/dom';
 import { bytes, count, fmt, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
@@ -16,7 +16,7 @@ import type { FlashTrace, Matrix } from '../engine/types';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import { tiledScratchFloats } from '../workers/cost-plan';
-import type { StepDefinition } from './types';
+import type { StepContext, StepDefinition } from './types';
 
 /** Autoplay advances one tile this often. */
 export const FLASH_AUTOPLAY_MS = 1400;
@@ -106,8 +106,8 @@ export const flashStep: StepDefinition = {
   },
 };
 
-/** Exposed with options so tests can pass a fake worker to the measurement. */
-export function mountFlash(body: HTMLElement, context: { update(change: { block: number }): void }, runOptions: CostRunOptions = {}) {
+/** The step's view; the measurement runs on the page's timing service (context.timing). */
+export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update' | 'timing'>) {
   const id = ++uid;
   let snapshot: Snapshot | null = null;
   let position = 0;
@@ -178,7 +178,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
   const meterHere = new BarChart({ caption: 'this sentence', labelHeader: 'method', valueHeader: 'floats held', className: 'flash-meter-here' });
   const meterLong = new BarChart({ caption: '8k tokens', labelHeader: 'method', valueHeader: 'floats held', className: 'flash-meter-long' });
   const meterReading = el('p', { class: 'reading flash-meter-reading' });
-  const run = new CostRunFigure(runOptions);
+  const run = new CostRunFigure(context.timing);
 
   body.append(
     el('p', {}, 'Every method so far filled the whole score table before doing anything with it. The tiled method never builds that table. ' +

@@ -1,15 +1,30 @@
 // What a walkthrough step is: metadata as data, plus a view that renders a snapshot. Steps never
 // call the engine and never read the URL; the only thing they can do to the world is ask for a
-// settings change through the context.
+// settings change through the context. What else a step needs from the page (the timing service,
+// its embed-code panel) comes through the context too, so no step imports the page's layers.
 import type { Formula } from '../figures/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
+import type { TimingService } from '../workers/cost-plan';
+
+/** "Copy embed code" for one step: a toggle button and the panel it opens (made by the element layer). */
+export interface EmbedCodePanel {
+  button: HTMLElement;
+  element: HTMLElement;
+}
 
 export interface StepContext {
   /** Ask for a settings change (goes through the state module's validation). */
   update(change: Partial<Settings>): void;
   /** Ask the reader to predict before some figures reveal their answer (the full walkthrough only). */
   predictions?: boolean;
+  /** Times the kernels on the reader's machine (step 10's "Run it"); absent where the page offers no measurement. */
+  timing?: TimingService;
+  /**
+   * This step's "Copy embed code" panel, absent where the page offers none. A step may place it among its
+   * own figure's tools; one it leaves unplaced goes in the section's header.
+   */
+  embedCode?: EmbedCodePanel;
 }
 
 export interface StepView {

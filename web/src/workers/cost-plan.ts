@@ -158,3 +158,26 @@ export type CostWorkerMessage =
   | { type: 'measured'; result: CostMeasurement; index: number; workDone: number; workTotal: number }
   | { type: 'done' }
   | { type: 'error'; message: string; item?: CostItem };
+
+// ---- The timing service: how a page lets a figure run the measurement ----
+
+/** What a running measurement reports: the worker's messages, or that the worker script could not load. */
+export type CostRunEvent = CostWorkerMessage | { type: 'unavailable'; message: string };
+
+/** A measurement in progress. */
+export interface CostRun {
+  /** Ends the measurement at once (the worker is terminated); nothing is reported after it. */
+  stop(): void;
+}
+
+/**
+ * Times the two kernels on the reader's machine, away from the page's own engine. The page provides it
+ * (workers/timing-service.ts) through the step context; steps and figures only see this interface.
+ */
+export interface TimingService {
+  /**
+   * Starts one run up to maxN tokens (COST_MAX_N when absent); every event goes to `report`, in order.
+   * Throws when the page cannot start the background thread (a Content-Security-Policy without workers).
+   */
+  start(options: { maxN?: number }, report: (event: CostRunEvent) => void): CostRun;
+}

@@ -1,10 +1,12 @@
 // "Copy embed code": the snippets that reproduce a section, with the reader's current settings,
 // on another page: the custom element (one script tag) or an iframe for hosts that strip scripts.
-import { settingsToAttributes } from './elements/attributes';
-import { STEP_ELEMENTS } from './elements/registry';
-import { el } from './figures/dom';
-import { settingsToParams, type Settings } from './settings';
-import type { StepDefinition } from './steps/types';
+// Part of the element layer (it writes element attributes); the walkthrough element hands the panels
+// down to the steps through their context (steps/types.ts), so nothing below imports this file.
+import { el } from '../figures/dom';
+import { settingsToParams, type Settings } from '../settings';
+import type { EmbedCodePanel, StepDefinition } from '../steps/types';
+import { settingsToAttributes } from './attributes';
+import { stepElementTag } from './registry';
 
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -16,16 +18,44 @@ function siteBase(): string {
 }
 
 export function elementSnippet(stepId: string, settings: Settings, base = siteBase()): string {
-  const tag = STEP_ELEMENTS[stepId];
+  const tag = stepElementTag(stepId);
   const attributes = settingsToAttributes(settings).map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
   return `<script type="module" src="${base}embed/attention-by-hand.js"></script>\n<${tag}${attributes}></${tag}>`;
 }
 
-export function iframeSnippet(step: StepDefinition, settings: Settings, base = siteBase()): string {
+/** The message the embed page (embed-frame.ts) posts to its parent with its height, and the snippet listens for. */
+export const FRAME_RESIZE_MESSAGE = 'attention-by-hand:resize';
+
+/** Height of a pasted iframe until its page reports its own, or for good where the host strips scripts. */
+export const FALLBACK_FRAME_HEIGHT = 640;
+
+/**
+ * The iframe snippet's listener: sets each of the snippet's iframes to the height its embed page posts.
+ * Only messages from the site's origin and from that very iframe count, so another frame on the host
+ * cannot resize it; several pasted snippets each add one listener, and they agree.
+ */
+export function frameResizeListener(origin: string): string {
+  return `addEventListener("message",function(e){var d=e.data;if(e.origin!==${JSON.stringify(origin).replace(/</g, '\\u003c')}||!d||d.type!=="${FRAME_RESIZE_MESSAGE}"||!(d.height>0))return;` +
+    'document.querySelectorAll("iframe[data-attention-by-hand]").forEach(function(f){if(f.contentWindow===e.source)f.height=String(Math.ceil(d.height))})})';
+}
+
+/**
+ * An iframe of embed.html for this step and settings, with a tiny listener that sizes it to its content
+ * (the embed page posts its height whenever it changes; embed.ly-style hosts get their own message). Where
+ * the host strips the script, the iframe keeps `height` (the section's height here, when known) and scrolls.
+ */
+export function iframeSnippet(step: StepDefinition, settings: Settings, base = siteBase(), height = FALLBACK_FRAME_HEIGHT): string {
   const params = settingsToParams(settings);
   params.set('step', step.id);
   const src = `${base}embed.html?${params.toString()}`;
-  return `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(step.title)}" width="100%" height="640" loading="lazy" style="border:0"></iframe>`;
+  return `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(step.title)}" width="100%" height="${Math.round(height)}" loading="lazy" style="border:0" data-attention-by-hand></iframe>\n` +
+    `<script>${frameResizeListener(new URL(base).origin)}</script>`;
+}
+
+/** The section's drawn height as a starting height for its iframe (clamped; the fallback when not laid out). */
+function sectionHeight(button: HTMLElement): number {
+  const height = button.closest('section')?.getBoundingClientRect().height ?? 0;
+  return height > 0 ? Math.min(Math.max(height, 200), 6000) : FALLBACK_FRAME_HEIGHT;
 }
 
 async function copy(text: string, source: HTMLTextAreaElement, status: HTMLElement): Promise<void> {
@@ -40,7 +70,7 @@ async function copy(text: string, source: HTMLTextAreaElement, status: HTMLEleme
   }
 }
 
-export function embedCodePanel(step: StepDefinition, settings: () => Settings): { button: HTMLElement; element: HTMLElement } {
+export function embedCodePanel(step: StepDefinition, settings: () => Settings): EmbedCodePanel {
   const panelId = `embed-${step.id}`;
   const button = el('button', { type: 'button', class: 'button quiet embed-toggle', 'aria-expanded': 'false', 'aria-controls': panelId }, 'Copy embed code');
   const element = el('div', { class: 'embed-code', id: panelId, hidden: true });
@@ -55,7 +85,7 @@ export function embedCodePanel(step: StepDefinition, settings: () => Settings): 
     const copyElement = el('button', { type: 'button', class: 'button' }, 'Copy element');
     const copyIframe = el('button', { type: 'button', class: 'button' }, 'Copy iframe');
     element.append(
-      el('p', { class: 'hint' }, 'Paste into your page to show this section with the current settings. The element needs one script tag; the iframe works where scripts are stripped.'),
+      el('p', { class: 'hint' }, 'Paste into your page to show this section with the current settings. The element needs one script tag; the iframe works where scripts are stripped (it then keeps its starting height and scrolls).'),
       elementCode, el('div', { class: 'row' }, copyElement),
       iframeCode, el('div', { class: 'row' }, copyIframe, status));
     copyElement.addEventListener('click', () => {
@@ -71,7 +101,7 @@ export function embedCodePanel(step: StepDefinition, settings: () => Settings): 
   const refresh = () => {
     fields ??= build();
     fields.elementCode.value = elementSnippet(step.id, settings());
-    fields.iframeCode.value = iframeSnippet(step, settings());
+    fields.iframeCode.value = iframeSnippet(step, settings(), siteBase(), sectionHeight(button));
     return fields;
   };
   button.addEventListener('click', () => {

@@ -1,0 +1,51 @@
+// Compile-time checks of the package's generated declarations (dist/embed/attention-by-hand.d.ts, made
+// by the embed build) against the code they were generated from: every public type is identical to the
+// code's. Not part of `tsc -p .` (the file exists only after a build): tests/unit/package.test.ts builds,
+// then compiles this file with tests/unit/tsconfig.package.json, where a mismatch is a compile error.
+import type * as Pkg from '../../dist/embed/attention-by-hand';
+import type { OTHER_ATTRIBUTES, SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
+import type { AttentionElement as SourceElement, AttentionChangeDetail as SourceChangeDetail } from '../../web/src/elements/attention-element';
+import type { AttentionDebug } from '../../web/src/elements/debug';
+import type * as Entry from '../../web/src/elements/index';
+import type { StepElementTag, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
+import type * as Engine from '../../web/src/engine/types';
+import type { Settings } from '../../web/src/settings';
+import type { FlashSnapshot, Snapshot } from '../../web/src/snapshot';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Assert<T extends true> = T;
+/** A class's public surface: classes with private members compare by declaration, not by shape. */
+type Public<T> = { [K in keyof T]: T[K] };
+type PublicDebug<D extends { engine: unknown }> = Omit<D, 'engine'> & { engine: Public<D['engine']> };
+
+export type DeclarationsMatchTheCode = [
+  Assert<Equal<Pkg.AttentionConfig, Settings>>,
+  Assert<Equal<Pkg.AttentionSnapshot, Snapshot>>,
+  Assert<Equal<Pkg.FlashSnapshot, FlashSnapshot>>,
+  Assert<Equal<Pkg.AttentionChangeDetail, SourceChangeDetail>>,
+  Assert<Equal<Pkg.Matrix, Engine.Matrix>>,
+  Assert<Equal<Pkg.Tensor3, Engine.Tensor3>>,
+  Assert<Equal<Pkg.MaskMatrix, Engine.MaskMatrix>>,
+  Assert<Equal<Pkg.PipelineSnapshot, Engine.PipelineSnapshot>>,
+  Assert<Equal<Pkg.DotProductSamples, Engine.DotProductSamples>>,
+  Assert<Equal<Pkg.SoftmaxSaturation, Engine.SoftmaxSaturation>>,
+  Assert<Equal<Pkg.FlashTrace, Engine.FlashTrace>>,
+  Assert<Equal<Pkg.FlashTraceStep, Engine.FlashTraceStep>>,
+  Assert<Equal<PublicDebug<Pkg.AttentionDebug>, PublicDebug<AttentionDebug>>>,
+  // The elements' read-only properties and methods.
+  Assert<Equal<Pkg.AttentionElement['config'], SourceElement['config']>>,
+  Assert<Equal<Pkg.AttentionElement['result'], SourceElement['result']>>,
+  Assert<Equal<PublicDebug<NonNullable<Pkg.AttentionElement['debug']>>, PublicDebug<NonNullable<SourceElement['debug']>>>>,
+  Assert<Equal<null extends Pkg.AttentionElement['debug'] ? true : false, true>>,
+  Assert<Equal<Pkg.AttentionElement['scrollToStep'], SourceElement['scrollToStep']>>,
+  // Every public member of the code's element is declared, and nothing more (no test-only members).
+  Assert<Equal<Exclude<keyof SourceElement, keyof Pkg.AttentionElement>, never>>,
+  Assert<Equal<Exclude<keyof Pkg.AttentionElement, keyof SourceElement>, never>>,
+  // The bundle's exports (web/src/elements/index.ts) are exactly the declared values.
+  Assert<Equal<keyof typeof Entry, keyof typeof Pkg>>,
+  Assert<Equal<typeof Pkg.defineElements, typeof Entry.defineElements>>,
+  // One element type per registry tag, and no other; one attribute type per attribute the elements read.
+  Assert<Equal<keyof Pkg.AttentionElementTagNameMap, StepElementTag | typeof WALKTHROUGH_ELEMENT>>,
+  Assert<Equal<keyof Pkg.AttentionElementAttributes, keyof typeof SETTING_ATTRIBUTES | (typeof OTHER_ATTRIBUTES)[number] | 'debug'>>,
+  Assert<Equal<Exclude<keyof Pkg.AttentionWalkthroughAttributes, keyof Pkg.AttentionElementAttributes>, 'sync-url' | 'embed-code'>>,
+];

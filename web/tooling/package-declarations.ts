@@ -1,0 +1,142 @@
+// The package's two descriptions of its API, generated from the code by the embed build so they never
+// drift from it: the bundled type declarations (attention-by-hand.d.ts: tsc's declarations of
+// web/src/elements/package-types.ts and everything it reaches, in one file, by dts-bundle-generator)
+// and the Custom Elements Manifest (custom-elements.json, by @custom-elements-manifest/analyzer), which
+// editors and tools such as Storybook read for every element, attribute and event.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+// The analyzer brings (and needs) its own TypeScript for reading the sources; declarations use the project's.
+import * as analyzer from '@custom-elements-manifest/analyzer';
+import type { Plugin as AnalyzerPlugin } from '@custom-elements-manifest/analyzer';
+import { generateDtsBundle } from 'dts-bundle-generator';
+import tsc from 'typescript';
+
+// The analyzer's own declarations leave out its two exports: create() and the TypeScript it parses with.
+const { create, ts } = analyzer as unknown as {
+  create(options: { modules: import('typescript').SourceFile[]; plugins?: AnalyzerPlugin[] }): unknown;
+  ts: typeof import('typescript');
+};
+import type { Plugin } from 'vite';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const elements = resolve(root, 'web/src/elements');
+
+/** The entry of the declarations: the bundle's exports plus the global tag, event and JSX maps. */
+export const DECLARATIONS_ENTRY = resolve(elements, 'package-types.ts');
+/** Modules the manifest is made from: the element classes and the attribute types they document. */
+const MANIFEST_SOURCES = ['attention-element.ts', 'index.ts', 'package-types.ts'].map((name) => resolve(elements, name));
+/** The bundle the manifest describes, relative to the manifest (both live in dist/embed/). */
+const BUNDLE = 'attention-by-hand.js';
+
+/**
+ * tsc's declarations of the entry and what it imports (without a second type check: `npm run typecheck`
+ * does that; members marked @internal left out), written to a scratch directory, then bundled into one
+ * file that exports exactly what the entry exports.
+ */
+export function bundledDeclarations(): string {
+  const scratch = mkdtempSync(join(tmpdir(), 'abh-declarations-'));
+  try {
+    const config = tsc.getParsedCommandLineOfConfigFile(resolve(root, 'tsconfig.json'), {}, {
+      ...tsc.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(tsc.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    });
+    if (!config) throw new Error('tsconfig.json could not be read');
+    const program = tsc.createProgram([DECLARATIONS_ENTRY], {
+      ...config.options,
+      noEmit: false, declaration: true, emitDeclarationOnly: true, noCheck: true, stripInternal: true,
+      allowImportingTsExtensions: false, rootDir: resolve(root, 'web/src'), outDir: scratch,
+    });
+    const emitted = program.emit();
+    if (emitted.emitSkipped) throw new Error(tsc.formatDiagnostics(emitted.diagnostics, { ...tsc.sys, getCanonicalFileName: (f) => f, getNewLine: () => '\n' }));
+    const entry = join(scratch, relative(resolve(root, 'web/src'), DECLARATIONS_ENTRY).replace(/\.ts$/, '.d.ts'));
+    const [text] = generateDtsBundle(
+      [{ filePath: entry, output: { inlineDeclareGlobals: true, noBanner: true, exportReferencedTypes: false } }],
+      { preferredConfigPath: resolve(root, 'tsconfig.json') },
+    );
+    return `// Type declarations of the package attention-by-hand, generated from web/src/elements/package-types.ts\n` +
+      `// by the embed build (web/tooling/package-declarations.ts). Do not edit.\n\n${text}`;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+type Attribute = { name: string; description?: string; type?: { text: string } };
+type Declaration = {
+  kind: string; name: string; customElement?: boolean; tagName?: string;
+  attributes?: Attribute[]; events?: Attribute[]; members?: { name: string; privacy?: string }[];
+};
+type Module = { kind: string; path: string; declarations: Declaration[]; exports?: unknown[] };
+
+/**
+ * Attributes and events come from the interfaces that type them (package-types.ts), so each is written
+ * once: AttentionElementAttributes for every element, AttentionWalkthroughAttributes' own for the
+ * walkthrough, and AttentionElementEventMap's events (names, types, descriptions) for every element.
+ */
+function fromTypes(): AnalyzerPlugin {
+  const found: Record<string, Attribute[]> = {};
+  return {
+    name: 'attention-attributes-and-events-from-types',
+    collectPhase(params) {
+      // Typed with the project's TypeScript; at run time it is the analyzer's, whose nodes these are.
+      const node = params.node as unknown as import('typescript').Node;
+      if (!ts.isInterfaceDeclaration(node) || !/^Attention(ElementAttributes|WalkthroughAttributes|ElementEventMap)$/.test(node.name.text)) return;
+      found[node.name.text] = node.members.filter(ts.isPropertySignature).map((member) => {
+        const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText();
+        const doc = (member as unknown as { jsDoc?: { comment?: string | import('typescript').NodeArray<import('typescript').JSDocComment> }[] }).jsDoc?.[0]?.comment;
+        const description = typeof doc === 'string' ? doc : doc ? ts.getTextOfJSDocComment(doc) : undefined;
+        return { name, ...(description ? { description } : {}), type: { text: member.type?.getText() ?? 'string' } };
+      });
+    },
+    moduleLinkPhase({ moduleDoc }) {
+      for (const declaration of (moduleDoc as unknown as Module).declarations) {
+        const own = declaration.name === 'AttentionElement' ? found.AttentionElementAttributes
+          : declaration.name === 'AttentionWalkthroughElement' ? found.AttentionWalkthroughAttributes : undefined;
+        if (own) declaration.attributes = [...(declaration.attributes ?? []), ...own];
+        // The analyzer finds the dispatchEvent() calls but knows neither detail types nor meanings.
+        if (declaration.name === 'AttentionElement') declaration.events = found.AttentionElementEventMap;
+      }
+    },
+  };
+}
+
+export function elementsManifest(): string {
+  const modules = MANIFEST_SOURCES.map((file) =>
+    ts.createSourceFile(relative(root, file), readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true));
+  const manifest = create({ modules, plugins: [fromTypes()] }) as { modules: Module[] };
+  // One module, the bundle: its users import attention-by-hand.js, not the sources, and protected or
+  // private members (the element's internals) are not part of what it offers. The analyzer also reads
+  // `this.shadow.adoptedStyleSheets = …` in the constructor as a field of the element: it is not one.
+  const declarations = manifest.modules.flatMap((module) => module.declarations)
+    .filter((declaration) => declaration.kind === 'class' && (declaration.customElement || declaration.name === 'AttentionElement'))
+    .map((declaration) => ({
+      ...declaration,
+      members: declaration.members?.filter((member) => (!member.privacy || member.privacy === 'public') && member.name !== 'adoptedStyleSheets'),
+    }));
+  return `${JSON.stringify({
+    ...manifest,
+    modules: [{
+      kind: 'javascript-module',
+      path: BUNDLE,
+      declarations,
+      exports: declarations.flatMap((declaration) => [
+        { kind: 'js', name: declaration.name, declaration: { name: declaration.name, module: BUNDLE } },
+        ...(declaration.tagName ? [{ kind: 'custom-element-definition', name: declaration.tagName, declaration: { name: declaration.name, module: BUNDLE } }] : []),
+      ]),
+    }],
+  }, null, 2)}\n`;
+}
+
+/** Emits both next to the bundle in the embed build (vite.embed.config.ts). */
+export function packageDescriptions(): Plugin {
+  return {
+    name: 'attention-package-descriptions',
+    apply: 'build',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'attention-by-hand.d.ts', source: bundledDeclarations() });
+      this.emitFile({ type: 'asset', fileName: 'custom-elements.json', source: elementsManifest() });
+    },
+  };
+}
