@@ -235,6 +235,12 @@ export declare abstract class AttentionElement extends HTMLElement {
   get config(): AttentionConfig | null;
   /** The numbers the element shows; null until the first computation. */
   get result(): AttentionSnapshot | null;
+  /**
+   * Resolves once the element shows its current state (like Lit's `updateComplete`): the latest settings
+   * computed or refused with a notice, and every step drawn, including those drawn in idle time. At once
+   * for an element that has not started yet (it shows its placeholder).
+   */
+  get updateComplete(): Promise<void>;
   /** Scrolls to a step by id (hash links cannot see into the shadow root); false if there is none. */
   scrollToStep(id: string): boolean;
   connectedCallback(): void;
