@@ -20,6 +20,23 @@ import type { StepDefinition } from './types';
 
 /** Autoplay advances one tile this often. */
 export const FLASH_AUTOPLAY_MS = 1400;
+
+/** What autoplay ticks on: the page's timers, or one a test drives tick by tick. */
+export interface AutoplayClock {
+  /** Calls `tick` every `ms` milliseconds until the returned function is called. */
+  every(ms: number, tick: () => void): () => void;
+}
+
+const pageClock: AutoplayClock = {
+  every(ms, tick) {
+    const id = setInterval(tick, ms);
+    return () => clearInterval(id);
+  },
+};
+
+export interface FlashOptions extends CostRunOptions {
+  clock?: AutoplayClock;
+}
 /** The memory meter's extrapolation: the article's 8k tokens. */
 export const METER_LONG_N = 8192;
 /** Heads this wide or narrower show numbers in their Q, K, V and accumulator tables; wider ones show colours. */
@@ -106,13 +123,14 @@ export const flashStep: StepDefinition = {
   },
 };
 
-/** Exposed with options so tests can pass a fake worker to the measurement. */
-export function mountFlash(body: HTMLElement, context: { update(change: { block: number }): void }, runOptions: CostRunOptions = {}) {
+/** Exposed with options so tests can pass a fake worker to the measurement and a clock to autoplay. */
+export function mountFlash(body: HTMLElement, context: { update(change: { block: number }): void }, options: FlashOptions = {}) {
+  const { clock = pageClock, ...runOptions } = options;
   const id = ++uid;
   let snapshot: Snapshot | null = null;
   let position = 0;
   let shapeKey = '';
-  let timer: ReturnType<typeof setInterval> | null = null;
+  let stopTicking: (() => void) | null = null;
   let touched = false;
   const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
@@ -221,8 +239,8 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
   }
 
   function setPlaying(on: boolean): void {
-    if (timer !== null) clearInterval(timer);
-    timer = null;
+    stopTicking?.();
+    stopTicking = null;
     autoplay.setAttribute('aria-pressed', String(on));
     setText(autoplay, on ? 'Pause' : 'Autoplay');
     // One announcement per tile would talk over the reader; the status is announced again when it stops.
@@ -233,7 +251,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
       position = 0;
       draw();
     }
-    timer = setInterval(() => {
+    stopTicking = clock.every(FLASH_AUTOPLAY_MS, () => {
       if (!body.isConnected || position >= stepCount() - 1) {
         setPlaying(false);
         return;
@@ -241,7 +259,7 @@ export function mountFlash(body: HTMLElement, context: { update(change: { block:
       position++;
       draw();
       if (position >= stepCount() - 1) setPlaying(false);
-    }, FLASH_AUTOPLAY_MS);
+    });
   }
 
   previous.addEventListener('click', () => go(position - 1, true));
