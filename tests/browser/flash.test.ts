@@ -203,12 +203,13 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await figure.locator('.flash-run-start').isDisabled()).toBe(true);
     expect(await figure.locator('.flash-run-cancel').isEnabled()).toBe(true);
     await expect.poll(() => progress.evaluate((p) => (p as HTMLProgressElement).position), { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
-    // The main thread is free while the worker measures: the stepper still answers at once.
+    // The main thread is free while the worker measures: the stepper answers while the measurement is
+    // still running (how fast it answers is a timing, measured by npm run bench, not asserted here).
     const before = await positionOf(page);
-    const started = Date.now();
     await page.locator('#flash .flash-next').click();
     expect(await positionOf(page)).toBe(before + 1);
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(await figure.getAttribute('data-phase')).not.toMatch(/done|failed|cancelled/);
+    expect(server.requests.some((path) => /^\/assets\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
     await expect.poll(() => figure.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toBe('done');
     expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBe(1);
     const slope = figure.locator('.flash-run-slope');

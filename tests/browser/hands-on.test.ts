@@ -10,7 +10,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodePaint } from '../../web/src/hands-on-settings';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, nextFrames, serve, settled, started, textMatching, type StaticServer } from './harness';
 
 const FOUR = '?tokens=the+cat+sat+down';
 const PYTHON = '/usr/bin/python3';
@@ -55,19 +55,12 @@ async function ready(page: Page): Promise<void> {
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
 }
 
-/**
- * After a change the page draws the sections in view at once and the others in idle time once the
- * settings are still (step-renderer.ts): wait for that drawing before reading tables all over the page.
- */
-async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const element = document.querySelector('attention-walkthrough') as unknown as HTMLElement & { debug: { drawn(): boolean } | null };
-    element.setAttribute('debug', ''); // the element's debug property (elements/debug.ts)
-    return element.debug?.drawn() === true;
-  }, null, { polling: 50, timeout: 30_000 });
-}
+// After a change the page draws the sections in view at once and the others in idle time once the
+// settings are still (step-renderer.ts): settled(page) waits for all of it before tables are read.
 
 const settingsOf = (page: Page) => page.evaluate(() => window.attentionWalkthrough!.result.settings);
+/** The page's own location (page.url() follows it through a separate event, which may come later). */
+const urlOf = (page: Page) => page.evaluate(() => location.href);
 const number = (text: string | null) => Number((text ?? '').replace('\u2212', '-').replace('%', ''));
 const fmt2 = (v: number) => {
   const text = v.toFixed(2);
@@ -112,32 +105,36 @@ describe('editing numbers', () => {
 
     // Enter edits; ↑ twice nudges by 0.2; Enter keeps it.
     await page.keyboard.press('Enter');
-    await expect.poll(() => X.locator('input.matrix-edit-input').count()).toBe(1);
+    expect(await X.locator('input.matrix-edit-input').count()).toBe(1);
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
     const nudged = Math.round((seeded.X[2 * d + 1] + 0.2) * 1000) / 1000;
-    await expect.poll(() => settingsOf(page).then((s) => s.edits)).toBe(`X.3.2:${nudged}`);
-    await expect.poll(() => X.locator('input').count()).toBe(0);
+    await settled(page);
+    expect((await settingsOf(page)).edits).toBe(`X.3.2:${nudged}`);
+    expect(await X.locator('input').count()).toBe(0);
 
     // Shift+↑ is a step of 1, then type a value over it.
     await page.keyboard.press('Enter');
     await page.keyboard.press('Shift+ArrowUp');
-    await expect.poll(() => settingsOf(page).then((s) => s.edits)).toBe(`X.3.2:${Math.round((nudged + 1) * 1000) / 1000}`);
+    await settled(page);
+    expect((await settingsOf(page)).edits).toBe(`X.3.2:${Math.round((nudged + 1) * 1000) / 1000}`);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('0.5');
     await page.keyboard.press('Enter');
-    await expect.poll(() => settingsOf(page).then((s) => s.edits)).toBe('X.3.2:0.5');
+    await settled(page);
+    expect((await settingsOf(page)).edits).toBe('X.3.2:0.5');
 
     // Escape puts back what was there.
     await page.keyboard.press('Enter');
     await page.keyboard.press('ArrowUp');
-    await expect.poll(() => settingsOf(page).then((s) => s.edits)).toBe('X.3.2:0.6');
+    await settled(page);
+    expect((await settingsOf(page)).edits).toBe('X.3.2:0.6');
     await page.keyboard.press('Escape');
-    await expect.poll(() => settingsOf(page).then((s) => s.edits)).toBe('X.3.2:0.5');
+    await settled(page);
+    expect((await settingsOf(page)).edits).toBe('X.3.2:0.5');
 
     // The engine used the edit, and everything downstream is the engine's, on the page.
-    await settled(page);
     const s = await snapshotOf(page);
     expect(s.X[2 * d + 1]).toBeCloseTo(0.5, 6);
     expect(s.baselineX![2 * d + 1]).toBeCloseTo(seeded.X[2 * d + 1], 6);
@@ -179,8 +176,8 @@ describe('editing numbers', () => {
     await page.mouse.move(box.x + 25, y, { steps: 4 });
     await page.mouse.move(box.x + 45, y, { steps: 4 });
     await page.mouse.up();
-    await expect.poll(() => settingsOf(page).then((s) => s.edits)).toMatch(/^Wv\.2\.3:-?\d/);
     await settled(page);
+    expect((await settingsOf(page)).edits).toMatch(/^Wv\.2\.3:-?\d/);
     const s = await snapshotOf(page);
     const wv = await page.evaluate(() => {
       const r = window.attentionWalkthrough!.result;
@@ -206,9 +203,10 @@ describe('editing numbers', () => {
     await page.keyboard.press('Control+A');
     await page.keyboard.type('-1.25');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.url()).toContain('edits=X.1.1:-1.25,X.3.2:0.5,Wq.1.4:-0.25');
-    // The URL is written with the state; the numbers follow in the next frame: wait for them.
-    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.settings.edits)).toBe('X.1.1:-1.25,X.3.2:0.5,Wq.1.4:-0.25');
+    expect(await urlOf(page)).toContain('edits=X.1.1:-1.25,X.3.2:0.5,Wq.1.4:-0.25');
+    // The URL is written with the state; the numbers follow: wait for them.
+    await settled(page);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.settings.edits)).toBe('X.1.1:-1.25,X.3.2:0.5,Wq.1.4:-0.25');
     const before = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     await page.reload();
     await ready(page);
@@ -216,9 +214,9 @@ describe('editing numbers', () => {
     expect(await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data))).toEqual(before);
     expect(await cell(X, 0, 0).textContent()).toBe('\u22121.25');
     await page.getByRole('button', { name: 'Reset to the seeded numbers' }).click();
-    await expect.poll(() => settingsOf(page).then((s) => s.edits)).toBe('');
     await settled(page);
-    expect(page.url()).not.toContain('edits=');
+    expect((await settingsOf(page)).edits).toBe('');
+    expect(await urlOf(page)).not.toContain('edits=');
     expect(await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data))).toEqual(seeded);
     expect(await page.evaluate(() => window.attentionWalkthrough!.result.baseline)).toBeNull();
     expect(await page.locator('td.changed').count()).toBe(0);
@@ -228,14 +226,13 @@ describe('editing numbers', () => {
 
   test('too large to edit: a notice, no edits, and a way to the small example', async () => {
     const { page } = await open('?edits=X.1.1:2');
-    await expect.poll(() => page.locator('.notices').innerText()).toMatch(/set aside: editing works on small examples of up to 8 tokens and d_model 16/);
+    expect(await page.locator('.notices').innerText()).toMatch(/set aside: editing works on small examples of up to 8 tokens and d_model 16/); // with the first drawing
     expect((await settingsOf(page)).edits).toBe('');
     expect(await page.locator('#qkv table.matrix').first().getAttribute('class')).not.toContain('editable');
     await page.getByRole('button', { name: 'Use the article’s four-token example' }).click();
-    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(4);
-    // The result is published before the frame that draws it: wait for the drawn tables.
     await settled(page);
-    await expect.poll(() => page.locator('#qkv table.matrix').first().getAttribute('class')).toContain('editable');
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(4);
+    expect(await page.locator('#qkv table.matrix').first().getAttribute('class')).toContain('editable');
     await page.context().close();
   });
 });
@@ -249,29 +246,35 @@ describe('the mask editor', () => {
     const editor = page.locator('#causal .mask-editor');
     const mask = async () => maskRows((await snapshotOf(page)).mask, 4);
     await editor.getByLabel('Padding').check();
-    await expect.poll(() => settingsOf(page).then((s) => s.mask)).toBe('pad:2');
+    await settled(page);
+    expect(await settingsOf(page).then((s) => s.mask)).toBe('pad:2');
     expect(await mask()).toEqual(['1100', '1100', '1100', '1100']);
     await editor.getByLabel('Sliding window').check();
-    await expect.poll(() => settingsOf(page).then((s) => s.mask)).toBe('window:3');
+    await settled(page);
+    expect(await settingsOf(page).then((s) => s.mask)).toBe('window:3');
     expect(await mask()).toEqual(['1000', '1100', '1110', '0111']);
     await editor.locator('input.mask-param-input').fill('2');
     await editor.locator('input.mask-param-input').press('Enter');
-    await expect.poll(() => settingsOf(page).then((s) => s.mask)).toBe('window:2');
+    await settled(page);
+    expect(await settingsOf(page).then((s) => s.mask)).toBe('window:2');
     expect(await mask()).toEqual(['1000', '1100', '0110', '0011']);
     expect(page.url()).toContain('mask=window:2');
     await settled(page);
     expect(await page.locator('#causal .mask-state').textContent()).toMatch(/replaces the causal checkbox/);
     expect(await page.locator('input[name="causal"]').isChecked()).toBe(false);
     await editor.getByLabel('Prefix-LM').check();
-    await expect.poll(() => settingsOf(page).then((s) => s.mask)).toBe('prefix:2');
+    await settled(page);
+    expect(await settingsOf(page).then((s) => s.mask)).toBe('prefix:2');
     expect(await mask()).toEqual(['1100', '1100', '1110', '1111']);
     // The settings bar's checkbox replaces a custom mask with the causal one.
     await page.locator('input[name="causal"]').check();
-    await expect.poll(() => settingsOf(page).then((s) => [s.causal, s.mask])).toEqual([true, 'none']);
+    await settled(page);
+    expect(await settingsOf(page).then((s) => [s.causal, s.mask])).toEqual([true, 'none']);
     expect(await mask()).toEqual(['1000', '1100', '1110', '1111']);
     expect(await editor.getByLabel('Causal', { exact: true }).isChecked()).toBe(true);
     await editor.getByLabel('No mask').check();
-    await expect.poll(() => settingsOf(page).then((s) => [s.causal, s.mask])).toEqual([false, 'none']);
+    await settled(page);
+    expect(await settingsOf(page).then((s) => [s.causal, s.mask])).toEqual([false, 'none']);
     expect(await mask()).toEqual(['1111', '1111', '1111', '1111']);
     expect(errors).toEqual([]);
     await page.context().close();
@@ -282,7 +285,8 @@ describe('the mask editor', () => {
     const painter = page.locator('#causal table.mask-painter');
     // Click: open the future for row 1.
     await cell(painter, 0, 1).click();
-    await expect.poll(() => snapshotOf(page).then((s) => maskRows(s.mask, 4))).toEqual(['1100', '1100', '1110', '1111']);
+    await settled(page);
+    expect(maskRows((await snapshotOf(page)).mask, 4)).toEqual(['1100', '1100', '1110', '1111']);
     expect((await settingsOf(page)).mask).toMatch(/^paint:[A-Za-z0-9_-]+$/);
     // Drag across row 3: block every key it had.
     await cell(painter, 2, 2).scrollIntoViewIfNeeded();
@@ -292,7 +296,8 @@ describe('the mask editor', () => {
     await page.mouse.down();
     await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 8 });
     await page.mouse.up();
-    await expect.poll(() => snapshotOf(page).then((s) => maskRows(s.mask, 4))).toEqual(['1100', '1100', '0000', '1111']);
+    await settled(page);
+    expect(maskRows((await snapshotOf(page)).mask, 4)).toEqual(['1100', '1100', '0000', '1111']);
     await settled(page);
     const s = await snapshotOf(page);
     expect(s.fullyMaskedRows).toEqual([0, 0, 1, 0]);
@@ -305,7 +310,8 @@ describe('the mask editor', () => {
     await cell(painter, 2, 0).focus();
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Space');
-    await expect.poll(() => snapshotOf(page).then((s2) => maskRows(s2.mask, 4))).toEqual(['1100', '1100', '0100', '1111']);
+    await settled(page);
+    expect(maskRows((await snapshotOf(page)).mask, 4)).toEqual(['1100', '1100', '0100', '1111']);
     // The painted mask is a link.
     const url = page.url();
     await page.reload();
@@ -320,7 +326,7 @@ describe('the mask editor', () => {
 
   test('an unreadable mask in the URL: a notice and no mask', async () => {
     const { page } = await open(`${FOUR}&mask=paint:AAAAAAAA`);
-    await expect.poll(() => page.locator('.notices').innerText()).toMatch(/painted mask does not fit this sentence/);
+    expect(await page.locator('.notices').innerText()).toMatch(/painted mask does not fit this sentence/); // with the first drawing
     expect((await settingsOf(page)).mask).toBe('none');
     await page.context().close();
   });
@@ -344,15 +350,15 @@ describe('predict, then reveal', () => {
       return row.indexOf(Math.max(...row));
     });
     await page.locator(`#problem .predict-choice[data-choice="${top}"]`).click();
-    await expect.poll(() => page.locator('#problem .predict-verdict').textContent()).toMatch(/^Right: /);
+    expect(await page.locator('#problem .predict-verdict').textContent()).toMatch(/^Right: /);
     expect(await problemFigure.getAttribute('class')).not.toContain('predict-cover');
     expect(await problemFigure.getAttribute('inert')).toBeNull();
     // Step 4: a wrong answer says so, and explains.
     await page.locator('#scale .predict-choice[data-choice="shrinks"]').click();
-    await expect.poll(() => page.locator('#scale .predict-verdict').textContent()).toMatch(/^Not quite: you said It shrinks; the answer is It grows\. Unscaled scores spread/);
+    expect(await page.locator('#scale .predict-verdict').textContent()).toMatch(/^Not quite: you said It shrinks; the answer is It grows\. Unscaled scores spread/);
     // Step 7: skip.
     await page.locator('#causal .predict-skip').click();
-    await expect.poll(() => page.locator('#causal .predict-verdict').textContent()).toMatch(/^The answer: No, less than 1\./);
+    expect(await page.locator('#causal .predict-verdict').textContent()).toMatch(/^The answer: No, less than 1\./);
     expect(await page.locator('#causal .causal-compare').getAttribute('class')).not.toContain('predict-cover');
     // Step 8 is still covered.
     expect(await page.locator('#multi-head .predict-cover').count()).toBe(2);
@@ -366,7 +372,7 @@ describe('predict, then reveal', () => {
 
     // "Show everything" turns predictions off, for good.
     await page.locator('#multi-head .predict-off').click();
-    await expect.poll(() => page.locator('.predict-cover').count()).toBe(0);
+    expect(await page.locator('.predict-cover').count()).toBe(0);
     expect(await page.locator('.predict:visible').count()).toBe(0);
     await page.reload();
     await ready(page);
@@ -375,11 +381,11 @@ describe('predict, then reveal', () => {
     const toggle = page.getByLabel(/Ask me to predict before some figures/);
     expect(await toggle.isChecked()).toBe(false);
     await toggle.check();
-    await expect.poll(() => page.locator('.predict-cover').count()).toBe(2);
+    expect(await page.locator('.predict-cover').count()).toBe(2);
     expect(await page.locator('#problem .predict-verdict').textContent()).toMatch(/^Right: /);
     // "Ask me again" covers the figure again.
     await page.locator('#problem .predict-again').click();
-    await expect.poll(() => problemFigure.getAttribute('class')).toContain('predict-cover');
+    expect(await problemFigure.getAttribute('class')).toContain('predict-cover');
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -411,7 +417,8 @@ describe('take the numbers home', () => {
       requirePython();
       const { page, errors } = await open(query, { clipboard: true });
       await page.getByRole('button', { name: 'Reproduce in NumPy: copy the script' }).click();
-      await expect.poll(() => page.locator('#weighted-sum .numpy-repro-status').textContent()).toMatch(/^Copied: \d+ lines of Python/);
+      // The clipboard write is asynchronous: the status line says when it is done.
+      await textMatching(page.locator('#weighted-sum .numpy-repro-status'), /^Copied: \d+ lines of Python/);
       const script = await page.evaluate(() => navigator.clipboard.readText());
       expect(script).toContain('def multi_head_attention(X, W_q, W_k, W_v, W_o, h=8):');
       expect(script).toContain('x = x - x.max(axis=axis, keepdims=True)     # numerical stability');
@@ -451,10 +458,10 @@ describe('take the numbers home', () => {
     const figure = page.locator('#softmax .matrix-figure').first();
     await figure.locator('.export-toggle').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => figure.locator('.export-menu').isVisible()).toBe(true);
+    expect(await figure.locator('.export-menu').isVisible()).toBe(true);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter'); // Copy CSV
-    await expect.poll(() => figure.locator('.export-status').textContent()).toMatch(/^Copied CSV of weights = softmax/);
+    await textMatching(figure.locator('.export-status'), /^Copied CSV of weights = softmax/);
     const csv = await page.evaluate(() => navigator.clipboard.readText());
     const s = await snapshotOf(page);
     const lines = csv.trim().split('\n');
@@ -465,7 +472,7 @@ describe('take the numbers home', () => {
     row4.slice(1).map(Number).forEach((v, c) => expect(Math.fround(v)).toBe(Math.fround(s.weights[(s.settings.head * 4 + 3) * 4 + c])));
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter'); // Copy NumPy
-    await expect.poll(() => figure.locator('.export-status').textContent()).toMatch(/^Copied a NumPy array/);
+    await textMatching(figure.locator('.export-status'), /^Copied a NumPy array/);
     const literal = await page.evaluate(() => navigator.clipboard.readText());
     expect(literal).toMatch(/^# weights = softmax[^\n]*\n# rows: the, cat, sat, down\n# columns: the, cat, sat, down\nnp\.array\(\[\n {4}\[/);
     requirePython();
@@ -530,11 +537,11 @@ describe('take the numbers home', () => {
     const context = await browser.newContext({ acceptDownloads: true });
     const page = await context.newPage();
     await page.goto(`${server.url}/embed.html?step=softmax&tokens=the+cat+sat+down`);
-    await expect.poll(() => page.locator('attention-softmax').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    expect(await started(page.locator('attention-softmax'))).toBe('true');
     const figure = page.locator('attention-softmax .matrix-figure').first();
     await figure.locator('.export-toggle').click();
     await figure.getByRole('button', { name: 'Save PNG' }).click();
-    await expect.poll(() => figure.locator('.export-status').textContent()).toMatch(/Could not save .*\.png: this page’s Content-Security-Policy does not let images load from blob: URLs/);
+    await textMatching(figure.locator('.export-status'), /Could not save .*\.png: this page’s Content-Security-Policy does not let images load from blob: URLs/);
     const [download] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'Save SVG' }).click()]);
     expect(readFileSync((await download.path())!, 'utf8')).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     await context.close();
@@ -553,9 +560,10 @@ describe('reading a heatmap in words', () => {
       const first = figure.locator('td[data-col]').first();
       if (!(await first.isVisible())) continue;
       await first.hover();
+      await nextFrames(page); // the pointer move is delivered with the next frame
       const readout = figure.locator('.matrix-readout');
       expect(await readout.getAttribute('aria-live')).toBe('polite');
-      await expect.poll(() => readout.textContent(), { timeout: 2000 }).not.toBe('');
+      expect(await readout.textContent()).not.toBe('');
       expect(await readout.textContent()).not.toMatch(/NaN|undefined/);
       checked++;
     }
@@ -563,13 +571,14 @@ describe('reading a heatmap in words', () => {
     // The attention map reads as “query” attends to “key”.
     const map = page.locator('#softmax .matrix-figure').first();
     await map.locator('td[data-row="3"][data-col="1"]').hover();
-    await expect.poll(() => map.locator('.matrix-readout').textContent()).toMatch(/^“down” attends to “cat”: \d+%$/);
+    await nextFrames(page);
+    expect(await map.locator('.matrix-readout').textContent()).toMatch(/^“down” attends to “cat”: \d+%$/);
     // Keyboard: focus a cell of a table that is not selectable, and move.
     const v = page.locator('#weighted-sum .matrix-figure').nth(1);
     await page.mouse.move(0, 0);
     await v.locator('td[data-row="0"][data-col="0"]').focus();
     await page.keyboard.press('ArrowDown');
-    await expect.poll(() => v.locator('.matrix-readout').textContent()).toMatch(/^value of “cat”, dimension 1: /);
+    expect(await v.locator('.matrix-readout').textContent()).toMatch(/^value of “cat”, dimension 1: /);
     expect(errors).toEqual([]);
     await page.context().close();
   });

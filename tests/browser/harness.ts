@@ -4,7 +4,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 
 /** The built site: dist/, or DIST_DIR when a build lives elsewhere (as for the screenshots script). */
 export const distDir = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : resolve(import.meta.dirname, '..', '..', 'dist');
@@ -97,4 +97,81 @@ export function collectErrors(page: Page): string[] {
   });
   page.on('pageerror', (error) => errors.push(String(error)));
   return errors;
+}
+
+// ---- Waiting without polling ----------------------------------------------------------------------
+// The page tells when it is done: an element's updateComplete (web/src/elements/attention-element.ts)
+// resolves once its settings are computed and every step is drawn, including the steps the walkthrough
+// draws in idle time; attention-change and attention-error say that a lazily started element has
+// started. What finishes outside the elements (a clipboard write, a worker, an image load) is awaited
+// with a MutationObserver on what it changes. None of these waits has a timeout of its own: a state
+// that never comes fails the test at its timeout, and nothing passes by waiting long enough.
+
+type Drawn = HTMLElement & { updateComplete: Promise<void> };
+
+/** After a change: the element (by default the page's walkthrough) shows its current settings everywhere. */
+export function settled(page: Page | Frame, selector = 'attention-walkthrough'): Promise<void> {
+  return page.evaluate((s) => {
+    const promise = (document.querySelector(s) as Drawn | null)?.updateComplete;
+    if (!(promise instanceof Promise)) throw new Error(`${s} has no updateComplete: is dist/ built from this tree?`);
+    return promise;
+  }, selector);
+}
+
+/**
+ * A lazily started element (scroll it near the viewport first) has started and drawn: its data-ready
+ * then, 'true' or 'error'.
+ */
+export function started(element: Locator): Promise<string | undefined> {
+  return element.evaluate(async (el) => {
+    const drawn = el as Drawn;
+    if (!drawn.dataset.ready) {
+      await new Promise<void>((resolve) => {
+        drawn.addEventListener('attention-change', () => resolve(), { once: true });
+        drawn.addEventListener('attention-error', () => resolve(), { once: true });
+      });
+    }
+    if (!(drawn.updateComplete instanceof Promise)) throw new Error(`${drawn.localName} has no updateComplete: is dist/ built from this tree?`);
+    await drawn.updateComplete;
+    return drawn.dataset.ready;
+  });
+}
+
+/** The element's attribute once it matches `pattern` (now, or at the change that makes it match). */
+export function attributeMatching(element: Locator, name: string, pattern: RegExp): Promise<string> {
+  return element.evaluate((el, { name, source, flags }) => new Promise<string>((resolve) => {
+    const test = () => {
+      const value = el.getAttribute(name);
+      if (value === null || !new RegExp(source, flags).test(value)) return false;
+      observer.disconnect();
+      resolve(value);
+      return true;
+    };
+    const observer = new MutationObserver(test);
+    if (!test()) observer.observe(el, { attributes: true, attributeFilter: [name] });
+  }), { name, source: pattern.source, flags: pattern.flags });
+}
+
+/** The element's textContent once it matches `pattern` (now, or at the change that makes it match). */
+export function textMatching(element: Locator, pattern: RegExp): Promise<string> {
+  return element.evaluate((el, { source, flags }) => new Promise<string>((resolve) => {
+    const test = () => {
+      const text = el.textContent ?? '';
+      if (!new RegExp(source, flags).test(text)) return false;
+      observer.disconnect();
+      resolve(text);
+      return true;
+    };
+    const observer = new MutationObserver(test);
+    if (!test()) observer.observe(el, { childList: true, subtree: true, characterData: true });
+  }), { source: pattern.source, flags: pattern.flags });
+}
+
+/**
+ * Two animation frames: pointer moves (which Chromium delivers with the next frame) have been handled,
+ * and what a handler scheduled for the frame after has run. Not for pages under page.clock (it fakes
+ * requestAnimationFrame).
+ */
+export function nextFrames(page: Page): Promise<void> {
+  return page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, launchBrowser, serve, started, type StaticServer } from './harness';
 
 const wasmName = readdirSync(join(distDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
 const embedWasmName = readdirSync(join(distDir, 'embed')).find((f) => f.endsWith('.wasm'))!;
@@ -45,7 +45,7 @@ async function hostShowsErrors(page: Page, message: RegExp): Promise<void> {
   for (const tag of ELEMENTS) {
     const element = page.locator(tag);
     await element.scrollIntoViewIfNeeded();
-    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('error');
+    expect(await started(element)).toBe('error');
     const error = element.locator('.load-error');
     expect(await error.isVisible()).toBe(true);
     expect(await error.innerText()).toMatch(message);
@@ -102,12 +102,16 @@ describe('when the engine cannot load', () => {
       const page = await browser.newPage();
       if (c.init) await page.addInitScript(c.init);
       const errors = collectErrors(page);
-      const events: string[] = [];
-      await page.exposeFunction('recordError', (message: string) => events.push(message));
-      await page.addInitScript(() => document.addEventListener('attention-error', (e) => (window as unknown as { recordError(m: string): void }).recordError((e as CustomEvent<{ message: string }>).detail.message)));
+      await page.addInitScript(() => {
+        const events: string[] = [];
+        (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
+        document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
+      });
       await page.goto(`${server.url}/host.html`);
       await hostShowsErrors(page, c.message);
-      await expect.poll(() => events.length).toBe(ELEMENTS.length);
+      // Every element has shown its error (above), and each one's event came with it.
+      const events = await page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
+      expect(events).toHaveLength(ELEMENTS.length);
       for (const message of events) expect(message).toMatch(c.message);
       expect(server.requests.some((path) => path.endsWith('.wasm'))).toBe(c.fetchesWasm);
       expect(unexpected(errors)).toEqual([]);
@@ -134,7 +138,7 @@ describe('when the engine cannot load', () => {
     const errors = collectErrors(page);
     await page.goto(`${server.url}/embed.html?step=softmax`);
     const element = page.locator('attention-softmax');
-    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('error');
+    expect(await started(element)).toBe('error');
     expect(await element.locator('.load-error').innerText()).toMatch(/could not be downloaded: the server answered 404/);
     expect(unexpected(errors)).toEqual([]);
     await page.close();
@@ -149,14 +153,14 @@ describe('when the engine cannot load', () => {
     const page = await browser.newPage();
     await page.route('**/*.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
     await page.goto(`${server.url}/host.html`);
-    await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('error');
+    expect(await started(page.locator('attention-scores'))).toBe('error');
     expect(await page.locator('attention-scores .load-error').innerText()).toMatch(/503/);
     fail = false;
     await page.evaluate(() => {
       const late = document.createElement('attention-scaling');
       document.querySelector('main')!.prepend(late);
     });
-    await expect.poll(() => page.locator('attention-scaling').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    expect(await started(page.locator('attention-scaling'))).toBe('true');
     await page.close();
     await server.close();
   });

@@ -7,7 +7,7 @@
 // that offers the tiled kernel.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 /** 128 distinct words, d_model 512, 64 heads: about 30 MB of working memory, over the initial 16 MiB. */
 const HEAVY = { sentence: Array.from({ length: 128 }, (_, i) => `w${i}`).join(' '), dModel: 512, heads: 64, head: 0 };
@@ -84,8 +84,9 @@ describe('after the wasm instance runs out of memory', () => {
     const { page, errors } = await openWalkthrough();
     await refuse(page, 'current');
     await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), { hooks: hooksOf('attention-walkthrough'), heavy: HEAVY });
-    await expect.poll(() => notices(page), { timeout: 30_000 }).toMatch(/The engine stopped \(.*\) and was restarted; your settings were computed again/);
-    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n), { timeout: 30_000 }).toBe(128);
+    await settled(page); // the restart, then the settings computed again and drawn
+    expect(await notices(page)).toMatch(/The engine stopped \(.*\) and was restarted; your settings were computed again/);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(128);
     expect(await config(page)).toMatchObject({ dModel: 512, heads: 64 });
     expect(await engineState(page)).toEqual({ crashed: false, restarts: 1 });
     const text = await page.locator('attention-walkthrough section.step').allInnerTexts();
@@ -99,17 +100,20 @@ describe('after the wasm instance runs out of memory', () => {
     const previous = await config(page);
     await refuse(page, 'all'); // no more memory for any instance
     await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), { hooks: hooksOf('attention-walkthrough'), heavy: HEAVY });
-    await expect.poll(() => notices(page), { timeout: 30_000 }).toMatch(/ran out of memory twice on d_model 512, 64 heads, so it was restarted and these settings were left out/);
+    await settled(page); // two restarts, then back to the previous settings, drawn
+    expect(await notices(page)).toMatch(/ran out of memory twice on d_model 512, 64 heads, so it was restarted and these settings were left out/);
     expect(await notices(page)).toMatch(/The figures still show your previous settings \(d_model 8, 2 heads\)/);
-    await expect.poll(() => config(page)).toEqual(previous);
-    expect(page.url()).not.toContain('d_model=512');
-    await expect.poll(() => engineState(page)).toEqual({ crashed: false, restarts: 2 });
+    expect(await config(page)).toEqual(previous);
+    expect(await page.evaluate(() => location.href)).not.toContain('d_model=512');
+    expect(await engineState(page)).toEqual({ crashed: false, restarts: 2 });
     // The page still works, with the restarted instance.
     await refuse(page, 'none');
     await page.locator('input[name="causal"]').check();
-    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.settings.causal)).toBe(true);
+    await settled(page);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.settings.causal)).toBe(true);
     await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), { hooks: hooksOf('attention-walkthrough'), heavy: HEAVY });
-    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n), { timeout: 30_000 }).toBe(128);
+    await settled(page);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(128);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -120,8 +124,7 @@ describe('after the wasm instance runs out of memory', () => {
     await page.addInitScript(REFUSE_MEMORY);
     await page.addInitScript(HOOKS_HELPER);
     await page.goto(`${server.url}/host.html`);
-    for (const tag of ['attention-scores', 'attention-softmax'])
-      await expect.poll(() => page.locator(tag).getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    for (const tag of ['attention-scores', 'attention-softmax']) expect(await started(page.locator(tag))).toBe('true');
     await refuse(page, 'current');
     await page.evaluate((heavy) => {
       const scores = document.querySelector('attention-scores')!;
@@ -129,11 +132,13 @@ describe('after the wasm instance runs out of memory', () => {
       scores.setAttribute('heads', String(heavy.heads));
       scores.setAttribute('tokens', heavy.sentence);
     }, HEAVY);
-    await expect.poll(() => notices(page, 'attention-scores'), { timeout: 30_000 }).toMatch(/was restarted/);
-    await expect.poll(() => page.evaluate(() => (document.querySelector('attention-scores') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n), { timeout: 30_000 }).toBe(128);
+    await settled(page, 'attention-scores');
+    expect(await notices(page, 'attention-scores')).toMatch(/was restarted/);
+    expect(await page.evaluate(() => (document.querySelector('attention-scores') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n)).toBe(128);
     // The other element computes with the same, restarted engine.
     await page.evaluate(() => document.querySelector('attention-softmax')!.setAttribute('tokens', 'one two three four'));
-    await expect.poll(() => page.evaluate(() => (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n)).toBe(4);
+    await settled(page, 'attention-softmax');
+    expect(await page.evaluate(() => (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n)).toBe(4);
     expect(await engineState(page, 'attention-softmax')).toEqual({ crashed: false, restarts: 1 });
     expect(errors).toEqual([]);
     await page.close();

@@ -3,7 +3,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, serve, settled, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -18,9 +18,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function open(query = '', viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport });
+/** @param clock  install Playwright's clock before the page loads (time runs as usual until the test moves it). */
+async function open(query = '', { clock = false } = {}): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
+  if (clock) await page.clock.install();
   await page.goto(`${server.url}/${query}`);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   return { page, errors };
@@ -91,14 +93,17 @@ describe('the walkthrough in Chromium', () => {
     const { page, errors } = await open();
     await page.locator('select[name="heads"]').focus();
     await page.keyboard.press('ArrowDown'); // 2 -> 4 heads
-    await expect.poll(() => settingsOf(page).then((s) => s.heads)).toBe(4);
+    await settled(page);
+    expect((await settingsOf(page)).heads).toBe(4);
     await page.locator('input[name="causal"]').focus();
     await page.keyboard.press('Space');
-    await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
+    await settled(page);
+    expect((await settingsOf(page)).causal).toBe(true);
     await page.locator('input[name="tokens"]').fill('');
     await page.locator('input[name="tokens"]').pressSequentially('a cat sat');
     await page.keyboard.press('Tab');
-    await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(3);
+    await settled(page);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(3);
     const url = page.url();
     expect(url).toContain('heads=4');
     expect(url).toContain('causal=1');
@@ -115,17 +120,26 @@ describe('the walkthrough in Chromium', () => {
   });
 
   test('back and forward move between settings', async () => {
-    const { page } = await open();
+    const { page } = await open('', { clock: true });
+    const entries = () => page.evaluate(() => history.length);
+    const first = await entries();
     await page.locator('input[name="scale"]').click();
-    await expect.poll(() => settingsOf(page).then((s) => s.scale)).toBe(false);
-    await page.waitForTimeout(1100); // a second push within a second replaces, by design
+    await settled(page);
+    expect((await settingsOf(page)).scale).toBe(false);
+    expect(await entries()).toBe(first + 1);
+    // A second push within a second replaces the entry, by design: move the page's clock past that second.
+    await page.clock.fastForward(1100);
     await page.locator('input[name="causal"]').click();
-    await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
+    await settled(page);
+    expect((await settingsOf(page)).causal).toBe(true);
+    expect(await entries()).toBe(first + 2);
     await page.goBack();
-    await expect.poll(() => settingsOf(page).then((s) => [s.scale, s.causal])).toEqual([false, false]);
-    await expect.poll(() => page.locator('input[name="causal"]').isChecked()).toBe(false);
+    await settled(page);
+    expect(await settingsOf(page).then((s) => [s.scale, s.causal])).toEqual([false, false]);
+    expect(await page.locator('input[name="causal"]').isChecked()).toBe(false);
     await page.goForward();
-    await expect.poll(() => settingsOf(page).then((s) => s.causal)).toBe(true);
+    await settled(page);
+    expect((await settingsOf(page)).causal).toBe(true);
     await page.close();
   });
 
@@ -133,7 +147,8 @@ describe('the walkthrough in Chromium', () => {
     const { page } = await open();
     const before = await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.scores.data[1]);
     await page.getByRole('button', { name: 'New random weights' }).click();
-    await expect.poll(() => settingsOf(page).then((s) => s.seed)).not.toBe(1);
+    await settled(page);
+    expect((await settingsOf(page)).seed).not.toBe(1);
     const after = await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.scores.data[1]);
     expect(after).not.toBe(before);
     await page.close();
@@ -142,7 +157,7 @@ describe('the walkthrough in Chromium', () => {
   test('a broken URL shows a notice and a working page', async () => {
     const { page, errors } = await open('?d_model=1e9&heads=-3&seed=NaN&causal=perhaps&tokens=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
     const notice = page.locator('.notices');
-    await expect.poll(() => notice.isVisible()).toBe(true);
+    expect(await notice.isVisible()).toBe(true); // shown with the first drawing
     const text = await notice.innerText();
     expect(text).toMatch(/d_model must be from 1 to 512/);
     expect(text).toMatch(/seed must be a number/);

@@ -1,6 +1,7 @@
 // The step renderer's schedule: sections in view are drawn with the change; the others wait until
 // the settings have been still for QUIET_MS and are then drawn one per idle slice, so a burst of
-// changes (a held arrow key) draws the off-screen sections once, for the last settings only.
+// changes (a held arrow key) draws the off-screen sections once, for the last settings only; and
+// settled(), which the elements' updateComplete waits on, resolves only once nothing is stale.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { StepRenderer } from '../../web/src/step-renderer';
 import type { Snapshot } from '../../web/src/snapshot';
@@ -94,6 +95,44 @@ describe('StepRenderer', () => {
     vi.advanceTimersByTime(300);
     while (idleQueue.length > 0) runIdleSlice();
     expect(drawnWith.map((log) => log.map((s) => (s as unknown as { id: number }).id))).toEqual([[1, 2], [2], [2]]);
+  });
+
+  test('settled() resolves when the idle drawing has drawn the last stale section, for the latest snapshot', async () => {
+    const { renderer, drawnWith, sections, observer } = setup(3);
+    await renderer.settled(); // nothing to draw yet: at once
+    observer.show(sections[0].section);
+    renderer.render(snapshot(1));
+    let settledAt: number[] | null = null;
+    const waiting = renderer.settled().then(() => {
+      settledAt = drawnWith.map((log) => log.length);
+    });
+    vi.advanceTimersByTime(300);
+    runIdleSlice();
+    await Promise.resolve();
+    expect(settledAt).toBeNull(); // one off-screen section is still stale
+    renderer.render(snapshot(2)); // a change meanwhile: now the promise waits for snapshot 2 everywhere
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    await waiting;
+    expect(settledAt).toEqual([2, 2, 1]);
+    expect(drawnWith.map((log) => (log.at(-1) as unknown as { id: number }).id)).toEqual([2, 2, 2]);
+    expect(renderer.drawn).toBe(true);
+    await renderer.settled(); // and again at once, with nothing stale
+  });
+
+  test('settled() also resolves when a scroll or flush() draws the last stale sections', async () => {
+    const { renderer, sections, observer } = setup(2);
+    renderer.render(snapshot(1));
+    let done = false;
+    const waiting = renderer.settled().then(() => {
+      done = true;
+    });
+    observer.show(sections[1].section);
+    await Promise.resolve();
+    expect(done).toBe(false);
+    renderer.flush();
+    await waiting;
+    expect(done).toBe(true);
   });
 
   test('a section scrolled into view is drawn at once, quiet period or not; flush() draws the rest', () => {

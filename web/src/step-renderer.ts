@@ -37,6 +37,8 @@ export class StepRenderer {
   /** When render() last had a new snapshot (performance.now()). */
   private changedAt = -Infinity;
   private readonly observer: IntersectionObserver | null;
+  /** Callers of settled() waiting for the idle drawing to catch up. */
+  private settledWaiters: (() => void)[] = [];
 
   constructor(sections: { section: HTMLElement; view: StepView }[]) {
     this.entries = sections.map(({ section, view }) => ({ section, view, drawn: null, near: false }));
@@ -69,6 +71,15 @@ export class StepRenderer {
     return !this.firstStale();
   }
 
+  /**
+   * Resolves once every section shows the latest snapshot: at once if none is stale, else when the
+   * idle drawing (or a scroll, or flush()) has drawn the last stale one. It never draws anything itself.
+   */
+  settled(): Promise<void> {
+    if (this.drawn) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
   /** Draws whatever is still stale (tests, exports, before reading every table). */
   flush(): void {
     for (const entry of this.entries) this.draw(entry);
@@ -82,6 +93,7 @@ export class StepRenderer {
     if (!this.latest || entry.drawn === this.latest) return;
     entry.drawn = this.latest;
     entry.view.render(this.latest);
+    if (this.settledWaiters.length > 0 && this.drawn) for (const resolve of this.settledWaiters.splice(0)) resolve();
   }
 
   private onIntersect(records: IntersectionObserverEntry[]): void {

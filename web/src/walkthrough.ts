@@ -40,6 +40,11 @@ export interface Walkthrough {
   flush(): void;
   /** Every section shows the latest settings (none is waiting for idle time). */
   readonly drawn: boolean;
+  /**
+   * Resolves once the walkthrough shows its current settings: they are computed (or refused, with a
+   * notice), no engine restart is under way, and every section is drawn, including those left for idle time.
+   */
+  readonly updateComplete: Promise<void>;
 }
 
 function stepSection(step: StepDefinition): { section: HTMLElement; header: HTMLElement; body: HTMLElement } {
@@ -93,6 +98,30 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const renderer = new StepRenderer(sectionViews);
   let firstPaint = true;
 
+  // For updateComplete: the last settings asked of the scheduler, the last it answered (with a
+  // snapshot or an error), and whether a crashed engine is being re-created.
+  let requested: Settings | null = null;
+  let answered: Settings | null = null;
+  let restarting = false;
+  const answerWaiters: (() => void)[] = [];
+  const request = (settings: Settings) => {
+    requested = settings;
+    scheduler.request(settings);
+  };
+  const answer = (settings: Settings | null) => {
+    if (settings) answered = settings;
+    for (const resolve of answerWaiters.splice(0)) resolve();
+  };
+  const updateComplete = async (): Promise<void> => {
+    for (;;) {
+      if (requested !== answered || restarting) await new Promise<void>((resolve) => answerWaiters.push(resolve));
+      else {
+        await renderer.settled();
+        if (requested === answered && !restarting) return;
+      }
+    }
+  };
+
   // The last settings the figures were drawn for, and settings already retried after an engine crash.
   let lastGood: Settings | null = null;
   let retried: Settings | null = null;
@@ -111,6 +140,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       latest = snapshot;
       lastGood = snapshot.settings;
       retried = null;
+      answer(snapshot.settings);
       // A single embedded step is drawn before its attention-change goes out, on screen or not (its
       // host may read the figure at once); the whole walkthrough leaves off-screen steps to idle time.
       if (firstPaint || sectionViews.length === 1) renderer.renderAll(snapshot);
@@ -121,23 +151,32 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     (error, settings) => {
       const reason = error instanceof Error ? error.message : String(error);
       if (!(error instanceof EngineCrash)) {
+        answer(settings);
         goBack([`The engine could not compute these settings: ${reason}`]);
         return;
       }
+      restarting = true;
+      answer(settings);
       // The wasm instance failed (out of memory): re-create it, then try these settings once more.
       const again = retried === settings;
       retried = settings;
       notice.show([`The engine stopped while computing ${describe(settings)} (${reason}). Restarting it…`]);
       engine.restart().then(
         () => {
+          restarting = false;
           if (again) {
             goBack([`The engine ran out of memory twice on ${describe(settings)}, so it was restarted and these settings were left out.`]);
           } else {
             notice.show([`The engine stopped (${reason}) and was restarted; your settings were computed again.`]);
-            scheduler.request(state.settings);
+            request(state.settings);
           }
+          answer(null);
         },
-        (restartError: unknown) => notice.show([`The engine stopped (${reason}) and could not be restarted (${restartError instanceof Error ? restartError.message : String(restartError)}). Reload the page to get the live figures back; the text still reads.`]),
+        (restartError: unknown) => {
+          restarting = false;
+          notice.show([`The engine stopped (${reason}) and could not be restarted (${restartError instanceof Error ? restartError.message : String(restartError)}). Reload the page to get the live figures back; the text still reads.`]);
+          answer(null);
+        },
       );
     },
   );
@@ -145,11 +184,11 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   state.subscribe(({ settings, notices }) => {
     controls.show(settings);
     notice.settle(notices);
-    scheduler.request(settings);
+    request(settings);
   });
   controls.show(state.settings);
   notice.show(state.takeInitialNotices());
-  scheduler.request(state.settings);
+  request(state.settings);
   scheduler.flush(); // the first paint is synchronous: the page arrives complete
 
   return {
@@ -159,9 +198,12 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     get drawn() {
       return renderer.drawn;
     },
+    get updateComplete() {
+      return updateComplete();
+    },
     notify: (messages) => notice.show(messages),
     flush: () => {
-      scheduler.request(state.settings);
+      request(state.settings);
       scheduler.flush();
       renderer.flush();
     },

@@ -3,21 +3,22 @@
 // through every tile ends at an output equal to step 6's (the snapshot's headOutputs) within 1e-5;
 // rows are marked as rescaled exactly where their running max grew; causal tiles above the diagonal
 // show as skipped; the memory meter counts n² against b² + 3b; and the "Run it" figure drives its
-// worker (a fake here) through progress, a printed slope, and cancel.
+// worker (a fake here) through progress, a printed slope, and cancel. Autoplay runs on a clock the test
+// advances by hand.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { FLASH_MAX_TOKENS } from '../../../web/src/compute';
-import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, rescaledRows } from '../../../web/src/steps/10-flash';
+import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, rescaledRows, type AutoplayClock } from '../../../web/src/steps/10-flash';
 import type { Snapshot } from '../../../web/src/snapshot';
 import type { CostItem, CostRunRequest, CostWorkerMessage } from '../../../web/src/workers/cost-plan';
 import { workerTimingService, type CostWorkerHandle } from '../../../web/src/workers/timing-service';
 import { snapshotFor } from '../fixtures';
 
-function mount(options: { createWorker?: () => CostWorkerHandle } = {}) {
+function mount(options: { createWorker?: () => CostWorkerHandle; clock?: AutoplayClock } = {}) {
   const body = document.createElement('div');
   document.body.replaceChildren(body);
   const updates: unknown[] = [];
   const timing = options.createWorker ? workerTimingService(options.createWorker) : undefined;
-  const view = mountFlash(body, { update: (change) => updates.push(change), timing });
+  const view = mountFlash(body, { update: (change) => updates.push(change), timing }, { clock: options.clock });
   return { body, view, updates };
 }
 
@@ -38,8 +39,37 @@ function headOutput(s: Snapshot, rows: number): Float32Array {
   return p.headOutputs.data.slice(start, start + rows * p.dK);
 }
 
+/** Autoplay's clock, advanced by the test: every(ms, tick) registers a ticker, advance(ms) runs the due ticks in order. */
+function manualClock() {
+  let now = 0;
+  const tickers = new Set<{ ms: number; next: number; tick: () => void }>();
+  const clock: AutoplayClock = {
+    every(ms, tick) {
+      const ticker = { ms, next: now + ms, tick };
+      tickers.add(ticker);
+      return () => tickers.delete(ticker);
+    },
+  };
+  return {
+    clock,
+    advance(ms: number): void {
+      const end = now + ms;
+      for (;;) {
+        const due = [...tickers].filter((t) => t.next <= end).sort((a, b) => a.next - b.next)[0];
+        if (!due) break;
+        now = due.next;
+        due.next += due.ms;
+        due.tick();
+      }
+      now = end;
+    },
+    /** Tickers running, with their periods. */
+    periods: () => [...tickers].map((t) => t.ms),
+  };
+}
+
 afterEach(() => {
-  vi.useRealTimers();
+  vi.unstubAllGlobals();
 });
 
 describe('FlashAttention step', () => {
@@ -220,28 +250,71 @@ describe('FlashAttention step', () => {
   });
 
   test('Autoplay advances one tile per tick, stops at the end, and stops when the reader steps', async () => {
-    vi.useFakeTimers();
-    const { body, view } = mount();
+    const time = manualClock();
+    const { body, view } = mount({ clock: time.clock });
     view.render(await snapshotFor());
     const autoplay = q<HTMLButtonElement>(body, '.flash-autoplay');
     expect(autoplay.getAttribute('aria-pressed')).toBe('false');
+    expect(time.periods()).toEqual([]);
     autoplay.click();
     expect(autoplay.getAttribute('aria-pressed')).toBe('true');
+    expect(time.periods()).toEqual([FLASH_AUTOPLAY_MS]);
     expect(q(body, '.flash-status').getAttribute('aria-live')).toBe('off');
-    vi.advanceTimersByTime(FLASH_AUTOPLAY_MS * 3);
+    time.advance(FLASH_AUTOPLAY_MS - 1);
+    expect(position(body)).toBe(0);
+    time.advance(1);
+    expect(position(body)).toBe(1);
+    time.advance(FLASH_AUTOPLAY_MS * 2);
     expect(position(body)).toBe(3);
     q<HTMLButtonElement>(body, '.flash-next').click();
     expect(autoplay.getAttribute('aria-pressed')).toBe('false');
     expect(q(body, '.flash-status').getAttribute('aria-live')).toBe('polite');
-    vi.advanceTimersByTime(FLASH_AUTOPLAY_MS * 3);
+    expect(time.periods()).toEqual([]); // stopped, not just paused
+    time.advance(FLASH_AUTOPLAY_MS * 3);
     expect(position(body)).toBe(4);
     autoplay.click();
-    vi.advanceTimersByTime(FLASH_AUTOPLAY_MS * 20);
+    time.advance(FLASH_AUTOPLAY_MS * 20);
     expect(position(body)).toBe(8);
     expect(autoplay.getAttribute('aria-pressed')).toBe('false');
+    expect(time.periods()).toEqual([]);
     // From the end, Autoplay starts over.
     autoplay.click();
     expect(position(body)).toBe(0);
+  });
+
+  test.each([
+    ['no motion preference: it plays once in view, until the reader steps', false],
+    ['prefers-reduced-motion: nothing moves by itself', true],
+  ])('autoplay on coming into view, %s', async (_name, reduced) => {
+    const observers: ((entries: { isIntersecting: boolean }[]) => void)[] = [];
+    vi.stubGlobal('IntersectionObserver', class {
+      constructor(callback: (entries: { isIntersecting: boolean }[]) => void) {
+        observers.push(callback);
+      }
+      observe(): void {}
+      disconnect(): void {}
+    });
+    vi.stubGlobal('matchMedia', (query: string) => ({ matches: reduced && query === '(prefers-reduced-motion: reduce)' }));
+    const time = manualClock();
+    const { body, view } = mount({ clock: time.clock });
+    view.render(await snapshotFor());
+    const autoplay = q<HTMLButtonElement>(body, '.flash-autoplay');
+    expect(observers).toHaveLength(1);
+    time.advance(FLASH_AUTOPLAY_MS * 3); // out of view: nothing plays
+    expect(position(body)).toBe(0);
+    observers[0]([{ isIntersecting: true }]);
+    expect(autoplay.getAttribute('aria-pressed')).toBe(String(!reduced));
+    time.advance(FLASH_AUTOPLAY_MS * 2);
+    expect(position(body)).toBe(reduced ? 0 : 2);
+    q<HTMLButtonElement>(body, '.flash-next').click();
+    const stopped = position(body);
+    expect(stopped).toBe(reduced ? 1 : 3);
+    // Once the reader has stepped, coming into view again does not start it.
+    observers[0]([{ isIntersecting: false }]);
+    observers[0]([{ isIntersecting: true }]);
+    time.advance(FLASH_AUTOPLAY_MS * 3);
+    expect(position(body)).toBe(stopped);
+    expect(autoplay.getAttribute('aria-pressed')).toBe('false');
   });
 
   test('the block control asks for a settings change; a new tiling starts at tile 1', async () => {

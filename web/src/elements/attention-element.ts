@@ -44,6 +44,8 @@ export abstract class AttentionElement extends HTMLElement {
   private walkthrough: Walkthrough | null = null;
   private observer: IntersectionObserver | null = null;
   private starting = false;
+  /** The latest start(): loading the engine, then the first drawing (or the load error). */
+  private startup: Promise<void> | null = null;
 
   constructor() {
     super();
@@ -62,6 +64,28 @@ export abstract class AttentionElement extends HTMLElement {
   }
 
   /**
+   * Resolves once the element shows its current state, like Lit's `updateComplete`: after an attribute
+   * or control change, when the engine has computed the settings (or refused them with a notice), any
+   * engine restart has finished, and every step is drawn, including the steps the full walkthrough
+   * draws in idle time. While the element is loading the engine, it waits for the first drawing (or the
+   * load error's message). An element that has not started yet (it starts as it nears the viewport)
+   * shows its placeholder, so the promise resolves at once. Canvases that paint in the next animation
+   * frame (the heads' grid) may follow a frame later.
+   */
+  get updateComplete(): Promise<void> {
+    return this.whenDrawn();
+  }
+
+  private async whenDrawn(): Promise<void> {
+    if (this.startup) await this.startup;
+    for (let walkthrough = this.walkthrough; walkthrough; ) {
+      await walkthrough.updateComplete;
+      if (this.walkthrough === walkthrough) return;
+      walkthrough = this.walkthrough; // remounted (a new `controls` list) meanwhile
+    }
+  }
+
+  /**
    * With the `debug` attribute, the element's engine and UI path (AttentionDebug, elements/debug.ts) for
    * the console and the browser tests; null without the attribute or before the element has started.
    */
@@ -75,11 +99,11 @@ export abstract class AttentionElement extends HTMLElement {
     if (this.walkthrough || this.starting) return;
     this.showPlaceholder();
     if (typeof IntersectionObserver === 'undefined') {
-      void this.start();
+      this.startOnce();
       return;
     }
     this.observer = new IntersectionObserver((entries) => {
-      if (entries.some((entry) => entry.isIntersecting)) void this.start();
+      if (entries.some((entry) => entry.isIntersecting)) this.startOnce();
     }, { rootMargin: NEAR_VIEWPORT });
     this.observer.observe(this);
   }
@@ -117,6 +141,10 @@ export abstract class AttentionElement extends HTMLElement {
       el('h2', {}, this.steps.length === 1 ? first.title : 'Attention, worked out by hand'),
       el('p', {}, this.steps.length === 1 ? first.summary : 'Every step of softmax(Q Kᵀ / √d_k) V with live numbers.'),
       el('p', { class: 'hint' }, 'Loading the live figure…')));
+  }
+
+  private startOnce(): void {
+    if (!this.starting && !this.walkthrough) this.startup = this.start();
   }
 
   private async start(): Promise<void> {

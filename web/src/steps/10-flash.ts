@@ -20,6 +20,24 @@ import type { StepContext, StepDefinition } from './types';
 
 /** Autoplay advances one tile this often. */
 export const FLASH_AUTOPLAY_MS = 1400;
+
+/** What autoplay ticks on: the page's timers, or one a test drives tick by tick. */
+export interface AutoplayClock {
+  /** Calls `tick` every `ms` milliseconds until the returned function is called. */
+  every(ms: number, tick: () => void): () => void;
+}
+
+const pageClock: AutoplayClock = {
+  every(ms, tick) {
+    const id = setInterval(tick, ms);
+    return () => clearInterval(id);
+  },
+};
+
+/** Tests pass a clock to drive autoplay tick by tick. */
+export interface FlashOptions {
+  clock?: AutoplayClock;
+}
 /** The memory meter's extrapolation: the article's 8k tokens. */
 export const METER_LONG_N = 8192;
 /** Heads this wide or narrower show numbers in their Q, K, V and accumulator tables; wider ones show colours. */
@@ -107,12 +125,13 @@ export const flashStep: StepDefinition = {
 };
 
 /** The step's view; the measurement runs on the page's timing service (context.timing). */
-export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update' | 'timing'>) {
+export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update' | 'timing'>, options: FlashOptions = {}) {
+  const { clock = pageClock } = options;
   const id = ++uid;
   let snapshot: Snapshot | null = null;
   let position = 0;
   let shapeKey = '';
-  let timer: ReturnType<typeof setInterval> | null = null;
+  let stopTicking: (() => void) | null = null;
   let touched = false;
   const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
@@ -221,8 +240,8 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   }
 
   function setPlaying(on: boolean): void {
-    if (timer !== null) clearInterval(timer);
-    timer = null;
+    stopTicking?.();
+    stopTicking = null;
     autoplay.setAttribute('aria-pressed', String(on));
     setText(autoplay, on ? 'Pause' : 'Autoplay');
     // One announcement per tile would talk over the reader; the status is announced again when it stops.
@@ -233,7 +252,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       position = 0;
       draw();
     }
-    timer = setInterval(() => {
+    stopTicking = clock.every(FLASH_AUTOPLAY_MS, () => {
       if (!body.isConnected || position >= stepCount() - 1) {
         setPlaying(false);
         return;
@@ -241,7 +260,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       position++;
       draw();
       if (position >= stepCount() - 1) setPlaying(false);
-    }, FLASH_AUTOPLAY_MS);
+    });
   }
 
   previous.addEventListener('click', () => go(position - 1, true));
