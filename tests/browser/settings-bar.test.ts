@@ -4,7 +4,7 @@
 // reader, and d_k written with a subscript.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, serve, settled, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -47,14 +47,6 @@ async function open(query = '', viewport = DESKTOP, init?: () => void): Promise<
   await page.goto(`${server.url}/index.html${query}`);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   return { page, errors };
-}
-
-/** Every section shows the latest settings (off-screen ones are drawn in idle time). */
-async function settled(page: Page): Promise<void> {
-  await expect.poll(() => page.evaluate(() => {
-    const element = document.querySelector('attention-walkthrough') as unknown as { testHooks: { drawn(): boolean } | null };
-    return element.testHooks?.drawn() === true;
-  })).toBe(true);
 }
 
 const sentenceOf = (page: Page) => page.evaluate(() => window.attentionWalkthrough!.config.sentence);
