@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
          << ",\n  \"dModel\": " << config.d_model << ",\n  \"parameters\": " << trainer.layout().count << ",\n  \"optimizer\": \""
          << config.optimizer << "\",\n  \"learningRate\": " << config.learning_rate << ",\n  \"batch\": " << config.batch
          << ",\n  \"seed\": " << config.seed << ",\n  \"steps\": " << steps << ",\n  \"heldoutExamples\": " << e.examples
-         << ",\n  \"heldoutAccuracy\": " << e.accuracy << ",\n  \"heldoutLoss\": " << e.loss << "\n}\n";
+         << ",\n  \"heldoutAccuracy\": " << e.accuracy << ",\n  \"heldoutLoss\": " << e.loss << ",\n  \"firstFullAccuracyStep\": " << first_perfect
+         << ",\n  \"evaluatedEvery\": " << log_every << ",\n  \"bytes\": " << trainer.export_weights().size() << "\n}\n";
   }
   return 0;
 }
