@@ -359,6 +359,11 @@ export class AttentionEngine {
     return unwrap(result);
   }
 
+  /** Runs `run` on the instance with every call's crash handling; the training wrapper (training.ts) uses it. */
+  withInstance<T extends object>(name: string, run: (raw: RawEngineModule) => T | { error: string }): T {
+    return this.call(name, run);
+  }
+
   private get limits(): EngineLimits {
     this.cachedLimits ??= this.info().limits;
     return this.cachedLimits;
