@@ -68,52 +68,107 @@ inline double log_of(double x) { return std::log(x); }
 // paths give the same bits.
 template <class T>
 void matmul_accumulate(T* out, int ldo, const T* A, int a_row, int a_col, const T* B, int ldb, int N, int K, int M) {
-  // k outside m: the M additions of one k are independent (no latency chain, and the compiler may
-  // vectorise across m), while each element still sees its products in k order.
+  // Blocks of 16 (then 4) output columns held in local accumulators across the whole k loop: their
+  // additions are independent (no latency chain; the compiler may keep them in vector registers),
+  // while each element still sees its products in k order.
   for (int n = 0; n < N; ++n) {
     T* o = out + std::size_t(n) * ldo;
     const T* a = A + std::size_t(n) * a_row;
-    for (int k = 0; k < K; ++k) {
-      const T x = a[std::size_t(k) * a_col];
-      const T* b = B + std::size_t(k) * ldb;
-      for (int m = 0; m < M; ++m) o[m] += x * b[m];
+    int m = 0;
+    for (; m + 16 <= M; m += 16) {
+      T acc[16];
+      for (int j = 0; j < 16; ++j) acc[j] = o[m + j];
+      for (int k = 0; k < K; ++k) {
+        const T x = a[std::size_t(k) * a_col];
+        const T* b = B + std::size_t(k) * ldb + m;
+        for (int j = 0; j < 16; ++j) acc[j] += x * b[j];
+      }
+      for (int j = 0; j < 16; ++j) o[m + j] = acc[j];
+    }
+    for (; m + 4 <= M; m += 4) {
+      T acc[4];
+      for (int j = 0; j < 4; ++j) acc[j] = o[m + j];
+      for (int k = 0; k < K; ++k) {
+        const T x = a[std::size_t(k) * a_col];
+        const T* b = B + std::size_t(k) * ldb + m;
+        for (int j = 0; j < 4; ++j) acc[j] += x * b[j];
+      }
+      for (int j = 0; j < 4; ++j) o[m + j] = acc[j];
+    }
+    for (; m < M; ++m) {
+      T acc = o[m];
+      for (int k = 0; k < K; ++k) acc += a[std::size_t(k) * a_col] * B[std::size_t(k) * ldb + m];
+      o[m] = acc;
     }
   }
 }
 
 #if ABH_SIMD
+// Two rows of out at a time (each B vector loaded once feeds both) and sixteen columns (eight
+// accumulators hide the adder's latency); A's entries arrive by load32_splat, one instruction even
+// when A is read transposed.
 template <>
 inline void matmul_accumulate<float>(float* out, int ldo, const float* A, int a_row, int a_col, const float* B, int ldb, int N,
                                      int K, int M) {
-  for (int n = 0; n < N; ++n) {
+  const std::size_t ka = std::size_t(a_col), kb = std::size_t(ldb);
+  int n = 0;
+  for (; n + 2 <= N; n += 2) {
+    float* o0 = out + std::size_t(n) * ldo;
+    float* o1 = o0 + ldo;
+    const float* a0 = A + std::size_t(n) * a_row;
+    const float* a1 = a0 + a_row;
+    int m = 0;
+    for (; m + 16 <= M; m += 16) {
+      v128_t c00 = wasm_v128_load(o0 + m), c01 = wasm_v128_load(o0 + m + 4), c02 = wasm_v128_load(o0 + m + 8), c03 = wasm_v128_load(o0 + m + 12);
+      v128_t c10 = wasm_v128_load(o1 + m), c11 = wasm_v128_load(o1 + m + 4), c12 = wasm_v128_load(o1 + m + 8), c13 = wasm_v128_load(o1 + m + 12);
+      for (int k = 0; k < K; ++k) {
+        const v128_t x0 = wasm_v128_load32_splat(a0 + k * ka), x1 = wasm_v128_load32_splat(a1 + k * ka);
+        const float* b = B + k * kb + m;
+        const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4), b2 = wasm_v128_load(b + 8), b3 = wasm_v128_load(b + 12);
+        c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, b0));
+        c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, b1));
+        c02 = wasm_f32x4_add(c02, wasm_f32x4_mul(x0, b2));
+        c03 = wasm_f32x4_add(c03, wasm_f32x4_mul(x0, b3));
+        c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x1, b0));
+        c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x1, b1));
+        c12 = wasm_f32x4_add(c12, wasm_f32x4_mul(x1, b2));
+        c13 = wasm_f32x4_add(c13, wasm_f32x4_mul(x1, b3));
+      }
+      wasm_v128_store(o0 + m, c00), wasm_v128_store(o0 + m + 4, c01), wasm_v128_store(o0 + m + 8, c02), wasm_v128_store(o0 + m + 12, c03);
+      wasm_v128_store(o1 + m, c10), wasm_v128_store(o1 + m + 4, c11), wasm_v128_store(o1 + m + 8, c12), wasm_v128_store(o1 + m + 12, c13);
+    }
+    for (; m + 4 <= M; m += 4) {
+      v128_t c0 = wasm_v128_load(o0 + m), c1 = wasm_v128_load(o1 + m);
+      for (int k = 0; k < K; ++k) {
+        const v128_t b = wasm_v128_load(B + k * kb + m);
+        c0 = wasm_f32x4_add(c0, wasm_f32x4_mul(wasm_v128_load32_splat(a0 + k * ka), b));
+        c1 = wasm_f32x4_add(c1, wasm_f32x4_mul(wasm_v128_load32_splat(a1 + k * ka), b));
+      }
+      wasm_v128_store(o0 + m, c0);
+      wasm_v128_store(o1 + m, c1);
+    }
+    for (; m < M; ++m) {
+      float s0 = o0[m], s1 = o1[m];
+      for (int k = 0; k < K; ++k) {
+        s0 += a0[k * ka] * B[k * kb + m];
+        s1 += a1[k * ka] * B[k * kb + m];
+      }
+      o0[m] = s0;
+      o1[m] = s1;
+    }
+  }
+  for (; n < N; ++n) {  // the last row of an odd N
     float* o = out + std::size_t(n) * ldo;
     const float* a = A + std::size_t(n) * a_row;
     int m = 0;
-    for (; m + 16 <= M; m += 16) {  // four independent accumulators for the adder's latency
-      v128_t acc0 = wasm_v128_load(o + m), acc1 = wasm_v128_load(o + m + 4);
-      v128_t acc2 = wasm_v128_load(o + m + 8), acc3 = wasm_v128_load(o + m + 12);
-      for (int k = 0; k < K; ++k) {
-        const v128_t x = wasm_f32x4_splat(a[std::size_t(k) * a_col]);
-        const float* b = B + std::size_t(k) * ldb + m;
-        acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(x, wasm_v128_load(b)));
-        acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(x, wasm_v128_load(b + 4)));
-        acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(x, wasm_v128_load(b + 8)));
-        acc3 = wasm_f32x4_add(acc3, wasm_f32x4_mul(x, wasm_v128_load(b + 12)));
-      }
-      wasm_v128_store(o + m, acc0);
-      wasm_v128_store(o + m + 4, acc1);
-      wasm_v128_store(o + m + 8, acc2);
-      wasm_v128_store(o + m + 12, acc3);
-    }
     for (; m + 4 <= M; m += 4) {
-      v128_t acc = wasm_v128_load(o + m);
-      for (int k = 0; k < K; ++k)
-        acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_splat(a[std::size_t(k) * a_col]), wasm_v128_load(B + std::size_t(k) * ldb + m)));
-      wasm_v128_store(o + m, acc);
+      v128_t c = wasm_v128_load(o + m);
+      for (int k = 0; k < K; ++k) c = wasm_f32x4_add(c, wasm_f32x4_mul(wasm_v128_load32_splat(a + k * ka), wasm_v128_load(B + k * kb + m)));
+      wasm_v128_store(o + m, c);
     }
     for (; m < M; ++m) {
       float acc = o[m];
-      for (int k = 0; k < K; ++k) acc += a[std::size_t(k) * a_col] * B[std::size_t(k) * ldb + m];
+      for (int k = 0; k < K; ++k) acc += a[k * ka] * B[k * kb + m];
       o[m] = acc;
     }
   }
