@@ -4,7 +4,10 @@
 //
 //   abh_train [--task who-is-it] [--layers 2] [--heads 2] [--d-model 32] [--lr 0.003] [--batch 32]
 //             [--seed 1] [--steps 300] [--optimizer adamw] [--log-every 25] [--out file.bin] [--json file.json]
+//   abh_train --bench 1 [options] --steps S   times S steps after 5 warm-up steps and prints one JSON
+//             line { "cpuMsPerStep", "wallMsPerStep" } (tests/bench/training.ts, `npm run bench`)
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +21,7 @@ using namespace abh::train;
 int main(int argc, char** argv) {
   TrainConfig config;
   int steps = 300, log_every = 25;
+  bool bench = false;
   std::string out_path, json_path;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -40,6 +44,7 @@ int main(int argc, char** argv) {
     else if (flag == "--log-every") log_every = std::atoi(value.c_str());
     else if (flag == "--out") out_path = value;
     else if (flag == "--json") json_path = value;
+    else if (flag == "--bench") bench = value == "1";
     else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;
@@ -51,6 +56,22 @@ int main(int argc, char** argv) {
     return 2;
   }
   Trainer& trainer = *created.value();
+  if (bench) {
+    if (!trainer.step(5).ok()) return 1;
+    timespec cpu0, cpu1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+    const auto wall0 = std::chrono::steady_clock::now();
+    const auto report = trainer.step(steps);
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+    if (!report.ok()) {
+      std::fprintf(stderr, "%s\n", report.error().c_str());
+      return 1;
+    }
+    const double cpu = 1e3 * double(cpu1.tv_sec - cpu0.tv_sec) + 1e-6 * double(cpu1.tv_nsec - cpu0.tv_nsec);
+    std::printf("{\"cpuMsPerStep\": %.6f, \"wallMsPerStep\": %.6f, \"loss\": %.6f}\n", cpu / steps, wall / steps, report.value().loss);
+    return 0;
+  }
   const auto start = std::chrono::steady_clock::now();
   int first_perfect = -1;
   for (int done = 0; done < steps;) {
