@@ -92,7 +92,8 @@ struct Activations {
 template <class T>
 struct ActivationGrads {
   std::vector<T> residual;                 // (B,T,C) the gradient flowing down the residual stream
-  std::vector<T> ln, q, k, v, atty, attproj, fch, fch_relu, fcproj, tmp;  // (B,T,C) or (B,T,4C)
+  std::vector<T> ln, q, k, v, atty;         // (B,T,C)
+  std::vector<T> fch, fch_relu;            // (B,T,4C)
   std::vector<T> lnf, gathered, logits;    // (B,T,C), (P,C), (P,V)
 };
 
@@ -117,8 +118,14 @@ LayerTensors<T> layer_tensors(T* base, const LayerOffsets& o) {
 // Seeded initialisation of every tensor (see model.cpp for the distributions).
 void initialize_parameters(const ParameterLayout& layout, std::uint32_t seed, float* params);
 
+// Sizes a buffer without clearing it: every forward buffer is written in full before it is read, and
+// the backward pass zeroes the gradients it accumulates into (zero()).
 template <class T>
 void resize(std::vector<T>& v, std::size_t n) {
+  if (v.size() != n) v.resize(n);
+}
+template <class T>
+void zero(std::vector<T>& v, std::size_t n) {
   v.assign(n, T(0));
 }
 
@@ -214,7 +221,7 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
   if (P == 0) return;
 
   // pass 4 backward: cross-entropy and unembedding, scattered back to the target positions
-  resize(d.logits, std::size_t(P) * V), resize(d.gathered, std::size_t(P) * C), resize(d.lnf, BTC);
+  zero(d.logits, std::size_t(P) * V), zero(d.gathered, std::size_t(P) * C), zero(d.lnf, BTC);
   crossentropy_backward(d.logits.data(), a.probs.data(), a.target_tokens.data(), P, V, T(1) / T(P));
   matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.logits.data(), a.gathered.data(), params + L.w_out,
                   scratch, P, C, V);
@@ -222,7 +229,7 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
     for (int c = 0; c < C; ++c) d.lnf[std::size_t(a.target_rows[p]) * C + c] += d.gathered[std::size_t(p) * C + c];
 
   // pass 3 backward: final LayerNorm -> gradient on the last residual stream
-  resize(d.residual, BTC);
+  zero(d.residual, BTC);
   auto layer_output = [&](int l) -> const T* {
     if (l < 0) return a.encoded.data();
     return cfg.mlp ? a.layer[l].residual3.data() : a.layer[l].residual2.data();
@@ -236,7 +243,7 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
   // pass 2 backward: the layers, last to first. d.residual holds d(loss)/d(layer output) on entry
   // and d(loss)/d(layer input) on exit (the residual connections pass it through unchanged, plus
   // what each branch adds).
-  resize(d.ln, BTC), resize(d.q, BTC), resize(d.k, BTC), resize(d.v, BTC), resize(d.atty, BTC), resize(d.tmp, BTC);
+  resize(d.ln, BTC), resize(d.q, BTC), resize(d.k, BTC), resize(d.v, BTC), resize(d.atty, BTC);
   if (cfg.mlp) resize(d.fch, BT * H4), resize(d.fch_relu, BT * H4);
   for (int l = cfg.layers - 1; l >= 0; --l) {
     auto& al = a.layer[l];
