@@ -535,3 +535,304 @@ EMSCRIPTEN_BINDINGS(flash_attention) {
   emscripten::function("flashMultiHead", &flash_multi_head_js);
   emscripten::function("flashTrace", &flash_trace_js);
 }
+
+// ==== Training: the tiny transformer of cpp/train/ (issue 18) ===================================
+//
+//   new Trainer()                       an empty handle; JS must call .delete() when done
+//   .configure(config)                  { task?, layers?, heads?, dModel?, layerNorm?, mlp?, scale?, mask?,
+//                                         optimizer?, learningRate?, weightDecay?, momentum?, clip?, batch?,
+//                                         seed? } -> { parameterCount } | { error }   a fresh seeded model
+//   .load(bytes: Uint8Array)            a weights file -> { parameterCount } | { error } (the old model stays)
+//   .step(n)                            -> { step, loss, meanLoss, gradientNorm } | { error }
+//   .evaluate()                         -> { accuracy, loss, examples, positions }  on the held-out set
+//   .analyze(words: string[], topK)     -> { words, ids, unknown: Uint8Array, query, top: [{ token, word, probability }],
+//                                            layers: [{ attention: JsTensor3 (h, n, n), attentionInput: JsMatrix (n, d_model),
+//                                                       W_q, W_k, W_v, W_o: JsMatrix (d_model, d_model) }] } | { error }
+//   .headShares()                       -> [{ layer, head, referent, otherNoun, adjective, self }]
+//   .exportWeights()                    -> Uint8Array (the weights file)
+//   .parameters()                       -> Float32Array (the flat buffer, in layout order)
+//   .describe()                         -> { config, steps, parameterCount, causal, vocabulary: string[],
+//                                            layout: [{ name, offset, rows, cols }], limits }
+// Every output is a copy; no view into wasm memory leaves this section.
+#include <memory>
+#include <vector>
+
+#include "train/trainer.h"
+#include "train/weights_file.h"
+
+namespace training_bindings {
+
+using abh::train::Trainer;
+
+val copy_float_array(const float* data, std::size_t size) {
+  val out = val::global("Float32Array").new_(size);
+  if (size) out.call<void>("set", emscripten::typed_memory_view(size, data));
+  return out;
+}
+
+val copy_byte_array(const std::uint8_t* data, std::size_t size) {
+  val out = val::global("Uint8Array").new_(size);
+  if (size) out.call<void>("set", emscripten::typed_memory_view(size, data));
+  return out;
+}
+
+val matrix_js(const abh::Matrix& m) {
+  val out = val::object();
+  out.set("rows", int(m.rows()));
+  out.set("cols", int(m.cols()));
+  out.set("data", copy_float_array(m.data(), std::size_t(m.size())));
+  return out;
+}
+
+val error_js(const std::string& message) {
+  val out = val::object();
+  out.set("error", message);
+  return out;
+}
+
+// Reads config[key] into target when present; a wrong type is an error naming the key.
+std::string read_int(const val& config, const char* key, int& target) {
+  const val v = config[key];
+  if (v.isUndefined()) return {};
+  const double x = v.isNumber() ? v.as<double>() : NAN;
+  if (!(std::isfinite(x) && x == std::floor(x) && std::abs(x) <= 1e9)) return std::string(key) + " must be a whole number";
+  target = int(x);
+  return {};
+}
+std::string read_float(const val& config, const char* key, float& target) {
+  const val v = config[key];
+  if (v.isUndefined()) return {};
+  if (!v.isNumber()) return std::string(key) + " must be a number";
+  const double x = v.as<double>();
+  target = std::isfinite(x) && std::abs(x) > 3e38 ? float(x > 0 ? INFINITY : -INFINITY) : float(x);  // NaN stays NaN: checked later
+  return {};
+}
+std::string read_bool(const val& config, const char* key, bool& target) {
+  const val v = config[key];
+  if (v.isUndefined()) return {};
+  if (v.typeOf().as<std::string>() != "boolean") return std::string(key) + " must be true or false";
+  target = v.as<bool>();
+  return {};
+}
+std::string read_string(const val& config, const char* key, std::string& target) {
+  const val v = config[key];
+  if (v.isUndefined()) return {};
+  if (!v.isString()) return std::string(key) + " must be a string";
+  target = v.as<std::string>();
+  return {};
+}
+
+val config_js(const abh::train::TrainConfig& c) {
+  val out = val::object();
+  out.set("task", c.task);
+  out.set("layers", c.layers);
+  out.set("heads", c.heads);
+  out.set("dModel", c.d_model);
+  out.set("layerNorm", c.layer_norm);
+  out.set("mlp", c.mlp);
+  out.set("scale", c.scale);
+  out.set("mask", c.mask);
+  out.set("optimizer", c.optimizer);
+  out.set("learningRate", c.learning_rate);
+  out.set("weightDecay", c.weight_decay);
+  out.set("momentum", c.momentum);
+  out.set("clip", c.clip);
+  out.set("batch", c.batch);
+  out.set("seed", double(c.seed));
+  return out;
+}
+
+class TrainerJs {
+ public:
+  val configure(val config) {
+    if (config.typeOf().as<std::string>() != "object" || config.isNull()) return error_js("the training configuration must be an object");
+    abh::train::TrainConfig c;
+    double seed = c.seed;
+    for (const std::string& error :
+         {read_string(config, "task", c.task), read_int(config, "layers", c.layers), read_int(config, "heads", c.heads),
+          read_int(config, "dModel", c.d_model), read_bool(config, "layerNorm", c.layer_norm), read_bool(config, "mlp", c.mlp),
+          read_bool(config, "scale", c.scale), read_string(config, "mask", c.mask), read_string(config, "optimizer", c.optimizer),
+          read_float(config, "learningRate", c.learning_rate), read_float(config, "weightDecay", c.weight_decay),
+          read_float(config, "momentum", c.momentum), read_float(config, "clip", c.clip), read_int(config, "batch", c.batch)})
+      if (!error.empty()) return error_js(error);
+    if (!config["seed"].isUndefined()) {
+      seed = config["seed"].isNumber() ? config["seed"].as<double>() : NAN;
+      if (!(seed >= 0 && seed <= 4294967295.0 && seed == std::floor(seed))) return error_js("seed must be a whole number from 0 to 4294967295");
+      c.seed = std::uint32_t(seed);
+    }
+    return adopt(Trainer::create(c));
+  }
+
+  val load(val bytes) {
+    if (bytes.typeOf().as<std::string>() != "object" || bytes.isNull() || !bytes["length"].isNumber())
+      return error_js("the weights must be a Uint8Array");
+    const double length = bytes["length"].as<double>();
+    if (length > double(abh::train::kMaxWeightsBytes))
+      return error_js("the weights file is too large (" + std::to_string(std::int64_t(length)) + " bytes)");
+    const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+    return adopt(Trainer::import_weights(data.data(), data.size()));
+  }
+
+  val step(int steps) {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    const auto r = trainer_->step(steps);
+    if (!r.ok()) return error_js(r.error());
+    val out = val::object();
+    out.set("step", r.value().step);
+    out.set("loss", r.value().loss);
+    out.set("meanLoss", r.value().mean_loss);
+    out.set("gradientNorm", r.value().gradient_norm);
+    return out;
+  }
+
+  val evaluate() const {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    const auto e = trainer_->evaluate();
+    val out = val::object();
+    out.set("accuracy", e.accuracy);
+    out.set("loss", e.loss);
+    out.set("examples", e.examples);
+    out.set("positions", e.positions);
+    return out;
+  }
+
+  val analyze(val words_js, int top_k) const {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    if (!words_js.isArray()) return error_js("the words must be an array of strings");
+    const int count = words_js["length"].as<int>();
+    if (count > abh::train::kMaxPositions)
+      return error_js("the trained model reads at most " + std::to_string(abh::train::kMaxPositions) + " words (got " + std::to_string(count) + ")");
+    std::vector<std::string> words;
+    for (int i = 0; i < count; ++i) {
+      const val w = words_js[i];
+      if (!w.isString()) return error_js("word " + std::to_string(i + 1) + " is not a string");
+      words.push_back(w.as<std::string>());
+    }
+    const auto r = trainer_->analyze(words, top_k);
+    if (!r.ok()) return error_js(r.error());
+    const auto& a = r.value();
+    val out = val::object();
+    val normalized = val::array(), ids = val::array();
+    for (std::size_t i = 0; i < a.tokens.words.size(); ++i) {
+      normalized.call<void>("push", a.tokens.words[i]);
+      ids.call<void>("push", a.tokens.ids[i]);
+    }
+    out.set("words", normalized);
+    out.set("ids", ids);
+    out.set("unknown", copy_byte_array(a.tokens.unknown.data(), a.tokens.unknown.size()));
+    out.set("query", a.query);
+    val top = val::array();
+    for (const auto& p : a.top) {
+      val entry = val::object();
+      entry.set("token", p.token);
+      entry.set("word", p.word);
+      entry.set("probability", p.probability);
+      top.call<void>("push", entry);
+    }
+    out.set("top", top);
+    val layers = val::array();
+    for (const auto& l : a.layers) {
+      val layer = val::object();
+      val att = val::object();
+      att.set("heads", l.attention.heads);
+      att.set("rows", l.attention.rows);
+      att.set("cols", l.attention.cols);
+      att.set("data", copy_float_array(l.attention.data.data(), l.attention.data.size()));
+      layer.set("attention", att);
+      layer.set("attentionInput", matrix_js(l.attention_input));
+      layer.set("W_q", matrix_js(l.W_q));
+      layer.set("W_k", matrix_js(l.W_k));
+      layer.set("W_v", matrix_js(l.W_v));
+      layer.set("W_o", matrix_js(l.W_o));
+      layers.call<void>("push", layer);
+    }
+    out.set("layers", layers);
+    return out;
+  }
+
+  val head_shares() const {
+    val out = val::array();
+    if (!trainer_) return out;
+    for (const auto& s : trainer_->head_shares()) {
+      val entry = val::object();
+      entry.set("layer", s.layer);
+      entry.set("head", s.head);
+      entry.set("referent", s.referent);
+      entry.set("otherNoun", s.other_noun);
+      entry.set("adjective", s.adjective);
+      entry.set("self", s.self);
+      out.call<void>("push", entry);
+    }
+    return out;
+  }
+
+  val export_weights() const {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    const auto bytes = trainer_->export_weights();
+    return copy_byte_array(bytes.data(), bytes.size());
+  }
+
+  val parameters() const {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    return copy_float_array(trainer_->parameters().data(), trainer_->parameters().size());
+  }
+
+  val describe() const {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    val out = val::object();
+    out.set("config", config_js(trainer_->config()));
+    out.set("steps", trainer_->steps_done());
+    out.set("parameterCount", double(trainer_->layout().count));
+    out.set("causal", trainer_->model_config().causal);
+    val vocabulary = val::array();
+    for (const auto& w : trainer_->task().vocabulary().words) vocabulary.call<void>("push", w);
+    out.set("vocabulary", vocabulary);
+    val layout = val::array();
+    for (const auto& e : trainer_->layout().entries) {
+      val entry = val::object();
+      entry.set("name", e.name);
+      entry.set("offset", double(e.offset));
+      entry.set("rows", e.rows);
+      entry.set("cols", e.cols);
+      layout.call<void>("push", entry);
+    }
+    out.set("layout", layout);
+    val limits = val::object();
+    limits.set("maxPositions", abh::train::kMaxPositions);
+    limits.set("maxLayers", abh::train::kMaxLayers);
+    limits.set("maxHeads", abh::train::kMaxHeads);
+    limits.set("maxDModel", abh::train::kMaxDModel);
+    limits.set("maxBatch", abh::train::kMaxBatch);
+    limits.set("maxStepsPerCall", abh::train::kMaxStepsPerCall);
+    limits.set("maxTotalSteps", abh::train::kMaxTotalSteps);
+    out.set("limits", limits);
+    return out;
+  }
+
+ private:
+  val adopt(abh::Expected<std::unique_ptr<Trainer>> created) {
+    if (!created.ok()) return error_js(created.error());
+    trainer_ = std::move(created.value());
+    val out = val::object();
+    out.set("parameterCount", double(trainer_->layout().count));
+    return out;
+  }
+
+  std::unique_ptr<Trainer> trainer_;
+};
+
+}  // namespace training_bindings
+
+EMSCRIPTEN_BINDINGS(training) {
+  emscripten::class_<training_bindings::TrainerJs>("Trainer")
+      .constructor<>()
+      .function("configure", &training_bindings::TrainerJs::configure)
+      .function("load", &training_bindings::TrainerJs::load)
+      .function("step", &training_bindings::TrainerJs::step)
+      .function("evaluate", &training_bindings::TrainerJs::evaluate)
+      .function("analyze", &training_bindings::TrainerJs::analyze)
+      .function("headShares", &training_bindings::TrainerJs::head_shares)
+      .function("exportWeights", &training_bindings::TrainerJs::export_weights)
+      .function("parameters", &training_bindings::TrainerJs::parameters)
+      .function("describe", &training_bindings::TrainerJs::describe);
+}

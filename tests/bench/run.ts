@@ -5,6 +5,7 @@
 //   npm run bench -- --n=512,1024      these n only
 //   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency/first load)
 //          --reuse-native  --reuse-node  (take that environment's results from the last run in build/bench/)
+//          --no-training (skip the training step: native, SIMD wasm, scalar wasm; tests/bench/training.ts)
 //
 // Steps: builds the wasm engines if they are missing (node web/scripts/build-wasm.mjs), the SIMD roof
 // probe (emcc), the native peer (CMake, -DABH_BENCH=ON, -O3 -march=native) and runs it; runs the Node
@@ -91,6 +92,17 @@ if (args.includes('--reuse-node') && existsSync(join(benchDir, 'node.json'))) {
   else report.errors.push(`node: the Node process exited with ${child.status}`);
 }
 
+// ---- training step (tests/bench/training.ts) ------------------------------------------------------------
+let trainingText = '';
+if (!args.includes('--no-training')) {
+  const out = join(benchDir, 'training.json');
+  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/training.ts', out], {
+    cwd: root, stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (child.status === 0) trainingText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
+  else report.errors.push(`training: the training benchmark exited with ${child.status}`);
+}
+
 // ---- Chromium ----------------------------------------------------------------------------------------
 if (!args.includes('--no-browser')) {
   let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
@@ -123,7 +135,7 @@ if (!args.includes('--no-browser')) {
 
 // ---- report ------------------------------------------------------------------------------------------
 report.seconds = (performance.now() - t0) / 1000;
-const text = fullText(report);
+const text = trainingText ? `${fullText(report)}\n\n${trainingText}` : fullText(report);
 console.log(text);
 console.log(`\n(${report.seconds.toFixed(0)} s)`);
 writeFileSync(join(benchDir, 'results.json'), JSON.stringify({ ...report, verdicts: verdicts(report) }, null, 1));

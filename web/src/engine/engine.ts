@@ -286,6 +286,11 @@ export class AttentionEngine {
     return unwrap(result);
   }
 
+  /** Runs `run` on the instance with every call's crash handling; the training wrapper (training.ts) uses it. */
+  withInstance<T extends object>(name: string, run: (raw: RawEngineModule) => T | { error: string }): T {
+    return this.call(name, run);
+  }
+
   /** The article's attention(Q, K, V, mask): Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v). */
   attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions = {}): AttentionResult {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];

@@ -1,0 +1,240 @@
+#include "trainer.h"
+
+#include <cmath>
+
+#include "weights_file.h"
+
+namespace abh::train {
+
+namespace {
+
+std::string number(double x) {
+  if (std::isnan(x)) return "NaN";
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+ModelConfig model_config_of(const TrainConfig& c, const Task& task) {
+  ModelConfig m;
+  m.vocab = int(task.vocabulary().words.size());
+  m.layers = c.layers;
+  m.heads = c.heads;
+  m.d_model = c.d_model;
+  m.layer_norm = c.layer_norm;
+  m.mlp = c.mlp;
+  m.scale = c.scale;
+  m.causal = c.mask == "causal" || (c.mask == "task" && task.causal());
+  return m;
+}
+
+Matrix matrix_of(const float* data, int rows, int cols) { return Eigen::Map<const Matrix>(data, rows, cols); }
+
+}  // namespace
+
+std::string check_train_config(const TrainConfig& c) {
+  if (const auto task = Task::make(c.task); !task.ok()) return task.error();
+  if (c.layers < 1 || c.layers > kMaxLayers)
+    return "layers must be 1 to " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.layers) + ")";
+  if (c.heads < 1 || c.heads > kMaxHeads) return "heads must be 1 to " + std::to_string(kMaxHeads) + " (got " + std::to_string(c.heads) + ")";
+  if (c.d_model < kMinDModel || c.d_model > kMaxDModel)
+    return "d_model must be " + std::to_string(kMinDModel) + " to " + std::to_string(kMaxDModel) + " (got " + std::to_string(c.d_model) + ")";
+  if (c.d_model % c.heads != 0)
+    return "heads (" + std::to_string(c.heads) + ") must divide d_model (" + std::to_string(c.d_model) +
+           ") so that every head gets d_k = d_model / heads columns";
+  if (c.mask != "task" && c.mask != "none" && c.mask != "causal")
+    return "mask must be \"task\", \"none\" or \"causal\" (got \"" + c.mask.substr(0, 40) + "\")";
+  if (c.optimizer != "adamw" && c.optimizer != "sgd") return "optimizer must be \"adamw\" or \"sgd\" (got \"" + c.optimizer.substr(0, 40) + "\")";
+  if (!(c.learning_rate > 0.0f && c.learning_rate <= kMaxLearningRate))
+    return "the learning rate must be a number above 0 and at most " + number(kMaxLearningRate) + " (got " + number(c.learning_rate) + ")";
+  if (!(c.weight_decay >= 0.0f && c.weight_decay <= 1.0f)) return "the weight decay must be 0 to 1 (got " + number(c.weight_decay) + ")";
+  if (!(c.momentum >= 0.0f && c.momentum < 1.0f)) return "the momentum must be at least 0 and below 1 (got " + number(c.momentum) + ")";
+  if (!(c.clip >= 0.0f && c.clip <= 1e6f)) return "the gradient clip must be 0 (off) to 1e6 (got " + number(c.clip) + ")";
+  if (c.batch < 1 || c.batch > kMaxBatch) return "the batch must be 1 to " + std::to_string(kMaxBatch) + " (got " + std::to_string(c.batch) + ")";
+  return {};
+}
+
+Expected<std::unique_ptr<Trainer>> Trainer::create(const TrainConfig& config) {
+  using E = Expected<std::unique_ptr<Trainer>>;
+  if (const std::string error = check_train_config(config); !error.empty()) return E::failure(error);
+  std::unique_ptr<Trainer> t(new Trainer());
+  t->config_ = config;
+  t->task_ = Task::make(config.task).value();
+  t->model_ = model_config_of(config, t->task_);
+  t->layout_ = ParameterLayout::of(t->model_);
+  t->params_.assign(t->layout_.count, 0.0f);
+  t->grads_.assign(t->layout_.count, 0.0f);
+  initialize_parameters(t->layout_, config.seed, t->params_.data());
+  OptimizerConfig o;
+  o.kind = config.optimizer == "sgd" ? OptimizerKind::kSgd : OptimizerKind::kAdamW;
+  o.learning_rate = config.learning_rate;
+  o.weight_decay = config.weight_decay;
+  o.momentum = config.momentum;
+  o.clip = config.clip;
+  t->optimizer_ = Optimizer(o, t->layout_.count);
+  t->data_rng_ = SplitMix64(stream_seed(config.seed, 0x6461746100000000ull));  // "data"
+  return E(std::move(t));
+}
+
+float Trainer::forward(const Batch& batch, Activations<float>& acts) const {
+  return model_forward(model_, layout_, params_.data(), batch, acts);
+}
+
+Expected<StepReport> Trainer::step(int steps) {
+  using E = Expected<StepReport>;
+  if (steps < 1 || steps > kMaxStepsPerCall)
+    return E::failure("steps must be 1 to " + std::to_string(kMaxStepsPerCall) + " per call (got " + std::to_string(steps) + ")");
+  if (steps_done_ + steps > kMaxTotalSteps)
+    return E::failure("a model trains for at most " + std::to_string(kMaxTotalSteps) + " steps (" + std::to_string(steps_done_) +
+                      " done, " + std::to_string(steps) + " more asked)");
+  StepReport report;
+  double loss_sum = 0;
+  for (int s = 0; s < steps; ++s) {
+    task_.sample_batch(data_rng_, config_.batch, batch_);
+    const float loss = model_forward(model_, layout_, params_.data(), batch_, acts_);
+    std::fill(grads_.begin(), grads_.end(), 0.0f);
+    model_backward(model_, layout_, params_.data(), grads_.data(), batch_, acts_, dacts_);
+    const float norm = clip_gradients(grads_.data(), grads_.size(), optimizer_.config().clip);
+    if (!std::isfinite(loss) || !std::isfinite(norm))
+      return E::failure("training diverged at step " + std::to_string(steps_done_ + 1) + " (the loss or the gradient is not finite); " +
+                        "the weights are those before that step: lower the learning rate");
+    optimizer_.step(params_.data(), grads_.data());
+    ++steps_done_;
+    loss_sum += loss;
+    report.loss = loss;
+    report.gradient_norm = norm;
+  }
+  report.step = steps_done_;
+  report.mean_loss = float(loss_sum / steps);
+  return report;
+}
+
+Evaluation Trainer::evaluate() const {
+  Evaluation e;
+  const auto& set = task_.heldout();
+  Activations<float> acts;
+  Batch batch;
+  double loss_sum = 0;
+  int correct = 0;
+  constexpr int kChunk = 64;
+  for (std::size_t first = 0; first < set.size(); first += kChunk) {
+    const int count = int(std::min<std::size_t>(kChunk, set.size() - first));
+    task_.pack(set, first, count, batch);
+    forward(batch, acts);
+    const int V = model_.vocab;
+    for (int p = 0; p < acts.P; ++p) {
+      const float* pr = acts.probs.data() + std::size_t(p) * V;
+      const int best = int(std::max_element(pr, pr + V) - pr);
+      correct += best == acts.target_tokens[p];
+      loss_sum += acts.losses[p];
+    }
+    e.positions += acts.P;
+  }
+  e.examples = int(set.size());
+  e.accuracy = e.positions ? float(correct) / float(e.positions) : 0.0f;
+  e.loss = e.positions ? float(loss_sum / e.positions) : 0.0f;
+  return e;
+}
+
+Expected<SentenceAnalysis> Trainer::analyze(const std::vector<std::string>& words, int top_k) const {
+  using E = Expected<SentenceAnalysis>;
+  if (words.empty()) return E::failure("the sentence is empty");
+  if (int(words.size()) > kMaxPositions)
+    return E::failure("the trained model reads at most " + std::to_string(kMaxPositions) + " words (got " + std::to_string(words.size()) + ")");
+  if (top_k < 1 || top_k > model_.vocab) top_k = std::min(5, model_.vocab);
+  SentenceAnalysis out;
+  out.tokens = task_.tokenize(words);
+  const int n = int(words.size()), C = model_.d_model, NH = model_.heads;
+  const int it = task_.vocabulary().id("it");
+  out.query = n - 1;
+  if (task_.kind() == TaskKind::kWhoIsIt)
+    for (int i = 0; i < n; ++i)
+      if (out.tokens.ids[i] == it) {
+        out.query = i;
+        break;
+      }
+  Batch batch;
+  batch.B = 1;
+  batch.T = n;
+  batch.tokens = out.tokens.ids;
+  batch.targets.assign(n, -1);
+  batch.targets[out.query] = 0;  // any token: only the probabilities at the query are read
+  batch.lengths = {n};
+  Activations<float> acts;
+  forward(batch, acts);
+  for (int l = 0; l < model_.layers; ++l) {
+    LayerAnalysis layer;
+    layer.attention = Tensor3(NH, n, n);
+    std::copy(acts.layer[l].att.begin(), acts.layer[l].att.end(), layer.attention.data.begin());
+    layer.attention_input = matrix_of(acts.layer[l].ln1.data(), n, C);
+    const auto w = layer_tensors(params_.data(), layout_.layer[l]);
+    layer.W_q = matrix_of(w.W_q, C, C);
+    layer.W_k = matrix_of(w.W_k, C, C);
+    layer.W_v = matrix_of(w.W_v, C, C);
+    layer.W_o = matrix_of(w.W_o, C, C);
+    out.layers.push_back(std::move(layer));
+  }
+  std::vector<int> order(model_.vocab);
+  for (int i = 0; i < model_.vocab; ++i) order[i] = i;
+  const float* pr = acts.probs.data();
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pr[a] > pr[b]; });
+  for (int i = 0; i < top_k; ++i) out.top.push_back({order[i], task_.vocabulary().words[order[i]], pr[order[i]]});
+  return out;
+}
+
+std::vector<HeadShares> Trainer::head_shares() const {
+  std::vector<HeadShares> shares;
+  if (task_.kind() != TaskKind::kWhoIsIt) return shares;
+  const int NH = model_.heads;
+  for (int l = 0; l < model_.layers; ++l)
+    for (int h = 0; h < NH; ++h) shares.push_back({l, h, 0, 0, 0, 0});
+  const auto& set = task_.heldout();
+  Activations<float> acts;
+  Batch batch;
+  constexpr int kChunk = 64;
+  for (std::size_t first = 0; first < set.size(); first += kChunk) {
+    const int count = int(std::min<std::size_t>(kChunk, set.size() - first));
+    task_.pack(set, first, count, batch);
+    forward(batch, acts);
+    const int Tn = batch.T;
+    for (int b = 0; b < count; ++b) {
+      const Example& ex = set[first + b];
+      for (int l = 0; l < model_.layers; ++l)
+        for (int h = 0; h < NH; ++h) {
+          const float* row = acts.layer[l].att.data() + ((std::size_t(b) * NH + h) * Tn + ex.query) * Tn;
+          HeadShares& s = shares[std::size_t(l) * NH + h];
+          s.referent += row[ex.referent];
+          s.other_noun += row[ex.other];
+          s.adjective += row[ex.adjective];
+          s.self += row[ex.query];
+        }
+    }
+  }
+  for (auto& s : shares) {
+    const float inv = set.empty() ? 0.0f : 1.0f / float(set.size());
+    s.referent *= inv, s.other_noun *= inv, s.adjective *= inv, s.self *= inv;
+  }
+  return shares;
+}
+
+std::vector<std::uint8_t> Trainer::export_weights() const {
+  WeightsFile file;
+  file.config = config_;
+  file.steps = steps_done_;
+  file.heldout_accuracy = evaluate().accuracy;
+  file.parameters = params_;
+  return encode_weights(file);
+}
+
+Expected<std::unique_ptr<Trainer>> Trainer::import_weights(const std::uint8_t* bytes, std::size_t size) {
+  using E = Expected<std::unique_ptr<Trainer>>;
+  auto file = decode_weights(bytes, size);
+  if (!file.ok()) return E::failure(file.error());
+  auto trainer = create(file.value().config);
+  if (!trainer.ok()) return trainer;
+  trainer.value()->params_ = std::move(file.value().parameters);
+  trainer.value()->steps_done_ = file.value().steps;
+  return trainer;
+}
+
+}  // namespace abh::train

@@ -1,0 +1,636 @@
+// The training core (cpp/train/): every op's backward pass and the whole model's gradient against
+// central finite differences in double precision, the optimisers against hand-computed steps,
+// bit-identical reruns, the task generators, learning to >= 99% held-out, the weights file, the
+// analysis against the walkthrough's pipeline, and every bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "pipeline.h"
+#include "random.h"
+#include "train/model.h"
+#include "train/ops.h"
+#include "train/optimizer.h"
+#include "train/tasks.h"
+#include "train/trainer.h"
+#include "train/weights_file.h"
+
+namespace {
+
+using namespace abh::train;
+
+#define EXPECT_CONTAINS(haystack, needle)                                                      \
+  do {                                                                                         \
+    const std::string abh_haystack = (haystack);                                               \
+    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                                    \
+        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\"";                     \
+  } while (0)
+
+std::vector<double> random_vector(abh::SplitMix64& rng, std::size_t n, double scale = 1.0) {
+  std::vector<double> v(n);
+  for (double& x : v) x = double(rng.normal()) * scale;
+  return v;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+// Checks d(loss)/d(x) for every entry of x by central differences. loss() reads x.
+void expect_gradient(const char* what, std::vector<double>& x, const std::vector<double>& analytic, const std::function<double()>& loss,
+                     double h = 1e-6, double tolerance = 1e-6) {
+  ASSERT_EQ(x.size(), analytic.size()) << what;
+  double worst = 0;
+  std::size_t worst_at = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double saved = x[i];
+    x[i] = saved + h;
+    const double up = loss();
+    x[i] = saved - h;
+    const double down = loss();
+    x[i] = saved;
+    const double numeric = (up - down) / (2 * h);
+    const double error = std::abs(numeric - analytic[i]) / std::max(1.0, std::abs(numeric) + std::abs(analytic[i]));
+    if (error > worst) worst = error, worst_at = i;
+  }
+  EXPECT_LT(worst, tolerance) << what << ": worst relative gradient error at entry " << worst_at << " of " << x.size();
+}
+
+// ---- elementary functions -------------------------------------------------------------------
+
+TEST(TrainMath, LogMatchesTheLibraryToFloatRounding) {
+  double worst = 0;
+  for (float x : {1e-38f, 1e-30f, 1e-10f, 0.001f, 0.1f, 0.5f, 0.70710678f, 0.9999f, 1.0f, 1.0001f, 1.41421356f, 1.5f, 2.0f, 2.7182818f, 10.0f,
+                  123.456f, 1e10f, 3e38f}) {
+    const double exact = std::log(double(x));
+    worst = std::max(worst, std::abs(double(log_of(x)) - exact) / std::max(1.0, std::abs(exact)));
+  }
+  abh::SplitMix64 rng(7);
+  for (int i = 0; i < 10000; ++i) {
+    const float x = std::ldexp(1.0f + float(rng.next() >> 41) / 8388608.0f, int(rng.next() % 200) - 100);
+    const double exact = std::log(double(x));
+    worst = std::max(worst, std::abs(double(log_of(x)) - exact) / std::max(1.0, std::abs(exact)));
+  }
+  EXPECT_LT(worst, 3e-7);
+  EXPECT_EQ(log_of(1.0f), 0.0f);
+  EXPECT_EQ(log_of(0.0f), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(log_of(-1.0f)));
+  EXPECT_NEAR(log_of(1e-45f), std::log(double(1e-45f)), 1e-5);  // the smallest denormal
+}
+
+TEST(TrainMath, MatmulKernelMatchesTheDefinitionWithStrides) {
+  abh::SplitMix64 rng(3);
+  for (auto [N, K, M] : {std::tuple{1, 1, 1}, {3, 5, 7}, {4, 16, 33}, {7, 2, 20}}) {
+    std::vector<float> A(std::size_t(K) * N), B(std::size_t(K) * M), out(std::size_t(N) * M);
+    for (float& x : A) x = rng.normal();
+    for (float& x : B) x = rng.normal();
+    for (float& x : out) x = rng.normal();
+    std::vector<float> expected = out;
+    for (int n = 0; n < N; ++n)
+      for (int m = 0; m < M; ++m) {
+        float acc = expected[std::size_t(n) * M + m];
+        for (int k = 0; k < K; ++k) acc += A[std::size_t(k) * N + n] * B[std::size_t(k) * M + m];  // A stored (K, N): A^T
+        expected[std::size_t(n) * M + m] = acc;
+      }
+    matmul_accumulate(out.data(), M, A.data(), 1, N, B.data(), M, N, K, M);
+    EXPECT_EQ(0, std::memcmp(out.data(), expected.data(), out.size() * sizeof(float))) << N << "x" << K << "x" << M;
+  }
+}
+
+// ---- every op's backward against finite differences, in double ---------------------------------
+
+TEST(TrainGradients, Encoder) {
+  abh::SplitMix64 rng(11);
+  const int B = 2, Tn = 3, C = 4, V = 5;
+  const std::vector<int> tokens = {0, 4, 4, 2, 1, 0};
+  auto wte = random_vector(rng, V * C), wpe = random_vector(rng, kMaxPositions * C), r = random_vector(rng, B * Tn * C);
+  std::vector<double> out(B * Tn * C), dwte(V * C, 0.0), dwpe(kMaxPositions * C, 0.0);
+  auto loss = [&] {
+    encoder_forward(out.data(), tokens.data(), wte.data(), wpe.data(), B, Tn, C);
+    return dot(out, r);
+  };
+  encoder_backward(dwte.data(), dwpe.data(), r.data(), tokens.data(), B, Tn, C);
+  expect_gradient("wte", wte, dwte, loss);
+  expect_gradient("wpe", wpe, dwpe, loss);
+}
+
+TEST(TrainGradients, LayerNorm) {
+  abh::SplitMix64 rng(12);
+  for (auto [N, C] : {std::pair{1, 2}, {3, 5}, {6, 16}}) {
+    auto inp = random_vector(rng, N * C, 2.0), w = random_vector(rng, C), b = random_vector(rng, C), r = random_vector(rng, N * C);
+    std::vector<double> out(N * C), mean(N), rstd(N), dinp(N * C, 0.0), dw(C, 0.0), db(C, 0.0);
+    auto loss = [&] {
+      layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), N, C);
+      return dot(out, r);
+    };
+    loss();
+    layernorm_backward(dinp.data(), dw.data(), db.data(), r.data(), inp.data(), w.data(), mean.data(), rstd.data(), N, C);
+    expect_gradient("layernorm inp", inp, dinp, loss);
+    expect_gradient("layernorm weight", w, dw, loss);
+    expect_gradient("layernorm bias", b, db, loss);
+  }
+}
+
+TEST(TrainGradients, Matmul) {
+  abh::SplitMix64 rng(13);
+  for (auto [N, IC, OC, with_bias] : {std::tuple{1, 1, 1, false}, {4, 3, 5, true}, {6, 8, 17, false}, {5, 16, 4, true}}) {
+    auto inp = random_vector(rng, N * IC), w = random_vector(rng, IC * OC), bias = random_vector(rng, OC), r = random_vector(rng, N * OC);
+    std::vector<double> out(N * OC), dinp(N * IC, 0.0), dw(IC * OC, 0.0), db(OC, 0.0), scratch(IC * OC);
+    auto loss = [&] {
+      matmul_forward(out.data(), inp.data(), w.data(), with_bias ? bias.data() : nullptr, N, IC, OC);
+      return dot(out, r);
+    };
+    matmul_backward(dinp.data(), dw.data(), with_bias ? db.data() : nullptr, r.data(), inp.data(), w.data(), scratch.data(), N, IC, OC);
+    expect_gradient("matmul inp", inp, dinp, loss);
+    expect_gradient("matmul weight", w, dw, loss);
+    if (with_bias) expect_gradient("matmul bias", bias, db, loss);
+  }
+}
+
+TEST(TrainGradients, Attention) {
+  abh::SplitMix64 rng(14);
+  struct Case {
+    int B, T, C, NH;
+    bool causal, scale;
+    std::vector<int> lengths;
+  };
+  for (const Case& c : {Case{1, 1, 2, 1, false, true, {1}}, Case{2, 4, 4, 2, false, true, {4, 2}}, Case{2, 5, 6, 3, true, true, {5, 3}},
+                        Case{1, 6, 8, 2, false, false, {6}}, Case{3, 3, 8, 4, true, false, {3, 1, 2}}}) {
+    const AttentionShape shape{c.B, c.T, c.C, c.NH, c.causal, c.scale};
+    const std::size_t BTC = std::size_t(c.B) * c.T * c.C;
+    auto q = random_vector(rng, BTC), k = random_vector(rng, BTC), v = random_vector(rng, BTC), r = random_vector(rng, BTC);
+    std::vector<double> out(BTC), att(std::size_t(c.B) * c.NH * c.T * c.T), dq(BTC, 0.0), dk(BTC, 0.0), dv(BTC, 0.0);
+    std::vector<double> scratch(std::size_t(c.T) * c.T + std::size_t(c.C) * c.T);
+    auto loss = [&] {
+      attention_forward(out.data(), att.data(), q.data(), k.data(), v.data(), c.lengths.data(), shape, scratch.data());
+      return dot(out, r);
+    };
+    loss();
+    // the weights are a distribution over the visible keys, and padding/future keys get none
+    for (int b = 0; b < c.B; ++b)
+      for (int h = 0; h < c.NH; ++h)
+        for (int i = 0; i < c.T; ++i) {
+          double sum = 0;
+          for (int j = 0; j < c.T; ++j) {
+            const double w = att[((std::size_t(b) * c.NH + h) * c.T + i) * c.T + j];
+            if (j >= c.lengths[b] || (c.causal && j > i)) {
+              EXPECT_EQ(w, 0.0);
+            }
+            sum += w;
+          }
+          EXPECT_NEAR(sum, 1.0, 1e-12);
+        }
+    attention_backward(dq.data(), dk.data(), dv.data(), r.data(), q.data(), k.data(), v.data(), att.data(), shape, scratch.data());
+    expect_gradient("attention q", q, dq, loss);
+    expect_gradient("attention k", k, dk, loss);
+    expect_gradient("attention v", v, dv, loss);
+  }
+}
+
+TEST(TrainGradients, ResidualAndRelu) {
+  abh::SplitMix64 rng(15);
+  const std::size_t N = 20;
+  auto a = random_vector(rng, N), b = random_vector(rng, N), r = random_vector(rng, N);
+  for (double& x : a)
+    if (std::abs(x) < 0.01) x = 0.5;  // ReLU's kink: finite differences need distance from 0
+  std::vector<double> out(N), da(N, 0.0), db(N, 0.0), relu(N), drelu(N, 0.0);
+  auto residual_loss = [&] {
+    residual_forward(out.data(), a.data(), b.data(), N);
+    return dot(out, r);
+  };
+  residual_backward(da.data(), db.data(), r.data(), N);
+  expect_gradient("residual a", a, da, residual_loss);
+  expect_gradient("residual b", b, db, residual_loss);
+  auto relu_loss = [&] {
+    relu_forward(relu.data(), a.data(), N);
+    return dot(relu, r);
+  };
+  relu_backward(drelu.data(), a.data(), r.data(), N);
+  expect_gradient("relu", a, drelu, relu_loss);
+}
+
+TEST(TrainGradients, CrossEntropy) {
+  abh::SplitMix64 rng(16);
+  for (auto [P, V] : {std::pair{1, 2}, {3, 7}, {5, 40}}) {
+    auto logits = random_vector(rng, P * V, 3.0);
+    std::vector<int> targets(P);
+    for (int p = 0; p < P; ++p) targets[p] = int(rng.next() % V);
+    std::vector<double> probs(P * V), losses(P), dlogits(P * V, 0.0);
+    auto loss = [&] {
+      crossentropy_forward(probs.data(), losses.data(), logits.data(), targets.data(), P, V);
+      double s = 0;
+      for (double l : losses) s += l;
+      return s / P;
+    };
+    loss();
+    crossentropy_backward(dlogits.data(), probs.data(), targets.data(), P, V, 1.0 / P);
+    expect_gradient("cross-entropy logits", logits, dlogits, loss);
+  }
+}
+
+// ---- the whole model's gradient, in double, at several shapes -----------------------------------
+
+TEST(TrainGradients, WholeModel) {
+  struct Case {
+    int layers, heads, d_model;
+    bool layer_norm, mlp, scale, causal;
+  };
+  abh::SplitMix64 rng(17);
+  for (const Case& c : {Case{1, 1, 4, false, false, true, false}, Case{2, 2, 8, true, false, true, false}, Case{2, 4, 8, true, true, false, true},
+                        Case{3, 2, 6, false, true, true, false}}) {
+    ModelConfig m;
+    m.vocab = 7;
+    m.layers = c.layers;
+    m.heads = c.heads;
+    m.d_model = c.d_model;
+    m.layer_norm = c.layer_norm;
+    m.mlp = c.mlp;
+    m.scale = c.scale;
+    m.causal = c.causal;
+    const ParameterLayout layout = ParameterLayout::of(m);
+    std::vector<float> init(layout.count);
+    initialize_parameters(layout, 5, init.data());
+    std::vector<double> params(init.begin(), init.end());
+    for (double& p : params) p += 0.1 * double(rng.normal());  // off the init's exact ones and zeros
+    Batch batch;
+    batch.B = 2;
+    batch.T = 5;
+    batch.lengths = {5, 3};
+    for (int i = 0; i < batch.B * batch.T; ++i) batch.tokens.push_back(int(rng.next() % m.vocab));
+    batch.targets = {-1, 3, -1, 2, 6, 1, -1, 4, -1, -1};
+    Activations<double> acts;
+    ActivationGrads<double> dacts;
+    std::vector<double> grads(layout.count, 0.0);
+    auto loss = [&] { return model_forward(m, layout, params.data(), batch, acts); };
+    loss();
+    model_backward(m, layout, params.data(), grads.data(), batch, acts, dacts);
+    const std::string what = "model L" + std::to_string(c.layers) + " h" + std::to_string(c.heads) + " C" + std::to_string(c.d_model) +
+                             (c.layer_norm ? " LN" : "") + (c.mlp ? " MLP" : "") + (c.causal ? " causal" : "");
+    expect_gradient(what.c_str(), params, grads, loss, 1e-6, 2e-6);
+    // and the float model computes the same loss and gradient to float rounding
+    Activations<float> acts_f;
+    ActivationGrads<float> dacts_f;
+    std::vector<float> params_f(params.begin(), params.end()), grads_f(layout.count, 0.0f);
+    const double loss_d = loss();
+    EXPECT_NEAR(model_forward(m, layout, params_f.data(), batch, acts_f), loss_d, 1e-5 * std::max(1.0, loss_d));
+    model_backward(m, layout, params_f.data(), grads_f.data(), batch, acts_f, dacts_f);
+    double worst = 0;
+    for (std::size_t i = 0; i < grads.size(); ++i) worst = std::max(worst, std::abs(grads[i] - grads_f[i]));
+    EXPECT_LT(worst, 1e-4) << what;
+  }
+}
+
+TEST(TrainModel, ParameterLayoutIsContiguousAndNamed) {
+  ModelConfig m;
+  m.vocab = 10;
+  m.mlp = true;
+  const ParameterLayout L = ParameterLayout::of(m);
+  std::size_t next = 0;
+  for (const auto& e : L.entries) {
+    EXPECT_EQ(e.offset, next) << e.name;
+    next += std::size_t(e.rows) * e.cols;
+  }
+  EXPECT_EQ(next, L.count);
+  EXPECT_EQ(L.entries.front().name, "wte");
+  EXPECT_EQ(L.entries.back().name, "w_out");
+  // the default who-is-it model: 2 layers x 2 heads, d_model 32, no MLP
+  ModelConfig d;
+  d.vocab = int(Task::make("who-is-it").value().vocabulary().words.size());
+  EXPECT_EQ(ParameterLayout::of(d).count, std::size_t(2 * d.vocab * 32 + 16 * 32 + 2 * (4 * 32 * 32 + 2 * 32) + 2 * 32));
+}
+
+// ---- optimisers -------------------------------------------------------------------------------
+
+TEST(TrainOptimizer, AdamWStepsMatchHandComputedValues) {
+  OptimizerConfig c;
+  c.learning_rate = 0.1f;
+  c.weight_decay = 0.01f;
+  Optimizer opt(c, 2);
+  float p[2] = {1.0f, -2.0f};
+  const float g1[2] = {0.5f, 0.0f};
+  opt.step(p, g1);
+  // step 1: m = 0.05, v = 0.00025, m_hat = 0.5, v_hat = 0.25: p -= 0.1 (0.5 / (0.5 + 1e-8) + 0.01 p)
+  EXPECT_NEAR(p[0], 1.0 - 0.1 * (0.5 / (0.5 + 1e-8) + 0.01), 1e-6);
+  EXPECT_NEAR(p[1], -2.0 - 0.1 * (0.0 + 0.01 * -2.0), 1e-6);  // zero gradient: only the decay
+  const double p0 = p[0];
+  const float g2[2] = {-0.25f, 0.0f};
+  opt.step(p, g2);
+  // step 2: m = 0.9 0.05 - 0.025 = 0.02, v = 0.999 0.00025 + 0.001 0.0625 = 0.00031225
+  const double m_hat = 0.02 / (1 - 0.81), v_hat = 0.00031225 / (1 - 0.998001);
+  EXPECT_NEAR(p[0], p0 - 0.1 * (m_hat / (std::sqrt(v_hat) + 1e-8) + 0.01 * p0), 1e-6);
+  EXPECT_EQ(opt.steps(), 2);
+}
+
+TEST(TrainOptimizer, SgdWithMomentumMatchesHandComputedValues) {
+  OptimizerConfig c;
+  c.kind = OptimizerKind::kSgd;
+  c.learning_rate = 0.1f;
+  c.momentum = 0.9f;
+  Optimizer opt(c, 1);
+  float p = 1.0f;
+  const float g = 0.5f;
+  opt.step(&p, &g);
+  EXPECT_FLOAT_EQ(p, 0.95f);  // buffer 0.5
+  opt.step(&p, &g);
+  EXPECT_FLOAT_EQ(p, 0.855f);  // buffer 0.9 0.5 + 0.5 = 0.95
+}
+
+TEST(TrainOptimizer, ClippingScalesToTheMaximumNorm) {
+  float g[2] = {3.0f, 4.0f};
+  EXPECT_FLOAT_EQ(clip_gradients(g, 2, 1.0f), 5.0f);
+  EXPECT_FLOAT_EQ(g[0], 0.6f);
+  EXPECT_FLOAT_EQ(g[1], 0.8f);
+  float small[2] = {0.3f, 0.4f};
+  EXPECT_FLOAT_EQ(clip_gradients(small, 2, 1.0f), 0.5f);
+  EXPECT_EQ(small[0], 0.3f);  // under the limit: untouched
+  float off[2] = {30.0f, 40.0f};
+  clip_gradients(off, 2, 0.0f);
+  EXPECT_EQ(off[1], 40.0f);
+}
+
+// ---- tasks ----------------------------------------------------------------------------------
+
+std::vector<std::string> words_of(const Task& task, const std::vector<int>& ids) {
+  std::vector<std::string> words;
+  for (int id : ids) words.push_back(task.vocabulary().words[id]);
+  return words;
+}
+
+TEST(TrainTasks, TheArticleSentenceAndItsWideVariantAreHeldOut) {
+  const Task task = Task::make("who-is-it").value();
+  const std::vector<std::string> tired = {"the", "animal", "crossed", "the", "road", "because", "it", "was", "tired"};
+  std::vector<std::string> wide = tired;
+  wide.back() = "wide";
+  int found = 0;
+  for (const Example& ex : task.heldout()) {
+    const auto words = words_of(task, ex.tokens);
+    if (words == tired) {
+      ++found;
+      EXPECT_EQ(task.vocabulary().words[ex.targets[ex.query]], "animal");
+      EXPECT_EQ(ex.query, 6);
+      EXPECT_EQ(ex.referent, 1);
+      EXPECT_EQ(ex.other, 4);
+      EXPECT_EQ(ex.adjective, 8);
+    }
+    if (words == wide) {
+      ++found;
+      EXPECT_EQ(task.vocabulary().words[ex.targets[ex.query]], "road");
+    }
+  }
+  EXPECT_EQ(found, 2);
+  // and the page's own words map onto it: "The" and "tired." normalise
+  const auto t = task.tokenize({"The", "animal", "crossed", "the", "road", "because", "it", "was", "tired.", "zebra"});
+  EXPECT_EQ(t.words[0], "the");
+  EXPECT_EQ(t.words[8], "tired");
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(t.unknown[i], 0) << t.words[i];
+  EXPECT_EQ(t.unknown[9], 1);
+  EXPECT_EQ(t.ids[9], Vocabulary::kUnk);
+  EXPECT_EQ(normalize_word("Road!?"), "road");
+  EXPECT_EQ(task.tokenize({"<pad>"}).ids[0], Vocabulary::kUnk);  // special tokens are not words
+}
+
+TEST(TrainTasks, HeldOutCombinationsNeverAppearInTrainingBatches) {
+  const Task task = Task::make("who-is-it").value();
+  abh::SplitMix64 rng(99);
+  // (is_heldout_combination wants the animal first; a place in the animal's slot is never held out)
+  for (int i = 0; i < 5000; ++i) {
+    const Example ex = task.sample(rng);
+    const int a = ex.tokens[ex.referent], b = ex.tokens[ex.other], j = ex.tokens[ex.adjective];
+    ASSERT_FALSE(task.is_heldout_combination(a, b, j) || task.is_heldout_combination(b, a, j)) << i;
+    EXPECT_EQ(ex.targets[ex.query], a);
+    EXPECT_EQ(task.vocabulary().words[ex.tokens[ex.query]], "it");
+  }
+  EXPECT_GT(task.heldout().size(), 300u);
+  for (const Example& ex : task.heldout()) {
+    const int a = ex.tokens[ex.referent], b = ex.tokens[ex.other], j = ex.tokens[ex.adjective];
+    EXPECT_TRUE(task.is_heldout_combination(a, b, j) || task.is_heldout_combination(b, a, j));
+  }
+}
+
+TEST(TrainTasks, InductionRepeatsASegmentAndTargetsTheRepeats) {
+  const Task task = Task::make("induction").value();
+  EXPECT_TRUE(task.causal());
+  abh::SplitMix64 rng(5);
+  for (int i = 0; i < 200; ++i) {
+    const Example ex = task.sample(rng);
+    ASSERT_EQ(int(ex.tokens.size()), task.sequence_length());
+    int first_target = -1;
+    for (int t = 0; t < int(ex.tokens.size()); ++t)
+      if (ex.targets[t] >= 0) {
+        if (first_target < 0) first_target = t;
+        EXPECT_EQ(ex.targets[t], ex.tokens[t + 1]);
+      }
+    const int period = first_target + 1;
+    ASSERT_GE(period, 2);
+    for (int t = period; t < int(ex.tokens.size()); ++t) EXPECT_EQ(ex.tokens[t], ex.tokens[t - period]);
+  }
+}
+
+// ---- training --------------------------------------------------------------------------------
+
+TEST(TrainTrainer, SameSeedGivesBitIdenticalWeightsAndAnotherSeedDoesNot) {
+  TrainConfig c;
+  c.batch = 8;
+  auto a = Trainer::create(c), b = Trainer::create(c);
+  c.seed = 2;
+  auto other = Trainer::create(c);
+  ASSERT_TRUE(a.ok() && b.ok() && other.ok());
+  ASSERT_TRUE(a.value()->step(10).ok());
+  ASSERT_TRUE(b.value()->step(4).ok());
+  ASSERT_TRUE(b.value()->step(6).ok());  // split into calls: the same run
+  ASSERT_TRUE(other.value()->step(10).ok());
+  const auto& pa = a.value()->parameters();
+  EXPECT_EQ(0, std::memcmp(pa.data(), b.value()->parameters().data(), pa.size() * sizeof(float)));
+  EXPECT_NE(0, std::memcmp(pa.data(), other.value()->parameters().data(), pa.size() * sizeof(float)));
+}
+
+// The committed weights come from this configuration (web/scripts/train-weights.mjs); the test
+// trains a shorter run of it and asserts the claims the page makes.
+TEST(TrainTrainer, WhoIsItReachesFullHeldOutAccuracyAndAnswersTheArticle) {
+  auto created = Trainer::create(TrainConfig{});
+  ASSERT_TRUE(created.ok()) << created.error();
+  Trainer& t = *created.value();
+  const float before = t.evaluate().accuracy;
+  ASSERT_TRUE(t.step(250).ok());
+  const Evaluation e = t.evaluate();
+  EXPECT_LT(before, 0.6f);
+  EXPECT_GE(e.accuracy, 0.99f) << "held-out loss " << e.loss;
+  const std::vector<std::string> tired = {"The", "animal", "crossed", "the", "road", "because", "it", "was", "tired."};
+  std::vector<std::string> wide = tired;
+  wide.back() = "wide.";
+  auto a = t.analyze(tired), b = t.analyze(wide);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a.value().query, 6);
+  EXPECT_EQ(a.value().top[0].word, "animal");
+  EXPECT_EQ(b.value().top[0].word, "road");
+  EXPECT_GT(a.value().top[0].probability, 0.5f);
+  // the last layer: some head looks from "it" at the referent more than at the other noun, on average
+  float best = 0;
+  for (const auto& s : t.head_shares())
+    if (s.layer == 1) best = std::max(best, s.referent - s.other_noun);
+  EXPECT_GT(best, 0.3f);
+}
+
+TEST(TrainTrainer, InductionTrains) {
+  TrainConfig c;
+  c.task = "induction";
+  c.layer_norm = false;
+  c.learning_rate = 1e-2f;
+  c.batch = 16;
+  auto t = Trainer::create(c);
+  ASSERT_TRUE(t.ok());
+  const float before = t.value()->evaluate().loss;
+  auto report = t.value()->step(60);
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_LT(t.value()->evaluate().loss, before);
+  EXPECT_TRUE(t.value()->model_config().causal);
+}
+
+// The page feeds a layer's attention input and W_q..W_o into the walkthrough's pipeline: the same
+// attention weights as the model, to float rounding (the two use different kernels).
+TEST(TrainTrainer, PipelineOnTheAnalysisInputsReproducesTheModelsAttention) {
+  auto created = Trainer::create(TrainConfig{});
+  ASSERT_TRUE(created.ok());
+  ASSERT_TRUE(created.value()->step(20).ok());
+  const auto analysis = created.value()->analyze({"the", "dog", "avoided", "the", "river", "because", "it", "was", "wet"});
+  ASSERT_TRUE(analysis.ok());
+  const int n = 9;
+  for (const LayerAnalysis& layer : analysis.value().layers) {
+    abh::PipelineConfig p;
+    p.token_ids.assign(n, 1);
+    p.d_model = 32;
+    p.heads = 2;
+    p.scale = true;
+    p.causal = false;
+    auto flat = [](const abh::Matrix& m) { return std::vector<float>(m.data(), m.data() + m.size()); };
+    p.X = flat(layer.attention_input);
+    p.W_q = flat(layer.W_q), p.W_k = flat(layer.W_k), p.W_v = flat(layer.W_v), p.W_o = flat(layer.W_o);
+    const auto snap = abh::run_pipeline(p);
+    ASSERT_TRUE(snap.ok()) << snap.error();
+    ASSERT_EQ(snap.value().weights.data.size(), layer.attention.data.size());
+    float worst = 0;
+    for (std::size_t i = 0; i < layer.attention.data.size(); ++i)
+      worst = std::max(worst, std::abs(snap.value().weights.data[i] - layer.attention.data[i]));
+    EXPECT_LT(worst, 2e-6f);
+  }
+}
+
+// ---- the weights file ---------------------------------------------------------------------------
+
+TEST(TrainWeights, RoundTripsBitForBit) {
+  auto created = Trainer::create(TrainConfig{});
+  ASSERT_TRUE(created.value()->step(3).ok());
+  const auto bytes = created.value()->export_weights();
+  EXPECT_LE(bytes.size(), 64u * 1024);
+  auto loaded = Trainer::import_weights(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const auto& p = created.value()->parameters();
+  EXPECT_EQ(0, std::memcmp(p.data(), loaded.value()->parameters().data(), p.size() * sizeof(float)));
+  EXPECT_EQ(loaded.value()->steps_done(), 3);
+  EXPECT_EQ(loaded.value()->export_weights(), bytes);
+}
+
+std::uint32_t fnv(const std::vector<std::uint8_t>& b, std::size_t size) {
+  std::uint32_t hash = 2166136261u;
+  for (std::size_t i = 0; i < size; ++i) hash = (hash ^ b[i]) * 16777619u;
+  return hash;
+}
+void reseal(std::vector<std::uint8_t>& b) {
+  const std::uint32_t sum = fnv(b, b.size() - 4);
+  for (int i = 0; i < 4; ++i) b[b.size() - 4 + i] = std::uint8_t(sum >> (8 * i));
+}
+
+TEST(TrainWeights, DamagedFilesAreRefusedWithReasons) {
+  const auto good = Trainer::create(TrainConfig{}).value()->export_weights();
+  auto error_of = [](const std::vector<std::uint8_t>& b) {
+    auto r = Trainer::import_weights(b.data(), b.size());
+    return r.ok() ? std::string("accepted") : r.error();
+  };
+  EXPECT_CONTAINS(error_of({}), "too short");
+  auto truncated = good;
+  truncated.resize(good.size() - 8);
+  EXPECT_CONTAINS(error_of(truncated), "truncated");
+  auto magic = good;
+  magic[0] = 'X';
+  EXPECT_CONTAINS(error_of(magic), "not a weights file");
+  auto version = good;
+  version[4] = 9;
+  reseal(version);
+  EXPECT_CONTAINS(error_of(version), "version 9");
+  auto flipped = good;
+  flipped[200] ^= 1;
+  EXPECT_CONTAINS(error_of(flipped), "checksum");
+  auto nan = good;
+  const float q = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(&nan[4 * kWeightsHeaderWords + 40], &q, 4);
+  reseal(nan);
+  EXPECT_CONTAINS(error_of(nan), "not a finite number (parameter 10)");
+  auto heads = good;
+  heads[4 * 6] = 3;  // 3 heads do not divide d_model 32
+  reseal(heads);
+  EXPECT_CONTAINS(error_of(heads), "must divide d_model");
+  EXPECT_EQ(error_of(good), "accepted");
+}
+
+// ---- bad configuration ------------------------------------------------------------------------
+
+TEST(TrainConfigChecks, EveryBadValueHasAMessage) {
+  auto error_of = [](const std::function<void(TrainConfig&)>& edit) {
+    TrainConfig c;
+    edit(c);
+    auto r = Trainer::create(c);
+    return r.ok() ? std::string("accepted") : r.error();
+  };
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.task = "poetry"; }), "unknown task \"poetry\"");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.layers = 0; }), "layers must be 1 to 4");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.layers = 5; }), "layers must be 1 to 4");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.heads = 9; }), "heads must be 1 to 8");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.heads = 3; }), "must divide d_model");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.d_model = 2; }), "d_model must be 4 to 128");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = std::nanf(""); }), "(got NaN)");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = -1e-3f; }), "learning rate");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = 0; }), "learning rate");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = 1e9f; }), "at most 1");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = std::numeric_limits<float>::infinity(); }), "learning rate");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.batch = 0; }), "batch must be 1 to 256");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.batch = 257; }), "batch must be 1 to 256");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.optimizer = "lion"; }), "optimizer");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.mask = "diagonal"; }), "mask");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.momentum = 1; }), "momentum");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.weight_decay = -1; }), "weight decay");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.clip = std::nanf(""); }), "clip");
+  EXPECT_EQ(error_of([](TrainConfig&) {}), "accepted");
+
+  auto t = Trainer::create(TrainConfig{});
+  EXPECT_CONTAINS(t.value()->step(0).error(), "steps must be 1 to 10000");
+  EXPECT_CONTAINS(t.value()->step(10001).error(), "steps must be 1 to 10000");
+  EXPECT_CONTAINS(t.value()->analyze({}).error(), "empty");
+  EXPECT_CONTAINS(t.value()->analyze(std::vector<std::string>(17, "the")).error(), "at most 16 words");
+  EXPECT_TRUE(t.value()->step(1).ok());  // still working
+}
+
+TEST(TrainConfigChecks, ADivergingRunStopsWithAMessageAndKeepsItsWeights) {
+  TrainConfig c;
+  c.optimizer = "sgd";
+  c.learning_rate = 1.0f;
+  c.clip = 0;  // no clipping: SGD at lr 1 on unit-variance embeddings blows up
+  c.layer_norm = false;
+  c.momentum = 0.99f;
+  auto t = Trainer::create(c);
+  ASSERT_TRUE(t.ok());
+  auto r = t.value()->step(2000);
+  ASSERT_FALSE(r.ok());
+  EXPECT_CONTAINS(r.error(), "diverged");
+  for (float p : t.value()->parameters()) ASSERT_TRUE(std::isfinite(p));
+  EXPECT_TRUE(std::isfinite(t.value()->evaluate().accuracy));
+}
+
+}  // namespace

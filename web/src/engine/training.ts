@@ -1,0 +1,218 @@
+// The typed wrapper of the training core (cpp/train/, bound in cpp/bindings.cpp's "Training"
+// section): create a seeded model or load a weights file, train it, measure it, and read what the
+// page draws. Bad input becomes an EngineError with the C++ side's message; the trainer (and the
+// engine) keep working afterwards. A Trainer holds memory in the wasm instance: dispose() it.
+import { AttentionEngine, EngineError } from './engine';
+import type { Matrix, RawEngineModule, Tensor3 } from './types';
+
+export type TrainingTask = 'who-is-it' | 'induction';
+
+export interface TrainingConfig {
+  /** 'who-is-it' (default): the article's question; 'induction': repeated random segments, causal. */
+  task?: TrainingTask;
+  /** 1 to 4 (default 2). */
+  layers?: number;
+  /** 1 to 8, dividing dModel (default 2). */
+  heads?: number;
+  /** 4 to 128 (default 32). */
+  dModel?: number;
+  /** Pre-LayerNorm before attention (and MLP) and a final LayerNorm (default true). */
+  layerNorm?: boolean;
+  /** A ReLU MLP after each attention (default false). */
+  mlp?: boolean;
+  /** Scores scaled by 1/√d_k (default true). */
+  scale?: boolean;
+  /** 'task' (default: who-is-it bidirectional, induction causal), 'none' or 'causal'. */
+  mask?: 'task' | 'none' | 'causal';
+  optimizer?: 'adamw' | 'sgd';
+  /** Above 0, at most 1 (default 0.003). */
+  learningRate?: number;
+  weightDecay?: number;
+  /** SGD momentum, 0 to below 1 (default 0.9). */
+  momentum?: number;
+  /** Maximum global gradient norm, 0 = off (default 1). */
+  clip?: number;
+  /** 1 to 256 (default 32). */
+  batch?: number;
+  /** 0 to 2^32 - 1 (default 1): the same seed gives bit-identical weights in every build. */
+  seed?: number;
+}
+
+export interface StepReport {
+  /** Steps done in total. */
+  step: number;
+  /** The last step's training loss. */
+  loss: number;
+  /** Mean training loss over this call's steps. */
+  meanLoss: number;
+  /** The last step's global gradient norm, before clipping. */
+  gradientNorm: number;
+}
+
+export interface Evaluation {
+  /** Share of held-out loss positions whose most probable token is the target. */
+  accuracy: number;
+  loss: number;
+  examples: number;
+  positions: number;
+}
+
+export interface LayerAnalysis {
+  /** (heads, n, n) attention weights. */
+  attention: Tensor3;
+  /** (n, dModel) what the layer's attention reads: the (post-LayerNorm) residual stream. */
+  attentionInput: Matrix;
+  /** (dModel, dModel): with attentionInput, the walkthrough's pipeline reproduces `attention`. */
+  W_q: Matrix;
+  W_k: Matrix;
+  W_v: Matrix;
+  W_o: Matrix;
+}
+
+export interface SentenceAnalysis {
+  /** The words as the model reads them (lowercased, trailing punctuation stripped). */
+  words: string[];
+  ids: number[];
+  /** 1 where the word is outside the trained vocabulary (it reads the <unk> embedding). */
+  unknown: Uint8Array;
+  /** The position whose prediction `top` is: "it" for who-is-it (else the last word). */
+  query: number;
+  top: { token: number; word: string; probability: number }[];
+  layers: LayerAnalysis[];
+}
+
+export interface HeadShare {
+  layer: number;
+  head: number;
+  /** Mean attention weight from "it" over the held-out set on the noun it refers to. */
+  referent: number;
+  otherNoun: number;
+  adjective: number;
+  self: number;
+}
+
+export interface ParameterEntry {
+  name: string;
+  offset: number;
+  rows: number;
+  cols: number;
+}
+
+export interface TrainerDescription {
+  config: Required<TrainingConfig>;
+  steps: number;
+  parameterCount: number;
+  causal: boolean;
+  vocabulary: string[];
+  layout: ParameterEntry[];
+  limits: { maxPositions: number; maxLayers: number; maxHeads: number; maxDModel: number; maxBatch: number; maxStepsPerCall: number; maxTotalSteps: number };
+}
+
+type Result<T> = T | { error: string };
+interface RawTrainer {
+  configure(config: object): Result<{ parameterCount: number }>;
+  load(bytes: Uint8Array): Result<{ parameterCount: number }>;
+  step(steps: number): Result<StepReport>;
+  evaluate(): Result<Evaluation>;
+  analyze(words: string[], topK: number): Result<SentenceAnalysis>;
+  headShares(): HeadShare[];
+  exportWeights(): Result<Uint8Array>;
+  parameters(): Result<Float32Array>;
+  describe(): Result<TrainerDescription>;
+  delete(): void;
+}
+interface RawTrainingModule {
+  Trainer: new () => RawTrainer;
+}
+
+const CONFIG_KEYS = new Set(['task', 'layers', 'heads', 'dModel', 'layerNorm', 'mlp', 'scale', 'mask', 'optimizer', 'learningRate',
+  'weightDecay', 'momentum', 'clip', 'batch', 'seed']);
+
+export class Trainer {
+  private handle: RawTrainer | null;
+
+  private constructor(
+    private readonly engine: AttentionEngine,
+    private readonly instance: RawEngineModule,
+    handle: RawTrainer,
+  ) {
+    this.handle = handle;
+  }
+
+  /** A fresh model, initialised from config.seed. */
+  static create(engine: AttentionEngine, config: TrainingConfig = {}): Trainer {
+    if (typeof config !== 'object' || config === null) throw new EngineError('the training configuration must be an object');
+    const unknown = Object.keys(config).filter((key) => !CONFIG_KEYS.has(key));
+    if (unknown.length) throw new EngineError(`unknown training setting "${unknown[0]}"`);
+    return Trainer.make(engine, 'Trainer.create', (handle) => handle.configure({ ...config }));
+  }
+
+  /** A model from a weights file (e.g. web/src/model/who-is-it.bin). */
+  static fromWeights(engine: AttentionEngine, bytes: Uint8Array): Trainer {
+    if (!(bytes instanceof Uint8Array)) throw new EngineError('the weights must be a Uint8Array');
+    return Trainer.make(engine, 'Trainer.fromWeights', (handle) => handle.load(bytes));
+  }
+
+  private static make(engine: AttentionEngine, name: string, init: (handle: RawTrainer) => Result<object>): Trainer {
+    let made: Trainer | null = null;
+    engine.withInstance(name, (raw) => {
+      const handle = new (raw as unknown as RawTrainingModule).Trainer();
+      const result = init(handle);
+      if ('error' in result) handle.delete();
+      else made = new Trainer(engine, raw, handle);
+      return result;
+    });
+    return made!;
+  }
+
+  private call<T extends object>(name: string, run: (handle: RawTrainer) => Result<T>): T {
+    if (!this.handle) throw new EngineError('this trainer was disposed');
+    const handle = this.handle;
+    return this.engine.withInstance(`Trainer.${name}`, (raw) => {
+      if (raw !== this.instance) throw new EngineError('the engine restarted since this trainer was made: create it again');
+      return run(handle);
+    });
+  }
+
+  /** Trains `steps` more steps (1 to 10000 per call). */
+  step(steps = 1): StepReport {
+    if (!Number.isInteger(steps)) throw new EngineError(`steps must be a whole number (got ${String(steps)})`);
+    return this.call('step', (h) => h.step(steps));
+  }
+
+  /** Accuracy and loss on the task's held-out set (who-is-it: combinations never trained on). */
+  evaluate(): Evaluation {
+    return this.call('evaluate', (h) => h.evaluate());
+  }
+
+  /** Every layer's and head's attention for one sentence, and the prediction at "it". */
+  analyze(words: readonly string[], topK = 5): SentenceAnalysis {
+    if (!Array.isArray(words) || !words.every((w) => typeof w === 'string')) throw new EngineError('the words must be an array of strings');
+    if (!Number.isInteger(topK) || topK < 1) throw new EngineError(`topK must be a whole number of at least 1 (got ${String(topK)})`);
+    return this.call('analyze', (h) => h.analyze([...words], topK));
+  }
+
+  /** Per layer and head: mean weight from "it" on the referent, the other noun, the adjective, itself (who-is-it). */
+  headShares(): HeadShare[] {
+    return this.call('headShares', (h) => h.headShares());
+  }
+
+  exportWeights(): Uint8Array {
+    return this.call('exportWeights', (h) => h.exportWeights());
+  }
+
+  /** The flat parameter buffer, in describe().layout order. */
+  parameters(): Float32Array {
+    return this.call('parameters', (h) => h.parameters());
+  }
+
+  describe(): TrainerDescription {
+    return this.call('describe', (h) => h.describe());
+  }
+
+  /** Frees the model's memory in the wasm instance; later calls throw. */
+  dispose(): void {
+    if (this.handle && !this.engine.crashed) this.handle.delete();
+    this.handle = null;
+  }
+}
