@@ -1,6 +1,8 @@
 #include "tasks.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <string_view>
 
 namespace abh::train {
 
@@ -9,7 +11,10 @@ namespace {
 // The who-is-it grammar. Frames keep the article's wording; "{A}" is the animate noun, "{P}" the
 // place, "{J}" the adjective. Frames 0-3 name the animal first, 4-6 the place first, so the answer
 // is never a fixed position.
-const std::vector<std::vector<std::string>> kFrames = {
+// Plain arrays of string views, not vectors of strings: a global that allocates would hold memory in
+// every wasm instance from its start, before anyone asks for a task (tests/unit/hardening.test.ts).
+using Words = std::initializer_list<std::string_view>;
+const Words kFrames[] = {
     {"the", "{A}", "crossed", "the", "{P}", "because", "it", "was", "{J}"},
     {"the", "{A}", "did", "not", "cross", "the", "{P}", "because", "it", "was", "too", "{J}"},
     {"the", "{A}", "stopped", "at", "the", "{P}", "because", "it", "was", "too", "{J}"},
@@ -18,11 +23,11 @@ const std::vector<std::vector<std::string>> kFrames = {
     {"the", "{P}", "was", "not", "crossed", "by", "the", "{A}", "because", "it", "was", "too", "{J}"},
     {"the", "{P}", "was", "avoided", "by", "the", "{A}", "because", "it", "was", "{J}"},
 };
-const std::vector<std::string> kAnimals = {"animal", "dog", "cat", "horse", "cow", "fox", "deer", "sheep",
+constexpr std::string_view kAnimals[] = {"animal", "dog", "cat", "horse", "cow", "fox", "deer", "sheep",
                                            "goat", "rabbit", "man", "child"};
-const std::vector<std::string> kPlaces = {"road", "street", "river", "bridge", "field", "path", "track", "square"};
-const std::vector<std::string> kAnimalAdjectives = {"tired", "hungry", "scared", "sleepy", "afraid", "weak", "lazy", "nervous"};
-const std::vector<std::string> kPlaceAdjectives = {"wide", "busy", "wet", "crowded", "long", "narrow", "icy", "muddy"};
+constexpr std::string_view kPlaces[] = {"road", "street", "river", "bridge", "field", "path", "track", "square"};
+constexpr std::string_view kAnimalAdjectives[] = {"tired", "hungry", "scared", "sleepy", "afraid", "weak", "lazy", "nervous"};
+constexpr std::string_view kPlaceAdjectives[] = {"wide", "busy", "wet", "crowded", "long", "narrow", "icy", "muddy"};
 
 constexpr int kInductionSymbols = 16;
 constexpr int kInductionLength = kMaxPositions;
@@ -95,9 +100,10 @@ TokenizedSentence Task::tokenize(const std::vector<std::string>& words) const {
 
 void Task::build_who_is_it() {
   kind_ = TaskKind::kWhoIsIt;
-  frames_ = kFrames;
+  for (const Words& frame : kFrames) frames_.emplace_back(frame.begin(), frame.end());
   vocab_.words = {"<pad>", "<unk>"};
-  auto add = [&](const std::string& w) {
+  auto add = [&](std::string_view view) {
+    const std::string w(view);
     if (std::find(vocab_.words.begin(), vocab_.words.end(), w) == vocab_.words.end()) vocab_.words.push_back(w);
     return vocab_.id(w);
   };
