@@ -18,6 +18,7 @@ import type { AttentionElement as SourceElement, AttentionChangeDetail as Source
 import type * as Engine from '../../web/src/engine/types';
 import type { Settings } from '../../web/src/settings';
 import type { FlashSnapshot, Snapshot } from '../../web/src/snapshot';
+import type { TrainedSnapshot } from '../../web/src/trained';
 
 // ---------------------------------------------------------------------------------------------------
 // Compile time: every public type is identical to the code's (a mismatch fails `tsc -p .`).
@@ -29,6 +30,7 @@ export type DeclarationsMatchTheCode = [
   Assert<Equal<Pkg.AttentionConfig, Settings>>,
   Assert<Equal<Pkg.AttentionSnapshot, Snapshot>>,
   Assert<Equal<Pkg.FlashSnapshot, FlashSnapshot>>,
+  Assert<Equal<Pkg.TrainedSnapshot, TrainedSnapshot>>,
   Assert<Equal<Pkg.AttentionChangeDetail, SourceChangeDetail>>,
   Assert<Equal<Pkg.Matrix, Engine.Matrix>>,
   Assert<Equal<Pkg.Tensor3, Engine.Tensor3>>,

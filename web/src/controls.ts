@@ -1,7 +1,9 @@
 // The settings bar. It only reads settings to show them and emits changes through `update`;
 // validation and the URL belong to the state module.
 import { el, setText } from './figures/dom';
-import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, tokenize, type Settings } from './settings';
+import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, shapeOf, tokenize, WEIGHTS_CHOICES, type Settings, type WeightsChoice } from './settings';
+
+const WEIGHTS_LABELS: Record<WeightsChoice, string> = { trained: 'Trained model', random: 'Random (seed)' };
 
 export interface Controls {
   element: HTMLElement;
@@ -9,7 +11,7 @@ export interface Controls {
 }
 
 /** Control names, as an embed's `controls` attribute lists them. */
-export const CONTROL_NAMES = ['tokens', 'preset', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
+export const CONTROL_NAMES = ['tokens', 'preset', 'weights', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
 export type ControlName = (typeof CONTROL_NAMES)[number];
 
 let uid = 0;
@@ -34,7 +36,11 @@ export function createControls(
   const preset = el('select', { name: 'preset' },
     el('option', { value: '' }, 'Choose a preset…'),
     ...PRESETS.map((p) => el('option', { value: p.id }, p.label)));
-  const dModel = el('select', { name: 'd_model' });
+  const weights = el('select', { name: 'weights' }, ...WEIGHTS_CHOICES.map((w) => el('option', { value: w }, WEIGHTS_LABELS[w])));
+  const dModelId = `d-model-${++uid}`;
+  const dModel = el('select', { name: 'd_model', id: dModelId, 'aria-describedby': `${dModelId}-note` });
+  // With trained weights the shape is the model's: d_model and h show it, disabled, and say why.
+  const shapeNote = el('span', { id: `${dModelId}-note`, class: 'hint', hidden: true });
   const headsId = `heads-${++uid}`;
   const heads = el('select', { name: 'heads', id: headsId, 'aria-describedby': `${headsId}-dk` });
   const dK = el('output', { id: `${headsId}-dk`, class: 'readout', for: headsId });
@@ -63,6 +69,7 @@ export function createControls(
     const nextHeads = choices.includes(current) ? current : choices.reduce((a, b) => (Math.abs(b - current) < Math.abs(a - current) ? b : a));
     update({ dModel: value, heads: nextHeads });
   });
+  weights.addEventListener('change', () => update({ weights: weights.value as WeightsChoice }));
   heads.addEventListener('change', () => update({ heads: Number(heads.value) }));
   head.addEventListener('change', () => update({ head: Number(head.value) }));
   causal.addEventListener('change', () => update({ causal: causal.checked }));
@@ -75,7 +82,7 @@ export function createControls(
   reseed.addEventListener('click', () => {
     const random = new Uint32Array(1);
     crypto.getRandomValues(random);
-    update({ seed: random[0] });
+    update({ seed: random[0], weights: 'random' });
   });
 
   const element = el('form', { class: 'controls', 'aria-label': 'Settings', part: 'controls' },
@@ -83,7 +90,8 @@ export function createControls(
       el('label', { for: sentenceId }, 'Sentence (one token per word)'),
       sentence, sentenceHint),
     labelled('preset', 'Preset', preset),
-    labelled('d-model', 'd_model', dModel),
+    labelled('weights', 'Weights', weights),
+    labelled('d-model', 'd_model', dModel, shapeNote),
     labelled('heads', 'Heads h', heads, dK),
     labelled('head', 'Head shown', head),
     el('div', { class: 'control control-check', 'data-control': 'causal' }, el('label', {}, causal, ' Causal mask')),
@@ -118,12 +126,19 @@ export function createControls(
       if (focused !== sentence && sentence.value !== settings.sentence) sentence.value = settings.sentence;
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
       setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}`);
-      const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
-      setOptions(dModel, dChoices, String, settings.dModel);
-      setOptions(heads, headChoices(settings.dModel, tokenize(settings.sentence).tokens.length), String, settings.heads);
-      setText(dK, `d_k = ${settings.dModel} / ${settings.heads} = ${settings.dModel / settings.heads}`);
-      setOptions(head, Array.from({ length: settings.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
-      if (head.disabled !== (settings.heads === 1)) head.disabled = settings.heads === 1;
+      if (weights.value !== settings.weights) weights.value = settings.weights;
+      const trained = settings.weights === 'trained';
+      const shape = shapeOf(settings);
+      const dChoices = [...new Set([...D_MODEL_CHOICES, shape.dModel])].sort((a, b) => a - b);
+      setOptions(dModel, dChoices, String, shape.dModel);
+      setOptions(heads, trained ? [shape.heads] : headChoices(shape.dModel, tokenize(settings.sentence).tokens.length), String, shape.heads);
+      if (dModel.disabled !== trained) dModel.disabled = trained;
+      if (heads.disabled !== trained) heads.disabled = trained;
+      if (shapeNote.hidden === trained) shapeNote.hidden = !trained;
+      setText(shapeNote, trained ? 'the trained model’s (random weights to change)' : '');
+      setText(dK, `d_k = ${shape.dModel} / ${shape.heads} = ${shape.dModel / shape.heads}`);
+      setOptions(head, Array.from({ length: shape.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
+      if (head.disabled !== (shape.heads === 1)) head.disabled = shape.heads === 1;
       causal.checked = settings.causal;
       scale.checked = settings.scale;
       if (focused !== seed && seed.value !== String(settings.seed)) seed.value = String(settings.seed);

@@ -186,6 +186,72 @@ export interface AttentionConfig {
   edits: string;
   /** A custom mask: "none", "pad:k", "window:w", "prefix:p" or "paint:…" (attribute `mask`). */
   mask: string;
+  /**
+   * 'trained' (default): the shipped trained model's X and W_*, at its d_model and h (dModel and heads
+   * above then wait for random mode); 'random': seeded as the article's np.random.randn (attribute `weights`).
+   */
+  weights: 'trained' | 'random';
+}
+
+/** Mean attention weight from "it" over the trained model's held-out sentences, for one layer and head (0-based). */
+export interface TrainedHeadShare {
+  layer: number;
+  head: number;
+  /** On the noun "it" refers to. */
+  referent: number;
+  otherNoun: number;
+  adjective: number;
+  self: number;
+}
+
+/** Held-out accuracy and loss, measured by the engine. */
+export interface TrainedEvaluation {
+  accuracy: number;
+  loss: number;
+  examples: number;
+  positions: number;
+}
+
+/** The record written when the shipped weights were trained (`npm run train:weights`). */
+export interface ShippedModelRecord {
+  task: string;
+  layers: number;
+  heads: number;
+  dModel: number;
+  parameters: number;
+  optimizer: string;
+  learningRate: number;
+  batch: number;
+  seed: number;
+  steps: number;
+  heldoutExamples: number;
+  heldoutAccuracy: number;
+  heldoutLoss: number;
+  firstFullAccuracyStep: number;
+  evaluatedEvery: number;
+  bytes: number;
+}
+
+/** What the trained model does with the sentence (`result.trained`, weights = 'trained'). */
+export interface TrainedSnapshot {
+  /** The words as the model read them (lowercased, trailing punctuation stripped). */
+  words: string[];
+  /** true where a word is outside the trained vocabulary (it reads the unknown-word embedding). */
+  unknown: boolean[];
+  /** Set when the sentence had more words than the model's positions: everything reads the first `positions`. */
+  cut: { words: number; positions: number } | null;
+  /** The position whose prediction `top` is: "it" (else the last word). */
+  query: number;
+  /** The model's most probable words at `query`. */
+  top: { word: string; probability: number }[];
+  /** Per layer, (heads, n, n) attention weights. */
+  attention: Tensor3[];
+  shares: TrainedHeadShare[];
+  /** The head with the largest referent share (0-based); `pipeline` is its layer. */
+  resolving: { layer: number; head: number };
+  evaluation: TrainedEvaluation;
+  model: { task: string; layers: number; heads: number; dModel: number; parameters: number; steps: number; vocabularySize: number; maxPositions: number };
+  record: Readonly<ShippedModelRecord>;
 }
 
 /** The numbers an element shows (the `result` property): plain data, treat as read-only. */
@@ -204,6 +270,8 @@ export interface AttentionSnapshot {
   flash: FlashSnapshot;
   /** The same settings without the edits (seeded X and W) when there are edits; null otherwise. */
   baseline: PipelineSnapshot | null;
+  /** With weights 'trained': the trained model's attention (per layer, per head), prediction and measurements; null with random weights. */
+  trained: TrainedSnapshot | null;
 }
 
 /** `event.detail` of `attention-change`, fired (bubbling, composed) after each computation. */
@@ -337,6 +405,8 @@ export interface AttentionElementAttributes {
   edits?: string;
   /** "causal", "pad:k", "window:w", "prefix:p" or "paint:…"; replaces causal. */
   mask?: string;
+  /** "trained" (default: the shipped trained model) or "random" (seeded weights). */
+  weights?: 'trained' | 'random';
   /** Which controls to show: "all" (default), "none" or a space-separated list such as "tokens heads causal". */
   controls?: string;
   /** Colours; without it the reader's colour scheme is followed. */
