@@ -32,7 +32,7 @@ export async function snapshotFor(change: Partial<Settings> = {}): Promise<Snaps
   return computeSnapshot(await fixtureEngine(), settings);
 }
 
-/** A snapshot with the shipped trained model. */
+/** A snapshot with the shipped trained model (unless `change` asks for random weights). */
 export function trainedSnapshotFor(change: Partial<Settings> = {}): Promise<Snapshot> {
-  return snapshotFor({ ...change, weights: 'trained' });
+  return snapshotFor({ weights: 'trained', ...change });
 }
