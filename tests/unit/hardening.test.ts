@@ -160,7 +160,7 @@ describe('the page path and the memory budget', () => {
     // h × n² is capped by LIMITS.maxHeadWeights for every sentence length the page takes.
     expect(LIMITS.maxHeadWeights).toBeLessThanOrEqual(limits.maxPipelineHeadScoreElements);
     for (let n = 1; n <= LIMITS.maxTokens; n++) expect(maxHeadsFor(n) * n * n).toBeLessThanOrEqual(LIMITS.maxHeadWeights);
-    const { settings } = validateSettings({ sentence: 'w '.repeat(5000), dModel: 1e9, heads: 1e9 });
+    const { settings } = validateSettings({ sentence: 'w '.repeat(5000), dModel: 1e9, heads: 1e9, weights: 'random' });
     expect(settings.heads).toBe(16);
     const snapshot = computeSnapshot(engine, settings);
     expect([snapshot.pipeline.n, snapshot.pipeline.heads]).toEqual([LIMITS.maxTokens, 16]);
@@ -178,7 +178,7 @@ describe('the page path and the memory budget', () => {
         throw new Error('must not be called');
       },
     });
-    const settings = validateSettings({ sentence: 'w '.repeat(20), heads: 4 }, DEFAULT_SETTINGS).settings;
+    const settings = validateSettings({ sentence: 'w '.repeat(20), heads: 4, weights: 'random' }, DEFAULT_SETTINGS).settings;
     expect(() => computeSnapshot(small, settings)).toThrow(EngineError);
     expect(() => checkPipelineBudget(small, 20, 4)).toThrow(
       /^20 tokens with 4 heads need 4 × 20 × 20 = 1600 attention weights \(0\.0 MiB per table\) — over the walkthrough’s budget of 512 tokens and 1000 weights, so nothing was computed\. For long sequences use the tiled kernel, engine\.flashAttention\(Q, K, V, \{ blockQ, blockK \}\)/);
