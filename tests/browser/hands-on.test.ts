@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodePaint } from '../../web/src/hands-on-settings';
 import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
 
-const FOUR = '?tokens=the+cat+sat+down';
+// The editable example: random weights (the trained model's d_model 32 is too wide to edit).
+const FOUR = '?weights=random&tokens=the+cat+sat+down';
 const PYTHON = '/usr/bin/python3';
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -226,7 +227,7 @@ describe('editing numbers', () => {
   });
 
   test('too large to edit: a notice, no edits, and a way to the small example', async () => {
-    const { page } = await open('?edits=X.1.1:2');
+    const { page } = await open('?weights=random&edits=X.1.1:2');
     await expect.poll(() => page.locator('.notices').innerText()).toMatch(/set aside: editing works on small examples of up to 8 tokens and d_model 16/);
     expect((await settingsOf(page)).edits).toBe('');
     expect(await page.locator('#qkv table.matrix').first().getAttribute('class')).not.toContain('editable');
