@@ -130,7 +130,7 @@ describe('the trained model in step 8', () => {
     const box = await maps.first().locator('table').boundingBox();
     expect(box!.width).toBeGreaterThanOrEqual(240);
     const shares = await page.evaluate(() => window.attentionWalkthrough!.result.trained!.shares);
-    const captions = await maps.locator('caption').allTextContents();
+    const captions = await maps.locator('.trained-head-shares').allTextContents();
     shares.forEach((s, i) => expect(captions[i]).toContain(`layer ${s.layer + 1}, head ${s.head + 1}`));
     shares.forEach((s, i) => expect(captions[i]).toContain(`${s.referent.toFixed(2)} on the referent`));
     // Token labels on both axes.

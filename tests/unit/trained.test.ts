@@ -178,8 +178,8 @@ describe('step 8 with trained weights', () => {
     const maps = [...section.querySelectorAll('.trained-head')];
     expect(maps).toHaveLength(t.model.layers * t.model.heads);
     t.shares.forEach((share, i) => {
-      const caption = maps[i].querySelector('caption')!.textContent!;
-      expect(caption).toContain(`layer ${share.layer + 1}, head ${share.head + 1}`);
+      expect(maps[i].querySelector('caption')!.textContent).toMatch(new RegExp(`^layer ${share.layer + 1}, head ${share.head + 1}`));
+      const caption = maps[i].querySelector('figcaption.trained-head-shares')!.textContent!;
       expect(caption).toContain(`${fmt(share.referent)} on the referent, ${fmt(share.otherNoun)} on the other noun, ${fmt(share.adjective)} on the adjective, ${fmt(share.self)} on itself`);
       // Row labels and column labels are the sentence's tokens; the cells are that head's weights.
       const cells = [...maps[i].querySelectorAll('tbody td')].map((td) => td.textContent);

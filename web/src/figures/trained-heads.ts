@@ -16,6 +16,8 @@ export class TrainedHeads {
   private readonly grid = el('div', { class: 'trained-heads-grid' });
   private readonly table = el('table', { class: 'data-table trained-heads-shares' });
   private tables: MatrixTable[] = [];
+  /** Under each map's short caption: what the head does on average (a table caption would scroll away with a wide map). */
+  private notes: HTMLElement[] = [];
   private shape = '';
 
   constructor() {
@@ -59,6 +61,7 @@ export class TrainedHeads {
     if (shape !== this.shape) {
       this.shape = shape;
       this.tables = [];
+      this.notes = [];
       const figures: HTMLElement[] = [];
       for (let layer = 0; layer < layers; layer++) for (let head = 0; head < heads; head++) {
         const table = new MatrixTable({
@@ -67,7 +70,9 @@ export class TrainedHeads {
           className: 'trained-head-map',
         });
         this.tables.push(table);
-        figures.push(el('figure', { class: 'figure trained-head' }, table.element));
+        const note = el('figcaption', { class: 'trained-head-shares' });
+        this.notes.push(note);
+        figures.push(el('figure', { class: 'figure trained-head' }, note, table.element));
       }
       this.grid.replaceChildren(...figures);
     }
@@ -77,8 +82,9 @@ export class TrainedHeads {
       const share = shareOf(trained, { layer, head });
       const data = trained.attention[layer].data.subarray(head * n * n, (head + 1) * n * n);
       const resolves = layer === best.layer && head === best.head ? ' — resolves “it”' : '';
+      setText(this.notes[index], `${headName({ layer, head })}${resolves}. From “it”, on average over the held-out sentences: ${shareSentence(share)}.`);
       table.update({ data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: true },
-        `${headName({ layer, head })}${resolves}. From “it”, on average: ${shareSentence(share)}`);
+        `${headName({ layer, head })}${resolves}: row i is what word i reads`);
     });
   }
 }
