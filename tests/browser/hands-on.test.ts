@@ -403,7 +403,7 @@ describe('take the numbers home', () => {
     ['edits, scaling on, no mask', `${FOUR}&edits=X.3.2:0.5,Wq.1.4:-0.25,Wk.2.2:1.5`],
     ['causal mask, second head', `${FOUR}&causal=1&head=2`],
     ['a painted mask with an empty row, scaling off', `${FOUR}&scale=0&mask=${encodePaint(Uint8Array.from([1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]))}`],
-    ['the article’s sentence, d_model 16, 4 heads, window mask', '?d_model=16&heads=4&head=3&mask=window:3'],
+    ['the article’s sentence, d_model 16, 4 heads, window mask', '?weights=random&d_model=16&heads=4&head=3&mask=window:3'],
   ] as const;
 
   for (const [name, query] of configurations) {
