@@ -10,15 +10,17 @@ import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from 
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
+// Elements that set d-model, heads or seed ask for random weights (the trained model has its own shape);
+// <attention-problem> shows the trained model.
 const TEN_ELEMENTS = `
 <attention-problem tokens="the robot picked up the ball because it was light"></attention-problem>
-<attention-qkv tokens="cats chase mice" d-model="4" heads="1"></attention-qkv>
-<attention-scores tokens="the cat sat on the mat" d-model="16" heads="4"></attention-scores>
-<attention-scaling d-model="64" heads="1"></attention-scaling>
-<attention-softmax seed="7"></attention-softmax>
+<attention-qkv tokens="cats chase mice" d-model="4" heads="1" weights="random"></attention-qkv>
+<attention-scores tokens="the cat sat on the mat" d-model="16" heads="4" weights="random"></attention-scores>
+<attention-scaling d-model="64" heads="1" weights="random"></attention-scaling>
+<attention-softmax seed="7" weights="random"></attention-softmax>
 <attention-weighted-sum tokens="one two three four" controls="none"></attention-weighted-sum>
 <attention-mask tokens="we predict the next word" causal></attention-mask>
-<attention-heads d-model="16" heads="4"></attention-heads>
+<attention-heads d-model="16" heads="4" weights="random"></attention-heads>
 <attention-cost controls="tokens"></attention-cost>
 <attention-faq theme="dark" controls="none"></attention-faq>`;
 
@@ -97,7 +99,7 @@ describe('embedding', () => {
 
   test('an element shows the same numbers as the main page for the same settings, and `result` is the engine’s', async () => {
     const { page } = await newPage();
-    await page.goto(`${site.url}/index.html?tokens=the+cat+sat+on+the+mat&d_model=16&heads=4`);
+    await page.goto(`${site.url}/index.html?weights=random&tokens=the+cat+sat+on+the+mat&d_model=16&heads=4`);
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
     const mainWeights = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     await page.goto(`${site.url}/host.html`);
@@ -231,7 +233,7 @@ describe('embedding', () => {
     const context = await browser.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
     const { page } = await newPage(context);
-    await page.goto(`${site.url}/index.html?tokens=fish+swim+in+water&heads=4&seed=99`);
+    await page.goto(`${site.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99`);
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
     const expected = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     await page.locator('#softmax .embed-toggle').click();

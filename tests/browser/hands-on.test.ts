@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodePaint } from '../../web/src/hands-on-settings';
 import { collectErrors, launchBrowser, nextFrames, serve, settled, started, textMatching, type StaticServer } from './harness';
 
-const FOUR = '?tokens=the+cat+sat+down';
+// The editable example: random weights (the trained model's d_model 32 is too wide to edit).
+const FOUR = '?weights=random&tokens=the+cat+sat+down';
 const PYTHON = '/usr/bin/python3';
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -225,7 +226,7 @@ describe('editing numbers', () => {
   });
 
   test('too large to edit: a notice, no edits, and a way to the small example', async () => {
-    const { page } = await open('?edits=X.1.1:2');
+    const { page } = await open('?weights=random&edits=X.1.1:2');
     expect(await page.locator('.notices').innerText()).toMatch(/set aside: editing works on small examples of up to 8 tokens and d_model 16/); // with the first drawing
     expect((await settingsOf(page)).edits).toBe('');
     expect(await page.locator('#qkv table.matrix').first().getAttribute('class')).not.toContain('editable');
@@ -409,7 +410,7 @@ describe('take the numbers home', () => {
     ['edits, scaling on, no mask', `${FOUR}&edits=X.3.2:0.5,Wq.1.4:-0.25,Wk.2.2:1.5`],
     ['causal mask, second head', `${FOUR}&causal=1&head=2`],
     ['a painted mask with an empty row, scaling off', `${FOUR}&scale=0&mask=${encodePaint(Uint8Array.from([1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]))}`],
-    ['the article’s sentence, d_model 16, 4 heads, window mask', '?d_model=16&heads=4&head=3&mask=window:3'],
+    ['the article’s sentence, d_model 16, 4 heads, window mask', '?weights=random&d_model=16&heads=4&head=3&mask=window:3'],
   ] as const;
 
   for (const [name, query] of configurations) {

@@ -27,7 +27,7 @@ const WORDS = Array.from({ length: 256 }, (_, i) => `w${i}`);
 async function open(query: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html?tokens=${encodeURIComponent(WORDS.join(' '))}&${query}`);
+  await page.goto(`${server.url}/index.html?weights=random&tokens=${encodeURIComponent(WORDS.join(' '))}&${query}`);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, { timeout: 120_000 });
   return { page, errors };
 }
@@ -172,7 +172,7 @@ describe('256 tokens', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/embed.html?step=softmax&causal=1&tokens=${encodeURIComponent(WORDS.join(' '))}`);
+    await page.goto(`${server.url}/embed.html?step=softmax&weights=random&causal=1&tokens=${encodeURIComponent(WORDS.join(' '))}`);
     await page.locator('.matrix-picture').first().waitFor({ timeout: 120_000 });
     const results = await new AxeBuilder({ page }).analyze();
     const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);

@@ -90,7 +90,8 @@ describe('the walkthrough in Chromium', () => {
   });
 
   test('the controls work from the keyboard, and the URL reproduces the state after reload', async () => {
-    const { page, errors } = await open();
+    // Random weights: with the trained model, h is the model's and its control is disabled.
+    const { page, errors } = await open('?weights=random');
     await page.locator('select[name="heads"]').focus();
     await page.keyboard.press('ArrowDown'); // 2 -> 4 heads
     await settled(page);
@@ -106,6 +107,7 @@ describe('the walkthrough in Chromium', () => {
     expect(await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(3);
     const url = page.url();
     expect(url).toContain('heads=4');
+    expect(url).toContain('weights=random');
     expect(url).toContain('causal=1');
     expect(url).toContain('tokens=a+cat+sat');
     const before = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));

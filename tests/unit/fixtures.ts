@@ -1,15 +1,38 @@
 // Real snapshots for renderer tests: computed by the real wasm engine for fixed settings, so a
 // renderer test checks what the page would show for exactly those numbers.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { computeSnapshot } from '../../web/src/compute';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
 import type { AttentionEngine } from '../../web/src/engine/engine';
+import { provideTrainedWeights } from '../../web/src/trained';
 import { loadSimdEngine } from './load-engine';
+
+/** The shipped weights, read from disk as the page downloads them. */
+export const SHIPPED_WEIGHTS = new Uint8Array(readFileSync(resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model', 'who-is-it.bin')));
 
 let engine: Promise<AttentionEngine> | null = null;
 
+/** The engine the fixtures compute with, holding the shipped weights. */
+export function fixtureEngine(): Promise<AttentionEngine> {
+  engine ??= loadSimdEngine().then((made) => {
+    provideTrainedWeights(made, SHIPPED_WEIGHTS);
+    return made;
+  });
+  return engine;
+}
+
+/**
+ * A snapshot with random weights unless `change` says weights: 'trained': the renderer tests written
+ * for the seeded example check its numbers, so they ask for random weights rather than the default.
+ */
 export async function snapshotFor(change: Partial<Settings> = {}): Promise<Snapshot> {
-  engine ??= loadSimdEngine();
-  const { settings } = validateSettings(change, DEFAULT_SETTINGS);
-  return computeSnapshot(await engine, settings);
+  const { settings } = validateSettings({ weights: 'random', ...change }, DEFAULT_SETTINGS);
+  return computeSnapshot(await fixtureEngine(), settings);
+}
+
+/** A snapshot with the shipped trained model (unless `change` asks for random weights). */
+export function trainedSnapshotFor(change: Partial<Settings> = {}): Promise<Snapshot> {
+  return snapshotFor({ weights: 'trained', ...change });
 }

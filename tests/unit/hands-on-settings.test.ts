@@ -11,11 +11,11 @@ const fromQuery = (query: string) => settingsFromParams(new URLSearchParams(quer
 
 describe('edits in the URL', () => {
   test('round trip: settings -> compact query -> the same settings, no notice', () => {
-    const { settings, notices } = fromQuery(`tokens=${FOUR}&edits=X.3.2:0.5,Wq.1.4:-0.25`);
+    const { settings, notices } = fromQuery(`weights=random&tokens=${FOUR}&edits=X.3.2:0.5,Wq.1.4:-0.25`);
     expect(notices).toEqual([]);
     expect(settings.edits).toBe('X.3.2:0.5,Wq.1.4:-0.25');
     const query = settingsToQuery(settings);
-    expect(query).toBe('tokens=the+cat+sat+down&edits=X.3.2:0.5,Wq.1.4:-0.25');
+    expect(query).toBe('tokens=the+cat+sat+down&edits=X.3.2:0.5,Wq.1.4:-0.25&weights=random');
     expect(fromQuery(query)).toEqual({ settings, notices: [] });
     // The escaped form (what URLSearchParams writes) reads the same.
     expect(fromQuery(settingsToParams(settings).toString()).settings).toEqual(settings);
@@ -30,14 +30,14 @@ describe('edits in the URL', () => {
   });
 
   test('bad entries are dropped with a notice, good ones kept', () => {
-    const { settings, notices } = fromQuery(`tokens=${FOUR}&edits=X.1.1:0.5,Y.1.1:2,X.0.1:1,X.1.1:abc,X.1:1,Wq.2.2:NaN,Wk.1.1:Infinity`);
+    const { settings, notices } = fromQuery(`weights=random&tokens=${FOUR}&edits=X.1.1:0.5,Y.1.1:2,X.0.1:1,X.1.1:abc,X.1:1,Wq.2.2:NaN,Wk.1.1:Infinity`);
     expect(settings.edits).toBe('X.1.1:0.5');
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/^6 edited numbers could not be read and were dropped \(“Y\.1\.1:2”, “X\.0\.1:1”, “X\.1\.1:abc” and 3 more\)/);
   });
 
   test('indices outside the current sizes are dropped with a notice', () => {
-    const { settings, notices } = fromQuery(`tokens=${FOUR}&d_model=8&edits=X.4.8:1,X.5.1:1,Wv.9.1:2,Wq.8.8:-1`);
+    const { settings, notices } = fromQuery(`weights=random&tokens=${FOUR}&d_model=8&edits=X.4.8:1,X.5.1:1,Wv.9.1:2,Wq.8.8:-1`);
     expect(settings.edits).toBe('X.4.8:1,Wq.8.8:-1');
     expect(notices).toEqual([expect.stringMatching(/^2 edited numbers lie outside the matrices at these sizes \(“X\.5\.1”, “Wv\.9\.1”: X is 4 × 8, each W is 8 × 8\)/)]);
   });
@@ -46,19 +46,19 @@ describe('edits in the URL', () => {
     const nine = fromQuery('edits=X.1.1:1'); // the article's sentence has 9 tokens
     expect(nine.settings.edits).toBe('');
     expect(nine.notices).toEqual([expect.stringMatching(/set aside: editing works on small examples of up to 8 tokens and d_model 16, and this one has 9 tokens/)]);
-    const wide = fromQuery(`tokens=${FOUR}&d_model=32&heads=2&edits=X.1.1:1,Wq.1.1:2`);
+    const wide = fromQuery(`weights=random&tokens=${FOUR}&d_model=32&heads=2&edits=X.1.1:1,Wq.1.1:2`);
     expect(wide.settings.edits).toBe('');
     expect(wide.notices[0]).toMatch(/^Your 2 edited numbers were set aside/);
   });
 
   test('values are kept within ±100', () => {
-    const { settings, notices } = fromQuery(`tokens=${FOUR}&edits=X.1.1:1e9,X.1.2:-250`);
+    const { settings, notices } = fromQuery(`weights=random&tokens=${FOUR}&edits=X.1.1:1e9,X.1.2:-250`);
     expect(settings.edits).toBe('X.1.1:100,X.1.2:-100');
     expect(notices[0]).toMatch(/between −100 and 100/);
   });
 
   test('changing the sentence re-checks the edits against the new size', () => {
-    const start = validateSettings({ sentence: FOUR, edits: 'X.4.1:1,X.1.1:2' }).settings;
+    const start = validateSettings({ sentence: FOUR, edits: 'X.4.1:1,X.1.1:2', weights: 'random' }).settings;
     const shorter = validateSettings({ ...start, sentence: 'the cat' }, start);
     expect(shorter.settings.edits).toBe('X.1.1:2');
     expect(shorter.notices[0]).toMatch(/outside the matrices/);

@@ -164,7 +164,7 @@ describe('the page path and the memory budget', () => {
     // h × n² is capped by LIMITS.maxHeadWeights for every sentence length the page takes.
     expect(LIMITS.maxHeadWeights).toBeLessThanOrEqual(limits.maxPipelineHeadScoreElements);
     for (let n = 1; n <= LIMITS.maxTokens; n++) expect(maxHeadsFor(n) * n * n).toBeLessThanOrEqual(LIMITS.maxHeadWeights);
-    const { settings } = validateSettings({ sentence: 'w '.repeat(5000), dModel: 1e9, heads: 1e9 });
+    const { settings } = validateSettings({ sentence: 'w '.repeat(5000), dModel: 1e9, heads: 1e9, weights: 'random' });
     expect(settings.heads).toBe(16);
     const snapshot = computeSnapshot(engine, settings);
     expect([snapshot.pipeline.n, snapshot.pipeline.heads]).toEqual([LIMITS.maxTokens, 16]);
@@ -173,7 +173,7 @@ describe('the page path and the memory budget', () => {
   test('over the budget, the engine refuses the page’s settings before allocating anything', async () => {
     const engine = await loadSimdEngine();
     // Settings that did not pass validateSettings: 256 tokens with 64 heads are 4M weights per table.
-    const settings = { ...DEFAULT_SETTINGS, sentence: 'w '.repeat(256).trim(), dModel: 64, heads: 64 };
+    const settings = { ...DEFAULT_SETTINGS, weights: 'random' as const, sentence: 'w '.repeat(256).trim(), dModel: 64, heads: 64 };
     const before = engine.heapStats();
     expect(() => computeSnapshot(engine, settings)).toThrow(
       new EngineError("heads x n x n = 4194304 attention weights would exceed the walkthrough's budget of 2097152"));

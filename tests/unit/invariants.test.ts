@@ -269,7 +269,7 @@ describe('what the engine and the page keep between calls is what a fresh call g
   });
 
   it('the page reuses the variance experiment of a d_k it has just shown, and it equals a fresh one', () => {
-    const at = (heads: number) => computeSnapshot(engine, { ...DEFAULT_SETTINGS, dModel: 16, heads, seed: 31 });
+    const at = (heads: number) => computeSnapshot(engine, { ...DEFAULT_SETTINGS, weights: 'random', dModel: 16, heads, seed: 31 });
     const [two, four, twoAgain] = [at(2), at(4), at(2)];
     expect([two.pipeline.dK, four.pipeline.dK]).toEqual([8, 4]);
     expect(twoAgain.dots).toBe(two.dots);

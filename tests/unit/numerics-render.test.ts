@@ -16,7 +16,8 @@ beforeAll(async () => {
   engine = await loadSimdEngine();
 });
 
-const snapshot = (change: Partial<Settings>) => computeSnapshot(engine, validateSettings(change, DEFAULT_SETTINGS).settings);
+// The edge cases are the seeded example's: random weights, at the reader's d_model and h.
+const snapshot = (change: Partial<Settings>) => computeSnapshot(engine, validateSettings({ weights: 'random', ...change }, DEFAULT_SETTINGS).settings);
 
 /** The default snapshot with rows 2 and 4 fully masked: no key allowed for those queries. */
 function fullyMasked(): Snapshot {

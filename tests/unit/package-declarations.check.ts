@@ -11,6 +11,7 @@ import type { StepElementTag, WALKTHROUGH_ELEMENT } from '../../web/src/elements
 import type * as Engine from '../../web/src/engine/types';
 import type { Settings } from '../../web/src/settings';
 import type { FlashSnapshot, Snapshot } from '../../web/src/snapshot';
+import type { TrainedSnapshot } from '../../web/src/trained';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
 type Assert<T extends true> = T;
@@ -22,6 +23,7 @@ export type DeclarationsMatchTheCode = [
   Assert<Equal<Pkg.AttentionConfig, Settings>>,
   Assert<Equal<Pkg.AttentionSnapshot, Snapshot>>,
   Assert<Equal<Pkg.FlashSnapshot, FlashSnapshot>>,
+  Assert<Equal<Pkg.TrainedSnapshot, TrainedSnapshot>>,
   Assert<Equal<Pkg.AttentionChangeDetail, SourceChangeDetail>>,
   Assert<Equal<Pkg.Matrix, Engine.Matrix>>,
   Assert<Equal<Pkg.Tensor3, Engine.Tensor3>>,

@@ -14,9 +14,9 @@ describe('URL round trip', () => {
   });
 
   test('every setting survives settings -> URL -> settings', () => {
-    const settings = { sentence: 'a cat sat on a mat', dModel: 12, heads: 3, causal: true, scale: false, seed: 4294967295, head: 2, block: 3, edits: '', mask: 'none' };
+    const settings = { sentence: 'a cat sat on a mat', dModel: 12, heads: 3, causal: true, scale: false, seed: 4294967295, head: 2, block: 3, edits: '', mask: 'none', weights: 'random' as const };
     const query = settingsToParams(settings).toString();
-    expect(query).toBe('tokens=a+cat+sat+on+a+mat&d_model=12&heads=3&causal=1&scale=0&seed=4294967295&head=3&block=3');
+    expect(query).toBe('tokens=a+cat+sat+on+a+mat&d_model=12&heads=3&causal=1&scale=0&seed=4294967295&head=3&block=3&weights=random');
     expect(fromQuery(query)).toEqual({ settings, notices: [] });
   });
 
@@ -86,8 +86,8 @@ describe('bad values become working settings with a message', () => {
   });
 
   test('the head shown is clamped below the number of heads', () => {
-    expect(fromQuery('heads=2&head=2').settings.head).toBe(1);
-    expect(fromQuery('heads=1&head=2').settings.head).toBe(0);
+    expect(fromQuery('weights=random&heads=2&head=2').settings.head).toBe(1);
+    expect(fromQuery('weights=random&heads=1&head=2').settings.head).toBe(0);
   });
 });
 

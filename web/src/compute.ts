@@ -5,6 +5,7 @@ import { keptExperiments } from './engine/result-sharing';
 import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './hands-on-settings';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
+import { trainedSentence } from './trained';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 
 export const DOT_PRODUCT_SAMPLES = 4000;
@@ -14,16 +15,26 @@ export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 export function computeSnapshot(engine: AttentionEngine, settings: Settings): Snapshot {
   // Settings over the engine's budget (three (h, n, n) tables) are refused by the engine, before it
   // allocates anything, with a message that points to the tiled kernel.
-  const { tokens } = tokenize(settings.sentence);
+  const typed = tokenize(settings.sentence).tokens;
+  // Trained weights: the model reads the sentence (its first maxPositions words), and the walkthrough's
+  // pipeline runs the layer that resolves "it" on that layer's own input and W_q, W_k, W_v, W_o.
+  const model = settings.weights === 'trained' ? trainedSentence(engine, typed) : null;
+  const tokens = model ? typed.slice(0, model.input.tokens) : typed;
+  const dModel = model ? model.input.dModel : settings.dModel;
+  const heads = model ? model.input.heads : settings.heads;
   const config: PipelineConfig = {
     tokens: tokens.map((token) => token.toLowerCase()),
-    dModel: settings.dModel,
-    heads: settings.heads,
+    dModel,
+    heads,
     causal: settings.causal,
     scale: settings.scale,
     seed: settings.seed,
     comparisonHead: settings.head,
   };
+  if (model) {
+    const { X, W_q, W_k, W_v, W_o } = model.input;
+    Object.assign(config, { X: X.data, W_q: W_q.data, W_k: W_k.data, W_v: W_v.data, W_o: W_o.data });
+  }
   // A custom mask (step 7's editor) replaces the causal flag; none and causal need no bits.
   const customMask = isCustomMask(settings.mask) ? maskBits(settings.mask, tokens.length) : null;
   if (customMask) config.mask = customMask;
@@ -43,6 +54,7 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     simd: engine.info().simd,
     flash: computeFlash(engine, pipeline, settings),
     baseline,
+    trained: model?.trained ?? null,
   };
 }
 
@@ -56,11 +68,17 @@ function withEdits(engine: AttentionEngine, config: PipelineConfig, edits: strin
   if (list.length === 0) return { pipeline: engine.pipeline(config), baseline: null };
   const baseline = engine.pipeline(config);
   const explicit: PipelineConfig = { ...config };
+  // Explicit matrices in `config` (the trained model's) belong to the caller: edit copies.
+  const copied = new Set<string>();
   for (const edit of list) {
     const key = EDIT_MATRIX_KEYS[edit.matrix];
     const source = baseline[key];
     if (edit.row >= source.rows || edit.col >= source.cols) continue;
-    const data = (explicit[key] ??= source.data.slice());
+    if (!copied.has(key)) {
+      explicit[key] = source.data.slice();
+      copied.add(key);
+    }
+    const data = explicit[key]!;
     data[edit.row * source.cols + edit.col] = edit.value;
   }
   return { pipeline: engine.pipeline(explicit), baseline };

@@ -3,8 +3,10 @@
 // phone it is a slim sticky row with a toggle that opens the settings as a sheet over the page, so it
 // is one tap away from any step without taking a fifth of the screen.
 import { el, replaceChildren, setText } from './figures/dom';
-import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, tokenize, type Settings } from './settings';
+import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, shapeOf, tokenize, WEIGHTS_CHOICES, type Settings, type WeightsChoice } from './settings';
 import type { HistoryMode } from './state';
+
+const WEIGHTS_LABELS: Record<WeightsChoice, string> = { trained: 'Trained model', random: 'Random (seed)' };
 
 export interface Controls {
   /** The sticky bar: the phone toggle and the settings form. */
@@ -28,7 +30,7 @@ export function subscripted(base: string, subscript: string): DocumentFragment {
 }
 
 /** Control names, as an embed's `controls` attribute lists them. */
-export const CONTROL_NAMES = ['tokens', 'preset', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
+export const CONTROL_NAMES = ['tokens', 'preset', 'weights', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
 export type ControlName = (typeof CONTROL_NAMES)[number];
 
 let uid = 0;
@@ -54,7 +56,11 @@ export function createControls(
   const preset = el('select', { name: 'preset' },
     el('option', { value: '' }, 'Choose…'),
     ...PRESETS.map((p) => el('option', { value: p.id }, p.label)));
-  const dModel = el('select', { name: 'd_model' });
+  const weights = el('select', { name: 'weights' }, ...WEIGHTS_CHOICES.map((w) => el('option', { value: w }, WEIGHTS_LABELS[w])));
+  const dModelId = `d-model-${++uid}`;
+  const dModel = el('select', { name: 'd_model', id: dModelId, 'aria-describedby': `${dModelId}-note` });
+  // With trained weights the shape is the model's: d_model and h show it, disabled, and say why.
+  const shapeNote = el('span', { id: `${dModelId}-note`, class: 'hint', hidden: true });
   const headsId = `heads-${++uid}`;
   const heads = el('select', { name: 'heads', id: headsId, 'aria-describedby': `${headsId}-dk` });
   const dK = el('output', { id: `${headsId}-dk`, class: 'readout', for: headsId });
@@ -98,6 +104,7 @@ export function createControls(
     const nextHeads = choices.includes(current) ? current : choices.reduce((a, b) => (Math.abs(b - current) < Math.abs(a - current) ? b : a));
     update({ dModel: value, heads: nextHeads });
   });
+  weights.addEventListener('change', () => update({ weights: weights.value as WeightsChoice }));
   heads.addEventListener('change', () => update({ heads: Number(heads.value) }));
   head.addEventListener('change', () => update({ head: Number(head.value) }));
   causal.addEventListener('change', () => update({ causal: causal.checked }));
@@ -110,7 +117,7 @@ export function createControls(
   reseed.addEventListener('click', () => {
     const random = new Uint32Array(1);
     crypto.getRandomValues(random);
-    update({ seed: random[0] });
+    update({ seed: random[0], weights: 'random' });
   });
 
   const formId = `settings-${++uid}`;
@@ -119,7 +126,8 @@ export function createControls(
       el('label', { for: sentenceId }, 'Sentence ', el('span', { class: 'hint' }, '(one token per word)')),
       sentence, sentenceHint),
     labelled('preset', 'Preset', preset),
-    labelled('d-model', subscripted('d', 'model'), dModel),
+    labelled('weights', 'Weights', weights),
+    labelled('d-model', subscripted('d', 'model'), dModel, shapeNote),
     labelled('heads', 'Heads h', heads, dK),
     labelled('head', 'Head shown', head),
     el('div', { class: 'control control-check', 'data-control': 'causal' }, el('label', {}, causal, 'Causal mask')),
@@ -199,22 +207,31 @@ export function createControls(
       if (!editing && sentence.value !== settings.sentence) sentence.value = settings.sentence;
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
       setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}`);
-      const dChoices = [...new Set([...D_MODEL_CHOICES, settings.dModel])].sort((a, b) => a - b);
-      setOptions(dModel, dChoices, String, settings.dModel);
-      setOptions(heads, headChoices(settings.dModel, tokenize(settings.sentence).tokens.length), String, settings.heads);
+      if (weights.value !== settings.weights) weights.value = settings.weights;
+      const trained = settings.weights === 'trained';
+      const shape = shapeOf(settings);
+      const dChoices = [...new Set([...D_MODEL_CHOICES, shape.dModel])].sort((a, b) => a - b);
+      setOptions(dModel, dChoices, String, shape.dModel);
+      setOptions(heads, trained ? [shape.heads] : headChoices(shape.dModel, tokenize(settings.sentence).tokens.length), String, shape.heads);
+      if (dModel.disabled !== trained) dModel.disabled = trained;
+      if (heads.disabled !== trained) heads.disabled = trained;
+      if (shapeNote.hidden === trained) shapeNote.hidden = !trained;
+      // Short, to keep the bar one row; the title says how to change the shape.
+      setText(shapeNote, trained ? 'model’s' : '');
+      shapeNote.title = trained ? 'The trained model fixes d_model and h: choose random weights to change them.' : '';
       // d_k = d_model / h, shortened to its value to keep the bar one row; the heads step explains it.
-      const dKText = String(settings.dModel / settings.heads);
+      const dKText = String(shape.dModel / shape.heads);
       if (dK.dataset.text !== dKText) {
         dK.dataset.text = dKText;
         replaceChildren(dK, subscripted('d', 'k'), ` = ${dKText}`);
       }
-      const summaryText = `${count} token${count === 1 ? '' : 's'} · d_model ${settings.dModel} · h ${settings.heads}`;
+      const summaryText = `${count} token${count === 1 ? '' : 's'} · d_model ${shape.dModel} · h ${shape.heads}`;
       if (summary.dataset.text !== summaryText) {
         summary.dataset.text = summaryText;
-        replaceChildren(summary, `${count} token${count === 1 ? '' : 's'} · `, subscripted('d', 'model'), ` ${settings.dModel} · h = ${settings.heads}`);
+        replaceChildren(summary, `${count} token${count === 1 ? '' : 's'} · `, subscripted('d', 'model'), ` ${shape.dModel} · h = ${shape.heads}`);
       }
-      setOptions(head, Array.from({ length: settings.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
-      if (head.disabled !== (settings.heads === 1)) head.disabled = settings.heads === 1;
+      setOptions(head, Array.from({ length: shape.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
+      if (head.disabled !== (shape.heads === 1)) head.disabled = shape.heads === 1;
       causal.checked = settings.causal;
       scale.checked = settings.scale;
       if (focused !== seed && seed.value !== String(settings.seed)) seed.value = String(settings.seed);

@@ -4,6 +4,7 @@ import './styles/page.css';
 import './elements/index';
 import type { AttentionChangeDetail } from './elements/attention-element';
 import { loadEngine } from './engine/engine';
+import { loadShippedWeights } from './model/shipped';
 
 declare global {
   interface Window {
@@ -16,6 +17,7 @@ declare global {
 // element's viewport observer first reports (a frame or more later). The element shares this load and
 // reports a failure itself.
 loadEngine().catch(() => {});
+loadShippedWeights().catch(() => {});
 
 const walkthrough = document.querySelector('attention-walkthrough')!;
 const status = document.getElementById('engine-status')!;

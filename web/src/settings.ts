@@ -3,6 +3,11 @@
 // no engine, so it is unit-tested directly.
 import { ENGINE_LIMITS } from './engine/limits';
 import { isCustomMask, validateEdits, validateMask } from './hands-on-settings';
+import { SHIPPED_MODEL } from './model/shipped';
+
+/** Which weights the walkthrough computes with: the shipped trained model, or the article's random ones. */
+export const WEIGHTS_CHOICES = ['trained', 'random'] as const;
+export type WeightsChoice = (typeof WEIGHTS_CHOICES)[number];
 
 export interface Settings {
   /** The reader's sentence; one token per whitespace-separated word. */
@@ -22,6 +27,12 @@ export interface Settings {
   edits: string;
   /** A custom mask: "none", "pad:k", "window:w", "prefix:p" or "paint:…" (causal is the `causal` flag). */
   mask: string;
+  /**
+   * 'trained': X and W_q, W_k, W_v, W_o are the shipped model's (web/src/model/who-is-it.bin), so d_model
+   * and h are the model's and dModel/heads above wait for random mode; 'random': seeded as the article's
+   * np.random.randn.
+   */
+  weights: WeightsChoice;
 }
 
 export const ARTICLE_SENTENCE = 'The animal crossed the road because it was tired.';
@@ -37,6 +48,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   block: 4,
   edits: '',
   mask: 'none',
+  // The page's first answer to "what does it refer to?" is the right one.
+  weights: 'trained',
 });
 
 export const LIMITS = Object.freeze({
@@ -165,6 +178,19 @@ function parseFlag(raw: RawValue, name: string, fallback: boolean, notices: stri
   return fallback;
 }
 
+function parseWeights(raw: RawValue, fallback: WeightsChoice, notices: string[]): WeightsChoice {
+  if (raw === null || raw === undefined) return fallback;
+  const text = String(raw).trim().toLowerCase();
+  if ((WEIGHTS_CHOICES as readonly string[]).includes(text)) return text as WeightsChoice;
+  notices.push(`The weights must be ${WEIGHTS_CHOICES.join(' or ')}; “${shorten(String(raw))}” was ignored, so the ${fallback} weights are used.`);
+  return fallback;
+}
+
+/** The shape the pipeline runs at: the shipped model's with trained weights, the reader's with random ones. */
+export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>): { dModel: number; heads: number } {
+  return settings.weights === 'trained' ? { dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads } : { dModel: settings.dModel, heads: settings.heads };
+}
+
 function shorten(text: string): string {
   const clean = text.replace(INVISIBLE, '');
   return clean.length > 24 ? `${clean.slice(0, 24)}…` : clean;
@@ -214,15 +240,19 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     notices.push(`${n} tokens allow at most ${maxHeadsFor(n)} heads (each head keeps ${n} × ${n} weights), so ${fewer} ${fewer === 1 ? 'head is' : 'heads are'} used instead of ${heads}.`);
     heads = fewer;
   }
+  const weights = parseWeights(raw.weights, base.weights, notices);
+  // The shown head and the edits refer to the matrices the pipeline runs with (the model's, when trained).
+  const shape = shapeOf({ weights, dModel, heads });
   const causal = parseFlag(raw.causal, 'The causal mask', base.causal, notices);
   const scale = parseFlag(raw.scale, 'Scaling', base.scale, notices);
   const seed = clampWhole(raw.seed, 'The seed', 0, LIMITS.maxSeed, base.seed, notices);
   // 0-based here; links and attributes count from 1 and are checked in settingsFromParams. No upper
   // bound of its own: the head count is the bound, checked (and explained once) just below.
   let head = clampWhole(raw.head, 'The shown head (counting from 0)', 0, Infinity, base.head, notices);
-  if (head >= heads) {
-    notices.push(`There ${heads === 1 ? 'is only 1 head' : `are only ${heads} heads`}, so head ${heads} is shown instead of head ${head + 1}.`);
-    head = heads - 1;
+  if (head >= shape.heads) {
+    const had = shape.heads;
+    notices.push(`There ${had === 1 ? 'is only 1 head' : `are only ${had} heads`}${weights === 'trained' ? ' in the trained model' : ''}, so head ${had} is shown instead of head ${head + 1}.`);
+    head = had - 1;
   }
   const block = clampWhole(raw.block, 'The block size', LIMITS.minBlock, LIMITS.maxBlock, base.block, notices);
   notices.push(...tokenized.notices);
@@ -238,8 +268,8 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     notices.push('A custom mask replaces the causal mask, so the causal checkbox is off while it is in force.');
     maskedCausal = false;
   }
-  const edits = validateEdits(raw.edits ?? base.edits, n, dModel, notices);
-  return { settings: { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask }, notices };
+  const edits = validateEdits(raw.edits ?? base.edits, n, shape.dModel, notices);
+  return { settings: { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask, weights }, notices };
 }
 
 /** URL parameter names: short, stable, documented in the README. */
@@ -254,6 +284,7 @@ const PARAMS: Record<keyof Settings, string> = {
   block: 'block',
   edits: 'edits',
   mask: 'mask',
+  weights: 'weights',
 };
 
 export function settingsFromParams(params: URLSearchParams, base: Settings = DEFAULT_SETTINGS): ValidatedSettings {

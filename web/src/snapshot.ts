@@ -1,6 +1,7 @@
 // What every step renders from: plain data, copied out of the engine, never a live engine handle.
 import type { DotProductSamples, FlashTrace, Matrix, PipelineSnapshot, SoftmaxSaturation } from './engine/types';
 import type { Settings } from './settings';
+import type { TrainedSnapshot } from './trained';
 
 export interface Snapshot {
   settings: Settings;
@@ -20,6 +21,12 @@ export interface Snapshot {
    * Every figure compares against it to mark the numbers an edit reached, and by how much.
    */
   baseline: PipelineSnapshot | null;
+  /**
+   * With weights=trained: the shipped model on this sentence (every layer's and head's attention, the
+   * prediction at "it", unknown words, head shares, held-out accuracy); `pipeline` is then its resolving
+   * layer, run on that layer's input and weights. null with random weights.
+   */
+  trained: TrainedSnapshot | null;
 }
 
 /** engine.flashTrace on the shown head's Q, K, V, first `tokens` rows, with the page's block, mask and scaling. */

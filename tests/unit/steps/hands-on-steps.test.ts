@@ -169,7 +169,7 @@ describe('predictions in the walkthrough', () => {
     view.render(snapshot);
     const box = body.querySelector('.predict') as HTMLElement;
     expect(box.hidden).toBe(false);
-    expect(box.querySelector('.predict-question')!.textContent).toBe('Before you look: which token will “down” draw from most?');
+    expect(box.querySelector('.predict-question')!.textContent).toBe('Random weights: which token happens to win for “down”?');
     expect([...box.querySelectorAll('.predict-choice')].map((b) => b.textContent)).toEqual(['the', 'cat', 'sat', 'down (itself)']);
     expect(body.querySelector('figure.problem-figure')!.classList.contains('predict-cover')).toBe(true);
     const row = snapshot.pipeline.weights.data.subarray(3 * 4, 4 * 4);

@@ -7,6 +7,8 @@ import { formulaElement } from '../figures/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
 import { WalkthroughState } from '../state';
+import { loadTrainedWeights } from '../trained';
+import { loadShippedWeights } from '../model/shipped';
 import type { StepDefinition } from '../steps/types';
 import { mountWalkthrough, type Walkthrough } from '../walkthrough';
 import { workerTimingService } from '../workers/timing-service';
@@ -152,9 +154,15 @@ export abstract class AttentionElement extends HTMLElement {
     this.starting = true;
     this.observer?.disconnect();
     try {
+      loadShippedWeights().catch(() => {}); // downloads while the engine compiles; awaited just below
       const engine = await loadEngine();
-      const { settings, notices } = this.syncsUrl ? { settings: undefined, notices: [] } : settingsFromAttributes(this);
+      const { failure } = await loadTrainedWeights(engine);
+      const { settings, notices } = this.syncsUrl ? { settings: undefined, notices: [] as string[] } : settingsFromAttributes(this);
       this.state = new WalkthroughState(this.syncsUrl, settings);
+      if (failure && this.state.settings.weights === 'trained') {
+        notices.push(`The trained model could not be loaded (${failure}), so random weights are shown.`);
+        this.state.update({ weights: 'random' }, 'replace');
+      }
       this.mount(engine, notices);
     } catch (error) {
       this.showLoadError(error);

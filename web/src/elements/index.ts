@@ -23,6 +23,7 @@ export type { AttentionDebug } from './debug';
 export { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './registry';
 export type { Settings as AttentionConfig } from '../settings';
 export type { FlashSnapshot, Snapshot as AttentionSnapshot } from '../snapshot';
+export type { TrainedSnapshot } from '../trained';
 export type { DotProductSamples, FlashTrace, FlashTraceStep, MaskMatrix, Matrix, PipelineSnapshot, SoftmaxSaturation, Tensor3 } from '../engine/types';
 
 /**

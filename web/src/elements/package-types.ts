@@ -31,7 +31,7 @@ export type AttentionFlag = boolean | '' | '1' | '0' | 'true' | 'false' | 'on' |
 
 /** The attributes of every element. */
 export interface AttentionElementAttributes {
-  /** The sentence, one token per word: up to 2000 characters, 128 words. */
+  /** The sentence, one token per word: up to 2000 characters, 256 words. */
   tokens?: string;
   /** Model dimension, 1–512. */
   'd-model'?: number | string;
@@ -51,6 +51,8 @@ export interface AttentionElementAttributes {
   edits?: string;
   /** "causal", "pad:k", "window:w", "prefix:p" or "paint:…"; replaces causal. */
   mask?: string;
+  /** "trained" (default): the shipped trained model; "random": seeded random weights like the article's. */
+  weights?: 'trained' | 'random';
   /** Which controls to show: "all" (default), "none" or a space-separated list such as "tokens heads causal". */
   controls?: string;
   /** Colours; without it the reader's colour scheme is followed. */

@@ -71,7 +71,8 @@ export function numpyScript(snapshot: Snapshot, sources: ArticleSources): string
   const lines: string[] = [];
   lines.push(
     '# The attention mechanism, worked out by hand: this page\'s numbers in NumPy.',
-    `# ${p.n} tokens, d_model = ${p.dModel}, h = ${p.heads} heads of d_k = ${p.dK}, seed ${settings.seed}; ` +
+    `# ${p.n} tokens, d_model = ${p.dModel}, h = ${p.heads} heads of d_k = ${p.dK}, ` +
+      `${snapshot.trained ? `the trained model's layer ${snapshot.trained.resolving.layer + 1} (its input and weights)` : `seed ${settings.seed}`}; ` +
       `${settings.scale ? 'scores divided by sqrt(d_k)' : 'no scaling'}; ${describeMask(settings.mask, settings.causal)}` +
       `${settings.edits ? '; with your edited numbers' : ''}.`,
     '# Every matrix below is the page\'s float32 value, written out in full. Run: python3 this_file.py',

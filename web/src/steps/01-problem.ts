@@ -11,6 +11,7 @@ import { Prediction, predictionToggle, type PredictQuestion } from '../figures/p
 import { ARTICLE_SENTENCE } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../figures/trained-model';
 
 /** Up to this many tokens the reader is asked to predict (one button per token). */
 export const PREDICT_MAX_TOKENS = 12;
@@ -31,13 +32,23 @@ function argmax(values: ArrayLike<number>): number {
   return best;
 }
 
+/**
+ * The weights step 1 shows for one token: with trained weights, the model's own attention in the head
+ * that resolves "it" (whatever the steps below show); with random weights, the shown head's.
+ */
+export function shownRow(snapshot: Snapshot, focus: number): Float32Array {
+  const { trained } = snapshot;
+  return trained ? trainedRow(trained, trained.resolving, focus) : weightsRow(snapshot, snapshot.settings.head, focus);
+}
+
 /** The bars for one token's mixture: every token in order, or the largest few plus the rest. */
 export function mixtureBars(snapshot: Snapshot, focus: number): Bar[] {
-  const { pipeline: p, tokens, settings } = snapshot;
-  const row = weightsRow(snapshot, settings.head, focus);
+  const { pipeline: p, tokens } = snapshot;
+  const row = shownRow(snapshot, focus);
   const labels = tokenLabels(tokens);
   const top = argmax(row);
-  const allowed = (j: number) => p.mask.data[focus * p.n + j] === 1;
+  // The trained model reads its sentences without a mask (an encoder), whatever the steps below try.
+  const allowed = (j: number) => snapshot.trained !== null || p.mask.data[focus * p.n + j] === 1;
   const bar = (j: number): Bar => ({
     label: j === focus ? `${labels[j]} (itself)` : labels[j],
     value: row[j],
@@ -71,12 +82,16 @@ export const problemStep: StepDefinition = {
     const intro = el('p', { class: 'problem-intro' });
     const bars = new BarChart({ caption: '', labelHeader: 'token', valueHeader: 'share of the mixture', className: 'problem-bars' });
     const reading = el('p', { class: 'reading', 'aria-live': 'polite' });
+    // With trained weights: the model's prediction at "it", what it is, and how it read the sentence.
+    const model = el('div', { class: 'problem-model', hidden: true });
+    const notes = el('ul', { class: 'problem-notes', role: 'status', hidden: true });
     const figure = el('figure', { class: 'figure problem-figure' },
       intro,
       chips,
       question,
       el('div', { class: 'problem-chart' }, bars.element),
-      figureTools(() => bars.element, () => 'The mixture of one token', (palette) => bars.svgFile(palette)));
+      figureTools(() => bars.element, () => 'The mixture of one token', (palette) => bars.svgFile(palette)),
+      model);
     // Predict first: which token will the followed token (“it”) draw from most? The figure and the reading are the answer.
     const predict = context.predictions ? new Prediction([figure, reading]) : null;
 
@@ -87,12 +102,13 @@ export const problemStep: StepDefinition = {
       el('p', {}, 'Attention is how it does that. Every token gets a new vector that is a ',
         el('strong', {}, 'weighted mixture'),
         ' of what all the tokens carry, its own included. The proportions are not fixed in advance: they are worked out from the tokens themselves, and the formula above is the whole recipe. The steps below take it apart one operation at a time.'),
+      notes,
       ...(predict ? [predict.element] : []),
       figure,
       reading,
       el('div', { class: 'aside problem-howto' }, el('p', {},
         el('strong', {}, 'How to use this page. '),
-        'The settings bar at the top changes the sentence, the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
+        'The settings bar at the top changes the sentence, the weights (the trained model or random ones), the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
         'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
         'point at any cell to read it in words under its table, and use “Copy or save” under a table to take its numbers home as CSV, NumPy, PNG or SVG. ' +
         'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).'),
@@ -126,15 +142,18 @@ export const problemStep: StepDefinition = {
       choose(Math.max(0, Math.min(last, next)), true);
     });
 
-    function buildChips(tokens: string[]): void {
+    function buildChips(tokens: string[], unknown: readonly boolean[]): void {
       chips.replaceChildren(...tokens.map((token, i) =>
-        el('button', { type: 'button', class: 'problem-chip', role: 'radio', 'data-index': i, 'aria-checked': 'false', tabindex: -1 }, token)));
+        el('button', {
+          type: 'button', class: `problem-chip${unknown[i] ? ' problem-chip-unknown' : ''}`, role: 'radio', 'data-index': i, 'aria-checked': 'false', tabindex: -1,
+          'aria-description': unknown[i] ? 'not in the trained vocabulary' : null,
+        }, token, unknown[i] ? el('span', { class: 'problem-chip-mark', 'aria-hidden': 'true' }, '?') : null)));
     }
 
     function show(next: Snapshot): void {
-      const { pipeline: p, tokens, settings } = next;
+      const { pipeline: p, tokens, settings, trained } = next;
       const focus = focusIndex(tokens);
-      const row = weightsRow(next, settings.head, focus);
+      const row = shownRow(next, focus);
       const top = argmax(row);
       const labels = tokenLabels(tokens);
       let peak = 0;
@@ -160,52 +179,96 @@ export const problemStep: StepDefinition = {
         ? `What does ${quoted(tokens[focus])} (token ${focus + 1}) refer to?`
         : `What does ${quoted(tokens[focus])} (token ${focus + 1}) need from the other tokens?`);
 
-      const headNote = p.heads > 1 ? ` (head ${settings.head + 1} of ${p.heads})` : '';
+      const headNote = trained ? ` in ${headName(trained.resolving)} of the trained model` : p.heads > 1 ? ` (head ${settings.head + 1} of ${p.heads})` : '';
       bars.update(mixtureBars(next, focus), `How much of each token goes into the new vector for ${quoted(tokens[focus])}${headNote}; the shading of the words above shows the same shares.`);
 
-      if (next.pipeline.fullyMaskedRows[focus]) {
+      if (!trained && next.pipeline.fullyMaskedRows[focus]) {
         setText(reading, `Every token is masked for ${quoted(tokens[focus])}, so it has nothing to draw from: its mixture is empty.`);
         return;
       }
       const self = top === focus ? ' (itself)' : '';
+      if (trained) {
+        const answer = trained.top[0];
+        setText(reading,
+          `In ${headName(trained.resolving)}, the head of the trained model that puts the most weight on the noun “it” refers to, ` +
+          `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
+          (focus === trained.query && answer ? `The whole model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)}). ` : '') +
+          'Nobody wrote that rule: training adjusted W_q and W_k until the right noun wins. Change “tired” to “wide” in the sentence and watch it switch.');
+        return;
+      }
       setText(reading,
         `With the current weights, ${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
         `These weights come from random, untrained projections (seed ${settings.seed}), so which word wins is down to chance; ` +
-        'training is what adjusts the projections until the right word wins. The arithmetic is the same either way, and it is what the next steps work through.');
+        'training is what adjusts the projections until the right word wins: choose “Trained model” under Weights to see a model that resolves “it”. The arithmetic is the same either way, and it is what the next steps work through.');
+    }
+
+    function showModel(next: Snapshot): void {
+      const { trained } = next;
+      if (model.hidden !== !trained) model.hidden = !trained;
+      const listed = trained ? readingNotes(trained, next.tokens) : [];
+      if (notes.hidden !== (listed.length === 0)) notes.hidden = listed.length === 0;
+      const noteKey = listed.join('\u0001');
+      if (notes.dataset.key !== noteKey) {
+        notes.dataset.key = noteKey;
+        notes.replaceChildren(...listed.map((text) => el('li', {}, text)));
+      }
+      if (!trained) return;
+      const key = JSON.stringify([trained.top, trained.evaluation.accuracy, trained.words[trained.query]]);
+      if (model.dataset.key === key) return;
+      model.dataset.key = key;
+      model.replaceChildren(predictionList(trained), el('p', { class: 'problem-model-facts' }, modelFacts(trained)));
     }
 
     return {
       render(next) {
         if (predict) predict.update(predictQuestion(next));
-        const key = next.tokens.join('\u0001');
+        const unknown = next.trained?.unknown ?? [];
+        const key = `${next.tokens.join('\u0001')}|${unknown.join()}`;
         if (key !== sentenceKey) {
           // A new sentence: follow the default token again and rebuild the chips.
           sentenceKey = key;
           picked = null;
-          buildChips(next.tokens);
+          buildChips(next.tokens, unknown);
         }
         snapshot = next;
         show(next);
+        showModel(next);
       },
     };
   },
 };
 
-/** “Which token will “it” draw from most?”, answered by the live weights of the shown head. */
-function predictQuestion(snapshot: Snapshot): PredictQuestion | null {
-  const { pipeline: p, tokens, settings } = snapshot;
+/**
+ * “Which token will “it” draw from most?”, answered by the live weights: the trained model's resolving
+ * head, or (random weights) the shown head, asked as a game of chance rather than as meaning.
+ */
+export function predictQuestion(snapshot: Snapshot): PredictQuestion | null {
+  const { pipeline: p, tokens, trained } = snapshot;
   const focus = focusTokenIndex(tokens);
-  if (p.n < 2 || p.n > PREDICT_MAX_TOKENS || p.fullyMaskedRows[focus]) return null;
+  if (p.n < 2 || p.n > PREDICT_MAX_TOKENS || (!trained && p.fullyMaskedRows[focus])) return null;
   const labels = tokenLabels(tokens);
-  const row = weightsRow(snapshot, settings.head, focus);
+  const row = shownRow(snapshot, focus);
   const top = argmax(row);
+  const choices = labels.map((label, i) => ({ id: String(i), label: i === focus ? `${label} (itself)` : label }));
+  if (trained) {
+    const answer = trained.top[0];
+    return {
+      key: `problem|trained|${tokens.join(' ')}`,
+      question: `Before you look: in the trained model, which token will ${quoted(labels[focus])} draw from most?`,
+      choices,
+      correct: String(top),
+      explanation: `In ${headName(trained.resolving)}, the head that resolves “it”, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}` +
+        `${focus === trained.query && answer ? `, and the model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)})` : ''}. ` +
+        'The adjective decides: animals get tired, roads are wide. The model learned that from examples; the steps below take its arithmetic apart.',
+    };
+  }
   return {
     key: `problem|${tokens.join(' ')}`,
-    question: `Before you look: which token will ${quoted(labels[focus])} draw from most?`,
-    choices: labels.map((label, i) => ({ id: String(i), label: i === focus ? `${label} (itself)` : label })),
+    question: `Random weights: which token happens to win for ${quoted(labels[focus])}?`,
+    choices,
     correct: String(top),
-    explanation: `With the page’s weights, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}. ` +
+    explanation: `With these random weights, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}. ` +
       'These projections are random and untrained, so the winner is down to the seed rather than to meaning (try “New random weights”). ' +
-      'Training is what adjusts W_q and W_k until the right word wins, and the arithmetic below is the same either way.',
+      'They do not say what “it” refers to: the trained model (Weights: Trained model) is what resolves it. The arithmetic below is the same either way.',
   };
 }

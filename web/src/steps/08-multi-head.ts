@@ -11,6 +11,7 @@ import { HeadGrid } from '../figures/head-grid';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
+import { TrainedHeads } from '../figures/trained-heads';
 import { headChoices, LIMITS, maxHeadsFor } from '../settings';
 import type { Snapshot } from '../snapshot';
 import { MULTI_HEAD_SOURCE } from './article-code';
@@ -60,6 +61,7 @@ export const multiHeadStep: StepDefinition = {
     const split = el('div', { class: 'multi-head-split', 'aria-hidden': 'true' });
     const costTable = el('table', { class: 'data-table multi-head-cost' });
     const costReading = el('p', { class: 'reading multi-head-cost-reading' });
+    const trainedHeads = new TrainedHeads();
     const grid = new HeadGrid((head) => context.update({ head }), 'Attention maps, one per head');
     const gridNote = el('p', { class: 'multi-head-grid-note' });
     const gridTools = figureTools(() => grid.element, () => 'Attention maps, one per head', (palette) => grid.svgFile('Attention maps, one per head: rows are query tokens, columns are key tokens', palette));
@@ -92,6 +94,7 @@ export const multiHeadStep: StepDefinition = {
       costReading,
       el('h3', {}, 'Every head’s attention map'),
       el('p', {}, 'Each square is one head’s weights: rows are query tokens, columns are key tokens, darker means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. Pick a map to show that head in the single-head figures of the steps above.'),
+      trainedHeads.element,
       grid.element,
       gridTools,
       gridNote,
@@ -105,21 +108,24 @@ export const multiHeadStep: StepDefinition = {
     );
 
     let choiceKey = '';
-    function renderChoices(dModel: number, n: number, current: number): void {
+    function renderChoices(dModel: number, n: number, current: number, trained: boolean): void {
       const options = headChoices(dModel, n);
-      const key = `${dModel}/${options.length}`;
+      const key = `${dModel}/${options.length}/${trained}`;
       if (key !== choiceKey) {
         choiceKey = key;
         replaceChildren(choices, el('span', { class: 'multi-head-choices-label', 'aria-hidden': 'true' }, 'h ='),
           ...options.map((h) => {
-            const button = el('button', { type: 'button', class: 'multi-head-choice', 'data-heads': h, 'aria-label': `${h} head${h === 1 ? '' : 's'} of dₖ = ${dModel / h}` }, String(h));
+            // The trained model's h is fixed by its weights: the other counts are for random weights.
+            const button = el('button', { type: 'button', class: 'multi-head-choice', 'data-heads': h, 'aria-label': `${h} head${h === 1 ? '' : 's'} of dₖ = ${dModel / h}`, disabled: trained && h !== current }, String(h));
             button.addEventListener('click', () => context.update({ heads: h }));
             return button;
           }));
       }
       choices.querySelectorAll<HTMLButtonElement>('button').forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
       setText(choicesNote, `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
-        `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`);
+        (trained
+          ? `The trained model was trained with h = ${current}, so that is the h its weights have; choose random weights (settings bar) to try the other values that divide d_model = ${dModel}.`
+          : `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`));
     }
 
     function renderFlow(s: Snapshot): void {
@@ -215,7 +221,8 @@ export const multiHeadStep: StepDefinition = {
     return {
       render(next) {
         const { pipeline: p, tokens } = next;
-        renderChoices(p.dModel, p.n, p.heads);
+        renderChoices(p.dModel, p.n, p.heads, next.trained !== null);
+        trainedHeads.update(next.trained, tokens);
         renderFlow(next);
         renderCost(next);
         renderHeads(next);

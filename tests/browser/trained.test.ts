@@ -1,0 +1,143 @@
+// The trained model in the walkthrough (weights=trained, the default): in Debian's Chromium with real
+// clicks and typing, step 1's "Predict first" box says "animal" is right for the article's sentence,
+// "road" once the reader types "wide" instead of "tired", and the numbers come from the page's own
+// snapshot of the trained model. weights=random keeps the old question; weights=bogus gets one notice.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+
+let server: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await serve();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(query = ''): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = collectErrors(page);
+  await page.goto(`${server.url}/${query}`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  return { page, errors };
+}
+
+/** Clicks the quiz choice whose label is `word` (or the token index's choice) and returns the verdict the page gives. */
+async function answer(page: Page, word: string | number): Promise<string> {
+  const quiz = page.locator('#problem .predict');
+  await (typeof word === 'number' ? quiz.locator(`.predict-choice[data-choice="${word}"]`) : quiz.locator('.predict-choice', { hasText: new RegExp(`^${word}$`) })).click();
+  const verdict = quiz.locator('.predict-verdict');
+  await expect.poll(() => verdict.textContent()).not.toBe('');
+  return (await verdict.textContent()) ?? '';
+}
+
+describe('the trained model in step 1', () => {
+  for (const query of ['?weights=trained', '']) {
+    test(`${query || 'at default settings'}: picking “animal” is right, and the page names the resolving head`, async () => {
+      const { page, errors } = await open(query);
+      const question = await page.locator('#problem .predict-question').textContent();
+      expect(question).toMatch(/in the trained model, which token will “it” draw from most\?/);
+      const verdict = await answer(page, 'animal');
+      expect(verdict).toMatch(/^Right: animal\./);
+      // The head named on the page is the snapshot's resolving head, and "it" reads most from "animal" there.
+      const trained = await page.evaluate(() => {
+        const t = window.attentionWalkthrough!.result.trained!;
+        const n = t.words.length;
+        const { layer, head } = t.resolving;
+        const row = Array.from(t.attention[layer].data.slice((head * n + t.query) * n, (head * n + t.query + 1) * n));
+        return { layer, head, row, top: t.top[0], words: t.words };
+      });
+      expect(trained.words[trained.row.indexOf(Math.max(...trained.row))]).toBe('animal');
+      expect(trained.top.word).toBe('animal');
+      expect(verdict).toContain(`layer ${trained.layer + 1}, head ${trained.head + 1}`);
+      const model = await page.locator('#problem .problem-model').textContent();
+      expect(model).toContain(`animal ${(trained.top.probability * 100).toFixed(1)}%`);
+      expect(model).toMatch(/12,160 parameters, trained for 400 steps/);
+      expect(model).toMatch(/100\.0% answered correctly/);
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+  }
+
+  test('typing “wide” for “tired” in the sentence field makes “road” the right answer, live', async () => {
+    const { page, errors } = await open('?weights=trained');
+    const field = page.locator('input[name="tokens"]');
+    await field.click();
+    await page.keyboard.press('End');
+    for (let i = 0; i < 'tired.'.length; i++) await page.keyboard.press('Backspace');
+    await page.keyboard.type('wide.');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.attentionWalkthrough!.result.tokens.at(-1) === 'wide.');
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.trained!.top[0]!.word)).toBe('road');
+    const verdict = await answer(page, 'road');
+    expect(verdict).toMatch(/^Right: road\./);
+    expect(await page.locator('#problem .reading').last().textContent()).toMatch(/draws most from “road”/);
+    expect(new URL(page.url()).searchParams.get('tokens')).toBe('The animal crossed the road because it was wide.');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('?weights=random keeps the seeded weights and asks which token happens to win', async () => {
+    const { page, errors } = await open('?weights=random');
+    const result = await page.evaluate(() => {
+      const s = window.attentionWalkthrough!.result;
+      const p = s.pipeline;
+      const focus = s.tokens.indexOf('it');
+      const row = Array.from(p.weights.data.slice((s.settings.head * p.n + focus) * p.n, (s.settings.head * p.n + focus + 1) * p.n));
+      const index = row.indexOf(Math.max(...row));
+      return { trained: s.trained, dModel: p.dModel, heads: p.heads, index, winner: s.tokens[index] };
+    });
+    expect(result.trained).toBeNull();
+    expect([result.dModel, result.heads]).toEqual([8, 2]);
+    expect(await page.locator('#problem .predict-question').textContent()).toBe('Random weights: which token happens to win for “it”?');
+    const verdict = await answer(page, result.index);
+    expect(verdict.startsWith(`Right: ${result.winner}`)).toBe(true);
+    expect(verdict).toMatch(/trained model .* is what resolves it/);
+    // The d_model and heads controls are live again with random weights.
+    expect(await page.locator('select[name="d_model"]').isDisabled()).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('weights=bogus: one clear notice, and a working page with the trained model', async () => {
+    const { page, errors } = await open('?weights=bogus');
+    const notices = await page.locator('.notices li').allTextContents();
+    expect(notices).toEqual(['The weights must be trained or random; “bogus” was ignored, so the trained weights are used.']);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.trained?.top[0]?.word)).toBe('animal');
+    expect(new URL(page.url()).searchParams.get('weights')).toBeNull();
+    // The bar shows the model's shape, disabled, and the switch works.
+    expect(await page.locator('select[name="d_model"]').inputValue()).toBe('32');
+    expect(await page.locator('select[name="d_model"]').isDisabled()).toBe(true);
+    await page.locator('select[name="weights"]').selectOption('random');
+    await page.waitForFunction(() => window.attentionWalkthrough!.result.trained === null);
+    expect(new URL(page.url()).searchParams.get('weights')).toBe('random');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('the trained model in step 8', () => {
+  test('every layer and head has a labelled map of at least 240 px, captioned with its measured shares', async () => {
+    const { page, errors } = await open('?weights=trained#multi-head');
+    const maps = page.locator('#multi-head .trained-head');
+    expect(await maps.count()).toBe(4);
+    await maps.first().scrollIntoViewIfNeeded();
+    const box = await maps.first().locator('table').boundingBox();
+    expect(box!.width).toBeGreaterThanOrEqual(240);
+    const shares = await page.evaluate(() => window.attentionWalkthrough!.result.trained!.shares);
+    const captions = await maps.locator('.trained-head-shares').allTextContents();
+    shares.forEach((s, i) => expect(captions[i]).toContain(`layer ${s.layer + 1}, head ${s.head + 1}`));
+    shares.forEach((s, i) => expect(captions[i]).toContain(`${s.referent.toFixed(2)} on the referent`));
+    // Token labels on both axes.
+    const headers = await maps.first().locator('th').allTextContents();
+    expect(headers).toEqual(expect.arrayContaining(['animal', 'road', 'it', 'tired.']));
+    expect(await page.locator('#multi-head .trained-heads-shortcut').textContent()).toMatch(/^Layer 1 takes a shortcut/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,207 @@
+// @vitest-environment happy-dom
+// The walkthrough with the trained model (weights=trained): the setting through URL, attributes and
+// validation; the snapshot (the shipped model read by the engine: its shape agrees with the training
+// record, the pipeline reproduces the resolving layer's attention); step 1 and step 8 rendered from real
+// trained snapshots, with their numbers read back against the snapshot.
+import { describe, expect, test } from 'vitest';
+import { settingsFromAttributes, settingsToAttributes } from '../../web/src/elements/attributes';
+import { fmt, percent } from '../../web/src/figures/format';
+import { SHIPPED_MODEL } from '../../web/src/model/shipped';
+import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, shapeOf, validateSettings, type Settings } from '../../web/src/settings';
+import type { Snapshot } from '../../web/src/snapshot';
+import { problemStep, predictQuestion } from '../../web/src/steps/01-problem';
+import { multiHeadStep } from '../../web/src/steps/08-multi-head';
+import { resolvingHead } from '../../web/src/trained';
+import { trainedSnapshotFor } from './fixtures';
+
+const fromQuery = (query: string) => settingsFromParams(new URLSearchParams(query));
+const ARTICLE = 'The animal crossed the road because it was tired.';
+const WIDE = 'The animal crossed the road because it was wide.';
+
+function itRow(snapshot: Snapshot, layer: number, head: number): number[] {
+  const t = snapshot.trained!;
+  const n = t.words.length;
+  return Array.from(t.attention[layer].data.subarray((head * n + t.query) * n, (head * n + t.query + 1) * n));
+}
+const argmax = (row: number[]) => row.indexOf(Math.max(...row));
+
+describe('the weights setting', () => {
+  test('trained by default, left out of the URL; random round-trips', () => {
+    expect(DEFAULT_SETTINGS.weights).toBe('trained');
+    expect(settingsToQuery(DEFAULT_SETTINGS)).toBe('');
+    const random = fromQuery('weights=random');
+    expect(random).toEqual({ settings: { ...DEFAULT_SETTINGS, weights: 'random' }, notices: [] });
+    expect(settingsToQuery(random.settings)).toBe('weights=random');
+    expect(fromQuery('weights=TRAINED').settings.weights).toBe('trained');
+  });
+
+  test.each(['bogus', '1', '', '<script>'])('weights=%s: the default, and one notice saying so', (value) => {
+    const { settings, notices } = fromQuery(`weights=${encodeURIComponent(value)}`);
+    expect(settings.weights).toBe('trained');
+    expect(notices).toEqual([`The weights must be trained or random; “${value}” was ignored, so the trained weights are used.`]);
+  });
+
+  test('a bad value in an update keeps the current weights', () => {
+    const { settings, notices } = validateSettings({ weights: 'nope' as Settings['weights'] }, { ...DEFAULT_SETTINGS, weights: 'random' });
+    expect(settings.weights).toBe('random');
+    expect(notices[0]).toMatch(/so the random weights are used/);
+  });
+
+  test('the element attribute `weights` means what the URL parameter means', () => {
+    const element = document.createElement('div');
+    element.setAttribute('weights', 'random');
+    expect(settingsFromAttributes(element).settings.weights).toBe('random');
+    expect(settingsToAttributes({ ...DEFAULT_SETTINGS, weights: 'random' })).toEqual([['weights', 'random']]);
+    element.setAttribute('weights', 'pretrained');
+    expect(settingsFromAttributes(element).notices).toEqual(['The weights must be trained or random; “pretrained” was ignored, so the trained weights are used.']);
+  });
+
+  test('trained: the shown head is checked against the model’s heads, d_model and h keep the reader’s random-mode values', () => {
+    expect(shapeOf(DEFAULT_SETTINGS)).toEqual({ dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads });
+    const { settings, notices } = fromQuery('heads=8&d_model=16&head=5');
+    expect(settings).toMatchObject({ dModel: 16, heads: 8, head: SHIPPED_MODEL.heads - 1 });
+    expect(notices).toEqual([`There are only ${SHIPPED_MODEL.heads} heads in the trained model, so head ${SHIPPED_MODEL.heads} is shown instead of head 5.`]);
+    expect(fromQuery('weights=random&heads=8&d_model=16&head=5')).toMatchObject({ settings: { head: 4 }, notices: [] });
+  });
+});
+
+describe('the trained snapshot', () => {
+  test('is the shipped model: its shape and accuracy agree with the training record', async () => {
+    const s = await trainedSnapshotFor();
+    const t = s.trained!;
+    expect(t.model).toMatchObject({ task: SHIPPED_MODEL.task, layers: SHIPPED_MODEL.layers, heads: SHIPPED_MODEL.heads, dModel: SHIPPED_MODEL.dModel,
+      parameters: SHIPPED_MODEL.parameters, steps: SHIPPED_MODEL.steps });
+    expect(t.evaluation.examples).toBe(SHIPPED_MODEL.heldoutExamples);
+    expect(t.evaluation.accuracy).toBeCloseTo(SHIPPED_MODEL.heldoutAccuracy, 6);
+    expect(t.evaluation.accuracy).toBeGreaterThanOrEqual(0.99);
+    expect(t.resolving).toEqual(resolvingHead(t.shares));
+    const best = t.shares.find((x) => x.layer === t.resolving.layer && x.head === t.resolving.head)!;
+    for (const other of t.shares) expect(best.referent).toBeGreaterThanOrEqual(other.referent);
+    expect(best.referent).toBeGreaterThan(0.5);
+    expect(best.otherNoun).toBeLessThan(0.2);
+  });
+
+  test('the walkthrough’s pipeline is the resolving layer, at the model’s shape, reproducing its attention', async () => {
+    const s = await trainedSnapshotFor();
+    const t = s.trained!;
+    expect([s.pipeline.dModel, s.pipeline.heads, s.pipeline.dK]).toEqual([32, 2, 16]);
+    const model = t.attention[t.resolving.layer].data;
+    let worst = 0;
+    model.forEach((w, i) => { worst = Math.max(worst, Math.abs(w - s.pipeline.weights.data[i])); });
+    expect(worst).toBeLessThan(2e-6);
+  });
+
+  test('“it” reads “animal” when tired, “road” when wide, and the prediction follows', async () => {
+    const tired = await trainedSnapshotFor({ sentence: ARTICLE });
+    const wide = await trainedSnapshotFor({ sentence: WIDE });
+    const { layer, head } = tired.trained!.resolving;
+    expect(tired.trained!.words[argmax(itRow(tired, layer, head))]).toBe('animal');
+    expect(wide.trained!.words[argmax(itRow(wide, layer, head))]).toBe('road');
+    expect(tired.trained!.top[0]).toMatchObject({ word: 'animal' });
+    expect(wide.trained!.top[0]).toMatchObject({ word: 'road' });
+    expect(tired.trained!.top[0].probability).toBeGreaterThan(0.9);
+  });
+
+  test('words outside the vocabulary are flagged; a sentence past the model’s positions is cut, and says so', async () => {
+    const zebra = await trainedSnapshotFor({ sentence: 'The zebra crossed the road because it was tired.' });
+    expect(zebra.trained!.unknown).toEqual([false, true, false, false, false, false, false, false, false]);
+    const long = await trainedSnapshotFor({ sentence: `${ARTICLE} ${ARTICLE}` });
+    const positions = long.trained!.model.maxPositions;
+    expect(long.trained!.cut).toEqual({ words: 18, positions });
+    expect(long.tokens).toHaveLength(positions);
+    expect(long.pipeline.n).toBe(positions);
+  });
+});
+
+function mountStep(step: typeof problemStep, predictions = false) {
+  const body = document.createElement('div');
+  document.body.replaceChildren(body);
+  const view = step.mount(body, { update: () => {}, predictions });
+  return { body, view };
+}
+
+describe('step 1 with trained weights', () => {
+  test('the bars are the resolving head’s weights from “it”, named; the reading and the prediction are the model’s', async () => {
+    const s = await trainedSnapshotFor();
+    const t = s.trained!;
+    const { body, view } = mountStep(problemStep);
+    view.render(s);
+    const row = itRow(s, t.resolving.layer, t.resolving.head);
+    const values = [...body.querySelectorAll('table.bar-chart tbody tr .bar-value')].map((v) => v.textContent);
+    expect(values).toEqual(row.map((w) => percent(w)));
+    const name = `layer ${t.resolving.layer + 1}, head ${t.resolving.head + 1}`;
+    const reading = body.querySelector('.reading')!.textContent!;
+    expect(reading).toContain(`In ${name}`);
+    expect(reading).toContain(`draws most from “animal”: ${percent(Math.max(...row))}`);
+    expect(reading).toContain(`The whole model’s answer at “it” is “animal” (${percent(t.top[0].probability, 1)})`);
+    const items = [...body.querySelectorAll('.trained-prediction-list li')].map((li) => li.textContent);
+    expect(items).toEqual(t.top.map((x) => `${x.word} ${percent(x.probability, 1)}`));
+    const facts = body.querySelector('.problem-model-facts')!.textContent!;
+    expect(facts).toContain(`${t.model.layers} attention layers × ${t.model.heads} heads, d_model ${t.model.dModel}, 12,160 parameters, trained for 400 steps`);
+    expect(facts).toContain(`Measured just now on 910 held-out sentences`);
+    expect(body.querySelector('.problem-notes')!.hasAttribute('hidden')).toBe(true);
+  });
+
+  test('the quiz: “animal” is right for the article, “road” once “tired” becomes “wide”', async () => {
+    const tired = predictQuestion(await trainedSnapshotFor({ sentence: ARTICLE }))!;
+    expect(tired.question).toBe('Before you look: in the trained model, which token will “it” draw from most?');
+    expect(tired.choices.find((c) => c.id === tired.correct)!.label).toBe('animal');
+    const wide = predictQuestion(await trainedSnapshotFor({ sentence: WIDE }))!;
+    expect(wide.choices.find((c) => c.id === wide.correct)!.label).toBe('road');
+    expect(wide.explanation).toMatch(/the model’s answer at “it” is “road”/);
+    const random = predictQuestion(await trainedSnapshotFor({ weights: 'random' }))!;
+    expect(random.question).toBe('Random weights: which token happens to win for “it”?');
+    expect(random.explanation).toMatch(/is what resolves it/);
+  });
+
+  test('unknown words are marked chips with a note; a long sentence gets the positions note', async () => {
+    const { body, view } = mountStep(problemStep);
+    view.render(await trainedSnapshotFor({ sentence: 'The zebra crossed the road because it was tired.' }));
+    const marked = [...body.querySelectorAll('.problem-chip-unknown')].map((c) => c.firstChild!.textContent);
+    expect(marked).toEqual(['zebra']);
+    expect(body.querySelector('.problem-chip-unknown')!.getAttribute('aria-description')).toBe('not in the trained vocabulary');
+    expect(body.querySelector('.problem-notes')!.textContent).toMatch(/^“zebra” is not in the trained vocabulary \(51 words\): the model reads it as its one unknown-word embedding/);
+    view.render(await trainedSnapshotFor({ sentence: `${ARTICLE} ${ARTICLE}` }));
+    expect(body.querySelector('.problem-notes')!.textContent).toMatch(/The trained model has 16 positions, and your sentence has 18 words/);
+    expect(body.querySelectorAll('.problem-chip')).toHaveLength(16);
+  });
+});
+
+describe('step 8 with trained weights', () => {
+  test('one labelled map per layer and head, captioned with its measured shares; the shortcut layer is named', async () => {
+    const s = await trainedSnapshotFor();
+    const t = s.trained!;
+    const { body, view } = mountStep(multiHeadStep);
+    view.render(s);
+    const section = body.querySelector('.trained-heads') as HTMLElement;
+    expect(section.hidden).toBe(false);
+    const maps = [...section.querySelectorAll('.trained-head')];
+    expect(maps).toHaveLength(t.model.layers * t.model.heads);
+    t.shares.forEach((share, i) => {
+      expect(maps[i].querySelector('caption')!.textContent).toMatch(new RegExp(`^layer ${share.layer + 1}, head ${share.head + 1}`));
+      const caption = maps[i].querySelector('figcaption.trained-head-shares')!.textContent!;
+      expect(caption).toContain(`${fmt(share.referent)} on the referent, ${fmt(share.otherNoun)} on the other noun, ${fmt(share.adjective)} on the adjective, ${fmt(share.self)} on itself`);
+      // Row labels and column labels are the sentence's tokens; the cells are that head's weights.
+      const cells = [...maps[i].querySelectorAll('tbody td')].map((td) => td.textContent);
+      const n = t.words.length;
+      expect(cells).toEqual(Array.from(t.attention[share.layer].data.subarray(share.head * n * n, (share.head + 1) * n * n), (w) => fmt(w)));
+    });
+    expect([...maps[0].querySelectorAll('thead th')].map((th) => th.textContent).slice(1)).toEqual(['The (1)', 'animal', 'crossed', 'the (4)', 'road', 'because', 'it', 'was', 'tired.']);
+    // Layer 1 reads both nouns alike (measured), so the page calls it a shortcut.
+    const layer1 = t.shares.filter((x) => x.layer === 0);
+    const mean = (key: 'referent' | 'otherNoun') => layer1.reduce((a, x) => a + x[key], 0) / layer1.length;
+    expect(Math.abs(mean('referent') - mean('otherNoun'))).toBeLessThan(0.1);
+    expect(section.querySelector('.trained-heads-shortcut')!.textContent).toBe(
+      `Layer 1 takes a shortcut: on average its heads put ${fmt(mean('referent'))} on the referent and ${fmt(mean('otherNoun'))} on the other noun, so it gathers both candidates without choosing. Layer 2 then chooses between them, and the adjective is what it has to go on.`);
+    // h is the model's: the other counts are disabled with a note.
+    const buttons = [...body.querySelectorAll('.multi-head-choices button')] as HTMLButtonElement[];
+    expect(buttons.filter((b) => !b.disabled).map((b) => b.textContent)).toEqual(['2']);
+    expect(body.querySelector('.multi-head-choices-note')!.textContent).toMatch(/trained with h = 2/);
+  });
+
+  test('with random weights the trained section is hidden', async () => {
+    const { body, view } = mountStep(multiHeadStep);
+    view.render(await trainedSnapshotFor({ weights: 'random' }));
+    expect((body.querySelector('.trained-heads') as HTMLElement).hidden).toBe(true);
+  });
+});

@@ -1,0 +1,90 @@
+// The trained model's heads (step 8, weights=trained): one labelled attention map per layer and head
+// (rows read from columns, token labels on both axes, the weights as numbers), each captioned with
+// what that head does, measured: its mean weight from "it" on the referent, the other noun, the
+// adjective and itself over the held-out sentences. A layer that reads both nouns alike is named.
+import type { TrainedSnapshot } from '../trained';
+import { el, setText, showChildren } from './dom';
+import { fmt, percent, quoted } from './format';
+import { tokenLabels } from './labels';
+import { MatrixTable } from './matrix-table';
+import { headName, shareOf, shareSentence, shortcutLayers } from './trained-model';
+
+export class TrainedHeads {
+  readonly element: HTMLElement;
+  private readonly summary = el('p', { class: 'trained-heads-summary' });
+  private readonly shortcut = el('p', { class: 'trained-heads-shortcut' });
+  private readonly grid = el('div', { class: 'trained-heads-grid' });
+  private readonly table = el('table', { class: 'data-table trained-heads-shares' });
+  private tables: MatrixTable[] = [];
+  /** Under each map's short caption: what the head does on average (a table caption would scroll away with a wide map). */
+  private notes: HTMLElement[] = [];
+  private shape = '';
+
+  constructor() {
+    this.element = el('div', { class: 'trained-heads', hidden: true },
+      el('h3', {}, 'The trained model’s heads'),
+      this.summary,
+      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'What each trained head reads from “it”, on average', tabindex: 0 }, this.table),
+      this.shortcut,
+      this.grid);
+  }
+
+  update(trained: TrainedSnapshot | null, tokens: readonly string[]): void {
+    this.element.hidden = trained === null;
+    if (!trained) return;
+    const { layers, heads } = trained.model;
+    const n = trained.words.length;
+    const labels = tokenLabels(tokens.slice(0, n));
+    const best = trained.resolving;
+    const bestShare = shareOf(trained, best);
+    setText(this.summary,
+      `The shipped model has ${layers} layers of ${heads} heads. Averaged over its ${trained.evaluation.examples} held-out sentences, ` +
+      `${headName(best)} puts ${fmt(bestShare.referent)} of the weight from “it” on the noun “it” refers to and ${fmt(bestShare.otherNoun)} on the other noun: ` +
+      'it is the head that resolves “it”, and the one the steps above run. The maps below are every head on your sentence.');
+
+    const columns = ['referent', 'other noun', 'adjective', 'itself'];
+    showChildren(this.table,
+      el('caption', {}, 'Mean weight from “it”, held-out sentences'),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'head'), ...columns.map((c) => el('th', { scope: 'col' }, c)))),
+      el('tbody', {}, ...trained.shares.map((s) => el('tr', { class: s.layer === best.layer && s.head === best.head ? 'trained-heads-best' : null },
+        el('th', { scope: 'row' }, headName(s)),
+        ...[s.referent, s.otherNoun, s.adjective, s.self].map((v) => el('td', { class: 'num' }, fmt(v)))))));
+
+    const shortcuts = shortcutLayers(trained);
+    setText(this.shortcut, shortcuts.map((s) =>
+      `Layer ${s.layer + 1} takes a shortcut: on average its heads put ${fmt(s.referent)} on the referent and ${fmt(s.otherNoun)} on the other noun, ` +
+      'so it gathers both candidates without choosing. ' +
+      (s.layer < layers - 1 ? `Layer ${s.layer + 2} then chooses between them, and the adjective is what it has to go on.` : '')).join(' '));
+    this.shortcut.hidden = shortcuts.length === 0;
+
+    const shape = `${layers}×${heads}×${n}`;
+    if (shape !== this.shape) {
+      this.shape = shape;
+      this.tables = [];
+      this.notes = [];
+      const figures: HTMLElement[] = [];
+      for (let layer = 0; layer < layers; layer++) for (let head = 0; head < heads; head++) {
+        const table = new MatrixTable({
+          caption: headName({ layer, head }), scale: 'sequential', corner: 'reads ↓ from →', digits: 2,
+          describe: (r, c, v) => `${headName({ layer, head })}: ${quoted(labels[r] ?? '')} takes ${percent(v)} from ${quoted(labels[c] ?? '')}`,
+          className: 'trained-head-map',
+        });
+        this.tables.push(table);
+        const note = el('figcaption', { class: 'trained-head-shares' });
+        this.notes.push(note);
+        figures.push(el('figure', { class: 'figure trained-head' }, note, table.element));
+      }
+      this.grid.replaceChildren(...figures);
+    }
+    this.tables.forEach((table, index) => {
+      const layer = Math.floor(index / heads);
+      const head = index % heads;
+      const share = shareOf(trained, { layer, head });
+      const data = trained.attention[layer].data.subarray(head * n * n, (head + 1) * n * n);
+      const resolves = layer === best.layer && head === best.head ? ' — resolves “it”' : '';
+      setText(this.notes[index], `${headName({ layer, head })}${resolves}. From “it”, on average over the held-out sentences: ${shareSentence(share)}.`);
+      table.update({ data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: true },
+        `${headName({ layer, head })}${resolves}: row i is what word i reads`);
+    });
+  }
+}

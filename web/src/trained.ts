@@ -1,0 +1,155 @@
+// The trained model in the walkthrough (weights=trained): one Trainer per engine, loaded from the
+// shipped weights file, and what a snapshot needs from it for one sentence. Called only from
+// compute.ts, the walkthrough's one caller of the engine; steps read the TrainedSnapshot it returns.
+import { EngineError, type AttentionEngine } from './engine/engine';
+import { Trainer, type Evaluation, type HeadShare, type TrainerDescription } from './engine/training';
+import type { Matrix, Tensor3 } from './engine/types';
+import { loadShippedWeights, SHIPPED_MODEL, type ShippedModelRecord } from './model/shipped';
+
+/** How many most probable words the prediction at "it" lists. */
+export const PREDICTION_TOP = 5;
+
+/** A head of the trained model, both counted from 0 (the page says "layer layer+1, head head+1"). */
+export interface HeadRef {
+  layer: number;
+  head: number;
+}
+
+/** What the trained model does with the reader's sentence, plus what is measured once per model. */
+export interface TrainedSnapshot {
+  /** The words the model read, as it read them (lowercased, trailing punctuation stripped). */
+  words: string[];
+  /** true where a word is outside the trained vocabulary: it reads the unknown-word embedding. */
+  unknown: boolean[];
+  /** The sentence had more words than the model has positions: it (and the walkthrough) read the first `positions`. */
+  cut: { words: number; positions: number } | null;
+  /** The position whose prediction `top` is: "it" (else the last word). */
+  query: number;
+  /** The model's most probable words at `query`, most probable first. */
+  top: { word: string; probability: number }[];
+  /** Per layer, (heads, n, n) attention weights: row i is what word i reads. */
+  attention: Tensor3[];
+  /** Per layer and head, mean weight from "it" over the held-out sentences. */
+  shares: HeadShare[];
+  /** The head with the largest referent share: the one that resolves "it". The walkthrough's pipeline runs its layer. */
+  resolving: HeadRef;
+  /** Measured now by the engine on the held-out set (combinations never trained on). */
+  evaluation: Evaluation;
+  /** The loaded model's configuration, step count, parameter count, vocabulary size and position limit (engine's describe()). */
+  model: {
+    task: string;
+    layers: number;
+    heads: number;
+    dModel: number;
+    parameters: number;
+    steps: number;
+    vocabularySize: number;
+    maxPositions: number;
+  };
+  /** The record written when the weights were trained (web/src/model/who-is-it.json). */
+  record: Readonly<ShippedModelRecord>;
+}
+
+/** The resolving layer's attention input and projections: the walkthrough's pipeline with these reproduces its attention. */
+export interface TrainedPipelineInput {
+  tokens: number;
+  dModel: number;
+  heads: number;
+  X: Matrix;
+  W_q: Matrix;
+  W_k: Matrix;
+  W_v: Matrix;
+  W_o: Matrix;
+}
+
+interface LoadedModel {
+  trainer: Trainer;
+  /** engine.restarts when the trainer was made: a restarted instance needs a new one. */
+  restarts: number;
+  description: TrainerDescription;
+  evaluation: Evaluation;
+  shares: HeadShare[];
+  resolving: HeadRef;
+}
+
+interface Entry {
+  bytes: Uint8Array;
+  loaded: LoadedModel | null;
+}
+
+const entries = new WeakMap<AttentionEngine, Entry>();
+
+/** Gives an engine the weights file; the Trainer is made from it on first use (and again after a restart). */
+export function provideTrainedWeights(engine: AttentionEngine, bytes: Uint8Array): void {
+  const entry = entries.get(engine);
+  if (entry && entry.bytes === bytes) return;
+  entry?.loaded?.trainer.dispose();
+  entries.set(engine, { bytes, loaded: null });
+}
+
+export function hasTrainedWeights(engine: AttentionEngine): boolean {
+  return entries.has(engine);
+}
+
+/** The head that puts the most weight from "it" on the noun it refers to. */
+export function resolvingHead(shares: readonly HeadShare[]): HeadRef {
+  const best = shares.reduce((a, b) => (b.referent > a.referent ? b : a));
+  return { layer: best.layer, head: best.head };
+}
+
+function loadedModel(engine: AttentionEngine): LoadedModel {
+  const entry = entries.get(engine);
+  if (!entry) throw new EngineError('the trained weights are not loaded yet, so only random weights can be shown');
+  if (entry.loaded && entry.loaded.restarts === engine.restarts) return entry.loaded;
+  // After a restart the old trainer's memory went with the old instance: nothing to free.
+  const trainer = Trainer.fromWeights(engine, entry.bytes);
+  // Held-out accuracy and head shares are fixed for fixed weights: measured once per trainer.
+  const shares = trainer.headShares();
+  entry.loaded = { trainer, restarts: engine.restarts, description: trainer.describe(), evaluation: trainer.evaluate(), shares, resolving: resolvingHead(shares) };
+  return entry.loaded;
+}
+
+/**
+ * The trained model on the first maxPositions tokens of the sentence: every layer's attention, the
+ * prediction at "it", unknown words; and the resolving layer's input and W_* for the pipeline.
+ */
+export function trainedSentence(engine: AttentionEngine, tokens: readonly string[]): { trained: TrainedSnapshot; input: TrainedPipelineInput } {
+  const model = loadedModel(engine);
+  const { config, limits, steps, parameterCount, vocabulary } = model.description;
+  const read = tokens.slice(0, limits.maxPositions);
+  const analysis = model.trainer.analyze(read, PREDICTION_TOP);
+  const layer = analysis.layers[model.resolving.layer];
+  return {
+    trained: {
+      words: analysis.words,
+      unknown: Array.from(analysis.unknown, (flag) => flag === 1),
+      cut: tokens.length > read.length ? { words: tokens.length, positions: read.length } : null,
+      query: analysis.query,
+      top: analysis.top.map(({ word, probability }) => ({ word, probability })),
+      attention: analysis.layers.map((l) => l.attention),
+      shares: model.shares,
+      resolving: model.resolving,
+      evaluation: model.evaluation,
+      model: {
+        task: config.task, layers: config.layers, heads: config.heads, dModel: config.dModel,
+        parameters: parameterCount, steps, vocabularySize: vocabulary.length, maxPositions: limits.maxPositions,
+      },
+      record: SHIPPED_MODEL,
+    },
+    input: { tokens: read.length, dModel: config.dModel, heads: config.heads, X: layer.attentionInput, W_q: layer.W_q, W_k: layer.W_k, W_v: layer.W_v, W_o: layer.W_o },
+  };
+}
+
+/**
+ * Downloads the shipped weights (once per page) and gives them to the engine. A failed download is
+ * not fatal: the walkthrough still runs with random weights, and the message says why.
+ */
+export async function loadTrainedWeights(engine: AttentionEngine): Promise<{ failure: string | null }> {
+  if (hasTrainedWeights(engine)) return { failure: null };
+  try {
+    provideTrainedWeights(engine, await loadShippedWeights());
+    return { failure: null };
+  } catch (error) {
+    return { failure: error instanceof Error ? error.message : String(error) };
+  }
+}
