@@ -285,29 +285,41 @@ struct AttentionShape {
   int B = 0, T = 0, C = 0, NH = 0;
   bool causal = false;
   bool scale = true;
+  // Which positions are queries. Null: all of them (q, out and dq are (B,T,C), att is (B,NH,T,T)).
+  // Otherwise sequence b's queries are rows query_start[b] .. query_start[b+1]-1 of q, out and dq
+  // (Q,C), at positions query_pos[row], and att is (Q*NH,T) ordered (b, h, query): training's last
+  // layer, whose outputs are needed only where the loss is. Each kept row gets the same bits.
+  const int* query_start = nullptr;  // (B+1)
+  const int* query_pos = nullptr;    // (Q)
   int HS() const { return C / NH; }
+  int first_query(int b) const { return query_start ? query_start[b] : b * T; }
+  int queries(int b) const { return query_start ? query_start[b + 1] - query_start[b] : T; }
+  int position(int row, int b) const { return query_pos ? query_pos[row] : row - b * T; }
 };
 
-// out is (B,T,C): head h writes columns h*HS .. (h+1)*HS-1, like cpp/pipeline.cpp's split_heads.
-// att is (B,NH,T,T): softmax(mask(scale * q_h k_h^T)), kept for backward. q, k, v are (B,T,C).
-// lengths is (B): key positions >= lengths[b] are padding and masked. scratch holds HS*T values.
+// out holds the query rows: head h writes columns h*HS .. (h+1)*HS-1, like cpp/pipeline.cpp's split_heads.
+// att (per sequence and head, (queries, T)): softmax(mask(scale * q_h k_h^T)), kept for backward. k, v
+// are (B,T,C). lengths is (B): key positions >= lengths[b] are padding and masked. scratch holds HS*T.
 template <class T>
 void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const int* lengths, const AttentionShape& s, T* scratch) {
   const int Tn = s.T, C = s.C, HS = s.HS();
   const T scale = s.scale ? T(1) / std::sqrt(T(HS)) : T(1);
   for (int b = 0; b < s.B; ++b) {
     const std::size_t row0 = std::size_t(b) * Tn * C;
+    const int first = s.first_query(b), nq = s.queries(b);
+    const std::size_t qrow0 = std::size_t(first) * C;
     for (int h = 0; h < s.NH; ++h) {
       const std::size_t col = std::size_t(h) * HS;
-      T* a = att + (std::size_t(b) * s.NH + h) * Tn * Tn;
-      // pass 1: raw scores q_h k_h^T, (T,T), through k_h^T (HS,T) in scratch
+      T* a = att + (std::size_t(first) * s.NH + std::size_t(h) * nq) * Tn;
+      // pass 1: raw scores q_h k_h^T, (nq,T), through k_h^T (HS,T) in scratch
       transpose(scratch, k + row0 + col, Tn, HS, C);
-      for (std::size_t i = 0; i < std::size_t(Tn) * Tn; ++i) a[i] = 0;
-      matmul_accumulate(a, Tn, q + row0 + col, C, 1, scratch, Tn, Tn, HS, Tn);
+      for (std::size_t i = 0; i < std::size_t(nq) * Tn; ++i) a[i] = 0;
+      matmul_accumulate(a, Tn, q + qrow0 + col, C, 1, scratch, Tn, nq, HS, Tn);
       // pass 2: scale, mask, softmax along each query row
-      for (int i = 0; i < Tn; ++i) {
+      for (int i = 0; i < nq; ++i) {
         T* r = a + std::size_t(i) * Tn;
-        const int visible = s.causal ? std::min(i + 1, lengths[b]) : lengths[b];
+        const int t = s.position(first + i, b);
+        const int visible = s.causal ? std::min(t + 1, lengths[b]) : lengths[b];
         T max = -std::numeric_limits<T>::infinity();
         for (int j = 0; j < visible; ++j) max = std::max(max, r[j] * scale);
         T sum = 0;
@@ -320,32 +332,35 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
         for (int j = visible; j < Tn; ++j) r[j] = 0;
       }
       // pass 3: weights . v_h into the head's columns of out
-      for (int t = 0; t < Tn; ++t)
-        for (int c = 0; c < HS; ++c) out[row0 + std::size_t(t) * C + col + c] = 0;
-      matmul_accumulate(out + row0 + col, C, a, Tn, 1, v + row0 + col, C, Tn, Tn, HS);
+      for (int i = 0; i < nq; ++i)
+        for (int c = 0; c < HS; ++c) out[qrow0 + std::size_t(i) * C + col + c] = 0;
+      matmul_accumulate(out + qrow0 + col, C, a, Tn, 1, v + row0 + col, C, nq, Tn, HS);
     }
   }
 }
-// dq, dk, dv (B,T,C) += ...; dout (B,T,C); att (B,NH,T,T) from forward; scratch holds T*T + HS*T.
+// dq (query rows, C), dk, dv (B,T,C) += ...; dout (query rows, C); att from forward; scratch holds
+// T*T + HS*T. Positions that are not queries contribute nothing (their gradient would be zero).
 template <class T>
 void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* q, const T* k, const T* v, const T* att, const AttentionShape& s,
                         T* scratch) {
   const int Tn = s.T, C = s.C, HS = s.HS();
   const T scale = s.scale ? T(1) / std::sqrt(T(HS)) : T(1);
-  T* const datt = scratch;                              // (T,T)
+  T* const datt = scratch;                              // (nq,T)
   T* const v_transposed = scratch + std::size_t(Tn) * Tn;  // (HS,T)
   for (int b = 0; b < s.B; ++b) {
     const std::size_t row0 = std::size_t(b) * Tn * C;
+    const int first = s.first_query(b), nq = s.queries(b);
+    const std::size_t qrow0 = std::size_t(first) * C;
     for (int h = 0; h < s.NH; ++h) {
       const std::size_t col = std::size_t(h) * HS;
-      const T* a = att + (std::size_t(b) * s.NH + h) * Tn * Tn;
+      const T* a = att + (std::size_t(first) * s.NH + std::size_t(h) * nq) * Tn;
       // pass 3 backward: datt = dout_h v_h^T, dv_h += att^T dout_h
       transpose(v_transposed, v + row0 + col, Tn, HS, C);
-      for (std::size_t i = 0; i < std::size_t(Tn) * Tn; ++i) datt[i] = 0;
-      matmul_accumulate(datt, Tn, dout + row0 + col, C, 1, v_transposed, Tn, Tn, HS, Tn);
-      matmul_accumulate(dv + row0 + col, C, a, 1, Tn, dout + row0 + col, C, Tn, Tn, HS);
+      for (std::size_t i = 0; i < std::size_t(nq) * Tn; ++i) datt[i] = 0;
+      matmul_accumulate(datt, Tn, dout + qrow0 + col, C, 1, v_transposed, Tn, nq, HS, Tn);
+      matmul_accumulate(dv + row0 + col, C, a, 1, Tn, dout + qrow0 + col, C, Tn, nq, HS);
       // pass 2 backward: softmax (masked entries have weight 0, so they get no gradient), then scale
-      for (int i = 0; i < Tn; ++i) {
+      for (int i = 0; i < nq; ++i) {
         const T* p = a + std::size_t(i) * Tn;
         T* d = datt + std::size_t(i) * Tn;
         T dot = 0;
@@ -353,8 +368,8 @@ void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* q, const T*
         for (int j = 0; j < Tn; ++j) d[j] = (p[j] * (d[j] - dot)) * scale;  // now dscores
       }
       // pass 1 backward: dq_h += dscores k_h, dk_h += dscores^T q_h
-      matmul_accumulate(dq + row0 + col, C, datt, Tn, 1, k + row0 + col, C, Tn, Tn, HS);
-      matmul_accumulate(dk + row0 + col, C, datt, 1, Tn, q + row0 + col, C, Tn, Tn, HS);
+      matmul_accumulate(dq + qrow0 + col, C, datt, Tn, 1, k + row0 + col, C, nq, Tn, HS);
+      matmul_accumulate(dk + row0 + col, C, datt, 1, Tn, q + qrow0 + col, C, Tn, nq, HS);
     }
   }
 }

@@ -100,16 +100,18 @@ TokenizedSentence Task::tokenize(const std::vector<std::string>& words) const {
 
 void Task::build_who_is_it() {
   kind_ = TaskKind::kWhoIsIt;
-  for (const Words& frame : kFrames) frames_.emplace_back(frame.begin(), frame.end());
   vocab_.words = {"<pad>", "<unk>"};
   auto add = [&](std::string_view view) {
     const std::string w(view);
     if (std::find(vocab_.words.begin(), vocab_.words.end(), w) == vocab_.words.end()) vocab_.words.push_back(w);
     return vocab_.id(w);
   };
-  for (const auto& frame : frames_)
+  for (const auto& frame : kFrames) {
+    frames_.emplace_back();
     for (const auto& w : frame)
-      if (w[0] != '{') add(w);
+      frames_.back().push_back(w == "{A}" ? kAnimalSlot : w == "{P}" ? kPlaceSlot : w == "{J}" ? kAdjectiveSlot : add(w));
+  }
+  it_ = vocab_.id("it");
   for (const auto& w : kAnimals) animals_.push_back(add(w));
   for (const auto& w : kPlaces) places_.push_back(add(w));
   for (const auto& w : kAnimalAdjectives) animal_adjectives_.push_back(add(w));
@@ -149,20 +151,20 @@ Example Task::who_is_it_example(int frame, int animal, int place, int adjective)
   const bool animate = adjective < int(animal_adjectives_.size());
   const int adjective_id = animate ? animal_adjectives_[adjective] : place_adjectives_[adjective - animal_adjectives_.size()];
   int animal_pos = -1, place_pos = -1;
-  for (const auto& w : frames_[frame]) {
+  for (const int w : frames_[frame]) {
     const int pos = int(ex.tokens.size());
-    if (w == "{A}") {
+    if (w == kAnimalSlot) {
       ex.tokens.push_back(animals_[animal]);
       animal_pos = pos;
-    } else if (w == "{P}") {
+    } else if (w == kPlaceSlot) {
       ex.tokens.push_back(places_[place]);
       place_pos = pos;
-    } else if (w == "{J}") {
+    } else if (w == kAdjectiveSlot) {
       ex.tokens.push_back(adjective_id);
       ex.adjective = pos;
     } else {
-      ex.tokens.push_back(vocab_.id(w));
-      if (w == "it") ex.query = pos;
+      ex.tokens.push_back(w);
+      if (w == it_) ex.query = pos;
     }
   }
   ex.referent = animate ? animal_pos : place_pos;

@@ -89,7 +89,10 @@ class Task {
   std::vector<Example> heldout_;
   // who-is-it grammar, as word ids
   std::vector<int> animals_, places_, animal_adjectives_, place_adjectives_;
-  std::vector<std::vector<std::string>> frames_;  // with "{A}", "{P}", "{J}" slots
+  // the frames as word ids, their slots as the negative kSlot* below: sampling a batch then looks no word up
+  static constexpr int kAnimalSlot = -1, kPlaceSlot = -2, kAdjectiveSlot = -3;
+  std::vector<std::vector<int>> frames_;
+  int it_ = -1;  // the id of "it", where the loss sits
   std::vector<std::uint8_t> heldout_combination_;  // (animals, places, adjectives) flags
 };
 

@@ -76,8 +76,8 @@ Expected<std::unique_ptr<Trainer>> Trainer::create(const TrainConfig& config) {
   return E(std::move(t));
 }
 
-float Trainer::forward(const Batch& batch, Activations<float>& acts) const {
-  return model_forward(model_, layout_, params_.data(), batch, acts);
+float Trainer::forward(const Batch& batch, Activations<float>& acts, Rows rows) const {
+  return model_forward(model_, layout_, params_.data(), batch, acts, rows);
 }
 
 Expected<StepReport> Trainer::step(int steps) {
@@ -91,7 +91,7 @@ Expected<StepReport> Trainer::step(int steps) {
   double loss_sum = 0;
   for (int s = 0; s < steps; ++s) {
     task_.sample_batch(data_rng_, config_.batch, batch_);
-    const float loss = model_forward(model_, layout_, params_.data(), batch_, acts_);
+    const float loss = forward(batch_, acts_, Rows::kTargets);
     std::fill(grads_.begin(), grads_.end(), 0.0f);
     model_backward(model_, layout_, params_.data(), grads_.data(), batch_, acts_, dacts_);
     const float norm = clip_gradients(grads_.data(), grads_.size(), optimizer_.config().clip);
@@ -120,7 +120,7 @@ Evaluation Trainer::evaluate() const {
   for (std::size_t first = 0; first < set.size(); first += kChunk) {
     const int count = int(std::min<std::size_t>(kChunk, set.size() - first));
     task_.pack(set, first, count, batch);
-    forward(batch, acts);
+    forward(batch, acts, Rows::kTargets);
     const int V = model_.vocab;
     for (int p = 0; p < acts.P; ++p) {
       const float* pr = acts.probs.data() + std::size_t(p) * V;

@@ -103,8 +103,9 @@ class Trainer {
 
  private:
   Trainer() = default;
-  // Forward on a batch (probs at the target positions into acts); returns the mean loss.
-  float forward(const Batch& batch, Activations<float>& acts) const;
+  // Forward on a batch (probs at the target positions into acts); returns the mean loss. Rows::kTargets
+  // where only the loss and probabilities are read (training, evaluation), kAll where attention maps are.
+  float forward(const Batch& batch, Activations<float>& acts, Rows rows = Rows::kAll) const;
 
   TrainConfig config_;
   ModelConfig model_;

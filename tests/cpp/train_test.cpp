@@ -285,6 +285,20 @@ TEST(TrainGradients, WholeModel) {
     double worst = 0;
     for (std::size_t i = 0; i < grads.size(); ++i) worst = std::max(worst, std::abs(grads[i] - grads_f[i]));
     EXPECT_LT(worst, 1e-4) << what;
+    // computing the last layer at the target rows only (training's forward) changes no bit
+    Activations<float> acts_t;
+    ActivationGrads<float> dacts_t;
+    std::vector<float> grads_t(layout.count, 0.0f);
+    const float loss_all = model_forward(m, layout, params_f.data(), batch, acts_f);
+    const float loss_targets = model_forward(m, layout, params_f.data(), batch, acts_t, Rows::kTargets);
+    EXPECT_EQ(std::memcmp(&loss_all, &loss_targets, sizeof loss_all), 0) << what << ": " << loss_all << " vs " << loss_targets;
+    model_backward(m, layout, params_f.data(), grads_t.data(), batch, acts_t, dacts_t);
+    ASSERT_EQ(acts_t.probs.size(), acts_f.probs.size());
+    EXPECT_EQ(std::memcmp(acts_t.probs.data(), acts_f.probs.data(), acts_f.probs.size() * sizeof(float)), 0) << what;
+    EXPECT_EQ(acts_t.layer[c.layers - 1].att.size(), std::size_t(acts_t.P) * c.heads * batch.T) << what;
+    for (std::size_t i = 0; i < grads_f.size(); ++i)
+      ASSERT_EQ(std::memcmp(&grads_f[i], &grads_t[i], sizeof(float)), 0)
+          << what << ": gradient " << i << " " << grads_f[i] << " vs " << grads_t[i];
   }
 }
 
