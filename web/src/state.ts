@@ -17,7 +17,7 @@ type Listener = (change: StateChange) => void;
 export class WalkthroughState {
   private current: Settings;
   private listeners = new Set<Listener>();
-  private lastPush = 0;
+  private lastPush = -Infinity; // the first push is never merged, however soon after load
 
   /** @param syncUrl  false for embedded elements, whose settings come from attributes instead. */
   constructor(private readonly syncUrl: boolean, initial: Partial<Settings> = {}) {
