@@ -27,6 +27,7 @@ const debianPackages = [
   ['g++', () => has('g++')],
   ['libgtest-dev', () => existsSync('/usr/include/gtest/gtest.h')],
   ['clang-14', () => has('clang++-14')],
+  ['clang-format-14', () => has('clang-format-14')],
   ['libclang-rt-14-dev', fuzzerRuntime],
 ];
 
