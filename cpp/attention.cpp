@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels.h"
 #include "engine_limits.h"
+#include "kernels.h"
 
 namespace abh {
 
@@ -31,12 +31,15 @@ Status check_seed(double seed) {
 
 Status check_qkv_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v) {
   using std::to_string;
-  if (n_q < 1 || n_k < 1) return Failure{"Q and K need at least one row (got " + to_string(n_q) + " and " + to_string(n_k) + ")"};
+  if (n_q < 1 || n_k < 1)
+    return Failure{"Q and K need at least one row (got " + to_string(n_q) + " and " + to_string(n_k) + ")"};
   if (d_k < 1 || d_v < 1)
     return Failure{"Q and V need at least one column (got d_k = " + to_string(d_k) + ", d_v = " + to_string(d_v) + ")"};
   if (k_cols != d_k)
-    return Failure{"K has " + to_string(k_cols) + " columns but Q has " + to_string(d_k) + ": queries and keys must share d_k"};
-  if (v_rows != n_k) return Failure{"V has " + to_string(v_rows) + " rows but K has " + to_string(n_k) + ": every key needs a value"};
+    return Failure{"K has " + to_string(k_cols) + " columns but Q has " + to_string(d_k) +
+                   ": queries and keys must share d_k"};
+  if (v_rows != n_k)
+    return Failure{"V has " + to_string(v_rows) + " rows but K has " + to_string(n_k) + ": every key needs a value"};
   return Ok{};
 }
 
@@ -45,29 +48,33 @@ Status check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows,
   using namespace limits;
   using std::to_string;
   if (auto shapes = check_qkv_shapes(n_q, n_k, d_k, k_cols, v_rows, d_v); !shapes.ok()) return shapes;
-  if (n_q > kMaxSequence || n_k > kMaxSequence) return Failure{"sequence length is limited to " + to_string(kMaxSequence) + " tokens"};
+  if (n_q > kMaxSequence || n_k > kMaxSequence)
+    return Failure{"sequence length is limited to " + to_string(kMaxSequence) + " tokens"};
   if (d_k > kMaxDim || d_v > kMaxDim) return Failure{"d_k and d_v are limited to " + to_string(kMaxDim)};
   if (std::int64_t(n_q) * n_k > kMaxScoreElements)
-    return Failure{"the " + to_string(n_q) + " x " + to_string(n_k) + " score matrix would exceed the memory budget of " +
-                   to_string(kMaxScoreElements / (1 << 20)) + "M entries; use the tiled (FlashAttention-style) kernel"};
+    return Failure{"the " + to_string(n_q) + " x " + to_string(n_k) +
+                   " score matrix would exceed the memory budget of " + to_string(kMaxScoreElements / (1 << 20)) +
+                   "M entries; use the tiled (FlashAttention-style) kernel"};
   if (mask_entries >= 0 && (mask_entries != std::int64_t(n_q) * n_k || (mask_rows >= 0 && mask_rows != n_q)))
     return Failure{"the mask must be " + to_string(n_q) + " x " + to_string(n_k) + " (got " +
-                   (mask_rows >= 0 ? to_string(mask_rows) + " x " + to_string(mask_entries / std::max<std::int64_t>(mask_rows, 1))
-                                   : to_string(mask_entries) + " entries") +
+                   (mask_rows >= 0
+                        ? to_string(mask_rows) + " x " + to_string(mask_entries / std::max<std::int64_t>(mask_rows, 1))
+                        : to_string(mask_entries) + " entries") +
                    ")"};
   return Ok{};
 }
 
 Status check_finite(const char* name, const float* data, std::size_t count, std::size_t cols) {
   if (const std::size_t i = kernels::first_non_finite(data, count); i < count)
-    return Failure{std::string(name) + " has a value that is not a finite number at row " + std::to_string(i / cols + 1) +
-                   ", column " + std::to_string(i % cols + 1)};
+    return Failure{std::string(name) + " has a value that is not a finite number at row " +
+                   std::to_string(i / cols + 1) + ", column " + std::to_string(i % cols + 1)};
   return Ok{};
 }
 
 Status check_finite(std::initializer_list<std::pair<const char*, const Matrix*>> matrices) {
   for (const auto& [name, m] : matrices)
-    if (auto finite = check_finite(name, m->data(), std::size_t(m->size()), std::size_t(m->cols())); !finite.ok()) return finite;
+    if (auto finite = check_finite(name, m->data(), std::size_t(m->size()), std::size_t(m->cols())); !finite.ok())
+      return finite;
   return Ok{};
 }
 
@@ -77,7 +84,8 @@ Status check_heads(int d_model, int h) {
   if (h < 1) return Failure{"the number of heads must be at least 1 (got " + to_string(h) + ")"};
   if (h > limits::kMaxHeads) return Failure{"the number of heads is limited to " + to_string(limits::kMaxHeads)};
   if (d_model % h != 0)
-    return Failure{"d_model (" + to_string(d_model) + ") must be divisible by the number of heads (" + to_string(h) + ")"};
+    return Failure{"d_model (" + to_string(d_model) + ") must be divisible by the number of heads (" + to_string(h) +
+                   ")"};
   return Ok{};
 }
 
@@ -85,18 +93,22 @@ Status check_multi_head_shapes(int n, int d_model, std::initializer_list<std::pa
   if (auto heads = check_heads(d_model, h); !heads.ok()) return heads;
   for (const auto& [rows, cols] : projections)
     if (rows != d_model || cols != d_model)
-      return Failure{"every projection must be d_model x d_model (" + std::to_string(d_model) + " x " + std::to_string(d_model) + ")"};
+      return Failure{"every projection must be d_model x d_model (" + std::to_string(d_model) + " x " +
+                     std::to_string(d_model) + ")"};
   const int d_k = d_model / h;
   if (auto shapes = check_attention_shapes(n, n, d_k, d_k, n, d_k, -1); !shapes.ok()) return shapes;
-  if (std::int64_t(h) * n * n > limits::kMaxScoreElements) return Failure{"h x n x n weights would exceed the memory budget"};
+  if (std::int64_t(h) * n * n > limits::kMaxScoreElements)
+    return Failure{"h x n x n weights would exceed the memory budget"};
   return Ok{};
 }
 
 Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matrix& V, const Mask* mask,
                                     const AttentionOptions& options) {
   const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());
-  const std::int64_t mask_entries = mask ? std::int64_t(mask->size()) : -1, mask_rows = mask ? std::int64_t(mask->rows()) : -1;
-  if (auto shapes = check_attention_shapes(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, mask_entries, mask_rows); !shapes.ok())
+  const std::int64_t mask_entries = mask ? std::int64_t(mask->size()) : -1,
+                     mask_rows = mask ? std::int64_t(mask->rows()) : -1;
+  if (auto shapes = check_attention_shapes(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, mask_entries, mask_rows);
+      !shapes.ok())
     return Failure{shapes.error()};
   if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
 
@@ -110,20 +122,23 @@ Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matr
   kernels::scores_qkt(Q.data(), d_k, K.data(), d_k, result.weights.data(), n_q, n_k, d_k);
   kernels::repair_overflowed_scores(Q.data(), d_k, K.data(), d_k, result.weights.data(), n_q, n_k, d_k);
   // Steps 2-3: scale, mask with -inf, softmax, in place.
-  kernels::scale_mask_softmax(result.weights.data(), result.weights.data(), mask ? mask->data() : nullptr, n_q,
-                              n_k, scale, result.fully_masked_rows.data());
+  kernels::scale_mask_softmax(result.weights.data(), result.weights.data(), mask ? mask->data() : nullptr, n_q, n_k,
+                              scale, result.fully_masked_rows.data());
   // Step 4: output = weights V.
   kernels::weighted_sum(result.weights.data(), V.data(), d_v, result.output.data(), d_v, n_q, n_k, d_v);
   if (!result.output.allFinite()) return Failure{kOutputOverflow};
   return result;
 }
 
-Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_q, const Matrix& W_k,
-                                               const Matrix& W_v, const Matrix& W_o, int h, bool causal,
-                                               const AttentionOptions& options) {
+Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_q, const Matrix& W_k, const Matrix& W_v,
+                                               const Matrix& W_o, int h, bool causal, const AttentionOptions& options) {
   const int n = int(X.rows()), d_model = int(X.cols());
-  if (auto shapes = check_multi_head_shapes(n, d_model, {{int(W_q.rows()), int(W_q.cols())}, {int(W_k.rows()), int(W_k.cols())},
-                                                        {int(W_v.rows()), int(W_v.cols())}, {int(W_o.rows()), int(W_o.cols())}}, h);
+  if (auto shapes = check_multi_head_shapes(n, d_model,
+                                            {{int(W_q.rows()), int(W_q.cols())},
+                                             {int(W_k.rows()), int(W_k.cols())},
+                                             {int(W_v.rows()), int(W_v.cols())},
+                                             {int(W_o.rows()), int(W_o.cols())}},
+                                            h);
       !shapes.ok())
     return Failure{shapes.error()};
   if (auto finite = check_finite({{"X", &X}, {"W_q", &W_q}, {"W_k", &W_k}, {"W_v", &W_v}, {"W_o", &W_o}}); !finite.ok())

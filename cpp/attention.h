@@ -24,25 +24,25 @@ struct AttentionOptions {
 };
 
 struct AttentionResult {
-  Matrix output;                               // (n_q, d_v)
-  Matrix weights;                              // (n_q, n_k), rows sum to 1 or are all zero
-  std::vector<std::uint8_t> fully_masked_rows; // (n_q): 1 where every key was blocked
+  Matrix output;                                // (n_q, d_v)
+  Matrix weights;                               // (n_q, n_k), rows sum to 1 or are all zero
+  std::vector<std::uint8_t> fully_masked_rows;  // (n_q): 1 where every key was blocked
 };
 
 // Q is (n_q, d_k), K is (n_k, d_k), V is (n_k, d_v); mask, if given, is (n_q, n_k), 1 = allowed.
-Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matrix& V,
-                                    const Mask* mask = nullptr, const AttentionOptions& options = {});
+Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matrix& V, const Mask* mask = nullptr,
+                                    const AttentionOptions& options = {});
 
 struct MultiHeadResult {
-  Matrix output;   // (n, d_model) = concat(heads) · W_o
-  Tensor3 weights; // (h, n, n)
+  Matrix output;                                // (n, d_model) = concat(heads) · W_o
+  Tensor3 weights;                              // (h, n, n)
   std::vector<std::uint8_t> fully_masked_rows;  // (n), the same for every head
 };
 
 // X is (n, d_model); W_q, W_k, W_v, W_o are (d_model, d_model); h divides d_model.
-Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_q, const Matrix& W_k,
-                                               const Matrix& W_v, const Matrix& W_o, int h,
-                                               bool causal = false, const AttentionOptions& options = {});
+Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_q, const Matrix& W_k, const Matrix& W_v,
+                                               const Matrix& W_o, int h, bool causal = false,
+                                               const AttentionOptions& options = {});
 
 // Messages for inputs whose products leave float32's range. Scores that overflow are repaired
 // (recomputed in double and clamped, see kernels::repair_overflowed_scores); a projection or an

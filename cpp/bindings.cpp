@@ -9,25 +9,24 @@
 // returning, so no JS object ever holds a view into memory that a later call could grow.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
-#include <emscripten/val.h>
-
 #include <emscripten/heap.h>
+#include <emscripten/val.h>
 #include <malloc.h>
 
-#include <cmath>
-#include <cstdint>
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "attention.h"
+#include "engine_limits.h"
 #include "experiments.h"
 #include "flash.h"
 #include "kernels.h"
-#include "engine_limits.h"
 #include "pipeline.h"
 #include "random.h"
 
@@ -106,9 +105,10 @@ abh::Expected<std::array<abh::Matrix, N>> read_matrices(const std::array<std::pa
     const std::int64_t expected = std::int64_t(shapes[i].rows) * shapes[i].cols;
     const double length = js["data"]["length"].as<double>();
     if (length != double(expected))
-      return abh::Failure{std::string(name) + ".data has " + std::to_string(std::int64_t(length)) + " values, expected rows x cols = " +
-                          std::to_string(expected)};
-    if (expected > (std::int64_t(1) << 26)) return abh::Failure{std::string(name) + " is larger than the engine accepts"};
+      return abh::Failure{std::string(name) + ".data has " + std::to_string(std::int64_t(length)) +
+                          " values, expected rows x cols = " + std::to_string(expected)};
+    if (expected > (std::int64_t(1) << 26))
+      return abh::Failure{std::string(name) + " is larger than the engine accepts"};
   }
   if (abh::Status valid = check(shapes); !valid.ok()) return abh::Failure{valid.error()};
   std::array<abh::Matrix, N> out;
@@ -123,9 +123,8 @@ abh::Expected<std::array<abh::Matrix, N>> read_matrices(const std::array<std::pa
 // Q, K and V of the attention entry points.
 template <class Check>
 abh::Expected<std::array<abh::Matrix, 3>> read_qkv(const val& Q, const val& K, const val& V, Check check) {
-  return read_matrices<3>({{{"Q", &Q}, {"K", &K}, {"V", &V}}}, [&](const std::array<Shape, 3>& s) {
-    return check(s[0], s[1], s[2]);
-  });
+  return read_matrices<3>({{{"Q", &Q}, {"K", &K}, {"V", &V}}},
+                          [&](const std::array<Shape, 3>& s) { return check(s[0], s[1], s[2]); });
 }
 
 bool read_flag(const val& options, const char* key, bool fallback) {
@@ -161,13 +160,13 @@ val attention_js(val Q_js, val K_js, val V_js, val options) {
 val multi_head_attention_js(val X_js, val Wq_js, val Wk_js, val Wv_js, val Wo_js, val options) {
   if (auto heads = check_whole(options["heads"], "heads", -1e9, 1e9); !heads.ok()) return failure(heads.error());
   const int heads = options["heads"].as<int>();
-  auto inputs = read_matrices<5>({{{"X", &X_js}, {"W_q", &Wq_js}, {"W_k", &Wk_js}, {"W_v", &Wv_js}, {"W_o", &Wo_js}}},
-                                 [&](const std::array<Shape, 5>& s) {
-                                   return abh::check_multi_head_shapes(s[0].rows, s[0].cols,
-                                                                       {{s[1].rows, s[1].cols}, {s[2].rows, s[2].cols},
-                                                                        {s[3].rows, s[3].cols}, {s[4].rows, s[4].cols}},
-                                                                       heads);
-                                 });
+  auto inputs = read_matrices<5>(
+      {{{"X", &X_js}, {"W_q", &Wq_js}, {"W_k", &Wk_js}, {"W_v", &Wv_js}, {"W_o", &Wo_js}}},
+      [&](const std::array<Shape, 5>& s) {
+        return abh::check_multi_head_shapes(
+            s[0].rows, s[0].cols,
+            {{s[1].rows, s[1].cols}, {s[2].rows, s[2].cols}, {s[3].rows, s[3].cols}, {s[4].rows, s[4].cols}}, heads);
+      });
   if (!inputs.ok()) return failure(inputs.error());
   const auto& [X, W_q, W_k, W_v, W_o] = inputs.value();
   const auto result = abh::multi_head_attention(X, W_q, W_k, W_v, W_o, heads, read_flag(options, "causal", false),
@@ -268,10 +267,19 @@ val heap_stats() {
 // (check_pipeline_config) before computing.
 
 constexpr std::size_t kFixedPipelineFloats = std::size_t(1) << 21;  // 8 MiB: d_model 512 with n up to ~100 fits
-enum HeaderWord { kWordN, kWordDModel, kWordHeads, kWordDK, kWordScaleFactor, kWordComparisonHead, kWordBlockAddress, kWordBlockBytes,
-                  kHeaderScalarWords };
-constexpr const char* kHeaderWordNames[kHeaderScalarWords] = {"n", "dModel", "heads", "dK", "scaleFactor", "comparisonHead",
-                                                               "blockAddress", "blockBytes"};
+enum HeaderWord {
+  kWordN,
+  kWordDModel,
+  kWordHeads,
+  kWordDK,
+  kWordScaleFactor,
+  kWordComparisonHead,
+  kWordBlockAddress,
+  kWordBlockBytes,
+  kHeaderScalarWords
+};
+constexpr const char* kHeaderWordNames[kHeaderScalarWords] = {
+    "n", "dModel", "heads", "dK", "scaleFactor", "comparisonHead", "blockAddress", "blockBytes"};
 constexpr int kFieldWords = 6;
 constexpr int kHeaderWords = kHeaderScalarWords + kFieldWords * abh::kPipelineFieldCount;
 
@@ -296,7 +304,8 @@ val pipeline_format() {
   out.set("fields", fields);
   out.set("fieldWords", kFieldWords);
   val field_words = val::array(), elements = val::array();
-  for (const char* name : {"byteOffset", "element", "rank", "dim0", "dim1", "dim2"}) field_words.call<void>("push", std::string(name));
+  for (const char* name : {"byteOffset", "element", "rank", "dim0", "dim1", "dim2"})
+    field_words.call<void>("push", std::string(name));
   for (const char* name : {"float32", "uint8"}) elements.call<void>("push", std::string(name));
   out.set("fieldWordNames", field_words);
   out.set("elements", elements);
@@ -304,7 +313,8 @@ val pipeline_format() {
 }
 
 void release_request() {
-  for (auto* v : {&pipeline_request.X, &pipeline_request.W_q, &pipeline_request.W_k, &pipeline_request.W_v, &pipeline_request.W_o})
+  for (auto* v : {&pipeline_request.X, &pipeline_request.W_q, &pipeline_request.W_k, &pipeline_request.W_v,
+                  &pipeline_request.W_o})
     std::vector<float>().swap(*v);
   std::vector<std::uint32_t>().swap(pipeline_request.token_ids);
   std::vector<std::uint8_t>().swap(pipeline_request.mask);
@@ -314,7 +324,8 @@ void release_request() {
 
 extern "C" {
 
-EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_stage(int n, int x_len, int wq_len, int wk_len, int wv_len, int wo_len, int mask_len) {
+EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_stage(int n, int x_len, int wq_len, int wk_len, int wv_len, int wo_len,
+                                                      int mask_len) {
   release_request();
   pipeline_message.clear();
   if (auto sizes = abh::check_pipeline_sizes(n, x_len, {wq_len, wk_len, wv_len, wo_len}, mask_len); !sizes.ok()) {
@@ -328,14 +339,15 @@ EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_stage(int n, int x_len, int wq_l
   pipeline_request.W_v.resize(std::size_t(std::max(wv_len, 0)));
   pipeline_request.W_o.resize(std::size_t(std::max(wo_len, 0)));
   pipeline_request.mask.resize(std::size_t(std::max(mask_len, 0)));
-  const void* where[7] = {pipeline_request.token_ids.data(), pipeline_request.X.data(), pipeline_request.W_q.data(),
-                          pipeline_request.W_k.data(), pipeline_request.W_v.data(), pipeline_request.W_o.data(),
+  const void* where[7] = {pipeline_request.token_ids.data(), pipeline_request.X.data(),   pipeline_request.W_q.data(),
+                          pipeline_request.W_k.data(),       pipeline_request.W_v.data(), pipeline_request.W_o.data(),
                           pipeline_request.mask.data()};
   for (int i = 0; i < 7; ++i) pipeline_table[i] = std::uint32_t(reinterpret_cast<std::uintptr_t>(where[i]));
   return std::uint32_t(reinterpret_cast<std::uintptr_t>(pipeline_table));
 }
 
-EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_run(double d_model, double heads, double seed, int causal, int scale, double comparison_head) {
+EMSCRIPTEN_KEEPALIVE std::uint32_t abh_pipeline_run(double d_model, double heads, double seed, int causal, int scale,
+                                                    double comparison_head) {
   for (auto [name, value] : {std::pair{"dModel", d_model}, {"heads", heads}, {"comparisonHead", comparison_head}})
     if (auto whole = abh::check_whole_number(name, value, -1e9, 1e9); !whole.ok()) {
       pipeline_message = whole.error();
@@ -431,8 +443,12 @@ abh::Expected<abh::FlashOptions> read_flash_options(const val& options) {
 
 val to_js(const abh::FlashTraceStep& step) {
   val out = val::object();
-  for (auto [key, value] : {std::pair{"queryBlock", step.q_block}, {"keyBlock", step.k_block}, {"queryStart", step.q_start},
-                            {"queryEnd", step.q_end}, {"keyStart", step.k_start}, {"keyEnd", step.k_end}})
+  for (auto [key, value] : {std::pair{"queryBlock", step.q_block},
+                            {"keyBlock", step.k_block},
+                            {"queryStart", step.q_start},
+                            {"queryEnd", step.q_end},
+                            {"keyStart", step.k_start},
+                            {"keyEnd", step.k_end}})
     out.set(key, value);
   out.set("skipped", step.skipped);
   out.set("scores", to_js(step.scores));
@@ -459,8 +475,8 @@ val flash_result_js(const abh::FlashResult& result, const val& options_js) {
     data = copy_floats(m.data(), size);
   } else {
     if (destination["length"].as<double>() != double(size))
-      return failure("output must be a Float32Array of " + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + " = " +
-                     std::to_string(size) + " values, the output's shape");
+      return failure("output must be a Float32Array of " + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) +
+                     " = " + std::to_string(size) + " values, the output's shape");
     if (size) destination.call<void>("set", emscripten::typed_memory_view(size, m.data()));
     data = destination;
   }
@@ -516,8 +532,14 @@ val flash_trace_js(val Q_js, val K_js, val V_js, val options_js) {
   if (!result.ok()) return failure(result.error());
   const abh::FlashTrace& t = result.value();
   val out = val::object();
-  for (auto [key, value] : {std::pair{"nQ", t.n_q}, {"nK", t.n_k}, {"dK", t.d_k}, {"dV", t.d_v}, {"blockQ", t.block_q},
-                            {"blockK", t.block_k}, {"queryBlocks", t.query_blocks}, {"keyBlocks", t.key_blocks}})
+  for (auto [key, value] : {std::pair{"nQ", t.n_q},
+                            {"nK", t.n_k},
+                            {"dK", t.d_k},
+                            {"dV", t.d_v},
+                            {"blockQ", t.block_q},
+                            {"blockK", t.block_k},
+                            {"queryBlocks", t.query_blocks},
+                            {"keyBlocks", t.key_blocks}})
     out.set(key, value);
   out.set("causal", t.causal);
   out.set("scaleFactor", t.scale_factor);
@@ -545,9 +567,12 @@ EMSCRIPTEN_BINDINGS(flash_attention) {
 //   .load(bytes: Uint8Array)            a weights file -> { parameterCount } | { error } (the old model stays)
 //   .step(n)                            -> { step, loss, meanLoss, gradientNorm } | { error }
 //   .evaluate()                         -> { accuracy, loss, examples, positions }  on the held-out set
-//   .analyze(words: string[], topK)     -> { words, ids, unknown: Uint8Array, query, top: [{ token, word, probability }],
-//                                            layers: [{ attention: JsTensor3 (h, n, n), attentionInput: JsMatrix (n, d_model),
-//                                                       W_q, W_k, W_v, W_o: JsMatrix (d_model, d_model) }] } | { error }
+//   .analyze(words: string[], topK)     -> { words, ids, unknown: Uint8Array, query, top: [{ token, word, probability
+//   }],
+//                                            layers: [{ attention: JsTensor3 (h, n, n), attentionInput: JsMatrix (n,
+//                                            d_model),
+//                                                       W_q, W_k, W_v, W_o: JsMatrix (d_model, d_model) }] } | { error
+//                                                       }
 //   .headShares()                       -> [{ layer, head, referent, otherNoun, adjective, self }]
 //   .exportWeights()                    -> Uint8Array (the weights file)
 //   .parameters()                       -> Float32Array (the flat buffer, in layout order)
@@ -595,7 +620,8 @@ std::string read_int(const val& config, const char* key, int& target) {
   const val v = config[key];
   if (v.isUndefined()) return {};
   const double x = v.isNumber() ? v.as<double>() : NAN;
-  if (!(std::isfinite(x) && x == std::floor(x) && std::abs(x) <= 1e9)) return std::string(key) + " must be a whole number";
+  if (!(std::isfinite(x) && x == std::floor(x) && std::abs(x) <= 1e9))
+    return std::string(key) + " must be a whole number";
   target = int(x);
   return {};
 }
@@ -604,7 +630,8 @@ std::string read_float(const val& config, const char* key, float& target) {
   if (v.isUndefined()) return {};
   if (!v.isNumber()) return std::string(key) + " must be a number";
   const double x = v.as<double>();
-  target = std::isfinite(x) && std::abs(x) > 3e38 ? float(x > 0 ? INFINITY : -INFINITY) : float(x);  // NaN stays NaN: checked later
+  target = std::isfinite(x) && std::abs(x) > 3e38 ? float(x > 0 ? INFINITY : -INFINITY)
+                                                  : float(x);  // NaN stays NaN: checked later
   return {};
 }
 std::string read_bool(const val& config, const char* key, bool& target) {
@@ -645,19 +672,22 @@ val config_js(const abh::train::TrainConfig& c) {
 class TrainerJs {
  public:
   val configure(val config) {
-    if (config.typeOf().as<std::string>() != "object" || config.isNull()) return error_js("the training configuration must be an object");
+    if (config.typeOf().as<std::string>() != "object" || config.isNull())
+      return error_js("the training configuration must be an object");
     abh::train::TrainConfig c;
     double seed = c.seed;
     for (const std::string& error :
          {read_string(config, "task", c.task), read_int(config, "layers", c.layers), read_int(config, "heads", c.heads),
-          read_int(config, "dModel", c.d_model), read_bool(config, "layerNorm", c.layer_norm), read_bool(config, "mlp", c.mlp),
-          read_bool(config, "scale", c.scale), read_string(config, "mask", c.mask), read_string(config, "optimizer", c.optimizer),
-          read_float(config, "learningRate", c.learning_rate), read_float(config, "weightDecay", c.weight_decay),
-          read_float(config, "momentum", c.momentum), read_float(config, "clip", c.clip), read_int(config, "batch", c.batch)})
+          read_int(config, "dModel", c.d_model), read_bool(config, "layerNorm", c.layer_norm),
+          read_bool(config, "mlp", c.mlp), read_bool(config, "scale", c.scale), read_string(config, "mask", c.mask),
+          read_string(config, "optimizer", c.optimizer), read_float(config, "learningRate", c.learning_rate),
+          read_float(config, "weightDecay", c.weight_decay), read_float(config, "momentum", c.momentum),
+          read_float(config, "clip", c.clip), read_int(config, "batch", c.batch)})
       if (!error.empty()) return error_js(error);
     if (!config["seed"].isUndefined()) {
       seed = config["seed"].isNumber() ? config["seed"].as<double>() : NAN;
-      if (!(seed >= 0 && seed <= 4294967295.0 && seed == std::floor(seed))) return error_js("seed must be a whole number from 0 to 4294967295");
+      if (!(seed >= 0 && seed <= 4294967295.0 && seed == std::floor(seed)))
+        return error_js("seed must be a whole number from 0 to 4294967295");
       c.seed = std::uint32_t(seed);
     }
     return adopt(Trainer::create(c));
@@ -701,7 +731,8 @@ class TrainerJs {
     if (!words_js.isArray()) return error_js("the words must be an array of strings");
     const int count = words_js["length"].as<int>();
     if (count > abh::train::kMaxPositions)
-      return error_js("the trained model reads at most " + std::to_string(abh::train::kMaxPositions) + " words (got " + std::to_string(count) + ")");
+      return error_js("the trained model reads at most " + std::to_string(abh::train::kMaxPositions) + " words (got " +
+                      std::to_string(count) + ")");
     std::vector<std::string> words;
     for (int i = 0; i < count; ++i) {
       const val w = words_js[i];

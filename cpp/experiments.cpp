@@ -23,7 +23,8 @@ double standard_deviation(const std::vector<float>& values) {
 
 Expected<DotProductSamples> dot_product_samples(int d_k, int samples, std::uint32_t seed) {
   if (d_k < 1 || d_k > 4096) return Failure{"d_k must be from 1 to 4096 (got " + std::to_string(d_k) + ")"};
-  if (samples < 2 || samples > 200000) return Failure{"samples must be from 2 to 200000 (got " + std::to_string(samples) + ")"};
+  if (samples < 2 || samples > 200000)
+    return Failure{"samples must be from 2 to 200000 (got " + std::to_string(samples) + ")"};
   DotProductSamples out;
   out.d_k = d_k;
   out.raw.resize(samples);

@@ -66,7 +66,8 @@ ABH_TILE_STEP void pack_keys(const float* K_c, int ldk, int cols, int d, float* 
     float* panel = kp + std::size_t(j0) * d;
     const int keys = std::min(4, cols - j0);
     const float* k[4];
-    for (int r = 0; r < 4; ++r) k[r] = K_c + std::size_t(j0 + std::min(r, keys - 1)) * ldk;  // missing keys: zeroed below
+    for (int r = 0; r < 4; ++r)
+      k[r] = K_c + std::size_t(j0 + std::min(r, keys - 1)) * ldk;  // missing keys: zeroed below
     for (int t = 0; t < d4; t += 4) {
       vf a = vload(k[0] + t), b = vload(k[1] + t), c = vload(k[2] + t), e = vload(k[3] + t);
       vtranspose4(a, b, c, e);
@@ -86,8 +87,8 @@ ABH_TILE_STEP void pack_keys(const float* K_c, int ldk, int cols, int d, float* 
 // Outer-product tiles of 4 keys x 8 queries (8 accumulators), then 4 queries; keys are padded to a
 // multiple of 4 in kp and T. With `causal`, key panels after all of a tile's queries are skipped.
 // Each score is summed over t in order from 0, as kernels::scores_qkt does: the same bits.
-ABH_TILE_STEP void tile_scores(const float* kp, const float* qt, int ldt, int d, float* T, int cols, bool causal, int q0,
-                               int k0) {
+ABH_TILE_STEP void tile_scores(const float* kp, const float* qt, int ldt, int d, float* T, int cols, bool causal,
+                               int q0, int k0) {
   int i = 0;
   for (; i + 8 <= ldt; i += 8) {
     const int j_end = visible_keys(causal, q0, i, 8, k0, cols);
@@ -112,8 +113,8 @@ ABH_TILE_STEP void tile_scores(const float* kp, const float* qt, int ldt, int d,
 // Scores past float32's range come out of step 1 as +-inf or NaN; like attention() (see
 // kernels::repair_overflowed_scores) they are recomputed in double and clamped. A vector scan of
 // the visible entries first (x - x is 0 for finite x, NaN otherwise), the repair only if it finds one.
-ABH_TILE_STEP void repair_tile(const float* Q_b, int ldq, const float* K_c, int ldk, float* T, int ldt, int rows, int cols, int d,
-                               bool causal, int q0, int k0) {
+ABH_TILE_STEP void repair_tile(const float* Q_b, int ldq, const float* K_c, int ldk, float* T, int ldt, int rows,
+                               int cols, int d, bool causal, int q0, int k0) {
   vf check = vzero();
   for (int i = 0; i < ldt; i += 4) {
     const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
@@ -141,8 +142,8 @@ ABH_TILE_STEP void repair_tile(const float* Q_b, int ldq, const float* K_c, int 
 // rescale = exp(m - m_new) is 1 when the max stayed and 0 on the first visible tile. A query that
 // has seen no visible key yet keeps m = -inf, l = 0, rescale = 1 (exp(-inf - -inf) is never taken).
 // Four queries per vector, padding lanes included (their m, l are never read).
-ABH_TILE_STEP void online_softmax(float* T, int ldt, int cols, float scale, bool causal, int q0, int k0, float* m, float* l,
-                                  float* rescale) {
+ABH_TILE_STEP void online_softmax(float* T, int ldt, int cols, float scale, bool causal, int q0, int k0, float* m,
+                                  float* l, float* rescale) {
   const vf scale_v = vsplat(scale), neg_inf_v = vsplat(kNegInf), zero_v = vzero(), one_v = vsplat(1.0f);
   for (int i = 0; i < ldt; i += 4) {
     const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
@@ -196,20 +197,24 @@ ABH_TILE_STEP void online_softmax(float* T, int ldt, int cols, float scale, bool
 // On the first key block (`first`) acc is not read: it starts at zero, so the output needs no
 // separate zeroing pass.
 template <int MR>
-ABH_INLINE void accumulate_rows(const float* T, int ldt, int j_end, const float* V_c, int ldv, float* acc, int ldacc, int d_v,
-                                const float* rescale, bool first) {
+ABH_INLINE void accumulate_rows(const float* T, int ldt, int j_end, const float* V_c, int ldv, float* acc, int ldacc,
+                                int d_v, const float* rescale, bool first) {
   int c = 0;
   for (; c + 8 <= d_v; c += 8) {
     OuterTile<MR, 2> t;
-    if (first) t.zero();
-    else t.load_scaled(acc + c, ldacc, rescale);
+    if (first)
+      t.zero();
+    else
+      t.load_scaled(acc + c, ldacc, rescale);
     t.run(T, 1, ldt, V_c + c, ldv, 0, j_end);
     t.store(acc + c, ldacc);
   }
   for (; c + 4 <= d_v; c += 4) {
     OuterTile<MR, 1> t;
-    if (first) t.zero();
-    else t.load_scaled(acc + c, ldacc, rescale);
+    if (first)
+      t.zero();
+    else
+      t.load_scaled(acc + c, ldacc, rescale);
     t.run(T, 1, ldt, V_c + c, ldv, 0, j_end);
     t.store(acc + c, ldacc);
   }
@@ -221,15 +226,16 @@ ABH_INLINE void accumulate_rows(const float* T, int ldt, int j_end, const float*
     }
 }
 
-ABH_TILE_STEP void tile_accumulate(const float* T, int ldt, int rows, int cols, const float* V_c, int ldv, int d_v, float* acc,
-                                   int ldacc, const float* rescale, bool causal, int q0, int k0, bool first) {
+ABH_TILE_STEP void tile_accumulate(const float* T, int ldt, int rows, int cols, const float* V_c, int ldv, int d_v,
+                                   float* acc, int ldacc, const float* rescale, bool causal, int q0, int k0,
+                                   bool first) {
   int i = 0;
   for (; i + 4 <= rows; i += 4)
-    accumulate_rows<4>(T + i, ldt, visible_keys(causal, q0, i, 4, k0, cols), V_c, ldv, acc + std::size_t(i) * ldacc, ldacc,
-                       d_v, rescale + i, first);
+    accumulate_rows<4>(T + i, ldt, visible_keys(causal, q0, i, 4, k0, cols), V_c, ldv, acc + std::size_t(i) * ldacc,
+                       ldacc, d_v, rescale + i, first);
   for (; i < rows; ++i)
-    accumulate_rows<1>(T + i, ldt, visible_keys(causal, q0, i, 1, k0, cols), V_c, ldv, acc + std::size_t(i) * ldacc, ldacc,
-                       d_v, rescale + i, first);
+    accumulate_rows<1>(T + i, ldt, visible_keys(causal, q0, i, 1, k0, cols), V_c, ldv, acc + std::size_t(i) * ldacc,
+                       ldacc, d_v, rescale + i, first);
 }
 
 // The deferred softmax division: row (d_v) /= l. A row that saw no key (l == 0) outputs zeros,
@@ -272,8 +278,8 @@ struct Scratch {
 
 // Copies the step's state into the trace: rows of the query block, after the key block at k0. The
 // tile is key-major; the trace's matrices are query-major, with 0 for keys a row cannot see.
-void record_step(FlashTrace& trace, const Scratch& s, const float* acc, int ldacc, int d_v, const Matrix& scores, int qb, int kb,
-                 int q0, int rows, int k0, int cols, bool causal, bool skipped) {
+void record_step(FlashTrace& trace, const Scratch& s, const float* acc, int ldacc, int d_v, const Matrix& scores,
+                 int qb, int kb, int q0, int rows, int k0, int cols, bool causal, bool skipped) {
   FlashTraceStep step;
   step.q_block = qb;
   step.k_block = kb;
@@ -289,8 +295,10 @@ void record_step(FlashTrace& trace, const Scratch& s, const float* acc, int ldac
       step.probabilities(i, j) = skipped || (causal && k0 + j > q0 + i) ? 0.0f : s.tile[std::size_t(j) * s.ldt + i];
   step.m.assign(s.m.begin(), s.m.begin() + rows);
   step.l.assign(s.l.begin(), s.l.begin() + rows);
-  if (skipped) step.rescale.assign(rows, 1.0f);
-  else step.rescale.assign(s.rescale.begin(), s.rescale.begin() + rows);
+  if (skipped)
+    step.rescale.assign(rows, 1.0f);
+  else
+    step.rescale.assign(s.rescale.begin(), s.rescale.begin() + rows);
   step.acc = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>(acc, rows, d_v, Eigen::OuterStride<>(ldacc));
   trace.steps.push_back(std::move(step));
 }
@@ -349,8 +357,8 @@ void run_tiled(const HeadView& h, bool causal, float scale, int block_q, int blo
       }
       // Steps 2-3: online softmax against the running max. Step 4: acc = rescale acc + P V_c.
       online_softmax(tile, ldt, cols, scale, causal, q0, k0, s.m.data(), s.l.data(), s.rescale.data());
-      tile_accumulate(tile, ldt, rows, cols, h.V + std::size_t(k0) * h.ldv, h.ldv, h.d_v, acc, h.ldo, s.rescale.data(), causal,
-                      q0, k0, kb == 0);
+      tile_accumulate(tile, ldt, rows, cols, h.V + std::size_t(k0) * h.ldv, h.ldv, h.d_v, acc, h.ldo, s.rescale.data(),
+                      causal, q0, k0, kb == 0);
       if (trace) record_step(*trace, s, acc, h.ldo, h.d_v, scores, qb, kb, q0, rows, k0, cols, causal, false);
     }
     // out_b = acc / l.
@@ -359,13 +367,14 @@ void run_tiled(const HeadView& h, bool causal, float scale, int block_q, int blo
 }
 
 HeadView whole(const Matrix& Q, const Matrix& K, const Matrix& V, Matrix& out) {
-  return {Q.data(), int(Q.cols()), K.data(), int(K.cols()), V.data(), int(V.cols()), out.data(), int(out.cols()),
-          int(Q.rows()), int(K.rows()), int(Q.cols()), int(V.cols())};
+  return {Q.data(),   int(Q.cols()),   K.data(),      int(K.cols()), V.data(),      int(V.cols()),
+          out.data(), int(out.cols()), int(Q.rows()), int(K.rows()), int(Q.cols()), int(V.cols())};
 }
 
 Status check_flash_matrix_size(int rows, int cols) {
   if (std::int64_t(rows) * cols > limits::kMaxFlashMatrixElements)
-    return Failure{"Q, K and V are limited to " + std::to_string(limits::kMaxFlashMatrixElements / (1 << 20)) + "M entries each"};
+    return Failure{"Q, K and V are limited to " + std::to_string(limits::kMaxFlashMatrixElements / (1 << 20)) +
+                   "M entries each"};
   return Ok{};
 }
 
@@ -379,11 +388,13 @@ Status check_flash_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int
     return Failure{"the tiled kernel's sequence length is limited to " + to_string(kMaxFlashSequence) + " tokens"};
   if (d_k > kMaxDim || d_v > kMaxDim) return Failure{"d_k and d_v are limited to " + to_string(kMaxDim)};
   if (auto size = check_flash_matrix_size(std::max(n_q, n_k), std::max(d_k, d_v)); !size.ok()) return size;
-  if (options.block_q < 1 || options.block_q > kMaxFlashBlock || options.block_k < 1 || options.block_k > kMaxFlashBlock)
-    return Failure{"block sizes must be from 1 to " + to_string(kMaxFlashBlock) + " (got block_q = " + to_string(options.block_q) +
-                   ", block_k = " + to_string(options.block_k) + ")"};
+  if (options.block_q < 1 || options.block_q > kMaxFlashBlock || options.block_k < 1 ||
+      options.block_k > kMaxFlashBlock)
+    return Failure{"block sizes must be from 1 to " + to_string(kMaxFlashBlock) +
+                   " (got block_q = " + to_string(options.block_q) + ", block_k = " + to_string(options.block_k) + ")"};
   if (options.causal && n_q != n_k)
-    return Failure{"causal attention needs as many queries as keys (got n_q = " + to_string(n_q) + ", n_k = " + to_string(n_k) + ")"};
+    return Failure{"causal attention needs as many queries as keys (got n_q = " + to_string(n_q) +
+                   ", n_k = " + to_string(n_k) + ")"};
   return Ok{};
 }
 
@@ -396,20 +407,24 @@ Status check_flash_multi_head_inputs(int n_q, int n_k, int width_qk, int k_cols,
     return Failure{"Q has " + to_string(width_qk) + " and V " + to_string(width_v) + " columns: both must split into " +
                    to_string(heads) + " heads of equal width"};
   if (k_cols != width_qk)
-    return Failure{"K has " + to_string(k_cols) + " columns but Q has " + to_string(width_qk) + ": queries and keys must share heads * d_k"};
-  if (auto head = check_flash_inputs(n_q, n_k, width_qk / heads, width_qk / heads, v_rows, width_v / heads, options); !head.ok())
+    return Failure{"K has " + to_string(k_cols) + " columns but Q has " + to_string(width_qk) +
+                   ": queries and keys must share heads * d_k"};
+  if (auto head = check_flash_inputs(n_q, n_k, width_qk / heads, width_qk / heads, v_rows, width_v / heads, options);
+      !head.ok())
     return head;
   return check_flash_matrix_size(std::max(n_q, n_k), std::max(width_qk, width_v));
 }
 
-Status check_flash_trace_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options) {
+Status check_flash_trace_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v,
+                                const FlashOptions& options) {
   using namespace limits;
   using std::to_string;
   if (auto inputs = check_flash_inputs(n_q, n_k, d_k, k_cols, v_rows, d_v, options); !inputs.ok()) return inputs;
   if (n_q > kMaxTraceSequence || n_k > kMaxTraceSequence)
-    return Failure{"the step-through trace is limited to " + to_string(kMaxTraceSequence) + " tokens (got n_q = " + to_string(n_q) +
-                   ", n_k = " + to_string(n_k) + ")"};
-  if (d_k > kMaxTraceDim || d_v > kMaxTraceDim) return Failure{"the step-through trace is limited to d_k and d_v of " + to_string(kMaxTraceDim)};
+    return Failure{"the step-through trace is limited to " + to_string(kMaxTraceSequence) +
+                   " tokens (got n_q = " + to_string(n_q) + ", n_k = " + to_string(n_k) + ")"};
+  if (d_k > kMaxTraceDim || d_v > kMaxTraceDim)
+    return Failure{"the step-through trace is limited to d_k and d_v of " + to_string(kMaxTraceDim)};
   return Ok{};
 }
 
@@ -430,9 +445,12 @@ Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Ma
   return result;
 }
 
-Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const Matrix& V, int heads, const FlashOptions& options) {
+Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const Matrix& V, int heads,
+                                       const FlashOptions& options) {
   const int n_q = int(Q.rows()), n_k = int(K.rows()), width_qk = int(Q.cols()), width_v = int(V.cols());
-  if (auto inputs = check_flash_multi_head_inputs(n_q, n_k, width_qk, int(K.cols()), int(V.rows()), width_v, heads, options); !inputs.ok())
+  if (auto inputs =
+          check_flash_multi_head_inputs(n_q, n_k, width_qk, int(K.cols()), int(V.rows()), width_v, heads, options);
+      !inputs.ok())
     return Failure{inputs.error()};
   if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
   const int d_k = width_qk / heads, d_v = width_v / heads;
@@ -443,9 +461,18 @@ Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const M
   FlashResult result;
   result.output.resize(n_q, width_v);
   for (int head = 0; head < heads; ++head) {
-    const HeadView view{Q.data() + std::size_t(head) * d_k, width_qk, K.data() + std::size_t(head) * d_k, width_qk,
-                        V.data() + std::size_t(head) * d_v, width_v, result.output.data() + std::size_t(head) * d_v, width_v,
-                        n_q, n_k, d_k, d_v};
+    const HeadView view{Q.data() + std::size_t(head) * d_k,
+                        width_qk,
+                        K.data() + std::size_t(head) * d_k,
+                        width_qk,
+                        V.data() + std::size_t(head) * d_v,
+                        width_v,
+                        result.output.data() + std::size_t(head) * d_v,
+                        width_v,
+                        n_q,
+                        n_k,
+                        d_k,
+                        d_v};
     run_tiled(view, options.causal, scale, block_q, block_k, scratch, nullptr);
   }
   if (!all_finite(result.output)) return Failure{kOutputOverflow};
@@ -453,7 +480,8 @@ Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const M
   return result;
 }
 
-Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOptions& options) {
+Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, const Matrix& V,
+                                           const FlashOptions& options) {
   const int n_q = int(Q.rows()), n_k = int(K.rows()), d_k = int(Q.cols()), d_v = int(V.cols());
   if (auto inputs = check_flash_trace_inputs(n_q, n_k, d_k, int(K.cols()), int(V.rows()), d_v, options); !inputs.ok())
     return Failure{inputs.error()};
@@ -474,7 +502,8 @@ Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, con
 
   Scratch scratch(trace.block_q, trace.block_k, d_k);
   trace.output.resize(n_q, d_v);
-  run_tiled(whole(Q, K, V, trace.output), options.causal, trace.scale_factor, trace.block_q, trace.block_k, scratch, &trace);
+  run_tiled(whole(Q, K, V, trace.output), options.causal, trace.scale_factor, trace.block_q, trace.block_k, scratch,
+            &trace);
   if (!all_finite(trace.output)) return Failure{kOutputOverflow};
   return trace;
 }

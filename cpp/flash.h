@@ -27,14 +27,14 @@
 namespace abh {
 
 struct FlashOptions {
-  int block_q = 64;    // query rows per tile, 1..limits::kMaxFlashBlock
-  int block_k = 64;    // key/value rows per tile, 1..limits::kMaxFlashBlock
-  bool causal = false; // token i attends to keys 0..i; needs n_q == n_k
-  bool scale = true;   // divide scores by sqrt(d_k)
+  int block_q = 64;     // query rows per tile, 1..limits::kMaxFlashBlock
+  int block_k = 64;     // key/value rows per tile, 1..limits::kMaxFlashBlock
+  bool causal = false;  // token i attends to keys 0..i; needs n_q == n_k
+  bool scale = true;    // divide scores by sqrt(d_k)
 };
 
 struct FlashResult {
-  Matrix output;                  // (n_q, d_v), equal to attention(Q, K, V).output up to float rounding
+  Matrix output;                    // (n_q, d_v), equal to attention(Q, K, V).output up to float rounding
   std::int64_t scratch_floats = 0;  // floats of working memory besides inputs and output: O(block * (block + d_k))
 };
 
@@ -55,19 +55,20 @@ struct FlashTraceStep {
 
 struct FlashTrace {
   int n_q = 0, n_k = 0, d_k = 0, d_v = 0;
-  int block_q = 0, block_k = 0;     // as used (clamped to n_q and n_k)
+  int block_q = 0, block_k = 0;  // as used (clamped to n_q and n_k)
   int query_blocks = 0, key_blocks = 0;
   bool causal = false;
-  float scale_factor = 1.0f;        // 1/sqrt(d_k), or 1 with scaling off
+  float scale_factor = 1.0f;          // 1/sqrt(d_k), or 1 with scaling off
   std::vector<FlashTraceStep> steps;  // query block outer, key block inner: query_blocks * key_blocks
-  Matrix output;                    // (n_q, d_v), bit-identical to flash_attention()'s output
+  Matrix output;                      // (n_q, d_v), bit-identical to flash_attention()'s output
 };
 
 // Q is (n_q, d_k), K is (n_k, d_k), V is (n_k, d_v). Accepts up to limits::kMaxFlashSequence tokens.
 // Like attention(), scores that overflow float32 are recomputed in double (kernels::repair_overflowed_scores)
 // and an output that overflows is an error (kOutputOverflow). One difference: acc holds up to n_k * max|V|
 // before the division by l, so V within a factor n_k of FLT_MAX can overflow here and not there.
-Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOptions& options = {});
+Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Matrix& V,
+                                      const FlashOptions& options = {});
 
 // Every head of multi-head attention in one call, on the projections before they are split: Q is
 // (n_q, heads * d_k), K is (n_k, heads * d_k), V is (n_k, heads * d_v); head t reads columns
@@ -90,6 +91,7 @@ Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, con
 Status check_flash_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options);
 Status check_flash_multi_head_inputs(int n_q, int n_k, int width_qk, int k_cols, int v_rows, int width_v, int heads,
                                      const FlashOptions& options);
-Status check_flash_trace_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, const FlashOptions& options);
+Status check_flash_trace_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v,
+                                const FlashOptions& options);
 
 }  // namespace abh

@@ -25,20 +25,25 @@ constexpr int kDepthBlock = 512;
 // A's element (r, p) is a[r * a_row + p * a_step]. Panels of 8 columns, then 4, then a scalar
 // remainder. With `accumulate` the result is added to C instead of replacing it.
 template <int MR>
-ABH_INLINE void outer_rows(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* B, std::ptrdiff_t ldb,
-                           float* C, std::ptrdiff_t ldc, int n, int p_begin, int p_end, bool accumulate) {
+ABH_INLINE void outer_rows(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* B,
+                           std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, int n, int p_begin, int p_end,
+                           bool accumulate) {
   int col = 0;
   for (; col + 8 <= n; col += 8) {
     OuterTile<MR, 2> tile;
-    if (accumulate) tile.load(C + col, ldc);
-    else tile.zero();
+    if (accumulate)
+      tile.load(C + col, ldc);
+    else
+      tile.zero();
     tile.run(a, a_row, a_step, B + col, ldb, p_begin, p_end);
     tile.store(C + col, ldc);
   }
   for (; col + 4 <= n; col += 4) {
     OuterTile<MR, 1> tile;
-    if (accumulate) tile.load(C + col, ldc);
-    else tile.zero();
+    if (accumulate)
+      tile.load(C + col, ldc);
+    else
+      tile.zero();
     tile.run(a, a_row, a_step, B + col, ldb, p_begin, p_end);
     tile.store(C + col, ldc);
   }
@@ -53,21 +58,32 @@ ABH_INLINE void outer_rows(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t 
 // Dispatches a row count of 1..4 to its template instance (a switch, so that everything stays inlined
 // into the calling kernel).
 ABH_INLINE void outer_rows_n(int rows, const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* B,
-                             std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, int n, int p_begin, int p_end, bool accumulate) {
+                             std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, int n, int p_begin, int p_end,
+                             bool accumulate) {
   switch (rows) {
-    case 4: outer_rows<4>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
-    case 3: outer_rows<3>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
-    case 2: outer_rows<2>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
-    default: outer_rows<1>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate); break;
+    case 4:
+      outer_rows<4>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate);
+      break;
+    case 3:
+      outer_rows<3>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate);
+      break;
+    case 2:
+      outer_rows<2>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate);
+      break;
+    default:
+      outer_rows<1>(a, a_row, a_step, B, ldb, C, ldc, n, p_begin, p_end, accumulate);
+      break;
   }
 }
 
 // S (n_q, width), row stride lds, = Q (n_q, d) . KT (d, width), row stride ldkt: the one instance of
 // the outer-product loops that both score kernels use (each instance is ~10 KB of wasm). Not inlined,
 // so that it stays one function, under this name (tests/unit/wasm-simd.test.ts looks for it).
-__attribute__((noinline)) void scores_transposed_block(const float* Q, int ldq, const float* KT, int ldkt, float* S, int lds, int n_q, int width, int d) {
+__attribute__((noinline)) void scores_transposed_block(const float* Q, int ldq, const float* KT, int ldkt, float* S,
+                                                       int lds, int n_q, int width, int d) {
   for (int i = 0; i < n_q; i += 4)
-    outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, KT, ldkt, S + std::size_t(i) * lds, lds, width, 0, d, false);
+    outer_rows_n(std::min(4, n_q - i), Q + std::size_t(i) * ldq, ldq, 1, KT, ldkt, S + std::size_t(i) * lds, lds, width,
+                 0, d, false);
 }
 
 }  // namespace
@@ -117,8 +133,8 @@ void scores_qkt_transposed(const float* Q, int ldq, const float* KT, float* S, i
   scores_transposed_block(Q, ldq, KT, n_k, S, n_k, n_q, n_k, d);
 }
 
-void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int n_q, int n_k,
-                        float scale, std::uint8_t* fully_masked) {
+void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int n_q, int n_k, float scale,
+                        std::uint8_t* fully_masked) {
   const vf scale_v = vsplat(scale), neg_inf_v = vsplat(kNegInf), one_v = vsplat(1.0f);
   const int n4 = n_k & ~3;
   for (int i = 0; i < n_q; ++i) {

@@ -30,8 +30,8 @@ void scores_qkt_transposed(const float* Q, int ldq, const float* KT, float* S, i
 // mask is (n_q, n_k) with 1 = allowed, or nullptr for no mask. A row with every key blocked gets
 // all-zero weights (where NumPy would give NaN) and fully_masked[row] = 1; fully_masked may be null.
 // S and W may alias.
-void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int n_q, int n_k,
-                        float scale, std::uint8_t* fully_masked);
+void scale_mask_softmax(const float* S, float* W, const std::uint8_t* mask, int n_q, int n_k, float scale,
+                        std::uint8_t* fully_masked);
 
 // Step 4, weighted sum. O (n_q, d_v) = W (n_q, n_k) · V (n_k, d_v). Zero weights are skipped, so
 // causal rows cost only their visible keys.

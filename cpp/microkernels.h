@@ -69,10 +69,14 @@ ABH_INLINE vf vmadd(vf acc, vf a, vf b) { return wasm_f32x4_add(acc, wasm_f32x4_
 ABH_INLINE vf vexp(vf x) { return exp_simd(x); }
 ABH_INLINE float vlane(vf v, int lane) {
   switch (lane) {
-    case 0: return wasm_f32x4_extract_lane(v, 0);
-    case 1: return wasm_f32x4_extract_lane(v, 1);
-    case 2: return wasm_f32x4_extract_lane(v, 2);
-    default: return wasm_f32x4_extract_lane(v, 3);
+    case 0:
+      return wasm_f32x4_extract_lane(v, 0);
+    case 1:
+      return wasm_f32x4_extract_lane(v, 1);
+    case 2:
+      return wasm_f32x4_extract_lane(v, 2);
+    default:
+      return wasm_f32x4_extract_lane(v, 3);
   }
 }
 ABH_INLINE float vhsum(vf v) {
@@ -192,9 +196,8 @@ struct OuterTile {
 
   ABH_INLINE void zero() {
     ABH_UNROLL
-    for (int r = 0; r < MR; ++r)
-      ABH_UNROLL
-      for (int v = 0; v < NV; ++v) acc[r][v] = vzero();
+    for (int r = 0; r < MR; ++r) ABH_UNROLL
+    for (int v = 0; v < NV; ++v) acc[r][v] = vzero();
   }
 
   ABH_INLINE void run(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* b, std::ptrdiff_t ldb,
@@ -219,15 +222,13 @@ struct OuterTile {
   // C rows at c + r * ldc, all 4 NV columns.
   ABH_INLINE void store(float* c, std::ptrdiff_t ldc) const {
     ABH_UNROLL
-    for (int r = 0; r < MR; ++r)
-      ABH_UNROLL
-      for (int v = 0; v < NV; ++v) vstore(c + r * ldc + 4 * v, acc[r][v]);
+    for (int r = 0; r < MR; ++r) ABH_UNROLL
+    for (int v = 0; v < NV; ++v) vstore(c + r * ldc + 4 * v, acc[r][v]);
   }
   ABH_INLINE void load(const float* c, std::ptrdiff_t ldc) {
     ABH_UNROLL
-    for (int r = 0; r < MR; ++r)
-      ABH_UNROLL
-      for (int v = 0; v < NV; ++v) acc[r][v] = vload(c + r * ldc + 4 * v);
+    for (int r = 0; r < MR; ++r) ABH_UNROLL
+    for (int v = 0; v < NV; ++v) acc[r][v] = vload(c + r * ldc + 4 * v);
   }
   // acc = C * factor[r] for each row (the tiled kernel's rescale of its running output).
   ABH_INLINE void load_scaled(const float* c, std::ptrdiff_t ldc, const float* factor) {

@@ -6,15 +6,15 @@
 #include <vector>
 
 #include "attention.h"
-#include "kernels.h"
 #include "engine_limits.h"
+#include "kernels.h"
 #include "random.h"
 
 namespace abh {
 namespace {
 
-constexpr std::uint64_t kEmbeddingTag = 0x454D4245ull << 32;  // "EMBE"
-constexpr std::uint64_t kProjectionTag = 0x50524F4Aull << 32; // "PROJ"
+constexpr std::uint64_t kEmbeddingTag = 0x454D4245ull << 32;   // "EMBE"
+constexpr std::uint64_t kProjectionTag = 0x50524F4Aull << 32;  // "PROJ"
 
 // A given matrix (empty = not given) is (rows, cols) and finite.
 Status check_given(const char* name, const std::vector<float>& values, std::size_t rows, std::size_t cols) {
@@ -81,12 +81,33 @@ std::size_t PipelineShape::elements() const {
 PipelineShape pipeline_tensor_shape(PipelineTensor t, int n, int d_model, int heads) {
   const int d_k = d_model / heads;
   switch (t) {
-    case kPipeW_q: case kPipeW_k: case kPipeW_v: case kPipeW_o: return {2, {d_model, d_model, 0}};
-    case kPipeX: case kPipeQ: case kPipeK: case kPipeV: case kPipeMerged: case kPipeOutput: return {2, {n, d_model, 0}};
-    case kPipeQ_heads: case kPipeK_heads: case kPipeV_heads: case kPipeHeadOutputs: return {3, {heads, n, d_k}};
-    case kPipeScores: case kPipeScoresScaled: case kPipeWeights: return {3, {heads, n, n}};
-    case kPipeWeightsUnscaled: case kPipeWeightsCausal: case kPipeWeightsMaskedAfter: return {2, {n, n, 0}};
-    case kPipelineTensorCount: break;
+    case kPipeW_q:
+    case kPipeW_k:
+    case kPipeW_v:
+    case kPipeW_o:
+      return {2, {d_model, d_model, 0}};
+    case kPipeX:
+    case kPipeQ:
+    case kPipeK:
+    case kPipeV:
+    case kPipeMerged:
+    case kPipeOutput:
+      return {2, {n, d_model, 0}};
+    case kPipeQ_heads:
+    case kPipeK_heads:
+    case kPipeV_heads:
+    case kPipeHeadOutputs:
+      return {3, {heads, n, d_k}};
+    case kPipeScores:
+    case kPipeScoresScaled:
+    case kPipeWeights:
+      return {3, {heads, n, n}};
+    case kPipeWeightsUnscaled:
+    case kPipeWeightsCausal:
+    case kPipeWeightsMaskedAfter:
+      return {2, {n, n, 0}};
+    case kPipelineTensorCount:
+      break;
   }
   return {};
 }
@@ -110,18 +131,41 @@ PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
   return layout;
 }
 
-const char* const kPipelineFieldNames[kPipelineFieldCount] = {
-    "W_q", "W_k", "W_v", "W_o", "X", "Q", "K", "V", "Q_heads", "K_heads", "V_heads", "scores", "scoresScaled", "weights",
-    "headOutputs", "merged", "output", "weightsUnscaled", "weightsCausal", "weightsMaskedAfter", "mask", "fullyMaskedRows"};
+const char* const kPipelineFieldNames[kPipelineFieldCount] = {"W_q",
+                                                              "W_k",
+                                                              "W_v",
+                                                              "W_o",
+                                                              "X",
+                                                              "Q",
+                                                              "K",
+                                                              "V",
+                                                              "Q_heads",
+                                                              "K_heads",
+                                                              "V_heads",
+                                                              "scores",
+                                                              "scoresScaled",
+                                                              "weights",
+                                                              "headOutputs",
+                                                              "merged",
+                                                              "output",
+                                                              "weightsUnscaled",
+                                                              "weightsCausal",
+                                                              "weightsMaskedAfter",
+                                                              "mask",
+                                                              "fullyMaskedRows"};
 
 std::array<PipelineField, kPipelineFieldCount> pipeline_fields(const PipelineView& v) {
   std::array<PipelineField, kPipelineFieldCount> fields;
   for (int t = 0; t < kPipelineTensorCount; ++t)
-    fields[t] = {kPipelineFieldNames[t], PipelineElement::kFloat32, pipeline_tensor_shape(PipelineTensor(t), v.n, v.d_model, v.heads),
-                 v.layout.offset[t] * sizeof(float)};
-  fields[kPipelineTensorCount] = {kPipelineFieldNames[kPipelineTensorCount], PipelineElement::kUint8, {2, {v.n, v.n, 0}},
+    fields[t] = {kPipelineFieldNames[t], PipelineElement::kFloat32,
+                 pipeline_tensor_shape(PipelineTensor(t), v.n, v.d_model, v.heads), v.layout.offset[t] * sizeof(float)};
+  fields[kPipelineTensorCount] = {kPipelineFieldNames[kPipelineTensorCount],
+                                  PipelineElement::kUint8,
+                                  {2, {v.n, v.n, 0}},
                                   v.layout.mask_byte_offset};
-  fields[kPipelineTensorCount + 1] = {kPipelineFieldNames[kPipelineTensorCount + 1], PipelineElement::kUint8, {1, {v.n, 0, 0}},
+  fields[kPipelineTensorCount + 1] = {kPipelineFieldNames[kPipelineTensorCount + 1],
+                                      PipelineElement::kUint8,
+                                      {1, {v.n, 0, 0}},
                                       v.layout.rows_byte_offset};
   return fields;
 }
@@ -143,20 +187,27 @@ void PipelineWorkspace::release() {
   heap_floats_ = 0;
 }
 
-Status check_pipeline_sizes(std::int64_t n, std::int64_t x_length, const std::int64_t (&w_lengths)[4], std::int64_t mask_length) {
+Status check_pipeline_sizes(std::int64_t n, std::int64_t x_length, const std::int64_t (&w_lengths)[4],
+                            std::int64_t mask_length) {
   using namespace limits;
   using std::to_string;
   if (n < 1) return Failure{"there must be at least one token"};
-  if (n > kMaxPipelineTokens) return Failure{"the walkthrough shows at most " + to_string(kMaxPipelineTokens) + " tokens (got " + to_string(n) + ")"};
-  const std::int64_t most_x = std::int64_t(kMaxPipelineTokens) * kMaxDModel, most_w = std::int64_t(kMaxDModel) * kMaxDModel;
+  if (n > kMaxPipelineTokens)
+    return Failure{"the walkthrough shows at most " + to_string(kMaxPipelineTokens) + " tokens (got " + to_string(n) +
+                   ")"};
+  const std::int64_t most_x = std::int64_t(kMaxPipelineTokens) * kMaxDModel,
+                     most_w = std::int64_t(kMaxDModel) * kMaxDModel;
   const std::int64_t most_mask = std::int64_t(kMaxPipelineTokens) * kMaxPipelineTokens;
-  if (x_length > most_x) return Failure{"X has " + to_string(x_length) + " values; the walkthrough accepts at most " + to_string(most_x)};
+  if (x_length > most_x)
+    return Failure{"X has " + to_string(x_length) + " values; the walkthrough accepts at most " + to_string(most_x)};
   static constexpr const char* kNames[4] = {"W_q", "W_k", "W_v", "W_o"};
   for (int i = 0; i < 4; ++i)
     if (w_lengths[i] > most_w)
-      return Failure{std::string(kNames[i]) + " has " + to_string(w_lengths[i]) + " values; the walkthrough accepts at most " + to_string(most_w)};
+      return Failure{std::string(kNames[i]) + " has " + to_string(w_lengths[i]) +
+                     " values; the walkthrough accepts at most " + to_string(most_w)};
   if (mask_length > most_mask)
-    return Failure{"the mask has " + to_string(mask_length) + " entries; the walkthrough accepts at most " + to_string(most_mask)};
+    return Failure{"the mask has " + to_string(mask_length) + " entries; the walkthrough accepts at most " +
+                   to_string(most_mask)};
   return Ok{};
 }
 
@@ -164,23 +215,29 @@ Status check_pipeline_config(const PipelineConfig& config) {
   using namespace limits;
   using std::to_string;
   const std::int64_t n = std::int64_t(config.token_ids.size());
-  const std::int64_t w_lengths[4] = {std::int64_t(config.W_q.size()), std::int64_t(config.W_k.size()), std::int64_t(config.W_v.size()),
-                                     std::int64_t(config.W_o.size())};
-  if (auto sizes = check_pipeline_sizes(n, std::int64_t(config.X.size()), w_lengths, std::int64_t(config.mask.size())); !sizes.ok())
+  const std::int64_t w_lengths[4] = {std::int64_t(config.W_q.size()), std::int64_t(config.W_k.size()),
+                                     std::int64_t(config.W_v.size()), std::int64_t(config.W_o.size())};
+  if (auto sizes = check_pipeline_sizes(n, std::int64_t(config.X.size()), w_lengths, std::int64_t(config.mask.size()));
+      !sizes.ok())
     return sizes;
-  if (config.d_model > kMaxDModel) return Failure{"d_model is limited to " + to_string(kMaxDModel) + " (got " + to_string(config.d_model) + ")"};
+  if (config.d_model > kMaxDModel)
+    return Failure{"d_model is limited to " + to_string(kMaxDModel) + " (got " + to_string(config.d_model) + ")"};
   if (auto heads = check_heads(config.d_model, config.heads); !heads.ok()) return heads;
   if (std::int64_t(config.heads) * n * n > kMaxPipelineHeadScoreElements)
     return Failure{"heads x n x n = " + to_string(std::int64_t(config.heads) * n * n) +
-                   " attention weights would exceed the walkthrough's budget of " + to_string(kMaxPipelineHeadScoreElements)};
+                   " attention weights would exceed the walkthrough's budget of " +
+                   to_string(kMaxPipelineHeadScoreElements)};
   const std::size_t rows = std::size_t(n), d = std::size_t(config.d_model);
   if (auto X = check_given("X", config.X, rows, d); !X.ok()) return X;
-  for (auto [name, values] : {std::pair{"W_q", &config.W_q}, {"W_k", &config.W_k}, {"W_v", &config.W_v}, {"W_o", &config.W_o}})
+  for (auto [name, values] :
+       {std::pair{"W_q", &config.W_q}, {"W_k", &config.W_k}, {"W_v", &config.W_v}, {"W_o", &config.W_o}})
     if (auto W = check_given(name, *values, d, d); !W.ok()) return W;
   if (config.comparison_head < 0 || config.comparison_head >= config.heads)
-    return Failure{"the comparison head must be 0 to " + to_string(config.heads - 1) + " (got " + to_string(config.comparison_head) + ")"};
+    return Failure{"the comparison head must be 0 to " + to_string(config.heads - 1) + " (got " +
+                   to_string(config.comparison_head) + ")"};
   if (!config.mask.empty() && config.mask.size() != rows * rows)
-    return Failure{"the mask must have n x n = " + to_string(rows * rows) + " entries (got " + to_string(config.mask.size()) + ")"};
+    return Failure{"the mask must have n x n = " + to_string(rows * rows) + " entries (got " +
+                   to_string(config.mask.size()) + ")"};
   return Ok{};
 }
 
@@ -219,10 +276,13 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
     }
   }
   float* const X = v.tensor(kPipeX);
-  if (!config.X.empty()) std::memcpy(X, config.X.data(), nd * sizeof(float));
-  else fill_embeddings(config.token_ids.data(), n, d_model, config.seed, X);
+  if (!config.X.empty())
+    std::memcpy(X, config.X.data(), nd * sizeof(float));
+  else
+    fill_embeddings(config.token_ids.data(), n, d_model, config.seed, X);
   std::uint8_t* const mask = v.mask();
-  if (!config.mask.empty()) std::memcpy(mask, config.mask.data(), nn);
+  if (!config.mask.empty())
+    std::memcpy(mask, config.mask.data(), nn);
   else
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) mask[std::size_t(i) * n + j] = (!config.causal || j <= i) ? 1 : 0;
@@ -267,7 +327,7 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
   constexpr int kRowBlock = 8;
   const std::size_t head_nd = std::size_t(n) * d_k;
   const std::uint8_t* const softmax_mask = mask_all_visible ? nullptr : mask;  // nothing to select: no stores in pass 1
-  float* const keys_transposed = v.block + v.layout.keys_transposed_offset;  // (d_k, n), scratch
+  float* const keys_transposed = v.block + v.layout.keys_transposed_offset;    // (d_k, n), scratch
   for (int head = 0; head < h; ++head) {
     const float* q = v.tensor(kPipeQ_heads) + head * head_nd;
     const float* k = v.tensor(kPipeK_heads) + head * head_nd;
@@ -287,8 +347,8 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
       // Step 2: scale by 1/sqrt(d_k) (kept separately so the page can show both).
       for (std::size_t e = 0; e < count; ++e) scaled[e] = scores[e] * v.scale_factor;
       // Step 3: mask with -inf, then softmax.
-      kernels::scale_mask_softmax(scaled, weights, softmax_mask ? softmax_mask + std::size_t(i0) * n : nullptr, block, n, 1.0f,
-                                  rows + i0);
+      kernels::scale_mask_softmax(scaled, weights, softmax_mask ? softmax_mask + std::size_t(i0) * n : nullptr, block,
+                                  n, 1.0f, rows + i0);
       // Step 4: weighted sum of values.
       kernels::weighted_sum(weights, val, d_k, head_output + std::size_t(i0) * d_k, d_k, block, n, d_k);
     }
@@ -303,14 +363,20 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
     const float* const scaled = v.tensor(kPipeScoresScaled) + head_nn;
     const float* const weights = v.tensor(kPipeWeights) + head_nn;
     float* const unscaled = v.tensor(kPipeWeightsUnscaled);
-    if (v.scale_factor == 1.0f) std::memcpy(unscaled, weights, nn * sizeof(float));
-    else kernels::scale_mask_softmax(scores, unscaled, mask, n, n, 1.0f, nullptr);
+    if (v.scale_factor == 1.0f)
+      std::memcpy(unscaled, weights, nn * sizeof(float));
+    else
+      kernels::scale_mask_softmax(scores, unscaled, mask, n, n, 1.0f, nullptr);
     float* const before = v.tensor(kPipeWeightsCausal);
-    if (mask_is_causal) std::memcpy(before, weights, nn * sizeof(float));
-    else kernels::scale_mask_softmax(scaled, before, causal, n, n, 1.0f, nullptr);
+    if (mask_is_causal)
+      std::memcpy(before, weights, nn * sizeof(float));
+    else
+      kernels::scale_mask_softmax(scaled, before, causal, n, n, 1.0f, nullptr);
     float* const after = v.tensor(kPipeWeightsMaskedAfter);
-    if (mask_all_visible) std::memcpy(after, weights, nn * sizeof(float));
-    else kernels::scale_mask_softmax(scaled, after, nullptr, n, n, 1.0f, nullptr);
+    if (mask_all_visible)
+      std::memcpy(after, weights, nn * sizeof(float));
+    else
+      kernels::scale_mask_softmax(scaled, after, nullptr, n, n, 1.0f, nullptr);
     for (int i = 0; i < n; ++i) std::fill(after + std::size_t(i) * n + i + 1, after + std::size_t(i + 1) * n, 0.0f);
   }
 
@@ -319,8 +385,8 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
   const float* const head_outputs = v.tensor(kPipeHeadOutputs);
   for (int head = 0; head < h; ++head)
     for (int row = 0; row < n; ++row)
-      std::memcpy(merged + std::size_t(row) * d_model + std::size_t(head) * d_k, head_outputs + head * head_nd + std::size_t(row) * d_k,
-                  sizeof(float) * std::size_t(d_k));
+      std::memcpy(merged + std::size_t(row) * d_model + std::size_t(head) * d_k,
+                  head_outputs + head * head_nd + std::size_t(row) * d_k, sizeof(float) * std::size_t(d_k));
   float* const output = v.tensor(kPipeOutput);
   kernels::matmul(merged, d_model, v.tensor(kPipeW_o), d_model, output, d_model, n, d_model, d_model);
   if (!all_finite(output, nd)) return Failure{kOutputOverflow};
@@ -338,7 +404,9 @@ Expected<PipelineSnapshot> run_pipeline(const PipelineConfig& config) {
   s.heads = v.heads;
   s.d_k = v.d_k;
   s.scale_factor = v.scale_factor;
-  const auto matrix = [&](PipelineTensor t, int rows, int cols) { return Matrix(Eigen::Map<const Matrix>(v.tensor(t), rows, cols)); };
+  const auto matrix = [&](PipelineTensor t, int rows, int cols) {
+    return Matrix(Eigen::Map<const Matrix>(v.tensor(t), rows, cols));
+  };
   const auto tensor3 = [&](PipelineTensor t, int cols) {
     Tensor3 out(v.heads, v.n, cols);
     std::memcpy(out.data.data(), v.tensor(t), out.data.size() * sizeof(float));

@@ -33,18 +33,18 @@ struct PipelineSnapshot {
   int n = 0, d_model = 0, heads = 0, d_k = 0;
   float scale_factor = 1.0f;  // 1/sqrt(d_k), or 1 with scaling off
 
-  Matrix X;                              // (n, d_model) token embeddings
-  Matrix W_q, W_k, W_v, W_o;             // (d_model, d_model)
-  Matrix Q, K, V;                        // (n, d_model) = X W_*
-  Tensor3 Q_heads, K_heads, V_heads;     // (h, n, d_k): the article's reshape + transpose
-  Tensor3 scores;                        // (h, n, n) raw Q K^T
-  Tensor3 scores_scaled;                 // (h, n, n) times scale_factor, before the mask
-  Mask mask;                             // (n, n) the mask in force, all ones when none
-  Tensor3 weights;                       // (h, n, n) softmax(mask(scores_scaled))
+  Matrix X;                                     // (n, d_model) token embeddings
+  Matrix W_q, W_k, W_v, W_o;                    // (d_model, d_model)
+  Matrix Q, K, V;                               // (n, d_model) = X W_*
+  Tensor3 Q_heads, K_heads, V_heads;            // (h, n, d_k): the article's reshape + transpose
+  Tensor3 scores;                               // (h, n, n) raw Q K^T
+  Tensor3 scores_scaled;                        // (h, n, n) times scale_factor, before the mask
+  Mask mask;                                    // (n, n) the mask in force, all ones when none
+  Tensor3 weights;                              // (h, n, n) softmax(mask(scores_scaled))
   std::vector<std::uint8_t> fully_masked_rows;  // (n) rows with no visible key: zero weights
-  Tensor3 head_outputs;                  // (h, n, d_k) weights V
-  Matrix merged;                         // (n, d_model) heads concatenated
-  Matrix output;                         // (n, d_model) merged W_o
+  Tensor3 head_outputs;                         // (h, n, d_k) weights V
+  Matrix merged;                                // (n, d_model) heads concatenated
+  Matrix output;                                // (n, d_model) merged W_o
 
   // What the walkthrough compares against the configured path, for one head only (comparison_head):
   // the page draws each of them for the head it shows, and at 8 heads of 256 tokens keeping them for
@@ -64,14 +64,26 @@ struct PipelineSnapshot {
 
 // The float tensors of a snapshot, in block order.
 enum PipelineTensor : int {
-  kPipeW_q, kPipeW_k, kPipeW_v, kPipeW_o,  // (d_model, d_model), first: their offsets depend on d_model only
-  kPipeX,                                  // (n, d_model)
-  kPipeQ, kPipeK, kPipeV,                  // (n, d_model)
-  kPipeQ_heads, kPipeK_heads, kPipeV_heads,  // (h, n, d_k)
-  kPipeScores, kPipeScoresScaled, kPipeWeights,  // (h, n, n)
-  kPipeHeadOutputs,                        // (h, n, d_k)
-  kPipeMerged, kPipeOutput,                // (n, d_model)
-  kPipeWeightsUnscaled, kPipeWeightsCausal, kPipeWeightsMaskedAfter,  // (n, n): comparison_head only
+  kPipeW_q,
+  kPipeW_k,
+  kPipeW_v,
+  kPipeW_o,  // (d_model, d_model), first: their offsets depend on d_model only
+  kPipeX,    // (n, d_model)
+  kPipeQ,
+  kPipeK,
+  kPipeV,  // (n, d_model)
+  kPipeQ_heads,
+  kPipeK_heads,
+  kPipeV_heads,  // (h, n, d_k)
+  kPipeScores,
+  kPipeScoresScaled,
+  kPipeWeights,      // (h, n, n)
+  kPipeHeadOutputs,  // (h, n, d_k)
+  kPipeMerged,
+  kPipeOutput,  // (n, d_model)
+  kPipeWeightsUnscaled,
+  kPipeWeightsCausal,
+  kPipeWeightsMaskedAfter,  // (n, n): comparison_head only
   kPipelineTensorCount
 };
 
@@ -170,7 +182,8 @@ class PipelineWorkspace {
 
 // The walkthrough's rules, with the reader's messages. check_pipeline_sizes is the part the wasm
 // bindings check before staging inputs (lengths 0 = not given); check_pipeline_config includes it.
-Status check_pipeline_sizes(std::int64_t n, std::int64_t x_length, const std::int64_t (&w_lengths)[4], std::int64_t mask_length);
+Status check_pipeline_sizes(std::int64_t n, std::int64_t x_length, const std::int64_t (&w_lengths)[4],
+                            std::int64_t mask_length);
 Status check_pipeline_config(const PipelineConfig& config);
 
 // Every intermediate into the workspace's block: `out` filled on success, else the reason.

@@ -31,10 +31,9 @@ std::pair<MatrixD, MatrixD> attention(const MatrixD& Q, const MatrixD& K, const 
   return {weights * V, weights};
 }
 
-std::pair<MatrixD, std::vector<MatrixD>> multi_head_attention(const MatrixD& X, const MatrixD& W_q,
-                                                              const MatrixD& W_k, const MatrixD& W_v,
-                                                              const MatrixD& W_o, int h, bool causal,
-                                                              bool scale) {
+std::pair<MatrixD, std::vector<MatrixD>> multi_head_attention(const MatrixD& X, const MatrixD& W_q, const MatrixD& W_k,
+                                                              const MatrixD& W_v, const MatrixD& W_o, int h,
+                                                              bool causal, bool scale) {
   const Eigen::Index n = X.rows(), d_model = X.cols(), d_k = d_model / h;
   const MatrixD Q = X * W_q, K = X * W_k, V = X * W_v;
   const Mask mask = causal_mask(int(n));

@@ -16,9 +16,8 @@ std::pair<MatrixD, MatrixD> attention(const MatrixD& Q, const MatrixD& K, const 
                                       bool scale = true);
 
 // multi_head_attention(X, W_q, W_k, W_v, W_o, h) -> (output, weights as h stacked (n, n) blocks).
-std::pair<MatrixD, std::vector<MatrixD>> multi_head_attention(const MatrixD& X, const MatrixD& W_q,
-                                                              const MatrixD& W_k, const MatrixD& W_v,
-                                                              const MatrixD& W_o, int h, bool causal,
-                                                              bool scale = true);
+std::pair<MatrixD, std::vector<MatrixD>> multi_head_attention(const MatrixD& X, const MatrixD& W_q, const MatrixD& W_k,
+                                                              const MatrixD& W_v, const MatrixD& W_o, int h,
+                                                              bool causal, bool scale = true);
 
 }  // namespace abh::reference

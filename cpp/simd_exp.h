@@ -76,8 +76,8 @@ inline v128_t exp_simd(v128_t x) {
 }
 
 inline float horizontal_sum(v128_t v) {
-  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
-         wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);
+  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 2) +
+         wasm_f32x4_extract_lane(v, 3);
 }
 #endif
 

@@ -36,8 +36,8 @@ struct Failure {
 template <class T>
 class Expected {
  public:
-  Expected(T value) : value_(std::move(value)) {}                      // NOLINT(google-explicit-constructor)
-  Expected(Failure failure) : error_(std::move(failure.message)) {}     // NOLINT(google-explicit-constructor)
+  Expected(T value) : value_(std::move(value)) {}                    // NOLINT(google-explicit-constructor)
+  Expected(Failure failure) : error_(std::move(failure.message)) {}  // NOLINT(google-explicit-constructor)
   static Expected failure(std::string message) { return Failure{std::move(message)}; }
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }

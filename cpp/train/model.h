@@ -31,32 +31,32 @@ struct ModelConfig {
   int d_model = 32;
   bool layer_norm = true;  // pre-LN before attention and MLP, and a final LN
   bool mlp = false;
-  bool scale = true;   // 1/sqrt(d_k) on the scores
+  bool scale = true;    // 1/sqrt(d_k) on the scores
   bool causal = false;  // false: every token sees every (non-padding) token
 };
 
 struct ParameterEntry {
-  std::string name;  // e.g. "layer1.W_q"
+  std::string name;        // e.g. "layer1.W_q"
   std::size_t offset = 0;  // in floats from the start of the parameter buffer
   int rows = 0, cols = 0;  // vectors have rows = 1
 };
 
 // Offsets into the flat buffer; -1-free: absent tensors (no LN, no MLP) have size 0 and no entry.
 struct LayerOffsets {
-  std::size_t ln1_w = 0, ln1_b = 0;            // (C)
+  std::size_t ln1_w = 0, ln1_b = 0;                // (C)
   std::size_t W_q = 0, W_k = 0, W_v = 0, W_o = 0;  // (C,C), (in, out)
-  std::size_t ln2_w = 0, ln2_b = 0;            // (C)
-  std::size_t fc_w = 0, fc_b = 0;              // (C,4C), (4C)
-  std::size_t proj_w = 0, proj_b = 0;          // (4C,C), (C)
+  std::size_t ln2_w = 0, ln2_b = 0;                // (C)
+  std::size_t fc_w = 0, fc_b = 0;                  // (C,4C), (4C)
+  std::size_t proj_w = 0, proj_b = 0;              // (4C,C), (C)
 };
 
 struct ParameterLayout {
   std::size_t wte = 0;  // (V,C) token embeddings
   std::size_t wpe = 0;  // (kMaxPositions,C) position embeddings
   LayerOffsets layer[kMaxLayers];
-  std::size_t lnf_w = 0, lnf_b = 0;  // (C)
-  std::size_t w_out = 0;             // (C,V) unembedding
-  std::size_t count = 0;             // total floats
+  std::size_t lnf_w = 0, lnf_b = 0;     // (C)
+  std::size_t w_out = 0;                // (C,V) unembedding
+  std::size_t count = 0;                // total floats
   std::vector<ParameterEntry> entries;  // every tensor in buffer order
 
   static ParameterLayout of(const ModelConfig& config);
@@ -72,9 +72,9 @@ enum class Rows { kAll, kTargets };
 // the last layer's per-query buffers have P rows (R below) instead of B*T, and its att is (P*NH,T).
 template <class T>
 struct Activations {
-  int B = 0, Tn = 0, P = 0;           // Tn: positions per sequence; P: positions with a target
+  int B = 0, Tn = 0, P = 0;  // Tn: positions per sequence; P: positions with a target
   Rows rows = Rows::kAll;
-  std::vector<T> encoded;             // (B,T,C) wte + wpe
+  std::vector<T> encoded;  // (B,T,C) wte + wpe
   struct Layer {
     std::vector<T> ln1, ln1_mean, ln1_rstd;  // (B,T,C), (B,T), (B,T): the attention input (or = residual)
     std::vector<T> q, k, v;                  // (B,T,C)
@@ -92,21 +92,22 @@ struct Activations {
   std::vector<int> target_tokens;          // (P)
   std::vector<int> target_start;           // (B+1) sequence b's targets are target_rows[target_start[b]..]
   std::vector<int> target_pos;             // (P) t of each target position
-  std::vector<T> last_in, last_residual;   // (P,C) the last layer's attention input and residual at the targets (kTargets)
-  std::vector<T> gathered;                 // (P,C) final hidden state at the target positions
-  std::vector<T> logits, probs;            // (P,V)
-  std::vector<T> losses;                   // (P)
-  std::vector<T> scratch;                  // attention and matmul-transpose workspace
+  std::vector<T> last_in,
+      last_residual;             // (P,C) the last layer's attention input and residual at the targets (kTargets)
+  std::vector<T> gathered;       // (P,C) final hidden state at the target positions
+  std::vector<T> logits, probs;  // (P,V)
+  std::vector<T> losses;         // (P)
+  std::vector<T> scratch;        // attention and matmul-transpose workspace
 };
 
 // Gradients of the activations (same shapes), reused across steps.
 template <class T>
 struct ActivationGrads {
-  std::vector<T> residual;                 // (B,T,C) the gradient flowing down the residual stream
-  std::vector<T> residual_rows;            // (P,C) the same in the last layer under Rows::kTargets
-  std::vector<T> ln, q, k, v, atty;         // (B,T,C)
-  std::vector<T> fch, fch_relu;            // (B,T,4C)
-  std::vector<T> lnf, gathered, logits;    // (B,T,C), (P,C), (P,V)
+  std::vector<T> residual;               // (B,T,C) the gradient flowing down the residual stream
+  std::vector<T> residual_rows;          // (P,C) the same in the last layer under Rows::kTargets
+  std::vector<T> ln, q, k, v, atty;      // (B,T,C)
+  std::vector<T> fch, fch_relu;          // (B,T,4C)
+  std::vector<T> lnf, gathered, logits;  // (B,T,C), (P,C), (P,V)
 };
 
 // What a batch is: tokens (B,T), targets (B,T) with -1 where there is no loss, lengths (B) (key
@@ -123,7 +124,7 @@ struct LayerTensors {
 };
 template <class T>
 LayerTensors<T> layer_tensors(T* base, const LayerOffsets& o) {
-  return {base + o.ln1_w, base + o.ln1_b, base + o.W_q, base + o.W_k, base + o.W_v, base + o.W_o,
+  return {base + o.ln1_w, base + o.ln1_b, base + o.W_q,  base + o.W_k,  base + o.W_v,    base + o.W_o,
           base + o.ln2_w, base + o.ln2_b, base + o.fc_w, base + o.fc_b, base + o.proj_w, base + o.proj_b};
 }
 
@@ -143,8 +144,8 @@ void zero(std::vector<T>& v, std::size_t n) {
 
 // ---- forward: returns the mean loss over the target positions (0 when there are none) -----------
 template <class T>
-T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* params, const Batch& batch, Activations<T>& a,
-                Rows rows = Rows::kAll) {
+T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* params, const Batch& batch,
+                Activations<T>& a, Rows rows = Rows::kAll) {
   const int B = batch.B, Tn = batch.T, C = cfg.d_model, NH = cfg.heads, V = cfg.vocab, H4 = kMlpExpansion * C;
   const std::size_t BT = std::size_t(B) * Tn, BTC = BT * C;
   a.B = B;
@@ -172,7 +173,8 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
   const auto gather = [&](std::vector<T>& dst, const T* src) {
     resize(dst, std::size_t(P) * C);
     for (int p = 0; p < P; ++p)
-      std::copy(src + std::size_t(a.target_rows[p]) * C, src + std::size_t(a.target_rows[p] + 1) * C, dst.data() + std::size_t(p) * C);
+      std::copy(src + std::size_t(a.target_rows[p]) * C, src + std::size_t(a.target_rows[p] + 1) * C,
+                dst.data() + std::size_t(p) * C);
   };
 
   // pass 1: embeddings
@@ -198,7 +200,7 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
     } else {
       al.ln1.assign(residual, residual + BTC);  // kept: the attention input the analysis reports
     }
-    const T* query_in = attn_in;  // (R,C)
+    const T* query_in = attn_in;      // (R,C)
     const T* residual_in = residual;  // (R,C)
     if (narrow) {
       gather(a.last_in, attn_in), gather(a.last_residual, residual);
@@ -209,7 +211,8 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
     matmul_forward(al.k.data(), attn_in, w.W_k, static_cast<const T*>(nullptr), int(BT), C, C);
     matmul_forward(al.v.data(), attn_in, w.W_v, static_cast<const T*>(nullptr), int(BT), C, C);
     resize(al.att, R * NH * Tn), resize(al.atty, RC);
-    attention_forward(al.atty.data(), al.att.data(), al.q.data(), al.k.data(), al.v.data(), batch.lengths.data(), shape, a.scratch.data());
+    attention_forward(al.atty.data(), al.att.data(), al.q.data(), al.k.data(), al.v.data(), batch.lengths.data(), shape,
+                      a.scratch.data());
     resize(al.attproj, RC), resize(al.residual2, RC);
     matmul_forward(al.attproj.data(), al.atty.data(), w.W_o, static_cast<const T*>(nullptr), int(R), C, C);
     residual_forward(al.residual2.data(), residual_in, al.attproj.data(), RC);
@@ -234,12 +237,14 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
   const T* final_hidden = residual;
   if (cfg.layer_norm) {
     resize(a.lnf, R * C), resize(a.lnf_mean, R), resize(a.lnf_rstd, R);
-    layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), residual, params + L.lnf_w, params + L.lnf_b, int(R), C);
+    layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), residual, params + L.lnf_w, params + L.lnf_b,
+                      int(R), C);
     final_hidden = a.lnf.data();
   }
 
   // pass 4: unembedding and cross-entropy at the target positions only
-  resize(a.gathered, std::size_t(P) * C), resize(a.logits, std::size_t(P) * V), resize(a.probs, std::size_t(P) * V), resize(a.losses, P);
+  resize(a.gathered, std::size_t(P) * C), resize(a.logits, std::size_t(P) * V), resize(a.probs, std::size_t(P) * V),
+      resize(a.losses, P);
   if (rows == Rows::kTargets)
     std::copy(final_hidden, final_hidden + std::size_t(P) * C, a.gathered.data());
   else
@@ -262,14 +267,16 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
   const bool targets_only = a.rows == Rows::kTargets;
   T* const scratch = a.scratch.data();
   if (P == 0) return;
-  const auto fill_zero = [](std::vector<T>& v, std::size_t n) { std::fill(v.begin(), v.begin() + std::ptrdiff_t(n), T(0)); };
+  const auto fill_zero = [](std::vector<T>& v, std::size_t n) {
+    std::fill(v.begin(), v.begin() + std::ptrdiff_t(n), T(0));
+  };
 
   // pass 4 backward: cross-entropy and unembedding, scattered back to the target positions (kAll)
   const std::size_t R_last = targets_only ? std::size_t(P) : BT;  // rows leaving the last layer
   zero(d.logits, std::size_t(P) * V), zero(d.gathered, std::size_t(P) * C), zero(d.lnf, R_last * C);
   crossentropy_backward(d.logits.data(), a.probs.data(), a.target_tokens.data(), P, V, T(1) / T(P));
-  matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.logits.data(), a.gathered.data(), params + L.w_out,
-                  scratch, P, C, V);
+  matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.logits.data(), a.gathered.data(),
+                  params + L.w_out, scratch, P, C, V);
   for (int p = 0; p < P; ++p) {
     const std::size_t row = targets_only ? std::size_t(p) : std::size_t(a.target_rows[p]);
     for (int c = 0; c < C; ++c) d.lnf[row * C + c] += d.gathered[std::size_t(p) * C + c];
@@ -284,8 +291,8 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
     return cfg.mlp ? a.layer[l].residual3.data() : a.layer[l].residual2.data();
   };
   if (cfg.layer_norm)
-    layernorm_backward(dlast, grads + L.lnf_w, grads + L.lnf_b, d.lnf.data(), layer_output(cfg.layers - 1), params + L.lnf_w,
-                       a.lnf_mean.data(), a.lnf_rstd.data(), int(R_last), C);
+    layernorm_backward(dlast, grads + L.lnf_w, grads + L.lnf_b, d.lnf.data(), layer_output(cfg.layers - 1),
+                       params + L.lnf_w, a.lnf_mean.data(), a.lnf_rstd.data(), int(R_last), C);
   else
     std::copy(d.lnf.begin(), d.lnf.begin() + std::ptrdiff_t(R_last * C), dlast);
 
@@ -307,27 +314,29 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
     if (cfg.mlp) {
       // residual3 = residual2 + proj(relu(fc(ln2(residual2))))
       fill_zero(d.fch_relu, R * H4), fill_zero(d.fch, R * H4), fill_zero(d.ln, RC);
-      matmul_backward(d.fch_relu.data(), g.proj_w, g.proj_b, dres, al.fch_relu.data(), w.proj_w, scratch, int(R), H4, C);
+      matmul_backward(d.fch_relu.data(), g.proj_w, g.proj_b, dres, al.fch_relu.data(), w.proj_w, scratch, int(R), H4,
+                      C);
       relu_backward(d.fch.data(), al.fch.data(), d.fch_relu.data(), R * H4);
       const T* mlp_in = cfg.layer_norm ? al.ln2.data() : al.residual2.data();
       matmul_backward(d.ln.data(), g.fc_w, g.fc_b, d.fch.data(), mlp_in, w.fc_w, scratch, int(R), C, H4);
       if (cfg.layer_norm)
-        layernorm_backward(dres, g.ln2_w, g.ln2_b, d.ln.data(), al.residual2.data(), w.ln2_w, al.ln2_mean.data(), al.ln2_rstd.data(),
-                           int(R), C);
+        layernorm_backward(dres, g.ln2_w, g.ln2_b, d.ln.data(), al.residual2.data(), w.ln2_w, al.ln2_mean.data(),
+                           al.ln2_rstd.data(), int(R), C);
       else
         for (std::size_t i = 0; i < RC; ++i) dres[i] += d.ln[i];
     }
     // residual2 = layer_in + W_o(attention(ln1(layer_in)))
     fill_zero(d.atty, RC), fill_zero(d.q, RC), fill_zero(d.k, BTC), fill_zero(d.v, BTC), fill_zero(d.ln, BTC);
     matmul_backward(d.atty.data(), g.W_o, static_cast<T*>(nullptr), dres, al.atty.data(), w.W_o, scratch, int(R), C, C);
-    attention_backward(d.q.data(), d.k.data(), d.v.data(), d.atty.data(), al.q.data(), al.k.data(), al.v.data(), al.att.data(), shape,
-                       scratch);
+    attention_backward(d.q.data(), d.k.data(), d.v.data(), d.atty.data(), al.q.data(), al.k.data(), al.v.data(),
+                       al.att.data(), shape, scratch);
     const T* attn_in = al.ln1.data();
     if (narrow) {
       // the query rows' share of d.ln, computed in d.atty (read already) and placed at the targets; it is
       // the first term of each row's sum, so the kAll order is kept. The residual passes through there too.
       fill_zero(d.atty, RC);
-      matmul_backward(d.atty.data(), g.W_q, static_cast<T*>(nullptr), d.q.data(), a.last_in.data(), w.W_q, scratch, P, C, C);
+      matmul_backward(d.atty.data(), g.W_q, static_cast<T*>(nullptr), d.q.data(), a.last_in.data(), w.W_q, scratch, P,
+                      C, C);
       for (int p = 0; p < P; ++p) {
         const std::size_t row = std::size_t(a.target_rows[p]) * C;
         std::copy(d.atty.data() + std::size_t(p) * C, d.atty.data() + std::size_t(p + 1) * C, d.ln.data() + row);
@@ -339,8 +348,8 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
     matmul_backward(d.ln.data(), g.W_k, static_cast<T*>(nullptr), d.k.data(), attn_in, w.W_k, scratch, int(BT), C, C);
     matmul_backward(d.ln.data(), g.W_v, static_cast<T*>(nullptr), d.v.data(), attn_in, w.W_v, scratch, int(BT), C, C);
     if (cfg.layer_norm)
-      layernorm_backward(d.residual.data(), g.ln1_w, g.ln1_b, d.ln.data(), layer_in, w.ln1_w, al.ln1_mean.data(), al.ln1_rstd.data(),
-                         int(BT), C);
+      layernorm_backward(d.residual.data(), g.ln1_w, g.ln1_b, d.ln.data(), layer_in, w.ln1_w, al.ln1_mean.data(),
+                         al.ln1_rstd.data(), int(BT), C);
     else
       for (std::size_t i = 0; i < BTC; ++i) d.residual[i] += d.ln[i];
   }

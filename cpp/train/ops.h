@@ -35,7 +35,7 @@ inline float log_of(float x) {
   std::uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
   int e = int((bits >> 23) & 0xff);
-  if (e == 0) {  // denormal: scale into the normal range first
+  if (e == 0) {       // denormal: scale into the normal range first
     x *= 8388608.0f;  // 2^23
     std::memcpy(&bits, &x, sizeof bits);
     e = int((bits >> 23) & 0xff) - 23;
@@ -108,8 +108,8 @@ void matmul_accumulate(T* out, int ldo, const T* A, int a_row, int a_col, const 
 // accumulators hide the adder's latency); A's entries arrive by load32_splat, one instruction even
 // when A is read transposed.
 template <>
-inline void matmul_accumulate<float>(float* out, int ldo, const float* A, int a_row, int a_col, const float* B, int ldb, int N,
-                                     int K, int M) {
+inline void matmul_accumulate<float>(float* out, int ldo, const float* A, int a_row, int a_col, const float* B, int ldb,
+                                     int N, int K, int M) {
   const std::size_t ka = std::size_t(a_col), kb = std::size_t(ldb);
   int n = 0;
   for (; n + 2 <= N; n += 2) {
@@ -119,12 +119,15 @@ inline void matmul_accumulate<float>(float* out, int ldo, const float* A, int a_
     const float* a1 = a0 + a_row;
     int m = 0;
     for (; m + 16 <= M; m += 16) {
-      v128_t c00 = wasm_v128_load(o0 + m), c01 = wasm_v128_load(o0 + m + 4), c02 = wasm_v128_load(o0 + m + 8), c03 = wasm_v128_load(o0 + m + 12);
-      v128_t c10 = wasm_v128_load(o1 + m), c11 = wasm_v128_load(o1 + m + 4), c12 = wasm_v128_load(o1 + m + 8), c13 = wasm_v128_load(o1 + m + 12);
+      v128_t c00 = wasm_v128_load(o0 + m), c01 = wasm_v128_load(o0 + m + 4), c02 = wasm_v128_load(o0 + m + 8),
+             c03 = wasm_v128_load(o0 + m + 12);
+      v128_t c10 = wasm_v128_load(o1 + m), c11 = wasm_v128_load(o1 + m + 4), c12 = wasm_v128_load(o1 + m + 8),
+             c13 = wasm_v128_load(o1 + m + 12);
       for (int k = 0; k < K; ++k) {
         const v128_t x0 = wasm_v128_load32_splat(a0 + k * ka), x1 = wasm_v128_load32_splat(a1 + k * ka);
         const float* b = B + k * kb + m;
-        const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4), b2 = wasm_v128_load(b + 8), b3 = wasm_v128_load(b + 12);
+        const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4), b2 = wasm_v128_load(b + 8),
+                     b3 = wasm_v128_load(b + 12);
         c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, b0));
         c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, b1));
         c02 = wasm_f32x4_add(c02, wasm_f32x4_mul(x0, b2));
@@ -134,8 +137,10 @@ inline void matmul_accumulate<float>(float* out, int ldo, const float* A, int a_
         c12 = wasm_f32x4_add(c12, wasm_f32x4_mul(x1, b2));
         c13 = wasm_f32x4_add(c13, wasm_f32x4_mul(x1, b3));
       }
-      wasm_v128_store(o0 + m, c00), wasm_v128_store(o0 + m + 4, c01), wasm_v128_store(o0 + m + 8, c02), wasm_v128_store(o0 + m + 12, c03);
-      wasm_v128_store(o1 + m, c10), wasm_v128_store(o1 + m + 4, c11), wasm_v128_store(o1 + m + 8, c12), wasm_v128_store(o1 + m + 12, c13);
+      wasm_v128_store(o0 + m, c00), wasm_v128_store(o0 + m + 4, c01), wasm_v128_store(o0 + m + 8, c02),
+          wasm_v128_store(o0 + m + 12, c03);
+      wasm_v128_store(o1 + m, c10), wasm_v128_store(o1 + m + 4, c11), wasm_v128_store(o1 + m + 8, c12),
+          wasm_v128_store(o1 + m + 12, c13);
     }
     for (; m + 4 <= M; m += 4) {
       v128_t c0 = wasm_v128_load(o0 + m), c1 = wasm_v128_load(o1 + m);
@@ -163,7 +168,8 @@ inline void matmul_accumulate<float>(float* out, int ldo, const float* A, int a_
     int m = 0;
     for (; m + 4 <= M; m += 4) {
       v128_t c = wasm_v128_load(o + m);
-      for (int k = 0; k < K; ++k) c = wasm_f32x4_add(c, wasm_f32x4_mul(wasm_v128_load32_splat(a + k * ka), wasm_v128_load(B + k * kb + m)));
+      for (int k = 0; k < K; ++k)
+        c = wasm_f32x4_add(c, wasm_f32x4_mul(wasm_v128_load32_splat(a + k * ka), wasm_v128_load(B + k * kb + m)));
       wasm_v128_store(o + m, c);
     }
     for (; m < M; ++m) {
@@ -230,8 +236,8 @@ void layernorm_forward(T* out, T* mean, T* rstd, const T* inp, const T* weight, 
   }
 }
 template <class T>
-void layernorm_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* inp, const T* weight, const T* mean, const T* rstd,
-                        int N, int C) {
+void layernorm_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* inp, const T* weight, const T* mean,
+                        const T* rstd, int N, int C) {
   for (int n = 0; n < N; ++n) {
     const T* x = inp + std::size_t(n) * C;
     const T* d = dout + std::size_t(n) * C;
@@ -268,7 +274,8 @@ void matmul_forward(T* out, const T* inp, const T* w, const T* bias, int N, int 
 // dinp (N,IC) += dout (N,OC) . w^T; dw (IC,OC) += inp^T . dout; dbias (OC) += sum over N of dout.
 // w_transposed is (OC,IC) scratch, so that the first product also runs along contiguous rows.
 template <class T>
-void matmul_backward(T* dinp, T* dw, T* dbias, const T* dout, const T* inp, const T* w, T* w_transposed, int N, int IC, int OC) {
+void matmul_backward(T* dinp, T* dw, T* dbias, const T* dout, const T* inp, const T* w, T* w_transposed, int N, int IC,
+                     int OC) {
   if (dinp) {
     transpose(w_transposed, w, IC, OC, OC);
     matmul_accumulate(dinp, IC, dout, OC, 1, w_transposed, IC, N, OC, IC);
@@ -301,7 +308,8 @@ struct AttentionShape {
 // att (per sequence and head, (queries, T)): softmax(mask(scale * q_h k_h^T)), kept for backward. k, v
 // are (B,T,C). lengths is (B): key positions >= lengths[b] are padding and masked. scratch holds HS*T.
 template <class T>
-void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const int* lengths, const AttentionShape& s, T* scratch) {
+void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const int* lengths, const AttentionShape& s,
+                       T* scratch) {
   const int Tn = s.T, C = s.C, HS = s.HS();
   const T scale = s.scale ? T(1) / std::sqrt(T(HS)) : T(1);
   for (int b = 0; b < s.B; ++b) {
@@ -341,11 +349,11 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
 // dq (query rows, C), dk, dv (B,T,C) += ...; dout (query rows, C); att from forward; scratch holds
 // T*T + HS*T. Positions that are not queries contribute nothing (their gradient would be zero).
 template <class T>
-void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* q, const T* k, const T* v, const T* att, const AttentionShape& s,
-                        T* scratch) {
+void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* q, const T* k, const T* v, const T* att,
+                        const AttentionShape& s, T* scratch) {
   const int Tn = s.T, C = s.C, HS = s.HS();
   const T scale = s.scale ? T(1) / std::sqrt(T(HS)) : T(1);
-  T* const datt = scratch;                              // (nq,T)
+  T* const datt = scratch;                                 // (nq,T)
   T* const v_transposed = scratch + std::size_t(Tn) * Tn;  // (HS,T)
   for (int b = 0; b < s.B; ++b) {
     const std::size_t row0 = std::size_t(b) * Tn * C;

@@ -20,7 +20,9 @@ float clip_gradients(float* grads, std::size_t n, float max_norm) {
 }
 
 Optimizer::Optimizer(const OptimizerConfig& config, std::size_t parameter_count)
-    : config_(config), m_(parameter_count, 0.0f), v_(config.kind == OptimizerKind::kAdamW ? parameter_count : 0, 0.0f) {}
+    : config_(config),
+      m_(parameter_count, 0.0f),
+      v_(config.kind == OptimizerKind::kAdamW ? parameter_count : 0, 0.0f) {}
 
 void Optimizer::step(float* params, const float* grads) {
   ++t_;

@@ -17,7 +17,7 @@ struct OptimizerConfig {
   float weight_decay = 0.0f;
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // AdamW
   float momentum = 0.9f;                            // SGD
-  float clip = 1.0f;  // max global gradient norm; 0 = no clipping
+  float clip = 1.0f;                                // max global gradient norm; 0 = no clipping
 };
 
 // sqrt(sum of squares), summed in double in index order (deterministic everywhere).

@@ -23,10 +23,11 @@ const Words kFrames[] = {
     {"the", "{P}", "was", "not", "crossed", "by", "the", "{A}", "because", "it", "was", "too", "{J}"},
     {"the", "{P}", "was", "avoided", "by", "the", "{A}", "because", "it", "was", "{J}"},
 };
-constexpr std::string_view kAnimals[] = {"animal", "dog", "cat", "horse", "cow", "fox", "deer", "sheep",
-                                           "goat", "rabbit", "man", "child"};
+constexpr std::string_view kAnimals[] = {"animal", "dog",   "cat",  "horse",  "cow", "fox",
+                                         "deer",   "sheep", "goat", "rabbit", "man", "child"};
 constexpr std::string_view kPlaces[] = {"road", "street", "river", "bridge", "field", "path", "track", "square"};
-constexpr std::string_view kAnimalAdjectives[] = {"tired", "hungry", "scared", "sleepy", "afraid", "weak", "lazy", "nervous"};
+constexpr std::string_view kAnimalAdjectives[] = {"tired",  "hungry", "scared", "sleepy",
+                                                  "afraid", "weak",   "lazy",   "nervous"};
 constexpr std::string_view kPlaceAdjectives[] = {"wide", "busy", "wet", "crowded", "long", "narrow", "icy", "muddy"};
 
 constexpr int kInductionSymbols = 16;
@@ -91,7 +92,8 @@ TokenizedSentence Task::tokenize(const std::vector<std::string>& words) const {
   TokenizedSentence out;
   for (const auto& w : words) {
     out.words.push_back(normalize_word(w));
-    const int id = out.words.back().empty() || out.words.back()[0] == '<' ? Vocabulary::kUnk : vocab_.id(out.words.back());
+    const int id =
+        out.words.back().empty() || out.words.back()[0] == '<' ? Vocabulary::kUnk : vocab_.id(out.words.back());
     out.ids.push_back(id);
     out.unknown.push_back(id == Vocabulary::kUnk);
   }
@@ -109,7 +111,10 @@ void Task::build_who_is_it() {
   for (const auto& frame : kFrames) {
     frames_.emplace_back();
     for (const auto& w : frame)
-      frames_.back().push_back(w == "{A}" ? kAnimalSlot : w == "{P}" ? kPlaceSlot : w == "{J}" ? kAdjectiveSlot : add(w));
+      frames_.back().push_back(w == "{A}"   ? kAnimalSlot
+                               : w == "{P}" ? kPlaceSlot
+                               : w == "{J}" ? kAdjectiveSlot
+                                            : add(w));
   }
   it_ = vocab_.id("it");
   for (const auto& w : kAnimals) animals_.push_back(add(w));
@@ -122,34 +127,43 @@ void Task::build_who_is_it() {
   // Held out: a fixed pseudo-random ~8% of (animal, place, adjective), plus the article's two
   // sentences ("animal", "road", "tired" / "wide"), so that the page's answer to them is never a
   // memorised training sentence.
-  const std::size_t NA = animals_.size(), NP = places_.size(), NJ = animal_adjectives_.size() + place_adjectives_.size();
+  const std::size_t NA = animals_.size(), NP = places_.size(),
+                    NJ = animal_adjectives_.size() + place_adjectives_.size();
   heldout_combination_.assign(NA * NP * NJ, 0);
   for (std::size_t i = 0; i < heldout_combination_.size(); ++i)
     heldout_combination_[i] = SplitMix64(stream_seed(kHeldoutSeed, i)).next() % 100 < kHeldoutPercent;
-  heldout_combination_[(0 * NP + 0) * NJ + 0] = 1;                                   // animal, road, tired
-  heldout_combination_[(0 * NP + 0) * NJ + animal_adjectives_.size() + 0] = 1;       // animal, road, wide
+  heldout_combination_[(0 * NP + 0) * NJ + 0] = 1;                              // animal, road, tired
+  heldout_combination_[(0 * NP + 0) * NJ + animal_adjectives_.size() + 0] = 1;  // animal, road, wide
   for (std::size_t a = 0; a < NA; ++a)
     for (std::size_t p = 0; p < NP; ++p)
       for (std::size_t j = 0; j < NJ; ++j)
         if (heldout_combination_[(a * NP + p) * NJ + j])
-          for (int f = 0; f < int(frames_.size()); ++f) heldout_.push_back(who_is_it_example(f, int(a), int(p), int(j)));
+          for (int f = 0; f < int(frames_.size()); ++f)
+            heldout_.push_back(who_is_it_example(f, int(a), int(p), int(j)));
 }
 
 bool Task::is_heldout_combination(int animal, int place, int adjective) const {
   if (kind_ != TaskKind::kWhoIsIt) return false;
-  const auto index = [](const std::vector<int>& list, int id) { return int(std::find(list.begin(), list.end(), id) - list.begin()); };
+  const auto index = [](const std::vector<int>& list, int id) {
+    return int(std::find(list.begin(), list.end(), id) - list.begin());
+  };
   const int a = index(animals_, animal), p = index(places_, place);
   int j = index(animal_adjectives_, adjective);
   if (j == int(animal_adjectives_.size())) j = int(animal_adjectives_.size()) + index(place_adjectives_, adjective);
-  if (a == int(animals_.size()) || p == int(places_.size()) || j >= int(animal_adjectives_.size() + place_adjectives_.size())) return false;
-  return heldout_combination_[(std::size_t(a) * places_.size() + p) * (animal_adjectives_.size() + place_adjectives_.size()) + j];
+  if (a == int(animals_.size()) || p == int(places_.size()) ||
+      j >= int(animal_adjectives_.size() + place_adjectives_.size()))
+    return false;
+  return heldout_combination_[(std::size_t(a) * places_.size() + p) *
+                                  (animal_adjectives_.size() + place_adjectives_.size()) +
+                              j];
 }
 
 // animal, place: indices into the noun lists; adjective: index into animal then place adjectives.
 Example Task::who_is_it_example(int frame, int animal, int place, int adjective) const {
   Example ex;
   const bool animate = adjective < int(animal_adjectives_.size());
-  const int adjective_id = animate ? animal_adjectives_[adjective] : place_adjectives_[adjective - animal_adjectives_.size()];
+  const int adjective_id =
+      animate ? animal_adjectives_[adjective] : place_adjectives_[adjective - animal_adjectives_.size()];
   int animal_pos = -1, place_pos = -1;
   for (const int w : frames_[frame]) {
     const int pos = int(ex.tokens.size());

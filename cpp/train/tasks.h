@@ -27,7 +27,7 @@ struct Vocabulary {
   std::vector<std::string> words;  // id -> word; 0 is "<pad>", 1 is "<unk>"
   static constexpr int kPad = 0, kUnk = 1;
   int id(std::string_view normalized_word) const;  // kUnk when absent
-  std::uint32_t checksum() const;  // FNV-1a of the words joined by '\n': a weights file's vocabulary
+  std::uint32_t checksum() const;                  // FNV-1a of the words joined by '\n': a weights file's vocabulary
 };
 
 // Lowercase (ASCII) and strip trailing punctuation (. , ! ? ; : and quotes): "Tired." -> "tired".
@@ -74,7 +74,7 @@ class Task {
   // Pads examples [first, first + count) into a batch.
   void pack(const std::vector<Example>& examples, std::size_t first, int count, Batch& out) const;
 
- Task() = default;  // empty; use make()
+  Task() = default;  // empty; use make()
 
  private:
   void build_who_is_it();
@@ -92,7 +92,7 @@ class Task {
   // the frames as word ids, their slots as the negative kSlot* below: sampling a batch then looks no word up
   static constexpr int kAnimalSlot = -1, kPlaceSlot = -2, kAdjectiveSlot = -3;
   std::vector<std::vector<int>> frames_;
-  int it_ = -1;  // the id of "it", where the loss sits
+  int it_ = -1;                                    // the id of "it", where the loss sits
   std::vector<std::uint8_t> heldout_combination_;  // (animals, places, adjectives) flags
 };
 

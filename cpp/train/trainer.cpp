@@ -36,21 +36,29 @@ std::string check_train_config(const TrainConfig& c) {
   if (const auto task = Task::make(c.task); !task.ok()) return task.error();
   if (c.layers < 1 || c.layers > kMaxLayers)
     return "layers must be 1 to " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.layers) + ")";
-  if (c.heads < 1 || c.heads > kMaxHeads) return "heads must be 1 to " + std::to_string(kMaxHeads) + " (got " + std::to_string(c.heads) + ")";
+  if (c.heads < 1 || c.heads > kMaxHeads)
+    return "heads must be 1 to " + std::to_string(kMaxHeads) + " (got " + std::to_string(c.heads) + ")";
   if (c.d_model < kMinDModel || c.d_model > kMaxDModel)
-    return "d_model must be " + std::to_string(kMinDModel) + " to " + std::to_string(kMaxDModel) + " (got " + std::to_string(c.d_model) + ")";
+    return "d_model must be " + std::to_string(kMinDModel) + " to " + std::to_string(kMaxDModel) + " (got " +
+           std::to_string(c.d_model) + ")";
   if (c.d_model % c.heads != 0)
     return "heads (" + std::to_string(c.heads) + ") must divide d_model (" + std::to_string(c.d_model) +
            ") so that every head gets d_k = d_model / heads columns";
   if (c.mask != "task" && c.mask != "none" && c.mask != "causal")
     return "mask must be \"task\", \"none\" or \"causal\" (got \"" + c.mask.substr(0, 40) + "\")";
-  if (c.optimizer != "adamw" && c.optimizer != "sgd") return "optimizer must be \"adamw\" or \"sgd\" (got \"" + c.optimizer.substr(0, 40) + "\")";
+  if (c.optimizer != "adamw" && c.optimizer != "sgd")
+    return "optimizer must be \"adamw\" or \"sgd\" (got \"" + c.optimizer.substr(0, 40) + "\")";
   if (!(c.learning_rate > 0.0f && c.learning_rate <= kMaxLearningRate))
-    return "the learning rate must be a number above 0 and at most " + number(kMaxLearningRate) + " (got " + number(c.learning_rate) + ")";
-  if (!(c.weight_decay >= 0.0f && c.weight_decay <= 1.0f)) return "the weight decay must be 0 to 1 (got " + number(c.weight_decay) + ")";
-  if (!(c.momentum >= 0.0f && c.momentum < 1.0f)) return "the momentum must be at least 0 and below 1 (got " + number(c.momentum) + ")";
-  if (!(c.clip >= 0.0f && c.clip <= 1e6f)) return "the gradient clip must be 0 (off) to 1e6 (got " + number(c.clip) + ")";
-  if (c.batch < 1 || c.batch > kMaxBatch) return "the batch must be 1 to " + std::to_string(kMaxBatch) + " (got " + std::to_string(c.batch) + ")";
+    return "the learning rate must be a number above 0 and at most " + number(kMaxLearningRate) + " (got " +
+           number(c.learning_rate) + ")";
+  if (!(c.weight_decay >= 0.0f && c.weight_decay <= 1.0f))
+    return "the weight decay must be 0 to 1 (got " + number(c.weight_decay) + ")";
+  if (!(c.momentum >= 0.0f && c.momentum < 1.0f))
+    return "the momentum must be at least 0 and below 1 (got " + number(c.momentum) + ")";
+  if (!(c.clip >= 0.0f && c.clip <= 1e6f))
+    return "the gradient clip must be 0 (off) to 1e6 (got " + number(c.clip) + ")";
+  if (c.batch < 1 || c.batch > kMaxBatch)
+    return "the batch must be 1 to " + std::to_string(kMaxBatch) + " (got " + std::to_string(c.batch) + ")";
   return {};
 }
 
@@ -83,10 +91,11 @@ float Trainer::forward(const Batch& batch, Activations<float>& acts, Rows rows) 
 Expected<StepReport> Trainer::step(int steps) {
   using E = Expected<StepReport>;
   if (steps < 1 || steps > kMaxStepsPerCall)
-    return E::failure("steps must be 1 to " + std::to_string(kMaxStepsPerCall) + " per call (got " + std::to_string(steps) + ")");
+    return E::failure("steps must be 1 to " + std::to_string(kMaxStepsPerCall) + " per call (got " +
+                      std::to_string(steps) + ")");
   if (steps_done_ + steps > kMaxTotalSteps)
-    return E::failure("a model trains for at most " + std::to_string(kMaxTotalSteps) + " steps (" + std::to_string(steps_done_) +
-                      " done, " + std::to_string(steps) + " more asked)");
+    return E::failure("a model trains for at most " + std::to_string(kMaxTotalSteps) + " steps (" +
+                      std::to_string(steps_done_) + " done, " + std::to_string(steps) + " more asked)");
   StepReport report;
   double loss_sum = 0;
   for (int s = 0; s < steps; ++s) {
@@ -96,7 +105,8 @@ Expected<StepReport> Trainer::step(int steps) {
     model_backward(model_, layout_, params_.data(), grads_.data(), batch_, acts_, dacts_);
     const float norm = clip_gradients(grads_.data(), grads_.size(), optimizer_.config().clip);
     if (!std::isfinite(loss) || !std::isfinite(norm))
-      return E::failure("training diverged at step " + std::to_string(steps_done_ + 1) + " (the loss or the gradient is not finite); " +
+      return E::failure("training diverged at step " + std::to_string(steps_done_ + 1) +
+                        " (the loss or the gradient is not finite); " +
                         "the weights are those before that step: lower the learning rate");
     optimizer_.step(params_.data(), grads_.data());
     ++steps_done_;
@@ -140,7 +150,8 @@ Expected<SentenceAnalysis> Trainer::analyze(const std::vector<std::string>& word
   using E = Expected<SentenceAnalysis>;
   if (words.empty()) return E::failure("the sentence is empty");
   if (int(words.size()) > kMaxPositions)
-    return E::failure("the trained model reads at most " + std::to_string(kMaxPositions) + " words (got " + std::to_string(words.size()) + ")");
+    return E::failure("the trained model reads at most " + std::to_string(kMaxPositions) + " words (got " +
+                      std::to_string(words.size()) + ")");
   if (top_k < 1 || top_k > model_.vocab) top_k = std::min(5, model_.vocab);
   SentenceAnalysis out;
   out.tokens = task_.tokenize(words);

@@ -17,8 +17,8 @@
 namespace abh::train {
 
 constexpr int kMaxBatch = 256;
-constexpr int kMaxStepsPerCall = 10000;   // one step(n) call
-constexpr int kMaxTotalSteps = 100000;    // a model's whole training run
+constexpr int kMaxStepsPerCall = 10000;  // one step(n) call
+constexpr int kMaxTotalSteps = 100000;   // a model's whole training run
 constexpr float kMaxLearningRate = 1.0f;
 
 struct TrainConfig {
@@ -29,7 +29,7 @@ struct TrainConfig {
   bool layer_norm = true;
   bool mlp = false;
   bool scale = true;
-  std::string mask = "task";  // "task" (the task's own: who-is-it "none", induction "causal"), "none" or "causal"
+  std::string mask = "task";        // "task" (the task's own: who-is-it "none", induction "causal"), "none" or "causal"
   std::string optimizer = "adamw";  // or "sgd"
   float learning_rate = 3e-3f;
   float weight_decay = 0.0f;
@@ -43,9 +43,9 @@ struct TrainConfig {
 std::string check_train_config(const TrainConfig& config);
 
 struct StepReport {
-  int step = 0;            // steps done in total
-  float loss = 0;          // the last step's training loss
-  float mean_loss = 0;     // mean over this call's steps
+  int step = 0;             // steps done in total
+  float loss = 0;           // the last step's training loss
+  float mean_loss = 0;      // mean over this call's steps
   float gradient_norm = 0;  // the last step's, before clipping
 };
 

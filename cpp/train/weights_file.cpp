@@ -82,12 +82,16 @@ Expected<WeightsFile> decode_weights(const std::uint8_t* bytes, std::size_t size
   using E = Expected<WeightsFile>;
   const std::size_t minimum = 4 * (kWeightsHeaderWords + 1);
   if (bytes == nullptr || size < minimum)
-    return E::failure("the weights file is too short (" + std::to_string(size) + " bytes; a weights file has at least " +
-                      std::to_string(minimum) + ")");
-  if (size > kMaxWeightsBytes) return E::failure("the weights file is too large (" + std::to_string(size) + " bytes, at most " +
-                                                 std::to_string(kMaxWeightsBytes) + ")");
-  if (std::memcmp(bytes, kMagic, 4) != 0) return E::failure("this is not a weights file (it does not start with \"ABHW\")");
-  if (size % 4 != 0) return E::failure("the weights file's size (" + std::to_string(size) + " bytes) is not a whole number of 4-byte words");
+    return E::failure("the weights file is too short (" + std::to_string(size) +
+                      " bytes; a weights file has at least " + std::to_string(minimum) + ")");
+  if (size > kMaxWeightsBytes)
+    return E::failure("the weights file is too large (" + std::to_string(size) + " bytes, at most " +
+                      std::to_string(kMaxWeightsBytes) + ")");
+  if (std::memcmp(bytes, kMagic, 4) != 0)
+    return E::failure("this is not a weights file (it does not start with \"ABHW\")");
+  if (size % 4 != 0)
+    return E::failure("the weights file's size (" + std::to_string(size) +
+                      " bytes) is not a whole number of 4-byte words");
   const std::uint32_t version = get(bytes, 1);
   if (version != kWeightsVersion)
     return E::failure("the weights file has version " + std::to_string(version) + "; this engine reads version " +
@@ -95,25 +99,29 @@ Expected<WeightsFile> decode_weights(const std::uint8_t* bytes, std::size_t size
   const std::uint32_t count = get(bytes, 20);
   const std::size_t expected_size = 4 * (kWeightsHeaderWords + std::size_t(count) + 1);
   if (size != expected_size)
-    return E::failure("the weights file has " + std::to_string(size) + " bytes; its header announces " + std::to_string(count) +
-                      " parameters, which take " + std::to_string(expected_size) + " (truncated or damaged)");
-  if (fnv1a(bytes, size - 4) != get(bytes, size / 4 - 1)) return E::failure("the weights file is damaged (its checksum does not match)");
+    return E::failure("the weights file has " + std::to_string(size) + " bytes; its header announces " +
+                      std::to_string(count) + " parameters, which take " + std::to_string(expected_size) +
+                      " (truncated or damaged)");
+  if (fnv1a(bytes, size - 4) != get(bytes, size / 4 - 1))
+    return E::failure("the weights file is damaged (its checksum does not match)");
 
   WeightsFile file;
   TrainConfig& c = file.config;
   const std::uint32_t task_index = get(bytes, 2);
-  if (task_index >= Task::names().size()) return E::failure("the weights file is for an unknown task (" + std::to_string(task_index) + ")");
+  if (task_index >= Task::names().size())
+    return E::failure("the weights file is for an unknown task (" + std::to_string(task_index) + ")");
   c.task = Task::names()[task_index];
   const auto task = Task::make(c.task);
   if (get(bytes, 3) != task.value().vocabulary().words.size() || get(bytes, 4) != task.value().vocabulary().checksum())
-    return E::failure("the weights file was trained on a different vocabulary of the task \"" + c.task + "\" than this engine's");
+    return E::failure("the weights file was trained on a different vocabulary of the task \"" + c.task +
+                      "\" than this engine's");
   const auto small = [](std::uint32_t w) { return w > 1u << 20 ? -1 : int(w); };
   c.layers = small(get(bytes, 5));
   c.heads = small(get(bytes, 6));
   c.d_model = small(get(bytes, 7));
   if (get(bytes, 8) != std::uint32_t(kMaxPositions))
-    return E::failure("the weights file has " + std::to_string(get(bytes, 8)) + " position embeddings; this engine has " +
-                      std::to_string(kMaxPositions));
+    return E::failure("the weights file has " + std::to_string(get(bytes, 8)) +
+                      " position embeddings; this engine has " + std::to_string(kMaxPositions));
   const std::uint32_t flags = get(bytes, 9);
   if (flags > 7) return E::failure("the weights file has unknown flags (" + std::to_string(flags) + ")");
   c.layer_norm = flags & 1;
@@ -131,8 +139,10 @@ Expected<WeightsFile> decode_weights(const std::uint8_t* bytes, std::size_t size
   c.seed = get(bytes, 17);
   file.steps = small(get(bytes, 18));
   file.heldout_accuracy = float_of(get(bytes, 19));
-  if (const std::string error = check_train_config(c); !error.empty()) return E::failure("the weights file's configuration is invalid: " + error);
-  if (file.steps < 0 || file.steps > kMaxTotalSteps || !(file.heldout_accuracy >= 0.0f && file.heldout_accuracy <= 1.0f))
+  if (const std::string error = check_train_config(c); !error.empty())
+    return E::failure("the weights file's configuration is invalid: " + error);
+  if (file.steps < 0 || file.steps > kMaxTotalSteps ||
+      !(file.heldout_accuracy >= 0.0f && file.heldout_accuracy <= 1.0f))
     return E::failure("the weights file's training record is invalid");
   ModelConfig model;
   model.vocab = int(task.value().vocabulary().words.size());
@@ -143,12 +153,14 @@ Expected<WeightsFile> decode_weights(const std::uint8_t* bytes, std::size_t size
   model.mlp = c.mlp;
   const std::size_t needed = ParameterLayout::of(model).count;
   if (count != needed)
-    return E::failure("the weights file has " + std::to_string(count) + " parameters; its configuration needs " + std::to_string(needed));
+    return E::failure("the weights file has " + std::to_string(count) + " parameters; its configuration needs " +
+                      std::to_string(needed));
   file.parameters.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     file.parameters[i] = float_of(get(bytes, kWeightsHeaderWords + i));
     if (!std::isfinite(file.parameters[i]))
-      return E::failure("the weights file has a value that is not a finite number (parameter " + std::to_string(i) + ")");
+      return E::failure("the weights file has a value that is not a finite number (parameter " + std::to_string(i) +
+                        ")");
   }
   return file;
 }

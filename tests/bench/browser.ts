@@ -134,12 +134,22 @@ export async function runLatency(browser: Browser, log: (line: string) => void, 
       const r = await measureChanges(page, { control: 'causal', changes, budgetMs: 60_000 });
       if (r.error) notices.push(`stopped after ${r.painted.length} changes: ${r.error}`);
       const result: LatencyResult = {
-        label: s.label, query: s.query.length > 60 ? `${s.query.slice(0, 60)}…` : s.query, n: r.n, heads: r.heads, dModel: r.dModel,
-        changes: r.painted.length, medianMs: median(r.painted), p95Ms: quantile(r.painted, 0.95),
+        label: s.label,
+        query: s.query.length > 60 ? `${s.query.slice(0, 60)}…` : s.query,
+        n: r.n,
+        heads: r.heads,
+        dModel: r.dModel,
+        changes: r.painted.length,
+        medianMs: median(r.painted),
+        p95Ms: quantile(r.painted, 0.95),
         nextFrame: r.frames.filter((f) => f <= 1).length,
-        eventTimingCount: r.events.length, eventTimingMedianMs: r.events.length ? median(r.events) : null, notices,
+        eventTimingCount: r.events.length,
+        eventTimingMedianMs: r.events.length ? median(r.events) : null,
+        notices,
       };
-      log(`latency (${s.label}: n=${r.n} h=${r.heads} d_model=${r.dModel}): median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms, ${result.nextFrame} of ${result.changes} in the next frame`);
+      log(
+        `latency (${s.label}: n=${r.n} h=${r.heads} d_model=${r.dModel}): median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms, ${result.nextFrame} of ${result.changes} in the next frame`,
+      );
       out.push(result);
       await context.close();
     }
@@ -195,12 +205,20 @@ export async function runFirstLoad(browser: Browser, log: (line: string) => void
   const wasm = existsSync(assets) ? readdirSync(assets).find((f) => f.endsWith('.wasm')) : undefined;
   const wasmData = wasm ? readFileSync(join(assets, wasm)) : Buffer.alloc(0);
   const result: FirstLoadResult = {
-    loads, bytesTransferred: bytes, requests, wasmBytes: wasmData.length, wasmGzipBytes: gzipSync(wasmData, { level: 9 }).length,
-    readyMedianMs: median(times), readyP95Ms: quantile(times, 0.95),
-    paintedMedianMs: median(painted), paintedP95Ms: quantile(painted, 0.95), upperBounds,
+    loads,
+    bytesTransferred: bytes,
+    requests,
+    wasmBytes: wasmData.length,
+    wasmGzipBytes: gzipSync(wasmData, { level: 9 }).length,
+    readyMedianMs: median(times),
+    readyP95Ms: quantile(times, 0.95),
+    paintedMedianMs: median(painted),
+    paintedP95Ms: quantile(painted, 0.95),
+    upperBounds,
   };
-  log(`first load: ${(bytes / 1024).toFixed(0)} KiB in ${requests} requests, wasm ${(result.wasmBytes / 1024).toFixed(0)} KiB ` +
-    `(${(result.wasmGzipBytes / 1024).toFixed(0)} KiB gzipped), ready after ${result.readyMedianMs.toFixed(0)} ms, painted after ${result.paintedMedianMs.toFixed(0)} ms (medians of ${loads})`);
+  log(
+    `first load: ${(bytes / 1024).toFixed(0)} KiB in ${requests} requests, wasm ${(result.wasmBytes / 1024).toFixed(0)} KiB ` +
+      `(${(result.wasmGzipBytes / 1024).toFixed(0)} KiB gzipped), ready after ${result.readyMedianMs.toFixed(0)} ms, painted after ${result.paintedMedianMs.toFixed(0)} ms (medians of ${loads})`,
+  );
   return result;
 }
-

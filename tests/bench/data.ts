@@ -18,8 +18,7 @@ export function shapeKey(s: Shape): string {
 
 export function allShapes(lengths: readonly number[] = SEQUENCE_LENGTHS): Shape[] {
   const shapes: Shape[] = [];
-  for (const heads of HEAD_COUNTS)
-    for (const causal of [false, true]) for (const n of lengths) shapes.push({ n, heads, d: D_K, causal });
+  for (const heads of HEAD_COUNTS) for (const causal of [false, true]) for (const n of lengths) shapes.push({ n, heads, d: D_K, causal });
   return shapes;
 }
 

@@ -5,7 +5,14 @@
 import type { Page } from 'playwright-core';
 
 /** Each control and the input that changes it: a mouse click, or ArrowDown/ArrowUp while it has focus. */
-export const CONTROLS = { causal: 'click', scale: 'click', heads: 'keydown', d_model: 'keydown', head: 'keydown', seed: 'keydown' } as const;
+export const CONTROLS = {
+  causal: 'click',
+  scale: 'click',
+  heads: 'keydown',
+  d_model: 'keydown',
+  head: 'keydown',
+  seed: 'keydown',
+} as const;
 export type ControlName = keyof typeof CONTROLS;
 
 /** tsx compiles named functions inside page scripts to __name(...) calls; the page needs the helper. */
@@ -55,61 +62,79 @@ declare global {
 export async function measureChanges(page: Page, options: MeasureOptions): Promise<ChangeTimes> {
   const { control, changes, gapMs = 50, budgetMs = 120_000 } = options;
   await page.evaluate(KEEP_NAMES);
-  await page.evaluate(([name, type]) => {
-    const p: Window['__latency'] = window.__latency = {
-      start: null, counting: false, frame: 0, inFrame: 0, painted: [], drawn: [], frames: [], events: [], n: 0, heads: 0, dModel: 0,
-    };
-    const raf = window.requestAnimationFrame.bind(window);
-    window.requestAnimationFrame = (callback) => raf((time) => {
-      ++p.inFrame;
-      try {
-        callback(time);
-      } finally {
-        --p.inFrame;
-      }
-    });
-    const tick = () => {
-      if (!p.counting) return;
-      ++p.frame;
-      raf(tick);
-    };
-    const afterPaint = (done: () => void) => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = done;
-      channel.port2.postMessage(0);
-    };
-    // The input's own timestamp: composed, so a capturing listener on document sees it leave the shadow root.
-    document.addEventListener(type, (e) => {
-      if (e.composedPath().some((t) => (t instanceof HTMLInputElement || t instanceof HTMLSelectElement) && t.name === name)) {
-        p.start = e.timeStamp;
-        p.frame = 0;
-        if (!p.counting) {
-          p.counting = true;
-          raf(tick);
-        }
-      }
-    }, true);
-    document.querySelector('attention-walkthrough')!.addEventListener('attention-change', (e) => {
-      const start = p.start;
-      if (start === null) return;
-      p.start = null;
-      p.drawn.push(performance.now() - start);
-      const detail = (e as CustomEvent<{ config: { heads: number; dModel: number }; result: { pipeline: { n: number } } }>).detail;
-      p.n = detail.result.pipeline.n;
-      p.heads = detail.config.heads;
-      p.dModel = detail.config.dModel;
-      // The loop's callback comes first in a frame (it was registered in the capturing input
-      // listener, before the page's own), so inside a frame p.frame already counts it.
-      p.frames.push(p.inFrame > 0 ? p.frame : p.frame + 1);
-      p.counting = false;
-      const record = () => p.painted.push(performance.now() - start);
-      if (p.inFrame > 0) afterPaint(record);
-      else raf(() => afterPaint(record));
-    });
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.name === type) p.events.push(entry.duration);
-    }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
-  }, [control, CONTROLS[control]] as const);
+  await page.evaluate(
+    ([name, type]) => {
+      const p: Window['__latency'] = (window.__latency = {
+        start: null,
+        counting: false,
+        frame: 0,
+        inFrame: 0,
+        painted: [],
+        drawn: [],
+        frames: [],
+        events: [],
+        n: 0,
+        heads: 0,
+        dModel: 0,
+      });
+      const raf = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (callback) =>
+        raf((time) => {
+          ++p.inFrame;
+          try {
+            callback(time);
+          } finally {
+            --p.inFrame;
+          }
+        });
+      const tick = () => {
+        if (!p.counting) return;
+        ++p.frame;
+        raf(tick);
+      };
+      const afterPaint = (done: () => void) => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = done;
+        channel.port2.postMessage(0);
+      };
+      // The input's own timestamp: composed, so a capturing listener on document sees it leave the shadow root.
+      document.addEventListener(
+        type,
+        (e) => {
+          if (e.composedPath().some((t) => (t instanceof HTMLInputElement || t instanceof HTMLSelectElement) && t.name === name)) {
+            p.start = e.timeStamp;
+            p.frame = 0;
+            if (!p.counting) {
+              p.counting = true;
+              raf(tick);
+            }
+          }
+        },
+        true,
+      );
+      document.querySelector('attention-walkthrough')!.addEventListener('attention-change', (e) => {
+        const start = p.start;
+        if (start === null) return;
+        p.start = null;
+        p.drawn.push(performance.now() - start);
+        const detail = (e as CustomEvent<{ config: { heads: number; dModel: number }; result: { pipeline: { n: number } } }>).detail;
+        p.n = detail.result.pipeline.n;
+        p.heads = detail.config.heads;
+        p.dModel = detail.config.dModel;
+        // The loop's callback comes first in a frame (it was registered in the capturing input
+        // listener, before the page's own), so inside a frame p.frame already counts it.
+        p.frames.push(p.inFrame > 0 ? p.frame : p.frame + 1);
+        p.counting = false;
+        const record = () => p.painted.push(performance.now() - start);
+        if (p.inFrame > 0) afterPaint(record);
+        else raf(() => afterPaint(record));
+      });
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) if (entry.name === type) p.events.push(entry.duration);
+      }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
+    },
+    [control, CONTROLS[control]] as const,
+  );
   const target = page.locator(`[name="${control}"]`);
   if (CONTROLS[control] === 'keydown') await target.focus();
   const started = performance.now();
@@ -153,7 +178,8 @@ export async function measureFirstLoad(page: Page, url: string): Promise<FirstLo
     const w = window as unknown as { __load: { ready?: number; message?: number; frames: { renderStart: number; end: number }[] } };
     w.__load = { frames: [] };
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.__load.frames.push({ renderStart: (e as PerformanceEntry & { renderStart: number }).renderStart, end: e.startTime + e.duration });
+      for (const e of list.getEntries())
+        w.__load.frames.push({ renderStart: (e as PerformanceEntry & { renderStart: number }).renderStart, end: e.startTime + e.duration });
     }).observe({ type: 'long-animation-frame', buffered: true });
     // Runs before the document has an element: observe the document itself, subtree included.
     new MutationObserver((_, observer) => {
@@ -168,9 +194,13 @@ export async function measureFirstLoad(page: Page, url: string): Promise<FirstLo
     }).observe(document, { attributes: true, attributeFilter: ['data-ready'], subtree: true });
   });
   await page.goto(url);
-  await page.waitForFunction(() => (window as unknown as { __load: { message?: number } }).__load.message !== undefined, null, { timeout: 60_000 });
+  await page.waitForFunction(() => (window as unknown as { __load: { message?: number } }).__load.message !== undefined, null, {
+    timeout: 60_000,
+  });
   await page.waitForTimeout(200); // the last Long Animation Frame entries
-  const l = await page.evaluate(() => (window as unknown as { __load: { ready: number; message: number; frames: { renderStart: number; end: number }[] } }).__load);
+  const l = await page.evaluate(
+    () => (window as unknown as { __load: { ready: number; message: number; frames: { renderStart: number; end: number }[] } }).__load,
+  );
   const frame = l.frames.filter((f) => f.renderStart >= l.ready).sort((a, b) => a.renderStart - b.renderStart)[0];
   return { ready: l.ready, painted: frame ? frame.end : l.message, paintedExact: Boolean(frame) };
 }

@@ -5,7 +5,12 @@ import { allShapes, SEQUENCE_LENGTHS, type Shape } from './data';
 
 export function selectedLengths(args: readonly string[]): number[] {
   const only = args.find((a) => a.startsWith('--n='));
-  if (only) return only.slice(4).split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  if (only)
+    return only
+      .slice(4)
+      .split(',')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0);
   if (args.includes('--quick')) return [64, 512];
   return [...SEQUENCE_LENGTHS];
 }

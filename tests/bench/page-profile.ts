@@ -14,10 +14,12 @@ import { launchBrowser, serve } from '../browser/harness';
 import { median, quantile } from './data';
 import { CONTROLS, measureChanges, measureFirstLoad, type ControlName } from './latency';
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-  const [k, v] = a.replace(/^--/, '').split('=');
-  return [k, v ?? 'true'];
-}));
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'];
+  }),
+);
 const dist = resolve(args.dist ?? 'dist');
 const changes = Number(args.changes ?? 100);
 const control = (args.control ?? 'causal') as ControlName;
@@ -28,7 +30,10 @@ if (args.words) {
   for (let i = 0; words.length < Number(args.words); ++i) words.push(`w${i.toString(36)}`);
   query = `?tokens=${encodeURIComponent(words.join(' '))}&heads=${args.heads ?? 8}&d_model=${args.d_model ?? 64}`;
 }
-const load = () => loadavg().map((v) => v.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ');
 
 /**
  * --floor: the same measurement on a page that does nothing but flip one word of text, the least any
@@ -50,7 +55,8 @@ const FLOOR_PAGE = `<html data-ready="true"><body><attention-walkthrough>
   });
 </script></body></html>`;
 
-const stats = (values: number[]) => `median ${median(values).toFixed(1)} ms, p95 ${quantile(values, 0.95).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms`;
+const stats = (values: number[]) =>
+  `median ${median(values).toFixed(1)} ms, p95 ${quantile(values, 0.95).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms`;
 
 const browser = await launchBrowser();
 const server = await serve({ root: dist });
@@ -80,15 +86,19 @@ try {
   const r = changes > 0 ? await measureChanges(page, { control, changes, gapMs: Number(args.gap ?? 50) }) : null;
   const after = await metrics();
   const count = Math.max(1, r?.painted.length ?? 0);
-  const per = (k: string) => (((after[k] ?? 0) - (before[k] ?? 0)) * 1000 / count).toFixed(1);
+  const per = (k: string) => ((((after[k] ?? 0) - (before[k] ?? 0)) * 1000) / count).toFixed(1);
   if (r) {
     const next = r.frames.filter((f) => f <= 1).length;
     console.log(`n=${r.n} h=${r.heads} changes=${r.painted.length}`);
     console.log(`  input -> painted frame: ${stats(r.painted)}`);
     console.log(`  input -> figures drawn (before paint): ${stats(r.drawn)}`);
-    console.log(`  painted in the next frame: ${next}/${r.frames.length} (${(100 * next / r.frames.length).toFixed(0)}%); frames to paint: ${[1, 2, 3].map((k) => `${k}: ${r.frames.filter((f) => (k === 3 ? f >= 3 : f === k)).length}`).join(', ')}`);
+    console.log(
+      `  painted in the next frame: ${next}/${r.frames.length} (${((100 * next) / r.frames.length).toFixed(0)}%); frames to paint: ${[1, 2, 3].map((k) => `${k}: ${r.frames.filter((f) => (k === 3 ? f >= 3 : f === k)).length}`).join(', ')}`,
+    );
     console.log(`  Event Timing ≥16 ms: ${r.events.length} entries, median ${r.events.length ? median(r.events).toFixed(0) : '-'} ms`);
-    console.log(`  main thread per change (incl. idle drawing): script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, task ${per('TaskDuration')} ms; nodes ${after.Nodes}`);
+    console.log(
+      `  main thread per change (incl. idle drawing): script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, task ${per('TaskDuration')} ms; nodes ${after.Nodes}`,
+    );
   }
   if (args.profile) {
     const { profile } = await cdp.send('Profiler.stop');
@@ -118,7 +128,10 @@ try {
       ready.push(t.ready);
       await c.close();
     }
-    const row = (label: string, t: number[]) => console.log(`first load, ${label}: median ${median(t).toFixed(0)} ms, p95 ${quantile(t, 0.95).toFixed(0)} ms over ${t.length}: ${t.map((v) => v.toFixed(0)).join(' ')}`);
+    const row = (label: string, t: number[]) =>
+      console.log(
+        `first load, ${label}: median ${median(t).toFixed(0)} ms, p95 ${quantile(t, 0.95).toFixed(0)} ms over ${t.length}: ${t.map((v) => v.toFixed(0)).join(' ')}`,
+      );
     row('data-ready (every section drawn)', ready);
     row(`painted${upperBounds ? ` (${upperBounds} from the message after the paint: an upper bound)` : ''}`, drawn);
   }

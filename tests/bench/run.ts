@@ -29,7 +29,8 @@ const t0 = performance.now();
 mkdirSync(benchDir, { recursive: true });
 
 const env = { ...process.env, NODE_PATH: [process.env.NODE_PATH, '/usr/share/nodejs'].filter(Boolean).join(':') };
-const run = (command: string, commandArgs: string[]) => execFileSync(command, commandArgs, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env });
+const run = (command: string, commandArgs: string[]) =>
+  execFileSync(command, commandArgs, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env });
 
 const report: BenchReport = {
   machine: {
@@ -70,7 +71,10 @@ if (args.includes('--reuse-native') && existsSync(join(benchDir, 'native.json'))
     run('cmake', ['-S', '.', '-B', 'build/bench-native', '-DCMAKE_BUILD_TYPE=Release', '-DABH_BENCH=ON']);
     run('cmake', ['--build', 'build/bench-native', '-j2', '--target', 'abh_bench_native']);
     const out = spawnSync(join(root, 'build', 'bench-native', 'abh_bench_native'), suiteArgs, {
-      cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20,
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 64 << 20,
     });
     if (out.status !== 0) throw new Error(`abh_bench_native exited with ${out.status}`);
     report.native = JSON.parse(out.stdout) as NativeResult;
@@ -86,7 +90,8 @@ if (args.includes('--reuse-node') && existsSync(join(benchDir, 'node.json'))) {
 } else if (!args.includes('--no-node')) {
   const out = join(benchDir, 'node.json');
   const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/node-main.ts', out, ...suiteArgs], {
-    cwd: root, stdio: ['ignore', 'inherit', 'inherit'],
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (child.status === 0) report.environments.push(JSON.parse(readFileSync(out, 'utf8')) as EnvironmentResult);
   else report.errors.push(`node: the Node process exited with ${child.status}`);
@@ -97,7 +102,8 @@ let trainingText = '';
 if (!args.includes('--no-training')) {
   const out = join(benchDir, 'training.json');
   const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/training.ts', out], {
-    cwd: root, stdio: ['ignore', 'inherit', 'inherit'],
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (child.status === 0) trainingText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
   else report.errors.push(`training: the training benchmark exited with ${child.status}`);
@@ -127,7 +133,7 @@ if (!args.includes('--no-browser')) {
       report.firstLoad = await runFirstLoad(browser, log);
     }
   } catch (error) {
-    report.errors.push(`chromium: ${String(error instanceof Error ? error.stack ?? error.message : error).slice(0, 500)}`);
+    report.errors.push(`chromium: ${String(error instanceof Error ? (error.stack ?? error.message) : error).slice(0, 500)}`);
   } finally {
     await browser?.close();
   }

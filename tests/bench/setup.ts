@@ -74,12 +74,25 @@ export async function runEnvironment(
   // rotates the sentence by one more word (three rotations in turn), as a reader's edit would: every
   // tensor but the seeded weights is new, so none is shared with the engine's last two results.
   const words = ['the', 'animal', 'did', 'not', 'cross', 'street', 'because', 'it', 'was', 'too', 'tired', 'wide'];
-  const pipeline = await runPipelineCases((n, dModel, heads) => {
-    const tokens = Array.from({ length: n }, (_, i) => words[i % words.length]! + (i >= words.length ? String(i) : ''));
-    const rotations = [0, 1, 2].map((k) => ({ tokens: [...tokens.slice(k), ...tokens.slice(0, k)], dModel, heads, causal: false, scale: true, seed: 1 }));
-    let call = 0;
-    return () => loaded.simd.pipeline(rotations[call++ % 3]!);
-  }, options.log, options.cpuClock, options.minSampleMs ?? 2, options.cpuOverheadMs ?? 0);
+  const pipeline = await runPipelineCases(
+    (n, dModel, heads) => {
+      const tokens = Array.from({ length: n }, (_, i) => words[i % words.length]! + (i >= words.length ? String(i) : ''));
+      const rotations = [0, 1, 2].map((k) => ({
+        tokens: [...tokens.slice(k), ...tokens.slice(0, k)],
+        dModel,
+        heads,
+        causal: false,
+        scale: true,
+        seed: 1,
+      }));
+      let call = 0;
+      return () => loaded.simd.pipeline(rotations[call++ % 3]!);
+    },
+    options.log,
+    options.cpuClock,
+    options.minSampleMs ?? 2,
+    options.cpuOverheadMs ?? 0,
+  );
 
   const clock = options.cpuClock
     ? `CPU time of the thread running the benchmark${options.cpuOverheadMs ? ` (clock reads cost ${options.cpuOverheadMs.toFixed(2)} ms, subtracted)` : ''}`

@@ -103,7 +103,10 @@ export async function runSuite(peers: Peer[], roof: Roof, options: SuiteOptions)
 
   // Warm-up, not recorded: every peer runs a few small and medium shapes first, so that lazy
   // compilation and tier-up (wasm and JS) do not land in the first measured case.
-  for (const shape of [{ n: 16, heads: 1, d: 64, causal: false }, { n: 256, heads: 2, d: 64, causal: true }]) {
+  for (const shape of [
+    { n: 16, heads: 1, d: 64, causal: false },
+    { n: 256, heads: 2, d: 64, causal: true },
+  ]) {
     const inputs = makeInputs(shape);
     for (const peer of peers) {
       try {
@@ -170,7 +173,7 @@ export async function runSuite(peers: Peer[], roof: Roof, options: SuiteOptions)
     }
 
     // Interleaved rounds; the roof probe is one more participant, sized like a ~2 ms sample.
-    const roofPasses = Math.max(1, Math.round(minSampleMs * 1e-3 * 20e9 / roof.flopsPerPass));
+    const roofPasses = Math.max(1, Math.round((minSampleMs * 1e-3 * 20e9) / roof.flopsPerPass));
     const roofSamples: number[] = [];
     const roofCpu: number[] = [];
     const cpuClock = options.cpuClock;
@@ -214,9 +217,14 @@ export async function runSuite(peers: Peer[], roof: Roof, options: SuiteOptions)
     const ref = found.find((f) => f.id === options.referenceId);
     const basis = (f: PeerResult | undefined) => (cpuClock ? f?.cpuMedianMs : f?.medianMs);
     const refMs = basis(ref);
-    log(`${key.padEnd(20)} ours ${refMs?.toFixed(3) ?? '-'} ms (${refMs ? (flops(shape) / (refMs * 1e6)).toFixed(1) : '-'} GFLOP/s, ` +
-      `roof ${(cpuClock ? result.roofCpuGflops! : roofGflops).toFixed(1)}; ${cpuClock ? 'CPU' : 'wall'} time), ${rounds} rounds; ` +
-      found.filter((f) => f.id !== options.referenceId).map((f) => `${f.id} ${basis(f) !== undefined ? basis(f)!.toFixed(3) : f.status}`).join(', '));
+    log(
+      `${key.padEnd(20)} ours ${refMs?.toFixed(3) ?? '-'} ms (${refMs ? (flops(shape) / (refMs * 1e6)).toFixed(1) : '-'} GFLOP/s, ` +
+        `roof ${(cpuClock ? result.roofCpuGflops! : roofGflops).toFixed(1)}; ${cpuClock ? 'CPU' : 'wall'} time), ${rounds} rounds; ` +
+        found
+          .filter((f) => f.id !== options.referenceId)
+          .map((f) => `${f.id} ${basis(f) !== undefined ? basis(f)!.toFixed(3) : f.status}`)
+          .join(', '),
+    );
   }
   return results;
 }
@@ -266,9 +274,16 @@ export async function runPipelineCases(
       r.samples.push(cpuClock ? (((await cpuClock()) - c0 - cpuOverheadMs) / r.batch) * 1000 : wall);
     }
   const out = runs.map((r) => ({
-    ...r.c, medianUs: median(r.samples), p10Us: quantile(r.samples, 0.1), p90Us: quantile(r.samples, 0.9), wallMedianUs: median(r.wall),
+    ...r.c,
+    medianUs: median(r.samples),
+    p10Us: quantile(r.samples, 0.1),
+    p90Us: quantile(r.samples, 0.9),
+    wallMedianUs: median(r.wall),
     samples: r.samples.length,
   }));
-  for (const o of out) log(`pipeline n=${o.n} d_model=${o.dModel} h=${o.heads}: ${o.medianUs.toFixed(1)} us (p10 ${o.p10Us.toFixed(1)}, wall ${o.wallMedianUs.toFixed(1)})`);
+  for (const o of out)
+    log(
+      `pipeline n=${o.n} d_model=${o.dModel} h=${o.heads}: ${o.medianUs.toFixed(1)} us (p10 ${o.p10Us.toFixed(1)}, wall ${o.wallMedianUs.toFixed(1)})`,
+    );
   return out;
 }

@@ -40,7 +40,13 @@ const wasmSample = (t: Trainer) => () => {
   return (cpuMs() - c0) / STEPS;
 };
 const participants: { id: string; label: string; sample: () => number }[] = [
-  { id: 'native', label: 'native (g++ -O3, portable x86-64)', sample: () => (JSON.parse(execFileSync(native, ['--bench', '1', '--steps', String(STEPS)], { encoding: 'utf8' })) as { cpuMsPerStep: number }).cpuMsPerStep },
+  {
+    id: 'native',
+    label: 'native (g++ -O3, portable x86-64)',
+    sample: () =>
+      (JSON.parse(execFileSync(native, ['--bench', '1', '--steps', String(STEPS)], { encoding: 'utf8' })) as { cpuMsPerStep: number })
+        .cpuMsPerStep,
+  },
   { id: 'simd', label: 'ours, SIMD wasm (Node)', sample: wasmSample(trainers.simd) },
   { id: 'scalar', label: 'ours, scalar wasm (Node)', sample: wasmSample(trainers.scalar) },
 ];

@@ -12,7 +12,9 @@ const TAGS = [...Object.values(STEP_ELEMENTS), WALKTHROUGH_ELEMENT];
 
 const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>An author's article with embeds</title></head><body><main>
 <h1>My article</h1><p>Prose around the figures.</p>
-${Object.values(STEP_ELEMENTS).map((tag, i) => `<h2>Figure ${i + 1}</h2><${tag} tokens="the cat sat on the mat" ${i % 3 === 0 ? 'controls="none"' : ''}></${tag}>`).join('\n')}
+${Object.values(STEP_ELEMENTS)
+  .map((tag, i) => `<h2>Figure ${i + 1}</h2><${tag} tokens="the cat sat on the mat" ${i % 3 === 0 ? 'controls="none"' : ''}></${tag}>`)
+  .join('\n')}
 <h2>Everything</h2><attention-walkthrough tokens="we predict the next word" causal></attention-walkthrough>
 </main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
 
@@ -50,7 +52,10 @@ async function seriousViolations(path: string, colorScheme: 'light' | 'dark'): P
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${path} ${colorScheme} ${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary?.replace(/\s+/g, ' ')}`);
+    .map(
+      (v) =>
+        `${path} ${colorScheme} ${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary?.replace(/\s+/g, ' ')}`,
+    );
   expect(errors).toEqual([]);
   await context.close();
   return serious;
@@ -174,7 +179,9 @@ describe('keyboard only', () => {
     await page.keyboard.press('Backspace');
     await page.keyboard.press('Tab');
     await settled(page);
-    expect(await page.locator('attention-walkthrough .notices').innerText()).toMatch(/seed must be a number; the field was empty or unreadable, so it stays 1234/);
+    expect(await page.locator('attention-walkthrough .notices').innerText()).toMatch(
+      /seed must be a number; the field was empty or unreadable, so it stays 1234/,
+    );
     expect(await page.locator('input[name="seed"]').inputValue()).toBe('1234');
 
     // 9. "New random weights": Enter.
@@ -184,7 +191,10 @@ describe('keyboard only', () => {
     expect((await settingsOf(page)).seed).not.toBe(1234);
 
     expect(order).toEqual(['tokens', 'preset', 'd_model', 'heads', 'head', 'causal', 'scale', 'seed', '.reseed']);
-    expect(outlines.filter((o) => o === 'none'), `focus not visible on: ${order.filter((_, i) => outlines[i] === 'none').join(', ')}`).toEqual([]);
+    expect(
+      outlines.filter((o) => o === 'none'),
+      `focus not visible on: ${order.filter((_, i) => outlines[i] === 'none').join(', ')}`,
+    ).toEqual([]);
     // Everything the keys did is in the URL.
     expect(page.url()).toMatch(/d_model=12/);
     expect(page.url()).toMatch(/heads=3/);
@@ -235,7 +245,12 @@ describe('keyboard only, every control of every step', () => {
     await page.goto(`${server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
     await page.evaluate(CONTROLS_IN_PAGE);
-    type W = { __controls(stepsOnly: boolean): Element[]; __deepActive(): Element | null; __describe(el: Element): string; __ids: Map<Element, number> };
+    type W = {
+      __controls(stepsOnly: boolean): Element[];
+      __deepActive(): Element | null;
+      __describe(el: Element): string;
+      __ids: Map<Element, number>;
+    };
     await page.evaluate(() => {
       const element = document.querySelector('attention-walkthrough')!;
       element.setAttribute('debug', '');
@@ -263,7 +278,12 @@ describe('keyboard only, every control of every step', () => {
         if (!host.shadowRoot!.contains(el) && el !== host) return { where: 'outside' as const };
         const style = getComputedStyle(el);
         const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
-        const radio = (el as HTMLInputElement).type === 'radio' ? [...w.__ids.keys()].find((c) => (c as HTMLInputElement).type === 'radio' && (c as HTMLInputElement).name === (el as HTMLInputElement).name) : undefined;
+        const radio =
+          (el as HTMLInputElement).type === 'radio'
+            ? [...w.__ids.keys()].find(
+                (c) => (c as HTMLInputElement).type === 'radio' && (c as HTMLInputElement).name === (el as HTMLInputElement).name,
+              )
+            : undefined;
         return { where: 'inside' as const, id: w.__ids.get(radio ?? el) ?? -1, ring, label: w.__describe(el) };
       });
       if (stop.where === 'inside') {
@@ -291,24 +311,46 @@ describe('keyboard only, every control of every step', () => {
         if (!el) return null;
         el.focus();
         const input = el as HTMLInputElement;
-        const kind = el.localName === 'input' ? input.type : el.getAttribute('role') === 'grid' || el.localName === 'td' ? 'cell' : el.localName;
+        const kind =
+          el.localName === 'input' ? input.type : el.getAttribute('role') === 'grid' || el.localName === 'td' ? 'cell' : el.localName;
         // Scroll regions and read-only text only take focus; an answered question's choices say aria-disabled.
-        const region = el.localName === 'div' || el.localName === 'pre' || el.localName === 'figure' || (el.localName === 'textarea' && (el as HTMLTextAreaElement).readOnly) || el.getAttribute('aria-disabled') === 'true';
+        const region =
+          el.localName === 'div' ||
+          el.localName === 'pre' ||
+          el.localName === 'figure' ||
+          (el.localName === 'textarea' && (el as HTMLTextAreaElement).readOnly) ||
+          el.getAttribute('aria-disabled') === 'true';
         const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
         w.__effect?.observer.disconnect();
         const effect = { mutations: 0, observer: new MutationObserver((records) => (effect.mutations += records.length)) };
         effect.observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
         w.__effect = effect;
-        (window as unknown as { __before: string }).__before = JSON.stringify([location.href, (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config]);
+        (window as unknown as { __before: string }).__before = JSON.stringify([
+          location.href,
+          (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config,
+        ]);
         (window as unknown as { __focusBefore: Element | null }).__focusBefore = w.__deepActive();
-        const lastOption = el.localName === 'select' && (el as HTMLSelectElement).selectedIndex === (el as HTMLSelectElement).options.length - 1;
+        const lastOption =
+          el.localName === 'select' && (el as HTMLSelectElement).selectedIndex === (el as HTMLSelectElement).options.length - 1;
         // A table cell in the last column has nowhere to go on ArrowRight (the row total is not a grid cell).
         const lastColumn = el.localName === 'td' && (el.nextElementSibling as HTMLElement | null)?.dataset.col === undefined;
         return { kind, region, lastOption, lastColumn, label: w.__describe(el) };
       }, index);
       if (!target) break;
       // A select already on its last option goes up instead, and a cell in the last column goes left.
-      const key = { button: 'Enter', summary: 'Enter', a: 'Enter', checkbox: 'Space', radio: 'ArrowDown', select: target.lastOption ? 'ArrowUp' : 'ArrowDown', range: 'ArrowRight', number: 'ArrowUp', cell: target.lastColumn ? 'ArrowLeft' : 'ArrowRight', text: 'x' }[target.kind] ?? null;
+      const key =
+        {
+          button: 'Enter',
+          summary: 'Enter',
+          a: 'Enter',
+          checkbox: 'Space',
+          radio: 'ArrowDown',
+          select: target.lastOption ? 'ArrowUp' : 'ArrowDown',
+          range: 'ArrowRight',
+          number: 'ArrowUp',
+          cell: target.lastColumn ? 'ArrowLeft' : 'ArrowRight',
+          text: 'x',
+        }[target.kind] ?? null;
       if (target.region || key === null) {
         operated[`reach only: ${target.kind}`] = (operated[`reach only: ${target.kind}`] ?? 0) + 1;
         continue;
@@ -321,10 +363,16 @@ describe('keyboard only, every control of every step', () => {
           const el = w.__controls(true)[index] as HTMLElement | undefined;
           if (el && w.__deepActive() !== el) el.focus();
           (window as unknown as { __focusBefore: Element | null }).__focusBefore = w.__deepActive();
-          (window as unknown as { __target: [Element | undefined, boolean] }).__target = [el, (el?.parentElement as HTMLDetailsElement | null)?.open === true];
+          (window as unknown as { __target: [Element | undefined, boolean] }).__target = [
+            el,
+            (el?.parentElement as HTMLDetailsElement | null)?.open === true,
+          ];
           // Count only what the key does: forget anything an earlier control did late.
           (window as unknown as { __effect: { mutations: number } }).__effect.mutations = 0;
-          (window as unknown as { __before: string }).__before = JSON.stringify([location.href, (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config]);
+          (window as unknown as { __before: string }).__before = JSON.stringify([
+            location.href,
+            (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config,
+          ]);
           return el !== undefined && w.__deepActive() === el;
         }, index);
         if (onTarget) break;
@@ -339,49 +387,80 @@ describe('keyboard only, every control of every step', () => {
       // or config), not looked for frame by frame: frames can stall for many seconds on the loaded two-core
       // box. A Save button's download is seen by Playwright. EFFECT_BOUND_MS only bounds how long a control
       // that does nothing takes to be reported; no control passes by waiting.
-      const effect = page.evaluate(() => new Promise<boolean>((resolve) => {
-        const w = window as unknown as { __effect: { mutations: number }; __before: string; __focusBefore: Element | null; __deepActive(): Element | null };
-        const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
-        const seen = () => {
-          const now = JSON.stringify([location.href, (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config]);
-          // A summary's effect is its details opening or closing (seen even if that section was redrawn meanwhile).
-          const [target, openBefore] = (window as unknown as { __target: [Element | undefined, boolean] }).__target;
-          const toggled = target?.localName === 'summary' && (target.parentElement as HTMLDetailsElement).open !== openBefore;
-          return w.__effect.mutations > 0 || now !== w.__before || w.__deepActive() !== w.__focusBefore || toggled;
-        };
-        const events = ['focusin', 'focusout', 'toggle'];
-        const check = () => {
-          if (!seen()) return;
-          observer.disconnect();
-          for (const type of events) root.removeEventListener(type, check, true);
-          removeEventListener('hashchange', check);
-          resolve(true);
-        };
-        const observer = new MutationObserver(check);
-        observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
-        for (const type of events) root.addEventListener(type, check, true);
-        addEventListener('hashchange', check);
-        check();
-      }));
+      const effect = page.evaluate(
+        () =>
+          new Promise<boolean>((resolve) => {
+            const w = window as unknown as {
+              __effect: { mutations: number };
+              __before: string;
+              __focusBefore: Element | null;
+              __deepActive(): Element | null;
+            };
+            const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
+            const seen = () => {
+              const now = JSON.stringify([
+                location.href,
+                (document.querySelector('attention-walkthrough') as unknown as { config: unknown }).config,
+              ]);
+              // A summary's effect is its details opening or closing (seen even if that section was redrawn meanwhile).
+              const [target, openBefore] = (window as unknown as { __target: [Element | undefined, boolean] }).__target;
+              const toggled = target?.localName === 'summary' && (target.parentElement as HTMLDetailsElement).open !== openBefore;
+              return w.__effect.mutations > 0 || now !== w.__before || w.__deepActive() !== w.__focusBefore || toggled;
+            };
+            const events = ['focusin', 'focusout', 'toggle'];
+            const check = () => {
+              if (!seen()) return;
+              observer.disconnect();
+              for (const type of events) root.removeEventListener(type, check, true);
+              removeEventListener('hashchange', check);
+              resolve(true);
+            };
+            const observer = new MutationObserver(check);
+            observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+            for (const type of events) root.addEventListener(type, check, true);
+            addEventListener('hashchange', check);
+            check();
+          }),
+      );
       let bound: ReturnType<typeof setTimeout> | undefined;
-      const happened = await Promise.race([effect, download, new Promise<boolean>((resolve) => {
-        bound = setTimeout(() => resolve(downloads > downloadsBefore), EFFECT_BOUND_MS);
-      })]);
+      const happened = await Promise.race([
+        effect,
+        download,
+        new Promise<boolean>((resolve) => {
+          bound = setTimeout(() => resolve(downloads > downloadsBefore), EFFECT_BOUND_MS);
+        }),
+      ]);
       clearTimeout(bound);
       effect.catch(() => {}); // still pending if the download came first: it ends with the page
       download.catch(() => {});
-      if (!happened) failed.push(`${target.label} (${key}); focus then on ${await page.evaluate(() => { const w = window as unknown as W; const a = w.__deepActive(); return a ? w.__describe(a) : 'nothing'; })} ${await page.evaluate(() => {
-        const w = window as unknown as { __target: [Element | undefined, boolean]; __effect: { mutations: number } };
-        const [t, before] = w.__target;
-        return JSON.stringify({ openBefore: before, openAfter: (t?.parentElement as HTMLDetailsElement | null)?.open, connected: t?.isConnected, mutations: w.__effect.mutations });
-      })}`);
+      if (!happened)
+        failed.push(
+          `${target.label} (${key}); focus then on ${await page.evaluate(() => {
+            const w = window as unknown as W;
+            const a = w.__deepActive();
+            return a ? w.__describe(a) : 'nothing';
+          })} ${await page.evaluate(() => {
+            const w = window as unknown as { __target: [Element | undefined, boolean]; __effect: { mutations: number } };
+            const [t, before] = w.__target;
+            return JSON.stringify({
+              openBefore: before,
+              openAfter: (t?.parentElement as HTMLDetailsElement | null)?.open,
+              connected: t?.isConnected,
+              mutations: w.__effect.mutations,
+            });
+          })}`,
+        );
       operated[`${target.kind} (${key})`] = (operated[`${target.kind} (${key})`] ?? 0) + 1;
       // A cell moved focus to its neighbour: go on from the next control, not the next cell.
       if (target.kind === 'cell') await page.keyboard.press('ArrowLeft');
     }
     console.log(`[a11y] operated from the keyboard: ${JSON.stringify(operated)}`);
     expect(failed, 'controls that did nothing when operated from the keyboard').toEqual([]);
-    expect(Object.entries(operated).filter(([k]) => !k.startsWith('reach only')).reduce((n, [, v]) => n + v, 0)).toBeGreaterThan(20);
+    expect(
+      Object.entries(operated)
+        .filter(([k]) => !k.startsWith('reach only'))
+        .reduce((n, [, v]) => n + v, 0),
+    ).toBeGreaterThan(20);
     expect(errors).toEqual([]);
     await context.close();
   }, 600_000);

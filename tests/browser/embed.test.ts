@@ -68,7 +68,8 @@ async function startAll(page: Page, selector: string): Promise<number> {
   return count;
 }
 
-const ALL = 'main > *:is(attention-problem, attention-qkv, attention-scores, attention-scaling, attention-softmax, attention-weighted-sum, attention-mask, attention-heads, attention-cost, attention-faq)';
+const ALL =
+  'main > *:is(attention-problem, attention-qkv, attention-scores, attention-scaling, attention-softmax, attention-weighted-sum, attention-mask, attention-heads, attention-cost, attention-faq)';
 
 describe('embedding', () => {
   test('ten elements under a strict CSP: all draw, one engine download, no violation, no console error', async () => {
@@ -85,8 +86,13 @@ describe('embedding', () => {
     expect(strict.requests.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
     expect(strict.requests.filter((path) => path !== '/host.html' && path !== '/favicon.ico' && !path.startsWith('/embed/'))).toEqual([]);
     // Each element shows its own settings.
-    const configs = await page.evaluate((selector) =>
-      [...document.querySelectorAll(selector)].map((e) => (e as unknown as { config: { dModel: number; heads: number; causal: boolean } }).config), ALL);
+    const configs = await page.evaluate(
+      (selector) =>
+        [...document.querySelectorAll(selector)].map(
+          (e) => (e as unknown as { config: { dModel: number; heads: number; causal: boolean } }).config,
+        ),
+      ALL,
+    );
     expect(configs[2]).toMatchObject({ dModel: 16, heads: 4 });
     expect(configs[6]).toMatchObject({ causal: true });
     const text = await page.locator(ALL).evaluateAll((nodes) => nodes.map((n) => n.shadowRoot!.textContent).join(' '));
@@ -105,9 +111,17 @@ describe('embedding', () => {
     await page.goto(`${site.url}/host.html`);
     await startAll(page, 'attention-scores');
     const element = await page.evaluate(() => {
-      const el = document.querySelector('attention-scores') as unknown as { result: { pipeline: { weights: { data: Float32Array }; scores: { data: Float32Array }; n: number } } } & HTMLElement;
-      const cells = [...el.shadowRoot!.querySelectorAll('table.matrix')[2].querySelectorAll('td')].map((td) => Number(td.textContent!.replace('\u2212', '-')));
-      return { weights: Array.from(el.result.pipeline.weights.data), scores: Array.from(el.result.pipeline.scores.data.subarray(0, el.result.pipeline.n ** 2)), cells };
+      const el = document.querySelector('attention-scores') as unknown as {
+        result: { pipeline: { weights: { data: Float32Array }; scores: { data: Float32Array }; n: number } };
+      } & HTMLElement;
+      const cells = [...el.shadowRoot!.querySelectorAll('table.matrix')[2].querySelectorAll('td')].map((td) =>
+        Number(td.textContent!.replace('\u2212', '-')),
+      );
+      return {
+        weights: Array.from(el.result.pipeline.weights.data),
+        scores: Array.from(el.result.pipeline.scores.data.subarray(0, el.result.pipeline.n ** 2)),
+        cells,
+      };
     });
     expect(element.weights).toEqual(mainWeights);
     element.cells.forEach((shown, i) => expect(shown).toBeCloseTo(element.scores[i], 2));
@@ -122,15 +136,26 @@ describe('embedding', () => {
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     expect(await page.evaluate(() => document.querySelector('attention-scores')!.getBoundingClientRect().bottom)).toBeLessThan(-600);
-    const detail = await page.evaluate(() => new Promise<{ heads: number; n: number; rows: number }>((resolve) => {
-      const el = document.querySelector('attention-scores')!;
-      el.addEventListener('attention-change', (event) => {
-        const d = (event as CustomEvent).detail;
-        resolve({ heads: d.config.heads, n: d.result.pipeline.n, rows: el.shadowRoot!.querySelectorAll('table.matrix')[2].querySelectorAll('tbody tr').length });
-      }, { once: true });
-      el.setAttribute('heads', '8');
-      el.setAttribute('tokens', 'a b c');
-    }));
+    const detail = await page.evaluate(
+      () =>
+        new Promise<{ heads: number; n: number; rows: number }>((resolve) => {
+          const el = document.querySelector('attention-scores')!;
+          el.addEventListener(
+            'attention-change',
+            (event) => {
+              const d = (event as CustomEvent).detail;
+              resolve({
+                heads: d.config.heads,
+                n: d.result.pipeline.n,
+                rows: el.shadowRoot!.querySelectorAll('table.matrix')[2].querySelectorAll('tbody tr').length,
+              });
+            },
+            { once: true },
+          );
+          el.setAttribute('heads', '8');
+          el.setAttribute('tokens', 'a b c');
+        }),
+    );
     expect(detail.heads).toBe(8);
     expect(detail.n).toBe(3);
     expect(detail.rows).toBe(3);
@@ -143,13 +168,26 @@ describe('embedding', () => {
 
   test('served from a second origin (CORS), the elements still work', async () => {
     const host = await serve({
-      headers: () => ({ 'content-security-policy': `default-src 'self'; script-src 'self' ${site.url} 'wasm-unsafe-eval'; connect-src 'self' ${site.url}; style-src 'self'` }),
-      routes: { '/article.html': { body: hostPage(`${site.url}/embed/attention-by-hand.js`, '<attention-softmax tokens="x y z"></attention-softmax><attention-mask causal></attention-mask>') } },
+      headers: () => ({
+        'content-security-policy': `default-src 'self'; script-src 'self' ${site.url} 'wasm-unsafe-eval'; connect-src 'self' ${site.url}; style-src 'self'`,
+      }),
+      routes: {
+        '/article.html': {
+          body: hostPage(
+            `${site.url}/embed/attention-by-hand.js`,
+            '<attention-softmax tokens="x y z"></attention-softmax><attention-mask causal></attention-mask>',
+          ),
+        },
+      },
     });
     const { page, errors, violations } = await newPage();
     await page.goto(`${host.url}/article.html`);
     expect(await startAll(page, 'attention-softmax, attention-mask')).toBe(2);
-    expect(await page.evaluate(() => (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n)).toBe(3);
+    expect(
+      await page.evaluate(
+        () => (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n,
+      ),
+    ).toBe(3);
     expect(await violations()).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
@@ -172,7 +210,9 @@ describe('embedding', () => {
     });
     const { page } = await newPage();
     await page.goto(`${host.url}/frame-host.html`);
-    await expect.poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1) ?? 0), { timeout: 20_000 }).toBeGreaterThan(400);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1) ?? 0), { timeout: 20_000 })
+      .toBeGreaterThan(400);
     const frame = page.frameLocator('#f');
     await expect.poll(() => frame.locator('attention-softmax').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
     await page.waitForTimeout(300);
@@ -202,9 +242,14 @@ describe('embedding', () => {
       const element = page.locator('#embed > attention-mask');
       await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
       expect(await page.locator('.embed-notice').count()).toBe(0);
-      expect(await page.locator('#embed > *').evaluateAll((nodes) => nodes.map((n) => n.tagName.toLowerCase()))).toEqual(['attention-mask']);
+      expect(await page.locator('#embed > *').evaluateAll((nodes) => nodes.map((n) => n.tagName.toLowerCase()))).toEqual([
+        'attention-mask',
+      ]);
       // The URL's settings reached it, as for step=causal.
-      expect(await element.evaluate((e) => (e as unknown as { config: { causal: boolean; sentence: string } }).config)).toMatchObject({ causal: true, sentence: 'we predict the next word' });
+      expect(await element.evaluate((e) => (e as unknown as { config: { causal: boolean; sentence: string } }).config)).toMatchObject({
+        causal: true,
+        sentence: 'we predict the next word',
+      });
     }
     expect(errors).toEqual([]);
     await page.close();
@@ -240,10 +285,17 @@ describe('embedding', () => {
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('<attention-softmax');
     const snippet = await page.evaluate(() => navigator.clipboard.readText());
     expect(snippet).toContain('tokens="fish swim in water"');
-    const blank = await serve({ routes: { '/blank.html': { body: `<!doctype html><html lang="en"><head><title>Blank</title></head><body>${snippet}</body></html>` } } });
+    const blank = await serve({
+      routes: { '/blank.html': { body: `<!doctype html><html lang="en"><head><title>Blank</title></head><body>${snippet}</body></html>` } },
+    });
     await page.goto(`${blank.url}/blank.html`);
     await startAll(page, 'attention-softmax');
-    const actual = await page.evaluate(() => Array.from((document.querySelector('attention-softmax') as unknown as { result: { pipeline: { weights: { data: Float32Array } } } }).result.pipeline.weights.data));
+    const actual = await page.evaluate(() =>
+      Array.from(
+        (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { weights: { data: Float32Array } } } }).result
+          .pipeline.weights.data,
+      ),
+    );
     expect(actual).toEqual(expected);
     await context.close();
     await blank.close();

@@ -20,11 +20,15 @@ function hostPage(scriptSrc: string, body: string): string {
 <body><main><h1>Tiles</h1><p>Prose by the author.</p>${body}</main><script type="module" src="${scriptSrc}"></script></body></html>`;
 }
 
-const FLASH_ELEMENT = '<attention-flash tokens="we predict the next word one tile at a time" block="3" causal controls="none"></attention-flash>';
+const FLASH_ELEMENT =
+  '<attention-flash tokens="we predict the next word one tile at a time" block="3" causal controls="none"></attention-flash>';
 
 beforeAll(async () => {
   server = await serve({
-    headers: (path) => ({ 'access-control-allow-origin': '*', ...(path.endsWith('.html') ? { 'content-security-policy': STRICT_CSP } : {}) }),
+    headers: (path) => ({
+      'access-control-allow-origin': '*',
+      ...(path.endsWith('.html') ? { 'content-security-policy': STRICT_CSP } : {}),
+    }),
     routes: { '/host.html': { body: hostPage('./embed/attention-by-hand.js', FLASH_ELEMENT) } },
   });
   browser = await launchBrowser();
@@ -50,7 +54,9 @@ const totalOf = async (page: Page) => Number(await stepperOf(page).getAttribute(
 /** Runs the measurement with the test hook's cap and waits for it to finish. */
 async function runCapped(page: Page, scope: string, maxN: number): Promise<void> {
   const figure = page.locator(`${scope} .flash-run`);
-  await figure.evaluate((el, n) => { (el as HTMLElement).dataset.maxN = String(n); }, maxN);
+  await figure.evaluate((el, n) => {
+    (el as HTMLElement).dataset.maxN = String(n);
+  }, maxN);
   await figure.locator('.flash-run-start').click();
   await expect.poll(() => figure.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toMatch(/done|failed|cancelled/);
 }
@@ -137,7 +143,10 @@ describe('FlashAttention in the walkthrough', () => {
     await autoplay.click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('true');
     await expect.poll(() => positionOf(page), { timeout: AUTOPLAY_MS * 4 }).toBeGreaterThanOrEqual(2);
-    const duration = await page.locator('#flash .flash-tile-cell').first().evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    const duration = await page
+      .locator('#flash .flash-tile-cell')
+      .first()
+      .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
     expect(duration).toBeLessThan(0.001);
     await autoplay.click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
@@ -151,7 +160,10 @@ describe('FlashAttention in the walkthrough', () => {
     await stepperOf(page).scrollIntoViewIfNeeded();
     await expect.poll(() => autoplay.getAttribute('aria-pressed'), { timeout: 5000 }).toBe('true');
     await expect.poll(() => positionOf(page), { timeout: AUTOPLAY_MS * 3 }).toBeGreaterThanOrEqual(1);
-    const duration = await page.locator('#flash .flash-tile-cell').first().evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    const duration = await page
+      .locator('#flash .flash-tile-cell')
+      .first()
+      .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
     expect(duration).toBeGreaterThan(0.05);
     await page.locator('#flash .flash-next').click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
@@ -198,11 +210,15 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await figure.locator('.flash-run-results').isHidden()).toBe(true);
 
     // A capped run (the test hook): 128 .. 1024 for both kernels.
-    await figure.evaluate((el) => { (el as HTMLElement).dataset.maxN = '1024'; });
+    await figure.evaluate((el) => {
+      (el as HTMLElement).dataset.maxN = '1024';
+    });
     await figure.locator('.flash-run-start').click();
     expect(await figure.locator('.flash-run-start').isDisabled()).toBe(true);
     expect(await figure.locator('.flash-run-cancel').isEnabled()).toBe(true);
-    await expect.poll(() => progress.evaluate((p) => (p as HTMLProgressElement).position), { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => progress.evaluate((p) => (p as HTMLProgressElement).position), { timeout: 60_000, interval: 50 })
+      .toBeGreaterThan(0);
     // The main thread is free while the worker measures: the stepper answers while the measurement is
     // still running (how fast it answers is a timing, measured by npm run bench, not asserted here).
     const before = await positionOf(page);
@@ -225,9 +241,13 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await figure.innerText()).not.toMatch(/\bNaN\b|undefined|Infinity/);
 
     // Cancel, uncapped this time: it stops at once and keeps what was measured.
-    await figure.evaluate((el) => { delete (el as HTMLElement).dataset.maxN; });
+    await figure.evaluate((el) => {
+      delete (el as HTMLElement).dataset.maxN;
+    });
     await figure.locator('.flash-run-start').click();
-    await expect.poll(() => figure.locator('table.flash-run-table td[data-ms]').count(), { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => figure.locator('table.flash-run-table td[data-ms]').count(), { timeout: 60_000, interval: 50 })
+      .toBeGreaterThan(0);
     await figure.locator('.flash-run-cancel').click();
     expect(await figure.getAttribute('data-phase')).toBe('cancelled');
     expect(await figure.locator('.flash-run-status').innerText()).toMatch(/^Cancelled/);
@@ -259,7 +279,10 @@ test('axe: no serious accessibility violation in the step at its last tile (skip
       for (const v of results.violations) {
         if (v.impact !== 'serious' && v.impact !== 'critical') continue;
         const nodes = v.nodes;
-        if (nodes.length) problems.push(`${colorScheme} tile ${await positionOf(page)} ${v.id}: ${nodes.length} nodes, e.g. ${JSON.stringify(nodes[0].target)} — ${nodes[0].failureSummary}`);
+        if (nodes.length)
+          problems.push(
+            `${colorScheme} tile ${await positionOf(page)} ${v.id}: ${nodes.length} nodes, e.g. ${JSON.stringify(nodes[0].target)} — ${nodes[0].failureSummary}`,
+          );
       }
     }
     expect(problems).toEqual([]);
@@ -296,7 +319,10 @@ describe('<attention-flash> from the embed bundle', () => {
   });
 
   test('from another origin: the tiles work; the measurement says it runs on the walkthrough’s own page', async () => {
-    const host = await serve({ root: '/nonexistent', routes: { '/article.html': { body: hostPage(`${server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } } });
+    const host = await serve({
+      root: '/nonexistent',
+      routes: { '/article.html': { body: hostPage(`${server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } },
+    });
     const page = await browser.newPage({ reducedMotion: 'reduce' });
     const errors = collectErrors(page);
     await page.goto(`${host.url}/article.html`);

@@ -68,13 +68,17 @@ function inspect(element: Element): PageReport {
   for (const part of root.querySelectorAll('section.step, .controls')) {
     const text = part.textContent ?? '';
     const match = bad.exec(text);
-    if (match) badText.push(`${(part as HTMLElement).dataset.step ?? part.className}: …${text.slice(Math.max(0, match.index - 40), match.index + 40)}…`);
+    if (match)
+      badText.push(
+        `${(part as HTMLElement).dataset.step ?? part.className}: …${text.slice(Math.max(0, match.index - 40), match.index + 40)}…`,
+      );
     // format.ts draws NaN as "?" and ±Infinity as "∞": no computed cell may hold either (an open
     // histogram bin's edge "∞" and a masked score's "−∞" are by design).
     for (const cell of part.querySelectorAll('td, output, .stat, .by-hand-result')) {
       const value = (cell.textContent ?? '').trim();
       const computed = cell.hasAttribute('data-value') || cell.classList.contains('by-hand-result');
-      if (/^\?%?$/.test(value) || (computed && /(^|[^\u2212-])∞/.test(value))) badText.push(`${(part as HTMLElement).dataset.step ?? part.className} cell: ${value}`);
+      if (/^\?%?$/.test(value) || (computed && /(^|[^\u2212-])∞/.test(value)))
+        badText.push(`${(part as HTMLElement).dataset.step ?? part.className} cell: ${value}`);
     }
     for (const node of part.querySelectorAll('[aria-label], [title]')) {
       const label = `${node.getAttribute('aria-label') ?? ''} ${node.getAttribute('title') ?? ''}`;
@@ -167,105 +171,122 @@ let urlCount = 0;
 let attributeCount = 0;
 
 describe(`fuzz (seed ${SEED})`, () => {
-  test(`${URL_CASES} random URLs on one walkthrough page, and ${URL_LOADS} as full page loads`, async () => {
-    const rng = new FuzzRng(SEED);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors = collectErrors(page);
-    await withInspect(page);
-    await page.goto(`${server.url}/index.html`);
-    await waitReady(page);
-    for (let i = 0; i < URL_CASES + URL_LOADS; i++) {
-      const query = new URLSearchParams(rawParams(rng)).toString();
-      const expected = settingsFromParams(new URLSearchParams(query));
-      const label = `URL case ${i}: ?${query.slice(0, 300)}`;
-      let report: PageReport;
-      const started = performance.now();
-      if (i < URL_CASES) {
-        // The page's own history path: a new entry, then back/forward's popstate reads it.
-        report = await page.evaluate(async (query) => {
-          const element = document.querySelector('attention-walkthrough')!;
-          const changed = new Promise<boolean>((resolve) => {
-            element.addEventListener('attention-change', () => resolve(true), { once: true });
-            setTimeout(() => resolve(false), 20_000);
+  test(
+    `${URL_CASES} random URLs on one walkthrough page, and ${URL_LOADS} as full page loads`,
+    async () => {
+      const rng = new FuzzRng(SEED);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors = collectErrors(page);
+      await withInspect(page);
+      await page.goto(`${server.url}/index.html`);
+      await waitReady(page);
+      for (let i = 0; i < URL_CASES + URL_LOADS; i++) {
+        const query = new URLSearchParams(rawParams(rng)).toString();
+        const expected = settingsFromParams(new URLSearchParams(query));
+        const label = `URL case ${i}: ?${query.slice(0, 300)}`;
+        let report: PageReport;
+        const started = performance.now();
+        if (i < URL_CASES) {
+          // The page's own history path: a new entry, then back/forward's popstate reads it.
+          report = await page.evaluate(async (query) => {
+            const element = document.querySelector('attention-walkthrough')!;
+            const changed = new Promise<boolean>((resolve) => {
+              element.addEventListener('attention-change', () => resolve(true), { once: true });
+              setTimeout(() => resolve(false), 20_000);
+            });
+            history.pushState(null, '', `?${query}`);
+            dispatchEvent(new PopStateEvent('popstate'));
+            if (!(await changed)) throw new Error('no attention-change within 20 s');
+            // Steps off screen are drawn in idle time: draw them all now, then look at every one.
+            element.setAttribute('debug', '');
+            (element as unknown as { debug: { flush(): void } }).debug.flush();
+            return window.__fuzzInspect(element);
+          }, query);
+        } else {
+          await page.goto(`${server.url}/index.html?${query}`);
+          await waitReady(page).catch(async (error: unknown) => {
+            const state = await page.evaluate(() => ({
+              ready: document.documentElement.dataset.ready,
+              status: document.getElementById('engine-status')?.textContent,
+            }));
+            throw new Error(`${label}: not ready (${JSON.stringify(state)}; errors ${JSON.stringify(errors)}): ${String(error)}`);
           });
-          history.pushState(null, '', `?${query}`);
-          dispatchEvent(new PopStateEvent('popstate'));
-          if (!(await changed)) throw new Error('no attention-change within 20 s');
-          // Steps off screen are drawn in idle time: draw them all now, then look at every one.
-          element.setAttribute('debug', '');
-          (element as unknown as { debug: { flush(): void } }).debug.flush();
-          return window.__fuzzInspect(element);
-        }, query);
-      } else {
-        await page.goto(`${server.url}/index.html?${query}`);
-        await waitReady(page).catch(async (error: unknown) => {
-          const state = await page.evaluate(() => ({ ready: document.documentElement.dataset.ready, status: document.getElementById('engine-status')?.textContent }));
-          throw new Error(`${label}: not ready (${JSON.stringify(state)}; errors ${JSON.stringify(errors)}): ${String(error)}`);
-        });
-        report = await page.evaluate(() => {
-          const element = document.querySelector('attention-walkthrough')!;
-          element.setAttribute('debug', '');
-          (element as unknown as { debug: { flush(): void } }).debug.flush();
-          return window.__fuzzInspect(element);
-        });
+          report = await page.evaluate(() => {
+            const element = document.querySelector('attention-walkthrough')!;
+            element.setAttribute('debug', '');
+            (element as unknown as { debug: { flush(): void } }).debug.flush();
+            return window.__fuzzInspect(element);
+          });
+        }
+        timed(performance.now() - started, label);
+        checkReport(report, expected, ALL_STEPS, label);
+        expect(errors, label).toEqual([]);
+        urlCount++;
       }
-      timed(performance.now() - started, label);
-      checkReport(report, expected, ALL_STEPS, label);
-      expect(errors, label).toEqual([]);
-      urlCount++;
-    }
-    expect(await page.locator('h1').innerText()).toBe('Attention, worked out by hand');
-    await page.close();
-  }, FUZZ_TIMEOUT);
+      expect(await page.locator('h1').innerText()).toBe('Attention, worked out by hand');
+      await page.close();
+    },
+    FUZZ_TIMEOUT,
+  );
 
-  test(`${ATTRIBUTE_CASES} random attribute sets on running elements of every kind`, async () => {
-    const rng = new FuzzRng(SEED ^ 0x5eed);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors = collectErrors(page);
-    await withInspect(page);
-    await page.goto(`${server.url}/host.html`);
-    const STEP_TAGS = await page.evaluate((tags) => tags.filter((tag) => customElements.get(tag)), REGISTERED_TAGS);
-    expect(STEP_TAGS.length).toBeGreaterThanOrEqual(10);
-    const tags = [...STEP_TAGS, 'attention-walkthrough'];
-    for (const tag of tags) {
-      const element = page.locator(tag);
-      await element.scrollIntoViewIfNeeded();
-      await expect.poll(() => element.getAttribute('data-ready'), { timeout: 30_000 }).toBe('true');
-    }
-    const paramToAttribute = Object.fromEntries(Object.entries(SETTING_ATTRIBUTES).map(([attribute, param]) => [param, attribute]));
-    for (let i = 0; i < ATTRIBUTE_CASES; i++) {
-      // Mostly single steps (cheap to draw); every tenth case the whole walkthrough.
-      const tag = i % 10 === 9 ? 'attention-walkthrough' : rng.pick(STEP_TAGS);
-      const attributes: [string, string][] = [];
-      // theme first: the notices on screen are those of the last attribute that changed, a setting.
-      if (rng.bool(0.05)) attributes.push(['theme', rng.pick(['dark', 'light', 'blue', ''])]);
-      for (const [param, value] of rawParams(rng)) if (param in paramToAttribute) attributes.push([paramToAttribute[param], value]);
-      const params = new URLSearchParams();
-      for (const [attribute, value] of attributes) if (attribute in SETTING_ATTRIBUTES) params.set(SETTING_ATTRIBUTES[attribute as keyof typeof SETTING_ATTRIBUTES], value);
-      const expected = settingsFromParams(params);
-      const label = `attribute case ${i} on <${tag}>: ${JSON.stringify(attributes).slice(0, 300)}`;
-      const started = performance.now();
-      const report = await page.evaluate(async ({ tag, attributes, settingAttributes }) => {
-        const element = document.querySelector(tag)!;
-        // The author's new attribute set replaces the old one.
-        for (const name of [...Object.keys(settingAttributes), 'theme'])
-          if (!attributes.some(([a]) => a === name)) element.removeAttribute(name);
-        for (const [name, value] of attributes) element.setAttribute(name, value);
-        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-        element.setAttribute('debug', '');
-        (element as unknown as { debug: { flush(): void } }).debug.flush(); // draw steps queued for idle time
-        return window.__fuzzInspect(element);
-      }, { tag, attributes, settingAttributes: SETTING_ATTRIBUTES });
-      timed(performance.now() - started, label);
-      checkReport(report, expected, tag === 'attention-walkthrough' ? ALL_STEPS : 1, label);
-      expect(errors, label).toEqual([]);
-      attributeCount++;
-    }
-    await page.close();
-  }, FUZZ_TIMEOUT);
+  test(
+    `${ATTRIBUTE_CASES} random attribute sets on running elements of every kind`,
+    async () => {
+      const rng = new FuzzRng(SEED ^ 0x5eed);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors = collectErrors(page);
+      await withInspect(page);
+      await page.goto(`${server.url}/host.html`);
+      const STEP_TAGS = await page.evaluate((tags) => tags.filter((tag) => customElements.get(tag)), REGISTERED_TAGS);
+      expect(STEP_TAGS.length).toBeGreaterThanOrEqual(10);
+      const tags = [...STEP_TAGS, 'attention-walkthrough'];
+      for (const tag of tags) {
+        const element = page.locator(tag);
+        await element.scrollIntoViewIfNeeded();
+        await expect.poll(() => element.getAttribute('data-ready'), { timeout: 30_000 }).toBe('true');
+      }
+      const paramToAttribute = Object.fromEntries(Object.entries(SETTING_ATTRIBUTES).map(([attribute, param]) => [param, attribute]));
+      for (let i = 0; i < ATTRIBUTE_CASES; i++) {
+        // Mostly single steps (cheap to draw); every tenth case the whole walkthrough.
+        const tag = i % 10 === 9 ? 'attention-walkthrough' : rng.pick(STEP_TAGS);
+        const attributes: [string, string][] = [];
+        // theme first: the notices on screen are those of the last attribute that changed, a setting.
+        if (rng.bool(0.05)) attributes.push(['theme', rng.pick(['dark', 'light', 'blue', ''])]);
+        for (const [param, value] of rawParams(rng)) if (param in paramToAttribute) attributes.push([paramToAttribute[param], value]);
+        const params = new URLSearchParams();
+        for (const [attribute, value] of attributes)
+          if (attribute in SETTING_ATTRIBUTES) params.set(SETTING_ATTRIBUTES[attribute as keyof typeof SETTING_ATTRIBUTES], value);
+        const expected = settingsFromParams(params);
+        const label = `attribute case ${i} on <${tag}>: ${JSON.stringify(attributes).slice(0, 300)}`;
+        const started = performance.now();
+        const report = await page.evaluate(
+          async ({ tag, attributes, settingAttributes }) => {
+            const element = document.querySelector(tag)!;
+            // The author's new attribute set replaces the old one.
+            for (const name of [...Object.keys(settingAttributes), 'theme'])
+              if (!attributes.some(([a]) => a === name)) element.removeAttribute(name);
+            for (const [name, value] of attributes) element.setAttribute(name, value);
+            await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+            element.setAttribute('debug', '');
+            (element as unknown as { debug: { flush(): void } }).debug.flush(); // draw steps queued for idle time
+            return window.__fuzzInspect(element);
+          },
+          { tag, attributes, settingAttributes: SETTING_ATTRIBUTES },
+        );
+        timed(performance.now() - started, label);
+        checkReport(report, expected, tag === 'attention-walkthrough' ? ALL_STEPS : 1, label);
+        expect(errors, label).toEqual([]);
+        attributeCount++;
+      }
+      await page.close();
+    },
+    FUZZ_TIMEOUT,
+  );
 
   afterAll(() => {
-    console.log(`[fuzz] seed ${SEED}: ${urlCount} URL cases (${Math.max(0, urlCount - URL_CASES)} as full page loads) and ${attributeCount} attribute cases passed`);
+    console.log(
+      `[fuzz] seed ${SEED}: ${urlCount} URL cases (${Math.max(0, urlCount - URL_CASES)} as full page loads) and ${attributeCount} attribute cases passed`,
+    );
     console.log(`[fuzz] slowest cases:\n${slowest.map((s) => `  ${Math.round(s.ms)} ms  ${s.label}`).join('\n')}`);
   });
 });

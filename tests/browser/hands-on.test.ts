@@ -21,7 +21,9 @@ let server: StaticServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await serve({ headers: (path): Record<string, string> => (path === '/embed.html' ? { 'content-security-policy': STRICT_CSP } : {}) });
+  server = await serve({
+    headers: (path): Record<string, string> => (path === '/embed.html' ? { 'content-security-policy': STRICT_CSP } : {}),
+  });
   browser = await launchBrowser();
 });
 
@@ -42,7 +44,8 @@ async function open(query: string, options: { predictions?: boolean; clipboard?:
   if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   if (!options.predictions) {
     await context.addInitScript(() => {
-      if (!localStorage.getItem('attention-by-hand:predictions')) localStorage.setItem('attention-by-hand:predictions', JSON.stringify({ off: true, answers: {} }));
+      if (!localStorage.getItem('attention-by-hand:predictions'))
+        localStorage.setItem('attention-by-hand:predictions', JSON.stringify({ off: true, answers: {} }));
     });
   }
   const page = await context.newPage();
@@ -75,10 +78,22 @@ function snapshotOf(page: Page) {
     const p = s.pipeline;
     const plain = (m: { data: ArrayLike<number> }) => Array.from(m.data);
     return {
-      settings: s.settings, n: p.n, d: p.dModel, dK: p.dK, heads: p.heads,
-      X: plain(p.X), W_q: plain(p.W_q), Q: plain(p.Q), K: plain(p.K), V: plain(p.V),
-      scores: plain(p.scores), weights: plain(p.weights), headOutputs: plain(p.headOutputs), output: plain(p.output),
-      mask: Array.from(p.mask.data), fullyMaskedRows: Array.from(p.fullyMaskedRows),
+      settings: s.settings,
+      n: p.n,
+      d: p.dModel,
+      dK: p.dK,
+      heads: p.heads,
+      X: plain(p.X),
+      W_q: plain(p.W_q),
+      Q: plain(p.Q),
+      K: plain(p.K),
+      V: plain(p.V),
+      scores: plain(p.scores),
+      weights: plain(p.weights),
+      headOutputs: plain(p.headOutputs),
+      output: plain(p.output),
+      mask: Array.from(p.mask.data),
+      fullyMaskedRows: Array.from(p.fullyMaskedRows),
       baselineX: s.baseline ? plain(s.baseline.X) : null,
     };
   });
@@ -99,10 +114,12 @@ describe('editing numbers', () => {
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
-    expect(await page.evaluate(() => {
-      const active = document.querySelector('attention-walkthrough')!.shadowRoot!.activeElement as HTMLElement;
-      return [active.dataset.row, active.dataset.col];
-    })).toEqual(['2', '1']);
+    expect(
+      await page.evaluate(() => {
+        const active = document.querySelector('attention-walkthrough')!.shadowRoot!.activeElement as HTMLElement;
+        return [active.dataset.row, active.dataset.col];
+      }),
+    ).toEqual(['2', '1']);
 
     // Enter edits; ↑ twice nudges by 0.2; Enter keeps it.
     await page.keyboard.press('Enter');
@@ -149,12 +166,15 @@ describe('editing numbers', () => {
     for (let c = 0; c < d; c++) expect(await cell(Q, 2, c).textContent()).toBe(fmt2(s.Q[2 * d + c]));
     const scores = page.locator('#scores table.matrix').nth(2);
     const h = s.settings.head;
-    for (let r = 0; r < s.n; r++) for (let c = 0; c < s.n; c++) expect(await cell(scores, r, c).textContent()).toBe(fmt2(s.scores[(h * s.n + r) * s.n + c]));
+    for (let r = 0; r < s.n; r++)
+      for (let c = 0; c < s.n; c++) expect(await cell(scores, r, c).textContent()).toBe(fmt2(s.scores[(h * s.n + r) * s.n + c]));
     const output = page.locator('#multi-head table.matrix').first();
     expect(await cell(output, 3, 5).textContent()).toBe(fmt2(s.output[3 * d + 5]));
 
     // What the edit reached is marked: row 3 and column 3 of the scores, not the rest.
-    const changed = await scores.locator('td.changed').evaluateAll((nodes) => nodes.map((n) => `${(n as HTMLElement).dataset.row},${(n as HTMLElement).dataset.col}`));
+    const changed = await scores
+      .locator('td.changed')
+      .evaluateAll((nodes) => nodes.map((n) => `${(n as HTMLElement).dataset.row},${(n as HTMLElement).dataset.col}`));
     expect(changed.every((rc) => rc.startsWith('2,') || rc.endsWith(',2'))).toBe(true);
     expect(changed.length).toBeGreaterThan(0);
     expect(await scores.locator('td.changed').first().getAttribute('title')).toMatch(/[+−]\d+\.\d+ since your edits$/);
@@ -227,7 +247,9 @@ describe('editing numbers', () => {
 
   test('too large to edit: a notice, no edits, and a way to the small example', async () => {
     const { page } = await open('?weights=random&edits=X.1.1:2');
-    expect(await page.locator('.notices').innerText()).toMatch(/set aside: editing works on small examples of up to 8 tokens and d_model 16/); // with the first drawing
+    expect(await page.locator('.notices').innerText()).toMatch(
+      /set aside: editing works on small examples of up to 8 tokens and d_model 16/,
+    ); // with the first drawing
     expect((await settingsOf(page)).edits).toBe('');
     expect(await page.locator('#qkv table.matrix').first().getAttribute('class')).not.toContain('editable');
     await page.getByRole('button', { name: 'Use the article’s four-token example' }).click();
@@ -356,7 +378,9 @@ describe('predict, then reveal', () => {
     expect(await problemFigure.getAttribute('inert')).toBeNull();
     // Step 4: a wrong answer says so, and explains.
     await page.locator('#scale .predict-choice[data-choice="shrinks"]').click();
-    expect(await page.locator('#scale .predict-verdict').textContent()).toMatch(/^Not quite: you said It shrinks; the answer is It grows\. Unscaled scores spread/);
+    expect(await page.locator('#scale .predict-verdict').textContent()).toMatch(
+      /^Not quite: you said It shrinks; the answer is It grows\. Unscaled scores spread/,
+    );
     // Step 7: skip.
     await page.locator('#causal .predict-skip').click();
     expect(await page.locator('#causal .predict-verdict').textContent()).toMatch(/^The answer: No, less than 1\./);
@@ -394,7 +418,9 @@ describe('predict, then reveal', () => {
 
 /** The arrays a run of the NumPy script printed, by marker. */
 function parsePrinted(stdout: string): Record<'weights' | 'headOutput' | 'output', number[]> {
-  const blocks = stdout.split(/^(weights of head \d+ \(steps 5 and 6\):|weights @ V of head \d+ \(step 6\):|output = concat\(heads\) @ W_o \(step 8\):)$/m);
+  const blocks = stdout.split(
+    /^(weights of head \d+ \(steps 5 and 6\):|weights @ V of head \d+ \(step 6\):|output = concat\(heads\) @ W_o \(step 8\):)$/m,
+  );
   const numbers = (text: string) => (text.match(/-?\d+\.\d*(?:e[+-]?\d+)?|-?\d+(?=[\s\]])/g) ?? []).map(Number);
   const find = (prefix: string) => numbers(blocks[blocks.findIndex((b) => b.startsWith(prefix)) + 1] ?? '');
   return { weights: find('weights of head'), headOutput: find('weights @ V'), output: find('output = concat') };
@@ -402,14 +428,20 @@ function parsePrinted(stdout: string): Record<'weights' | 'headOutput' | 'output
 
 function requirePython(): void {
   const probe = spawnSync(PYTHON, ['-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' });
-  if (probe.status !== 0) throw new Error(`${PYTHON} with NumPy is needed to run the copied script (install python3-numpy): ${probe.error?.message ?? probe.stderr}`);
+  if (probe.status !== 0)
+    throw new Error(
+      `${PYTHON} with NumPy is needed to run the copied script (install python3-numpy): ${probe.error?.message ?? probe.stderr}`,
+    );
 }
 
 describe('take the numbers home', () => {
   const configurations = [
     ['edits, scaling on, no mask', `${FOUR}&edits=X.3.2:0.5,Wq.1.4:-0.25,Wk.2.2:1.5`],
     ['causal mask, second head', `${FOUR}&causal=1&head=2`],
-    ['a painted mask with an empty row, scaling off', `${FOUR}&scale=0&mask=${encodePaint(Uint8Array.from([1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]))}`],
+    [
+      'a painted mask with an empty row, scaling off',
+      `${FOUR}&scale=0&mask=${encodePaint(Uint8Array.from([1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]))}`,
+    ],
     ['the article’s sentence, d_model 16, 4 heads, window mask', '?weights=random&d_model=16&heads=4&head=3&mask=window:3'],
   ] as const;
 
@@ -441,7 +473,8 @@ describe('take the numbers home', () => {
       printed.headOutput.forEach((v, i) => expect(Math.abs(v - engineHead[i]), `head output[${i}]`).toBeLessThan(0.0051));
       printed.output.forEach((v, i) => expect(Math.abs(v - s.output[i]), `output[${i}]`).toBeLessThan(0.0051));
       // And against the numbers printed on the page (both rounded to two decimals).
-      const shown = async (selector: string, index: number) => (await page.locator(selector).nth(index).locator('td[data-col]').allTextContents()).map(number);
+      const shown = async (selector: string, index: number) =>
+        (await page.locator(selector).nth(index).locator('td[data-col]').allTextContents()).map(number);
       const pageWeights = await shown('#weighted-sum table.matrix', 0);
       pageWeights.forEach((v, i) => expect(Math.abs(v - printed.weights[i]), `page weights[${i}]`).toBeLessThan(0.0101));
       const pageHead = await shown('#weighted-sum table.matrix', 2);
@@ -470,15 +503,31 @@ describe('take the numbers home', () => {
     expect(lines).toHaveLength(5);
     const row4 = lines[4].split(',');
     expect(row4[0]).toBe('down');
-    row4.slice(1).map(Number).forEach((v, c) => expect(Math.fround(v)).toBe(Math.fround(s.weights[(s.settings.head * 4 + 3) * 4 + c])));
+    row4
+      .slice(1)
+      .map(Number)
+      .forEach((v, c) => expect(Math.fround(v)).toBe(Math.fround(s.weights[(s.settings.head * 4 + 3) * 4 + c])));
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter'); // Copy NumPy
     await textMatching(figure.locator('.export-status'), /^Copied a NumPy array/);
     const literal = await page.evaluate(() => navigator.clipboard.readText());
-    expect(literal).toMatch(/^# weights = softmax[^\n]*\n# rows: the, cat, sat, down\n# columns: the, cat, sat, down\nnp\.array\(\[\n {4}\[/);
+    expect(literal).toMatch(
+      /^# weights = softmax[^\n]*\n# rows: the, cat, sat, down\n# columns: the, cat, sat, down\nnp\.array\(\[\n {4}\[/,
+    );
     requirePython();
-    const values = JSON.parse(execFileSync(PYTHON, ['-c', `import numpy as np, json, sys\na = ${literal.replace(/\n#[^\n]*/g, '').replace(/^#[^\n]*\n/gm, '')}\nprint(json.dumps(a.astype(np.float32).tolist()))`], { encoding: 'utf8' })) as number[][];
-    expect(values.flat().map((v) => Math.fround(v))).toEqual(s.weights.slice(s.settings.head * 16, (s.settings.head + 1) * 16).map((v) => Math.fround(v)));
+    const values = JSON.parse(
+      execFileSync(
+        PYTHON,
+        [
+          '-c',
+          `import numpy as np, json, sys\na = ${literal.replace(/\n#[^\n]*/g, '').replace(/^#[^\n]*\n/gm, '')}\nprint(json.dumps(a.astype(np.float32).tolist()))`,
+        ],
+        { encoding: 'utf8' },
+      ),
+    ) as number[][];
+    expect(values.flat().map((v) => Math.fround(v))).toEqual(
+      s.weights.slice(s.settings.head * 16, (s.settings.head + 1) * 16).map((v) => Math.fround(v)),
+    );
     await page.context().close();
   });
 
@@ -522,7 +571,12 @@ describe('take the numbers home', () => {
     const chart = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
       const line = doc.querySelector('polyline');
-      return { error: doc.querySelector('parsererror') !== null, stroke: line?.getAttribute('stroke'), classes: doc.querySelectorAll('[class]').length, texts: [...doc.querySelectorAll('text')].map((t) => t.textContent) };
+      return {
+        error: doc.querySelector('parsererror') !== null,
+        stroke: line?.getAttribute('stroke'),
+        classes: doc.querySelectorAll('[class]').length,
+        texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+      };
     }, chartText);
     expect(chart.error).toBe(false);
     expect(chart.stroke).toMatch(/^#[0-9a-f]{6}$/);
@@ -542,7 +596,10 @@ describe('take the numbers home', () => {
     const figure = page.locator('attention-softmax .matrix-figure').first();
     await figure.locator('.export-toggle').click();
     await figure.getByRole('button', { name: 'Save PNG' }).click();
-    await textMatching(figure.locator('.export-status'), /Could not save .*\.png: this page’s Content-Security-Policy does not let images load from blob: URLs/);
+    await textMatching(
+      figure.locator('.export-status'),
+      /Could not save .*\.png: this page’s Content-Security-Policy does not let images load from blob: URLs/,
+    );
     const [download] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'Save SVG' }).click()]);
     expect(readFileSync((await download.path())!, 'utf8')).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     await context.close();
@@ -595,7 +652,11 @@ describe('reading a heatmap in words', () => {
       await page.locator('#softmax .export-toggle').first().click();
       const results = await new AxeBuilder({ page }).analyze();
       const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect(serious.map((v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`)).toEqual([]);
+      expect(
+        serious.map(
+          (v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`,
+        ),
+      ).toEqual([]);
       await context.close();
     }
   }, 600_000);

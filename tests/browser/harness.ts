@@ -39,8 +39,7 @@ export interface ServeOptions {
 
 export async function serve(options: ServeOptions = {}): Promise<StaticServer> {
   const root = options.root ?? distDir;
-  if (!existsSync(join(root, 'index.html')) && !options.routes)
-    throw new Error(`${root} has no index.html: run \`npm run build\` first`);
+  if (!existsSync(join(root, 'index.html')) && !options.routes) throw new Error(`${root} has no index.html: run \`npm run build\` first`);
   const requests: string[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -83,8 +82,15 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic', ...extraArgs,
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      ...extraArgs,
     ],
   });
 }
@@ -131,7 +137,8 @@ export function started(element: Locator): Promise<string | undefined> {
         drawn.addEventListener('attention-error', () => resolve(), { once: true });
       });
     }
-    if (!(drawn.updateComplete instanceof Promise)) throw new Error(`${drawn.localName} has no updateComplete: is dist/ built from this tree?`);
+    if (!(drawn.updateComplete instanceof Promise))
+      throw new Error(`${drawn.localName} has no updateComplete: is dist/ built from this tree?`);
     await drawn.updateComplete;
     return drawn.dataset.ready;
   });
@@ -139,32 +146,40 @@ export function started(element: Locator): Promise<string | undefined> {
 
 /** The element's attribute once it matches `pattern` (now, or at the change that makes it match). */
 export function attributeMatching(element: Locator, name: string, pattern: RegExp): Promise<string> {
-  return element.evaluate((el, { name, source, flags }) => new Promise<string>((resolve) => {
-    const test = () => {
-      const value = el.getAttribute(name);
-      if (value === null || !new RegExp(source, flags).test(value)) return false;
-      observer.disconnect();
-      resolve(value);
-      return true;
-    };
-    const observer = new MutationObserver(test);
-    if (!test()) observer.observe(el, { attributes: true, attributeFilter: [name] });
-  }), { name, source: pattern.source, flags: pattern.flags });
+  return element.evaluate(
+    (el, { name, source, flags }) =>
+      new Promise<string>((resolve) => {
+        const test = () => {
+          const value = el.getAttribute(name);
+          if (value === null || !new RegExp(source, flags).test(value)) return false;
+          observer.disconnect();
+          resolve(value);
+          return true;
+        };
+        const observer = new MutationObserver(test);
+        if (!test()) observer.observe(el, { attributes: true, attributeFilter: [name] });
+      }),
+    { name, source: pattern.source, flags: pattern.flags },
+  );
 }
 
 /** The element's textContent once it matches `pattern` (now, or at the change that makes it match). */
 export function textMatching(element: Locator, pattern: RegExp): Promise<string> {
-  return element.evaluate((el, { source, flags }) => new Promise<string>((resolve) => {
-    const test = () => {
-      const text = el.textContent ?? '';
-      if (!new RegExp(source, flags).test(text)) return false;
-      observer.disconnect();
-      resolve(text);
-      return true;
-    };
-    const observer = new MutationObserver(test);
-    if (!test()) observer.observe(el, { childList: true, subtree: true, characterData: true });
-  }), { source: pattern.source, flags: pattern.flags });
+  return element.evaluate(
+    (el, { source, flags }) =>
+      new Promise<string>((resolve) => {
+        const test = () => {
+          const text = el.textContent ?? '';
+          if (!new RegExp(source, flags).test(text)) return false;
+          observer.disconnect();
+          resolve(text);
+          return true;
+        };
+        const observer = new MutationObserver(test);
+        if (!test()) observer.observe(el, { childList: true, subtree: true, characterData: true });
+      }),
+    { source: pattern.source, flags: pattern.flags },
+  );
 }
 
 /**

@@ -62,7 +62,8 @@ describe(`${CHANGES} settings changes in a burst`, () => {
       for (const name of ['pushState', 'replaceState'] as const) {
         const original = History.prototype[name];
         History.prototype[name] = function (this: History, ...args: Parameters<History['pushState']>) {
-          if (++calls > 100 && Date.now() - started < 4000) throw new DOMException('Too many calls to Location or History APIs within a short timeframe.', 'SecurityError');
+          if (++calls > 100 && Date.now() - started < 4000)
+            throw new DOMException('Too many calls to Location or History APIs within a short timeframe.', 'SecurityError');
           return original.apply(this, args);
         };
       }

@@ -83,31 +83,38 @@ async function expectInert(page: Page, dialogs: string[]): Promise<void> {
 
 async function expectFrameInert(frame: Frame): Promise<void> {
   // The one inline script allowed: the pasted iframe snippet's own resize listener, exactly as the site writes it.
-  const report = await frame.evaluate((snippetListener) => {
-    const roots: (Document | ShadowRoot)[] = [document];
-    for (let i = 0; i < roots.length; i++) for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
-    const injected: string[] = [];
-    const hidden: string[] = [];
-    const badStyles: string[] = [];
-    for (const root of roots) {
-      for (const node of root.querySelectorAll('img, iframe, svg[onload], a[href^="javascript" i], script:not([src]), style, [onerror], [onload], [onclick], mglyph, mtext')) {
-        // KaTeX MathML at build time uses <mtext>; the pasted iframe snippet is our own embed.html.
-        if (node.tagName.toLowerCase() === 'mtext' && node.closest('.formula')) continue;
-        if (node.tagName.toLowerCase() === 'iframe' && /\/embed\.html\?/.test(node.getAttribute('src') ?? '')) continue;
-        if (node.tagName.toLowerCase() === 'script' && node.textContent === snippetListener) continue;
-        injected.push(node.outerHTML.slice(0, 80));
+  const report = await frame.evaluate(
+    (snippetListener) => {
+      const roots: (Document | ShadowRoot)[] = [document];
+      for (let i = 0; i < roots.length; i++)
+        for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
+      const injected: string[] = [];
+      const hidden: string[] = [];
+      const badStyles: string[] = [];
+      for (const root of roots) {
+        for (const node of root.querySelectorAll(
+          'img, iframe, svg[onload], a[href^="javascript" i], script:not([src]), style, [onerror], [onload], [onclick], mglyph, mtext',
+        )) {
+          // KaTeX MathML at build time uses <mtext>; the pasted iframe snippet is our own embed.html.
+          if (node.tagName.toLowerCase() === 'mtext' && node.closest('.formula')) continue;
+          if (node.tagName.toLowerCase() === 'iframe' && /\/embed\.html\?/.test(node.getAttribute('src') ?? '')) continue;
+          if (node.tagName.toLowerCase() === 'script' && node.textContent === snippetListener) continue;
+          injected.push(node.outerHTML.slice(0, 80));
+        }
+        for (const section of root.querySelectorAll('section.step, .controls, .notices:not([hidden])')) {
+          const style = getComputedStyle(section);
+          if (style.display === 'none' || style.visibility === 'hidden' || (section as HTMLElement).offsetHeight === 0)
+            hidden.push(section.className);
+        }
+        for (const node of root.querySelectorAll('*')) {
+          const bg = getComputedStyle(node).backgroundImage;
+          if (/javascript/i.test(bg)) badStyles.push(bg);
+        }
       }
-      for (const section of root.querySelectorAll('section.step, .controls, .notices:not([hidden])')) {
-        const style = getComputedStyle(section);
-        if (style.display === 'none' || style.visibility === 'hidden' || (section as HTMLElement).offsetHeight === 0) hidden.push(section.className);
-      }
-      for (const node of root.querySelectorAll('*')) {
-        const bg = getComputedStyle(node).backgroundImage;
-        if (/javascript/i.test(bg)) badStyles.push(bg);
-      }
-    }
-    return { pwned: (window as unknown as { __pwned?: unknown }).__pwned, injected, hidden, badStyles };
-  }, frameResizeListener(new URL(server.url).origin));
+      return { pwned: (window as unknown as { __pwned?: unknown }).__pwned, injected, hidden, badStyles };
+    },
+    frameResizeListener(new URL(server.url).origin),
+  );
   expect(report).toEqual({ pwned: undefined, injected: [], hidden: [], badStyles: [] });
 }
 
@@ -115,7 +122,8 @@ async function expectFrameInert(frame: Frame): Promise<void> {
 function allText(page: Page): Promise<string> {
   return page.evaluate(() => {
     const roots: (Document | ShadowRoot)[] = [document];
-    for (let i = 0; i < roots.length; i++) for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
+    for (let i = 0; i < roots.length; i++)
+      for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
     return roots.map((r) => (r instanceof Document ? r.body.textContent : r.textContent)).join('\n');
   });
 }
@@ -158,7 +166,9 @@ describe('untrusted text is only ever text', () => {
       const shown = validateSettings({ sentence: payload }).settings.sentence;
       await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.config.sentence)).toBe(shown);
       // The scores step may be off screen and drawn in idle time once the settings are still: wait for it.
-      await expect.poll(async () => (await page.locator('#scores table.matrix').nth(2).locator('tbody th').allTextContents()).map(unlabel)).toEqual(wordsOf(payload));
+      await expect
+        .poll(async () => (await page.locator('#scores table.matrix').nth(2).locator('tbody th').allTextContents()).map(unlabel))
+        .toEqual(wordsOf(payload));
       expect(await input.inputValue()).toBe(shown);
       await expectInert(page, dialogs);
       cases++;
@@ -202,7 +212,14 @@ describe('untrusted text is only ever text', () => {
   test('embed.html: payloads as the step name and as every parameter', async () => {
     const { page, errors, dialogs } = await watchedPage();
     for (const payload of PAYLOADS) {
-      const query = new URLSearchParams({ step: payload, tokens: payload, controls: payload, theme: payload, d_model: payload, seed: payload });
+      const query = new URLSearchParams({
+        step: payload,
+        tokens: payload,
+        controls: payload,
+        theme: payload,
+        d_model: payload,
+        seed: payload,
+      });
       await page.goto(`${server.url}/embed.html?${query}`);
       await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
       const notice = await page.locator('.embed-notice').innerText();
@@ -228,14 +245,23 @@ describe('untrusted text is only ever text', () => {
       await page.goto(`${server.url}/index.html?${new URLSearchParams({ tokens: payload })}`);
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
       await page.locator('#scores .embed-toggle').click();
-      const [elementSnippet, iframeSnippet] = await page.locator('#scores .embed-code textarea').evaluateAll((areas) => areas.map((a) => (a as HTMLTextAreaElement).value));
+      const [elementSnippet, iframeSnippet] = await page
+        .locator('#scores .embed-code textarea')
+        .evaluateAll((areas) => areas.map((a) => (a as HTMLTextAreaElement).value));
       // Pasted, as the snippet says, into a blank page on the site's origin.
-      routes['/blank.html'] = { body: `<!doctype html><html lang="en"><head><title>Blank</title></head><body>${elementSnippet}\n${iframeSnippet}</body></html>` };
+      routes['/blank.html'] = {
+        body: `<!doctype html><html lang="en"><head><title>Blank</title></head><body>${elementSnippet}\n${iframeSnippet}</body></html>`,
+      };
       await page.goto(`${server.url}/blank.html`);
       const pasted = page.locator('attention-scores');
       expect(await pasted.count()).toBe(1);
       expect(await pasted.getAttribute('tokens')).toBe(validateSettings({ sentence: payload }).settings.sentence);
-      expect(await page.locator('body > *').evaluateAll((nodes) => nodes.map((n) => n.tagName.toLowerCase()))).toEqual(['script', 'attention-scores', 'iframe', 'script']);
+      expect(await page.locator('body > *').evaluateAll((nodes) => nodes.map((n) => n.tagName.toLowerCase()))).toEqual([
+        'script',
+        'attention-scores',
+        'iframe',
+        'script',
+      ]);
       await expect.poll(() => pasted.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
       await expectInert(page, dialogs);
       cases++;

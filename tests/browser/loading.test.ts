@@ -72,10 +72,32 @@ async function indexShowsError(page: Page, message: RegExp): Promise<void> {
   expect(text).not.toMatch(/\bNaN\b|undefined/);
 }
 
-const cases: { name: string; wasm: Route | null; init?: () => void; headers?: (path: string) => Record<string, string>; message: RegExp; fetchesWasm: boolean }[] = [
-  { name: 'a missing .wasm (404)', wasm: { status: 404, body: 'not found', type: 'text/plain' }, message: /could not be downloaded: the server answered 404/, fetchesWasm: true },
-  { name: 'garbage bytes instead of the .wasm', wasm: { body: new TextEncoder().encode('<!doctype html><title>Oops</title>'), type: 'application/wasm' }, message: /is not WebAssembly: the server sent something else/, fetchesWasm: true },
-  { name: 'a truncated .wasm', wasm: { body: realWasm.subarray(0, 4000), type: 'application/wasm' }, message: /is damaged/, fetchesWasm: true },
+const cases: {
+  name: string;
+  wasm: Route | null;
+  init?: () => void;
+  headers?: (path: string) => Record<string, string>;
+  message: RegExp;
+  fetchesWasm: boolean;
+}[] = [
+  {
+    name: 'a missing .wasm (404)',
+    wasm: { status: 404, body: 'not found', type: 'text/plain' },
+    message: /could not be downloaded: the server answered 404/,
+    fetchesWasm: true,
+  },
+  {
+    name: 'garbage bytes instead of the .wasm',
+    wasm: { body: new TextEncoder().encode('<!doctype html><title>Oops</title>'), type: 'application/wasm' },
+    message: /is not WebAssembly: the server sent something else/,
+    fetchesWasm: true,
+  },
+  {
+    name: 'a truncated .wasm',
+    wasm: { body: realWasm.subarray(0, 4000), type: 'application/wasm' },
+    message: /is damaged/,
+    fetchesWasm: true,
+  },
   {
     name: 'a browser without WebAssembly SIMD',
     wasm: null,
@@ -89,7 +111,8 @@ const cases: { name: string; wasm: Route | null; init?: () => void; headers?: (p
   {
     name: 'a Content-Security-Policy without wasm-unsafe-eval',
     wasm: null,
-    headers: (path): Record<string, string> => (path.endsWith('.html') ? { 'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'" } : {}),
+    headers: (path): Record<string, string> =>
+      path.endsWith('.html') ? { 'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'" } : {},
     message: /Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval'/,
     fetchesWasm: true,
   },

@@ -50,7 +50,9 @@ describe('256 tokens', () => {
     const shape = await page.evaluate(() => {
       const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
       const p = window.attentionWalkthrough!.result.pipeline;
-      const pictures = Object.fromEntries(['scores', 'scale', 'softmax', 'weighted-sum', 'causal'].map((id) => [id, root.querySelectorAll(`#${id} .matrix-picture`).length]));
+      const pictures = Object.fromEntries(
+        ['scores', 'scale', 'softmax', 'weighted-sum', 'causal'].map((id) => [id, root.querySelectorAll(`#${id} .matrix-picture`).length]),
+      );
       const largestTable = Math.max(...[...root.querySelectorAll('table.matrix')].map((t) => t.querySelectorAll('td').length));
       const canvases = [...root.querySelectorAll<HTMLCanvasElement>('#scores .matrix-picture canvas')].map((c) => [c.width, c.height]);
       return { n: p.n, heads: p.heads, pictures, largestTable, canvases };
@@ -138,7 +140,9 @@ describe('256 tokens', () => {
 
   test('heads are fitted to the sentence; a short sentence brings the tables back', async () => {
     const { page, errors } = await open('heads=64&d_model=512');
-    const notices = await page.evaluate(() => document.querySelector('attention-walkthrough')!.shadowRoot!.querySelector('.notices')!.textContent ?? '');
+    const notices = await page.evaluate(
+      () => document.querySelector('attention-walkthrough')!.shadowRoot!.querySelector('.notices')!.textContent ?? '',
+    );
     expect(notices).toContain('256 tokens allow at most 16 heads');
     const options = await page.locator('select[name="heads"] option').allTextContents();
     expect(options.map(Number)).toEqual([1, 2, 4, 8, 16]);
@@ -150,12 +154,20 @@ describe('256 tokens', () => {
     await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(6);
     // Off-screen sections are redrawn in idle time once the settings are still (250 ms, then one
     // section per idle slice): wait for the scores step to drop its picture.
-    await expect.poll(() => page.evaluate(() => document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('#scores .matrix-picture').length)).toBe(0);
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () => document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('#scores .matrix-picture').length,
+        ),
+      )
+      .toBe(0);
     const after = await page.evaluate(() => {
       const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
       return {
         pictures: root.querySelectorAll('#scores .matrix-picture').length,
-        numbers: [...root.querySelectorAll('#scores table.matrix:not(.no-numbers) td')].filter((td) => /^\u2212?\d+\.\d\d$/.test(td.textContent ?? '')).length,
+        numbers: [...root.querySelectorAll('#scores table.matrix:not(.no-numbers) td')].filter((td) =>
+          /^\u2212?\d+\.\d\d$/.test(td.textContent ?? ''),
+        ).length,
         heads: window.attentionWalkthrough!.result.pipeline.heads,
       };
     });
@@ -175,9 +187,13 @@ describe('256 tokens', () => {
     await page.goto(`${server.url}/embed.html?step=softmax&weights=random&causal=1&tokens=${encodeURIComponent(WORDS.join(' '))}`);
     await page.locator('.matrix-picture').first().waitFor({ timeout: 120_000 });
     const results = await new AxeBuilder({ page }).analyze();
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
+    const serious = results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
     expect(serious).toEqual([]);
-    expect(results.passes.map((rule) => rule.id)).toEqual(expect.arrayContaining(['aria-allowed-attr', 'aria-allowed-role', 'color-contrast']));
+    expect(results.passes.map((rule) => rule.id)).toEqual(
+      expect.arrayContaining(['aria-allowed-attr', 'aria-allowed-role', 'color-contrast']),
+    );
     expect(errors).toEqual([]);
     await context.close();
   }, 600_000);

@@ -79,35 +79,45 @@ async function openPage(): Promise<{ page: Page; errors: string[] }> {
 
 /** Runs `count` computeSnapshot calls in the page, keeping nothing. Returns the time taken. */
 function computeMany(page: Page, start: number, count: number): Promise<number> {
-  return page.evaluate(({ start, count }) => {
-    const w = window as unknown as { __hooks(): { compute(s: unknown): { pipeline: { n: number } } }; __cycle: unknown[] };
-    const hooks = w.__hooks();
-    const t0 = performance.now();
-    let check = 0;
-    for (let i = start; i < start + count; i++) check += hooks.compute(w.__cycle[i % w.__cycle.length]).pipeline.n;
-    if (check <= 0) throw new Error('no snapshot');
-    return performance.now() - t0;
-  }, { start, count });
+  return page.evaluate(
+    ({ start, count }) => {
+      const w = window as unknown as { __hooks(): { compute(s: unknown): { pipeline: { n: number } } }; __cycle: unknown[] };
+      const hooks = w.__hooks();
+      const t0 = performance.now();
+      let check = 0;
+      for (let i = start; i < start + count; i++) check += hooks.compute(w.__cycle[i % w.__cycle.length]).pipeline.n;
+      if (check <= 0) throw new Error('no snapshot');
+      return performance.now() - t0;
+    },
+    { start, count },
+  );
 }
 
 /** One full UI update: state.update, the frame that computes and draws it, then every other step drawn too. */
 function uiUpdates(page: Page, start: number, count: number): Promise<void> {
-  return page.evaluate(async ({ start, count }) => {
-    const w = window as unknown as { __hooks(): { update(s: unknown): void; flush(): void }; __cycle: unknown[] };
-    const element = document.querySelector('attention-walkthrough')!;
-    for (let i = start; i < start + count; i++) {
-      const drawn = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`update ${i} was not drawn`)), 20_000);
-        element.addEventListener('attention-change', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
-      });
-      w.__hooks().update(w.__cycle[i % w.__cycle.length]);
-      await drawn;
-      w.__hooks().flush(); // steps off screen are otherwise drawn in idle time: draw every one, every time
-    }
-  }, { start, count });
+  return page.evaluate(
+    async ({ start, count }) => {
+      const w = window as unknown as { __hooks(): { update(s: unknown): void; flush(): void }; __cycle: unknown[] };
+      const element = document.querySelector('attention-walkthrough')!;
+      for (let i = start; i < start + count; i++) {
+        const drawn = new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`update ${i} was not drawn`)), 20_000);
+          element.addEventListener(
+            'attention-change',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
+        w.__hooks().update(w.__cycle[i % w.__cycle.length]);
+        await drawn;
+        w.__hooks().flush(); // steps off screen are otherwise drawn in idle time: draw every one, every time
+      }
+    },
+    { start, count },
+  );
 }
 
 const measure = (page: Page) => page.evaluate(() => (window as unknown as { __measure(): Promise<Measure> }).__measure());
@@ -124,8 +134,10 @@ describe('memory over long sessions', () => {
     let ms = 0;
     for (let done = 0; done < COMPUTE_CALLS; done += chunk) ms += await computeMany(page, done, Math.min(chunk, COMPUTE_CALLS - done));
     const after = await measure(page);
-    console.log(`[memory] ${COMPUTE_CALLS} computeSnapshot calls in ${(ms / 1000).toFixed(1)} s: JS heap ${mib(before.jsHeap)} -> ${mib(after.jsHeap)}, ` +
-      `wasm malloc'd ${before.wasmAllocated} -> ${after.wasmAllocated} bytes, wasm memory ${mib(before.wasmMemory)} -> ${mib(after.wasmMemory)}`);
+    console.log(
+      `[memory] ${COMPUTE_CALLS} computeSnapshot calls in ${(ms / 1000).toFixed(1)} s: JS heap ${mib(before.jsHeap)} -> ${mib(after.jsHeap)}, ` +
+        `wasm malloc'd ${before.wasmAllocated} -> ${after.wasmAllocated} bytes, wasm memory ${mib(before.wasmMemory)} -> ${mib(after.wasmMemory)}`,
+    );
     expect(after.wasmMemory).toBe(before.wasmMemory);
     expect(Math.abs(after.wasmAllocated - before.wasmAllocated)).toBeLessThanOrEqual(WASM_TOLERANCE);
     expect(after.jsHeap - before.jsHeap).toBeLessThanOrEqual(JS_TOLERANCE);
@@ -139,8 +151,10 @@ describe('memory over long sessions', () => {
     const before = await measure(page);
     await uiUpdates(page, 80, UI_UPDATES); // ends on the setting the warm-up ended on: same figures, same DOM
     const after = await measure(page);
-    console.log(`[memory] ${UI_UPDATES} UI updates: JS heap ${mib(before.jsHeap)} -> ${mib(after.jsHeap)}, wasm malloc'd ${before.wasmAllocated} -> ${after.wasmAllocated}, ` +
-      `wasm memory ${mib(before.wasmMemory)} -> ${mib(after.wasmMemory)}, DOM elements ${before.domNodes} -> ${after.domNodes}`);
+    console.log(
+      `[memory] ${UI_UPDATES} UI updates: JS heap ${mib(before.jsHeap)} -> ${mib(after.jsHeap)}, wasm malloc'd ${before.wasmAllocated} -> ${after.wasmAllocated}, ` +
+        `wasm memory ${mib(before.wasmMemory)} -> ${mib(after.wasmMemory)}, DOM elements ${before.domNodes} -> ${after.domNodes}`,
+    );
     expect(after.wasmMemory).toBe(before.wasmMemory);
     expect(Math.abs(after.wasmAllocated - before.wasmAllocated)).toBeLessThanOrEqual(WASM_TOLERANCE);
     expect(after.jsHeap - before.jsHeap).toBeLessThanOrEqual(JS_TOLERANCE);

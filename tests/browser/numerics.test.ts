@@ -53,7 +53,11 @@ function problems(page: Page): Promise<{ text: string[]; numbers: string[]; maxA
       if (data instanceof Float32Array && data.some((x) => !Number.isFinite(x))) numbers.push(`${key} has a non-finite value`);
     }
     const n = p.n;
-    for (const [name, weights] of [['weights', p.weights.data], ['weightsUnscaled', p.weightsUnscaled.data], ['weightsCausal', p.weightsCausal.data]] as const) {
+    for (const [name, weights] of [
+      ['weights', p.weights.data],
+      ['weightsUnscaled', p.weightsUnscaled.data],
+      ['weightsCausal', p.weightsCausal.data],
+    ] as const) {
       for (let r = 0; r < weights.length / n; r++) {
         let sum = 0;
         for (let c = 0; c < n; c++) sum += weights[r * n + c];
@@ -69,7 +73,9 @@ function problems(page: Page): Promise<{ text: string[]; numbers: string[]; maxA
 
 describe('numerics on the page', () => {
   test('d_k = 512 with scaling off: scores in the tens, softmax saturated but finite, rows sum to 1', async () => {
-    const { page, errors } = await open('d_model=512&heads=1&scale=0&tokens=the+animal+crossed+the+road+because+it+was+tired.+and+it+slept');
+    const { page, errors } = await open(
+      'd_model=512&heads=1&scale=0&tokens=the+animal+crossed+the+road+because+it+was+tired.+and+it+slept',
+    );
     const result = await problems(page);
     expect(result.text).toEqual([]);
     expect(result.numbers).toEqual([]);
@@ -84,7 +90,9 @@ describe('numerics on the page', () => {
     const map = page.locator('#softmax table.matrix').first();
     await map.locator('td[tabindex="0"]').focus();
     await page.keyboard.press('ArrowDown');
-    const exps = await page.locator('#softmax .softmax-exp').evaluateAll((cells) => cells.map((c) => Number((c as HTMLElement).dataset.value)));
+    const exps = await page
+      .locator('#softmax .softmax-exp')
+      .evaluateAll((cells) => cells.map((c) => Number((c as HTMLElement).dataset.value)));
     expect(exps.length).toBeGreaterThan(0);
     for (const e of exps) expect(e >= 0 && e <= 1).toBe(true);
     expect(errors).toEqual([]);
@@ -121,18 +129,36 @@ describe('numerics on the page', () => {
     const outcome = await page.evaluate(() => {
       const element = document.querySelector('attention-walkthrough')!;
       element.setAttribute('debug', '');
-      const engine = (element as unknown as { debug: { engine: { pipeline(c: unknown): { n: number; weights: { data: Float32Array }; fullyMaskedRows: Uint8Array; output: { data: Float32Array } } } } }).debug.engine;
+      const engine = (
+        element as unknown as {
+          debug: {
+            engine: {
+              pipeline(c: unknown): {
+                n: number;
+                weights: { data: Float32Array };
+                fullyMaskedRows: Uint8Array;
+                output: { data: Float32Array };
+              };
+            };
+          };
+        }
+      ).debug.engine;
       const mask = new Uint8Array(16).fill(1);
       mask.fill(0, 4, 8); // row 2: every key blocked
       mask.fill(0, 12, 16); // row 4 too
       const s = engine.pipeline({ tokens: ['a', 'b', 'c', 'd'], dModel: 8, heads: 2, mask, scale: false });
-      return { flags: Array.from(s.fullyMaskedRows), weights: Array.from(s.weights.data), finite: [...s.output.data].every(Number.isFinite) };
+      return {
+        flags: Array.from(s.fullyMaskedRows),
+        weights: Array.from(s.weights.data),
+        finite: [...s.output.data].every(Number.isFinite),
+      };
     });
     expect(outcome.flags).toEqual([0, 1, 0, 1]);
     expect(outcome.finite).toBe(true);
     for (const head of [0, 1]) {
       for (const row of [1, 3]) expect(outcome.weights.slice(head * 16 + row * 4, head * 16 + row * 4 + 4)).toEqual([0, 0, 0, 0]);
-      for (const row of [0, 2]) expect(outcome.weights.slice(head * 16 + row * 4, head * 16 + row * 4 + 4).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
+      for (const row of [0, 2])
+        expect(outcome.weights.slice(head * 16 + row * 4, head * 16 + row * 4 + 4).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
     }
     expect(errors).toEqual([]);
     await page.close();
@@ -144,12 +170,22 @@ describe('numerics on the page', () => {
       type M = { rows: number; cols: number; data: Float32Array };
       const element = document.querySelector('attention-walkthrough')!;
       element.setAttribute('debug', '');
-      const engine = (element as unknown as { debug: { engine: { attention(Q: M, K: M, V: M, o: { scale: boolean }): { output: M; weights: M } } } }).debug.engine;
+      const engine = (
+        element as unknown as { debug: { engine: { attention(Q: M, K: M, V: M, o: { scale: boolean }): { output: M; weights: M } } } }
+      ).debug.engine;
       const m = (rows: number, cols: number, values: number[]): M => ({ rows, cols, data: Float32Array.from(values) });
       const run = (size: number, scale: boolean) => {
         // Q·Kᵀ of 1e30-sized entries is ~1e60: far past float32's 3.4e38. Of 1e-30: ~1e-60, below its smallest denormal.
-        const Q = m(3, 4, [1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1].map((x) => x * size));
-        const K = m(3, 4, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0].map((x) => x * size));
+        const Q = m(
+          3,
+          4,
+          [1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1].map((x) => x * size),
+        );
+        const K = m(
+          3,
+          4,
+          [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0].map((x) => x * size),
+        );
         const V = m(3, 2, [1, 0, 0, 1, 1, 1]);
         const r = engine.attention(Q, K, V, { scale });
         return { weights: Array.from(r.weights.data), output: Array.from(r.output.data) };
@@ -159,7 +195,11 @@ describe('numerics on the page', () => {
     for (const [name, r] of Object.entries(outcome)) {
       expect(r.weights.every(Number.isFinite), name).toBe(true);
       expect(r.output.every(Number.isFinite), name).toBe(true);
-      for (let row = 0; row < 3; row++) expect(r.weights.slice(row * 3, row * 3 + 3).reduce((a, b) => a + b, 0), `${name} row ${row}`).toBeCloseTo(1, 6);
+      for (let row = 0; row < 3; row++)
+        expect(
+          r.weights.slice(row * 3, row * 3 + 3).reduce((a, b) => a + b, 0),
+          `${name} row ${row}`,
+        ).toBeCloseTo(1, 6);
     }
     // Huge: saturated, all weight on the matching key (rows 0 and 1), split evenly where scores tie (row 2).
     for (const name of ['huge', 'hugeUnscaled'] as const) {
@@ -175,7 +215,7 @@ describe('numerics on the page', () => {
   test('the softmax step explains why the max is subtracted: e^x overflows for large scores', async () => {
     const { page } = await open('');
     // textContent: the section may be off screen, where innerText is empty (content-visibility: auto).
-    const text = await page.locator('#softmax').textContent() ?? '';
+    const text = (await page.locator('#softmax').textContent()) ?? '';
     expect(text).toMatch(/overflow/i);
     expect(text).toMatch(/subtract/i);
     await page.close();

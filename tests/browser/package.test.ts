@@ -25,12 +25,17 @@ beforeAll(async () => {
     throw new Error(`${distDir}/embed has no bundle: run \`npm run build\` first`);
   work = mkdtempSync(join(tmpdir(), 'abh-package-browser-'));
   // The bundle was just built by `npm run build`; --ignore-scripts skips prepack's rebuild of it.
-  const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' })) as { filename: string }[];
+  const [{ filename }] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' }),
+  ) as { filename: string }[];
   project = join(work, 'project');
   execFileSync('mkdir', ['-p', project]);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'author-site', private: true, type: 'module' }));
   // No runtime dependencies, so this needs no registry.
-  execFileSync('npm', ['install', join(work, filename), '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
+  execFileSync('npm', ['install', join(work, filename), '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: project,
+    stdio: 'pipe',
+  });
   browser = await launchBrowser();
 }, 120_000);
 
@@ -49,7 +54,9 @@ async function readElements(page: Page) {
   return page.evaluate(() => {
     const scores = document.querySelector('attention-scores')!;
     const { pipeline } = scores.result!;
-    const rowSums = Array.from({ length: pipeline.n }, (_, r) => pipeline.weights.data.subarray(r * pipeline.n, (r + 1) * pipeline.n).reduce((a, b) => a + b, 0));
+    const rowSums = Array.from({ length: pipeline.n }, (_, r) =>
+      pipeline.weights.data.subarray(r * pipeline.n, (r + 1) * pipeline.n).reduce((a, b) => a + b, 0),
+    );
     return {
       config: scores.config!,
       n: pipeline.n,
@@ -92,15 +99,20 @@ describe('the packed package', () => {
     await page.goto(`${server.url}/index.html`);
     expectNumbers(await readElements(page));
     // The .wasm came from the installed package, next to the bundle, once for both elements.
-    expect(server.requests.filter((path) => path.endsWith('.wasm'))).toEqual(['/node_modules/attention-by-hand/dist/embed/attention-by-hand.wasm']);
+    expect(server.requests.filter((path) => path.endsWith('.wasm'))).toEqual([
+      '/node_modules/attention-by-hand/dist/embed/attention-by-hand.wasm',
+    ]);
     expect(errors).toEqual([]);
     await page.close();
     await server.close();
   });
 
-  test('bundled by Vite from `import \'attention-by-hand\'`, the elements draw their numbers', async () => {
-    writeFileSync(join(project, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Author site</title></head>
-<body><main>${ELEMENTS}<attention-flash></attention-flash></main><script type="module" src="./main.js"></script></body></html>`);
+  test("bundled by Vite from `import 'attention-by-hand'`, the elements draw their numbers", async () => {
+    writeFileSync(
+      join(project, 'index.html'),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Author site</title></head>
+<body><main>${ELEMENTS}<attention-flash></attention-flash></main><script type="module" src="./main.js"></script></body></html>`,
+    );
     writeFileSync(join(project, 'main.js'), `import 'attention-by-hand';\n`);
     const outDir = join(project, 'out');
     await build({ root: project, configFile: false, logLevel: 'error', build: { outDir, emptyOutDir: true } });
@@ -114,7 +126,9 @@ describe('the packed package', () => {
     // (capped at small n through the figure's test hook) measures instead of failing to download.
     const run = page.locator('attention-flash .flash-run');
     await run.scrollIntoViewIfNeeded();
-    await run.evaluate((el) => { (el as HTMLElement).dataset.maxN = '256'; });
+    await run.evaluate((el) => {
+      (el as HTMLElement).dataset.maxN = '256';
+    });
     await run.locator('.flash-run-start').click();
     await expect.poll(() => run.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toMatch(/done|failed|cancelled/);
     expect(await run.getAttribute('data-phase')).toBe('done');

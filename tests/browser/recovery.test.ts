@@ -33,7 +33,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Hooks = { engine: { crashed: boolean; restarts: number; heapStats(): { memoryBytes: number } }; compute(s?: unknown): unknown; update(change: unknown): void };
+type Hooks = {
+  engine: { crashed: boolean; restarts: number; heapStats(): { memoryBytes: number } };
+  compute(s?: unknown): unknown;
+  update(change: unknown): void;
+};
 
 /**
  * Installs a switch for grow(): window.__refuseMemory = 'current' fails every grow of the memory that
@@ -51,7 +55,8 @@ WebAssembly.Memory.prototype.grow = function (pages) {
   return grow.call(this, pages);
 };`;
 
-const refuse = (page: Page, mode: 'none' | 'current' | 'all') => page.evaluate((m) => ((window as unknown as { __refuseMemory: string }).__refuseMemory = m), mode);
+const refuse = (page: Page, mode: 'none' | 'current' | 'all') =>
+  page.evaluate((m) => ((window as unknown as { __refuseMemory: string }).__refuseMemory = m), mode);
 
 async function openWalkthrough(): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -72,7 +77,11 @@ declare global {
 }
 const HOOKS_HELPER = `window.__hooks = (selector) => { const element = document.querySelector(selector); element.setAttribute('debug', ''); return element.debug; };`;
 const notices = (page: Page, selector = 'attention-walkthrough') => page.locator(`${selector} .notices`).innerText();
-const config = (page: Page, selector = 'attention-walkthrough') => page.evaluate((s) => (document.querySelector(s) as unknown as { config: { dModel: number; heads: number; sentence: string } }).config, selector);
+const config = (page: Page, selector = 'attention-walkthrough') =>
+  page.evaluate(
+    (s) => (document.querySelector(s) as unknown as { config: { dModel: number; heads: number; sentence: string } }).config,
+    selector,
+  );
 const engineState = (page: Page, selector = 'attention-walkthrough') =>
   page.evaluate((expression) => {
     const hooks = window.__hooks(expression);
@@ -83,7 +92,10 @@ describe('after the wasm instance runs out of memory', () => {
   test('once: the engine is restarted, the page says so, and the settings are computed after all', async () => {
     const { page, errors } = await openWalkthrough();
     await refuse(page, 'current');
-    await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), { hooks: hooksOf('attention-walkthrough'), heavy: HEAVY });
+    await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), {
+      hooks: hooksOf('attention-walkthrough'),
+      heavy: HEAVY,
+    });
     await settled(page); // the restart, then the settings computed again and drawn
     expect(await notices(page)).toMatch(/The engine stopped \(.*\) and was restarted; your settings were computed again/);
     expect(await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(128);
@@ -99,9 +111,14 @@ describe('after the wasm instance runs out of memory', () => {
     const { page, errors } = await openWalkthrough();
     const previous = await config(page);
     await refuse(page, 'all'); // no more memory for any instance
-    await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), { hooks: hooksOf('attention-walkthrough'), heavy: HEAVY });
+    await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), {
+      hooks: hooksOf('attention-walkthrough'),
+      heavy: HEAVY,
+    });
     await settled(page); // two restarts, then back to the previous settings, drawn
-    expect(await notices(page)).toMatch(/ran out of memory twice on d_model 512, 64 heads, so it was restarted and these settings were left out/);
+    expect(await notices(page)).toMatch(
+      /ran out of memory twice on d_model 512, 64 heads, so it was restarted and these settings were left out/,
+    );
     expect(await notices(page)).toMatch(/The figures still show your previous settings \(d_model 8, 2 heads\)/);
     expect(await config(page)).toEqual(previous);
     expect(await page.evaluate(() => location.href)).not.toContain('d_model=512');
@@ -111,7 +128,10 @@ describe('after the wasm instance runs out of memory', () => {
     await page.locator('input[name="causal"]').check();
     await settled(page);
     expect(await page.evaluate(() => window.attentionWalkthrough!.result.settings.causal)).toBe(true);
-    await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), { hooks: hooksOf('attention-walkthrough'), heavy: HEAVY });
+    await page.evaluate(({ hooks, heavy }) => window.__hooks(hooks).update(heavy), {
+      hooks: hooksOf('attention-walkthrough'),
+      heavy: HEAVY,
+    });
     await settled(page);
     expect(await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.n)).toBe(128);
     expect(errors).toEqual([]);
@@ -134,11 +154,19 @@ describe('after the wasm instance runs out of memory', () => {
     }, HEAVY);
     await settled(page, 'attention-scores');
     expect(await notices(page, 'attention-scores')).toMatch(/was restarted/);
-    expect(await page.evaluate(() => (document.querySelector('attention-scores') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n)).toBe(128);
+    expect(
+      await page.evaluate(
+        () => (document.querySelector('attention-scores') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n,
+      ),
+    ).toBe(128);
     // The other element computes with the same, restarted engine.
     await page.evaluate(() => document.querySelector('attention-softmax')!.setAttribute('tokens', 'one two three four'));
     await settled(page, 'attention-softmax');
-    expect(await page.evaluate(() => (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n)).toBe(4);
+    expect(
+      await page.evaluate(
+        () => (document.querySelector('attention-softmax') as unknown as { result: { pipeline: { n: number } } }).result.pipeline.n,
+      ),
+    ).toBe(4);
     expect(await engineState(page, 'attention-softmax')).toEqual({ crashed: false, restarts: 1 });
     expect(errors).toEqual([]);
     await page.close();
@@ -149,7 +177,11 @@ describe('the memory budget in the page', () => {
   test('the largest settings the page accepts fit the budget; over-budget engine calls are refused before allocating, offering the tiled kernel', async () => {
     const { page, errors } = await openWalkthrough();
     const outcome = await page.evaluate((selector) => {
-      type Engine = { heapStats(): { memoryBytes: number; allocatedBytes: number }; attention(...args: unknown[]): unknown; pipeline(config: unknown): { n: number } };
+      type Engine = {
+        heapStats(): { memoryBytes: number; allocatedBytes: number };
+        attention(...args: unknown[]): unknown;
+        pipeline(config: unknown): { n: number };
+      };
       const h = window.__hooks(selector) as unknown as { engine: Engine; compute(s: unknown): { pipeline: { n: number; heads: number } } };
       const base = (document.querySelector(selector) as unknown as { config: object }).config;
       // The two largest snapshots the page makes, both 2^20 weights per table at d_model 512 (its maximum):
@@ -175,9 +207,24 @@ describe('the memory budget in the page', () => {
         }
       }
       const after = h.engine.heapStats();
-      return { shapes: [[most.pipeline.n, most.pipeline.heads], [longest.pipeline.n, longest.pipeline.heads]], messages, grew: after.memoryBytes - before.memoryBytes, allocated: after.allocatedBytes - before.allocatedBytes };
+      return {
+        shapes: [
+          [most.pipeline.n, most.pipeline.heads],
+          [longest.pipeline.n, longest.pipeline.heads],
+        ],
+        messages,
+        grew: after.memoryBytes - before.memoryBytes,
+        allocated: after.allocatedBytes - before.allocatedBytes,
+      };
     }, 'attention-walkthrough');
-    expect(outcome).toMatchObject({ shapes: [[128, 64], [256, 16]], grew: 0, allocated: 0 });
+    expect(outcome).toMatchObject({
+      shapes: [
+        [128, 64],
+        [256, 16],
+      ],
+      grew: 0,
+      allocated: 0,
+    });
     expect(outcome.messages).toEqual([
       'EngineError: the 16384 x 8192 score matrix would exceed the memory budget of 64M entries; use the tiled (FlashAttention-style) kernel',
       'EngineError: sequence length is limited to 16384 tokens',

@@ -23,7 +23,13 @@ const styles = files.filter((f) => extname(f) === '.css');
 const rel = (f: string) => relative(distDir, f);
 
 /** XML namespace names: identifiers that look like URLs, never fetched. */
-const NAMESPACES = new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1998/Math/MathML', 'http://www.w3.org/1999/xhtml', 'http://www.w3.org/1999/xlink', 'http://www.w3.org/2000/xmlns/']);
+const NAMESPACES = new Set([
+  'http://www.w3.org/2000/svg',
+  'http://www.w3.org/1998/Math/MathML',
+  'http://www.w3.org/1999/xhtml',
+  'http://www.w3.org/1999/xlink',
+  'http://www.w3.org/2000/xmlns/',
+]);
 
 describe('the built bundles', () => {
   test('dist/embed/*.js and dist/assets/*.js exist (the checks below would be vacuous without them)', () => {
@@ -61,7 +67,9 @@ describe('the built bundles', () => {
     for (const file of pages) {
       const html = readFileSync(file, 'utf8');
       // Only real attributes fetch: code samples in the docs are escaped text (&lt;script src=…).
-      for (const [, attribute, url] of html.matchAll(/<[a-z][^>]*?\s(src|href|srcset|poster|data|action|manifest)\s*=\s*["']?([^"'\s>]+)/gi)) {
+      for (const [, attribute, url] of html.matchAll(
+        /<[a-z][^>]*?\s(src|href|srcset|poster|data|action|manifest)\s*=\s*["']?([^"'\s>]+)/gi,
+      )) {
         if (/^(https?:)?\/\//i.test(url)) found.push(`${rel(file)}: ${attribute}=${url}`);
       }
       for (const [, url] of html.matchAll(/url\(\s*["']?((?:https?:)?\/\/[^"')]+)/gi)) found.push(`${rel(file)}: url(${url})`);
@@ -127,12 +135,15 @@ async function startAll(page: Page): Promise<void> {
 
 describe('network: only the page’s own origin', () => {
   const cases: [string, (page: Page) => Promise<void>][] = [
-    ['/index.html', async (page) => {
-      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
-      await page.locator('select[name="heads"]').selectOption('4');
-      await page.locator('input[name="causal"]').check();
-      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-    }],
+    [
+      '/index.html',
+      async (page) => {
+        await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+        await page.locator('select[name="heads"]').selectOption('4');
+        await page.locator('input[name="causal"]').check();
+        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      },
+    ],
     ['/docs.html', startAll],
     ['/embed.html?step=all&tokens=a+b+c', startAll],
     ['/embed.html?step=cost', startAll],

@@ -27,13 +27,19 @@ function watchLayoutShifts(): void {
   const totals = { cls: 0, all: 0, entries: [] as { value: number; recent: boolean; sources: string[] }[] };
   (window as unknown as { layoutShifts: typeof totals }).layoutShifts = totals;
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean; sources?: { node?: Node }[] })[]) {
+    for (const entry of list.getEntries() as (PerformanceEntry & {
+      value: number;
+      hadRecentInput: boolean;
+      sources?: { node?: Node }[];
+    })[]) {
       totals.all += entry.value;
       if (!entry.hadRecentInput) totals.cls += entry.value;
       totals.entries.push({
         value: entry.value,
         recent: entry.hadRecentInput,
-        sources: (entry.sources ?? []).map((s) => (s.node instanceof Element ? `${s.node.localName}.${s.node.className}#${s.node.id}` : String(s.node?.nodeName))),
+        sources: (entry.sources ?? []).map((s) =>
+          s.node instanceof Element ? `${s.node.localName}.${s.node.className}#${s.node.id}` : String(s.node?.nodeName),
+        ),
       });
     }
   }).observe({ type: 'layout-shift', buffered: true });
@@ -50,10 +56,14 @@ async function open(query = '', viewport = DESKTOP, init?: () => void): Promise<
 }
 
 const sentenceOf = (page: Page) => page.evaluate(() => window.attentionWalkthrough!.config.sentence);
-const box = (page: Page, selector: string) => page.locator(selector).first().evaluate((node) => {
-  const r = node.getBoundingClientRect();
-  return { top: r.top, bottom: r.bottom, height: r.height, left: r.left, right: r.right };
-});
+const box = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .first()
+    .evaluate((node) => {
+      const r = node.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, height: r.height, left: r.left, right: r.right };
+    });
 
 describe('the bar’s size', () => {
   test('at 1280 px: one row, at most 72 px tall, every control in it', async () => {
@@ -62,8 +72,9 @@ describe('the bar’s size', () => {
     expect(bar.height).toBeGreaterThan(40);
     expect(bar.height).toBeLessThanOrEqual(72);
     // One row: every control ends on the same line, inside the bar.
-    const bottoms = await page.locator('.controls [data-control]:not([hidden])').evaluateAll((controls) =>
-      controls.map((c) => Math.round(c.getBoundingClientRect().bottom)));
+    const bottoms = await page
+      .locator('.controls [data-control]:not([hidden])')
+      .evaluateAll((controls) => controls.map((c) => Math.round(c.getBoundingClientRect().bottom)));
     expect(bottoms.length).toBe(9);
     expect(Math.max(...bottoms) - Math.min(...bottoms)).toBeLessThanOrEqual(1);
     expect(Math.max(...bottoms)).toBeLessThanOrEqual(bar.bottom);
@@ -97,7 +108,9 @@ describe('the bar’s size', () => {
     const sheet = await box(page, '.settings-drop');
     expect(sheet.bottom).toBeLessThanOrEqual(PHONE.height + 1);
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.querySelector('attention-walkthrough')!.shadowRoot!.activeElement?.getAttribute('name'))).toBe('tokens');
+    expect(
+      await page.evaluate(() => document.querySelector('attention-walkthrough')!.shadowRoot!.activeElement?.getAttribute('name')),
+    ).toBe('tokens');
     await causal.focus();
     await page.keyboard.press('Space');
     await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.config.causal)).toBe(true);
@@ -105,7 +118,9 @@ describe('the bar’s size', () => {
     await page.keyboard.press('Escape');
     expect(await toggle.getAttribute('aria-expanded')).toBe('false');
     await expect.poll(() => causal.isVisible()).toBe(false);
-    expect(await page.evaluate(() => document.querySelector('attention-walkthrough')!.shadowRoot!.activeElement?.className)).toBe('settings-toggle');
+    expect(await page.evaluate(() => document.querySelector('attention-walkthrough')!.shadowRoot!.activeElement?.className)).toBe(
+      'settings-toggle',
+    );
     expect((await box(page, '#causal')).bottom).toBeGreaterThan(0);
     // A tap outside closes it too.
     await page.keyboard.press('Enter');
@@ -118,17 +133,25 @@ describe('the bar’s size', () => {
 });
 
 describe('anchors land below the bar', () => {
-  for (const [name, viewport] of [['1280 px', DESKTOP], ['360 px', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['1280 px', DESKTOP],
+    ['360 px', PHONE],
+  ] as const) {
     test(`a contents link at ${name}`, async () => {
       const { page, errors } = await open('', viewport);
       await page.locator('nav.toc a[href="#softmax"]').click();
       await expect.poll(() => page.evaluate(() => location.hash)).toBe('#softmax');
       const barBottom = (await box(page, '.settings-bar')).bottom;
       // scrollToStep aligns the heading again while the sections above take their real size.
-      await expect.poll(async () => {
-        const top = (await box(page, '#softmax')).top;
-        return top >= barBottom && top <= barBottom + 24;
-      }, { timeout: 15_000 }).toBe(true);
+      await expect
+        .poll(
+          async () => {
+            const top = (await box(page, '#softmax')).top;
+            return top >= barBottom && top <= barBottom + 24;
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(true);
       const heading = await box(page, '#softmax h2');
       expect(heading.top).toBeGreaterThan(barBottom);
       expect(errors).toEqual([]);
@@ -139,10 +162,15 @@ describe('anchors land below the bar', () => {
   test('a #step link opened from outside', async () => {
     const { page, errors } = await open('#weighted-sum');
     const barBottom = (await box(page, '.settings-bar')).bottom;
-    await expect.poll(async () => {
-      const top = (await box(page, '#weighted-sum')).top;
-      return top >= barBottom && top <= barBottom + 24;
-    }, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const top = (await box(page, '#weighted-sum')).top;
+          return top >= barBottom && top <= barBottom + 24;
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(true);
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -251,7 +279,13 @@ describe('no layout shift under the reader', () => {
     await page.evaluate(() => document.querySelector('attention-walkthrough')!.scrollToStep('weighted-sum'));
     await page.waitForTimeout(500);
     const field = page.locator('input[name="tokens"]');
-    const sentences = ['the cat sat', 'a much longer sentence with many more words in it than before', 'short', 'we predict the next word', 'the animal crossed the road because it was tired.'];
+    const sentences = [
+      'the cat sat',
+      'a much longer sentence with many more words in it than before',
+      'short',
+      'we predict the next word',
+      'the animal crossed the road because it was tired.',
+    ];
     let changes = 0;
     const heading = () => box(page, '#weighted-sum h2');
     const headingTops: number[] = [];
@@ -279,7 +313,9 @@ describe('no layout shift under the reader', () => {
       }
     }
     const shifts = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number; all: number } }).layoutShifts);
-    console.log(`CLS: load ${load.toFixed(4)}, load and ${changes} changes ${shifts.cls.toFixed(4)} (all shifts, input included: ${shifts.all.toFixed(4)}); step 6 heading at ${headingTops.join(', ')}`);
+    console.log(
+      `CLS: load ${load.toFixed(4)}, load and ${changes} changes ${shifts.cls.toFixed(4)} (all shifts, input included: ${shifts.all.toFixed(4)}); step 6 heading at ${headingTops.join(', ')}`,
+    );
     expect(changes).toBe(20);
     expect(load).toBeLessThanOrEqual(0.1);
     expect(shifts.cls).toBeLessThanOrEqual(0.1);
@@ -296,7 +332,8 @@ describe('d_k is written with a subscript', () => {
     await settled(page);
     const found = await page.evaluate(() => {
       const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
-      const selector = 'h1, h2, h3, h4, summary, caption, figcaption, label, legend, th, button, option, output, .notices, .settings-bar, [aria-label]';
+      const selector =
+        'h1, h2, h3, h4, summary, caption, figcaption, label, legend, th, button, option, output, .notices, .settings-bar, [aria-label]';
       // Not shown as text: a formula's TeX source (MathML annotation) and NumPy code, where d_k is a Python name.
       const visibleText = (node: Element) => {
         const copy = node.cloneNode(true) as Element;
@@ -309,7 +346,11 @@ describe('d_k is written with a subscript', () => {
         const text = `${visibleText(node)} ${node.getAttribute('aria-label') ?? ''}`;
         if (text.includes('d_k')) hits.push(`${node.localName}: ${text.trim().slice(0, 80)}`);
       }
-      return { hits, subscripts: root.querySelectorAll('.settings-bar sub').length, notice: root.querySelector('.notices')?.textContent ?? '' };
+      return {
+        hits,
+        subscripts: root.querySelectorAll('.settings-bar sub').length,
+        notice: root.querySelector('.notices')?.textContent ?? '',
+      };
     });
     expect(found.hits).toEqual([]);
     expect(found.subscripts).toBeGreaterThanOrEqual(3); // d_model, d_k readout, √d_k (and the phone summary)

@@ -30,7 +30,11 @@ async function open(query = ''): Promise<{ page: Page; errors: string[] }> {
 /** Clicks the quiz choice whose label is `word` (or the token index's choice) and returns the verdict the page gives. */
 async function answer(page: Page, word: string | number): Promise<string> {
   const quiz = page.locator('#problem .predict');
-  await (typeof word === 'number' ? quiz.locator(`.predict-choice[data-choice="${word}"]`) : quiz.locator('.predict-choice', { hasText: new RegExp(`^${word}$`) })).click();
+  await (
+    typeof word === 'number'
+      ? quiz.locator(`.predict-choice[data-choice="${word}"]`)
+      : quiz.locator('.predict-choice', { hasText: new RegExp(`^${word}$`) })
+  ).click();
   const verdict = quiz.locator('.predict-verdict');
   await expect.poll(() => verdict.textContent()).not.toBe('');
   return (await verdict.textContent()) ?? '';

@@ -47,8 +47,11 @@ describe('the walkthrough in Chromium', () => {
     expect(text.length).toBeGreaterThan(5000);
     expect(text).not.toMatch(/\bNaN\b|undefined|Infinity/);
     // Chromium's autofill re-reads every field outside a form after each change (controlForm in figures/dom.ts).
-    const loose = await page.evaluate(() => [...document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('input, select, textarea')]
-      .filter((field) => !(field as HTMLInputElement).form).map((field) => field.outerHTML.slice(0, 100)));
+    const loose = await page.evaluate(() =>
+      [...document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('input, select, textarea')]
+        .filter((field) => !(field as HTMLInputElement).form)
+        .map((field) => field.outerHTML.slice(0, 100)),
+    );
     expect(loose).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
@@ -64,8 +67,9 @@ describe('the walkthrough in Chromium', () => {
     const selected = scores.locator('td.selected');
     expect(await selected.getAttribute('data-row')).toBe('2');
     expect(await selected.getAttribute('data-col')).toBe('1');
-    const terms = await page.locator('#scores .by-hand .term').evaluateAll((nodes) =>
-      nodes.map((n) => Number((n as HTMLElement).dataset.a) * Number((n as HTMLElement).dataset.b)));
+    const terms = await page
+      .locator('#scores .by-hand .term')
+      .evaluateAll((nodes) => nodes.map((n) => Number((n as HTMLElement).dataset.a) * Number((n as HTMLElement).dataset.b)));
     const result = number(await page.locator('#scores .by-hand-result').textContent());
     expect(number(await selected.textContent())).toBeCloseTo(result, 5);
     expect(terms.reduce((a, b) => a + b, 0)).toBeCloseTo(result, 2);
@@ -179,7 +183,11 @@ describe('the walkthrough in Chromium', () => {
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
       const results = await new AxeBuilder({ page }).analyze();
       const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect(serious.map((v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`)).toEqual([]);
+      expect(
+        serious.map(
+          (v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`,
+        ),
+      ).toEqual([]);
       await context.close();
     }
   }, 600_000); // axe walks every shadow-DOM table of eleven sections twice: minutes on a loaded 2-core machine

@@ -1,5 +1,7 @@
 // attention(), multi_head_attention() and the shape checks, against the article's numbers and the
 // double-precision Eigen reference in reference.h.
+#include "attention.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
 #include "engine_limits.h"
 #include "experiments.h"
 #include "kernels.h"
@@ -23,11 +24,11 @@ using abh::Matrix;
 using MatrixD = abh::reference::MatrixD;
 
 // gtest only (no gmock in the link): a substring check that prints the whole message on failure.
-#define EXPECT_CONTAINS(haystack, needle)                                                      \
-  do {                                                                                         \
-    const std::string abh_haystack = (haystack);                                               \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                                    \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\"";                     \
+#define EXPECT_CONTAINS(haystack, needle)                                   \
+  do {                                                                      \
+    const std::string abh_haystack = (haystack);                            \
+    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
+        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
   } while (0)
 
 Matrix random_matrix(abh::SplitMix64& rng, int rows, int cols, float scale = 1.0f) {
@@ -112,8 +113,8 @@ TEST(ArticleNumbers, WeightedSumOfValuesIs1_13) {
   const float v[] = {2.0f, 0.5f, 1.5f, 0.0f};  // column 1 of V, one value per key
   float out = 0.0f;
   abh::kernels::weighted_sum(w, v, 1, &out, 1, 1, 4, 1);
-  EXPECT_NEAR(out, 1.125, 1e-6);               // the exact sum
-  EXPECT_NEAR(out, 1.13, 0.005 + 1e-6);        // the article's 2-decimal rounding (half up)
+  EXPECT_NEAR(out, 1.125, 1e-6);         // the exact sum
+  EXPECT_NEAR(out, 1.13, 0.005 + 1e-6);  // the article's 2-decimal rounding (half up)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,7 +144,8 @@ TEST(Attention, MatchesReferenceOnRandomShapes) {
         abh::reference::attention(Q.cast<double>(), K.cast<double>(), V.cast<double>(), mask_ptr, options.scale);
     const double e_out = relative_error(got.value().output, ref_out);
     const double e_w = relative_error(got.value().weights, ref_w);
-    ASSERT_LE(e_out, 1e-5) << "trial " << trial << ": n_q=" << n_q << " n_k=" << n_k << " d_k=" << d_k << " d_v=" << d_v;
+    ASSERT_LE(e_out, 1e-5) << "trial " << trial << ": n_q=" << n_q << " n_k=" << n_k << " d_k=" << d_k
+                           << " d_v=" << d_v;
     ASSERT_LE(e_w, 1e-5) << "trial " << trial;
     worst_out = std::max(worst_out, e_out);
     worst_w = std::max(worst_w, e_w);
@@ -176,14 +178,16 @@ TEST(MultiHeadAttention, MatchesReferenceOnRandomShapes) {
     options.scale = trial % 4 < 2;
     const float w_scale = 1.0f / std::sqrt(float(d_model));
     const Matrix X = random_matrix(rng, n, d_model);
-    const Matrix W_q = random_matrix(rng, d_model, d_model, w_scale), W_k = random_matrix(rng, d_model, d_model, w_scale);
-    const Matrix W_v = random_matrix(rng, d_model, d_model, w_scale), W_o = random_matrix(rng, d_model, d_model, w_scale);
+    const Matrix W_q = random_matrix(rng, d_model, d_model, w_scale),
+                 W_k = random_matrix(rng, d_model, d_model, w_scale);
+    const Matrix W_v = random_matrix(rng, d_model, d_model, w_scale),
+                 W_o = random_matrix(rng, d_model, d_model, w_scale);
 
     const auto got = abh::multi_head_attention(X, W_q, W_k, W_v, W_o, h, causal, options);
     ASSERT_TRUE(got.ok()) << got.error();
-    const auto [ref_out, ref_w] = abh::reference::multi_head_attention(
-        X.cast<double>(), W_q.cast<double>(), W_k.cast<double>(), W_v.cast<double>(), W_o.cast<double>(), h, causal,
-        options.scale);
+    const auto [ref_out, ref_w] =
+        abh::reference::multi_head_attention(X.cast<double>(), W_q.cast<double>(), W_k.cast<double>(),
+                                             W_v.cast<double>(), W_o.cast<double>(), h, causal, options.scale);
     const std::string where = "trial " + std::to_string(trial) + ": n=" + std::to_string(n) +
                               " d_model=" + std::to_string(d_model) + " h=" + std::to_string(h);
     ASSERT_LE(relative_error(got.value().output, ref_out), 1e-5) << where;
@@ -389,8 +393,10 @@ TEST(AttentionErrors, SizeLimitsAreCheckedWithoutAllocating) {
   using namespace abh::limits;
   EXPECT_EQ(abh::check_attention_shapes(4, 5, 8, 8, 5, 3, -1).error(), "");
   EXPECT_EQ(abh::check_attention_shapes(kMaxSequence, 4096, kMaxDim, kMaxDim, 4096, kMaxDim, -1).error(), "");
-  EXPECT_CONTAINS(abh::check_attention_shapes(kMaxSequence + 1, 4, 8, 8, 4, 8, -1).error(), "sequence length is limited to 16384");
-  EXPECT_CONTAINS(abh::check_attention_shapes(4, kMaxSequence + 1, 8, 8, kMaxSequence + 1, 8, -1).error(), "sequence length is limited to 16384");
+  EXPECT_CONTAINS(abh::check_attention_shapes(kMaxSequence + 1, 4, 8, 8, 4, 8, -1).error(),
+                  "sequence length is limited to 16384");
+  EXPECT_CONTAINS(abh::check_attention_shapes(4, kMaxSequence + 1, 8, 8, kMaxSequence + 1, 8, -1).error(),
+                  "sequence length is limited to 16384");
   EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, kMaxDim + 1, kMaxDim + 1, 4, 8, -1).error(), "limited to 4096");
   EXPECT_CONTAINS(abh::check_attention_shapes(4, 4, 8, 8, 4, kMaxDim + 1, -1).error(), "limited to 4096");
   // 16384 x 8192 = 2^27 > 2^26 score entries, though each side is within the sequence limit.
@@ -449,7 +455,8 @@ TEST(AttentionErrors, NonFiniteInputsAreRefusedWithTheirPosition) {
   const Matrix X = random_matrix(rng, 3, 4);
   Matrix W = random_matrix(rng, 4, 4);
   W(2, 3) = -std::numeric_limits<float>::infinity();
-  expect_error(abh::multi_head_attention(X, W, W, W, W, 2), {"W_q has a value that is not a finite number at row 3, column 4"});
+  expect_error(abh::multi_head_attention(X, W, W, W, W, 2),
+               {"W_q has a value that is not a finite number at row 3, column 4"});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -590,8 +597,8 @@ TEST(ScalingExperiment, SoftmaxSaturationRejectsBadArguments) {
 // A finite row times a finite factor can leave float32's range; the experiment scales in double and
 // clamps, so the result is the saturated one-hot softmax, never NaN.
 TEST(ScalingExperiment, SoftmaxSaturationWithOverflowingProductIsNotNaN) {
-  for (const auto& [row, factor] : {std::pair{std::vector<float>{1e30f, 1.0f}, 1e10f},
-                                    std::pair{std::vector<float>{3e38f, 1.0f, -3e38f}, 2.0f}}) {
+  for (const auto& [row, factor] :
+       {std::pair{std::vector<float>{1e30f, 1.0f}, 1e10f}, std::pair{std::vector<float>{3e38f, 1.0f, -3e38f}, 2.0f}}) {
     const auto result = abh::softmax_saturation(row, factor);
     ASSERT_TRUE(result.ok()) << result.error();
     for (float p : result.value().probabilities) EXPECT_FALSE(std::isnan(p));

@@ -25,10 +25,14 @@ void print_bits(const char* name, const abh::Matrix& m) {
 }  // namespace
 
 int main() {
-  const std::vector<std::string> sentence = {"the", "animal", "crossed", "the", "road", "because", "it", "was", "tired."};
+  const std::vector<std::string> sentence = {"the",     "animal", "crossed", "the",   "road",
+                                             "because", "it",     "was",     "tired."};
   std::vector<std::uint32_t> ids;
   for (const auto& word : sentence) ids.push_back(abh::token_id(word));
-  const struct { int d_model; std::uint32_t seed; } cases[] = {{8, 1}, {16, 42}, {64, 4294967295u}, {3, 0}};
+  const struct {
+    int d_model;
+    std::uint32_t seed;
+  } cases[] = {{8, 1}, {16, 42}, {64, 4294967295u}, {3, 0}};
   for (const auto& c : cases) {
     std::printf("{\"dModel\":%d,\"seed\":%u,", c.d_model, c.seed);
     print_bits("X", abh::generate_embeddings(ids, c.d_model, c.seed));

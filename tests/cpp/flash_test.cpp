@@ -1,6 +1,8 @@
 // flash_attention() and flash_attention_trace(): the tiled kernel against the naive attention() and the
 // double-precision reference, the trace's bookkeeping (m, l, rescale, skipped tiles), the memory claim
 // and the error messages.
+#include "flash.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 
 #include "attention.h"
 #include "engine_limits.h"
-#include "flash.h"
 #include "random.h"
 #include "reference.h"
 
@@ -26,10 +27,10 @@ using MatrixD = abh::reference::MatrixD;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-#define EXPECT_CONTAINS(haystack, needle)                                  \
-  do {                                                                     \
-    const std::string abh_haystack = (haystack);                           \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                \
+#define EXPECT_CONTAINS(haystack, needle)                                   \
+  do {                                                                      \
+    const std::string abh_haystack = (haystack);                            \
+    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
         << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
   } while (0)
 
@@ -92,8 +93,9 @@ void check_case(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOp
 
 std::string describe(int n_q, int n_k, int d_k, int d_v, const FlashOptions& o) {
   return "n_q=" + std::to_string(n_q) + " n_k=" + std::to_string(n_k) + " d_k=" + std::to_string(d_k) +
-         " d_v=" + std::to_string(d_v) + " block_q=" + std::to_string(o.block_q) + " block_k=" + std::to_string(o.block_k) +
-         " causal=" + std::to_string(o.causal) + " scale=" + std::to_string(o.scale);
+         " d_v=" + std::to_string(d_v) + " block_q=" + std::to_string(o.block_q) +
+         " block_k=" + std::to_string(o.block_k) + " causal=" + std::to_string(o.causal) +
+         " scale=" + std::to_string(o.scale);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -110,7 +112,8 @@ TEST(Flash, MatchesNaiveAndReferenceOnRandomCases) {
     const int n_q = uniform_int(rng, 1, 200);
     const int n_k = causal ? n_q : uniform_int(rng, 1, 200);
     const int d_k = uniform_int(rng, 1, 80), d_v = uniform_int(rng, 1, 80);
-    const FlashOptions o = flash_options(uniform_int(rng, 1, 70), uniform_int(rng, 1, 70), causal, (trial / 2) % 2 == 0);
+    const FlashOptions o =
+        flash_options(uniform_int(rng, 1, 70), uniform_int(rng, 1, 70), causal, (trial / 2) % 2 == 0);
     const Matrix Q = random_matrix(rng, n_q, d_k), K = random_matrix(rng, n_k, d_k), V = random_matrix(rng, n_k, d_v);
     check_case(Q, K, V, o, worst, "trial " + std::to_string(trial) + ": " + describe(n_q, n_k, d_k, d_v, o));
     if (HasFailure()) return;
@@ -339,8 +342,8 @@ TEST(FlashTrace, RecordsTheKernelsOwnState) {
     }
     if (HasFailure()) return;
   }
-  std::cout << "[flash trace] " << steps_checked << " steps checked, " << skipped_seen << " skipped tiles, row max grew "
-            << grew << " times and stayed " << stayed << " times\n";
+  std::cout << "[flash trace] " << steps_checked << " steps checked, " << skipped_seen
+            << " skipped tiles, row max grew " << grew << " times and stayed " << stayed << " times\n";
   EXPECT_GT(skipped_seen, 100);
   EXPECT_GT(grew, 1000);
   EXPECT_GT(stayed, 1000);
@@ -394,7 +397,8 @@ TEST(Flash, ScratchDoesNotGrowWithSequenceLength) {
   // One tile, m, l, rescale, and the packed Q_b^T (d, block) and K_c panels (block, d).
   EXPECT_EQ(scratch[0], std::int64_t(block) * block + 3 * block + 2 * d * block);
   EXPECT_LT(scratch[1], std::int64_t(4096) * 4096 / 1000);
-  std::cout << "[flash] scratch floats at n = 64 and n = 4096 (32 x 32 tiles): " << scratch[0] << ", " << scratch[1] << "\n";
+  std::cout << "[flash] scratch floats at n = 64 and n = 4096 (32 x 32 tiles): " << scratch[0] << ", " << scratch[1]
+            << "\n";
 
   // Blocks larger than n are clamped: no tile bigger than the problem.
   const Matrix Q = random_matrix(rng, 5, 4), K = random_matrix(rng, 7, 4), V = random_matrix(rng, 7, 4);
@@ -422,7 +426,8 @@ TEST(FlashMultiHead, EveryHeadEqualsItsOwnCall) {
       for (int d_k : {1, 3, 4, 7, 16})
         for (bool causal : {false, true}) {
           const int d_v = 1 + (d_k * 5 + n) % 9, n_k = causal ? n : 1 + (n * 7) % 41;
-          const FlashOptions o = flash_options(1 + (n + d_k) % 13, 1 + (n * 3 + heads) % 11, causal, (n + heads) % 3 != 0);
+          const FlashOptions o =
+              flash_options(1 + (n + d_k) % 13, 1 + (n * 3 + heads) % 11, causal, (n + heads) % 3 != 0);
           const Matrix Q = random_matrix(rng, n, heads * d_k), K = random_matrix(rng, n_k, heads * d_k),
                        V = random_matrix(rng, n_k, heads * d_v);
           const auto all = abh::flash_multi_head(Q, K, V, heads, o);
@@ -434,7 +439,8 @@ TEST(FlashMultiHead, EveryHeadEqualsItsOwnCall) {
             const auto one = abh::flash_attention(q, k, v, o);
             ASSERT_TRUE(one.ok()) << one.error();
             const Matrix got = head_slice(all.value().output, h, d_v);
-            ASSERT_TRUE(got == one.value().output) << "head " << h << " of " << heads << ": " << describe(n, n_k, d_k, d_v, o);
+            ASSERT_TRUE(got == one.value().output)
+                << "head " << h << " of " << heads << ": " << describe(n, n_k, d_k, d_v, o);
             const Mask mask = abh::causal_mask(n);
             abh::AttentionOptions naive_options;
             naive_options.scale = o.scale;
@@ -442,8 +448,10 @@ TEST(FlashMultiHead, EveryHeadEqualsItsOwnCall) {
             ASSERT_TRUE(naive.ok());
             ASSERT_LT(relative_error(got, naive.value().output.cast<double>()), 1e-5) << describe(n, n_k, d_k, d_v, o);
           }
-          EXPECT_EQ(all.value().scratch_floats, abh::flash_attention(head_slice(Q, 0, d_k), head_slice(K, 0, d_k),
-                                                                     head_slice(V, 0, d_v), o).value().scratch_floats)
+          EXPECT_EQ(all.value().scratch_floats,
+                    abh::flash_attention(head_slice(Q, 0, d_k), head_slice(K, 0, d_k), head_slice(V, 0, d_v), o)
+                        .value()
+                        .scratch_floats)
               << "one scratch, shared by the heads";
           ++cases;
         }
@@ -456,18 +464,21 @@ TEST(FlashMultiHead, BadInputsReturnErrors) {
   const Matrix Q = random_matrix(rng, 4, 6), K = random_matrix(rng, 4, 6), V = random_matrix(rng, 4, 4);
   auto error = [](const abh::Expected<abh::FlashResult>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
   EXPECT_TRUE(abh::flash_multi_head(Q, K, V, 2).ok());
-  for (int heads : {0, -1, 65}) EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, heads)), "heads must be from 1 to 64");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, 4)), "split into 4 heads");   // 6 columns
+  for (int heads : {0, -1, 65})
+    EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, heads)), "heads must be from 1 to 64");
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, 4)), "split into 4 heads");  // 6 columns
   EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, random_matrix(rng, 4, 3), 2)), "split into 2 heads");
   EXPECT_CONTAINS(error(abh::flash_multi_head(Q, random_matrix(rng, 4, 4), V, 2)), "must share heads * d_k");
   EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, random_matrix(rng, 3, 4), 2)), "every key needs a value");
   EXPECT_CONTAINS(error(abh::flash_multi_head(Matrix(0, 6), K, V, 2)), "at least one row");
   EXPECT_CONTAINS(error(abh::flash_multi_head(Matrix(4, 0), Matrix(4, 0), V, 2)), "at least one column");
   EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, 2, flash_options(0, 2, false, true))), "block sizes");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, random_matrix(rng, 5, 6), random_matrix(rng, 5, 4), 2, flash_options(2, 2, true, true))),
+  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, random_matrix(rng, 5, 6), random_matrix(rng, 5, 4), 2,
+                                              flash_options(2, 2, true, true))),
                   "causal attention needs as many queries as keys");
   const Matrix big = Matrix::Constant(4, 4, 3e38f);
-  EXPECT_EQ(error(abh::flash_multi_head(random_matrix(rng, 4, 4), random_matrix(rng, 4, 4), big, 2)), abh::kOutputOverflow);
+  EXPECT_EQ(error(abh::flash_multi_head(random_matrix(rng, 4, 4), random_matrix(rng, 4, 4), big, 2)),
+            abh::kOutputOverflow);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,9 +497,11 @@ TEST(Flash, BadInputsReturnErrors) {
   EXPECT_CONTAINS(error(abh::flash_attention(Q, random_matrix(rng, 4, 5), V)), "must share d_k");
   EXPECT_CONTAINS(error(abh::flash_attention(Q, K, random_matrix(rng, 3, 2))), "every key needs a value");
   for (auto [bq, bk] : {std::pair{0, 4}, {4, 0}, {-1, 4}, {1025, 4}, {4, 1025}})
-    EXPECT_CONTAINS(error(abh::flash_attention(Q, K, V, flash_options(bq, bk, false, true))), "block sizes must be from 1 to 1024");
+    EXPECT_CONTAINS(error(abh::flash_attention(Q, K, V, flash_options(bq, bk, false, true))),
+                    "block sizes must be from 1 to 1024");
   EXPECT_TRUE(abh::flash_attention(Q, K, V, flash_options(1024, 1, false, true)).ok());
-  EXPECT_CONTAINS(error(abh::flash_attention(Q, random_matrix(rng, 5, 3), random_matrix(rng, 5, 2), flash_options(2, 2, true, true))),
+  EXPECT_CONTAINS(error(abh::flash_attention(Q, random_matrix(rng, 5, 3), random_matrix(rng, 5, 2),
+                                             flash_options(2, 2, true, true))),
                   "causal attention needs as many queries as keys");
 
   // Limits, checked on the numbers (no need to allocate gigabytes).
@@ -504,7 +517,8 @@ TEST(Flash, BadInputsReturnErrors) {
 
   // An oversized row count that really is allocated: 65537 x 1 is cheap, and refused.
   const Matrix long_q = Matrix::Zero(65537, 1);
-  EXPECT_CONTAINS(error(abh::flash_attention(long_q, Matrix::Zero(1, 1), Matrix::Zero(1, 1))), "limited to 65536 tokens");
+  EXPECT_CONTAINS(error(abh::flash_attention(long_q, Matrix::Zero(1, 1), Matrix::Zero(1, 1))),
+                  "limited to 65536 tokens");
 
   // The trace is for small inputs only.
   auto trace_error = [](const abh::Expected<abh::FlashTrace>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
@@ -512,7 +526,8 @@ TEST(Flash, BadInputsReturnErrors) {
   EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q65, K, V)), "limited to 64 tokens");
   EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q, K, random_matrix(rng, 4, 257))), "d_k and d_v of 256");
   EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q, K, V, flash_options(0, 2, false, true))), "block sizes");
-  EXPECT_TRUE(abh::flash_attention_trace(random_matrix(rng, 64, 3), random_matrix(rng, 64, 3), random_matrix(rng, 64, 2)).ok());
+  EXPECT_TRUE(
+      abh::flash_attention_trace(random_matrix(rng, 64, 3), random_matrix(rng, 64, 3), random_matrix(rng, 64, 2)).ok());
   // And a failure carries no half-built result.
   EXPECT_EQ(abh::flash_attention(Matrix(0, 3), K, V).value().output.size(), 0);
 }

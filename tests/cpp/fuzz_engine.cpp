@@ -17,9 +17,19 @@
 namespace {
 
 float pick_value(FuzzedDataProvider& data) {
-  static const float kSpecial[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e30f, -1e30f, 1e-30f, 3e38f, -3e38f,
-                                   std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                                   std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()};
+  static const float kSpecial[] = {0.0f,
+                                   -0.0f,
+                                   1.0f,
+                                   -1.0f,
+                                   1e30f,
+                                   -1e30f,
+                                   1e-30f,
+                                   3e38f,
+                                   -3e38f,
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::quiet_NaN(),
+                                   std::numeric_limits<float>::denorm_min()};
   if (data.ConsumeBool()) return kSpecial[data.ConsumeIntegralInRange<std::size_t>(0, std::size(kSpecial) - 1)];
   return data.ConsumeFloatingPointInRange<float>(-100.0f, 100.0f);
 }

@@ -1,16 +1,17 @@
 // The hot loops in kernels.h, each checked against a plain double-precision loop written here.
 // The native build compiles the portable scalar path; the wasm SIMD path shares the exp polynomial
 // and the tail loops exercised below.
+#include "kernels.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
-#include "kernels.h"
 #include "random.h"
 
 namespace {
@@ -165,8 +166,8 @@ TEST(Matmul, StridedInputsAndOutputLeavePaddingUntouched) {
 }
 
 TEST(Matmul, SmallKnownProduct) {
-  const float A[] = {1, 2, 3, 4, 5, 6};          // 2x3
-  const float B[] = {7, 8, 9, 10, 11, 12};       // 3x2
+  const float A[] = {1, 2, 3, 4, 5, 6};     // 2x3
+  const float B[] = {7, 8, 9, 10, 11, 12};  // 3x2
   float C[4] = {};
   k::matmul(A, 3, B, 2, C, 2, 2, 3, 2);
   EXPECT_EQ(C[0], 58.0f);
@@ -269,10 +270,10 @@ TEST(RepairOverflowedScores, OverflowIsClampedAndInfMinusInfIsRecomputed) {
   const float big = 2e19f, fmax = std::numeric_limits<float>::max();
   // Row stride 3 (one padding column) to exercise ldq/ldk.
   const float Q[] = {big, big, -1.0f, 1.0f, 0.5f, -1.0f};
-  const float K[] = {big, big, -1.0f,    // q0.k0 = 8e38: overflows to +inf in float
-                     big, -big, -1.0f,   // q0.k1 = 4e38 - 4e38: inf - inf = NaN in float, exactly 0 in double
-                     -big, -big, -1.0f,  // q0.k2 = -8e38: -inf
-                     1.0f, 2.0f, -1.0f}; // ordinary
+  const float K[] = {big,  big,  -1.0f,   // q0.k0 = 8e38: overflows to +inf in float
+                     big,  -big, -1.0f,   // q0.k1 = 4e38 - 4e38: inf - inf = NaN in float, exactly 0 in double
+                     -big, -big, -1.0f,   // q0.k2 = -8e38: -inf
+                     1.0f, 2.0f, -1.0f};  // ordinary
   const int n_q = 2, n_k = 4, d = 2;
   std::vector<float> S(n_q * n_k);
   k::scores_qkt(Q, 3, K, 3, S.data(), n_q, n_k, d);

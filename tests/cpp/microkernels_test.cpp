@@ -4,6 +4,8 @@
 // tiled kernel's 4-query groups with overflow repair in a partial group. Each result is checked
 // against a plain double-precision loop. The native build runs the same blocking as the wasm SIMD
 // build (only the lane arithmetic differs), so these edges are the SIMD build's edges too.
+#include "microkernels.h"  // vtranspose4
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include "attention.h"
 #include "flash.h"
 #include "kernels.h"
-#include "microkernels.h"  // vtranspose4
 #include "random.h"
 #include "reference.h"
 
@@ -57,7 +58,8 @@ TEST(Microkernels, MatmulAcrossDepthBlocks) {
         std::vector<double> want(std::size_t(m) * n, 0.0);
         for (int r = 0; r < m; ++r)
           for (int c = 0; c < n; ++c)
-            for (int p = 0; p < depth; ++p) want[r * n + c] += double(A[std::size_t(r) * (depth + 3) + p]) * B[std::size_t(p) * (n + 2) + c];
+            for (int p = 0; p < depth; ++p)
+              want[r * n + c] += double(A[std::size_t(r) * (depth + 3) + p]) * B[std::size_t(p) * (n + 2) + c];
         ASSERT_LE(rel_error(C.data(), n + 1, want, m, n), 1e-5) << m << "x" << depth << "x" << n;
         for (int r = 0; r < m; ++r) ASSERT_TRUE(std::isnan(C[std::size_t(r) * (n + 1) + n])) << "padding written";
       }
@@ -82,11 +84,13 @@ TEST(Microkernels, WeightedSumZeroSpansDifferPerRow) {
         std::vector<double> want(std::size_t(n_q) * d_v, 0.0);
         for (int r = 0; r < n_q; ++r)
           for (int c = 0; c < d_v; ++c)
-            for (int j = 0; j < n_k; ++j) want[r * d_v + c] += double(W[std::size_t(r) * n_k + j]) * V[std::size_t(j) * (d_v + 5) + c];
+            for (int j = 0; j < n_k; ++j)
+              want[r * d_v + c] += double(W[std::size_t(r) * n_k + j]) * V[std::size_t(j) * (d_v + 5) + c];
         ASSERT_LE(rel_error(O.data(), d_v + 2, want, n_q, d_v), 1e-5) << n_q << " " << n_k << " " << d_v;
         for (int r = 0; r < n_q; ++r)
           if (r % 3 == 2) {
-            for (int c = 0; c < d_v; ++c) ASSERT_EQ(O[std::size_t(r) * (d_v + 2) + c], 0.0f) << "an all-zero row gives exact zeros";
+            for (int c = 0; c < d_v; ++c)
+              ASSERT_EQ(O[std::size_t(r) * (d_v + 2) + c], 0.0f) << "an all-zero row gives exact zeros";
           }
       }
 }
@@ -104,7 +108,8 @@ TEST(Microkernels, ScoresAcrossKeyBlocksAndDepthTails) {
         std::vector<double> want(std::size_t(n_q) * n_k, 0.0);
         for (int i = 0; i < n_q; ++i)
           for (int j = 0; j < n_k; ++j)
-            for (int t = 0; t < d; ++t) want[i * n_k + j] += double(Q[std::size_t(i) * (d + 1) + t]) * K[std::size_t(j) * (d + 3) + t];
+            for (int t = 0; t < d; ++t)
+              want[i * n_k + j] += double(Q[std::size_t(i) * (d + 1) + t]) * K[std::size_t(j) * (d + 3) + t];
         ASSERT_LE(rel_error(S.data(), n_k, want, n_q, n_k), 1e-5) << n_q << " " << n_k << " " << d;
       }
 }

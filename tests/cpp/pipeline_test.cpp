@@ -1,5 +1,7 @@
 // run_pipeline(): every intermediate of the walkthrough, checked against plain Eigen and the
 // double-precision reference; config validation; and the deterministic generator behind it.
+#include "pipeline.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include "attention.h"
 #include "engine_limits.h"
 #include "kernels.h"
-#include "pipeline.h"
 #include "random.h"
 #include "reference.h"
 
@@ -27,14 +28,15 @@ using abh::PipelineSnapshot;
 using abh::Tensor3;
 using MatrixD = abh::reference::MatrixD;
 
-#define EXPECT_CONTAINS(haystack, needle)                                                      \
-  do {                                                                                         \
-    const std::string abh_haystack = (haystack);                                               \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                                    \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\"";                     \
+#define EXPECT_CONTAINS(haystack, needle)                                   \
+  do {                                                                      \
+    const std::string abh_haystack = (haystack);                            \
+    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
+        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
   } while (0)
 
-const std::vector<std::string> kSentence = {"the", "animal", "crossed", "the", "road", "because", "it", "was", "tired."};
+const std::vector<std::string> kSentence = {"the",     "animal", "crossed", "the",   "road",
+                                            "because", "it",     "was",     "tired."};
 
 std::vector<std::uint32_t> ids_of(const std::vector<std::string>& words) {
   std::vector<std::uint32_t> ids;
@@ -89,7 +91,8 @@ bool snapshot_all_finite(const PipelineSnapshot& s) {
   for (const Matrix* m : {&s.X, &s.W_q, &s.W_k, &s.W_v, &s.W_o, &s.Q, &s.K, &s.V, &s.merged, &s.output,
                           &s.weights_unscaled, &s.weights_causal, &s.weights_masked_after})
     if (!m->allFinite()) return false;
-  for (const Tensor3* t : {&s.Q_heads, &s.K_heads, &s.V_heads, &s.scores, &s.scores_scaled, &s.weights, &s.head_outputs})
+  for (const Tensor3* t :
+       {&s.Q_heads, &s.K_heads, &s.V_heads, &s.scores, &s.scores_scaled, &s.weights, &s.head_outputs})
     if (!all_finite(*t)) return false;
   return std::isfinite(s.scale_factor);
 }
@@ -152,7 +155,8 @@ TEST(Pipeline, WeightRowsSumToOne) {
       EXPECT_NEAR(weights.row(i).cast<double>().sum(), 1.0, 1e-6) << what << " row " << i;
     }
   };
-  for (int head = 0; head < s.heads; ++head) expect_distributions(head_of(s.weights, head), "weights head " + std::to_string(head));
+  for (int head = 0; head < s.heads; ++head)
+    expect_distributions(head_of(s.weights, head), "weights head " + std::to_string(head));
   expect_distributions(s.weights_unscaled, "weights_unscaled");
   expect_distributions(s.weights_causal, "weights_causal");
 }
@@ -213,9 +217,9 @@ TEST(Pipeline, AgreesWithMultiHeadAttentionAndItsReference) {
     PipelineConfig config = default_config();
     config.causal = causal;
     const PipelineSnapshot s = run_ok(config);
-    const auto [ref_out, ref_w] = abh::reference::multi_head_attention(
-        s.X.cast<double>(), s.W_q.cast<double>(), s.W_k.cast<double>(), s.W_v.cast<double>(), s.W_o.cast<double>(),
-        s.heads, causal);
+    const auto [ref_out, ref_w] =
+        abh::reference::multi_head_attention(s.X.cast<double>(), s.W_q.cast<double>(), s.W_k.cast<double>(),
+                                             s.W_v.cast<double>(), s.W_o.cast<double>(), s.heads, causal);
     EXPECT_LE(relative_error(s.output, ref_out), 1e-5);
     const auto mha = abh::multi_head_attention(s.X, s.W_q, s.W_k, s.W_v, s.W_o, s.heads, causal);
     ASSERT_TRUE(mha.ok()) << mha.error();
@@ -239,7 +243,8 @@ TEST(Pipeline, RepeatedTokenHasIdenticalEmbeddingAndAttention) {
   EXPECT_EQ(s.Q.row(0), s.Q.row(3));
   EXPECT_NE(s.X.row(0), s.X.row(1));
   // Without a mask the two "the" queries see the same keys, so their attention rows coincide too.
-  for (int head = 0; head < s.heads; ++head) EXPECT_EQ(head_of(s.weights, head).row(0), head_of(s.weights, head).row(3));
+  for (int head = 0; head < s.heads; ++head)
+    EXPECT_EQ(head_of(s.weights, head).row(0), head_of(s.weights, head).row(3));
   // The embedding of a word does not depend on its neighbours.
   const Matrix alone = abh::generate_embeddings({abh::token_id("it")}, 8, 1);
   EXPECT_EQ(alone.row(0), s.X.row(6));
@@ -255,9 +260,9 @@ TEST(Pipeline, SameSeedGivesBitIdenticalSnapshotDifferentSeedDiffers) {
                      &PipelineSnapshot::merged, &PipelineSnapshot::output, &PipelineSnapshot::weights_unscaled,
                      &PipelineSnapshot::weights_causal, &PipelineSnapshot::weights_masked_after})
     EXPECT_TRUE(same_bits(a.*field, b.*field));
-  for (auto field : {&PipelineSnapshot::Q_heads, &PipelineSnapshot::K_heads, &PipelineSnapshot::V_heads,
-                     &PipelineSnapshot::scores, &PipelineSnapshot::scores_scaled, &PipelineSnapshot::weights,
-                     &PipelineSnapshot::head_outputs})
+  for (auto field :
+       {&PipelineSnapshot::Q_heads, &PipelineSnapshot::K_heads, &PipelineSnapshot::V_heads, &PipelineSnapshot::scores,
+        &PipelineSnapshot::scores_scaled, &PipelineSnapshot::weights, &PipelineSnapshot::head_outputs})
     EXPECT_TRUE(same_bits(a.*field, b.*field));
   EXPECT_EQ(a.mask, b.mask);
   EXPECT_EQ(a.fully_masked_rows, b.fully_masked_rows);
@@ -286,17 +291,26 @@ void expect_view_matches(const abh::PipelineView& v, const PipelineSnapshot& s, 
     EXPECT_EQ(std::memcmp(v.tensor(t), want, count * sizeof(float)), 0) << name;
     EXPECT_EQ(v.layout.offset[t] % 4, 0u) << name;  // 16-byte aligned in the block
   };
-  for (auto [t, m, name] : {std::tuple{abh::kPipeX, &s.X, "X"}, {abh::kPipeW_q, &s.W_q, "W_q"}, {abh::kPipeW_k, &s.W_k, "W_k"},
-                            {abh::kPipeW_v, &s.W_v, "W_v"}, {abh::kPipeW_o, &s.W_o, "W_o"}, {abh::kPipeQ, &s.Q, "Q"},
-                            {abh::kPipeK, &s.K, "K"}, {abh::kPipeV, &s.V, "V"}, {abh::kPipeMerged, &s.merged, "merged"},
+  for (auto [t, m, name] : {std::tuple{abh::kPipeX, &s.X, "X"},
+                            {abh::kPipeW_q, &s.W_q, "W_q"},
+                            {abh::kPipeW_k, &s.W_k, "W_k"},
+                            {abh::kPipeW_v, &s.W_v, "W_v"},
+                            {abh::kPipeW_o, &s.W_o, "W_o"},
+                            {abh::kPipeQ, &s.Q, "Q"},
+                            {abh::kPipeK, &s.K, "K"},
+                            {abh::kPipeV, &s.V, "V"},
+                            {abh::kPipeMerged, &s.merged, "merged"},
                             {abh::kPipeOutput, &s.output, "output"},
                             {abh::kPipeWeightsUnscaled, &s.weights_unscaled, "weights_unscaled"},
                             {abh::kPipeWeightsCausal, &s.weights_causal, "weights_causal"},
                             {abh::kPipeWeightsMaskedAfter, &s.weights_masked_after, "weights_masked_after"}})
     bits(t, m->data(), std::size_t(m->size()), name);
-  for (auto [t, x, name] : {std::tuple{abh::kPipeQ_heads, &s.Q_heads, "Q_heads"}, {abh::kPipeK_heads, &s.K_heads, "K_heads"},
-                            {abh::kPipeV_heads, &s.V_heads, "V_heads"}, {abh::kPipeScores, &s.scores, "scores"},
-                            {abh::kPipeScoresScaled, &s.scores_scaled, "scores_scaled"}, {abh::kPipeWeights, &s.weights, "weights"},
+  for (auto [t, x, name] : {std::tuple{abh::kPipeQ_heads, &s.Q_heads, "Q_heads"},
+                            {abh::kPipeK_heads, &s.K_heads, "K_heads"},
+                            {abh::kPipeV_heads, &s.V_heads, "V_heads"},
+                            {abh::kPipeScores, &s.scores, "scores"},
+                            {abh::kPipeScoresScaled, &s.scores_scaled, "scores_scaled"},
+                            {abh::kPipeWeights, &s.weights, "weights"},
                             {abh::kPipeHeadOutputs, &s.head_outputs, "head_outputs"}})
     bits(t, x->data.data(), x->data.size(), name);
   EXPECT_EQ(std::memcmp(v.mask(), s.mask.data(), std::size_t(s.mask.size())), 0);
@@ -313,46 +327,46 @@ TEST(PipelineWorkspace, ReusedAcrossRunsGivesExactlyTheFreshResults) {
   abh::PipelineWorkspace workspace(fixed.data(), fixed.size());
   std::vector<PipelineConfig> sequence;
   PipelineConfig c = default_config();
-  sequence.push_back(c);                       // fixed block
+  sequence.push_back(c);  // fixed block
   c.seed = 2;
-  sequence.push_back(c);                       // another seed
+  sequence.push_back(c);  // another seed
   c.seed = 1;
   c.heads = 4;
-  sequence.push_back(c);                       // back to seed 1: cached weights must be seed 1's
+  sequence.push_back(c);  // back to seed 1: cached weights must be seed 1's
   c.W_k.assign(64, 0.25f);
-  sequence.push_back(c);                       // an explicit W_k replaces the generated one
+  sequence.push_back(c);  // an explicit W_k replaces the generated one
   c.W_k.clear();
-  sequence.push_back(c);                       // and the generated one comes back
+  sequence.push_back(c);  // and the generated one comes back
   c.X.assign(c.token_ids.size() * 8, 0.5f);
-  sequence.push_back(c);                       // an explicit X: no generated row may survive it
+  sequence.push_back(c);  // an explicit X: no generated row may survive it
   c.X.clear();
-  sequence.push_back(c);                       // generated rows again
+  sequence.push_back(c);  // generated rows again
   std::swap(c.token_ids[1], c.token_ids[2]);
   c.token_ids[4] = ids_of({"zebra"})[0];
-  sequence.push_back(c);                       // rows moved and one new word: regenerated where the id changed
+  sequence.push_back(c);  // rows moved and one new word: regenerated where the id changed
   c.token_ids.resize(3);
-  sequence.push_back(c);                       // fewer tokens
+  sequence.push_back(c);  // fewer tokens
   c.token_ids = ids_of(kSentence);
-  sequence.push_back(c);                       // more tokens than the last run had rows
+  sequence.push_back(c);  // more tokens than the last run had rows
   c.seed = 3;
-  sequence.push_back(c);                       // same tokens, another seed: every row regenerated
+  sequence.push_back(c);  // same tokens, another seed: every row regenerated
   c.seed = 1;
   c.d_model = 16;
-  sequence.push_back(c);                       // another d_model
+  sequence.push_back(c);  // another d_model
   c.token_ids = ids_of({"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"});
   c.d_model = 32;
   c.heads = 8;
-  sequence.push_back(c);                       // too large for the fixed block: heap
-  sequence.push_back(c);                       // the heap block again
+  sequence.push_back(c);  // too large for the fixed block: heap
+  sequence.push_back(c);  // the heap block again
   c.causal = true;
   c.comparison_head = 5;
-  sequence.push_back(c);                       // the comparison tables of another head
+  sequence.push_back(c);  // the comparison tables of another head
   c.comparison_head = 0;
   c.token_ids.resize(3);
   c.d_model = 8;
   c.heads = 2;
   c.scale = false;
-  sequence.push_back(c);                       // fixed block again, after the heap
+  sequence.push_back(c);  // fixed block again, after the heap
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     abh::PipelineView v;
     ASSERT_EQ(abh::run_pipeline_into(sequence[i], workspace, v).error(), "") << "run " << i;
@@ -370,12 +384,14 @@ TEST(PipelineWorkspace, RefusedConfigurationsSayWhyAndLeaveTheWorkspaceUsable) {
   abh::PipelineView v;
   PipelineConfig bad = default_config();
   bad.heads = 3;
-  EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v).error(), "d_model (8) must be divisible by the number of heads (3)");
+  EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v).error(),
+            "d_model (8) must be divisible by the number of heads (3)");
   EXPECT_EQ(workspace.heap_floats(), 0u);  // refused before anything was allocated
   bad = default_config();
   for (int head : {-1, 2}) {
     bad.comparison_head = head;
-    EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v).error(), "the comparison head must be 0 to 1 (got " + std::to_string(head) + ")");
+    EXPECT_EQ(abh::run_pipeline_into(bad, workspace, v).error(),
+              "the comparison head must be 0 to 1 (got " + std::to_string(head) + ")");
   }
   EXPECT_EQ(workspace.heap_floats(), 0u);
   ASSERT_EQ(abh::run_pipeline_into(default_config(), workspace, v).error(), "");
@@ -438,7 +454,8 @@ TEST(PipelineCausal, MaskIsLowerTriangularAndFutureWeightsAreExactlyZero) {
     EXPECT_EQ(s.weights.at(head, 0, 0), 1.0f);  // token 1 sees only itself
   }
   // Output row 0 of each head is exactly its own value row.
-  for (int head = 0; head < s.heads; ++head) EXPECT_EQ(head_of(s.head_outputs, head).row(0), head_of(s.V_heads, head).row(0));
+  for (int head = 0; head < s.heads; ++head)
+    EXPECT_EQ(head_of(s.head_outputs, head).row(0), head_of(s.V_heads, head).row(0));
 }
 
 TEST(PipelineCausal, WeightsCausalEqualsWeightsWhenCausal) {
@@ -640,8 +657,10 @@ TEST(PipelineExplicit, NonFiniteValuesAreErrorsWithPosition) {
     ASSERT_FALSE(result.ok());
     EXPECT_CONTAINS(result.error(), "X has a value that is not a finite number at row 3, column 6");
   }
-  for (auto [field, name] : {std::pair{&PipelineConfig::W_q, "W_q"}, {&PipelineConfig::W_k, "W_k"},
-                             {&PipelineConfig::W_v, "W_v"}, {&PipelineConfig::W_o, "W_o"}}) {
+  for (auto [field, name] : {std::pair{&PipelineConfig::W_q, "W_q"},
+                             {&PipelineConfig::W_k, "W_k"},
+                             {&PipelineConfig::W_v, "W_v"},
+                             {&PipelineConfig::W_o, "W_o"}}) {
     PipelineConfig config = default_config();
     (config.*field).assign(64, 0.1f);
     (config.*field)[63] = -inf;
@@ -666,7 +685,7 @@ TEST(PipelineOverflow, OverflowingScoresAreRepairedAndStayNaNFree) {
   const PipelineSnapshot& s = result.value();
   EXPECT_TRUE(snapshot_all_finite(s));
   EXPECT_EQ(s.scores.at(0, 0, 0), std::numeric_limits<float>::max());  // clamped, not inf
-  EXPECT_EQ(s.scores.at(0, 0, 1), 0.0f);  // 2e19 - 2e19, exact
+  EXPECT_EQ(s.scores.at(0, 0, 1), 0.0f);                               // 2e19 - 2e19, exact
   EXPECT_EQ(s.weights.at(0, 0, 0), 1.0f);
   for (int i = 0; i < 2; ++i) {
     double sum = 0;
@@ -743,7 +762,8 @@ TEST(PipelineConfigErrors, HeadScoreBudget) {
   config.token_ids.assign(512, 1u);
   config.d_model = 16;
   config.heads = 16;  // 16 * 512 * 512 = 4M > 2M
-  EXPECT_EQ(error_of(config), "heads x n x n = 4194304 attention weights would exceed the walkthrough's budget of 2097152");
+  EXPECT_EQ(error_of(config),
+            "heads x n x n = 4194304 attention weights would exceed the walkthrough's budget of 2097152");
   config.token_ids.assign(512, 1u);
   config.d_model = 16;
   config.heads = 8;  // 8 * 512 * 512 = 2^21, exactly the budget
@@ -758,11 +778,14 @@ TEST(PipelineConfigErrors, StagedSizes) {
   EXPECT_EQ(abh::check_pipeline_sizes(1, 0, none, 0).error(), "");
   EXPECT_EQ(abh::check_pipeline_sizes(0, 0, none, 0).error(), "there must be at least one token");
   EXPECT_EQ(abh::check_pipeline_sizes(600, 0, none, 0).error(), "the walkthrough shows at most 512 tokens (got 600)");
-  EXPECT_EQ(abh::check_pipeline_sizes(1, 3000000, none, 0).error(), "X has 3000000 values; the walkthrough accepts at most 524288");
+  EXPECT_EQ(abh::check_pipeline_sizes(1, 3000000, none, 0).error(),
+            "X has 3000000 values; the walkthrough accepts at most 524288");
   EXPECT_EQ(abh::check_pipeline_sizes(1, std::int64_t(kMaxPipelineTokens) * kMaxDModel, none, 0).error(), "");
   const std::int64_t big_wv[4] = {most_w, most_w, most_w + 1, 0};
-  EXPECT_EQ(abh::check_pipeline_sizes(1, 0, big_wv, 0).error(), "W_v has 1048577 values; the walkthrough accepts at most 1048576");
-  EXPECT_EQ(abh::check_pipeline_sizes(1, 0, none, 262145).error(), "the mask has 262145 entries; the walkthrough accepts at most 262144");
+  EXPECT_EQ(abh::check_pipeline_sizes(1, 0, big_wv, 0).error(),
+            "W_v has 1048577 values; the walkthrough accepts at most 1048576");
+  EXPECT_EQ(abh::check_pipeline_sizes(1, 0, none, 262145).error(),
+            "the mask has 262145 entries; the walkthrough accepts at most 262144");
   // check_pipeline_config applies the same rules.
   PipelineConfig config = default_config();
   config.X.assign(524289, 0.0f);
@@ -779,13 +802,32 @@ TEST(PipelineLayout, PublishedFieldsPinTheFormat) {
   abh::PipelineView v;
   ASSERT_EQ(abh::run_pipeline_into(config, workspace, v).error(), "");
   const auto fields = abh::pipeline_fields(v);
-  const char* const names[] = {"W_q", "W_k", "W_v", "W_o", "X", "Q", "K", "V", "Q_heads", "K_heads", "V_heads", "scores",
-                               "scoresScaled", "weights", "headOutputs", "merged", "output", "weightsUnscaled", "weightsCausal",
-                               "weightsMaskedAfter", "mask", "fullyMaskedRows"};
+  const char* const names[] = {"W_q",
+                               "W_k",
+                               "W_v",
+                               "W_o",
+                               "X",
+                               "Q",
+                               "K",
+                               "V",
+                               "Q_heads",
+                               "K_heads",
+                               "V_heads",
+                               "scores",
+                               "scoresScaled",
+                               "weights",
+                               "headOutputs",
+                               "merged",
+                               "output",
+                               "weightsUnscaled",
+                               "weightsCausal",
+                               "weightsMaskedAfter",
+                               "mask",
+                               "fullyMaskedRows"};
   ASSERT_EQ(std::size(names), fields.size());
   const std::vector<std::vector<int>> shapes = {
-      {8, 8}, {8, 8}, {8, 8}, {8, 8}, {9, 8}, {9, 8}, {9, 8}, {9, 8}, {2, 9, 4}, {2, 9, 4}, {2, 9, 4}, {2, 9, 9},
-      {2, 9, 9}, {2, 9, 9}, {2, 9, 4}, {9, 8}, {9, 8}, {9, 9}, {9, 9}, {9, 9}, {9, 9}, {9}};
+      {8, 8},    {8, 8},    {8, 8},    {8, 8},    {9, 8}, {9, 8}, {9, 8}, {9, 8}, {2, 9, 4}, {2, 9, 4}, {2, 9, 4},
+      {2, 9, 9}, {2, 9, 9}, {2, 9, 9}, {2, 9, 4}, {9, 8}, {9, 8}, {9, 9}, {9, 9}, {9, 9},    {9, 9},    {9}};
   std::size_t end = 0;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const abh::PipelineField& f = fields[i];
@@ -855,7 +897,7 @@ TEST(Generator, NormalHasMeanZeroVarianceOneAndBoundedRange) {
 TEST(Generator, TokenIdIsFnv1a32) {
   EXPECT_EQ(abh::token_id(""), 2166136261u);
   EXPECT_EQ(abh::token_id("a"), 0xE40C292Cu);
-  EXPECT_EQ(abh::token_id("foobar"), 0xBF9CF968u);  // published FNV-1a test vector
+  EXPECT_EQ(abh::token_id("foobar"), 0xBF9CF968u);        // published FNV-1a test vector
   EXPECT_NE(abh::token_id("The"), abh::token_id("the"));  // case-sensitive: callers lowercase first
 }
 

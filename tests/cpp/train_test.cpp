@@ -25,11 +25,11 @@ namespace {
 
 using namespace abh::train;
 
-#define EXPECT_CONTAINS(haystack, needle)                                                      \
-  do {                                                                                         \
-    const std::string abh_haystack = (haystack);                                               \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                                    \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\"";                     \
+#define EXPECT_CONTAINS(haystack, needle)                                   \
+  do {                                                                      \
+    const std::string abh_haystack = (haystack);                            \
+    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
+        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
   } while (0)
 
 std::vector<double> random_vector(abh::SplitMix64& rng, std::size_t n, double scale = 1.0) {
@@ -45,8 +45,8 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // Checks d(loss)/d(x) for every entry of x by central differences. loss() reads x.
-void expect_gradient(const char* what, std::vector<double>& x, const std::vector<double>& analytic, const std::function<double()>& loss,
-                     double h = 1e-6, double tolerance = 1e-6) {
+void expect_gradient(const char* what, std::vector<double>& x, const std::vector<double>& analytic,
+                     const std::function<double()>& loss, double h = 1e-6, double tolerance = 1e-6) {
   ASSERT_EQ(x.size(), analytic.size()) << what;
   double worst = 0;
   std::size_t worst_at = 0;
@@ -68,8 +68,8 @@ void expect_gradient(const char* what, std::vector<double>& x, const std::vector
 
 TEST(TrainMath, LogMatchesTheLibraryToFloatRounding) {
   double worst = 0;
-  for (float x : {1e-38f, 1e-30f, 1e-10f, 0.001f, 0.1f, 0.5f, 0.70710678f, 0.9999f, 1.0f, 1.0001f, 1.41421356f, 1.5f, 2.0f, 2.7182818f, 10.0f,
-                  123.456f, 1e10f, 3e38f}) {
+  for (float x : {1e-38f, 1e-30f, 1e-10f, 0.001f, 0.1f, 0.5f, 0.70710678f, 0.9999f, 1.0f, 1.0001f, 1.41421356f, 1.5f,
+                  2.0f, 2.7182818f, 10.0f, 123.456f, 1e10f, 3e38f}) {
     const double exact = std::log(double(x));
     worst = std::max(worst, std::abs(double(log_of(x)) - exact) / std::max(1.0, std::abs(exact)));
   }
@@ -97,7 +97,8 @@ TEST(TrainMath, MatmulKernelMatchesTheDefinitionWithStrides) {
     for (int n = 0; n < N; ++n)
       for (int m = 0; m < M; ++m) {
         float acc = expected[std::size_t(n) * M + m];
-        for (int k = 0; k < K; ++k) acc += A[std::size_t(k) * N + n] * B[std::size_t(k) * M + m];  // A stored (K, N): A^T
+        for (int k = 0; k < K; ++k)
+          acc += A[std::size_t(k) * N + n] * B[std::size_t(k) * M + m];  // A stored (K, N): A^T
         expected[std::size_t(n) * M + m] = acc;
       }
     matmul_accumulate(out.data(), M, A.data(), 1, N, B.data(), M, N, K, M);
@@ -125,14 +126,16 @@ TEST(TrainGradients, Encoder) {
 TEST(TrainGradients, LayerNorm) {
   abh::SplitMix64 rng(12);
   for (auto [N, C] : {std::pair{1, 2}, {3, 5}, {6, 16}}) {
-    auto inp = random_vector(rng, N * C, 2.0), w = random_vector(rng, C), b = random_vector(rng, C), r = random_vector(rng, N * C);
+    auto inp = random_vector(rng, N * C, 2.0), w = random_vector(rng, C), b = random_vector(rng, C),
+         r = random_vector(rng, N * C);
     std::vector<double> out(N * C), mean(N), rstd(N), dinp(N * C, 0.0), dw(C, 0.0), db(C, 0.0);
     auto loss = [&] {
       layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), N, C);
       return dot(out, r);
     };
     loss();
-    layernorm_backward(dinp.data(), dw.data(), db.data(), r.data(), inp.data(), w.data(), mean.data(), rstd.data(), N, C);
+    layernorm_backward(dinp.data(), dw.data(), db.data(), r.data(), inp.data(), w.data(), mean.data(), rstd.data(), N,
+                       C);
     expect_gradient("layernorm inp", inp, dinp, loss);
     expect_gradient("layernorm weight", w, dw, loss);
     expect_gradient("layernorm bias", b, db, loss);
@@ -141,14 +144,17 @@ TEST(TrainGradients, LayerNorm) {
 
 TEST(TrainGradients, Matmul) {
   abh::SplitMix64 rng(13);
-  for (auto [N, IC, OC, with_bias] : {std::tuple{1, 1, 1, false}, {4, 3, 5, true}, {6, 8, 17, false}, {5, 16, 4, true}}) {
-    auto inp = random_vector(rng, N * IC), w = random_vector(rng, IC * OC), bias = random_vector(rng, OC), r = random_vector(rng, N * OC);
+  for (auto [N, IC, OC, with_bias] :
+       {std::tuple{1, 1, 1, false}, {4, 3, 5, true}, {6, 8, 17, false}, {5, 16, 4, true}}) {
+    auto inp = random_vector(rng, N * IC), w = random_vector(rng, IC * OC), bias = random_vector(rng, OC),
+         r = random_vector(rng, N * OC);
     std::vector<double> out(N * OC), dinp(N * IC, 0.0), dw(IC * OC, 0.0), db(OC, 0.0), scratch(IC * OC);
     auto loss = [&] {
       matmul_forward(out.data(), inp.data(), w.data(), with_bias ? bias.data() : nullptr, N, IC, OC);
       return dot(out, r);
     };
-    matmul_backward(dinp.data(), dw.data(), with_bias ? db.data() : nullptr, r.data(), inp.data(), w.data(), scratch.data(), N, IC, OC);
+    matmul_backward(dinp.data(), dw.data(), with_bias ? db.data() : nullptr, r.data(), inp.data(), w.data(),
+                    scratch.data(), N, IC, OC);
     expect_gradient("matmul inp", inp, dinp, loss);
     expect_gradient("matmul weight", w, dw, loss);
     if (with_bias) expect_gradient("matmul bias", bias, db, loss);
@@ -162,11 +168,13 @@ TEST(TrainGradients, Attention) {
     bool causal, scale;
     std::vector<int> lengths;
   };
-  for (const Case& c : {Case{1, 1, 2, 1, false, true, {1}}, Case{2, 4, 4, 2, false, true, {4, 2}}, Case{2, 5, 6, 3, true, true, {5, 3}},
-                        Case{1, 6, 8, 2, false, false, {6}}, Case{3, 3, 8, 4, true, false, {3, 1, 2}}}) {
+  for (const Case& c :
+       {Case{1, 1, 2, 1, false, true, {1}}, Case{2, 4, 4, 2, false, true, {4, 2}}, Case{2, 5, 6, 3, true, true, {5, 3}},
+        Case{1, 6, 8, 2, false, false, {6}}, Case{3, 3, 8, 4, true, false, {3, 1, 2}}}) {
     const AttentionShape shape{c.B, c.T, c.C, c.NH, c.causal, c.scale};
     const std::size_t BTC = std::size_t(c.B) * c.T * c.C;
-    auto q = random_vector(rng, BTC), k = random_vector(rng, BTC), v = random_vector(rng, BTC), r = random_vector(rng, BTC);
+    auto q = random_vector(rng, BTC), k = random_vector(rng, BTC), v = random_vector(rng, BTC),
+         r = random_vector(rng, BTC);
     std::vector<double> out(BTC), att(std::size_t(c.B) * c.NH * c.T * c.T), dq(BTC, 0.0), dk(BTC, 0.0), dv(BTC, 0.0);
     std::vector<double> scratch(std::size_t(c.T) * c.T + std::size_t(c.C) * c.T);
     auto loss = [&] {
@@ -188,7 +196,8 @@ TEST(TrainGradients, Attention) {
           }
           EXPECT_NEAR(sum, 1.0, 1e-12);
         }
-    attention_backward(dq.data(), dk.data(), dv.data(), r.data(), q.data(), k.data(), v.data(), att.data(), shape, scratch.data());
+    attention_backward(dq.data(), dk.data(), dv.data(), r.data(), q.data(), k.data(), v.data(), att.data(), shape,
+                       scratch.data());
     expect_gradient("attention q", q, dq, loss);
     expect_gradient("attention k", k, dk, loss);
     expect_gradient("attention v", v, dv, loss);
@@ -244,8 +253,8 @@ TEST(TrainGradients, WholeModel) {
     bool layer_norm, mlp, scale, causal;
   };
   abh::SplitMix64 rng(17);
-  for (const Case& c : {Case{1, 1, 4, false, false, true, false}, Case{2, 2, 8, true, false, true, false}, Case{2, 4, 8, true, true, false, true},
-                        Case{3, 2, 6, false, true, true, false}}) {
+  for (const Case& c : {Case{1, 1, 4, false, false, true, false}, Case{2, 2, 8, true, false, true, false},
+                        Case{2, 4, 8, true, true, false, true}, Case{3, 2, 6, false, true, true, false}}) {
     ModelConfig m;
     m.vocab = 7;
     m.layers = c.layers;
@@ -272,8 +281,9 @@ TEST(TrainGradients, WholeModel) {
     auto loss = [&] { return model_forward(m, layout, params.data(), batch, acts); };
     loss();
     model_backward(m, layout, params.data(), grads.data(), batch, acts, dacts);
-    const std::string what = "model L" + std::to_string(c.layers) + " h" + std::to_string(c.heads) + " C" + std::to_string(c.d_model) +
-                             (c.layer_norm ? " LN" : "") + (c.mlp ? " MLP" : "") + (c.causal ? " causal" : "");
+    const std::string what = "model L" + std::to_string(c.layers) + " h" + std::to_string(c.heads) + " C" +
+                             std::to_string(c.d_model) + (c.layer_norm ? " LN" : "") + (c.mlp ? " MLP" : "") +
+                             (c.causal ? " causal" : "");
     expect_gradient(what.c_str(), params, grads, loss, 1e-6, 2e-6);
     // and the float model computes the same loss and gradient to float rounding
     Activations<float> acts_f;
@@ -291,7 +301,8 @@ TEST(TrainGradients, WholeModel) {
     std::vector<float> grads_t(layout.count, 0.0f);
     const float loss_all = model_forward(m, layout, params_f.data(), batch, acts_f);
     const float loss_targets = model_forward(m, layout, params_f.data(), batch, acts_t, Rows::kTargets);
-    EXPECT_EQ(std::memcmp(&loss_all, &loss_targets, sizeof loss_all), 0) << what << ": " << loss_all << " vs " << loss_targets;
+    EXPECT_EQ(std::memcmp(&loss_all, &loss_targets, sizeof loss_all), 0)
+        << what << ": " << loss_all << " vs " << loss_targets;
     model_backward(m, layout, params_f.data(), grads_t.data(), batch, acts_t, dacts_t);
     ASSERT_EQ(acts_t.probs.size(), acts_f.probs.size());
     EXPECT_EQ(std::memcmp(acts_t.probs.data(), acts_f.probs.data(), acts_f.probs.size() * sizeof(float)), 0) << what;
@@ -318,7 +329,8 @@ TEST(TrainModel, ParameterLayoutIsContiguousAndNamed) {
   // the default who-is-it model: 2 layers x 2 heads, d_model 32, no MLP
   ModelConfig d;
   d.vocab = int(Task::make("who-is-it").value().vocabulary().words.size());
-  EXPECT_EQ(ParameterLayout::of(d).count, std::size_t(2 * d.vocab * 32 + 16 * 32 + 2 * (4 * 32 * 32 + 2 * 32) + 2 * 32));
+  EXPECT_EQ(ParameterLayout::of(d).count,
+            std::size_t(2 * d.vocab * 32 + 16 * 32 + 2 * (4 * 32 * 32 + 2 * 32) + 2 * 32));
 }
 
 // ---- optimisers -------------------------------------------------------------------------------
@@ -514,7 +526,8 @@ TEST(TrainTrainer, PipelineOnTheAnalysisInputsReproducesTheModelsAttention) {
   auto created = Trainer::create(TrainConfig{});
   ASSERT_TRUE(created.ok());
   ASSERT_TRUE(created.value()->step(20).ok());
-  const auto analysis = created.value()->analyze({"the", "dog", "avoided", "the", "river", "because", "it", "was", "wet"});
+  const auto analysis =
+      created.value()->analyze({"the", "dog", "avoided", "the", "river", "because", "it", "was", "wet"});
   ASSERT_TRUE(analysis.ok());
   const int n = 9;
   for (const LayerAnalysis& layer : analysis.value().layers) {
@@ -613,7 +626,8 @@ TEST(TrainConfigChecks, EveryBadValueHasAMessage) {
   EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = -1e-3f; }), "learning rate");
   EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = 0; }), "learning rate");
   EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = 1e9f; }), "at most 1");
-  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = std::numeric_limits<float>::infinity(); }), "learning rate");
+  EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.learning_rate = std::numeric_limits<float>::infinity(); }),
+                  "learning rate");
   EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.batch = 0; }), "batch must be 1 to 256");
   EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.batch = 257; }), "batch must be 1 to 256");
   EXPECT_CONTAINS(error_of([](TrainConfig& c) { c.optimizer = "lion"; }), "optimizer");

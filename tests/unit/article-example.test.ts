@@ -4,8 +4,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AttentionEngine, PipelineSnapshot } from '../../web/src/engine/engine';
 import {
-  ARTICLE_DEVIATIONS, ARTICLE_NUMBERS, EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_K, EXAMPLE_Q, EXAMPLE_TOKENS, EXAMPLE_V,
-  EXAMPLE_W_K, EXAMPLE_W_Q, EXAMPLE_W_V, EXAMPLE_X, examplePipelineConfig, type ArticleNumber, type ExampleMatrix,
+  ARTICLE_DEVIATIONS,
+  ARTICLE_NUMBERS,
+  EXAMPLE_D_K,
+  EXAMPLE_D_MODEL,
+  EXAMPLE_K,
+  EXAMPLE_Q,
+  EXAMPLE_TOKENS,
+  EXAMPLE_V,
+  EXAMPLE_W_K,
+  EXAMPLE_W_Q,
+  EXAMPLE_W_V,
+  EXAMPLE_X,
+  examplePipelineConfig,
+  type ArticleNumber,
+  type ExampleMatrix,
 } from '../../web/src/article-example';
 import { loadScalarEngine, loadSimdEngine } from './load-engine';
 
@@ -23,7 +36,8 @@ function at(s: PipelineSnapshot, tensor: string, row: number, col: number): numb
   const t = s[tensor as keyof PipelineSnapshot] as { cols: number; data: Float32Array };
   return t.data[row * t.cols + col]!;
 }
-const head0Row = (s: PipelineSnapshot, tensor: 'scores' | 'weights', row: number) => Array.from({ length: n }, (_, col) => at(s, tensor, row, col));
+const head0Row = (s: PipelineSnapshot, tensor: 'scores' | 'weights', row: number) =>
+  Array.from({ length: n }, (_, col) => at(s, tensor, row, col));
 
 describe.each([
   ['SIMD', loadSimdEngine],
@@ -55,7 +69,7 @@ describe.each([
     expect(Math.abs(value - number.value)).toBeLessThan(2e-6);
   });
 
-  it('has the article\'s shapes: 4 tokens, d_model 8, one head of d_k 4 scaled by 1/sqrt(4)', () => {
+  it("has the article's shapes: 4 tokens, d_model 8, one head of d_k 4 scaled by 1/sqrt(4)", () => {
     expect([full.n, full.dModel, full.dK]).toEqual([4, 8, 4]);
     expect(full.scaleFactor).toBe(0.5);
     expect([full.Q_heads.rows, full.Q_heads.cols, full.scores.rows, full.scores.cols, full.headOutputs.cols]).toEqual([4, 4, 4, 4, 4]);
@@ -94,7 +108,7 @@ describe.each([
     expect(at(full, 'output', 0, 0)).toBeCloseTo(out, 6);
   });
 
-  it('causal masking: print(w.round(2)) is the article\'s matrix, from the causal run and the comparison table alike', () => {
+  it("causal masking: print(w.round(2)) is the article's matrix, from the causal run and the comparison table alike", () => {
     const article = [
       ['1.00', '0.00', '0.00', '0.00'],
       ['0.51', '0.49', '0.00', '0.00'],
@@ -110,7 +124,8 @@ describe.each([
   });
 
   it('the padding head (engine head 2) is inert: zero queries, uniform weights, zero output', () => {
-    const head2 = (t: { rows: number; cols: number; data: Float32Array }) => Array.from(t.data.subarray(t.rows * t.cols, 2 * t.rows * t.cols));
+    const head2 = (t: { rows: number; cols: number; data: Float32Array }) =>
+      Array.from(t.data.subarray(t.rows * t.cols, 2 * t.rows * t.cols));
     expect(full.heads).toBe(2);
     expect(head2(full.Q_heads).every((x) => x === 0)).toBe(true);
     expect(head2(full.weights).every((x) => x === 0.25)).toBe(true);
@@ -118,17 +133,22 @@ describe.each([
   });
 });
 
-describe('the example\'s inputs', () => {
-  const integers = (M: ExampleMatrix, scale: number) => M.data.map((x) => {
-    const k = Math.round(x * scale);
-    expect(Math.abs(k - x * scale)).toBeLessThan(1e-9); // the entry has at most log10(scale) decimals
-    return k;
-  });
+describe("the example's inputs", () => {
+  const integers = (M: ExampleMatrix, scale: number) =>
+    M.data.map((x) => {
+      const k = Math.round(x * scale);
+      expect(Math.abs(k - x * scale)).toBeLessThan(1e-9); // the entry has at most log10(scale) decimals
+      return k;
+    });
 
   it('X has one-decimal entries, W_* two-decimal ones, and X W_* = Q, K, V exactly in decimal arithmetic', () => {
     expect([EXAMPLE_X.rows, EXAMPLE_X.cols]).toEqual([n, EXAMPLE_D_MODEL]);
     const X = integers(EXAMPLE_X, 10);
-    for (const [W, target] of [[EXAMPLE_W_Q, EXAMPLE_Q], [EXAMPLE_W_K, EXAMPLE_K], [EXAMPLE_W_V, EXAMPLE_V]] as const) {
+    for (const [W, target] of [
+      [EXAMPLE_W_Q, EXAMPLE_Q],
+      [EXAMPLE_W_K, EXAMPLE_K],
+      [EXAMPLE_W_V, EXAMPLE_V],
+    ] as const) {
       expect([W.rows, W.cols, target.rows, target.cols]).toEqual([EXAMPLE_D_MODEL, EXAMPLE_D_K, n, EXAMPLE_D_K]);
       const w = integers(W, 100);
       const t = integers(target, 10);
@@ -141,12 +161,13 @@ describe('the example\'s inputs', () => {
     }
   });
 
-  it('lists the article\'s numbers once each, and its deviations', () => {
+  it("lists the article's numbers once each, and its deviations", () => {
     const ids = ARTICLE_NUMBERS.map((x) => x.id);
     expect(new Set(ids).size).toBe(ids.length);
     // 4 factors of q_1 . k_1, the score, 4 weights, 4 values, the output, 16 causal weights, 2 x 3 softmax
     expect(ids.length).toBe(4 + 1 + 4 + 4 + 1 + 16 + 6);
     expect(ARTICLE_DEVIATIONS.length).toBeGreaterThan(0);
-    for (const d of ARTICLE_DEVIATIONS) for (const text of [d.what, d.article, d.reconstructed, d.difference]) expect(text.length).toBeGreaterThan(0);
+    for (const d of ARTICLE_DEVIATIONS)
+      for (const text of [d.what, d.article, d.reconstructed, d.difference]) expect(text.length).toBeGreaterThan(0);
   });
 });

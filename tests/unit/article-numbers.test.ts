@@ -59,7 +59,10 @@ describe('Step 1: the highlighted score q_1 . k_1 = 1.0(1.1) + 0.5(0.4) = 1.30',
   it('read from the pipeline scores with explicit matrices', () => {
     // X = [[1.0, 0.5]], W_q = I so q_1 = [1.0, 0.5]; W_k maps X to k_1 = [1.1, 0.4].
     const s = engine.pipeline({
-      tokens: ['it'], dModel: 2, heads: 1, scale: false,
+      tokens: ['it'],
+      dModel: 2,
+      heads: 1,
+      scale: false,
       X: Float32Array.from([1.0, 0.5]),
       W_q: Float32Array.from([1, 0, 0, 1]),
       W_k: Float32Array.from([1.1, 0.4, 0, 0]),
@@ -83,7 +86,9 @@ describe('Step 1: the highlighted score q_1 . k_1 = 1.0(1.1) + 0.5(0.4) = 1.30',
 describe('Step 4: output row 1 = 0.31(2.0) + 0.26(0.5) + 0.25(1.5) + 0.18(0.0) = 1.13', () => {
   it('attention with scores log(w) reproduces the weights and the weighted sum', () => {
     const w = [0.31, 0.26, 0.25, 0.18];
-    const { weights, output } = engine.attention(mat(1, 1, [1]), mat(4, 1, w.map(Math.log)), mat(4, 1, [2.0, 0.5, 1.5, 0.0]), { scale: false });
+    const { weights, output } = engine.attention(mat(1, 1, [1]), mat(4, 1, w.map(Math.log)), mat(4, 1, [2.0, 0.5, 1.5, 0.0]), {
+      scale: false,
+    });
     expect(round2(weights.data)).toEqual(w);
     w.forEach((x, i) => expect(Math.abs(weights.data[i]! - x)).toBeLessThan(1e-6));
     // The exact sum is 1.125, which the article prints as 1.13 (half rounds up).
@@ -107,7 +112,17 @@ describe('the variance argument for 1/sqrt(d_k)', () => {
     swap[i * dModel + ((i + 64) % dModel)] = 1; // (X swap)[:, c] = X[:, c - 64 mod 256]
   }
   const run = (scale: boolean) =>
-    engine.pipeline({ tokens: Array.from({ length: n }, (_, i) => `t${i}`), dModel, heads: 4, scale, X, W_q: identity, W_k: swap, W_v: identity, W_o: identity });
+    engine.pipeline({
+      tokens: Array.from({ length: n }, (_, i) => `t${i}`),
+      dModel,
+      heads: 4,
+      scale,
+      X,
+      W_q: identity,
+      W_k: swap,
+      W_v: identity,
+      W_o: identity,
+    });
 
   it('raw scores of d_k = 64 have std ~ sqrt(64) = 8, and ~1 after dividing by sqrt(d_k)', () => {
     const s = run(true);
@@ -119,7 +134,9 @@ describe('the variance argument for 1/sqrt(d_k)', () => {
     expect(s.scores.data.length).toBe(4 * n * n); // 16384 dot products
     const raw = std(s.scores.data);
     const scaled = std(s.scoresScaled.data);
-    console.log(`[article-numbers] d_k=64 over ${s.scores.data.length} dot products: raw std ${raw.toFixed(3)}, scaled std ${scaled.toFixed(3)}`);
+    console.log(
+      `[article-numbers] d_k=64 over ${s.scores.data.length} dot products: raw std ${raw.toFixed(3)}, scaled std ${scaled.toFixed(3)}`,
+    );
     expect(raw).toBeGreaterThanOrEqual(7);
     expect(raw).toBeLessThanOrEqual(9);
     expect(scaled).toBeGreaterThanOrEqual(0.85);
@@ -136,7 +153,9 @@ describe('the variance argument for 1/sqrt(d_k)', () => {
     // The comparison table is head 0's (comparisonHead defaults to 0): compare it with head 0.
     const soft = meanRowMax(s.weights.data.subarray(0, n * n));
     const saturated = meanRowMax(s.weightsUnscaled.data);
-    console.log(`[article-numbers] mean largest weight per row over ${n} keys: unscaled ${saturated.toFixed(3)}, scaled ${soft.toFixed(3)}`);
+    console.log(
+      `[article-numbers] mean largest weight per row over ${n} keys: unscaled ${saturated.toFixed(3)}, scaled ${soft.toFixed(3)}`,
+    );
     expect(saturated).toBeGreaterThan(0.7);
     expect(soft).toBeLessThan(0.3);
     // scale: false makes the configured weights the unscaled ones.

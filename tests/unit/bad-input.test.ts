@@ -71,14 +71,21 @@ describe('values from controls (numbers, not text)', () => {
   });
 
   test('Infinity and booleans where numbers belong', () => {
-    expect(validateSettings({ dModel: Infinity }).notices[0]).toBe('d_model must be a number; “Infinity” is not a finite number, so it stays 8.');
+    expect(validateSettings({ dModel: Infinity }).notices[0]).toBe(
+      'd_model must be a number; “Infinity” is not a finite number, so it stays 8.',
+    );
     expect(validateSettings({ heads: true }).settings.heads).toBe(2);
   });
 });
 
 describe('sentences', () => {
   test.each([
-    ['emoji, with their zero-width joiners kept inside the word', '👨\u200d👩\u200d👧 waves 🏳\ufe0f\u200d🌈', ['👨\u200d👩\u200d👧', 'waves', '🏳\ufe0f\u200d🌈'], false],
+    [
+      'emoji, with their zero-width joiners kept inside the word',
+      '👨\u200d👩\u200d👧 waves 🏳\ufe0f\u200d🌈',
+      ['👨\u200d👩\u200d👧', 'waves', '🏳\ufe0f\u200d🌈'],
+      false,
+    ],
     ['Persian with its zero-width non-joiner', 'می\u200cخواهم بروم', ['می\u200cخواهم', 'بروم'], false],
     ['right-to-left and mixed scripts', 'שלום world مرحبا', ['שלום', 'world', 'مرحبا'], false],
     ['stray joiners and zero-width spaces are removed', '\u200dhe\u200bllo\u200d \u200c', ['hello'], true],
@@ -125,6 +132,8 @@ describe('other attributes', () => {
   test('theme: light and dark are fine, anything else is named and ignored', () => {
     expect(themeNotices(null)).toEqual([]);
     expect(themeNotices('dark')).toEqual([]);
-    expect(themeNotices('</style><style>*{display:none}')[0]).toBe('theme must be light or dark; “</style><style>*{display…” was ignored, so the reader’s colour scheme is used.');
+    expect(themeNotices('</style><style>*{display:none}')[0]).toBe(
+      'theme must be light or dark; “</style><style>*{display…” was ignored, so the reader’s colour scheme is used.',
+    );
   });
 });

@@ -20,14 +20,27 @@ describe('bar chart', () => {
     expect(rows.map((r) => r.querySelector('th')!.textContent)).toEqual(['a', 'b', 'c', 'rest']);
     expect(rows.map((r) => r.querySelector('.bar-value')!.textContent)).toEqual(['20%', '50%', 'masked', '90%']);
     // Scaled to the largest drawn bar (0.5): the bar-less row does not count.
-    expect(rows.map((r) => (r.querySelector('.bar-fill') as HTMLElement).style.getPropertyValue('--w'))).toEqual(['0.4000', '1.0000', '0.6000', '0']);
+    expect(rows.map((r) => (r.querySelector('.bar-fill') as HTMLElement).style.getPropertyValue('--w'))).toEqual([
+      '0.4000',
+      '1.0000',
+      '0.6000',
+      '0',
+    ]);
     expect(rows[1].classList.contains('emphasis')).toBe(true);
     expect(rows[2].classList.contains('muted')).toBe(true);
     expect(rows[0].querySelector('.bar-track')!.getAttribute('aria-hidden')).toBe('true');
     // Same number of bars: rows are updated in place, and a changed value keeps its text node with
     // new data (a replaced text node is a new layout object to style and lay out).
     const valueText = rows[0].querySelector('.bar-value')!.firstChild;
-    chart.update([{ label: 'x', value: 1 }, { label: 'y', value: 0 }, { label: 'z', value: 0 }, { label: 'w', value: 0 }], 'new');
+    chart.update(
+      [
+        { label: 'x', value: 1 },
+        { label: 'y', value: 0 },
+        { label: 'z', value: 0 },
+        { label: 'w', value: 0 },
+      ],
+      'new',
+    );
     expect(table.querySelector('tbody tr')).toBe(rows[0]);
     expect(rows[0].querySelector('.bar-value')!.firstChild).toBe(valueText);
     expect(valueText!.textContent).toBe('100%');
@@ -69,10 +82,23 @@ describe('histogram', () => {
     const histogram = new Histogram({ title: 'Two samples', xLabel: 'value', bins: 5 });
     const a = [-2, -1, 0, 0, 0, 1, 2];
     const b = [0, 0, 0.1];
-    histogram.update([
-      { label: 'wide', values: a, className: 'series-b', markers: [{ at: -1, label: '−σ' }, { at: 1, label: '+σ' }, { at: 99, label: 'off the axis' }] },
-      { label: 'narrow', values: b, className: 'series-a' },
-    ], [-2.5, 2.5], 'Wide and narrow.');
+    histogram.update(
+      [
+        {
+          label: 'wide',
+          values: a,
+          className: 'series-b',
+          markers: [
+            { at: -1, label: '−σ' },
+            { at: 1, label: '+σ' },
+            { at: 99, label: 'off the axis' },
+          ],
+        },
+        { label: 'narrow', values: b, className: 'series-a' },
+      ],
+      [-2.5, 2.5],
+      'Wide and narrow.',
+    );
     const chart = histogram.element.querySelector('svg')!;
     expect(chart.getAttribute('role')).toBe('img');
     expect(chart.getAttribute('aria-label')).toBe('Wide and narrow.');
@@ -88,6 +114,11 @@ describe('histogram', () => {
       ['0.50', '1.50', '1', '0'],
       ['1.50', '∞', '1', '0'],
     ]);
-    expect([...histogram.element.querySelectorAll('table thead th')].map((th) => th.textContent)).toEqual(['from', 'to', 'wide (samples)', 'narrow (samples)']);
+    expect([...histogram.element.querySelectorAll('table thead th')].map((th) => th.textContent)).toEqual([
+      'from',
+      'to',
+      'wide (samples)',
+      'narrow (samples)',
+    ]);
   });
 });

@@ -3,7 +3,16 @@
 // pass the memory budget), how many calls per size, and the log-log slope fit the figure prints.
 import { describe, expect, test } from 'vitest';
 import {
-  COST_BUDGET_BYTES, COST_MAX_N, COST_MIN_N, clampMaxN, fitLogLogSlope, measuredRatio, naiveMatrixBytes, planCost, repetitions, tiledScratchFloats,
+  COST_BUDGET_BYTES,
+  COST_MAX_N,
+  COST_MIN_N,
+  clampMaxN,
+  fitLogLogSlope,
+  measuredRatio,
+  naiveMatrixBytes,
+  planCost,
+  repetitions,
+  tiledScratchFloats,
 } from '../../web/src/workers/cost-plan';
 
 const sizes = (kernel: 'naive' | 'tiled', plan = planCost()) => plan.filter((item) => item.kernel === kernel).map((item) => item.n);
@@ -85,9 +94,24 @@ describe('the slope fit', () => {
   test('fewer than two usable points: no slope, not NaN', () => {
     expect(fitLogLogSlope([])).toBeNull();
     expect(fitLogLogSlope([[512, 1]])).toBeNull();
-    expect(fitLogLogSlope([[128, 1], [256, 4]])).toBeNull();
-    expect(fitLogLogSlope([[512, 0], [1024, 4]])).toBeNull();
-    expect(fitLogLogSlope([[512, 1], [512, 2]])).toBeNull();
+    expect(
+      fitLogLogSlope([
+        [128, 1],
+        [256, 4],
+      ]),
+    ).toBeNull();
+    expect(
+      fitLogLogSlope([
+        [512, 0],
+        [1024, 4],
+      ]),
+    ).toBeNull();
+    expect(
+      fitLogLogSlope([
+        [512, 1],
+        [512, 2],
+      ]),
+    ).toBeNull();
   });
 
   test('the 2k -> 8k ratio is y(8192) / y(2048) when both were measured', () => {
@@ -95,5 +119,4 @@ describe('the slope fit', () => {
     expect(measuredRatio(points, 2048, 8192)).toBe(16);
     expect(measuredRatio(points.slice(0, 4), 2048, 8192)).toBeNull();
   });
-
 });

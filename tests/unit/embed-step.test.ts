@@ -20,7 +20,8 @@ describe('embed.html step names', () => {
   });
 
   test('the whole walkthrough is all, walkthrough or attention-walkthrough', () => {
-    for (const name of ['all', 'walkthrough', 'attention-walkthrough']) expect(embedStep(name)).toEqual({ tag: WALKTHROUGH_ELEMENT, known: true });
+    for (const name of ['all', 'walkthrough', 'attention-walkthrough'])
+      expect(embedStep(name)).toEqual({ tag: WALKTHROUGH_ELEMENT, known: true });
   });
 
   test('case and surrounding spaces do not matter; no step parameter is the scores step', () => {
@@ -30,7 +31,18 @@ describe('embed.html step names', () => {
   });
 
   test('unknown names, inherited property names and near misses fall back to scores, flagged as unknown', () => {
-    for (const name of ['', 'masks', 'attention-', 'attention', 'constructor', 'toString', '__proto__', 'hasOwnProperty', '<script>', 'attention-attention-mask'])
+    for (const name of [
+      '',
+      'masks',
+      'attention-',
+      'attention',
+      'constructor',
+      'toString',
+      '__proto__',
+      'hasOwnProperty',
+      '<script>',
+      'attention-attention-mask',
+    ])
       expect(embedStep(name), name).toEqual({ tag: 'attention-scores', known: false });
   });
 

@@ -44,8 +44,7 @@ function mhaConfigs(count: number, rng: Rng): MhaConfig[] {
   return configs;
 }
 
-const describeConfig = (c: MhaConfig) =>
-  `n=${c.n} dModel=${c.dModel} heads=${c.heads} causal=${c.causal} scale=${c.scale}`;
+const describeConfig = (c: MhaConfig) => `n=${c.n} dModel=${c.dModel} heads=${c.heads} causal=${c.causal} scale=${c.scale}`;
 
 describe('multiHeadAttention vs float64 reference', () => {
   it('agrees on 520 random configurations (normwise relative error <= 1e-5)', () => {
@@ -71,14 +70,15 @@ describe('multiHeadAttention vs float64 reference', () => {
       const ew = normwiseRelError(got.weights.data, want.weights);
       outErr.update(eo, describeConfig(c));
       wErr.update(ew, describeConfig(c));
-      if (!(eo <= TOLERANCE && ew <= TOLERANCE))
-        throw new Error(`${describeConfig(c)}: output error ${eo}, weights error ${ew}`);
+      if (!(eo <= TOLERANCE && ew <= TOLERANCE)) throw new Error(`${describeConfig(c)}: output error ${eo}, weights error ${ew}`);
       sawN128 ||= c.n === 128;
       sawD256 ||= c.dModel === 256;
     }
     expect(sawN128 && sawD256).toBe(true);
-    console.log(`[engine-parity] multiHeadAttention ${configs.length} configs: max output error ${outErr.value.toExponential(2)} (${outErr.where}), ` +
-      `max weights error ${wErr.value.toExponential(2)} (${wErr.where})`);
+    console.log(
+      `[engine-parity] multiHeadAttention ${configs.length} configs: max output error ${outErr.value.toExponential(2)} (${outErr.where}), ` +
+        `max weights error ${wErr.value.toExponential(2)} (${wErr.where})`,
+    );
   });
 });
 
@@ -120,10 +120,18 @@ describe('attention vs float64 reference', () => {
       for (let r = 0; r < nq; ++r) {
         if (!want.fullyMaskedRows[r]) continue;
         // A fully masked row: exactly zero weights and a zero output row, no NaN.
-        expect(Array.from(got.weights.data.subarray(r * nk, (r + 1) * nk)).every((w) => w === 0), where).toBe(true);
-        expect(Array.from(got.output.data.subarray(r * dv, (r + 1) * dv)).every((o) => o === 0), where).toBe(true);
+        expect(
+          Array.from(got.weights.data.subarray(r * nk, (r + 1) * nk)).every((w) => w === 0),
+          where,
+        ).toBe(true);
+        expect(
+          Array.from(got.output.data.subarray(r * dv, (r + 1) * dv)).every((o) => o === 0),
+          where,
+        ).toBe(true);
       }
-      if (mask) for (let i = 0; i < mask.length; ++i) if (!mask[i] && got.weights.data[i] !== 0) throw new Error(`${where}: masked weight ${i} is ${got.weights.data[i]}`);
+      if (mask)
+        for (let i = 0; i < mask.length; ++i)
+          if (!mask[i] && got.weights.data[i] !== 0) throw new Error(`${where}: masked weight ${i} is ${got.weights.data[i]}`);
 
       const eo = normwiseRelError(got.output.data, want.output.data);
       const ew = normwiseRelError(got.weights.data, want.weights.data);
@@ -132,8 +140,10 @@ describe('attention vs float64 reference', () => {
       if (!(eo <= TOLERANCE && ew <= TOLERANCE)) throw new Error(`${where}: output error ${eo}, weights error ${ew}`);
     }
     expect(fullyMaskedSeen).toBeGreaterThan(50);
-    console.log(`[engine-parity] attention 300 configs (${fullyMaskedSeen} fully masked rows): max output error ${outErr.value.toExponential(2)} (${outErr.where}), ` +
-      `max weights error ${wErr.value.toExponential(2)} (${wErr.where})`);
+    console.log(
+      `[engine-parity] attention 300 configs (${fullyMaskedSeen} fully masked rows): max output error ${outErr.value.toExponential(2)} (${outErr.where}), ` +
+        `max weights error ${wErr.value.toExponential(2)} (${wErr.where})`,
+    );
   });
 });
 
@@ -173,7 +183,8 @@ describe('pipeline vs float64 reference recomputed from the snapshot', () => {
       track('output', s.output.data, want.output.data, where);
       // The comparison paths the walkthrough draws.
       // The comparison paths the walkthrough draws, for the comparison head only.
-      const shown = (all: ArrayLike<number>) => Array.prototype.slice.call(all, comparisonHead * n * n, (comparisonHead + 1) * n * n) as number[];
+      const shown = (all: ArrayLike<number>) =>
+        Array.prototype.slice.call(all, comparisonHead * n * n, (comparisonHead + 1) * n * n) as number[];
       const unscaled = ref.multiHeadAttention(s.X, s.W_q, s.W_k, s.W_v, s.W_o, heads, { causal, scale: false });
       track('weightsUnscaled', s.weightsUnscaled.data, shown(unscaled.weights), where);
       const causalRef = ref.multiHeadAttention(s.X, s.W_q, s.W_k, s.W_v, s.W_o, heads, { causal: true, scale });
@@ -189,7 +200,11 @@ describe('pipeline vs float64 reference recomputed from the snapshot', () => {
               throw new Error(`${where}: head split differs at head ${h} row ${r} col ${c}`);
           }
     }
-    console.log('[engine-parity] pipeline 80 configs, max normwise errors: ' +
-      Object.entries(errors).map(([k, t]) => `${k} ${t.value.toExponential(2)}`).join(', '));
+    console.log(
+      '[engine-parity] pipeline 80 configs, max normwise errors: ' +
+        Object.entries(errors)
+          .map(([k, t]) => `${k} ${t.value.toExponential(2)}`)
+          .join(', '),
+    );
   });
 });

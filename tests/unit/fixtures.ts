@@ -10,7 +10,9 @@ import { provideTrainedWeights } from '../../web/src/trained';
 import { loadSimdEngine } from './load-engine';
 
 /** The shipped weights, read from disk as the page downloads them. */
-export const SHIPPED_WEIGHTS = new Uint8Array(readFileSync(resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model', 'who-is-it.bin')));
+export const SHIPPED_WEIGHTS = new Uint8Array(
+  readFileSync(resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model', 'who-is-it.bin')),
+);
 
 let engine: Promise<AttentionEngine> | null = null;
 

@@ -66,7 +66,9 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
       if (!(error < 1e-5)) throw new Error(`relative error ${error} at ${c.where}`);
       causalCases += c.options.causal ? 1 : 0;
     }
-    console.info(`[flash ${_name}] 1200 cases (${causalCases} causal): max relative error ${worst.value.toExponential(2)} at ${worst.where}`);
+    console.info(
+      `[flash ${_name}] 1200 cases (${causalCases} causal): max relative error ${worst.value.toExponential(2)} at ${worst.where}`,
+    );
     expect(worst.value).toBeLessThan(1e-5);
     expect(causalCases).toBeGreaterThan(400);
   });
@@ -74,7 +76,14 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
   it('handles the edges: n = 1, blocks larger than n, blocks of 1, n not a multiple of the block', () => {
     const rng = new Rng(7);
     for (const n of [1, 2, 5, 17, 64, 65])
-      for (const [blockQ, blockK] of [[1, 1], [1, 1024], [1024, 1], [3, 5], [64, 64], [16, 70]] as const)
+      for (const [blockQ, blockK] of [
+        [1, 1],
+        [1, 1024],
+        [1024, 1],
+        [3, 5],
+        [64, 64],
+        [16, 70],
+      ] as const)
         for (const causal of [false, true]) {
           const c: Case = { Q: rng.matrix(n, 7), K: rng.matrix(n, 7), V: rng.matrix(n, 5), options: { blockQ, blockK, causal }, where: '' };
           const flash = engine.flashAttention(c.Q, c.K, c.V, c.options);
@@ -84,7 +93,9 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
 
   it('reports its scratch: one tile, three per-row vectors and packed copies of a Q and a K block, independent of n', () => {
     const rng = new Rng(3);
-    const scratch = [64, 2048].map((n) => engine.flashAttention(rng.matrix(n, 16), rng.matrix(n, 16), rng.matrix(n, 16), { blockQ: 32, blockK: 32 }).scratchFloats);
+    const scratch = [64, 2048].map(
+      (n) => engine.flashAttention(rng.matrix(n, 16), rng.matrix(n, 16), rng.matrix(n, 16), { blockQ: 32, blockK: 32 }).scratchFloats,
+    );
     const perCall = 32 * 32 + 3 * 32 + 2 * 16 * 32; // tile, m, l, rescale, Q_b^T (16, 32), K_c panels (32, 16)
     expect(scratch).toEqual([perCall, perCall]);
   });
@@ -112,16 +123,21 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
     throws(() => engine.flashAttention(Q, Q, V, { blockQ: 2.5, blockK: 4 }), /blockQ must be a whole number/);
     throws(() => engine.flashAttention(Q, rng.matrix(4, 5), V, { blockQ: 4, blockK: 4 }), /must share d_k/);
     throws(() => engine.flashAttention(Q, Q, rng.matrix(3, 2), { blockQ: 4, blockK: 4 }), /every key needs a value/);
-    throws(() => engine.flashAttention(Q, rng.matrix(5, 3), rng.matrix(5, 2), { blockQ: 4, blockK: 4, causal: true }),
-      /causal attention needs as many queries as keys/);
+    throws(
+      () => engine.flashAttention(Q, rng.matrix(5, 3), rng.matrix(5, 2), { blockQ: 4, blockK: 4, causal: true }),
+      /causal attention needs as many queries as keys/,
+    );
     throws(() => engine.flashAttention(Q, Q, V, undefined as unknown as FlashOptions), /options must be/);
     throws(() => engine.flashAttention(Q, Q, V, { blockK: 4 } as unknown as FlashOptions), /blockQ must be a whole number/);
     throws(() => engine.flashAttention(Q, Q, V, { blockQ: 4, blockK: 4, causal: 1 as unknown as boolean }), /causal must be true or false/);
-    throws(() => engine.flashTrace(rng.matrix(65, 3), rng.matrix(65, 3), rng.matrix(65, 2), { blockQ: 8, blockK: 8 }), /limited to 64 tokens/);
+    throws(
+      () => engine.flashTrace(rng.matrix(65, 3), rng.matrix(65, 3), rng.matrix(65, 2), { blockQ: 8, blockK: 8 }),
+      /limited to 64 tokens/,
+    );
     expect(() => engine.flashAttention(Q, Q, V, { blockQ: 0, blockK: 4 })).toThrow(EngineError);
   });
 
-  it('options.output: the result is written into the caller\'s array (same bits as a fresh result), which is returned; bad ones are refused untouched', () => {
+  it("options.output: the result is written into the caller's array (same bits as a fresh result), which is returned; bad ones are refused untouched", () => {
     const rng = new Rng(0x0a7);
     const [Q, K, V] = [rng.matrix(37, 12), rng.matrix(37, 12), rng.matrix(37, 6)];
     const options = { blockQ: 16, blockK: 8, causal: true };
@@ -143,12 +159,19 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
     expect(wide).toEqual(engine.multiHeadFlashAttention(Q2, K2, V2, { heads: 2, blockQ: 4, blockK: 4 }).output.data);
     // Refused: wrong length, wrong type, and the trace (which returns every step); the array is left as it was.
     const short = new Float32Array(37 * 6 - 1).fill(3);
-    expect(() => engine.flashAttention(Q, K, V, { ...options, output: short })).toThrow('output must be a Float32Array of 37 x 6 = 222 values, the output\'s shape');
+    expect(() => engine.flashAttention(Q, K, V, { ...options, output: short })).toThrow(
+      "output must be a Float32Array of 37 x 6 = 222 values, the output's shape",
+    );
     expect(short.every((x) => x === 3)).toBe(true);
-    expect(() => engine.multiHeadFlashAttention(Q2, K2, V2, { heads: 2, blockQ: 4, blockK: 4, output: new Float32Array(9 * 2) }))
-      .toThrow('output must be a Float32Array of 9 x 4 = 36 values');
-    expect(() => engine.flashAttention(Q, K, V, { ...options, output: new Float64Array(222) as unknown as Float32Array })).toThrow(EngineError);
-    expect(() => engine.flashAttention(Q, K, V, { ...options, output: [] as unknown as Float32Array })).toThrow('output must be a Float32Array');
+    expect(() => engine.multiHeadFlashAttention(Q2, K2, V2, { heads: 2, blockQ: 4, blockK: 4, output: new Float32Array(9 * 2) })).toThrow(
+      'output must be a Float32Array of 9 x 4 = 36 values',
+    );
+    expect(() => engine.flashAttention(Q, K, V, { ...options, output: new Float64Array(222) as unknown as Float32Array })).toThrow(
+      EngineError,
+    );
+    expect(() => engine.flashAttention(Q, K, V, { ...options, output: [] as unknown as Float32Array })).toThrow(
+      'output must be a Float32Array',
+    );
     expect(() => engine.flashTrace(Q, K, V, { ...options, output })).toThrow('flashTrace takes no output array');
     // Input errors come first, and leave the array alone too.
     output.fill(5);
@@ -166,7 +189,13 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
 
   it('multiHeadFlashAttention: every head equals flashAttention on its column slices, exactly, and attention() to 1e-5', () => {
     const rng = new Rng(0x3ead);
-    for (const [heads, n, dK, dV, causal] of [[8, 70, 16, 16, false], [8, 33, 8, 5, true], [3, 5, 7, 3, false], [1, 9, 4, 4, true], [2, 1, 1, 2, false]] as const) {
+    for (const [heads, n, dK, dV, causal] of [
+      [8, 70, 16, 16, false],
+      [8, 33, 8, 5, true],
+      [3, 5, 7, 3, false],
+      [1, 9, 4, 4, true],
+      [2, 1, 1, 2, false],
+    ] as const) {
       const Q = rng.matrix(n, heads * dK);
       const K = rng.matrix(n, heads * dK);
       const V = rng.matrix(n, heads * dV);
@@ -178,7 +207,13 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
         const one = engine.flashAttention(columns(Q, h, dK), columns(K, h, dK), columns(V, h, dV), { blockQ: 16, blockK: 12, causal });
         const got = columns(all.output, h, dV).data;
         expect(got, `head ${h} of ${heads}, n=${n}`).toEqual(one.output.data);
-        const c: Case = { Q: columns(Q, h, dK), K: columns(K, h, dK), V: columns(V, h, dV), options: { blockQ: 16, blockK: 12, causal }, where: '' };
+        const c: Case = {
+          Q: columns(Q, h, dK),
+          K: columns(K, h, dK),
+          V: columns(V, h, dV),
+          options: { blockQ: 16, blockK: 12, causal },
+          where: '',
+        };
         expect(normwiseRelError(got, naiveOutput(engine, c))).toBeLessThan(1e-5);
       }
     }
@@ -202,7 +237,10 @@ describe.each(builds)('flashAttention (%s build)', (_name, load) => {
     throws(() => call(2, Q, Q, rng.matrix(3, 4)), /every key needs a value/);
     throws(() => call(2, Q, rng.matrix(5, 6), rng.matrix(5, 4), { causal: true }), /causal attention needs as many queries as keys/);
     throws(() => call(2, Q, Q, V, { blockQ: 0 }), /block sizes must be from 1 to 1024/);
-    throws(() => call(2, { rows: 4, cols: 6, data: new Float64Array(24) } as unknown as Matrix), /Q must be \{ rows, cols, data: Float32Array \}/);
+    throws(
+      () => call(2, { rows: 4, cols: 6, data: new Float64Array(24) } as unknown as Matrix),
+      /Q must be \{ rows, cols, data: Float32Array \}/,
+    );
     throws(() => engine.multiHeadFlashAttention(Q, Q, V, null as unknown as MultiHeadFlashOptions), /options must be \{ heads, blockQ/);
     const nan = rng.matrix(4, 6);
     nan.data[7] = NaN;
@@ -219,7 +257,7 @@ describe('flashTrace', () => {
     engine = await loadSimdEngine();
   });
 
-  it('on a small causal example: the final output equals attention()\'s, and every step adds up', () => {
+  it("on a small causal example: the final output equals attention()'s, and every step adds up", () => {
     const rng = new Rng(11);
     const n = 10;
     const Q = rng.matrix(n, 4);
@@ -267,7 +305,11 @@ describe('flashTrace', () => {
     let grew = 0;
     for (let trial = 0; trial < 40; ++trial) {
       const n = rng.int(1, 64);
-      const trace = engine.flashTrace(rng.matrix(n, 8), rng.matrix(n, 8), rng.matrix(n, 8), { blockQ: rng.int(1, 20), blockK: rng.int(1, 20), causal: rng.bool() });
+      const trace = engine.flashTrace(rng.matrix(n, 8), rng.matrix(n, 8), rng.matrix(n, 8), {
+        blockQ: rng.int(1, 20),
+        blockK: rng.int(1, 20),
+        causal: rng.bool(),
+      });
       for (let qb = 0; qb < trace.queryBlocks; ++qb) {
         let previous: Float32Array | null = null;
         for (let kb = 0; kb < trace.keyBlocks; ++kb) {
@@ -353,7 +395,10 @@ describe('the tile loop is compiled to wasm SIMD128', () => {
       expect(entries, `${name} in ${build}.symbols`).toHaveLength(1);
       indices.add(Number(entries[0]!.slice(0, entries[0]!.indexOf(':'))));
     }
-    const disassembly = execFileSync('wasm-objdump', ['-d', resolve(generatedDir, `${build}.wasm`)], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    const disassembly = execFileSync('wasm-objdump', ['-d', resolve(generatedDir, `${build}.wasm`)], {
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+    });
     const ops = new Map<string, number>();
     let inside = false;
     let lines = 0;
@@ -362,7 +407,8 @@ describe('the tile loop is compiled to wasm SIMD128', () => {
       if (header) inside = indices.has(Number(header[1]));
       else if (inside) {
         ++lines;
-        for (const m of (line.split('|')[1] ?? '').matchAll(/\b((?:f32x4|i32x4|v128)\.[a-z_0-9]+)/g)) ops.set(m[1]!, (ops.get(m[1]!) ?? 0) + 1);
+        for (const m of (line.split('|')[1] ?? '').matchAll(/\b((?:f32x4|i32x4|v128)\.[a-z_0-9]+)/g))
+          ops.set(m[1]!, (ops.get(m[1]!) ?? 0) + 1);
       }
     }
     expect(lines, `disassembly of the tile loop in ${build}`).toBeGreaterThan(100);

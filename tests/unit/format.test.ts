@@ -6,7 +6,22 @@ import { count, groupDigits } from '../../web/src/figures/format';
 
 describe('digit grouping', () => {
   test('prints what toLocaleString("en-US") prints, for integers of every length and sign', () => {
-    const values = [0, 7, -7, 999, 1000, -1000, 4000, 65_536, 999_999, 1_000_000, -1_234_567, 2 ** 31, 123_456_789_012, Number.MAX_SAFE_INTEGER];
+    const values = [
+      0,
+      7,
+      -7,
+      999,
+      1000,
+      -1000,
+      4000,
+      65_536,
+      999_999,
+      1_000_000,
+      -1_234_567,
+      2 ** 31,
+      123_456_789_012,
+      Number.MAX_SAFE_INTEGER,
+    ];
     for (const value of values) expect(groupDigits(value)).toBe(value.toLocaleString('en-US'));
   });
 

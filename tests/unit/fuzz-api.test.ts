@@ -12,7 +12,13 @@ import { loadSimdEngine } from './load-engine';
 
 const CASES = Number(process.env.FUZZ_API_CASES ?? 2400);
 const SEED = fuzzSeed(77_031);
-const NORMAL = { tokens: ['the', 'animal', 'crossed', 'the', 'road', 'because', 'it', 'was', 'tired.'], dModel: 8, heads: 2, causal: true, seed: 99 };
+const NORMAL = {
+  tokens: ['the', 'animal', 'crossed', 'the', 'road', 'because', 'it', 'was', 'tired.'],
+  dModel: 8,
+  heads: 2,
+  causal: true,
+  seed: 99,
+};
 
 let engine: AttentionEngine;
 let baseline: string;
@@ -68,11 +74,19 @@ function anyMatrix(rng: FuzzRng, rows: number, cols: number): Matrix {
     case 0:
       return { rows, cols, data: floats(rng, Math.max(0, rows * cols + rng.pick([-1, 1, 7])), scale) };
     case 1:
-      return { rows, cols, data: rng.pick([new Float64Array(rows * cols), Array.from({ length: rows * cols }, () => 1), new Int32Array(rows * cols)]) } as unknown as Matrix;
+      return {
+        rows,
+        cols,
+        data: rng.pick([new Float64Array(rows * cols), Array.from({ length: rows * cols }, () => 1), new Int32Array(rows * cols)]),
+      } as unknown as Matrix;
     case 2:
       return rng.pick([null, undefined, 7, 'matrix', {}, { rows, cols }]) as unknown as Matrix;
     default:
-      return { rows: rng.pick([rows + 0.5, -rows, NaN, String(rows), 2 ** 31, 1e9]), cols, data: floats(rng, rows * cols, 1) } as unknown as Matrix;
+      return {
+        rows: rng.pick([rows + 0.5, -rows, NaN, String(rows), 2 ** 31, 1e9]),
+        cols,
+        data: floats(rng, rows * cols, 1),
+      } as unknown as Matrix;
   }
 }
 
@@ -115,8 +129,27 @@ function expectRowSums(name: string, data: Float32Array, n: number, fullyMasked:
   }
 }
 
-type Kind = 'pipeline' | 'attention' | 'multiHeadAttention' | 'flashAttention' | 'multiHeadFlashAttention' | 'flashTrace' | 'dotProductSamples' | 'softmaxSaturation';
-const KINDS: Kind[] = ['pipeline', 'pipeline', 'attention', 'attention', 'multiHeadAttention', 'flashAttention', 'multiHeadFlashAttention', 'flashTrace', 'dotProductSamples', 'softmaxSaturation'];
+type Kind =
+  | 'pipeline'
+  | 'attention'
+  | 'multiHeadAttention'
+  | 'flashAttention'
+  | 'multiHeadFlashAttention'
+  | 'flashTrace'
+  | 'dotProductSamples'
+  | 'softmaxSaturation';
+const KINDS: Kind[] = [
+  'pipeline',
+  'pipeline',
+  'attention',
+  'attention',
+  'multiHeadAttention',
+  'flashAttention',
+  'multiHeadFlashAttention',
+  'flashTrace',
+  'dotProductSamples',
+  'softmaxSaturation',
+];
 
 /** Refusal messages with their numbers blanked, counted: the log shows what the fuzz exercised. */
 const refusals = new Map<string, number>();
@@ -139,21 +172,43 @@ function runCase(rng: FuzzRng, kind: Kind): 'ok' | 'refused' {
         if (rng.bool(0.3)) config.comparisonHead = rng.bool(0.8) ? rng.int(0, 7) : anyNumber(rng, -2, 70);
         if (rng.bool(0.02)) config.X = new Float32Array(3_000_000); // larger than any configuration
         const s = engine.pipeline(bad(config));
-        for (const key of ['X', 'Q', 'K', 'V', 'merged', 'output', 'scores', 'scoresScaled', 'weights', 'headOutputs', 'weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const)
+        for (const key of [
+          'X',
+          'Q',
+          'K',
+          'V',
+          'merged',
+          'output',
+          'scores',
+          'scoresScaled',
+          'weights',
+          'headOutputs',
+          'weightsUnscaled',
+          'weightsCausal',
+          'weightsMaskedAfter',
+        ] as const)
           expectFinite(key, s[key].data);
         expectRowSums('weights', s.weights.data, s.n, s.fullyMaskedRows);
         expectRowSums('weightsUnscaled', s.weightsUnscaled.data, s.n, s.fullyMaskedRows);
         return 'ok';
       }
       case 'attention': {
-        const nq = dim(rng), nk = rng.bool(0.8) ? dim(rng) : nq, dk = dim(rng), dv = dim(rng);
+        const nq = dim(rng),
+          nk = rng.bool(0.8) ? dim(rng) : nq,
+          dk = dim(rng),
+          dv = dim(rng);
         const K = anyMatrix(rng, nk, rng.bool(0.9) ? dk : dk + 1);
         const V = anyMatrix(rng, rng.bool(0.9) ? nk : nk + 1, dv);
         const options = rng.bool(BAD / 2) ? rng.pick([null, 5, 'x']) : { mask: anyMask(rng, nq, nk), scale: anyFlag(rng) };
         if (rng.bool(0.01)) {
           // Over the score budget: refused before Q, K and V are copied in.
-          expect(() => engine.attention({ rows: 16384, cols: 1, data: new Float32Array(16384) }, { rows: 8192, cols: 1, data: new Float32Array(8192) }, { rows: 8192, cols: 1, data: new Float32Array(8192) }))
-            .toThrow(/use the tiled \(FlashAttention-style\) kernel/);
+          expect(() =>
+            engine.attention(
+              { rows: 16384, cols: 1, data: new Float32Array(16384) },
+              { rows: 8192, cols: 1, data: new Float32Array(8192) },
+              { rows: 8192, cols: 1, data: new Float32Array(8192) },
+            ),
+          ).toThrow(/use the tiled \(FlashAttention-style\) kernel/);
         }
         const r = engine.attention(anyMatrix(rng, nq, dk), K, V, bad(options));
         expectFinite('output', r.output.data);
@@ -162,9 +217,12 @@ function runCase(rng: FuzzRng, kind: Kind): 'ok' | 'refused' {
         return 'ok';
       }
       case 'multiHeadAttention': {
-        const n = dim(rng), d = rng.pick([1, 2, 4, 6, 8, 12, 16]);
+        const n = dim(rng),
+          d = rng.pick([1, 2, 4, 6, 8, 12, 16]);
         const W = () => anyMatrix(rng, d, rng.bool(0.95) ? d : d + 1);
-        const options = rng.bool(BAD / 2) ? rng.pick([null, undefined, 3]) : { heads: rng.bool(0.8) ? rng.pick([1, 2]) : anyNumber(rng, 1, 16), causal: anyFlag(rng), scale: anyFlag(rng) };
+        const options = rng.bool(BAD / 2)
+          ? rng.pick([null, undefined, 3])
+          : { heads: rng.bool(0.8) ? rng.pick([1, 2]) : anyNumber(rng, 1, 16), causal: anyFlag(rng), scale: anyFlag(rng) };
         const r = engine.multiHeadAttention(anyMatrix(rng, n, d), W(), W(), W(), W(), bad(options));
         expectFinite('output', r.output.data);
         expectFinite('weights', r.weights.data);
@@ -174,8 +232,12 @@ function runCase(rng: FuzzRng, kind: Kind): 'ok' | 'refused' {
       case 'flashAttention':
       case 'flashTrace': {
         const nq = kind === 'flashTrace' ? rng.int(1, 70) : dim(rng);
-        const nk = rng.bool(0.7) ? nq : kind === 'flashTrace' ? rng.int(1, 64) : dim(rng), dk = dim(rng), dv = dim(rng);
-        const options = rng.bool(BAD / 2) ? rng.pick([null, {}, 'x']) : { blockQ: anyNumber(rng, 1, 32), blockK: anyNumber(rng, 1, 32), causal: anyFlag(rng), scale: anyFlag(rng) };
+        const nk = rng.bool(0.7) ? nq : kind === 'flashTrace' ? rng.int(1, 64) : dim(rng),
+          dk = dim(rng),
+          dv = dim(rng);
+        const options = rng.bool(BAD / 2)
+          ? rng.pick([null, {}, 'x'])
+          : { blockQ: anyNumber(rng, 1, 32), blockK: anyNumber(rng, 1, 32), causal: anyFlag(rng), scale: anyFlag(rng) };
         const args = [anyMatrix(rng, nq, dk), anyMatrix(rng, nk, dk), anyMatrix(rng, nk, dv), bad<FlashOptions>(options)] as const;
         if (kind === 'flashAttention') {
           const r = engine.flashAttention(...args);
@@ -196,10 +258,19 @@ function runCase(rng: FuzzRng, kind: Kind): 'ok' | 'refused' {
       case 'multiHeadFlashAttention': {
         const heads = rng.bool(0.8) ? rng.pick([1, 2, 3, 8]) : anyNumber(rng, 1, 64);
         const h = typeof heads === 'number' && Number.isInteger(heads) && heads >= 1 && heads <= 64 ? heads : 2;
-        const nq = dim(rng), nk = rng.bool(0.7) ? nq : dim(rng), dk = rng.int(1, 9), dv = rng.int(1, 9);
-        const options = rng.bool(BAD / 2) ? rng.pick([null, {}, 'x']) : { heads, blockQ: anyNumber(rng, 1, 32), blockK: anyNumber(rng, 1, 32), causal: anyFlag(rng), scale: anyFlag(rng) };
-        const r = engine.multiHeadFlashAttention(anyMatrix(rng, nq, h * dk + (rng.bool(0.9) ? 0 : 1)), anyMatrix(rng, nk, h * dk),
-          anyMatrix(rng, nk, h * dv), bad(options));
+        const nq = dim(rng),
+          nk = rng.bool(0.7) ? nq : dim(rng),
+          dk = rng.int(1, 9),
+          dv = rng.int(1, 9);
+        const options = rng.bool(BAD / 2)
+          ? rng.pick([null, {}, 'x'])
+          : { heads, blockQ: anyNumber(rng, 1, 32), blockK: anyNumber(rng, 1, 32), causal: anyFlag(rng), scale: anyFlag(rng) };
+        const r = engine.multiHeadFlashAttention(
+          anyMatrix(rng, nq, h * dk + (rng.bool(0.9) ? 0 : 1)),
+          anyMatrix(rng, nk, h * dk),
+          anyMatrix(rng, nk, h * dv),
+          bad(options),
+        );
         expectFinite('output', r.output.data);
         return 'ok';
       }
@@ -211,7 +282,9 @@ function runCase(rng: FuzzRng, kind: Kind): 'ok' | 'refused' {
         return 'ok';
       }
       case 'softmaxSaturation': {
-        const row = rng.bool(1 - BAD) ? floats(rng, rng.bool(1 - BAD) ? rng.pick([1, 3, 8, 64]) : rng.pick([0, 4097]), rng.pick(SCALES)) : rng.pick([[1, 2, 3], null, 'row']);
+        const row = rng.bool(1 - BAD)
+          ? floats(rng, rng.bool(1 - BAD) ? rng.pick([1, 3, 8, 64]) : rng.pick([0, 4097]), rng.pick(SCALES))
+          : rng.pick([[1, 2, 3], null, 'row']);
         const factor = rng.bool(0.8) ? rng.pick([1, 2, 8, 64, 1e3, 1e30, -5, 0]) : anyNumber(rng, -10, 10);
         const r = engine.softmaxSaturation(bad(row), bad(factor));
         expectFinite('probabilities', r.probabilities);
@@ -243,7 +316,9 @@ describe(`engine API fuzz (seed ${SEED})`, () => {
       try {
         outcome = runCase(new FuzzRng(caseSeed), kind);
       } catch (error) {
-        throw new Error(`case ${i} (${kind}, case seed ${caseSeed}): ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+        throw new Error(
+          `case ${i} (${kind}, case seed ${caseSeed}): ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+        );
       }
       expect(engine.crashed, `case ${i} (${kind}) left the engine crashed`).toBe(false);
       (counts[kind] ??= { ok: 0, refused: 0 })[outcome]++;
@@ -255,8 +330,17 @@ describe(`engine API fuzz (seed ${SEED})`, () => {
     expect(fingerprint(engine.pipeline(NORMAL))).toBe(baseline);
     const total = Object.values(counts).reduce((a, c) => a + c.ok + c.refused, 0);
     expect(total).toBe(CASES);
-    console.log(`[fuzz-api] seed ${SEED}: ${total} calls — ${Object.entries(counts).map(([k, c]) => `${k} ${c.ok} ok / ${c.refused} refused`).join(', ')}`);
+    console.log(
+      `[fuzz-api] seed ${SEED}: ${total} calls — ${Object.entries(counts)
+        .map(([k, c]) => `${k} ${c.ok} ok / ${c.refused} refused`)
+        .join(', ')}`,
+    );
     const top = [...refusals].sort((a, b) => b[1] - a[1]);
-    console.log(`[fuzz-api] ${refusals.size} distinct refusal messages; most frequent:\n${top.slice(0, 12).map(([m, c]) => `  ${c} × ${m}`).join('\n')}`);
+    console.log(
+      `[fuzz-api] ${refusals.size} distinct refusal messages; most frequent:\n${top
+        .slice(0, 12)
+        .map(([m, c]) => `  ${c} × ${m}`)
+        .join('\n')}`,
+    );
   }, 600_000);
 });

@@ -25,7 +25,26 @@ export function rawNumber(rng: FuzzRng, lo: number, hi: number): string {
     case 5:
       return rng.pick(['NaN', 'Infinity', '-Infinity', 'nan', 'inf', 'undefined', 'null', 'true', 'false', '[]', '{}']);
     case 6:
-      return rng.pick(['', ' ', '\t', 'abc', '0x10', '0b101', '0o17', '1,5', '1_000', '8px', '٣', '８', '\u200b8', ' 8 ', '8\u00a0', '½', '½8', '\u2212' + '3']);
+      return rng.pick([
+        '',
+        ' ',
+        '\t',
+        'abc',
+        '0x10',
+        '0b101',
+        '0o17',
+        '1,5',
+        '1_000',
+        '8px',
+        '٣',
+        '８',
+        '\u200b8',
+        ' 8 ',
+        '8\u00a0',
+        '½',
+        '½8',
+        '\u2212' + '3',
+      ]);
     case 7:
       return String(rng.next() * 10 ** rng.int(0, 12) * (rng.bool() ? 1 : -1));
     case 8:
@@ -36,16 +55,103 @@ export function rawNumber(rng: FuzzRng, lo: number, hi: number): string {
 }
 
 export function rawFlag(rng: FuzzRng): string {
-  return rng.pick(['1', '0', 'on', 'off', 'true', 'false', 'yes', 'no', '', 'TRUE', ' on ', 'maybe', '2', '-1', 'null', 'causal', '✓', randomText(rng, 5)]);
+  return rng.pick([
+    '1',
+    '0',
+    'on',
+    'off',
+    'true',
+    'false',
+    'yes',
+    'no',
+    '',
+    'TRUE',
+    ' on ',
+    'maybe',
+    '2',
+    '-1',
+    'null',
+    'causal',
+    '✓',
+    randomText(rng, 5),
+  ]);
 }
 
-const WORDS = ['the', 'animal', 'crossed', 'road', 'because', 'it', 'was', 'tired.', 'a', 'cat', 'sat', 'Attention', 'IS', 'all', 'you', 'need!', '(x)', '—', '…', '42', '3.14', '-1'];
-const UNICODE = [
-  '🐱', '👨\u200d👩\u200d👧', '🏳\ufe0f\u200d🌈', '👍🏽', '🇫🇷', 'שלום', 'مرحبا', 'עולם', 'سلام', 'می\u200cخواهم', '日本語', '中文', '한국어', 'Ελληνικά', 'русский',
-  'e\u0301', 'Z\u0351\u0360\u0361\u035b\u0315a\u0310\u0352l\u0313\u0314g\u0346o', 'ﬁ', 'ß', 'İ', 'ǅ', '\u{1d400}\u{1d401}', '𓀀', '\u0000', '\u0007bell', 'a\u0085b',
-  '\u200b', '\u200bzero\u200bwidth', '\u202eevil', '\u2066iso\u2069', '\ufeffbom', '\u00ad', '\ud800', '\udfff', 'a\ud83d', '\u2028', '\u3000',
+const WORDS = [
+  'the',
+  'animal',
+  'crossed',
+  'road',
+  'because',
+  'it',
+  'was',
+  'tired.',
+  'a',
+  'cat',
+  'sat',
+  'Attention',
+  'IS',
+  'all',
+  'you',
+  'need!',
+  '(x)',
+  '—',
+  '…',
+  '42',
+  '3.14',
+  '-1',
 ];
-const MARKUP = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', 'javascript:alert(1)', '</style><style>*{display:none}', '"; background:url(javascript:alert(1))', '&amp;', '&lt;b&gt;', '<!--', ']]>', '{{x}}'];
+const UNICODE = [
+  '🐱',
+  '👨\u200d👩\u200d👧',
+  '🏳\ufe0f\u200d🌈',
+  '👍🏽',
+  '🇫🇷',
+  'שלום',
+  'مرحبا',
+  'עולם',
+  'سلام',
+  'می\u200cخواهم',
+  '日本語',
+  '中文',
+  '한국어',
+  'Ελληνικά',
+  'русский',
+  'e\u0301',
+  'Z\u0351\u0360\u0361\u035b\u0315a\u0310\u0352l\u0313\u0314g\u0346o',
+  'ﬁ',
+  'ß',
+  'İ',
+  'ǅ',
+  '\u{1d400}\u{1d401}',
+  '𓀀',
+  '\u0000',
+  '\u0007bell',
+  'a\u0085b',
+  '\u200b',
+  '\u200bzero\u200bwidth',
+  '\u202eevil',
+  '\u2066iso\u2069',
+  '\ufeffbom',
+  '\u00ad',
+  '\ud800',
+  '\udfff',
+  'a\ud83d',
+  '\u2028',
+  '\u3000',
+];
+const MARKUP = [
+  '<img src=x onerror=alert(1)>',
+  '"><script>alert(1)</script>',
+  'javascript:alert(1)',
+  '</style><style>*{display:none}',
+  '"; background:url(javascript:alert(1))',
+  '&amp;',
+  '&lt;b&gt;',
+  '<!--',
+  ']]>',
+  '{{x}}',
+];
 
 export function randomText(rng: FuzzRng, length: number): string {
   let text = '';
@@ -60,7 +166,8 @@ export function randomText(rng: FuzzRng, length: number): string {
 
 /** Sentences: normal, empty, emoji, right-to-left, zero-width, combining marks, markup, huge. */
 export function rawSentence(rng: FuzzRng): string {
-  const words = (count: number, pool: () => string) => Array.from({ length: count }, pool).join(rng.pick([' ', '  ', '\t', '\n', ' \u00a0 ']));
+  const words = (count: number, pool: () => string) =>
+    Array.from({ length: count }, pool).join(rng.pick([' ', '  ', '\t', '\n', ' \u00a0 ']));
   switch (rng.int(0, 12)) {
     case 0:
       return rng.pick(['', ' ', '   \n\t ', '\u200b', '\u200b \u200d \ufeff', '\u202e']);

@@ -19,7 +19,11 @@ const MATRICES = ['X', 'W_q', 'W_k', 'W_v', 'W_o'] as const;
 interface DumpLine {
   dModel: number;
   seed: number;
-  X: string; W_q: string; W_k: string; W_v: string; W_o: string;
+  X: string;
+  W_q: string;
+  W_k: string;
+  W_v: string;
+  W_o: string;
 }
 
 let simd: AttentionEngine;
@@ -37,23 +41,40 @@ beforeAll(async () => {
     run(['--build', 'build/native', '--target', 'abh_dump_generated', '-j2']);
   }
   const text = execFileSync(DUMP, { encoding: 'utf8', timeout: 60_000 });
-  dump = text.trim().split('\n').map((line) => JSON.parse(line) as DumpLine);
+  dump = text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as DumpLine);
 }, 600_000);
 
 function generatedBits(s: PipelineSnapshot): Record<(typeof MATRICES)[number], string> {
-  return { X: floatBitsHex(s.X.data), W_q: floatBitsHex(s.W_q.data), W_k: floatBitsHex(s.W_k.data), W_v: floatBitsHex(s.W_v.data), W_o: floatBitsHex(s.W_o.data) };
+  return {
+    X: floatBitsHex(s.X.data),
+    W_q: floatBitsHex(s.W_q.data),
+    W_k: floatBitsHex(s.W_k.data),
+    W_v: floatBitsHex(s.W_v.data),
+    W_o: floatBitsHex(s.W_o.data),
+  };
 }
 
 describe('native vs wasm generator', () => {
   it('the native dump has the four documented configurations', () => {
-    expect(dump.map((d) => [d.dModel, d.seed])).toEqual([[8, 1], [16, 42], [64, 4294967295], [3, 0]]);
+    expect(dump.map((d) => [d.dModel, d.seed])).toEqual([
+      [8, 1],
+      [16, 42],
+      [64, 4294967295],
+      [3, 0],
+    ]);
     for (const d of dump) {
       expect(d.X.length).toBe(SENTENCE.length * d.dModel * 8);
       for (const key of ['W_q', 'W_k', 'W_v', 'W_o'] as const) expect(d[key].length).toBe(d.dModel * d.dModel * 8);
     }
   });
 
-  for (const [name, engine] of [['SIMD', () => simd], ['scalar', () => scalar]] as const) {
+  for (const [name, engine] of [
+    ['SIMD', () => simd],
+    ['scalar', () => scalar],
+  ] as const) {
     it(`the ${name} wasm build generates X, W_q, W_k, W_v, W_o bit for bit like the native build`, () => {
       for (const d of dump) {
         const s = engine().pipeline({ tokens: SENTENCE, dModel: d.dModel, seed: d.seed, heads: 1 });
@@ -61,8 +82,10 @@ describe('native vs wasm generator', () => {
         for (const key of MATRICES) {
           if (bits[key] !== d[key]) {
             const i = [...bits[key]].findIndex((ch, k) => ch !== d[key][k]);
-            throw new Error(`dModel ${d.dModel} seed ${d.seed}: ${key} differs first at float ${Math.floor(i / 8)}: ` +
-              `wasm ${bits[key].slice(i - (i % 8), i - (i % 8) + 8)}, native ${d[key].slice(i - (i % 8), i - (i % 8) + 8)}`);
+            throw new Error(
+              `dModel ${d.dModel} seed ${d.seed}: ${key} differs first at float ${Math.floor(i / 8)}: ` +
+                `wasm ${bits[key].slice(i - (i % 8), i - (i % 8) + 8)}, native ${d[key].slice(i - (i % 8), i - (i % 8) + 8)}`,
+            );
           }
         }
         // Sanity: the bits decode to plausible N(0, 1) numbers, and the same word gives the same row.
@@ -98,7 +121,18 @@ describe('SIMD vs scalar wasm builds', () => {
       const bitsA = generatedBits(a);
       const bitsB = generatedBits(b);
       for (const key of MATRICES) expect(bitsA[key], `${where} ${key}`).toBe(bitsB[key]);
-      for (const key of ['Q', 'K', 'V', 'scores', 'weights', 'headOutputs', 'output', 'weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const) {
+      for (const key of [
+        'Q',
+        'K',
+        'V',
+        'scores',
+        'weights',
+        'headOutputs',
+        'output',
+        'weightsUnscaled',
+        'weightsCausal',
+        'weightsMaskedAfter',
+      ] as const) {
         const e = normwiseRelError(a[key].data, b[key].data);
         errs.update(e, `pipeline ${key} ${where}`);
         if (!(e <= 1e-5)) throw new Error(`${where}: ${key} SIMD vs scalar ${e}`);
@@ -119,7 +153,9 @@ describe('SIMD vs scalar wasm builds', () => {
       const nk = rng.logInt(1, 64);
       const dk = rng.logInt(1, 64);
       const mask = new Uint8Array(n * nk).map(() => Number(rng.bool(0.8)));
-      const Q = rng.matrix(n, dk), K = rng.matrix(nk, dk), V = rng.matrix(nk, rng.logInt(1, 64));
+      const Q = rng.matrix(n, dk),
+        K = rng.matrix(nk, dk),
+        V = rng.matrix(nk, rng.logInt(1, 64));
       const aa = simd.attention(Q, K, V, { mask, scale });
       const ab = scalar.attention(Q, K, V, { mask, scale });
       expect(Array.from(aa.fullyMaskedRows)).toEqual(Array.from(ab.fullyMaskedRows));

@@ -17,7 +17,12 @@ import { ATTENTION_SOURCE, MULTI_HEAD_SOURCE } from '../../web/src/steps/article
 import { snapshotFor } from './fixtures';
 
 const view = (data: number[], rows: number, cols: number, extra: Record<string, unknown> = {}) => ({
-  data: Float32Array.from(data), rows, cols, rowLabels: Array.from({ length: rows }, (_, i) => `r${i + 1}`), colLabels: Array.from({ length: cols }, (_, i) => `c${i + 1}`), ...extra,
+  data: Float32Array.from(data),
+  rows,
+  cols,
+  rowLabels: Array.from({ length: rows }, (_, i) => `r${i + 1}`),
+  colLabels: Array.from({ length: cols }, (_, i) => `c${i + 1}`),
+  ...extra,
 });
 
 function mounted(table: MatrixTable): HTMLElement {
@@ -25,7 +30,8 @@ function mounted(table: MatrixTable): HTMLElement {
   return table.element;
 }
 
-const key = (target: Element, k: string, init: KeyboardEventInit = {}) => target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...init }));
+const key = (target: Element, k: string, init: KeyboardEventInit = {}) =>
+  target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...init }));
 const td = (root: Element, r: number, c: number) => root.querySelector(`td[data-row="${r}"][data-col="${c}"]`) as HTMLTableCellElement;
 
 describe('MatrixTable: reading cells in words', () => {
@@ -70,7 +76,9 @@ describe('MatrixTable: what moved since the edits', () => {
     expect(td(root, 1, 1).classList.contains('changed')).toBe(false); // 0.0004: float rounding
     expect(table.changes).toBe(2);
     expect(root.querySelector('table')!.classList.contains('has-changes')).toBe(true);
-    expect(root.querySelector('.matrix-readout')!.textContent).toBe('2 of 4 numbers moved since your edits (dashed outline, change in the corner).');
+    expect(root.querySelector('.matrix-readout')!.textContent).toBe(
+      '2 of 4 numbers moved since your edits (dashed outline, change in the corner).',
+    );
     table.update(view([1, 2.12, 3, 4], 2, 2, { baseline: null }));
     expect(root.querySelectorAll('td.changed')).toHaveLength(0);
     expect(td(root, 0, 1).title).toBe('cell');
@@ -167,7 +175,12 @@ describe('MatrixTable: editing', () => {
 describe('MatrixTable: painting 0/1 cells', () => {
   test('Space toggles the focused cell; a screen reader’s click toggles too; shown at once', () => {
     const painted: string[] = [];
-    const table = new MatrixTable({ caption: 'mask', scale: 'sequential', format: (v) => String(v), paint: { paint: (cells, on) => painted.push(`${cells.join(';')} ${on ? 1 : 0}`) } });
+    const table = new MatrixTable({
+      caption: 'mask',
+      scale: 'sequential',
+      format: (v) => String(v),
+      paint: { paint: (cells, on) => painted.push(`${cells.join(';')} ${on ? 1 : 0}`) },
+    });
     const root = mounted(table);
     table.update(view([1, 0, 1, 1], 2, 2, { blocked: (r: number, c: number) => c > r, blockedText: '0' }));
     const cell = td(root, 0, 1);
@@ -199,10 +212,16 @@ describe('exports', () => {
   test('a table as CSV, as a NumPy literal and as SVG: labels, exact values, −∞ for blocked scores', () => {
     const table = new MatrixTable({ caption: 'scores, "head" 1', scale: 'diverging', corner: 'query ↓ key →' });
     mounted(table);
-    table.update({ ...view([0.25, 9, -1.5, 2], 2, 2, { blocked: (r: number, c: number) => c > r }), rowLabels: ['a, b', 'c'], colLabels: ['a, b', 'c'] });
+    table.update({
+      ...view([0.25, 9, -1.5, 2], 2, 2, { blocked: (r: number, c: number) => c > r }),
+      rowLabels: ['a, b', 'c'],
+      colLabels: ['a, b', 'c'],
+    });
     const data = table.exportData();
     expect(tableCsv(data)).toBe('query ↓ key →,"a, b",c\n"a, b",0.25,-inf\nc,-1.5,2.0\n');
-    expect(tableNumpy(data)).toBe('# scores, "head" 1\n# rows: a, b, c\n# columns: a, b, c\nnp.array([\n    [0.25, -np.inf],\n    [-1.5, 2.0],\n])\n');
+    expect(tableNumpy(data)).toBe(
+      '# scores, "head" 1\n# rows: a, b, c\n# columns: a, b, c\nnp.array([\n    [0.25, -np.inf],\n    [-1.5, 2.0],\n])\n',
+    );
     const file = tableSvg(data);
     const doc = new DOMParser().parseFromString(file.svg, 'image/svg+xml');
     expect(doc.documentElement.nodeName).toBe('svg');
@@ -217,20 +236,36 @@ describe('exports', () => {
   test('a bar chart and the head grid as SVG files: labels, values, bar lengths, one square per weight', () => {
     const bars = new BarChart({ caption: 'shares of “it”', labelHeader: 'token', valueHeader: 'share' });
     document.body.replaceChildren(bars.element);
-    bars.update([{ label: 'animal', value: 0.75, emphasis: true }, { label: 'road', value: 0.25 }], 'shares of “it”');
+    bars.update(
+      [
+        { label: 'animal', value: 0.75, emphasis: true },
+        { label: 'road', value: 0.25 },
+      ],
+      'shares of “it”',
+    );
     const doc = new DOMParser().parseFromString(bars.svgFile().svg, 'image/svg+xml');
     const texts = [...doc.querySelectorAll('text')].map((t) => t.textContent);
     for (const text of ['shares of “it”', 'animal', 'road']) expect(texts).toContain(text);
     const widths = [...doc.querySelectorAll('rect')].slice(1).map((r) => Number(r.getAttribute('width')));
     expect(widths).toEqual([320, 320, 320, 106.7]); // tracks and fills: 0.75 is the longest bar, 0.25 a third of it
     const heads = new HeadGrid(() => {}, 'maps');
-    heads.update([
-      { data: Float32Array.from([1, 0, 0.5, 0.5]), n: 2, caption: 'Head 1', description: 'head 1' },
-      { data: Float32Array.from([0.25, 0.75, 0, 1]), n: 2, caption: 'Head 2', description: 'head 2' },
-    ], 0);
+    heads.update(
+      [
+        { data: Float32Array.from([1, 0, 0.5, 0.5]), n: 2, caption: 'Head 1', description: 'head 1' },
+        { data: Float32Array.from([0.25, 0.75, 0, 1]), n: 2, caption: 'Head 2', description: 'head 2' },
+      ],
+      0,
+    );
     const grid = new DOMParser().parseFromString(heads.svgFile('maps').svg, 'image/svg+xml');
     expect([...grid.querySelectorAll('text')].map((t) => t.textContent)).toEqual(['maps', 'Head 1', 'Head 2']);
-    expect([...grid.querySelectorAll('rect[fill-opacity]')].map((r) => r.getAttribute('fill-opacity'))).toEqual(['1.000', '0.500', '0.500', '0.250', '0.750', '1.000']);
+    expect([...grid.querySelectorAll('rect[fill-opacity]')].map((r) => r.getAttribute('fill-opacity'))).toEqual([
+      '1.000',
+      '0.500',
+      '0.500',
+      '0.250',
+      '0.750',
+      '1.000',
+    ]);
   });
 
   test('colours mix like CSS color-mix(in oklab): the ends are the inputs, the middle is in between', () => {
@@ -252,7 +287,14 @@ describe('predictions', () => {
   });
 
   const question = (correct = 'b'): PredictQuestion => ({
-    key: 'q1', question: 'Which?', choices: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }], correct, explanation: 'Because.',
+    key: 'q1',
+    question: 'Which?',
+    choices: [
+      { id: 'a', label: 'A' },
+      { id: 'b', label: 'B' },
+    ],
+    correct,
+    explanation: 'Because.',
   });
 
   function setup(store = new PredictionStore('test-predictions')) {
@@ -299,7 +341,14 @@ describe('predictions', () => {
     (buttons[0] as HTMLElement).click();
     expect(prediction.element.querySelector('.predict-verdict')!.textContent).toBe('Right: A. Because of the new weights.');
     // A new question (other choices) is drawn anew.
-    prediction.update({ ...question('b'), key: 'q2', choices: [{ id: 'b', label: 'B' }, { id: 'c', label: 'C' }] });
+    prediction.update({
+      ...question('b'),
+      key: 'q2',
+      choices: [
+        { id: 'b', label: 'B' },
+        { id: 'c', label: 'C' },
+      ],
+    });
     expect([...prediction.element.querySelectorAll('[data-choice]')].map((b) => b.textContent)).toEqual(['B', 'C']);
     expect(prediction.covered).toBe(true);
   });
@@ -359,7 +408,13 @@ describe('the NumPy script', () => {
     expect(masked).toContain('with your edited numbers');
     // Every float of X, written out, reads back as the page's float32.
     const xRows = masked.split('X = np.array([')[1].split('])')[0].trim().split('\n').slice(1);
-    const values = xRows.flatMap((row) => row.replace(/[[\],]/g, ' ').trim().split(/\s+/).map(Number));
+    const values = xRows.flatMap((row) =>
+      row
+        .replace(/[[\],]/g, ' ')
+        .trim()
+        .split(/\s+/)
+        .map(Number),
+    );
     expect(values.map((v) => Math.fround(v))).toEqual(Array.from(snapshot.pipeline.X.data));
   });
 });

@@ -2,7 +2,16 @@
 // what happens to bad or out-of-range entries, and the causal checkbox / custom mask rule.
 import { describe, expect, test } from 'vitest';
 import {
-  decodePaint, encodePaint, formatEdits, maskBits, maskBitsOrFull, parseEdits, roundEdit, validateEdits, validateMask, withEdit,
+  decodePaint,
+  encodePaint,
+  formatEdits,
+  maskBits,
+  maskBitsOrFull,
+  parseEdits,
+  roundEdit,
+  validateEdits,
+  validateMask,
+  withEdit,
 } from '../../web/src/hands-on-settings';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToParams, settingsToQuery, validateSettings } from '../../web/src/settings';
 
@@ -30,22 +39,32 @@ describe('edits in the URL', () => {
   });
 
   test('bad entries are dropped with a notice, good ones kept', () => {
-    const { settings, notices } = fromQuery(`weights=random&tokens=${FOUR}&edits=X.1.1:0.5,Y.1.1:2,X.0.1:1,X.1.1:abc,X.1:1,Wq.2.2:NaN,Wk.1.1:Infinity`);
+    const { settings, notices } = fromQuery(
+      `weights=random&tokens=${FOUR}&edits=X.1.1:0.5,Y.1.1:2,X.0.1:1,X.1.1:abc,X.1:1,Wq.2.2:NaN,Wk.1.1:Infinity`,
+    );
     expect(settings.edits).toBe('X.1.1:0.5');
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^6 edited numbers could not be read and were dropped \(“Y\.1\.1:2”, “X\.0\.1:1”, “X\.1\.1:abc” and 3 more\)/);
+    expect(notices[0]).toMatch(
+      /^6 edited numbers could not be read and were dropped \(“Y\.1\.1:2”, “X\.0\.1:1”, “X\.1\.1:abc” and 3 more\)/,
+    );
   });
 
   test('indices outside the current sizes are dropped with a notice', () => {
     const { settings, notices } = fromQuery(`weights=random&tokens=${FOUR}&d_model=8&edits=X.4.8:1,X.5.1:1,Wv.9.1:2,Wq.8.8:-1`);
     expect(settings.edits).toBe('X.4.8:1,Wq.8.8:-1');
-    expect(notices).toEqual([expect.stringMatching(/^2 edited numbers lie outside the matrices at these sizes \(“X\.5\.1”, “Wv\.9\.1”: X is 4 × 8, each W is 8 × 8\)/)]);
+    expect(notices).toEqual([
+      expect.stringMatching(
+        /^2 edited numbers lie outside the matrices at these sizes \(“X\.5\.1”, “Wv\.9\.1”: X is 4 × 8, each W is 8 × 8\)/,
+      ),
+    ]);
   });
 
   test('too large an example: the edits are set aside with a notice', () => {
     const nine = fromQuery('edits=X.1.1:1'); // the article's sentence has 9 tokens
     expect(nine.settings.edits).toBe('');
-    expect(nine.notices).toEqual([expect.stringMatching(/set aside: editing works on small examples of up to 8 tokens and d_model 16, and this one has 9 tokens/)]);
+    expect(nine.notices).toEqual([
+      expect.stringMatching(/set aside: editing works on small examples of up to 8 tokens and d_model 16, and this one has 9 tokens/),
+    ]);
     const wide = fromQuery(`weights=random&tokens=${FOUR}&d_model=32&heads=2&edits=X.1.1:1,Wq.1.1:2`);
     expect(wide.settings.edits).toBe('');
     expect(wide.notices[0]).toMatch(/^Your 2 edited numbers were set aside/);
@@ -110,7 +129,12 @@ describe('masks in the URL', () => {
 
   test('paint for another size, stray bits or bad characters: notice, no mask', () => {
     const code = encodePaint(new Uint8Array(16).fill(1)); // 4 x 4
-    for (const [mask, n] of [[code, 5], ['paint:jO9', 4], ['paint:j*8', 4], ['paint:', 3]] as const) {
+    for (const [mask, n] of [
+      [code, 5],
+      ['paint:jO9', 4],
+      ['paint:j*8', 4],
+      ['paint:', 3],
+    ] as const) {
       const notices: string[] = [];
       expect(validateMask(mask, n, notices)).toBe('none');
       expect(notices[0]).toMatch(/painted mask does not fit this sentence/);

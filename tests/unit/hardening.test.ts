@@ -43,7 +43,9 @@ describe('loading', () => {
   });
 
   test('bytes that are not WebAssembly, and a truncated engine, are EngineErrors that say so', async () => {
-    await expect(createEngine({ wasmBinary: new TextEncoder().encode('<!doctype html><h1>404</h1>') })).rejects.toThrow(/is not WebAssembly: the server sent something else \(27 bytes\)/);
+    await expect(createEngine({ wasmBinary: new TextEncoder().encode('<!doctype html><h1>404</h1>') })).rejects.toThrow(
+      /is not WebAssembly: the server sent something else \(27 bytes\)/,
+    );
     await expect(createEngine({ wasmBinary: new Uint8Array(0) })).rejects.toThrow(/is not WebAssembly/);
     const error = await createEngine({ wasmBinary: wasm.subarray(0, 5000) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EngineError);
@@ -68,7 +70,9 @@ describe('a failure inside the instance', () => {
     }
     expect(crash).toBeInstanceOf(EngineCrash);
     expect(crash).not.toBeInstanceOf(EngineError);
-    expect((crash as Error).message).toMatch(/^pipeline\(\) stopped inside WebAssembly \(RuntimeError: Aborted\(\)\), most likely out of memory$/);
+    expect((crash as Error).message).toMatch(
+      /^pipeline\(\) stopped inside WebAssembly \(RuntimeError: Aborted\(\)\), most likely out of memory$/,
+    );
     expect((crash as Error & { cause: unknown }).cause).toBeInstanceOf(WebAssembly.RuntimeError);
     expect(engine.crashed).toBe(true);
     // The aborted instance leaked what it had allocated: it is not used again.
@@ -86,13 +90,23 @@ describe('a failure inside the instance', () => {
   test('bad input stays an EngineError and never marks the engine crashed; neither do the caller’s own exceptions', async () => {
     const engine = await loadSimdEngine();
     expect(() => engine.pipeline({ tokens: SENTENCE, dModel: 10, heads: 3 })).toThrow(EngineError);
-    const hostile = { get tokens(): string[] { throw new TypeError('the caller’s getter'); }, dModel: 8, heads: 2 };
+    const hostile = {
+      get tokens(): string[] {
+        throw new TypeError('the caller’s getter');
+      },
+      dModel: 8,
+      heads: 2,
+    };
     expect(() => engine.pipeline(hostile)).toThrow('the caller’s getter');
     expect(engine.crashed).toBe(false);
   });
 
   test('an engine built without a way to re-instantiate says so instead of hanging', async () => {
-    const raw = { engineInfo: () => { throw new WebAssembly.RuntimeError('unreachable'); } } as unknown as ConstructorParameters<typeof AttentionEngine>[0];
+    const raw = {
+      engineInfo: () => {
+        throw new WebAssembly.RuntimeError('unreachable');
+      },
+    } as unknown as ConstructorParameters<typeof AttentionEngine>[0];
     const engine = new AttentionEngine(raw);
     expect(() => engine.info()).toThrow(/engineInfo\(\) stopped inside WebAssembly \(RuntimeError: unreachable\)/);
     await expect(engine.restart()).rejects.toThrow(EngineError);
@@ -100,7 +114,12 @@ describe('a failure inside the instance', () => {
 
   test('a thrown C++ exception (a bare number) is a crash, too', async () => {
     const limits = (await loadSimdEngine()).info().limits;
-    const raw = { engineInfo: () => ({ simd: true, limits }), _abh_pipeline_stage: () => { throw 5_243_184; } } as unknown as ConstructorParameters<typeof AttentionEngine>[0];
+    const raw = {
+      engineInfo: () => ({ simd: true, limits }),
+      _abh_pipeline_stage: () => {
+        throw 5_243_184;
+      },
+    } as unknown as ConstructorParameters<typeof AttentionEngine>[0];
     const engine = new AttentionEngine(raw);
     expect(() => engine.pipeline({ tokens: ['a'], dModel: 2, heads: 1 })).toThrow(/an uncaught C\+\+ exception \(5243184\)/);
     expect(engine.crashed).toBe(true);
@@ -118,11 +137,31 @@ describe('wrapper checks added by the hardening (each was a TypeError or a needl
   test.each([
     ['attention options null', () => engine.attention(one, one, one, null as never), 'options must be { mask?, scale? }'],
     ['attention scale "no"', () => engine.attention(one, one, one, { scale: 'no' as never }), 'scale must be true or false'],
-    ['multiHeadAttention options null', () => engine.multiHeadAttention(I2, I2, I2, I2, I2, null as never), 'options must be { heads, causal?, scale? }'],
-    ['multiHeadAttention causal 5', () => engine.multiHeadAttention(I2, I2, I2, I2, I2, { heads: 1, causal: 5 as never }), 'causal must be true or false'],
-    ['pipeline causal "yes"', () => engine.pipeline({ tokens: ['a'], dModel: 2, heads: 1, causal: 'yes' as never }), 'causal must be true or false'],
-    ['pipeline X of 3,000,000 floats', () => engine.pipeline({ tokens: ['a'], dModel: 2, heads: 1, X: new Float32Array(3_000_000) }), 'X has 3000000 values; the walkthrough accepts at most 524288'],
-    ['flashAttention causal "1"', () => engine.flashAttention(one, one, one, { blockQ: 1, blockK: 1, causal: '1' as never }), 'causal must be true or false'],
+    [
+      'multiHeadAttention options null',
+      () => engine.multiHeadAttention(I2, I2, I2, I2, I2, null as never),
+      'options must be { heads, causal?, scale? }',
+    ],
+    [
+      'multiHeadAttention causal 5',
+      () => engine.multiHeadAttention(I2, I2, I2, I2, I2, { heads: 1, causal: 5 as never }),
+      'causal must be true or false',
+    ],
+    [
+      'pipeline causal "yes"',
+      () => engine.pipeline({ tokens: ['a'], dModel: 2, heads: 1, causal: 'yes' as never }),
+      'causal must be true or false',
+    ],
+    [
+      'pipeline X of 3,000,000 floats',
+      () => engine.pipeline({ tokens: ['a'], dModel: 2, heads: 1, X: new Float32Array(3_000_000) }),
+      'X has 3000000 values; the walkthrough accepts at most 524288',
+    ],
+    [
+      'flashAttention causal "1"',
+      () => engine.flashAttention(one, one, one, { blockQ: 1, blockK: 1, causal: '1' as never }),
+      'causal must be true or false',
+    ],
   ])('%s', (_, call, message) => {
     expect(call).toThrow(new EngineError(message));
     expect(engine.crashed).toBe(false);
@@ -138,7 +177,8 @@ describe('wrapper checks added by the hardening (each was a TypeError or a needl
     const before = engine.heapStats().memoryBytes;
     const column = (rows: number) => ({ rows, cols: 1, data: new Float32Array(rows) });
     expect(() => engine.attention(column(16384), column(8192), column(8192))).toThrow(
-      'the 16384 x 8192 score matrix would exceed the memory budget of 64M entries; use the tiled (FlashAttention-style) kernel');
+      'the 16384 x 8192 score matrix would exceed the memory budget of 64M entries; use the tiled (FlashAttention-style) kernel',
+    );
     expect(engine.heapStats().memoryBytes).toBe(before);
   });
 
@@ -176,12 +216,14 @@ describe('the page path and the memory budget', () => {
     const settings = { ...DEFAULT_SETTINGS, weights: 'random' as const, sentence: 'w '.repeat(256).trim(), dModel: 64, heads: 64 };
     const before = engine.heapStats();
     expect(() => computeSnapshot(engine, settings)).toThrow(
-      new EngineError("heads x n x n = 4194304 attention weights would exceed the walkthrough's budget of 2097152"));
+      new EngineError("heads x n x n = 4194304 attention weights would exceed the walkthrough's budget of 2097152"),
+    );
     expect(engine.heapStats()).toEqual(before);
     expect(engine.crashed).toBe(false);
     // One head over the token limit: refused by its own rule, as early.
     expect(() => engine.pipeline({ tokens: new Array<string>(600).fill('w'), dModel: 8, heads: 1 })).toThrow(
-      new EngineError('the walkthrough shows at most 512 tokens (got 600)'));
+      new EngineError('the walkthrough shows at most 512 tokens (got 600)'),
+    );
     expect(engine.heapStats()).toEqual(before);
   });
 });

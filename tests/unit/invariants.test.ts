@@ -47,7 +47,8 @@ function expectUpperTriangleZero(t: Tensor3, where: string): void {
   for (let h = 0; h < t.heads; ++h)
     for (let r = 0; r < t.rows; ++r)
       for (let c = r + 1; c < t.cols; ++c)
-        if (!Object.is(t.data[(h * t.rows + r) * t.cols + c], 0)) throw new Error(`${where}: head ${h} (${r}, ${c}) = ${t.data[(h * t.rows + r) * t.cols + c]}`);
+        if (!Object.is(t.data[(h * t.rows + r) * t.cols + c], 0))
+          throw new Error(`${where}: head ${h} (${r}, ${c}) = ${t.data[(h * t.rows + r) * t.cols + c]}`);
 }
 
 describe('weights are distributions', () => {
@@ -104,9 +105,21 @@ describe('weights are distributions', () => {
 
 describe('causal masking, before vs after softmax (the article warning)', () => {
   it('causal weights are exactly 0 above the diagonal; weightsCausal rows sum to 1, for every comparison head', () => {
-    for (const [n, dModel, heads] of [[9, 8, 2], [32, 64, 4], [128, 16, 1], [1, 4, 4]] as const) {
+    for (const [n, dModel, heads] of [
+      [9, 8, 2],
+      [32, 64, 4],
+      [128, 16, 1],
+      [1, 4, 4],
+    ] as const) {
       for (let head = 0; head < heads; ++head) {
-        const s = engine.pipeline({ tokens: Array.from({ length: n }, (_, i) => SENTENCE[i % SENTENCE.length]!), dModel, heads, causal: true, seed: 7, comparisonHead: head });
+        const s = engine.pipeline({
+          tokens: Array.from({ length: n }, (_, i) => SENTENCE[i % SENTENCE.length]!),
+          dModel,
+          heads,
+          causal: true,
+          seed: 7,
+          comparisonHead: head,
+        });
         const where = `n=${n} dModel=${dModel} heads=${heads} head=${head}`;
         expect(s.comparisonHead).toBe(head);
         expectUpperTriangleZero(s.weights, where);
@@ -136,7 +149,8 @@ describe('causal masking, before vs after softmax (the article warning)', () => 
       // Below the diagonal, masked-after keeps the unmasked softmax values (here: the configured weights of head h).
       const weights = headData(s.weights, h);
       for (let r = 0; r < n; ++r)
-        for (let c = 0; c <= r; ++c) expect(Math.abs(s.weightsMaskedAfter.data[r * n + c]! - weights[r * n + c]!)).toBeLessThanOrEqual(1e-7);
+        for (let c = 0; c <= r; ++c)
+          expect(Math.abs(s.weightsMaskedAfter.data[r * n + c]! - weights[r * n + c]!)).toBeLessThanOrEqual(1e-7);
       // Row 0 masked after softmax keeps only its own unmasked weight; masked before, it is 1.
       expect(s.weightsCausal.data[0]).toBeCloseTo(1, 6);
       expect(s.weightsMaskedAfter.data[0]!).toBeLessThan(0.999);
@@ -159,7 +173,9 @@ describe('fully masked rows in the pipeline', () => {
         expect(Array.from(tensorRow(s.weights, h, blockedRow))).toEqual(new Array(n).fill(0));
         expect(Array.from(tensorRow(s.headOutputs, h, blockedRow))).toEqual(new Array(s.dK).fill(0));
         const sums = rowSums(s.weights)[h]!;
-        sums.forEach((row, r) => { if (r !== blockedRow) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5); });
+        sums.forEach((row, r) => {
+          if (r !== blockedRow) expect(Math.abs(row - 1)).toBeLessThanOrEqual(1e-5);
+        });
       }
       expect(Array.from(s.output.data.subarray(blockedRow * 8, blockedRow * 8 + 8))).toEqual(new Array(8).fill(0));
       // The causal comparison ignores the custom mask: its row 3 is a proper distribution.
@@ -181,11 +197,20 @@ describe('the comparison paths are what they claim', () => {
       const heads = rng.pick(divisors(dModel));
       const causal = rng.bool();
       const comparisonHead = rng.int(0, heads - 1);
-      const s = engine.pipeline({ tokens: Array.from({ length: n }, () => rng.pick(SENTENCE)), dModel, heads, causal, seed: rng.int(0, 1e6), comparisonHead });
+      const s = engine.pipeline({
+        tokens: Array.from({ length: n }, () => rng.pick(SENTENCE)),
+        dModel,
+        heads,
+        causal,
+        seed: rng.int(0, 1e6),
+        comparisonHead,
+      });
       expect(s.scaleFactor).toBe(Math.fround(1 / Math.fround(Math.sqrt(s.dK))));
       for (let i = 0; i < s.scores.data.length; ++i)
         if (s.scoresScaled.data[i] !== Math.fround(s.scores.data[i]! * s.scaleFactor))
-          throw new Error(`trial ${trial}: scoresScaled[${i}] = ${s.scoresScaled.data[i]}, scores * scale = ${s.scores.data[i]! * s.scaleFactor}`);
+          throw new Error(
+            `trial ${trial}: scoresScaled[${i}] = ${s.scoresScaled.data[i]}, scores * scale = ${s.scores.data[i]! * s.scaleFactor}`,
+          );
       for (let h = 0; h < heads; ++h) {
         const raw = Array.from(s.scores.data.subarray(h * n * n, (h + 1) * n * n), (x, i) => (s.mask.data[i] ? x : -Infinity));
         const want = ref.softmax({ rows: n, cols: n, data: raw }).data;
@@ -264,7 +289,8 @@ describe('what the engine and the page keep between calls is what a fresh call g
     const fresh = await loadSimdEngine();
     calls.forEach((c, i) => {
       const expected = fresh.pipeline(c);
-      for (const key of ['X', 'Q', 'output'] as const) expect(floatBitsHex(kept[i]![key].data), `call ${i}: ${key}`).toBe(floatBitsHex(expected[key].data));
+      for (const key of ['X', 'Q', 'output'] as const)
+        expect(floatBitsHex(kept[i]![key].data), `call ${i}: ${key}`).toBe(floatBitsHex(expected[key].data));
     });
   });
 
@@ -276,7 +302,9 @@ describe('what the engine and the page keep between calls is what a fresh call g
     expect(four.dots).not.toBe(two.dots);
     const direct = engine.dotProductSamples(8, two.dots.raw.length, 31);
     expect(floatBitsHex(twoAgain.dots.raw)).toBe(floatBitsHex(direct.raw));
-    expect(twoAgain.saturation.sharp.probabilities).toEqual(engine.softmaxSaturation(new Float32Array([1, 2, 3]), Math.sqrt(8)).probabilities);
+    expect(twoAgain.saturation.sharp.probabilities).toEqual(
+      engine.softmaxSaturation(new Float32Array([1, 2, 3]), Math.sqrt(8)).probabilities,
+    );
   });
 });
 
@@ -290,7 +318,8 @@ describe('results share the arrays a change left bit for bit the same', () => {
     const small = { ...base, tokens: tokens.slice(0, 24), seed: 77 }; // (8, 24, 24) tables: about 190 KB in all
     const open = engine.pipeline(small);
     const buffer = open.X.data.buffer;
-    for (const key of ['W_q', 'W_o', 'Q', 'K_heads', 'scores', 'weights', 'output', 'weightsCausal'] as const) expect(open[key].data.buffer, key).toBe(buffer);
+    for (const key of ['W_q', 'W_o', 'Q', 'K_heads', 'scores', 'weights', 'output', 'weightsCausal'] as const)
+      expect(open[key].data.buffer, key).toBe(buffer);
     expect(open.mask.data.buffer).toBe(buffer);
     expect(open.fullyMaskedRows.buffer).toBe(buffer);
     // The block: four (64, 64) weights, eight (24, 64) matrices, four (8, 24, 8) and three (8, 24, 24) tensors,
@@ -301,7 +330,8 @@ describe('results share the arrays a change left bit for bit the same', () => {
     expect(causal.X.data.buffer).not.toBe(buffer);
     for (const key of ['W_q', 'W_k', 'scores', 'weights'] as const) expect(causal[key].data.buffer, key).toBe(causal.X.data.buffer);
     // Equal inputs, equal bits: the weights and scores of the causal run are copies of the same numbers.
-    for (const key of ['W_q', 'W_o', 'X', 'scores'] as const) expect(floatBitsHex(causal[key].data), key).toBe(floatBitsHex(open[key].data));
+    for (const key of ['W_q', 'W_o', 'X', 'scores'] as const)
+      expect(floatBitsHex(causal[key].data), key).toBe(floatBitsHex(open[key].data));
     expect(floatBitsHex(causal.weights.data)).not.toBe(floatBitsHex(open.weights.data));
   });
 
@@ -311,14 +341,16 @@ describe('results share the arrays a change left bit for bit the same', () => {
     for (const key of ['X', 'W_q', 'Q', 'K_heads', 'scores', 'scoresScaled'] as const) expect(causal[key].data, key).toBe(open[key].data);
     // The causal comparison is the same computation either way; the configured path and the mask are not.
     expect(causal.weightsCausal.data).toBe(open.weightsCausal.data);
-    for (const key of ['weights', 'headOutputs', 'output', 'weightsUnscaled'] as const) expect(causal[key].data, key).not.toBe(open[key].data);
+    for (const key of ['weights', 'headOutputs', 'output', 'weightsUnscaled'] as const)
+      expect(causal[key].data, key).not.toBe(open[key].data);
     expect(causal.mask.data).not.toBe(open.mask.data);
     expect(floatBitsHex(causal.weights.data)).not.toBe(floatBitsHex(open.weights.data));
 
     const otherHead = engine.pipeline({ ...base, causal: true, comparisonHead: 3 });
     for (const key of ['X', 'scores', 'weights', 'headOutputs', 'output'] as const) expect(otherHead[key].data, key).toBe(causal[key].data);
     expect(otherHead.mask.data).toBe(causal.mask.data);
-    for (const key of ['weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const) expect(otherHead[key].data, key).not.toBe(causal[key].data);
+    for (const key of ['weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const)
+      expect(otherHead[key].data, key).not.toBe(causal[key].data);
     // Shared or not, every array holds what a fresh run computes: head 3's comparison is head 3 of the weights.
     expect(floatBitsHex(otherHead.weightsCausal.data)).toBe(floatBitsHex(otherHead.weights.data.subarray(3 * n * n, 4 * n * n)));
   });
@@ -327,16 +359,32 @@ describe('results share the arrays a change left bit for bit the same', () => {
     const mask = causalMask(n);
     mask[5 * n + 2] = 0; // a custom mask: its tensors are compared, not keyed
     const walk: Array<Record<string, unknown>> = [
-      base, { ...base, heads: 16 }, base, { ...base, scale: false }, base, { ...base, causal: true }, { ...base, causal: true, comparisonHead: 5 },
-      { ...base, mask }, { ...base, causal: true }, { ...base, W_q: new Float32Array(64 * 64).fill(0.01) }, { ...base, W_q: new Float32Array(64 * 64).fill(0.02) },
-      { ...base, seed: 43 }, { ...base, dModel: 32 }, base,
+      base,
+      { ...base, heads: 16 },
+      base,
+      { ...base, scale: false },
+      base,
+      { ...base, causal: true },
+      { ...base, causal: true, comparisonHead: 5 },
+      { ...base, mask },
+      { ...base, causal: true },
+      { ...base, W_q: new Float32Array(64 * 64).fill(0.01) },
+      { ...base, W_q: new Float32Array(64 * 64).fill(0.02) },
+      { ...base, seed: 43 },
+      { ...base, dModel: 32 },
+      base,
       // Small results (one copy each) after large ones and after each other.
-      { ...base, tokens: tokens.slice(0, 24) }, { ...base, tokens: tokens.slice(0, 4), causal: true }, { ...base, tokens: tokens.slice(0, 4), seed: 43 },
-      { ...base, tokens: tokens.slice(0, 4), dModel: 32, heads: 4 }, { ...base, tokens: tokens.slice(0, 4), W_o: new Float32Array(64 * 64).fill(0.5) }, base,
+      { ...base, tokens: tokens.slice(0, 24) },
+      { ...base, tokens: tokens.slice(0, 4), causal: true },
+      { ...base, tokens: tokens.slice(0, 4), seed: 43 },
+      { ...base, tokens: tokens.slice(0, 4), dModel: 32, heads: 4 },
+      { ...base, tokens: tokens.slice(0, 4), W_o: new Float32Array(64 * 64).fill(0.5) },
+      base,
     ];
     const results = walk.map((c) => engine.pipeline(c as typeof base));
     // heads 8 -> 16 -> 8: the third result is the first one's tables, unchanged inputs and all.
-    for (const key of ['scores', 'scoresScaled', 'weights', 'weightsCausal'] as const) expect(results[2]![key].data, key).toBe(results[0]![key].data);
+    for (const key of ['scores', 'scoresScaled', 'weights', 'weightsCausal'] as const)
+      expect(results[2]![key].data, key).toBe(results[0]![key].data);
     // scaling off and on again: the scores stay, the scaled scores and weights come back to the first ones.
     expect(results[3]!.scores.data).toBe(results[0]!.scores.data);
     expect(results[3]!.scoresScaled.data).not.toBe(results[0]!.scoresScaled.data);
@@ -357,7 +405,8 @@ describe('results share the arrays a change left bit for bit the same', () => {
   it('a new seed shares nothing it computed; arrays of different sizes are never shared', () => {
     const a = engine.pipeline({ ...base, seed: 1 });
     const b = engine.pipeline({ ...base, seed: 2 });
-    for (const key of ['X', 'W_q', 'W_o', 'Q', 'scores', 'weights', 'output', 'weightsUnscaled'] as const) expect(b[key].data, key).not.toBe(a[key].data);
+    for (const key of ['X', 'W_q', 'W_o', 'Q', 'scores', 'weights', 'output', 'weightsUnscaled'] as const)
+      expect(b[key].data, key).not.toBe(a[key].data);
     const shorter = engine.pipeline({ ...base, tokens: tokens.slice(0, 120), seed: 2 });
     expect(shorter.W_q.data).toBe(b.W_q.data); // the weights depend on seed and d_model only
     expect(shorter.X.data).not.toBe(b.X.data);

@@ -25,19 +25,28 @@ function call(engine: AttentionEngine, rng: Rng, k: number): void {
   switch (k % 8) {
     case 0:
     case 1: {
-      const s = engine.pipeline({ tokens: SENTENCE.slice(0, rng.int(1, 9)), dModel: 8, heads: rng.pick([1, 2, 4]), causal: rng.bool(), seed: rng.int(0, 1e9) });
+      const s = engine.pipeline({
+        tokens: SENTENCE.slice(0, rng.int(1, 9)),
+        dModel: 8,
+        heads: rng.pick([1, 2, 4]),
+        causal: rng.bool(),
+        seed: rng.int(0, 1e9),
+      });
       expect(s.output.data.length).toBe(s.n * 8);
       return;
     }
     case 2: {
-      const nq = rng.int(1, 16), nk = rng.int(1, 16), dk = rng.int(1, 16);
+      const nq = rng.int(1, 16),
+        nk = rng.int(1, 16),
+        dk = rng.int(1, 16);
       const mask = rng.bool() ? new Uint8Array(nq * nk).map(() => Number(rng.bool(0.7))) : undefined;
       const r = engine.attention(rng.matrix(nq, dk), rng.matrix(nk, dk), rng.matrix(nk, rng.int(1, 16)), mask ? { mask } : {});
       expect(r.weights.data.length).toBe(nq * nk);
       return;
     }
     case 3: {
-      const n = rng.int(1, 16), d = rng.pick([4, 8, 16]);
+      const n = rng.int(1, 16),
+        d = rng.pick([4, 8, 16]);
       const r = engine.multiHeadAttention(rng.matrix(n, d), w(d), w(d), w(d), w(d), { heads: rng.pick([1, 2, 4]), causal: rng.bool() });
       expect(r.output.data.length).toBe(n * d);
       return;
@@ -46,14 +55,16 @@ function call(engine: AttentionEngine, rng: Rng, k: number): void {
       return expectEngineError(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 3 }));
     case 5: // shape mismatch in attention (C++ check, after the matrices were copied in)
       return expectEngineError(() => engine.attention(rng.matrix(4, 8), rng.matrix(5, 7), rng.matrix(5, 3)));
-    case 6: { // a NaN in X, a wrong-length W_o, or a bad mask in the pipeline (C++ checks after copying)
+    case 6: {
+      // a NaN in X, a wrong-length W_o, or a bad mask in the pipeline (C++ checks after copying)
       const variant = rng.int(0, 2);
       if (variant === 0) {
         const X = rng.matrix(6, 8);
         X.data[rng.int(0, 47)] = NaN;
         return expectEngineError(() => engine.multiHeadAttention(X, w(8), w(8), w(8), w(8), { heads: 2 }));
       }
-      if (variant === 1) return expectEngineError(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, W_o: new Float32Array(63) }));
+      if (variant === 1)
+        return expectEngineError(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, W_o: new Float32Array(63) }));
       return expectEngineError(() => engine.pipeline({ tokens: SENTENCE, dModel: 8, heads: 2, mask: causalMask(8) }));
     }
     default: // too many tokens; a mask of the wrong size in attention()

@@ -29,7 +29,11 @@ afterEach(() => document.body.replaceChildren());
 
 describe('runsOf', () => {
   test('merges consecutive indices, drops duplicates and out-of-range ones', () => {
-    expect(runsOf([5, 1, 2, 3, 3, 9, 10, -1, 400], 12)).toEqual([[1, 3], [5, 1], [9, 2]]);
+    expect(runsOf([5, 1, 2, 3, 3, 9, 10, -1, 400], 12)).toEqual([
+      [1, 3],
+      [5, 1],
+      [9, 2],
+    ]);
     expect(runsOf([], 10)).toEqual([]);
   });
 });
@@ -109,8 +113,16 @@ describe('MatrixTable as a picture', () => {
     expect([mark.style.getPropertyValue('--r'), mark.style.getPropertyValue('--c')]).toEqual(['150', '40']);
     expect(picked.at(-1)).toEqual([150, 40]);
     table.highlight([150], [3, 4, 5, 7]);
-    const bands = [...root.querySelectorAll<HTMLElement>('.picture-band.hl')].map((b) => [b.classList.contains('picture-row') ? 'row' : 'col', b.style.getPropertyValue('--first'), b.style.getPropertyValue('--count')]);
-    expect(bands).toEqual([['row', '150', '1'], ['col', '3', '3'], ['col', '7', '1']]);
+    const bands = [...root.querySelectorAll<HTMLElement>('.picture-band.hl')].map((b) => [
+      b.classList.contains('picture-row') ? 'row' : 'col',
+      b.style.getPropertyValue('--first'),
+      b.style.getPropertyValue('--count'),
+    ]);
+    expect(bands).toEqual([
+      ['row', '150', '1'],
+      ['col', '3', '3'],
+      ['col', '7', '1'],
+    ]);
     table.highlight([], []);
     expect(root.querySelectorAll('.picture-band.hl')).toHaveLength(0);
   });
@@ -118,7 +130,11 @@ describe('MatrixTable as a picture', () => {
   test('a painted mask: Space toggles the cursor cell through the owner', () => {
     const painted: [number, number, boolean][] = [];
     const mask = new Float32Array(N * N).fill(1);
-    const table = new MatrixTable({ caption: 'mask', scale: 'sequential', paint: { paint: (cells, on) => cells.forEach(([r, c]) => painted.push([r, c, on])) } });
+    const table = new MatrixTable({
+      caption: 'mask',
+      scale: 'sequential',
+      paint: { paint: (cells, on) => cells.forEach(([r, c]) => painted.push([r, c, on])) },
+    });
     const root = mount(table);
     table.update({ ...bigView(), data: mask });
     const picture = root.querySelector<HTMLElement>('.matrix-picture')!;

@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 
 // The edge cases are the seeded example's: random weights, at the reader's d_model and h.
-const snapshot = (change: Partial<Settings>) => computeSnapshot(engine, validateSettings({ weights: 'random', ...change }, DEFAULT_SETTINGS).settings);
+const snapshot = (change: Partial<Settings>) =>
+  computeSnapshot(engine, validateSettings({ weights: 'random', ...change }, DEFAULT_SETTINGS).settings);
 
 /** The default snapshot with rows 2 and 4 fully masked: no key allowed for those queries. */
 function fullyMasked(): Snapshot {
@@ -28,7 +29,14 @@ function fullyMasked(): Snapshot {
   mask.fill(0, 4, 8);
   mask.fill(0, 12, 16);
   const { settings } = base;
-  const pipeline = engine.pipeline({ tokens: base.tokens.map((t) => t.toLowerCase()), dModel: settings.dModel, heads: settings.heads, scale: false, seed: settings.seed, mask });
+  const pipeline = engine.pipeline({
+    tokens: base.tokens.map((t) => t.toLowerCase()),
+    dModel: settings.dModel,
+    heads: settings.heads,
+    scale: false,
+    seed: settings.seed,
+    mask,
+  });
   expect(Array.from(pipeline.fullyMaskedRows)).toEqual([0, 1, 0, 1]);
   return { ...base, pipeline };
 }
@@ -38,7 +46,18 @@ const CASES: [string, () => Snapshot][] = [
   ['d_k = 512 with scaling off', () => snapshot({ dModel: 512, heads: 1, scale: false })],
   ['all-equal rows (“a a a a a”)', () => snapshot({ sentence: 'a a a a a', dModel: 64, heads: 4, scale: false })],
   // (The largest model, 128 tokens x 64 heads, is checked in Chromium: tests/browser/numerics.test.ts; happy-dom runs out of memory.)
-  ['40 tokens, d_model 96, 12 heads, causal, seed 2^32 − 1', () => snapshot({ sentence: Array.from({ length: 40 }, (_, i) => `w${i % 15}`).join(' '), dModel: 96, heads: 12, causal: true, scale: false, seed: 4294967295 })],
+  [
+    '40 tokens, d_model 96, 12 heads, causal, seed 2^32 − 1',
+    () =>
+      snapshot({
+        sentence: Array.from({ length: 40 }, (_, i) => `w${i % 15}`).join(' '),
+        dModel: 96,
+        heads: 12,
+        causal: true,
+        scale: false,
+        seed: 4294967295,
+      }),
+  ],
 ];
 
 function problems(body: HTMLElement): string[] {
@@ -55,18 +74,22 @@ function problems(body: HTMLElement): string[] {
 
 describe('every step renders the numerical edge cases', () => {
   for (const [name, make] of CASES) {
-    test(name, () => {
-      const data = make();
-      const found: string[] = [];
-      for (const step of STEPS) {
-        const body = document.createElement('div');
-        document.body.replaceChildren(body);
-        const view = step.mount(body, { update: () => {} });
-        view.render(data);
-        for (const problem of problems(body)) found.push(`${step.id}: ${problem}`);
-      }
-      expect(found).toEqual([]);
-    }, 120_000);
+    test(
+      name,
+      () => {
+        const data = make();
+        const found: string[] = [];
+        for (const step of STEPS) {
+          const body = document.createElement('div');
+          document.body.replaceChildren(body);
+          const view = step.mount(body, { update: () => {} });
+          view.render(data);
+          for (const problem of problems(body)) found.push(`${step.id}: ${problem}`);
+        }
+        expect(found).toEqual([]);
+      },
+      120_000,
+    );
   }
 
   test('the softmax step says a fully masked row draws nothing and sums to 0, rather than dividing 0 by 0', () => {

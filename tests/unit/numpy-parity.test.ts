@@ -35,8 +35,14 @@ let numpyVersion = '';
 function makeCases(): { cases: Case[]; inputs: Float32Array } {
   const rng = new Rng(0x5eed_00aa);
   const fixed: Array<[number, number, number, boolean]> = [
-    [128, 256, 1, false], [128, 256, 64, true], [128, 256, 8, false], [1, 1, 1, false], [1, 1, 1, true],
-    [128, 1, 1, true], [1, 256, 4, false], [3, 6, 3, true],
+    [128, 256, 1, false],
+    [128, 256, 64, true],
+    [128, 256, 8, false],
+    [1, 1, 1, false],
+    [1, 1, 1, true],
+    [128, 1, 1, true],
+    [1, 256, 4, false],
+    [3, 6, 3, true],
   ];
   const out: Case[] = [];
   let total = 0;
@@ -56,28 +62,36 @@ function makeCases(): { cases: Case[]; inputs: Float32Array } {
   }
   const all = new Float32Array(total);
   let at = 0;
-  for (const c of out) for (const m of c.inputs) {
-    all.set(m.data, at);
-    at += m.data.length;
-  }
+  for (const c of out)
+    for (const m of c.inputs) {
+      all.set(m.data, at);
+      at += m.data.length;
+    }
   return { cases: out, inputs: all };
 }
 
 beforeAll(async () => {
   engine = await loadSimdEngine();
-  if (!existsSync(PYTHON)) throw new Error(`${PYTHON} does not exist: the NumPy parity test needs Debian's python3 with numpy (apt-get install python3-numpy)`);
+  if (!existsSync(PYTHON))
+    throw new Error(`${PYTHON} does not exist: the NumPy parity test needs Debian's python3 with numpy (apt-get install python3-numpy)`);
   work = mkdtempSync(join(tmpdir(), 'abh-numpy-'));
   const made = makeCases();
   cases.push(...made.cases);
-  writeFileSync(join(work, 'manifest.json'), JSON.stringify({
-    configs: cases.map(({ n, dModel, heads, causal, offset }) => ({ n, dModel, heads, causal, offset })),
-  }));
+  writeFileSync(
+    join(work, 'manifest.json'),
+    JSON.stringify({
+      configs: cases.map(({ n, dModel, heads, causal, offset }) => ({ n, dModel, heads, causal, offset })),
+    }),
+  );
   writeFileSync(join(work, 'inputs.bin'), new Uint8Array(made.inputs.buffer));
   const run = spawnSync(PYTHON, [DRIVER, work], { encoding: 'utf8', timeout: 120_000 });
   if (run.error) throw new Error(`could not run ${PYTHON}: ${run.error.message}`);
   if (run.status !== 0)
-    throw new Error(`${PYTHON} ${DRIVER} failed with status ${run.status}` +
-      (run.status === 3 ? ' (numpy is missing: apt-get install python3-numpy)' : '') + `:\n${run.stderr}`);
+    throw new Error(
+      `${PYTHON} ${DRIVER} failed with status ${run.status}` +
+        (run.status === 3 ? ' (numpy is missing: apt-get install python3-numpy)' : '') +
+        `:\n${run.stderr}`,
+    );
   const result = JSON.parse(readFileSync(join(work, 'result.json'), 'utf8')) as { count: number; numpy: string };
   expect(result.count).toBe(COUNT);
   numpyVersion = result.numpy;
@@ -141,8 +155,10 @@ describe('the article NumPy code, run by /usr/bin/python3', () => {
       wErr.update(ew, label(c));
       if (!(eo <= TOLERANCE && ew <= TOLERANCE)) throw new Error(`${label(c)}: output error ${eo}, weights error ${ew}`);
     });
-    console.log(`[numpy-parity] numpy ${numpyVersion}, ${COUNT} configs: max output error ${outErr.value.toExponential(2)} (${outErr.where}), ` +
-      `max weights error ${wErr.value.toExponential(2)} (${wErr.where})`);
+    console.log(
+      `[numpy-parity] numpy ${numpyVersion}, ${COUNT} configs: max output error ${outErr.value.toExponential(2)} (${outErr.where}), ` +
+        `max weights error ${wErr.value.toExponential(2)} (${wErr.where})`,
+    );
   });
 
   it('the TypeScript float64 reference agrees with NumPy to 1e-12 (checks the reference itself)', () => {

@@ -4,7 +4,10 @@
 // then compiles this file with tests/unit/tsconfig.package.json, where a mismatch is a compile error.
 import type * as Pkg from '../../dist/embed/attention-by-hand';
 import type { OTHER_ATTRIBUTES, SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
-import type { AttentionElement as SourceElement, AttentionChangeDetail as SourceChangeDetail } from '../../web/src/elements/attention-element';
+import type {
+  AttentionElement as SourceElement,
+  AttentionChangeDetail as SourceChangeDetail,
+} from '../../web/src/elements/attention-element';
 import type { AttentionDebug } from '../../web/src/elements/debug';
 import type * as Entry from '../../web/src/elements/index';
 import type { StepElementTag, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
@@ -13,7 +16,7 @@ import type { Settings } from '../../web/src/settings';
 import type { FlashSnapshot, Snapshot } from '../../web/src/snapshot';
 import type { TrainedSnapshot } from '../../web/src/trained';
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
 /** A class's public surface: classes with private members compare by declaration, not by shape. */
 type Public<T> = { [K in keyof T]: T[K] };

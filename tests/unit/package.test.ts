@@ -20,8 +20,16 @@ const root = resolve(import.meta.dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
-interface PackedFile { path: string; size: number }
-interface PackResult { filename: string; size: number; unpackedSize: number; files: PackedFile[] }
+interface PackedFile {
+  path: string;
+  size: number;
+}
+interface PackResult {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: PackedFile[];
+}
 
 let work: string;
 let packed: PackResult;
@@ -81,12 +89,18 @@ describe('package.json', () => {
 describe('npm pack', () => {
   test('packs the bundle, its .wasm, its worker, the declarations, README and package.json, and nothing else', () => {
     const files = paths();
-    expect(files).toEqual(expect.arrayContaining([
-      'README.md', 'package.json',
-      'dist/embed/attention-by-hand.js', 'dist/embed/attention-by-hand.wasm', 'dist/embed/attention-by-hand.d.ts',
-      'dist/embed/custom-elements.json',
-    ]));
-    const allowed = /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|custom-elements\.json|cost-worker-[\w-]+\.js))$/;
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'package.json',
+        'dist/embed/attention-by-hand.js',
+        'dist/embed/attention-by-hand.wasm',
+        'dist/embed/attention-by-hand.d.ts',
+        'dist/embed/custom-elements.json',
+      ]),
+    );
+    const allowed =
+      /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|custom-elements\.json|cost-worker-[\w-]+\.js))$/;
     expect(files.filter((path) => !allowed.test(path))).toEqual([]);
     // One worker, one .wasm (the worker reuses the elements' file), no source maps, nothing from the repository.
     expect(files.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
@@ -121,10 +135,15 @@ describe('npm pack', () => {
     }
   });
 
-  test('the packed declarations are the build\'s, generated from the code, and say the same as the code, type by type', () => {
-    const packedTypes = readFileSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'attention-by-hand.d.ts'), 'utf8');
+  test("the packed declarations are the build's, generated from the code, and say the same as the code, type by type", () => {
+    const packedTypes = readFileSync(
+      join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'attention-by-hand.d.ts'),
+      'utf8',
+    );
     expect(packedTypes).toBe(readFileSync(join(root, 'dist', 'embed', 'attention-by-hand.d.ts'), 'utf8'));
-    expect(packedTypes).toMatch(/^\/\/ Type declarations of the package attention-by-hand, generated from web\/src\/elements\/package-types\.ts/);
+    expect(packedTypes).toMatch(
+      /^\/\/ Type declarations of the package attention-by-hand, generated from web\/src\/elements\/package-types\.ts/,
+    );
     // No hand-written copy is left to drift: the only declarations of the elements are generated.
     expect(readdirSync(join(root, 'web', 'src', 'elements')).filter((name) => name.endsWith('.d.ts'))).toEqual([]);
     // package-declarations.check.ts: every public type identical to the code's (a mismatch is a compile error).
@@ -143,14 +162,24 @@ interface ManifestElement {
 }
 
 describe('custom-elements.json (the Custom Elements Manifest)', () => {
-  const read = () => JSON.parse(readFileSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'custom-elements.json'), 'utf8')) as {
-    schemaVersion: string; modules: { path: string; declarations: ManifestElement[]; exports: { kind: string; name: string; declaration: { name: string } }[] }[];
-  };
-  const elementSources = readdirSync(join(root, 'web', 'src', 'elements')).filter((name) => name.endsWith('.ts'))
-    .map((name) => readFileSync(join(root, 'web', 'src', 'elements', name), 'utf8')).join('\n');
+  const read = () =>
+    JSON.parse(readFileSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'custom-elements.json'), 'utf8')) as {
+      schemaVersion: string;
+      modules: {
+        path: string;
+        declarations: ManifestElement[];
+        exports: { kind: string; name: string; declaration: { name: string } }[];
+      }[];
+    };
+  const elementSources = readdirSync(join(root, 'web', 'src', 'elements'))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => readFileSync(join(root, 'web', 'src', 'elements', name), 'utf8'))
+    .join('\n');
 
   test('is the one the analyzer makes from the code now (it cannot drift), describing the packed bundle', () => {
-    expect(readFileSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'custom-elements.json'), 'utf8')).toBe(elementsManifest());
+    expect(readFileSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'custom-elements.json'), 'utf8')).toBe(
+      elementsManifest(),
+    );
     const { schemaVersion, modules } = read();
     expect(schemaVersion).toBe('1.0.0');
     expect(modules.map((module) => module.path)).toEqual(['attention-by-hand.js']);
@@ -160,7 +189,9 @@ describe('custom-elements.json (the Custom Elements Manifest)', () => {
     const [module] = read().modules;
     const tags = [WALKTHROUGH_ELEMENT, ...Object.values(STEP_ELEMENTS)];
     // The analyzer marks every HTMLElement subclass a custom element: the abstract base is the one without a tag.
-    expect(module.declarations.filter((declaration) => declaration.customElement && !declaration.tagName).map((d) => d.name)).toEqual(['AttentionElement']);
+    expect(module.declarations.filter((declaration) => declaration.customElement && !declaration.tagName).map((d) => d.name)).toEqual([
+      'AttentionElement',
+    ]);
     const elements = module.declarations.filter((declaration) => declaration.customElement && declaration.tagName);
     expect(elements.map((element) => element.tagName).sort()).toEqual([...tags].sort());
     // Each tag is defined as a custom element in the bundle's exports, by a class the bundle exports.
@@ -270,13 +301,22 @@ export const n = (element as AttentionScoresElement | null)?.result?.pipeline.n;
 `;
 
 function compile(options: Record<string, unknown>, files: string[]): string {
-  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'ES2022', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], strict: true, noEmit: true,
-      skipLibCheck: false, noUnusedLocals: false, ...options,
-    },
-    files,
-  }));
+  writeFileSync(
+    join(consumer, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+        types: [],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        noUnusedLocals: false,
+        ...options,
+      },
+      files,
+    }),
+  );
   return tscOutput(join(consumer, 'tsconfig.json'), consumer);
 }
 
@@ -284,17 +324,19 @@ describe('the declarations, for a consumer of the packed package', () => {
   beforeAll(() => {
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     const tags = [WALKTHROUGH_ELEMENT, ...Object.values(STEP_ELEMENTS)].map((tag) => `document.createElement('${tag}'),`).join('\n  ');
-    writeFileSync(join(consumer, 'consumer.ts'), CONSUMER_TS.replace('__TAGS__', tags).replace('__STEP_ELEMENTS__', JSON.stringify(STEP_ELEMENTS)));
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      CONSUMER_TS.replace('__TAGS__', tags).replace('__STEP_ELEMENTS__', JSON.stringify(STEP_ELEMENTS)),
+    );
     writeFileSync(join(consumer, 'consumer-jsx.tsx'), CONSUMER_TSX);
   });
 
-  test('type-check with a bundler\'s resolution (exports → types), JSX included', () => {
+  test("type-check with a bundler's resolution (exports → types), JSX included", () => {
     expect(existsSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'attention-by-hand.d.ts'))).toBe(true);
     expect(compile({ module: 'ESNext', moduleResolution: 'bundler', jsx: 'preserve' }, ['consumer.ts', 'consumer-jsx.tsx'])).toBe('');
   }, 180_000);
 
-  test('type-check with Node\'s ESM resolution (module nodenext)', () => {
+  test("type-check with Node's ESM resolution (module nodenext)", () => {
     expect(compile({ module: 'NodeNext', moduleResolution: 'NodeNext' }, ['consumer.ts'])).toBe('');
   }, 180_000);
-
 });

@@ -15,8 +15,28 @@ beforeAll(async () => {
 const raw = () => (engine as unknown as { raw: RawEngineModule }).raw;
 
 const FIELDS = [
-  'W_q', 'W_k', 'W_v', 'W_o', 'X', 'Q', 'K', 'V', 'Q_heads', 'K_heads', 'V_heads', 'scores', 'scoresScaled', 'weights',
-  'headOutputs', 'merged', 'output', 'weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter', 'mask', 'fullyMaskedRows',
+  'W_q',
+  'W_k',
+  'W_v',
+  'W_o',
+  'X',
+  'Q',
+  'K',
+  'V',
+  'Q_heads',
+  'K_heads',
+  'V_heads',
+  'scores',
+  'scoresScaled',
+  'weights',
+  'headOutputs',
+  'merged',
+  'output',
+  'weightsUnscaled',
+  'weightsCausal',
+  'weightsMaskedAfter',
+  'mask',
+  'fullyMaskedRows',
 ];
 
 describe('the published pipeline format', () => {
@@ -39,17 +59,38 @@ describe('the published pipeline format', () => {
     const shape = (value: PipelineSnapshot[keyof PipelineSnapshot]) => {
       if (value instanceof Uint8Array) return ['uint8', value.length];
       const v = value as { heads?: number; rows: number; cols: number; data: Float32Array | Uint8Array };
-      return [v.data instanceof Float32Array ? 'float32' : 'uint8', ...(v.heads === undefined ? [] : [v.heads]), v.rows, v.cols, v.data.length];
+      return [
+        v.data instanceof Float32Array ? 'float32' : 'uint8',
+        ...(v.heads === undefined ? [] : [v.heads]),
+        v.rows,
+        v.cols,
+        v.data.length,
+      ];
     };
     const shapes = Object.fromEntries(FIELDS.map((name) => [name, shape(s[name as keyof PipelineSnapshot])]));
     expect(shapes).toEqual({
-      W_q: ['float32', 8, 8, 64], W_k: ['float32', 8, 8, 64], W_v: ['float32', 8, 8, 64], W_o: ['float32', 8, 8, 64],
-      X: ['float32', 9, 8, 72], Q: ['float32', 9, 8, 72], K: ['float32', 9, 8, 72], V: ['float32', 9, 8, 72],
-      Q_heads: ['float32', 2, 9, 4, 72], K_heads: ['float32', 2, 9, 4, 72], V_heads: ['float32', 2, 9, 4, 72],
-      scores: ['float32', 2, 9, 9, 162], scoresScaled: ['float32', 2, 9, 9, 162], weights: ['float32', 2, 9, 9, 162],
-      headOutputs: ['float32', 2, 9, 4, 72], merged: ['float32', 9, 8, 72], output: ['float32', 9, 8, 72],
-      weightsUnscaled: ['float32', 9, 9, 81], weightsCausal: ['float32', 9, 9, 81], weightsMaskedAfter: ['float32', 9, 9, 81],
-      mask: ['uint8', 9, 9, 81], fullyMaskedRows: ['uint8', 9],
+      W_q: ['float32', 8, 8, 64],
+      W_k: ['float32', 8, 8, 64],
+      W_v: ['float32', 8, 8, 64],
+      W_o: ['float32', 8, 8, 64],
+      X: ['float32', 9, 8, 72],
+      Q: ['float32', 9, 8, 72],
+      K: ['float32', 9, 8, 72],
+      V: ['float32', 9, 8, 72],
+      Q_heads: ['float32', 2, 9, 4, 72],
+      K_heads: ['float32', 2, 9, 4, 72],
+      V_heads: ['float32', 2, 9, 4, 72],
+      scores: ['float32', 2, 9, 9, 162],
+      scoresScaled: ['float32', 2, 9, 9, 162],
+      weights: ['float32', 2, 9, 9, 162],
+      headOutputs: ['float32', 2, 9, 4, 72],
+      merged: ['float32', 9, 8, 72],
+      output: ['float32', 9, 8, 72],
+      weightsUnscaled: ['float32', 9, 9, 81],
+      weightsCausal: ['float32', 9, 9, 81],
+      weightsMaskedAfter: ['float32', 9, 9, 81],
+      mask: ['uint8', 9, 9, 81],
+      fullyMaskedRows: ['uint8', 9],
     });
     // The arrays are where the header says: the causal mask, and the comparison head's causal weights.
     expect(Array.from(s.mask.data.subarray(0, 18))).toEqual([1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]);

@@ -85,9 +85,9 @@ export function softmaxVector(x: readonly number[]): number[] {
 }
 
 export interface RefAttention {
-  output: RefMatrix;   // (n_q, d_v)
-  weights: RefMatrix;  // (n_q, n_k)
-  scores: RefMatrix;   // (n_q, n_k) Q K^T (times the scale), before the mask
+  output: RefMatrix; // (n_q, d_v)
+  weights: RefMatrix; // (n_q, n_k)
+  scores: RefMatrix; // (n_q, n_k) Q K^T (times the scale), before the mask
   fullyMaskedRows: Uint8Array;
 }
 
@@ -143,11 +143,13 @@ export function mergeHeads(heads: RefMatrix[]): RefMatrix {
 }
 
 export interface RefMultiHead {
-  output: RefMatrix;          // (n, d_model)
-  weights: Float64Array;      // (h, n, n) flat
-  Q: RefMatrix; K: RefMatrix; V: RefMatrix;
-  scores: Float64Array;       // (h, n, n) raw Q K^T, unscaled
-  headOutputs: Float64Array;  // (h, n, d_k) flat
+  output: RefMatrix; // (n, d_model)
+  weights: Float64Array; // (h, n, n) flat
+  Q: RefMatrix;
+  K: RefMatrix;
+  V: RefMatrix;
+  scores: Float64Array; // (h, n, n) raw Q K^T, unscaled
+  headOutputs: Float64Array; // (h, n, d_k) flat
   merged: RefMatrix;
 }
 
@@ -159,8 +161,15 @@ export interface MultiHeadOptions {
 }
 
 /** multi_head_attention(X, W_q, W_k, W_v, W_o, h), plus causal/scale/mask options. */
-export function multiHeadAttention(X: Input, W_q: Input, W_k: Input, W_v: Input, W_o: Input, h: number,
-  options: MultiHeadOptions = {}): RefMultiHead {
+export function multiHeadAttention(
+  X: Input,
+  W_q: Input,
+  W_k: Input,
+  W_v: Input,
+  W_o: Input,
+  h: number,
+  options: MultiHeadOptions = {},
+): RefMultiHead {
   const n = X.rows;
   const dModel = X.cols;
   if (dModel % h !== 0) throw new Error(`reference: d_model ${dModel} not divisible by h ${h}`);

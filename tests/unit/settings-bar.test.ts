@@ -54,7 +54,9 @@ describe('notices', () => {
     history.replaceState(null, '', '/?head=99');
     const state = new WalkthroughState(true);
     expect(state.settings.head).toBe(DEFAULT_SETTINGS.heads - 1);
-    expect(state.takeInitialNotices()).toEqual([`There are only ${DEFAULT_SETTINGS.heads} heads in the trained model, so head ${DEFAULT_SETTINGS.heads} is shown instead of head 99.`]);
+    expect(state.takeInitialNotices()).toEqual([
+      `There are only ${DEFAULT_SETTINGS.heads} heads in the trained model, so head ${DEFAULT_SETTINGS.heads} is shown instead of head 99.`,
+    ]);
   });
 
   test('a shortened word is reported once, not again at every later change', () => {

@@ -2,7 +2,15 @@
 // and the page says what it changed.
 import { describe, expect, test } from 'vitest';
 import {
-  ARTICLE_SENTENCE, DEFAULT_SETTINGS, LIMITS, headChoices, maxHeadsFor, settingsFromParams, settingsToParams, tokenize, validateSettings,
+  ARTICLE_SENTENCE,
+  DEFAULT_SETTINGS,
+  LIMITS,
+  headChoices,
+  maxHeadsFor,
+  settingsFromParams,
+  settingsToParams,
+  tokenize,
+  validateSettings,
 } from '../../web/src/settings';
 
 const fromQuery = (query: string) => settingsFromParams(new URLSearchParams(query));
@@ -14,7 +22,19 @@ describe('URL round trip', () => {
   });
 
   test('every setting survives settings -> URL -> settings', () => {
-    const settings = { sentence: 'a cat sat on a mat', dModel: 12, heads: 3, causal: true, scale: false, seed: 4294967295, head: 2, block: 3, edits: '', mask: 'none', weights: 'random' as const };
+    const settings = {
+      sentence: 'a cat sat on a mat',
+      dModel: 12,
+      heads: 3,
+      causal: true,
+      scale: false,
+      seed: 4294967295,
+      head: 2,
+      block: 3,
+      edits: '',
+      mask: 'none',
+      weights: 'random' as const,
+    };
     const query = settingsToParams(settings).toString();
     expect(query).toBe('tokens=a+cat+sat+on+a+mat&d_model=12&heads=3&causal=1&scale=0&seed=4294967295&head=3&block=3&weights=random');
     expect(fromQuery(query)).toEqual({ settings, notices: [] });

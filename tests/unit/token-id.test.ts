@@ -25,7 +25,13 @@ describe('tokenId', () => {
   it('agrees with TextEncoder on well-formed strings', () => {
     const rng = new Rng(0x70c3);
     const encoder = new TextEncoder();
-    const ranges = [[0x20, 0x7e], [0xa0, 0x7ff], [0x800, 0xd7ff], [0xe000, 0xffff], [0x10000, 0x10ffff]] as const;
+    const ranges = [
+      [0x20, 0x7e],
+      [0xa0, 0x7ff],
+      [0x800, 0xd7ff],
+      [0xe000, 0xffff],
+      [0x10000, 0x10ffff],
+    ] as const;
     for (let i = 0; i < 2000; i++) {
       let token = '';
       for (let k = rng.int(0, 8); k > 0; k--) {

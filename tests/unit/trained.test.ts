@@ -53,14 +53,18 @@ describe('the weights setting', () => {
     expect(settingsFromAttributes(element).settings.weights).toBe('random');
     expect(settingsToAttributes({ ...DEFAULT_SETTINGS, weights: 'random' })).toEqual([['weights', 'random']]);
     element.setAttribute('weights', 'pretrained');
-    expect(settingsFromAttributes(element).notices).toEqual(['The weights must be trained or random; “pretrained” was ignored, so the trained weights are used.']);
+    expect(settingsFromAttributes(element).notices).toEqual([
+      'The weights must be trained or random; “pretrained” was ignored, so the trained weights are used.',
+    ]);
   });
 
   test('trained: the shown head is checked against the model’s heads, d_model and h keep the reader’s random-mode values', () => {
     expect(shapeOf(DEFAULT_SETTINGS)).toEqual({ dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads });
     const { settings, notices } = fromQuery('heads=8&d_model=16&head=5');
     expect(settings).toMatchObject({ dModel: 16, heads: 8, head: SHIPPED_MODEL.heads - 1 });
-    expect(notices).toEqual([`There are only ${SHIPPED_MODEL.heads} heads in the trained model, so head ${SHIPPED_MODEL.heads} is shown instead of head 5.`]);
+    expect(notices).toEqual([
+      `There are only ${SHIPPED_MODEL.heads} heads in the trained model, so head ${SHIPPED_MODEL.heads} is shown instead of head 5.`,
+    ]);
     expect(fromQuery('weights=random&heads=8&d_model=16&head=5')).toMatchObject({ settings: { head: 4 }, notices: [] });
   });
 });
@@ -69,8 +73,14 @@ describe('the trained snapshot', () => {
   test('is the shipped model: its shape and accuracy agree with the training record', async () => {
     const s = await trainedSnapshotFor();
     const t = s.trained!;
-    expect(t.model).toMatchObject({ task: SHIPPED_MODEL.task, layers: SHIPPED_MODEL.layers, heads: SHIPPED_MODEL.heads, dModel: SHIPPED_MODEL.dModel,
-      parameters: SHIPPED_MODEL.parameters, steps: SHIPPED_MODEL.steps });
+    expect(t.model).toMatchObject({
+      task: SHIPPED_MODEL.task,
+      layers: SHIPPED_MODEL.layers,
+      heads: SHIPPED_MODEL.heads,
+      dModel: SHIPPED_MODEL.dModel,
+      parameters: SHIPPED_MODEL.parameters,
+      steps: SHIPPED_MODEL.steps,
+    });
     expect(t.evaluation.examples).toBe(SHIPPED_MODEL.heldoutExamples);
     expect(t.evaluation.accuracy).toBeCloseTo(SHIPPED_MODEL.heldoutAccuracy, 6);
     expect(t.evaluation.accuracy).toBeGreaterThanOrEqual(0.99);
@@ -87,7 +97,9 @@ describe('the trained snapshot', () => {
     expect([s.pipeline.dModel, s.pipeline.heads, s.pipeline.dK]).toEqual([32, 2, 16]);
     const model = t.attention[t.resolving.layer].data;
     let worst = 0;
-    model.forEach((w, i) => { worst = Math.max(worst, Math.abs(w - s.pipeline.weights.data[i])); });
+    model.forEach((w, i) => {
+      worst = Math.max(worst, Math.abs(w - s.pipeline.weights.data[i]));
+    });
     expect(worst).toBeLessThan(2e-6);
   });
 
@@ -137,7 +149,9 @@ describe('step 1 with trained weights', () => {
     const items = [...body.querySelectorAll('.trained-prediction-list li')].map((li) => li.textContent);
     expect(items).toEqual(t.top.map((x) => `${x.word} ${percent(x.probability, 1)}`));
     const facts = body.querySelector('.problem-model-facts')!.textContent!;
-    expect(facts).toContain(`${t.model.layers} attention layers × ${t.model.heads} heads, d_model ${t.model.dModel}, 12,160 parameters, trained for 400 steps`);
+    expect(facts).toContain(
+      `${t.model.layers} attention layers × ${t.model.heads} heads, d_model ${t.model.dModel}, 12,160 parameters, trained for 400 steps`,
+    );
     expect(facts).toContain(`Measured just now on 910 held-out sentences`);
     expect(body.querySelector('.problem-notes')!.hasAttribute('hidden')).toBe(true);
   });
@@ -160,7 +174,9 @@ describe('step 1 with trained weights', () => {
     const marked = [...body.querySelectorAll('.problem-chip-unknown')].map((c) => c.firstChild!.textContent);
     expect(marked).toEqual(['zebra']);
     expect(body.querySelector('.problem-chip-unknown')!.getAttribute('aria-description')).toBe('not in the trained vocabulary');
-    expect(body.querySelector('.problem-notes')!.textContent).toMatch(/^“zebra” is not in the trained vocabulary \(51 words\): the model reads it as its one unknown-word embedding/);
+    expect(body.querySelector('.problem-notes')!.textContent).toMatch(
+      /^“zebra” is not in the trained vocabulary \(51 words\): the model reads it as its one unknown-word embedding/,
+    );
     view.render(await trainedSnapshotFor({ sentence: `${ARTICLE} ${ARTICLE}` }));
     expect(body.querySelector('.problem-notes')!.textContent).toMatch(/The trained model has 16 positions, and your sentence has 18 words/);
     expect(body.querySelectorAll('.problem-chip')).toHaveLength(16);
@@ -180,19 +196,34 @@ describe('step 8 with trained weights', () => {
     t.shares.forEach((share, i) => {
       expect(maps[i].querySelector('caption')!.textContent).toMatch(new RegExp(`^layer ${share.layer + 1}, head ${share.head + 1}`));
       const caption = maps[i].querySelector('figcaption.trained-head-shares')!.textContent!;
-      expect(caption).toContain(`${fmt(share.referent)} on the referent, ${fmt(share.otherNoun)} on the other noun, ${fmt(share.adjective)} on the adjective, ${fmt(share.self)} on itself`);
+      expect(caption).toContain(
+        `${fmt(share.referent)} on the referent, ${fmt(share.otherNoun)} on the other noun, ${fmt(share.adjective)} on the adjective, ${fmt(share.self)} on itself`,
+      );
       // Row labels and column labels are the sentence's tokens; the cells are that head's weights.
       const cells = [...maps[i].querySelectorAll('tbody td')].map((td) => td.textContent);
       const n = t.words.length;
-      expect(cells).toEqual(Array.from(t.attention[share.layer].data.subarray(share.head * n * n, (share.head + 1) * n * n), (w) => fmt(w)));
+      expect(cells).toEqual(
+        Array.from(t.attention[share.layer].data.subarray(share.head * n * n, (share.head + 1) * n * n), (w) => fmt(w)),
+      );
     });
-    expect([...maps[0].querySelectorAll('thead th')].map((th) => th.textContent).slice(1)).toEqual(['The (1)', 'animal', 'crossed', 'the (4)', 'road', 'because', 'it', 'was', 'tired.']);
+    expect([...maps[0].querySelectorAll('thead th')].map((th) => th.textContent).slice(1)).toEqual([
+      'The (1)',
+      'animal',
+      'crossed',
+      'the (4)',
+      'road',
+      'because',
+      'it',
+      'was',
+      'tired.',
+    ]);
     // Layer 1 reads both nouns alike (measured), so the page calls it a shortcut.
     const layer1 = t.shares.filter((x) => x.layer === 0);
     const mean = (key: 'referent' | 'otherNoun') => layer1.reduce((a, x) => a + x[key], 0) / layer1.length;
     expect(Math.abs(mean('referent') - mean('otherNoun'))).toBeLessThan(0.1);
     expect(section.querySelector('.trained-heads-shortcut')!.textContent).toBe(
-      `Layer 1 takes a shortcut: on average its heads put ${fmt(mean('referent'))} on the referent and ${fmt(mean('otherNoun'))} on the other noun, so it gathers both candidates without choosing. Layer 2 then chooses between them, and the adjective is what it has to go on.`);
+      `Layer 1 takes a shortcut: on average its heads put ${fmt(mean('referent'))} on the referent and ${fmt(mean('otherNoun'))} on the other noun, so it gathers both candidates without choosing. Layer 2 then chooses between them, and the adjective is what it has to go on.`,
+    );
     // h is the model's: the other counts are disabled with a note.
     const buttons = [...body.querySelectorAll('.multi-head-choices button')] as HTMLButtonElement[];
     expect(buttons.filter((b) => !b.disabled).map((b) => b.textContent)).toEqual(['2']);

@@ -17,7 +17,13 @@ const NATIVE_TRAIN = resolve(ROOT, 'build', 'native', 'abh_train');
 const MODEL_DIR = resolve(ROOT, 'web', 'src', 'model');
 const SHIPPED = new Uint8Array(readFileSync(resolve(MODEL_DIR, 'who-is-it.bin')));
 const RECORD = JSON.parse(readFileSync(resolve(MODEL_DIR, 'who-is-it.json'), 'utf8')) as {
-  task: string; steps: number; seed: number; parameters: number; heldoutAccuracy: number; heldoutExamples: number; bytes: number;
+  task: string;
+  steps: number;
+  seed: number;
+  parameters: number;
+  heldoutAccuracy: number;
+  heldoutExamples: number;
+  bytes: number;
 };
 const ARTICLE = ['The', 'animal', 'crossed', 'the', 'road', 'because', 'it', 'was', 'tired.'];
 const WIDE = [...ARTICLE.slice(0, 8), 'wide.'];
@@ -33,18 +39,51 @@ let nativeSmall: Uint8Array;
 
 beforeAll(async () => {
   [simd, scalar] = await Promise.all([loadSimdEngine(), loadScalarEngine()]);
-  const sources = ['cpp/train/ops.h', 'cpp/train/model.h', 'cpp/train/model.cpp', 'cpp/train/trainer.cpp', 'cpp/train/train_cli.cpp',
-    'cpp/train/tasks.cpp', 'cpp/train/optimizer.cpp', 'cpp/train/weights_file.cpp'].map((f) => resolve(ROOT, f));
+  const sources = [
+    'cpp/train/ops.h',
+    'cpp/train/model.h',
+    'cpp/train/model.cpp',
+    'cpp/train/trainer.cpp',
+    'cpp/train/train_cli.cpp',
+    'cpp/train/tasks.cpp',
+    'cpp/train/optimizer.cpp',
+    'cpp/train/weights_file.cpp',
+  ].map((f) => resolve(ROOT, f));
   const stale = !existsSync(NATIVE_TRAIN) || sources.some((f) => statSync(f).mtimeMs > statSync(NATIVE_TRAIN).mtimeMs);
   if (stale) {
     const run = (args: string[]) => execFileSync('cmake', args, { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
-    if (!existsSync(resolve(ROOT, 'build', 'native', 'CMakeCache.txt'))) run(['-S', '.', '-B', 'build/native', '-DCMAKE_BUILD_TYPE=Release']);
+    if (!existsSync(resolve(ROOT, 'build', 'native', 'CMakeCache.txt')))
+      run(['-S', '.', '-B', 'build/native', '-DCMAKE_BUILD_TYPE=Release']);
     run(['--build', 'build/native', '--target', 'abh_train', '-j2']);
   }
   scratch = mkdtempSync(join(tmpdir(), 'abh-train-'));
   const out = join(scratch, 'small.bin');
-  execFileSync(NATIVE_TRAIN, ['--layers', '3', '--heads', '4', '--d-model', '16', '--mlp', '1', '--batch', '8', '--seed', '7', '--lr', '0.01',
-    '--steps', String(SMALL_STEPS), '--log-every', '0', '--out', out], { stdio: 'pipe', timeout: 120_000 });
+  execFileSync(
+    NATIVE_TRAIN,
+    [
+      '--layers',
+      '3',
+      '--heads',
+      '4',
+      '--d-model',
+      '16',
+      '--mlp',
+      '1',
+      '--batch',
+      '8',
+      '--seed',
+      '7',
+      '--lr',
+      '0.01',
+      '--steps',
+      String(SMALL_STEPS),
+      '--log-every',
+      '0',
+      '--out',
+      out,
+    ],
+    { stdio: 'pipe', timeout: 120_000 },
+  );
   nativeSmall = new Uint8Array(readFileSync(out));
 }, 600_000);
 
@@ -56,7 +95,10 @@ function firstDifference(a: Uint8Array, b: Uint8Array): string {
   return i < 0 ? 'none' : `byte ${i} (parameter ${Math.floor((i - 84) / 4)})`;
 }
 
-describe.each([['SIMD', () => simd], ['scalar', () => scalar]] as const)('%s wasm training', (_name, engine) => {
+describe.each([
+  ['SIMD', () => simd],
+  ['scalar', () => scalar],
+] as const)('%s wasm training', (_name, engine) => {
   it('trains every op bit for bit like the native build', () => {
     const t = Trainer.create(engine(), SMALL);
     try {
@@ -116,15 +158,29 @@ describe('the shipped weights', () => {
       const a = t.analyze(ARTICLE);
       const { dModel, heads, scale } = t.describe().config;
       for (const layer of a.layers) {
-        const s = simd.pipeline({ tokens: a.words, dModel, heads, scale, causal: false, X: layer.attentionInput.data, W_q: layer.W_q.data,
-          W_k: layer.W_k.data, W_v: layer.W_v.data, W_o: layer.W_o.data });
+        const s = simd.pipeline({
+          tokens: a.words,
+          dModel,
+          heads,
+          scale,
+          causal: false,
+          X: layer.attentionInput.data,
+          W_q: layer.W_q.data,
+          W_k: layer.W_k.data,
+          W_v: layer.W_v.data,
+          W_o: layer.W_o.data,
+        });
         let worst = 0;
-        layer.attention.data.forEach((w, i) => { worst = Math.max(worst, Math.abs(w - s.weights.data[i]!)); });
+        layer.attention.data.forEach((w, i) => {
+          worst = Math.max(worst, Math.abs(w - s.weights.data[i]!));
+        });
         expect(worst).toBeLessThan(2e-6);
       }
       // the last layer has a head that resolves "it": more weight on "animal" than on "road"
       const last = a.layers[a.layers.length - 1]!.attention;
-      const best = Math.max(...Array.from({ length: last.heads }, (_, h) => last.data[(h * 9 + 6) * 9 + 1]! - last.data[(h * 9 + 6) * 9 + 4]!));
+      const best = Math.max(
+        ...Array.from({ length: last.heads }, (_, h) => last.data[(h * 9 + 6) * 9 + 1]! - last.data[(h * 9 + 6) * 9 + 4]!),
+      );
       expect(best).toBeGreaterThan(0.3);
       const shares = t.headShares();
       expect(shares).toHaveLength(4);

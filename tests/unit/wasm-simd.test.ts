@@ -57,8 +57,13 @@ function load(name: string): Build {
 
 /** The function index of abh::kernels::<kernel>(...), or of the internal one of that name: exactly one overload. */
 function kernelIndex(build: Build, kernel: string): number {
-  const matches = [...build.symbols].filter(([name]) => [`abh::kernels::${kernel}(`, `abh::kernels::(anonymous namespace)::${kernel}(`].some((p) => name.startsWith(p)));
-  expect(matches.map(([name]) => name), `symbol map entries for ${kernel}`).toHaveLength(1);
+  const matches = [...build.symbols].filter(([name]) =>
+    [`abh::kernels::${kernel}(`, `abh::kernels::(anonymous namespace)::${kernel}(`].some((p) => name.startsWith(p)),
+  );
+  expect(
+    matches.map(([name]) => name),
+    `symbol map entries for ${kernel}`,
+  ).toHaveLength(1);
   return matches[0]![1];
 }
 

@@ -25,9 +25,21 @@ await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
-for (const [name, width, scheme] of [['desktop', 1280, 'light'], ['phone', 360, 'light'], ['desktop-dark', 1280, 'dark']]) {
+for (const [name, width, scheme] of [
+  ['desktop', 1280, 'light'],
+  ['phone', 360, 'light'],
+  ['desktop-dark', 1280, 'dark'],
+]) {
   const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
   page.on('console', (m) => m.type() === 'error' && console.log(`[${name}] console error: ${m.text()}`));
   page.on('pageerror', (e) => console.log(`[${name}] page error: ${e}`));
@@ -35,11 +47,14 @@ for (const [name, width, scheme] of [['desktop', 1280, 'light'], ['phone', 360, 
   await page.waitForFunction(() => document.documentElement.dataset.ready, null, { timeout: 20000 });
   // Off-screen sections skip painting (content-visibility: auto) and a full-page screenshot does not
   // scroll to them: show every section, as a reader scrolling down sees it.
-  await page.evaluate(() => new Promise((resolve) => {
-    for (const host of document.querySelectorAll('attention-walkthrough'))
-      for (const section of host.shadowRoot?.querySelectorAll('.step') ?? []) section.style.contentVisibility = 'visible';
-    requestAnimationFrame(() => requestAnimationFrame(resolve));
-  }));
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        for (const host of document.querySelectorAll('attention-walkthrough'))
+          for (const section of host.shadowRoot?.querySelectorAll('.step') ?? []) section.style.contentVisibility = 'visible';
+        requestAnimationFrame(() => requestAnimationFrame(resolve));
+      }),
+  );
   await page.screenshot({ path: join(outDir, `${name}.png`), fullPage: true });
   console.log(join(outDir, `${name}.png`));
   await page.close();

@@ -35,10 +35,11 @@ const missing = debianPackages.filter(([, present]) => !present()).map(([name]) 
 if (missing.length > 0) {
   const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
   console.log(`[setup] installing Debian packages: ${missing.join(' ')}`);
-  const run = (args) => execFileSync(sudo.length ? 'sudo' : args[0], sudo.length ? args : args.slice(1), {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  const run = (args) =>
+    execFileSync(sudo.length ? 'sudo' : args[0], sudo.length ? args : args.slice(1), {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   run(['apt-get', 'update', '-qq']);
   run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
 }

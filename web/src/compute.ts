@@ -63,7 +63,11 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
  * then the same configuration again with the edited cells written into explicit X, W_q, W_k, W_v.
  * Settings validation has already checked the edits against these sizes.
  */
-function withEdits(engine: AttentionEngine, config: PipelineConfig, edits: string): { pipeline: PipelineSnapshot; baseline: PipelineSnapshot | null } {
+function withEdits(
+  engine: AttentionEngine,
+  config: PipelineConfig,
+  edits: string,
+): { pipeline: PipelineSnapshot; baseline: PipelineSnapshot | null } {
   const list = edits ? parseEdits(edits).edits : [];
   if (list.length === 0) return { pipeline: engine.pipeline(config), baseline: null };
   const baseline = engine.pipeline(config);
@@ -104,7 +108,9 @@ export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot
   const { maxTraceDim } = engine.info().limits;
   if (pipeline.dK > maxTraceDim) {
     return {
-      tokens, trace: null, prefixNaive: null,
+      tokens,
+      trace: null,
+      prefixNaive: null,
       unavailable: `The step-through follows heads of up to ${maxTraceDim} dimensions; these heads have d_k = ${pipeline.dK}. Use more heads (d_k = d_model / h) to see it.`,
     };
   }
@@ -112,9 +118,17 @@ export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot
   const K = headRows(pipeline.K_heads, settings.head, tokens);
   const V = headRows(pipeline.V_heads, settings.head, tokens);
   try {
-    const trace = engine.flashTrace(Q, K, V, { blockQ: settings.block, blockK: settings.block, causal: settings.causal, scale: settings.scale });
+    const trace = engine.flashTrace(Q, K, V, {
+      blockQ: settings.block,
+      blockK: settings.block,
+      causal: settings.causal,
+      scale: settings.scale,
+    });
     // With a custom mask (step 7), the tiles run without it, so step 6's masked output is not the reference either.
-    const prefixNaive = (tokens < pipeline.n && !settings.causal) || isCustomMask(settings.mask) ? engine.attention(Q, K, V, { scale: settings.scale }).output : null;
+    const prefixNaive =
+      (tokens < pipeline.n && !settings.causal) || isCustomMask(settings.mask)
+        ? engine.attention(Q, K, V, { scale: settings.scale }).output
+        : null;
     return { tokens, trace, unavailable: null, prefixNaive };
   } catch (error) {
     // Refused input (a message, not a failed instance): the rest of the walkthrough still draws.

@@ -3,7 +3,17 @@
 // phone it is a slim sticky row with a toggle that opens the settings as a sheet over the page, so it
 // is one tap away from any step without taking a fifth of the screen.
 import { el, replaceChildren, setText } from './figures/dom';
-import { D_MODEL_CHOICES, headChoices, LIMITS, PRESETS, shapeOf, tokenize, WEIGHTS_CHOICES, type Settings, type WeightsChoice } from './settings';
+import {
+  D_MODEL_CHOICES,
+  headChoices,
+  LIMITS,
+  PRESETS,
+  shapeOf,
+  tokenize,
+  WEIGHTS_CHOICES,
+  type Settings,
+  type WeightsChoice,
+} from './settings';
 import type { HistoryMode } from './state';
 
 const WEIGHTS_LABELS: Record<WeightsChoice, string> = { trained: 'Trained model', random: 'Random (seed)' };
@@ -49,13 +59,22 @@ export function createControls(
   const sentenceId = `sentence-${++uid}`;
   // No maxlength: it would cut a long paste silently; tokenize() cuts it and says what it kept.
   const sentence = el('input', {
-    id: sentenceId, type: 'text', name: 'tokens', autocomplete: 'off', spellcheck: 'false', dir: 'auto',
-    enterkeyhint: 'done', 'aria-describedby': `${sentenceId}-hint`,
+    id: sentenceId,
+    type: 'text',
+    name: 'tokens',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    dir: 'auto',
+    enterkeyhint: 'done',
+    'aria-describedby': `${sentenceId}-hint`,
   });
   const sentenceHint = el('span', { id: `${sentenceId}-hint`, class: 'hint' });
-  const preset = el('select', { name: 'preset' },
+  const preset = el(
+    'select',
+    { name: 'preset' },
     el('option', { value: '' }, 'Choose…'),
-    ...PRESETS.map((p) => el('option', { value: p.id }, p.label)));
+    ...PRESETS.map((p) => el('option', { value: p.id }, p.label)),
+  );
   const weights = el('select', { name: 'weights' }, ...WEIGHTS_CHOICES.map((w) => el('option', { value: w }, WEIGHTS_LABELS[w])));
   const dModelId = `d-model-${++uid}`;
   const dModel = el('select', { name: 'd_model', id: dModelId, 'aria-describedby': `${dModelId}-note` });
@@ -101,7 +120,9 @@ export function createControls(
     // Keep the head count if it still divides the new d_model, else the nearest that does.
     const choices = headChoices(value, shown ? tokenize(shown.sentence).tokens.length : 1);
     const current = Number(heads.value);
-    const nextHeads = choices.includes(current) ? current : choices.reduce((a, b) => (Math.abs(b - current) < Math.abs(a - current) ? b : a));
+    const nextHeads = choices.includes(current)
+      ? current
+      : choices.reduce((a, b) => (Math.abs(b - current) < Math.abs(a - current) ? b : a));
     update({ dModel: value, heads: nextHeads });
   });
   weights.addEventListener('change', () => update({ weights: weights.value as WeightsChoice }));
@@ -121,17 +142,27 @@ export function createControls(
   });
 
   const formId = `settings-${++uid}`;
-  const form = el('form', { class: 'controls', id: formId, 'aria-label': 'Settings', part: 'controls' },
-    el('div', { class: 'control control-wide', 'data-control': 'tokens' },
+  const form = el(
+    'form',
+    { class: 'controls', id: formId, 'aria-label': 'Settings', part: 'controls' },
+    el(
+      'div',
+      { class: 'control control-wide', 'data-control': 'tokens' },
       el('label', { for: sentenceId }, 'Sentence ', el('span', { class: 'hint' }, '(one token per word)')),
-      sentence, sentenceHint),
+      sentence,
+      sentenceHint,
+    ),
     labelled('preset', 'Preset', preset),
     labelled('weights', 'Weights', weights),
     labelled('d-model', subscripted('d', 'model'), dModel, shapeNote),
     labelled('heads', 'Heads h', heads, dK),
     labelled('head', 'Head shown', head),
     el('div', { class: 'control control-check', 'data-control': 'causal' }, el('label', {}, causal, 'Causal mask')),
-    el('div', { class: 'control control-check', 'data-control': 'scale' }, el('label', {}, scale, el('span', {}, 'Scale by √', subscripted('d', 'k')))),
+    el(
+      'div',
+      { class: 'control control-check', 'data-control': 'scale' },
+      el('label', {}, scale, el('span', {}, 'Scale by √', subscripted('d', 'k'))),
+    ),
     labelled('seed', 'Seed', seed),
     el('div', { class: 'control control-button', 'data-control': 'seed' }, reseed),
   );
@@ -143,8 +174,12 @@ export function createControls(
   // The phone's way in: a toggle that stays at the top of the screen and opens the form as a sheet.
   // Wide screens hide it (walkthrough.css) and show the form as the bar itself.
   const summary = el('span', { class: 'settings-summary' });
-  const toggle = el('button', { type: 'button', class: 'settings-toggle', 'aria-expanded': 'false', 'aria-controls': formId },
-    el('span', { class: 'settings-toggle-label' }, 'Settings'), summary);
+  const toggle = el(
+    'button',
+    { type: 'button', class: 'settings-toggle', 'aria-expanded': 'false', 'aria-controls': formId },
+    el('span', { class: 'settings-toggle-label' }, 'Settings'),
+    summary,
+  );
   const noticeSlot = el('div', { class: 'settings-notices' });
   // On a phone the sheet and the notices drop down from the slim bar, over the page (walkthrough.css).
   const drop = el('div', { class: 'settings-drop' }, form, noticeSlot);
@@ -212,7 +247,12 @@ export function createControls(
       const shape = shapeOf(settings);
       const dChoices = [...new Set([...D_MODEL_CHOICES, shape.dModel])].sort((a, b) => a - b);
       setOptions(dModel, dChoices, String, shape.dModel);
-      setOptions(heads, trained ? [shape.heads] : headChoices(shape.dModel, tokenize(settings.sentence).tokens.length), String, shape.heads);
+      setOptions(
+        heads,
+        trained ? [shape.heads] : headChoices(shape.dModel, tokenize(settings.sentence).tokens.length),
+        String,
+        shape.heads,
+      );
       if (dModel.disabled !== trained) dModel.disabled = trained;
       if (heads.disabled !== trained) heads.disabled = trained;
       if (shapeNote.hidden === trained) shapeNote.hidden = !trained;
@@ -228,9 +268,19 @@ export function createControls(
       const summaryText = `${count} token${count === 1 ? '' : 's'} · d_model ${shape.dModel} · h ${shape.heads}`;
       if (summary.dataset.text !== summaryText) {
         summary.dataset.text = summaryText;
-        replaceChildren(summary, `${count} token${count === 1 ? '' : 's'} · `, subscripted('d', 'model'), ` ${shape.dModel} · h = ${shape.heads}`);
+        replaceChildren(
+          summary,
+          `${count} token${count === 1 ? '' : 's'} · `,
+          subscripted('d', 'model'),
+          ` ${shape.dModel} · h = ${shape.heads}`,
+        );
       }
-      setOptions(head, Array.from({ length: shape.heads }, (_, i) => i), (i) => `head ${i + 1}`, settings.head);
+      setOptions(
+        head,
+        Array.from({ length: shape.heads }, (_, i) => i),
+        (i) => `head ${i + 1}`,
+        settings.head,
+      );
       if (head.disabled !== (shape.heads === 1)) head.disabled = shape.heads === 1;
       causal.checked = settings.causal;
       scale.checked = settings.scale;

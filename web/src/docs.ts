@@ -24,11 +24,11 @@ async function showSize(span: HTMLElement): Promise<void> {
 
 function showSizes(): void {
   if (typeof CompressionStream !== 'function') return; // the sentence reads without the numbers
-  for (const span of document.querySelectorAll<HTMLElement>('[data-size-of]'))
-    showSize(span).catch(() => {}); // offline or blocked: the sentence reads without the number
+  for (const span of document.querySelectorAll<HTMLElement>('[data-size-of]')) showSize(span).catch(() => {}); // offline or blocked: the sentence reads without the number
 }
 
 // After the live examples have started: measuring is the least urgent thing on the page.
-const idle = (run: () => void) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(run, { timeout: 2000 }) : setTimeout(run, 500));
+const idle = (run: () => void) =>
+  typeof requestIdleCallback === 'function' ? requestIdleCallback(run, { timeout: 2000 }) : setTimeout(run, 500);
 if (document.readyState === 'complete') idle(showSizes);
 else addEventListener('load', () => idle(showSizes), { once: true });

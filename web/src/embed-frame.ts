@@ -15,8 +15,13 @@ const { tag, known } = embedStep(requested);
 
 if (!known && requested !== null) {
   const shown = [...requested.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu, '')];
-  root.appendChild(el('p', { class: 'embed-notice', role: 'status' },
-    `There is no step called “${shown.slice(0, 40).join('')}${shown.length > 40 ? '…' : ''}”; showing the scores step. Steps: ${embedStepNames()}.`));
+  root.appendChild(
+    el(
+      'p',
+      { class: 'embed-notice', role: 'status' },
+      `There is no step called “${shown.slice(0, 40).join('')}${shown.length > 40 ? '…' : ''}”; showing the scores step. Steps: ${embedStepNames()}.`,
+    ),
+  );
 }
 const element = document.createElement(tag);
 for (const [attribute, param] of Object.entries(SETTING_ATTRIBUTES)) {

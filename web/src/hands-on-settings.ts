@@ -21,7 +21,12 @@ export const EDIT_MATRICES = ['X', 'Wq', 'Wk', 'Wv'] as const;
 export type EditMatrix = (typeof EDIT_MATRICES)[number];
 
 /** The engine's name for each editable matrix. */
-export const EDIT_MATRIX_KEYS: Readonly<Record<EditMatrix, 'X' | 'W_q' | 'W_k' | 'W_v'>> = Object.freeze({ X: 'X', Wq: 'W_q', Wk: 'W_k', Wv: 'W_v' });
+export const EDIT_MATRIX_KEYS: Readonly<Record<EditMatrix, 'X' | 'W_q' | 'W_k' | 'W_v'>> = Object.freeze({
+  X: 'X',
+  Wq: 'W_q',
+  Wk: 'W_k',
+  Wv: 'W_v',
+});
 
 /** One edited cell; row and col are 0-based here (1-based in the URL). */
 export interface Edit {
@@ -94,7 +99,10 @@ export function editShape(matrix: EditMatrix, tokens: number, dModel: number): {
 }
 
 function listed(items: string[]): string {
-  const shown = items.slice(0, 3).map((t) => `“${t}”`).join(', ');
+  const shown = items
+    .slice(0, 3)
+    .map((t) => `“${t}”`)
+    .join(', ');
   return items.length > 3 ? `${shown} and ${items.length - 3} more` : shown;
 }
 
@@ -108,10 +116,15 @@ export function validateEdits(raw: unknown, tokens: number, dModel: number, noti
   if (text === '') return '';
   const { edits, bad } = parseEdits(text);
   if (text.length > EDIT_LIMITS.maxChars) notices.push(`The edited numbers were cut to their first ${EDIT_LIMITS.maxChars} characters.`);
-  if (bad.length > 0) notices.push(`${bad.length === 1 ? 'An edited number' : `${bad.length} edited numbers`} could not be read and ${bad.length === 1 ? 'was' : 'were'} dropped (${listed(bad)}); each should look like X.3.2:0.5 (matrix, row, column, value).`);
+  if (bad.length > 0)
+    notices.push(
+      `${bad.length === 1 ? 'An edited number' : `${bad.length} edited numbers`} could not be read and ${bad.length === 1 ? 'was' : 'were'} dropped (${listed(bad)}); each should look like X.3.2:0.5 (matrix, row, column, value).`,
+    );
   if (edits.length === 0) return '';
   if (!editsAllowed(tokens, dModel)) {
-    notices.push(`Your ${edits.length === 1 ? 'edited number was' : `${edits.length} edited numbers were`} set aside: editing works on small examples of up to ${EDIT_LIMITS.maxTokens} tokens and d_model ${EDIT_LIMITS.maxDModel}, and this one has ${tokens} token${tokens === 1 ? '' : 's'} and d_model ${dModel}.`);
+    notices.push(
+      `Your ${edits.length === 1 ? 'edited number was' : `${edits.length} edited numbers were`} set aside: editing works on small examples of up to ${EDIT_LIMITS.maxTokens} tokens and d_model ${EDIT_LIMITS.maxDModel}, and this one has ${tokens} token${tokens === 1 ? '' : 's'} and d_model ${dModel}.`,
+    );
     return '';
   }
   const outside: string[] = [];
@@ -130,8 +143,14 @@ export function validateEdits(raw: unknown, tokens: number, dModel: number, noti
     }
     kept.push({ ...edit, value });
   }
-  if (outside.length > 0) notices.push(`${outside.length === 1 ? 'An edited number lies' : `${outside.length} edited numbers lie`} outside the matrices at these sizes (${listed(outside)}: X is ${tokens} × ${dModel}, each W is ${dModel} × ${dModel}) and ${outside.length === 1 ? 'was' : 'were'} dropped.`);
-  if (clamped.length > 0) notices.push(`Edited numbers are kept between −${EDIT_LIMITS.maxValue} and ${EDIT_LIMITS.maxValue}; ${listed(clamped)} ${clamped.length === 1 ? 'was' : 'were'} brought back into that range.`);
+  if (outside.length > 0)
+    notices.push(
+      `${outside.length === 1 ? 'An edited number lies' : `${outside.length} edited numbers lie`} outside the matrices at these sizes (${listed(outside)}: X is ${tokens} × ${dModel}, each W is ${dModel} × ${dModel}) and ${outside.length === 1 ? 'was' : 'were'} dropped.`,
+    );
+  if (clamped.length > 0)
+    notices.push(
+      `Edited numbers are kept between −${EDIT_LIMITS.maxValue} and ${EDIT_LIMITS.maxValue}; ${listed(clamped)} ${clamped.length === 1 ? 'was' : 'were'} brought back into that range.`,
+    );
   return formatEdits(kept);
 }
 
@@ -171,11 +190,16 @@ export function isCustomMask(mask: string): boolean {
 /** 1 = query row i may look at key column j, for a preset at n tokens. */
 export function presetAllows(kind: Exclude<MaskKind, 'paint'>, param: number, n: number, i: number, j: number): boolean {
   switch (kind) {
-    case 'none': return true;
-    case 'causal': return j <= i;
-    case 'pad': return j < n - param;
-    case 'window': return j <= i && i - j < param;
-    case 'prefix': return j < param || j <= i;
+    case 'none':
+      return true;
+    case 'causal':
+      return j <= i;
+    case 'pad':
+      return j < n - param;
+    case 'window':
+      return j <= i && i - j < param;
+    case 'prefix':
+      return j < param || j <= i;
   }
 }
 
@@ -272,9 +296,11 @@ export function validateMask(raw: unknown, n: number, notices: string[]): string
   const spec = parseMask(text, n);
   if (!spec) {
     const paint = text.trim().toLowerCase().startsWith('paint:');
-    notices.push(paint
-      ? `The painted mask does not fit this sentence: ${n} token${n === 1 ? '' : 's'} need ${n} × ${n} = ${n * n} cells (${Math.ceil((n * n) / 8)} bytes of base64url), so no mask is used.`
-      : `mask must be none, causal, pad:k, window:w, prefix:p or paint:…; “${shortText(text)}” was not understood, so no mask is used.`);
+    notices.push(
+      paint
+        ? `The painted mask does not fit this sentence: ${n} token${n === 1 ? '' : 's'} need ${n} × ${n} = ${n * n} cells (${Math.ceil((n * n) / 8)} bytes of base64url), so no mask is used.`
+        : `mask must be none, causal, pad:k, window:w, prefix:p or paint:…; “${shortText(text)}” was not understood, so no mask is used.`,
+    );
     return 'none';
   }
   if (spec.kind === 'none' || spec.kind === 'causal') return spec.kind;
@@ -293,10 +319,15 @@ export function describeMask(mask: string, causal: boolean): string {
   const spec = parseMask(mask, 0) ?? parseMask('none', 0)!;
   const kind = mask.startsWith('paint:') ? 'paint' : spec.kind;
   switch (kind) {
-    case 'pad': return `padding of the last ${spec.param} token${spec.param === 1 ? '' : 's'} (no token may look at ${spec.param === 1 ? 'it' : 'them'})`;
-    case 'window': return `a sliding window of ${spec.param} (each token sees ${spec.param === 1 ? 'only itself' : `itself and the ${spec.param - 1} token${spec.param === 2 ? '' : 's'} before it`})`;
-    case 'prefix': return `a prefix-LM mask with a prefix of ${spec.param} (the first ${spec.param === 1 ? 'token sees itself' : `${spec.param} tokens see each other`}; the rest is causal)`;
-    case 'paint': return 'your painted mask';
-    default: return causal || kind === 'causal' ? 'the causal mask' : 'no mask';
+    case 'pad':
+      return `padding of the last ${spec.param} token${spec.param === 1 ? '' : 's'} (no token may look at ${spec.param === 1 ? 'it' : 'them'})`;
+    case 'window':
+      return `a sliding window of ${spec.param} (each token sees ${spec.param === 1 ? 'only itself' : `itself and the ${spec.param - 1} token${spec.param === 2 ? '' : 's'} before it`})`;
+    case 'prefix':
+      return `a prefix-LM mask with a prefix of ${spec.param} (the first ${spec.param === 1 ? 'token sees itself' : `${spec.param} tokens see each other`}; the rest is causal)`;
+    case 'paint':
+      return 'your painted mask';
+    default:
+      return causal || kind === 'causal' ? 'the causal mask' : 'no mask';
   }
 }

@@ -26,7 +26,9 @@ walkthrough.addEventListener('attention-change', (event) => {
   const detail = (event as CustomEvent<AttentionChangeDetail>).detail;
   window.attentionWalkthrough = detail;
   if (document.documentElement.dataset.ready !== 'true') {
-    status.textContent = detail.result.simd ? 'Computed live by C++ compiled to WebAssembly (SIMD).' : 'Computed live by C++ compiled to WebAssembly.';
+    status.textContent = detail.result.simd
+      ? 'Computed live by C++ compiled to WebAssembly (SIMD).'
+      : 'Computed live by C++ compiled to WebAssembly.';
     document.documentElement.dataset.ready = 'true';
   }
 });

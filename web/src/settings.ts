@@ -84,9 +84,17 @@ export interface Preset {
 }
 
 export const PRESETS: readonly Preset[] = [
-  { id: 'article', label: 'The article’s sentence (9 tokens, d_model 8, 2 heads)', settings: { sentence: ARTICLE_SENTENCE, dModel: 8, heads: 2 } },
+  {
+    id: 'article',
+    label: 'The article’s sentence (9 tokens, d_model 8, 2 heads)',
+    settings: { sentence: ARTICLE_SENTENCE, dModel: 8, heads: 2 },
+  },
   // The article's worked example: 4 tokens, d_model 8, one head with d_k 4 would need h = 2.
-  { id: 'four', label: 'The article’s four-token example (d_model 8, dₖ 4)', settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 } },
+  {
+    id: 'four',
+    label: 'The article’s four-token example (d_model 8, dₖ 4)',
+    settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 },
+  },
   { id: 'big-heads', label: 'The article’s multi-head shape (d_model 512, 8 heads of 64)', settings: { dModel: 512, heads: 8 } },
 ];
 
@@ -105,7 +113,8 @@ export function headChoices(dModel: number, tokens = 1): number[] {
 /** Bidirectional and invisible control characters are stripped from tokens; tab, newline, form feed and
  * carriage return are ordinary whitespace between words. The zero-width (non-)joiner is kept inside a
  * word, where it shapes emoji sequences and Persian or Indic script, and stripped elsewhere. */
-const INVISIBLE = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]|(?<=^|\s)[\u200c\u200d]+|[\u200c\u200d]+(?=\s|$)/gu;
+const INVISIBLE =
+  /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]|(?<=^|\s)[\u200c\u200d]+|[\u200c\u200d]+(?=\s|$)/gu;
 
 export interface TokenizeResult {
   tokens: string[];
@@ -182,13 +191,17 @@ function parseWeights(raw: RawValue, fallback: WeightsChoice, notices: string[])
   if (raw === null || raw === undefined) return fallback;
   const text = String(raw).trim().toLowerCase();
   if ((WEIGHTS_CHOICES as readonly string[]).includes(text)) return text as WeightsChoice;
-  notices.push(`The weights must be ${WEIGHTS_CHOICES.join(' or ')}; “${shorten(String(raw))}” was ignored, so the ${fallback} weights are used.`);
+  notices.push(
+    `The weights must be ${WEIGHTS_CHOICES.join(' or ')}; “${shorten(String(raw))}” was ignored, so the ${fallback} weights are used.`,
+  );
   return fallback;
 }
 
 /** The shape the pipeline runs at: the shipped model's with trained weights, the reader's with random ones. */
 export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>): { dModel: number; heads: number } {
-  return settings.weights === 'trained' ? { dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads } : { dModel: settings.dModel, heads: settings.heads };
+  return settings.weights === 'trained'
+    ? { dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads }
+    : { dModel: settings.dModel, heads: settings.heads };
 }
 
 function shorten(text: string): string {
@@ -200,9 +213,11 @@ function clampWhole(raw: RawValue, name: string, lo: number, hi: number, fallbac
   const value = parseWhole(raw);
   if (value === null) return fallback;
   if (Number.isNaN(value)) {
-    notices.push(typeof raw === 'number'
-      ? `${name} must be a number; ${Number.isNaN(raw) ? 'the field was empty or unreadable' : `“${raw}” is not a finite number`}, so it stays ${fallback}.`
-      : `${name} must be a number; “${shorten(String(raw))}” was replaced by ${fallback}.`);
+    notices.push(
+      typeof raw === 'number'
+        ? `${name} must be a number; ${Number.isNaN(raw) ? 'the field was empty or unreadable' : `“${raw}” is not a finite number`}, so it stays ${fallback}.`
+        : `${name} must be a number; “${shorten(String(raw))}” was replaced by ${fallback}.`,
+    );
     return fallback;
   }
   let result = value;
@@ -233,11 +248,15 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   if (dModel % heads !== 0 || heads > dModel) {
     const choices = headChoices(dModel);
     heads = choices.reduce((best, h) => (Math.abs(h - requestedHeads) < Math.abs(best - requestedHeads) ? h : best), choices[0]);
-    notices.push(`${requestedHeads} heads do not divide d_model = ${dModel}, so ${heads} ${heads === 1 ? 'head is' : 'heads are'} used (dₖ = ${dModel / heads}).`);
+    notices.push(
+      `${requestedHeads} heads do not divide d_model = ${dModel}, so ${heads} ${heads === 1 ? 'head is' : 'heads are'} used (dₖ = ${dModel / heads}).`,
+    );
   }
   if (heads > maxHeadsFor(n)) {
     const fewer = headChoices(dModel, n).at(-1)!;
-    notices.push(`${n} tokens allow at most ${maxHeadsFor(n)} heads (each head keeps ${n} × ${n} weights), so ${fewer} ${fewer === 1 ? 'head is' : 'heads are'} used instead of ${heads}.`);
+    notices.push(
+      `${n} tokens allow at most ${maxHeadsFor(n)} heads (each head keeps ${n} × ${n} weights), so ${fewer} ${fewer === 1 ? 'head is' : 'heads are'} used instead of ${heads}.`,
+    );
     heads = fewer;
   }
   const weights = parseWeights(raw.weights, base.weights, notices);
@@ -251,7 +270,9 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   let head = clampWhole(raw.head, 'The shown head (counting from 0)', 0, Infinity, base.head, notices);
   if (head >= shape.heads) {
     const had = shape.heads;
-    notices.push(`There ${had === 1 ? 'is only 1 head' : `are only ${had} heads`}${weights === 'trained' ? ' in the trained model' : ''}, so head ${had} is shown instead of head ${head + 1}.`);
+    notices.push(
+      `There ${had === 1 ? 'is only 1 head' : `are only ${had} heads`}${weights === 'trained' ? ' in the trained model' : ''}, so head ${had} is shown instead of head ${head + 1}.`,
+    );
     head = had - 1;
   }
   const block = clampWhole(raw.block, 'The block size', LIMITS.minBlock, LIMITS.maxBlock, base.block, notices);
@@ -269,7 +290,10 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     maskedCausal = false;
   }
   const edits = validateEdits(raw.edits ?? base.edits, n, shape.dModel, notices);
-  return { settings: { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask, weights }, notices };
+  return {
+    settings: { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask, weights },
+    notices,
+  };
 }
 
 /** URL parameter names: short, stable, documented in the README. */

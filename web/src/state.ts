@@ -20,7 +20,10 @@ export class WalkthroughState {
   private lastPush = -Infinity; // the first push is never merged, however soon after load
 
   /** @param syncUrl  false for embedded elements, whose settings come from attributes instead. */
-  constructor(private readonly syncUrl: boolean, initial: Partial<Settings> = {}) {
+  constructor(
+    private readonly syncUrl: boolean,
+    initial: Partial<Settings> = {},
+  ) {
     const fromUrl = syncUrl ? settingsFromParams(new URLSearchParams(location.search)) : { settings: { ...DEFAULT_SETTINGS }, notices: [] };
     const validated = validateSettings(initial, fromUrl.settings);
     this.current = validated.settings;
@@ -60,7 +63,10 @@ export class WalkthroughState {
    * a second of the last one) do not flood the back button with one entry per step.
    */
   update(change: Partial<Settings>, history: HistoryMode = 'push'): void {
-    const validated = validateSettings({ ...this.current, ...withMaskRule(change) } as Partial<Record<keyof Settings, string | number | boolean>>, this.current);
+    const validated = validateSettings(
+      { ...this.current, ...withMaskRule(change) } as Partial<Record<keyof Settings, string | number | boolean>>,
+      this.current,
+    );
     const next = validated.settings;
     const same = (Object.keys(next) as (keyof Settings)[]).every((key) => next[key] === this.current[key]);
     if (same && validated.notices.length === 0) {

@@ -42,9 +42,10 @@ export class StepRenderer {
 
   constructor(sections: { section: HTMLElement; view: StepView }[]) {
     this.entries = sections.map(({ section, view }) => ({ section, view, drawn: null, near: false }));
-    this.observer = typeof IntersectionObserver === 'function'
-      ? new IntersectionObserver((records) => this.onIntersect(records), { rootMargin: NEAR })
-      : null;
+    this.observer =
+      typeof IntersectionObserver === 'function'
+        ? new IntersectionObserver((records) => this.onIntersect(records), { rootMargin: NEAR })
+        : null;
     for (const entry of this.entries) this.observer?.observe(entry.section);
   }
 

@@ -105,7 +105,14 @@ function loadedModel(engine: AttentionEngine): LoadedModel {
   const trainer = Trainer.fromWeights(engine, entry.bytes);
   // Held-out accuracy and head shares are fixed for fixed weights: measured once per trainer.
   const shares = trainer.headShares();
-  entry.loaded = { trainer, restarts: engine.restarts, description: trainer.describe(), evaluation: trainer.evaluate(), shares, resolving: resolvingHead(shares) };
+  entry.loaded = {
+    trainer,
+    restarts: engine.restarts,
+    description: trainer.describe(),
+    evaluation: trainer.evaluate(),
+    shares,
+    resolving: resolvingHead(shares),
+  };
   return entry.loaded;
 }
 
@@ -113,7 +120,10 @@ function loadedModel(engine: AttentionEngine): LoadedModel {
  * The trained model on the first maxPositions tokens of the sentence: every layer's attention, the
  * prediction at "it", unknown words; and the resolving layer's input and W_* for the pipeline.
  */
-export function trainedSentence(engine: AttentionEngine, tokens: readonly string[]): { trained: TrainedSnapshot; input: TrainedPipelineInput } {
+export function trainedSentence(
+  engine: AttentionEngine,
+  tokens: readonly string[],
+): { trained: TrainedSnapshot; input: TrainedPipelineInput } {
   const model = loadedModel(engine);
   const { config, limits, steps, parameterCount, vocabulary } = model.description;
   const read = tokens.slice(0, limits.maxPositions);
@@ -131,12 +141,27 @@ export function trainedSentence(engine: AttentionEngine, tokens: readonly string
       resolving: model.resolving,
       evaluation: model.evaluation,
       model: {
-        task: config.task, layers: config.layers, heads: config.heads, dModel: config.dModel,
-        parameters: parameterCount, steps, vocabularySize: vocabulary.length, maxPositions: limits.maxPositions,
+        task: config.task,
+        layers: config.layers,
+        heads: config.heads,
+        dModel: config.dModel,
+        parameters: parameterCount,
+        steps,
+        vocabularySize: vocabulary.length,
+        maxPositions: limits.maxPositions,
       },
       record: SHIPPED_MODEL,
     },
-    input: { tokens: read.length, dModel: config.dModel, heads: config.heads, X: layer.attentionInput, W_q: layer.W_q, W_k: layer.W_k, W_v: layer.W_v, W_o: layer.W_o },
+    input: {
+      tokens: read.length,
+      dModel: config.dModel,
+      heads: config.heads,
+      X: layer.attentionInput,
+      W_q: layer.W_q,
+      W_k: layer.W_k,
+      W_v: layer.W_v,
+      W_o: layer.W_o,
+    },
   };
 }
 

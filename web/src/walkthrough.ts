@@ -50,12 +50,18 @@ export interface Walkthrough {
 function stepSection(step: StepDefinition): { section: HTMLElement; header: HTMLElement; body: HTMLElement } {
   const headingId = `step-${step.id}-title`;
   const body = el('div', { class: 'step-body', part: 'body' });
-  const header = el('div', { class: 'step-header' },
-    el('h2', { id: headingId }, el('span', { class: 'step-number' }, `${step.number}.`), ' ', step.title));
-  const section = el('section', { class: 'step', id: step.id, 'aria-labelledby': headingId, 'data-step': step.id, part: 'step' },
+  const header = el(
+    'div',
+    { class: 'step-header' },
+    el('h2', { id: headingId }, el('span', { class: 'step-number' }, `${step.number}.`), ' ', step.title),
+  );
+  const section = el(
+    'section',
+    { class: 'step', id: step.id, 'aria-labelledby': headingId, 'data-step': step.id, part: 'step' },
     header,
     step.formula ? formulaElement(step.formula, `Formula: ${step.title}`) : null,
-    body);
+    body,
+  );
   return { section, header, body };
 }
 
@@ -79,8 +85,13 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   if (options.toc && !controls.element.hidden) controls.noticeSlot.append(notice.element);
   else content.append(notice.element);
   if (options.toc) {
-    content.appendChild(el('nav', { class: 'toc', 'aria-label': 'Steps' },
-      el('ol', {}, ...steps.map((step) => el('li', {}, el('a', { href: `#${step.id}` }, step.title))))));
+    content.appendChild(
+      el(
+        'nav',
+        { class: 'toc', 'aria-label': 'Steps' },
+        el('ol', {}, ...steps.map((step) => el('li', {}, el('a', { href: `#${step.id}` }, step.title)))),
+      ),
+    );
   }
   for (const step of steps) {
     const context = contextFor(step);
@@ -174,7 +185,9 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
         },
         (restartError: unknown) => {
           restarting = false;
-          notice.show([`The engine stopped (${reason}) and could not be restarted (${restartError instanceof Error ? restartError.message : String(restartError)}). Reload the page to get the live figures back; the text still reads.`]);
+          notice.show([
+            `The engine stopped (${reason}) and could not be restarted (${restartError instanceof Error ? restartError.message : String(restartError)}). Reload the page to get the live figures back; the text still reads.`,
+          ]);
           answer(null);
         },
       );

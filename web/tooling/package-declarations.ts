@@ -37,30 +37,43 @@ const BUNDLE = 'attention-by-hand.js';
 export function bundledDeclarations(): string {
   const scratch = mkdtempSync(join(tmpdir(), 'abh-declarations-'));
   try {
-    const config = tsc.getParsedCommandLineOfConfigFile(resolve(root, 'tsconfig.json'), {}, {
-      ...tsc.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(tsc.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    const config = tsc.getParsedCommandLineOfConfigFile(
+      resolve(root, 'tsconfig.json'),
+      {},
+      {
+        ...tsc.sys,
+        onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+          throw new Error(tsc.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+        },
       },
-    });
+    );
     if (!config) throw new Error('tsconfig.json could not be read');
     const program = tsc.createProgram([DECLARATIONS_ENTRY], {
       ...config.options,
-      noEmit: false, declaration: true, emitDeclarationOnly: true, noCheck: true, stripInternal: true,
-      allowImportingTsExtensions: false, rootDir: resolve(root, 'web/src'), outDir: scratch,
+      noEmit: false,
+      declaration: true,
+      emitDeclarationOnly: true,
+      noCheck: true,
+      stripInternal: true,
+      allowImportingTsExtensions: false,
+      rootDir: resolve(root, 'web/src'),
+      outDir: scratch,
     });
     const emitted = program.emit();
     // JSON modules (the trained model's record) have no declarations of their own, so TypeScript reports
     // the emit as skipped for them; what counts is a diagnostic, or the entry's declarations missing.
-    if (emitted.diagnostics.length > 0) throw new Error(tsc.formatDiagnostics(emitted.diagnostics, { ...tsc.sys, getCanonicalFileName: (f) => f, getNewLine: () => '\n' }));
+    if (emitted.diagnostics.length > 0)
+      throw new Error(tsc.formatDiagnostics(emitted.diagnostics, { ...tsc.sys, getCanonicalFileName: (f) => f, getNewLine: () => '\n' }));
     const entry = join(scratch, relative(resolve(root, 'web/src'), DECLARATIONS_ENTRY).replace(/\.ts$/, '.d.ts'));
     if (!existsSync(entry)) throw new Error(`tsc wrote no declarations for ${DECLARATIONS_ENTRY}`);
     const [text] = generateDtsBundle(
       [{ filePath: entry, output: { inlineDeclareGlobals: true, noBanner: true, exportReferencedTypes: false } }],
       { preferredConfigPath: resolve(root, 'tsconfig.json') },
     );
-    return `// Type declarations of the package attention-by-hand, generated from web/src/elements/package-types.ts\n` +
-      `// by the embed build (web/tooling/package-declarations.ts). Do not edit.\n\n${text}`;
+    return (
+      `// Type declarations of the package attention-by-hand, generated from web/src/elements/package-types.ts\n` +
+      `// by the embed build (web/tooling/package-declarations.ts). Do not edit.\n\n${text}`
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -68,8 +81,13 @@ export function bundledDeclarations(): string {
 
 type Attribute = { name: string; description?: string; type?: { text: string } };
 type Declaration = {
-  kind: string; name: string; customElement?: boolean; tagName?: string;
-  attributes?: Attribute[]; events?: Attribute[]; members?: { name: string; privacy?: string }[];
+  kind: string;
+  name: string;
+  customElement?: boolean;
+  tagName?: string;
+  attributes?: Attribute[];
+  events?: Attribute[];
+  members?: { name: string; privacy?: string }[];
 };
 type Module = { kind: string; path: string; declarations: Declaration[]; exports?: unknown[] };
 
@@ -85,18 +103,25 @@ function fromTypes(): AnalyzerPlugin {
     collectPhase(params) {
       // Typed with the project's TypeScript; at run time it is the analyzer's, whose nodes these are.
       const node = params.node as unknown as import('typescript').Node;
-      if (!ts.isInterfaceDeclaration(node) || !/^Attention(ElementAttributes|WalkthroughAttributes|ElementEventMap)$/.test(node.name.text)) return;
+      if (!ts.isInterfaceDeclaration(node) || !/^Attention(ElementAttributes|WalkthroughAttributes|ElementEventMap)$/.test(node.name.text))
+        return;
       found[node.name.text] = node.members.filter(ts.isPropertySignature).map((member) => {
         const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText();
-        const doc = (member as unknown as { jsDoc?: { comment?: string | import('typescript').NodeArray<import('typescript').JSDocComment> }[] }).jsDoc?.[0]?.comment;
+        const doc = (
+          member as unknown as { jsDoc?: { comment?: string | import('typescript').NodeArray<import('typescript').JSDocComment> }[] }
+        ).jsDoc?.[0]?.comment;
         const description = typeof doc === 'string' ? doc : doc ? ts.getTextOfJSDocComment(doc) : undefined;
         return { name, ...(description ? { description } : {}), type: { text: member.type?.getText() ?? 'string' } };
       });
     },
     moduleLinkPhase({ moduleDoc }) {
       for (const declaration of (moduleDoc as unknown as Module).declarations) {
-        const own = declaration.name === 'AttentionElement' ? found.AttentionElementAttributes
-          : declaration.name === 'AttentionWalkthroughElement' ? found.AttentionWalkthroughAttributes : undefined;
+        const own =
+          declaration.name === 'AttentionElement'
+            ? found.AttentionElementAttributes
+            : declaration.name === 'AttentionWalkthroughElement'
+              ? found.AttentionWalkthroughAttributes
+              : undefined;
         if (own) declaration.attributes = [...(declaration.attributes ?? []), ...own];
         // The analyzer finds the dispatchEvent() calls but knows neither detail types nor meanings.
         if (declaration.name === 'AttentionElement') declaration.events = found.AttentionElementEventMap;
@@ -107,29 +132,41 @@ function fromTypes(): AnalyzerPlugin {
 
 export function elementsManifest(): string {
   const modules = MANIFEST_SOURCES.map((file) =>
-    ts.createSourceFile(relative(root, file), readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true));
+    ts.createSourceFile(relative(root, file), readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true),
+  );
   const manifest = create({ modules, plugins: [fromTypes()] }) as { modules: Module[] };
   // One module, the bundle: its users import attention-by-hand.js, not the sources, and protected or
   // private members (the element's internals) are not part of what it offers. The analyzer also reads
   // `this.shadow.adoptedStyleSheets = …` in the constructor as a field of the element: it is not one.
-  const declarations = manifest.modules.flatMap((module) => module.declarations)
+  const declarations = manifest.modules
+    .flatMap((module) => module.declarations)
     .filter((declaration) => declaration.kind === 'class' && (declaration.customElement || declaration.name === 'AttentionElement'))
     .map((declaration) => ({
       ...declaration,
-      members: declaration.members?.filter((member) => (!member.privacy || member.privacy === 'public') && member.name !== 'adoptedStyleSheets'),
+      members: declaration.members?.filter(
+        (member) => (!member.privacy || member.privacy === 'public') && member.name !== 'adoptedStyleSheets',
+      ),
     }));
-  return `${JSON.stringify({
-    ...manifest,
-    modules: [{
-      kind: 'javascript-module',
-      path: BUNDLE,
-      declarations,
-      exports: declarations.flatMap((declaration) => [
-        { kind: 'js', name: declaration.name, declaration: { name: declaration.name, module: BUNDLE } },
-        ...(declaration.tagName ? [{ kind: 'custom-element-definition', name: declaration.tagName, declaration: { name: declaration.name, module: BUNDLE } }] : []),
-      ]),
-    }],
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      ...manifest,
+      modules: [
+        {
+          kind: 'javascript-module',
+          path: BUNDLE,
+          declarations,
+          exports: declarations.flatMap((declaration) => [
+            { kind: 'js', name: declaration.name, declaration: { name: declaration.name, module: BUNDLE } },
+            ...(declaration.tagName
+              ? [{ kind: 'custom-element-definition', name: declaration.tagName, declaration: { name: declaration.name, module: BUNDLE } }]
+              : []),
+          ]),
+        },
+      ],
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 /** Emits both next to the bundle in the embed build (vite.embed.config.ts). */

@@ -14,7 +14,13 @@ export function preloadEngine(pages: readonly string[]): Plugin {
         if (!context.bundle || !pages.some((page) => context.filename.endsWith(page))) return [];
         const wasm = Object.keys(context.bundle).find((file) => /attention_engine-[\w-]+\.wasm$/.test(file));
         if (!wasm) throw new Error('preload-engine: the build emitted no attention_engine-*.wasm');
-        return [{ tag: 'link', attrs: { rel: 'preload', as: 'fetch', type: 'application/wasm', crossorigin: '', href: `./${wasm}` }, injectTo: 'head' }];
+        return [
+          {
+            tag: 'link',
+            attrs: { rel: 'preload', as: 'fetch', type: 'application/wasm', crossorigin: '', href: `./${wasm}` },
+            injectTo: 'head',
+          },
+        ];
       },
     },
   };

@@ -57,7 +57,9 @@ Inputs make_inputs(const Shape& s) {
   return in;
 }
 
-double wall_ms() { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double wall_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 double cpu_ms() {
   timespec ts{};
@@ -108,8 +110,8 @@ Timing time_it(F&& run, double budget_ms, double max_run_ms) {
 
 void print_timing(const char* name, const Timing& t) {
   if (t.ok)
-    std::printf("\"%s\": {\"status\": \"ok\", \"medianMs\": %.6f, \"cpuMedianMs\": %.6f, \"samples\": %d}", name, t.median_ms,
-                t.cpu_median_ms, t.samples);
+    std::printf("\"%s\": {\"status\": \"ok\", \"medianMs\": %.6f, \"cpuMedianMs\": %.6f, \"samples\": %d}", name,
+                t.median_ms, t.cpu_median_ms, t.samples);
   else
     std::printf("\"%s\": {\"status\": \"skipped\", \"reason\": \"%s\"}", name, t.reason.c_str());
 }
@@ -121,7 +123,8 @@ int main(int argc, char** argv) {
   double budget_ms = 1000, max_run_ms = 1500;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--quick") lengths = {64, 512};
+    if (arg == "--quick")
+      lengths = {64, 512};
     else if (arg.rfind("--n=", 0) == 0) {
       lengths.clear();
       for (const char* p = arg.c_str() + 4; *p;) {
@@ -129,7 +132,8 @@ int main(int argc, char** argv) {
         while (*p && *p != ',') ++p;
         if (*p == ',') ++p;
       }
-    } else if (arg.rfind("--budget-ms=", 0) == 0) budget_ms = std::atof(arg.c_str() + 12);
+    } else if (arg.rfind("--budget-ms=", 0) == 0)
+      budget_ms = std::atof(arg.c_str() + 12);
   }
 
   std::printf("{\"compiler\": \"%s\", \"flags\": \"-O3 -march=native\", \"cases\": [\n",
@@ -151,7 +155,8 @@ int main(int argc, char** argv) {
         options.causal = causal;
         const Timing flash = time_it(
             [&] {
-              for (int h = 0; h < heads; ++h) sink = abh::flash_attention(in.Q[h], in.K[h], in.V[h], options).value().output(0, 0);
+              for (int h = 0; h < heads; ++h)
+                sink = abh::flash_attention(in.Q[h], in.K[h], in.V[h], options).value().output(0, 0);
             },
             budget_ms, max_run_ms);
         const abh::Mask mask = causal ? abh::causal_mask(n) : abh::Mask();
@@ -190,8 +195,8 @@ int main(int argc, char** argv) {
             sink = view.tensor(abh::kPipeOutput)[0];
           },
           300, max_run_ms);
-      std::printf("%s {\"n\": %d, \"dModel\": %d, \"heads\": 8, \"medianUs\": %.3f, \"cpuMedianUs\": %.3f}", first ? "" : ",\n", n,
-                  d_model, t.median_ms * 1000, t.cpu_median_ms * 1000);
+      std::printf("%s {\"n\": %d, \"dModel\": %d, \"heads\": 8, \"medianUs\": %.3f, \"cpuMedianUs\": %.3f}",
+                  first ? "" : ",\n", n, d_model, t.median_ms * 1000, t.cpu_median_ms * 1000);
       first = false;
     }
   std::printf("\n]}\n");

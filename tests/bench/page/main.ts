@@ -67,7 +67,10 @@ window.runBench = async (args: string[]) => {
     cpuOverheadMs = pairs[10]!;
   }
   const result = await runEnvironment('Chromium', version, loaded, {
-    shapes: selectedShapes(args), log, minSampleMs: clock ? 15 : 2, ...(clock ? { cpuClock: clock, cpuOverheadMs } : {}),
+    shapes: selectedShapes(args),
+    log,
+    minSampleMs: clock ? 15 : 2,
+    ...(clock ? { cpuClock: clock, cpuOverheadMs } : {}),
   });
   result.environment.userAgent = navigator.userAgent;
   return result;

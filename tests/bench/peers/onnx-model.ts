@@ -91,11 +91,23 @@ export function buildAttentionModel(heads: number, n: number, d: number, causal:
   modelType ??= protobuf.parse(SCHEMA, { keepCase: false }).root.lookupType('onnx.ModelProto');
   const scaled = 'S_scaled';
   const nodes = [
-    { opType: 'Transpose', input: ['K'], output: ['Kt'], name: 'transpose_k', attribute: [{ name: 'perm', type: ATTR_INTS, ints: [0, 2, 1] }] },
+    {
+      opType: 'Transpose',
+      input: ['K'],
+      output: ['Kt'],
+      name: 'transpose_k',
+      attribute: [{ name: 'perm', type: ATTR_INTS, ints: [0, 2, 1] }],
+    },
     { opType: 'MatMul', input: ['Q', 'Kt'], output: ['S'], name: 'scores' },
     { opType: 'Mul', input: ['S', 'scale'], output: [scaled], name: 'scale' },
     ...(causal ? [{ opType: 'Add', input: [scaled, 'mask'], output: ['S_masked'], name: 'mask' }] : []),
-    { opType: 'Softmax', input: [causal ? 'S_masked' : scaled], output: ['P'], name: 'softmax', attribute: [{ name: 'axis', type: ATTR_INT, i: -1 }] },
+    {
+      opType: 'Softmax',
+      input: [causal ? 'S_masked' : scaled],
+      output: ['P'],
+      name: 'softmax',
+      attribute: [{ name: 'axis', type: ATTR_INT, i: -1 }],
+    },
     { opType: 'MatMul', input: ['P', 'V'], output: ['O'], name: 'weighted_sum' },
   ];
   const inputs = [tensorInfo('Q', [heads, n, d]), tensorInfo('K', [heads, n, d]), tensorInfo('V', [heads, n, d])];

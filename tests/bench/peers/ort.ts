@@ -23,7 +23,9 @@ export function ortPeer(ort: Ort): Peer {
     label: `onnxruntime-web ${ort.env.versions.web ?? ''} (wasm, 1 thread)`.replace('  ', ' '),
     kind: 'peer',
     unsupported: (s: Shape) =>
-      s.heads * s.n * s.n > MAX_SCORE_FLOATS ? `memory: the (h, n, n) score tensors would take ${((s.heads * s.n * s.n * 8) / 2 ** 30).toFixed(1)} GiB` : null,
+      s.heads * s.n * s.n > MAX_SCORE_FLOATS
+        ? `memory: the (h, n, n) score tensors would take ${((s.heads * s.n * s.n * 8) / 2 ** 30).toFixed(1)} GiB`
+        : null,
     async prepare(inputs: Inputs): Promise<Runner> {
       const s = inputs.shape;
       const session = await ort.InferenceSession.create(buildAttentionModel(s.heads, s.n, s.d, s.causal), {
@@ -48,4 +50,3 @@ export function ortPeer(ort: Ort): Peer {
     },
   };
 }
-

@@ -50,7 +50,9 @@ function deinterleave(data: Float32Array, s: Shape): Float32Array {
  */
 export function flashPeer(id: string, label: string, kind: 'ours', engine: AttentionEngine, reuseOutput = false): Peer {
   return {
-    id, label, kind,
+    id,
+    label,
+    kind,
     async prepare(inputs: Inputs): Promise<Runner> {
       const s = inputs.shape;
       const output = reuseOutput ? new Float32Array(s.n * s.heads * s.d) : undefined;
@@ -77,7 +79,9 @@ export function causalMask(n: number): Uint8Array {
 /** attention: the article's function, which also returns the (n, n) weights. */
 export function naivePeer(id: string, label: string, kind: 'ours', engine: AttentionEngine): Peer {
   return {
-    id, label, kind,
+    id,
+    label,
+    kind,
     unsupported: (s: Shape) => (s.n * s.n > engine.info().limits.maxScoreElements ? 'n x n weights exceed the engine limit' : null),
     async prepare(inputs: Inputs): Promise<Runner> {
       const heads = perHead(inputs);

@@ -47,14 +47,17 @@ export function plainAttention(Q: Float32Array, K: Float32Array, V: Float32Array
 export function plainPeer(): Peer {
   return {
     id: 'plain-ts',
-    label: 'plain TypeScript (the article\'s NumPy)',
+    label: "plain TypeScript (the article's NumPy)",
     kind: 'peer',
     async prepare(inputs: Inputs): Promise<Runner> {
       const s = inputs.shape;
       const run = () => {
         const out = new Float32Array(s.heads * s.n * s.d);
         for (let h = 0; h < s.heads; ++h)
-          out.set(plainAttention(head(inputs.Q, s, h), head(inputs.K, s, h), head(inputs.V, s, h), s.n, s.d, s.causal).output, h * s.n * s.d);
+          out.set(
+            plainAttention(head(inputs.Q, s, h), head(inputs.K, s, h), head(inputs.V, s, h), s.n, s.d, s.causal).output,
+            h * s.n * s.d,
+          );
         return out;
       };
       return { run, output: run };

@@ -14,7 +14,9 @@ export function tfjsPeer(tf: Tf, version: string): Peer {
     label: `tfjs-backend-wasm ${version} (1 thread)`,
     kind: 'peer',
     unsupported: (s: Shape) =>
-      s.heads * s.n * s.n > MAX_SCORE_FLOATS ? `memory: the (h, n, n) score tensors would take ${((s.heads * s.n * s.n * 8) / 2 ** 30).toFixed(1)} GiB` : null,
+      s.heads * s.n * s.n > MAX_SCORE_FLOATS
+        ? `memory: the (h, n, n) score tensors would take ${((s.heads * s.n * s.n * 8) / 2 ** 30).toFixed(1)} GiB`
+        : null,
     async prepare(inputs: Inputs): Promise<Runner> {
       const s = inputs.shape;
       const Q = tf.tensor3d(inputs.Q, [s.heads, s.n, s.d]);

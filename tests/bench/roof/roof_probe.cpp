@@ -13,7 +13,7 @@
 #define EXPORT(name) extern "C" __attribute__((export_name(name)))
 
 namespace {
-constexpr int kSteps = 64;              // v128 pairs in the buffer
+constexpr int kSteps = 64;  // v128 pairs in the buffer
 float buffer[kSteps * 8];
 }  // namespace
 

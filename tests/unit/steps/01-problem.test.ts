@@ -45,7 +45,15 @@ describe('problem step', () => {
       const row = weightsRow(snapshot, 6);
       expect(barValues(body)).toEqual(row.map((w) => percent(w)));
       expect(barRows(body).map((r) => r.querySelector('th')!.textContent)).toEqual([
-        'The (1)', 'animal', 'crossed', 'the (4)', 'road', 'because', 'it (itself)', 'was', 'tired.',
+        'The (1)',
+        'animal',
+        'crossed',
+        'the (4)',
+        'road',
+        'because',
+        'it (itself)',
+        'was',
+        'tired.',
       ]);
       const top = row.indexOf(Math.max(...row));
       const emphasised = body.querySelectorAll('table.bar-chart tr.emphasis');

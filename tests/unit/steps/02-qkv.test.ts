@@ -99,7 +99,9 @@ describe('query, key, value step', () => {
     const { body, view } = mount();
     view.render(snapshot);
     const { X, Wq, Q } = byName(body);
-    expect([...Q.querySelectorAll('thead th')].slice(1).map((th) => th.textContent)).toEqual(Array.from({ length: 16 }, (_, i) => String(65 + i)));
+    expect([...Q.querySelectorAll('thead th')].slice(1).map((th) => th.textContent)).toEqual(
+      Array.from({ length: 16 }, (_, i) => String(65 + i)),
+    );
     expect(Q.querySelector('caption')!.textContent).toContain('showing columns 65–80');
     expect(Wq.querySelectorAll('tbody tr')).toHaveLength(16);
     expect(X.querySelectorAll('td')).toHaveLength(p.n * 16);

@@ -29,7 +29,15 @@ describe('scores step', () => {
     expect(table.querySelector('caption')!.textContent).toContain('head 2 of 2');
     // Row headers are the tokens, with positions where a word repeats.
     expect([...table.querySelectorAll('tbody th')].map((th) => th.textContent)).toEqual([
-      'The (1)', 'animal', 'crossed', 'the (4)', 'road', 'because', 'it', 'was', 'tired.',
+      'The (1)',
+      'animal',
+      'crossed',
+      'the (4)',
+      'road',
+      'because',
+      'it',
+      'was',
+      'tired.',
     ]);
   });
 
@@ -40,7 +48,9 @@ describe('scores step', () => {
     const scoresTable = body.querySelectorAll('table')[2];
     (scoresTable.querySelector('td[data-row="6"][data-col="1"]') as HTMLElement).click();
     const line = body.querySelector('.by-hand')!;
-    const terms = [...line.querySelectorAll('.term')].map((t) => Number((t as HTMLElement).dataset.a) * Number((t as HTMLElement).dataset.b));
+    const terms = [...line.querySelectorAll('.term')].map(
+      (t) => Number((t as HTMLElement).dataset.a) * Number((t as HTMLElement).dataset.b),
+    );
     const { pipeline: p } = snapshot;
     expect(terms.length).toBe(p.dK);
     const shown = parse(line.querySelector('.by-hand-result')!.textContent!);

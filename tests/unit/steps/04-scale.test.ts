@@ -25,7 +25,9 @@ describe('scale step', () => {
     const { body, view } = mount();
     view.render(snapshot);
     const table = body.querySelector('table.matrix')!;
-    expect([...table.querySelectorAll('td')].map((td) => td.textContent)).toEqual(Array.from(p.scoresScaled.data.subarray(0, p.n * p.n), (v) => fmt(v)));
+    expect([...table.querySelectorAll('td')].map((td) => td.textContent)).toEqual(
+      Array.from(p.scoresScaled.data.subarray(0, p.n * p.n), (v) => fmt(v)),
+    );
     expect(table.querySelector('caption')!.textContent).toBe('scores / √4, head 1 of 2, (n, n) = (9, 9)');
     (table.querySelector('td[data-row="6"][data-col="1"]') as HTMLElement).click();
     const raw = p.scores.data[6 * p.n + 1];
@@ -92,7 +94,9 @@ describe('scale step', () => {
     const { soft, sharp } = snapshot.saturation;
     expect(sharp.jacobianNorm).toBeLessThan(soft.jacobianNorm / 100);
     const reading = body.querySelector('.scale-saturation')!.nextElementSibling!.textContent!;
-    expect(reading).toContain(`It falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}, ${fmt(soft.jacobianNorm / sharp.jacobianNorm, 0)} times smaller`);
+    expect(reading).toContain(
+      `It falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}, ${fmt(soft.jacobianNorm / sharp.jacobianNorm, 0)} times smaller`,
+    );
     expect(reading).toContain('training stalls');
     // Already at the article's d_k: no button to go there.
     expect((body.querySelector('.scale-try') as HTMLButtonElement).hidden).toBe(true);
@@ -124,9 +128,13 @@ describe('scale step', () => {
     const gaps = without.map((w, i) => w - withScaling[i]);
     const most = gaps.indexOf(Math.max(...gaps));
     const effect = body.querySelector('.scale-toggle')!.parentElement!.textContent!;
-    expect(effect).toContain(`Without it, the largest weight in row ${most + 1} (“${snapshot.tokens[most]}”) would be ${percent(without[most])} instead of ${percent(withScaling[most])}.`);
+    expect(effect).toContain(
+      `Without it, the largest weight in row ${most + 1} (“${snapshot.tokens[most]}”) would be ${percent(without[most])} instead of ${percent(withScaling[most])}.`,
+    );
     const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-    expect(effect).toContain(`the largest weight is ${percent(mean(withScaling))} with scaling and would be ${percent(mean(without))} without`);
+    expect(effect).toContain(
+      `the largest weight is ${percent(mean(withScaling))} with scaling and would be ${percent(mean(without))} without`,
+    );
     // The table lists both maxima for every row.
     const cells = [...body.querySelectorAll('.scale-effect td')].map((td) => td.textContent);
     expect(cells).toEqual(withScaling.flatMap((w, i) => [percent(w), percent(without[i])]));
@@ -148,7 +156,9 @@ describe('scale step', () => {
     const toggle = body.querySelector('.scale-toggle') as HTMLButtonElement;
     expect(toggle.textContent).toBe('Switch scaling back on');
     expect(toggle.parentElement!.textContent).toContain('Scaling is switched off');
-    expect(toggle.parentElement!.textContent).toContain(`the largest weight averages ${percent(rowMaxima(p.weights, 0).reduce((a, b) => a + b, 0) / p.n)}`);
+    expect(toggle.parentElement!.textContent).toContain(
+      `the largest weight averages ${percent(rowMaxima(p.weights, 0).reduce((a, b) => a + b, 0) / p.n)}`,
+    );
     (body.querySelector('table.matrix td[data-row="0"][data-col="0"]') as HTMLElement).click();
     expect(text(body, '.scale-division')).toBe(`scaled[1, 1] = ${fmt(p.scores.data[0])} × 1 = ${fmt(p.scores.data[0])}`);
     toggle.click();

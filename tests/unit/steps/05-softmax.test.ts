@@ -33,7 +33,8 @@ describe('softmax step', () => {
     const table = map(body);
     expect(table.classList.contains('sequential')).toBe(true);
     expect([...table.querySelectorAll('td[data-col]')].map((td) => td.textContent)).toEqual(
-      Array.from(p.weights.data.subarray(p.n * p.n, 2 * p.n * p.n), (w) => percent(w)));
+      Array.from(p.weights.data.subarray(p.n * p.n, 2 * p.n * p.n), (w) => percent(w)),
+    );
     expect(table.querySelector('thead th:last-child')!.textContent).toBe('row sum');
     expect([...table.querySelectorAll('td.row-total')].map((td) => td.textContent)).toEqual(Array(p.n).fill('100%'));
     expect(table.querySelector('caption')!.textContent).toContain('head 2 of 2');
@@ -105,7 +106,8 @@ describe('softmax step', () => {
     const result = box.querySelector('.softmax-line .by-hand-result') as HTMLElement;
     expect(result.textContent).toBe(percent(weights[1], 1));
     expect(box.querySelector('.softmax-line')!.textContent).toBe(
-      `w[7, 2] = e^(${fmt(scores[1])} − ${fmt(max)}) / ${fmt(total, 3)} = ${fmt(exps[1], 3)} / ${fmt(total, 3)} = ${percent(weights[1], 1)}`);
+      `w[7, 2] = e^(${fmt(scores[1])} − ${fmt(max)}) / ${fmt(total, 3)} = ${fmt(exps[1], 3)} / ${fmt(total, 3)} = ${percent(weights[1], 1)}`,
+    );
     expect(rows[1].classList.contains('chosen')).toBe(true);
   });
 
@@ -121,7 +123,9 @@ describe('softmax step', () => {
     expect([...table.querySelectorAll('td.row-total')].map((td) => td.textContent)).toEqual(Array(p.n).fill('100%'));
     expect(body.querySelector('.softmax-reading')!.textContent).toContain('The 2 masked tokens get exactly 0%.');
     (table.querySelector('td[data-row="0"][data-col="0"]') as HTMLElement).click();
-    expect(body.querySelector('.softmax-reading')!.textContent).toBe('Row 1: “The (1)” draws 100% from itself. The 8 masked tokens get exactly 0%.');
+    expect(body.querySelector('.softmax-reading')!.textContent).toBe(
+      'Row 1: “The (1)” draws 100% from itself. The 8 masked tokens get exactly 0%.',
+    );
     // Masked keys are −∞ in the by-hand table and contribute e^−∞ = 0.
     const second = body.querySelectorAll('.softmax-by-hand tbody tr')[1];
     expect([...second.children].map((c) => c.textContent)).toEqual(['animal', '−∞', '−∞', '0.000', '0.0%']);

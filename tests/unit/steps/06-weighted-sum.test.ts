@@ -19,7 +19,10 @@ function mount() {
 const parse = (text: string) => Number(text.replace('\u2212', '-'));
 
 function terms(body: HTMLElement) {
-  return [...body.querySelectorAll('.by-hand .term')].map((t) => ({ a: Number((t as HTMLElement).dataset.a), b: Number((t as HTMLElement).dataset.b) }));
+  return [...body.querySelectorAll('.by-hand .term')].map((t) => ({
+    a: Number((t as HTMLElement).dataset.a),
+    b: Number((t as HTMLElement).dataset.b),
+  }));
 }
 
 function checkCell(body: HTMLElement, snapshot: Snapshot, row: number, col: number) {
@@ -83,7 +86,9 @@ describe('weighted-sum step', () => {
     const { body, view } = mount();
     view.render(snapshot);
     const output = body.querySelectorAll('table.matrix')[2];
-    (output.querySelector('td[data-row="0"][data-col="0"]') as HTMLElement).dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+    (output.querySelector('td[data-row="0"][data-col="0"]') as HTMLElement).dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }),
+    );
     document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
     const selected = output.querySelector('td.selected') as HTMLElement;
     expect([selected.dataset.row, selected.dataset.col]).toEqual(['1', '1']);
@@ -117,7 +122,11 @@ describe('weighted-sum step', () => {
     const output = body.querySelectorAll('table.matrix')[2];
     (output.querySelector('td[data-row="2"][data-col="0"]') as HTMLElement).click();
     checkCell(body, snapshot, 2, 0);
-    expect(terms(body).slice(3).every((term) => term.a === 0)).toBe(true);
+    expect(
+      terms(body)
+        .slice(3)
+        .every((term) => term.a === 0),
+    ).toBe(true);
   });
 
   test('shows the article’s attention() and maps its lines to the steps', async () => {
@@ -131,7 +140,12 @@ describe('weighted-sum step', () => {
   });
 
   test('never shows NaN, at the edges of the settings', async () => {
-    for (const settings of [{ sentence: 'alone' }, { dModel: 1, heads: 1 }, { dModel: 512, heads: 64, head: 63 }, { sentence: Array.from({ length: 66 }, (_, i) => `w${i}`).join(' ') }]) {
+    for (const settings of [
+      { sentence: 'alone' },
+      { dModel: 1, heads: 1 },
+      { dModel: 512, heads: 64, head: 63 },
+      { sentence: Array.from({ length: 66 }, (_, i) => `w${i}`).join(' ') },
+    ]) {
       const snapshot = await snapshotFor(settings);
       const { body, view } = mount();
       view.render(snapshot);

@@ -180,7 +180,15 @@ describe('causal step', () => {
     // 66 × 66 without numbers: the four maps are pictures, and the two weights maps keep their row sums
     // as a table under the picture (the wrong way's sums are the lesson).
     const figures = [...body.querySelectorAll('.matrix-figure')].slice(0, 4);
-    expect(figures.map((f) => f.querySelector('.matrix-picture')?.getAttribute('aria-label')?.match(/a 66 × 66 heatmap/) !== null)).toEqual([true, true, true, true]);
+    expect(
+      figures.map(
+        (f) =>
+          f
+            .querySelector('.matrix-picture')
+            ?.getAttribute('aria-label')
+            ?.match(/a 66 × 66 heatmap/) !== null,
+      ),
+    ).toEqual([true, true, true, true]);
     expect((body.querySelector('.code-output')!.parentElement as HTMLElement).hidden).toBe(true);
     const sums = rowSums(long.pipeline.weightsMaskedAfter.data, 0, 66);
     const wrongTotals = figures[3].querySelector('table.picture-totals-table')!;

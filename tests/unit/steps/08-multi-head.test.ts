@@ -34,7 +34,9 @@ describe('multi-head step', () => {
       const total = 3 * n * d * d + 2 * n * n * d + n * d * d;
       expect(costCell(body, 'multi-head-total', heads)).toBe(count(total));
       expect(costCell(body, 'multi-head-params', heads)).toBe(count(4 * d * d));
-      const rows = [...body.querySelectorAll('table.multi-head-cost tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+      const rows = [...body.querySelectorAll('table.multi-head-cost tbody tr')].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) => td.textContent),
+      );
       expect(rows).toEqual([
         Array(4).fill(count(3 * n * d * d)),
         Array(4).fill(count(n * n * d)),
@@ -43,13 +45,20 @@ describe('multi-head step', () => {
       ]);
       seen.add([...body.querySelectorAll('table.multi-head-cost tfoot td')].map((td) => td.textContent).join('|'));
       expect(body.querySelector('table.multi-head-cost th.multi-head-current')!.textContent).toBe(`h = ${heads}`);
-      expect(body.querySelector('.multi-head-cost-reading')!.textContent).toContain(`Every column is identical: ${count(total)} multiply-adds and ${count(4 * d * d)} parameters`);
+      expect(body.querySelector('.multi-head-cost-reading')!.textContent).toContain(
+        `Every column is identical: ${count(total)} multiply-adds and ${count(4 * d * d)} parameters`,
+      );
     }
     expect(seen.size).toBe(1);
   });
 
   test('the current column is counted from the snapshot’s real shapes, and agrees with the formula', async () => {
-    for (const [dModel, heads] of [[8, 2], [12, 3], [64, 16], [512, 8]]) {
+    for (const [dModel, heads] of [
+      [8, 2],
+      [12, 3],
+      [64, 16],
+      [512, 8],
+    ]) {
       const snapshot = await snapshotFor({ dModel, heads });
       expect(costOfSnapshot(snapshot.pipeline)).toEqual(costOfShape(snapshot.pipeline.n, dModel, heads));
     }

@@ -15,7 +15,8 @@ function mount() {
   return { body, view };
 }
 
-const cellsOf = (row: Element) => Object.fromEntries([...row.querySelectorAll('td')].map((td) => [(td as HTMLElement).dataset.key, td.textContent]));
+const cellsOf = (row: Element) =>
+  Object.fromEntries([...row.querySelectorAll('td')].map((td) => [(td as HTMLElement).dataset.key, td.textContent]));
 
 describe('cost step', () => {
   test('every row is computed from n, d_model and h', async () => {
@@ -50,7 +51,9 @@ describe('cost step', () => {
     expect(Object.values(cellsOf(doubling))).toEqual(Array(5).fill('×4'));
     const wide = body.querySelector('tr.cost-ratio-2k-8k')!;
     expect(Object.values(cellsOf(wide))).toEqual(Array(5).fill('×16'));
-    expect(body.querySelector('.cost-ratios')!.textContent).toContain('every column grows 16 times: 4,194,304 → 67,108,864 scores per head');
+    expect(body.querySelector('.cost-ratios')!.textContent).toContain(
+      'every column grows 16 times: 4,194,304 → 67,108,864 scores per head',
+    );
   });
 
   test('lengths never repeat, even when n times a power of two is a reference length', () => {

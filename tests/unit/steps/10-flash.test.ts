@@ -129,7 +129,9 @@ describe('FlashAttention step', () => {
       for (let index = 0; index < trace.steps.length; index++) {
         const step = trace.steps[index];
         const previousM = step.keyBlock > 0 ? trace.steps[index - 1].m : null;
-        const grew = Array.from(step.m, (m, r) => (previousM !== null && Number.isFinite(previousM[r]) && m > previousM[r] ? step.queryStart + r : -1)).filter((r) => r >= 0);
+        const grew = Array.from(step.m, (m, r) =>
+          previousM !== null && Number.isFinite(previousM[r]) && m > previousM[r] ? step.queryStart + r : -1,
+        ).filter((r) => r >= 0);
         const marked = [...body.querySelectorAll<HTMLElement>('table.flash-state tr.flash-rescaled')].map((tr) => Number(tr.dataset.row));
         expect(marked).toEqual(grew);
         expect(rescaledRows(trace, index).map((r) => r + step.queryStart)).toEqual(grew);
@@ -141,7 +143,8 @@ describe('FlashAttention step', () => {
           expect(factor).toMatch(/^exp\(.+ − .+\) = \d\.\d{3}$/);
         }
         // Rows not marked: the factor is 1 (or there was nothing before).
-        for (let r = 0; r < step.m.length; r++) if (!grew.includes(step.queryStart + r) && step.keyBlock > 0) expect(step.rescale[r]).toBe(1);
+        for (let r = 0; r < step.m.length; r++)
+          if (!grew.includes(step.queryStart + r) && step.keyBlock > 0) expect(step.rescale[r]).toBe(1);
         seen += grew.length;
         if (grew.length) expect(q(body, '.flash-status').textContent).toMatch(/found a larger score and rescaled/);
         q<HTMLButtonElement>(body, '.flash-next').click();
@@ -177,7 +180,9 @@ describe('FlashAttention step', () => {
     const snapshot = await snapshotFor({ block: 4 });
     const { body, view } = mount();
     view.render(snapshot);
-    const rows = (table: string) => [...new Set([...body.querySelectorAll<HTMLElement>(`table.${table} td.hl`)].map((td) => Number(td.dataset.row)))];
+    const rows = (table: string) => [
+      ...new Set([...body.querySelectorAll<HTMLElement>(`table.${table} td.hl`)].map((td) => Number(td.dataset.row))),
+    ];
     expect(rows('flash-q')).toEqual([0, 1, 2, 3]);
     expect(rows('flash-k')).toEqual([0, 1, 2, 3]);
     q<HTMLButtonElement>(body, '.flash-next').click();
@@ -192,9 +197,19 @@ describe('FlashAttention step', () => {
   test('the memory meter: n² floats against b² + 3b, here and at 8k', async () => {
     const { body, view } = mount();
     view.render(await snapshotFor({ block: 4 }));
-    const bars = (selector: string) => [...body.querySelectorAll(`${selector} tbody tr`)].map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('.bar-value')!.textContent]);
-    expect(bars('.flash-meter-here')).toEqual([['naive: n × n matrix', '81 floats (324 B)'], ['tiled: 4 × 4 + 3 × 4', '28 floats (112 B)']]);
-    expect(bars('.flash-meter-long')).toEqual([['naive: n × n matrix', '67,108,864 floats (256 MiB)'], ['tiled: 4 × 4 + 3 × 4', '28 floats (112 B)']]);
+    const bars = (selector: string) =>
+      [...body.querySelectorAll(`${selector} tbody tr`)].map((tr) => [
+        tr.querySelector('th')!.textContent,
+        tr.querySelector('.bar-value')!.textContent,
+      ]);
+    expect(bars('.flash-meter-here')).toEqual([
+      ['naive: n × n matrix', '81 floats (324 B)'],
+      ['tiled: 4 × 4 + 3 × 4', '28 floats (112 B)'],
+    ]);
+    expect(bars('.flash-meter-long')).toEqual([
+      ['naive: n × n matrix', '67,108,864 floats (256 MiB)'],
+      ['tiled: 4 × 4 + 3 × 4', '28 floats (112 B)'],
+    ]);
     expect(q(body, '.flash-meter-here caption').textContent).toBe('This sentence, n = 9, block 4');
     expect(q(body, '.flash-meter-reading').textContent).toContain('2,396,745 times less');
     // A block larger than the sentence is clamped to n, as the kernel clamps it.
@@ -216,7 +231,9 @@ describe('FlashAttention step', () => {
       expect(body.querySelectorAll('table.flash-q tbody tr')).toHaveLength(16);
       toEnd(body);
       expect(Number(q(body, '.flash-diff').dataset.value)).toBeLessThan(1e-5);
-      expect(q(body, 'table.flash-naive caption').textContent).toContain(causal ? 'rows 1–16 of step 6’s table' : 'naive attention on the same 16 tokens');
+      expect(q(body, 'table.flash-naive caption').textContent).toContain(
+        causal ? 'rows 1–16 of step 6’s table' : 'naive attention on the same 16 tokens',
+      );
       if (causal) {
         // The causal rows 1..16 are exactly step 6's first 16 rows.
         const naive = headOutput(snapshot, 16);
@@ -287,13 +304,16 @@ describe('FlashAttention step', () => {
     ['prefers-reduced-motion: nothing moves by itself', true],
   ])('autoplay on coming into view, %s', async (_name, reduced) => {
     const observers: ((entries: { isIntersecting: boolean }[]) => void)[] = [];
-    vi.stubGlobal('IntersectionObserver', class {
-      constructor(callback: (entries: { isIntersecting: boolean }[]) => void) {
-        observers.push(callback);
-      }
-      observe(): void {}
-      disconnect(): void {}
-    });
+    vi.stubGlobal(
+      'IntersectionObserver',
+      class {
+        constructor(callback: (entries: { isIntersecting: boolean }[]) => void) {
+          observers.push(callback);
+        }
+        observe(): void {}
+        disconnect(): void {}
+      },
+    );
     vi.stubGlobal('matchMedia', (query: string) => ({ matches: reduced && query === '(prefers-reduced-motion: reduce)' }));
     const time = manualClock();
     const { body, view } = mount({ clock: time.clock });
@@ -352,7 +372,10 @@ describe('FlashAttention step', () => {
 class FakeWorker implements CostWorkerHandle {
   sent: CostRunRequest[] = [];
   terminated = false;
-  private listeners: { message: ((event: MessageEvent<CostWorkerMessage>) => void)[]; error: ((event: ErrorEvent) => void)[] } = { message: [], error: [] };
+  private listeners: { message: ((event: MessageEvent<CostWorkerMessage>) => void)[]; error: ((event: ErrorEvent) => void)[] } = {
+    message: [],
+    error: [],
+  };
   postMessage(message: CostRunRequest): void {
     this.sent.push(message);
   }
@@ -370,7 +393,13 @@ class FakeWorker implements CostWorkerHandle {
 describe('Run it on my machine (with a fake worker)', () => {
   test('nothing runs until Run; progress, table, fitted slope and the 2k → 8k ratio; Cancel terminates', async () => {
     const workers: FakeWorker[] = [];
-    const { body, view } = mount({ createWorker: () => { const w = new FakeWorker(); workers.push(w); return w; } });
+    const { body, view } = mount({
+      createWorker: () => {
+        const w = new FakeWorker();
+        workers.push(w);
+        return w;
+      },
+    });
     view.render(await snapshotFor());
     const figure = q(body, '.flash-run');
     expect(workers).toHaveLength(0);
@@ -379,7 +408,9 @@ describe('Run it on my machine (with a fake worker)', () => {
     q<HTMLButtonElement>(figure, '.flash-run-start').click();
     expect(workers).toHaveLength(1);
     const worker = workers[0];
-    expect(worker.sent).toEqual([{ type: 'run', maxN: 16384, budgetBytes: 256 * 2 ** 20, wasmUrl: expect.stringMatching(/\/attention_engine\.wasm$/) }]);
+    expect(worker.sent).toEqual([
+      { type: 'run', maxN: 16384, budgetBytes: 256 * 2 ** 20, wasmUrl: expect.stringMatching(/\/attention_engine\.wasm$/) },
+    ]);
     expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(true);
     expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(false);
 
@@ -394,8 +425,17 @@ describe('Run it on my machine (with a fake worker)', () => {
       if (index === plan.length - 1) return; // the last one stays unmeasured: cancel comes first
       workDone += item.work;
       worker.emit({
-        type: 'measured', index, workDone, workTotal,
-        result: { kernel: item.kernel, n: item.n, reps: item.reps, ms: (item.kernel === 'naive' ? 6e-5 : 2e-5) * item.n * item.n, memoryBytes: item.kernel === 'naive' ? 16e6 + 8 * item.n * item.n : 16e6 + 1024 * item.n },
+        type: 'measured',
+        index,
+        workDone,
+        workTotal,
+        result: {
+          kernel: item.kernel,
+          n: item.n,
+          reps: item.reps,
+          ms: (item.kernel === 'naive' ? 6e-5 : 2e-5) * item.n * item.n,
+          memoryBytes: item.kernel === 'naive' ? 16e6 + 8 * item.n * item.n : 16e6 + 1024 * item.n,
+        },
       });
     });
     const progress = q<HTMLProgressElement>(figure, 'progress');
@@ -425,7 +465,11 @@ describe('Run it on my machine (with a fake worker)', () => {
   });
 
   test('a worker that cannot be made (CSP, another origin): a message, the rest keeps working', async () => {
-    const { body, view } = mount({ createWorker: () => { throw new DOMException('blocked', 'SecurityError'); } });
+    const { body, view } = mount({
+      createWorker: () => {
+        throw new DOMException('blocked', 'SecurityError');
+      },
+    });
     view.render(await snapshotFor());
     q<HTMLButtonElement>(body, '.flash-run-start').click();
     expect(q(body, '.flash-run').dataset.phase).toBe('failed');
@@ -443,7 +487,13 @@ describe('Run it on my machine (with a fake worker)', () => {
     const { planCost } = await import('../../../web/src/workers/cost-plan');
     const plan = planCost({ maxN: 512 });
     worker.emit({ type: 'started', plan, simd: true });
-    worker.emit({ type: 'measured', index: 0, workDone: 1, workTotal: 10, result: { kernel: 'tiled', n: 128, reps: 15, ms: 0.3, memoryBytes: 16777216 } });
+    worker.emit({
+      type: 'measured',
+      index: 0,
+      workDone: 1,
+      workTotal: 10,
+      result: { kernel: 'tiled', n: 128, reps: 15, ms: 0.3, memoryBytes: 16777216 },
+    });
     worker.emit({ type: 'error', message: 'attention() stopped inside WebAssembly', item: plan[1] });
     expect(worker.terminated).toBe(true);
     expect(q(body, '.flash-run-status').textContent).toContain('stopped at n = 128 (naive)');

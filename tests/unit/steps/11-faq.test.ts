@@ -15,7 +15,8 @@ function mount() {
   return { body, view };
 }
 
-const barValues = (table: Element) => [...table.querySelectorAll('tbody tr')].map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('.bar-value')!.textContent]);
+const barValues = (table: Element) =>
+  [...table.querySelectorAll('tbody tr')].map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('.bar-value')!.textContent]);
 
 describe('FAQ step', () => {
   test('five questions, keyboard-accessible details with the article’s questions', async () => {
@@ -89,7 +90,9 @@ describe('FAQ step', () => {
     expect(barValues(table)).toEqual(row.map((w, j) => [tokenLabels(tokens)[j], percent(w)]));
     const best = row.indexOf(Math.max(...row));
     expect(table.querySelector('tr.emphasis th')!.textContent).toBe(tokenLabels(tokens)[best]);
-    expect(body.querySelector('.faq-row-reading')!.textContent).toContain(`${percent(row[best])}, from “${tokens[best]}”; the whole row adds up to 100%`);
+    expect(body.querySelector('.faq-row-reading')!.textContent).toContain(
+      `${percent(row[best])}, from “${tokens[best]}”; the whole row adds up to 100%`,
+    );
   });
 
   test('5: n² now against (4n)², sixteen times as many', async () => {
@@ -105,8 +108,14 @@ describe('FAQ step', () => {
   test('5: what each method holds at 4n (the block setting), and links to step 10 and its measurement only when they exist', async () => {
     const { body, view } = mount();
     view.render(await snapshotFor({ block: 4 }));
-    const bars = [...body.querySelectorAll('.faq-held-bars tbody tr')].map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('.bar-value')!.textContent]);
-    expect(bars).toEqual([['naive: n × n matrix', '1,296 floats'], ['tiled: 4 × 4 + 3 × 4', '28 floats']]);
+    const bars = [...body.querySelectorAll('.faq-held-bars tbody tr')].map((tr) => [
+      tr.querySelector('th')!.textContent,
+      tr.querySelector('.bar-value')!.textContent,
+    ]);
+    expect(bars).toEqual([
+      ['naive: n × n matrix', '1,296 floats'],
+      ['tiled: 4 × 4 + 3 × 4', '28 floats'],
+    ]);
     expect(body.querySelector('.faq-held-bars caption')!.textContent).toBe('Held in memory for 36 tokens, one head');
     // A single-step embed: no #flash, no #flash-run, so the references are words.
     expect(body.querySelector('.faq-flash-ref a')).toBeNull();
@@ -117,7 +126,9 @@ describe('FAQ step', () => {
     view.render(await snapshotFor({ block: 2 }));
     expect(body.querySelector('.faq-flash-ref a')!.getAttribute('href')).toBe('#flash');
     expect(body.querySelector('.faq-measured a')!.getAttribute('href')).toBe('#flash-run');
-    expect(body.querySelector('.faq-measured')!.textContent).toContain('cuts the second to 10 floats whatever the length, but still computes all 1,296 scores');
+    expect(body.querySelector('.faq-measured')!.textContent).toContain(
+      'cuts the second to 10 floats whatever the length, but still computes all 1,296 scores',
+    );
   });
 
   test('the token picker changes which token the answers follow; without “it”, the last token', async () => {
@@ -145,7 +156,9 @@ describe('FAQ step', () => {
     const table = body.querySelector('table.faq-row-bars')!;
     expect(table.querySelectorAll('tbody tr').length).toBe(BAR_ROW_TOP);
     const row = Array.from(snapshot.pipeline.weights.data.subarray(20 * 40, 21 * 40)).sort((a, b) => b - a);
-    expect(body.querySelector('.faq-row-reading')!.textContent).toContain(`The other 28 tokens share the remaining ${percent(row.slice(BAR_ROW_TOP).reduce((a, b) => a + b, 0))}`);
+    expect(body.querySelector('.faq-row-reading')!.textContent).toContain(
+      `The other 28 tokens share the remaining ${percent(row.slice(BAR_ROW_TOP).reduce((a, b) => a + b, 0))}`,
+    );
     expect(body.querySelector('.faq-heads-reading')!.textContent).toContain('With one head there is one answer');
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
     view.render(await snapshotFor({ dModel: 1, heads: 1 }));

@@ -25,7 +25,8 @@ function mount(step: StepDefinition, predict = false) {
   return { body, view, changes };
 }
 
-const key = (target: Element, k: string, init: KeyboardEventInit = {}) => target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...init }));
+const key = (target: Element, k: string, init: KeyboardEventInit = {}) =>
+  target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...init }));
 const td = (table: Element, r: number, c: number) => table.querySelector(`td[data-row="${r}"][data-col="${c}"]`) as HTMLElement;
 
 beforeEach(() => {
@@ -69,10 +70,14 @@ describe('step 2: editing the numbers', () => {
     const { body, view, changes } = mount(qkvStep);
     view.render(snapshot);
     const status = body.querySelector('.qkv-edit-status')!.textContent!;
-    expect(status).toMatch(/^You changed 1 number\. Of this head’s 16 attention weights, \d+ moved; of the 32 numbers of the layer’s output, \d+ did\.$/);
+    expect(status).toMatch(
+      /^You changed 1 number\. Of this head’s 16 attention weights, \d+ moved; of the 32 numbers of the layer’s output, \d+ did\.$/,
+    );
     expect(body.querySelector('.qkv-edit-list')!.textContent).toMatch(/^X\[3, 2\] \(“sat”\): −?\d\.\d{3} → 0\.500$/);
     const [X, , Q] = [...body.querySelectorAll('table.matrix')];
-    expect([...X.querySelectorAll('td.changed')].map((c) => `${(c as HTMLElement).dataset.row},${(c as HTMLElement).dataset.col}`)).toEqual(['2,1']);
+    expect([...X.querySelectorAll('td.changed')].map((c) => `${(c as HTMLElement).dataset.row},${(c as HTMLElement).dataset.col}`)).toEqual(
+      ['2,1'],
+    );
     // Q changes only in row 3: one row of X reaches one row of Q.
     const qChanged = [...Q.querySelectorAll('td.changed')].map((c) => (c as HTMLElement).dataset.row);
     expect(new Set(qChanged)).toEqual(new Set(['2']));
@@ -98,7 +103,9 @@ describe('step 2: editing the numbers', () => {
     const { body, view, changes } = mount(qkvStep);
     view.render(await snapshotFor());
     expect(body.querySelectorAll('table.editable')).toHaveLength(0);
-    expect(body.querySelector('.qkv-edit-status')!.textContent).toMatch(/^Editing works on small examples.*up to 8 tokens and d_model up to 16\. This one has 9 tokens and d_model 8/);
+    expect(body.querySelector('.qkv-edit-status')!.textContent).toMatch(
+      /^Editing works on small examples.*up to 8 tokens and d_model up to 16\. This one has 9 tokens and d_model 8/,
+    );
     const button = body.querySelector('.qkv-small') as HTMLButtonElement;
     expect(button.hidden).toBe(false);
     button.click();
@@ -116,7 +123,13 @@ describe('step 7: the mask editor', () => {
       radio(kind).checked = true;
       radio(kind).dispatchEvent(new Event('change'));
     }
-    expect(changes).toEqual([{ mask: 'pad:2' }, { mask: 'window:3' }, { mask: 'prefix:2' }, { causal: true }, { mask: 'none', causal: false }]);
+    expect(changes).toEqual([
+      { mask: 'pad:2' },
+      { mask: 'window:3' },
+      { mask: 'prefix:2' },
+      { causal: true },
+      { mask: 'none', causal: false },
+    ]);
   });
 
   test('a preset in force: the radio, its number, the override sentence, the painter and the weights it gives', async () => {
@@ -126,10 +139,14 @@ describe('step 7: the mask editor', () => {
     expect((body.querySelector('input.mask-kind[value="window"]') as HTMLInputElement).checked).toBe(true);
     const param = body.querySelector('input.mask-param-input') as HTMLInputElement;
     expect(param.value).toBe('2');
-    expect(body.querySelector('.mask-state')!.textContent).toMatch(/^In force on every step: a sliding window of 2 \(each token sees itself and the 1 token before it\)\. It replaces the causal checkbox/);
+    expect(body.querySelector('.mask-state')!.textContent).toMatch(
+      /^In force on every step: a sliding window of 2 \(each token sees itself and the 1 token before it\)\. It replaces the causal checkbox/,
+    );
     expect(body.querySelector('.causal-toggle-state')!.textContent).toMatch(/^Off: a sliding window of 2/);
     const painter = body.querySelector('table.mask-painter')!;
-    expect([...painter.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td[data-col]')].map((c) => c.textContent).join(''))).toEqual(['1000', '1100', '0110', '0011']);
+    expect(
+      [...painter.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td[data-col]')].map((c) => c.textContent).join('')),
+    ).toEqual(['1000', '1100', '0110', '0011']);
     expect([...painter.querySelectorAll('td.row-total')].map((c) => c.textContent)).toEqual(['1', '2', '2', '2']);
     param.value = '3';
     param.dispatchEvent(new Event('change'));
@@ -151,7 +168,9 @@ describe('step 7: the mask editor', () => {
     expect((body.querySelector('input.mask-kind[value="paint"]') as HTMLInputElement).checked).toBe(true);
     const note = body.querySelector('.mask-empty-note') as HTMLElement;
     expect(note.hidden).toBe(false);
-    expect(note.textContent).toMatch(/^Row 3 \(“sat”\) has no key left to look at, so its weights are all 0 and its row sums to 0%, not 100%\./);
+    expect(note.textContent).toMatch(
+      /^Row 3 \(“sat”\) has no key left to look at, so its weights are all 0 and its row sums to 0%, not 100%\./,
+    );
     expect(note.textContent).toContain('prints nan');
     const weights = body.querySelector('table.mask-weights')!;
     expect([...weights.querySelectorAll('td.row-total')].map((c) => c.textContent)).toEqual(['100%', '100%', '0%', '100%']);

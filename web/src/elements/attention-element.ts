@@ -80,7 +80,7 @@ export abstract class AttentionElement extends HTMLElement {
 
   private async whenDrawn(): Promise<void> {
     if (this.startup) await this.startup;
-    for (let walkthrough = this.walkthrough; walkthrough; ) {
+    for (let walkthrough = this.walkthrough; walkthrough;) {
       await walkthrough.updateComplete;
       if (this.walkthrough === walkthrough) return;
       walkthrough = this.walkthrough; // remounted (a new `controls` list) meanwhile
@@ -104,9 +104,12 @@ export abstract class AttentionElement extends HTMLElement {
       this.startOnce();
       return;
     }
-    this.observer = new IntersectionObserver((entries) => {
-      if (entries.some((entry) => entry.isIntersecting)) this.startOnce();
-    }, { rootMargin: NEAR_VIEWPORT });
+    this.observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) this.startOnce();
+      },
+      { rootMargin: NEAR_VIEWPORT },
+    );
     this.observer.observe(this);
   }
 
@@ -139,10 +142,15 @@ export abstract class AttentionElement extends HTMLElement {
 
   private showPlaceholder(): void {
     const [first] = this.steps;
-    this.shadow.replaceChildren(el('div', { class: 'placeholder', part: 'placeholder' },
-      el('h2', {}, this.steps.length === 1 ? first.title : 'Attention, worked out by hand'),
-      el('p', {}, this.steps.length === 1 ? first.summary : 'Every step of softmax(Q Kᵀ / √d_k) V with live numbers.'),
-      el('p', { class: 'hint' }, 'Loading the live figure…')));
+    this.shadow.replaceChildren(
+      el(
+        'div',
+        { class: 'placeholder', part: 'placeholder' },
+        el('h2', {}, this.steps.length === 1 ? first.title : 'Attention, worked out by hand'),
+        el('p', {}, this.steps.length === 1 ? first.summary : 'Every step of softmax(Q Kᵀ / √d_k) V with live numbers.'),
+        el('p', { class: 'hint' }, 'Loading the live figure…'),
+      ),
+    );
   }
 
   private startOnce(): void {
@@ -189,11 +197,13 @@ export abstract class AttentionElement extends HTMLElement {
       timing: workerTimingService(),
       onSnapshot: (snapshot) => {
         this.dataset.ready = 'true';
-        this.dispatchEvent(new CustomEvent<AttentionChangeDetail>('attention-change', {
-          detail: { config: { ...snapshot.settings }, result: snapshot },
-          bubbles: true,
-          composed: true,
-        }));
+        this.dispatchEvent(
+          new CustomEvent<AttentionChangeDetail>('attention-change', {
+            detail: { config: { ...snapshot.settings }, result: snapshot },
+            bubbles: true,
+            composed: true,
+          }),
+        );
       },
     });
     this.walkthrough.notify([...notices, ...controls.notices, ...themeNotices(this.getAttribute('theme'))]);
@@ -210,17 +220,32 @@ export abstract class AttentionElement extends HTMLElement {
   private showLoadError(error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error);
     this.dataset.ready = 'error';
-    const advice = error instanceof EngineError ? '' :
-      ' It needs WebAssembly with SIMD (any current browser) and, on pages with a Content-Security-Policy, \'wasm-unsafe-eval\' in script-src.';
+    const advice =
+      error instanceof EngineError
+        ? ''
+        : " It needs WebAssembly with SIMD (any current browser) and, on pages with a Content-Security-Policy, 'wasm-unsafe-eval' in script-src.";
     const single = this.steps.length === 1;
-    this.shadow.replaceChildren(el('div', { class: 'placeholder', part: 'placeholder' },
-      single ? null : el('h2', {}, 'Attention, worked out by hand'),
-      el('p', { class: 'load-error', role: 'status' },
-        `The live figure${single ? '' : 's'} could not start: ${reason}.${advice} The explanation below still reads; only the live numbers are missing.`),
-      ...this.steps.map((step) => el('section', { class: 'step', 'aria-labelledby': `fallback-${step.id}` },
-        el(single ? 'h2' : 'h3', { id: `fallback-${step.id}` }, single ? step.title : `${step.number}. ${step.title}`),
-        el('p', {}, step.summary),
-        step.formula ? formulaElement(step.formula, `Formula: ${step.title}`) : null))));
+    this.shadow.replaceChildren(
+      el(
+        'div',
+        { class: 'placeholder', part: 'placeholder' },
+        single ? null : el('h2', {}, 'Attention, worked out by hand'),
+        el(
+          'p',
+          { class: 'load-error', role: 'status' },
+          `The live figure${single ? '' : 's'} could not start: ${reason}.${advice} The explanation below still reads; only the live numbers are missing.`,
+        ),
+        ...this.steps.map((step) =>
+          el(
+            'section',
+            { class: 'step', 'aria-labelledby': `fallback-${step.id}` },
+            el(single ? 'h2' : 'h3', { id: `fallback-${step.id}` }, single ? step.title : `${step.number}. ${step.title}`),
+            el('p', {}, step.summary),
+            step.formula ? formulaElement(step.formula, `Formula: ${step.title}`) : null,
+          ),
+        ),
+      ),
+    );
     this.dispatchEvent(new CustomEvent('attention-error', { detail: { message: reason }, bubbles: true, composed: true }));
   }
 

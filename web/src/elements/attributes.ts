@@ -5,7 +5,19 @@ import { settingsFromParams, settingsToParams, type Settings, type ValidatedSett
 import { CONTROL_NAMES, type ControlName } from '../controls';
 
 /** attribute name -> URL parameter name (identical except d-model, which HTML spells with a dash). */
-export const SETTING_ATTRIBUTES = { tokens: 'tokens', 'd-model': 'd_model', heads: 'heads', head: 'head', causal: 'causal', scale: 'scale', seed: 'seed', block: 'block', edits: 'edits', mask: 'mask', weights: 'weights' } as const;
+export const SETTING_ATTRIBUTES = {
+  tokens: 'tokens',
+  'd-model': 'd_model',
+  heads: 'heads',
+  head: 'head',
+  causal: 'causal',
+  scale: 'scale',
+  seed: 'seed',
+  block: 'block',
+  edits: 'edits',
+  mask: 'mask',
+  weights: 'weights',
+} as const;
 export const OTHER_ATTRIBUTES = ['controls', 'theme'] as const;
 export const OBSERVED_ATTRIBUTES = [...Object.keys(SETTING_ATTRIBUTES), ...OTHER_ATTRIBUTES];
 

@@ -19,7 +19,9 @@ function siteBase(): string {
 
 export function elementSnippet(stepId: string, settings: Settings, base = siteBase()): string {
   const tag = stepElementTag(stepId);
-  const attributes = settingsToAttributes(settings).map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
+  const attributes = settingsToAttributes(settings)
+    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
+    .join('');
   return `<script type="module" src="${base}embed/attention-by-hand.js"></script>\n<${tag}${attributes}></${tag}>`;
 }
 
@@ -35,8 +37,10 @@ export const FALLBACK_FRAME_HEIGHT = 640;
  * cannot resize it; several pasted snippets each add one listener, and they agree.
  */
 export function frameResizeListener(origin: string): string {
-  return `addEventListener("message",function(e){var d=e.data;if(e.origin!==${JSON.stringify(origin).replace(/</g, '\\u003c')}||!d||d.type!=="${FRAME_RESIZE_MESSAGE}"||!(d.height>0))return;` +
-    'document.querySelectorAll("iframe[data-attention-by-hand]").forEach(function(f){if(f.contentWindow===e.source)f.height=String(Math.ceil(d.height))})})';
+  return (
+    `addEventListener("message",function(e){var d=e.data;if(e.origin!==${JSON.stringify(origin).replace(/</g, '\\u003c')}||!d||d.type!=="${FRAME_RESIZE_MESSAGE}"||!(d.height>0))return;` +
+    'document.querySelectorAll("iframe[data-attention-by-hand]").forEach(function(f){if(f.contentWindow===e.source)f.height=String(Math.ceil(d.height))})})'
+  );
 }
 
 /**
@@ -48,8 +52,10 @@ export function iframeSnippet(step: StepDefinition, settings: Settings, base = s
   const params = settingsToParams(settings);
   params.set('step', step.id);
   const src = `${base}embed.html?${params.toString()}`;
-  return `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(step.title)}" width="100%" height="${Math.round(height)}" loading="lazy" style="border:0" data-attention-by-hand></iframe>\n` +
-    `<script>${frameResizeListener(new URL(base).origin)}</script>`;
+  return (
+    `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(step.title)}" width="100%" height="${Math.round(height)}" loading="lazy" style="border:0" data-attention-by-hand></iframe>\n` +
+    `<script>${frameResizeListener(new URL(base).origin)}</script>`
+  );
 }
 
 /** The section's drawn height as a starting height for its iframe (clamped; the fallback when not laid out). */
@@ -72,7 +78,11 @@ async function copy(text: string, source: HTMLTextAreaElement, status: HTMLEleme
 
 export function embedCodePanel(step: StepDefinition, settings: () => Settings): EmbedCodePanel {
   const panelId = `embed-${step.id}`;
-  const button = el('button', { type: 'button', class: 'button quiet embed-toggle', 'aria-expanded': 'false', 'aria-controls': panelId }, 'Copy embed code');
+  const button = el(
+    'button',
+    { type: 'button', class: 'button quiet embed-toggle', 'aria-expanded': 'false', 'aria-controls': panelId },
+    'Copy embed code',
+  );
   const element = el('div', { class: 'embed-code', id: panelId, hidden: true });
   // The snippets' text fields are made when the panel first opens: Chromium's autofill walks every
   // text field on the page after each settings change, and there is a panel per section.
@@ -85,9 +95,16 @@ export function embedCodePanel(step: StepDefinition, settings: () => Settings): 
     const copyElement = el('button', { type: 'button', class: 'button' }, 'Copy element');
     const copyIframe = el('button', { type: 'button', class: 'button' }, 'Copy iframe');
     element.append(
-      el('p', { class: 'hint' }, 'Paste into your page to show this section with the current settings. The element needs one script tag; the iframe works where scripts are stripped (it then keeps its starting height and scrolls).'),
-      elementCode, el('div', { class: 'row' }, copyElement),
-      iframeCode, el('div', { class: 'row' }, copyIframe, status));
+      el(
+        'p',
+        { class: 'hint' },
+        'Paste into your page to show this section with the current settings. The element needs one script tag; the iframe works where scripts are stripped (it then keeps its starting height and scrolls).',
+      ),
+      elementCode,
+      el('div', { class: 'row' }, copyElement),
+      iframeCode,
+      el('div', { class: 'row' }, copyIframe, status),
+    );
     copyElement.addEventListener('click', () => {
       refresh();
       void copy(elementCode.value, elementCode, status);

@@ -24,7 +24,16 @@ export { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './registry';
 export type { Settings as AttentionConfig } from '../settings';
 export type { FlashSnapshot, Snapshot as AttentionSnapshot } from '../snapshot';
 export type { TrainedSnapshot } from '../trained';
-export type { DotProductSamples, FlashTrace, FlashTraceStep, MaskMatrix, Matrix, PipelineSnapshot, SoftmaxSaturation, Tensor3 } from '../engine/types';
+export type {
+  DotProductSamples,
+  FlashTrace,
+  FlashTraceStep,
+  MaskMatrix,
+  Matrix,
+  PipelineSnapshot,
+  SoftmaxSaturation,
+  Tensor3,
+} from '../engine/types';
 
 /**
  * Every step, with a table of contents.
@@ -52,10 +61,14 @@ export class AttentionWalkthroughElement extends AttentionElement {
     // Hash links cannot see into the shadow root: follow the URL's fragment (#causal) here.
     this.stopWatchingFragment?.();
     this.stopWatchingFragment = onFragmentChange((step) => this.scrollToStep(step));
-    this.addEventListener('attention-change', () => {
-      const step = fragmentStep();
-      if (step) this.scrollToStep(step);
-    }, { once: true });
+    this.addEventListener(
+      'attention-change',
+      () => {
+        const step = fragmentStep();
+        if (step) this.scrollToStep(step);
+      },
+      { once: true },
+    );
   }
 
   override disconnectedCallback(): void {

@@ -98,8 +98,10 @@ export type AttentionJSXProps<E extends HTMLElement, A = AttentionElementAttribu
  *     }
  */
 export type AttentionIntrinsicElements = {
-  [Tag in keyof AttentionElementTagNameMap]: AttentionJSXProps<AttentionElementTagNameMap[Tag],
-    Tag extends 'attention-walkthrough' ? AttentionWalkthroughAttributes : AttentionElementAttributes>;
+  [Tag in keyof AttentionElementTagNameMap]: AttentionJSXProps<
+    AttentionElementTagNameMap[Tag],
+    Tag extends 'attention-walkthrough' ? AttentionWalkthroughAttributes : AttentionElementAttributes
+  >;
 };
 
 declare global {

@@ -12,10 +12,7 @@ export interface EngineModuleOptions {
   printErr?: (text: string) => void;
   onAbort?: (reason: unknown) => void;
   /** Instantiates the module itself (engine.ts: from a module compiled once, so a restart needs no download). */
-  instantiateWasm?: (
-    imports: WebAssembly.Imports,
-    receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
-  ) => object;
+  instantiateWasm?: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
 }
 
 declare function createAttentionEngine(options?: EngineModuleOptions): Promise<RawEngineModule>;

@@ -9,8 +9,22 @@
 import createAttentionEngine from './generated/attention_engine.mjs';
 import { RecentPipelines, inputKeys, type InputKeys } from './result-sharing';
 import type {
-  AttentionOptions, AttentionResult, DotProductSamples, EngineInfo, FlashOptions, FlashResult, FlashTrace, HeapStats, Matrix,
-  MultiHeadFlashOptions, MultiHeadOptions, MultiHeadResult, PipelineConfig, PipelineFormat, PipelineSnapshot, RawEngineModule,
+  AttentionOptions,
+  AttentionResult,
+  DotProductSamples,
+  EngineInfo,
+  FlashOptions,
+  FlashResult,
+  FlashTrace,
+  HeapStats,
+  Matrix,
+  MultiHeadFlashOptions,
+  MultiHeadOptions,
+  MultiHeadResult,
+  PipelineConfig,
+  PipelineFormat,
+  PipelineSnapshot,
+  RawEngineModule,
   SoftmaxSaturation,
 } from './types';
 
@@ -67,10 +81,17 @@ function checkOptions(options: unknown, shape: string): Record<string, unknown> 
   return options;
 }
 
-function checkFlashOptions(options: FlashOptions, shape = '{ blockQ, blockK, causal?, scale?, output? }', takesOutput = true): FlashOptions {
+function checkFlashOptions(
+  options: FlashOptions,
+  shape = '{ blockQ, blockK, causal?, scale?, output? }',
+  takesOutput = true,
+): FlashOptions {
   if (!isObject(options)) throw new EngineError(`options must be ${shape}`);
   const plain: FlashOptions = {
-    blockQ: numberOrNaN(options.blockQ), blockK: numberOrNaN(options.blockK), causal: checkFlag(options, 'causal'), scale: checkFlag(options, 'scale'),
+    blockQ: numberOrNaN(options.blockQ),
+    blockK: numberOrNaN(options.blockK),
+    causal: checkFlag(options, 'causal'),
+    scale: checkFlag(options, 'scale'),
   };
   const output: unknown = options.output;
   if (output !== undefined) {
@@ -83,7 +104,12 @@ function checkFlashOptions(options: FlashOptions, shape = '{ blockQ, blockK, cau
 
 /** What the instance threw, in words: an Emscripten abort, a trap, or a C++ exception (a number). */
 function crashReason(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'number' ? `an uncaught C++ exception (${error})` : String(error);
+  const text =
+    error instanceof Error
+      ? `${error.name}: ${error.message}`
+      : typeof error === 'number'
+        ? `an uncaught C++ exception (${error})`
+        : String(error);
   return text.replace(/\. Build with -s ASSERTIONS=1 for more info\.?/, '');
 }
 
@@ -124,12 +150,21 @@ export function tokenId(token: string): number {
  * given matrices, run, copy each result array out, release. Only typed-array views of wasm memory
  * read after the last call that could grow it are used.
  */
-function runPipeline(raw: RawEngineModule, reader: () => PipelineReader, tokens: readonly string[], c: PipelineConfig, sharing: RecentPipelines):
-  PipelineSnapshot | { error: string } {
+function runPipeline(
+  raw: RawEngineModule,
+  reader: () => PipelineReader,
+  tokens: readonly string[],
+  c: PipelineConfig,
+  sharing: RecentPipelines,
+): PipelineSnapshot | { error: string } {
   let result: PipelineSnapshot | { error: string };
   try {
     const given = [c.X, c.W_q, c.W_k, c.W_v, c.W_o] as const;
-    const table = raw._abh_pipeline_stage(tokens.length, ...given.map((m) => m?.length ?? 0) as [number, number, number, number, number], c.mask?.length ?? 0);
+    const table = raw._abh_pipeline_stage(
+      tokens.length,
+      ...(given.map((m) => m?.length ?? 0) as [number, number, number, number, number]),
+      c.mask?.length ?? 0,
+    );
     if (table === 0) {
       result = { error: raw.pipelineError() };
     } else {
@@ -141,7 +176,14 @@ function runPipeline(raw: RawEngineModule, reader: () => PipelineReader, tokens:
       });
       if (c.mask?.length) raw.HEAPU8.set(c.mask, slots[6]!);
       const keys = inputKeys(ids, c);
-      const header = raw._abh_pipeline_run(c.dModel, c.heads, c.seed ?? 1, c.causal ? 1 : 0, c.scale === false ? 0 : 1, c.comparisonHead ?? 0);
+      const header = raw._abh_pipeline_run(
+        c.dModel,
+        c.heads,
+        c.seed ?? 1,
+        c.causal ? 1 : 0,
+        c.scale === false ? 0 : 1,
+        c.comparisonHead ?? 0,
+      );
       result = header === 0 ? { error: raw.pipelineError() } : reader().read(raw, header, keys, sharing);
     }
   } catch (error) {
@@ -196,22 +238,29 @@ class PipelineReader {
     const bytes = words[word.blockBytes!]!;
     const snapshot: Record<string, unknown> = {};
     format.header.forEach((name, i) => {
-      if (name !== 'blockAddress' && name !== 'blockBytes') snapshot[name] = format.floatWords.includes(name) ? raw.HEAPF32[at + i]! : words[i]!;
+      if (name !== 'blockAddress' && name !== 'blockBytes')
+        snapshot[name] = format.floatWords.includes(name) ? raw.HEAPF32[at + i]! : words[i]!;
     });
     const whole = bytes <= WHOLE_COPY_BYTES ? raw.HEAPU8.slice(base, base + bytes).buffer : null;
     const candidates = whole ? [] : sharing.candidates();
     format.fields.forEach((name, i) => {
       const record = words.subarray(format.header.length + i * format.fieldWords, format.header.length + (i + 1) * format.fieldWords);
-      const offset = record[field.byteOffset!]!, rank = record[field.rank!]!;
+      const offset = record[field.byteOffset!]!,
+        rank = record[field.rank!]!;
       const dims = [record[field.dim0!]!, record[field.dim1!]!, record[field.dim2!]!].slice(0, rank);
       const count = dims.reduce((a, b) => a * b, 1);
       const floats = format.elements[record[field.element!]!] === 'float32';
       const data =
         (whole ? null : sharing.find(candidates, keys, name, raw.HEAPU8, base + offset, count)) ??
         (floats
-          ? whole ? new Float32Array(whole, offset, count) : raw.HEAPF32.slice((base + offset) >>> 2, ((base + offset) >>> 2) + count)
-          : whole ? new Uint8Array(whole, offset, count) : raw.HEAPU8.slice(base + offset, base + offset + count));
-      snapshot[name] = rank === 3 ? { heads: dims[0], rows: dims[1], cols: dims[2], data } : rank === 2 ? { rows: dims[0], cols: dims[1], data } : data;
+          ? whole
+            ? new Float32Array(whole, offset, count)
+            : raw.HEAPF32.slice((base + offset) >>> 2, ((base + offset) >>> 2) + count)
+          : whole
+            ? new Uint8Array(whole, offset, count)
+            : raw.HEAPU8.slice(base + offset, base + offset + count));
+      snapshot[name] =
+        rank === 3 ? { heads: dims[0], rows: dims[1], cols: dims[2], data } : rank === 2 ? { rows: dims[0], cols: dims[1], data } : data;
     });
     const result = snapshot as unknown as PipelineSnapshot;
     if (!whole) sharing.remember(result, keys);
@@ -274,13 +323,16 @@ export class AttentionEngine {
    * crashed and becomes an EngineCrash: the instance is not trusted again until restart().
    */
   private call<T extends object>(name: string, run: (raw: RawEngineModule) => T | { error: string }): T {
-    if (this.failure) throw new EngineCrash(`the engine is restarting after an earlier failure (${this.failure.message})`, { cause: this.failure });
+    if (this.failure)
+      throw new EngineCrash(`the engine is restarting after an earlier failure (${this.failure.message})`, { cause: this.failure });
     let result: T | { error: string };
     try {
       result = run(this.raw);
     } catch (error) {
       if (error instanceof EngineError) throw error;
-      this.failure = new EngineCrash(`${name}() stopped inside WebAssembly (${crashReason(error)}), most likely out of memory`, { cause: error });
+      this.failure = new EngineCrash(`${name}() stopped inside WebAssembly (${crashReason(error)}), most likely out of memory`, {
+        cause: error,
+      });
       throw this.failure;
     }
     return unwrap(result);
@@ -303,7 +355,15 @@ export class AttentionEngine {
 
   /** The article's multi_head_attention(X, W_q, W_k, W_v, W_o, h). */
   multiHeadAttention(X: Matrix, W_q: Matrix, W_k: Matrix, W_v: Matrix, W_o: Matrix, options: MultiHeadOptions): MultiHeadResult {
-    const m = ([['X', X], ['W_q', W_q], ['W_k', W_k], ['W_v', W_v], ['W_o', W_o]] as const).map(([name, matrix]) => checkMatrix(name, matrix));
+    const m = (
+      [
+        ['X', X],
+        ['W_q', W_q],
+        ['W_k', W_k],
+        ['W_v', W_v],
+        ['W_o', W_o],
+      ] as const
+    ).map(([name, matrix]) => checkMatrix(name, matrix));
     const o: unknown = options;
     if (!isObject(o)) throw new EngineError('options must be { heads, causal?, scale? }');
     const plain: MultiHeadOptions = { heads: numberOrNaN(o.heads), causal: checkFlag(o, 'causal'), scale: checkFlag(o, 'scale') };
@@ -317,8 +377,13 @@ export class AttentionEngine {
     for (let i = 0; i < tokens.length; i++) if (typeof tokens[i] !== 'string') throw new EngineError(`token ${i + 1} is not a string`); // holes too
     const c = config as unknown as Record<string, unknown>;
     const plain: PipelineConfig = {
-      tokens: config.tokens, dModel: numberOrNaN(c.dModel), heads: numberOrNaN(c.heads), causal: checkFlag(c, 'causal'), scale: checkFlag(c, 'scale'),
-      seed: c.seed === undefined ? undefined : numberOrNaN(c.seed), comparisonHead: c.comparisonHead === undefined ? 0 : numberOrNaN(c.comparisonHead),
+      tokens: config.tokens,
+      dModel: numberOrNaN(c.dModel),
+      heads: numberOrNaN(c.heads),
+      causal: checkFlag(c, 'causal'),
+      scale: checkFlag(c, 'scale'),
+      seed: c.seed === undefined ? undefined : numberOrNaN(c.seed),
+      comparisonHead: c.comparisonHead === undefined ? 0 : numberOrNaN(c.comparisonHead),
     };
     for (const key of ['X', 'W_q', 'W_k', 'W_v', 'W_o'] as const) {
       const values = config[key];
@@ -405,14 +470,18 @@ export function loadEngine(options: LoadOptions = {}): Promise<AttentionEngine> 
  * The smallest module that uses a SIMD128 instruction (i8x16.splat, i8x16.popcnt): a browser that
  * validates it runs the engine's SIMD kernels. Validating compiles nothing, so no CSP applies.
  */
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
 
 /** Throws an EngineError saying what is missing, before anything is downloaded or compiled. */
 export function requireWasmSimd(): void {
   if (typeof WebAssembly !== 'object' || typeof WebAssembly.validate !== 'function')
     throw new EngineError('this browser has no WebAssembly (or it is switched off), which the engine needs');
   if (!WebAssembly.validate(SIMD_PROBE))
-    throw new EngineError('this browser’s WebAssembly has no SIMD support, which the engine needs: any current Chrome, Edge, Firefox or Safari (16.4 or later) has it');
+    throw new EngineError(
+      'this browser’s WebAssembly has no SIMD support, which the engine needs: any current Chrome, Edge, Firefox or Safari (16.4 or later) has it',
+    );
 }
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -422,9 +491,14 @@ async function download(url: string, name: string): Promise<Response> {
   try {
     response = await fetch(url, { credentials: 'same-origin' });
   } catch (error) {
-    throw new EngineError(`the engine file ${name} could not be downloaded (${reasonOf(error)}): the network is offline, the page’s Content-Security-Policy (connect-src) blocks it, or another origin serves it without CORS headers`);
+    throw new EngineError(
+      `the engine file ${name} could not be downloaded (${reasonOf(error)}): the network is offline, the page’s Content-Security-Policy (connect-src) blocks it, or another origin serves it without CORS headers`,
+    );
   }
-  if (!response.ok) throw new EngineError(`the engine file ${name} could not be downloaded: the server answered ${response.status} ${response.statusText}`.trimEnd());
+  if (!response.ok)
+    throw new EngineError(
+      `the engine file ${name} could not be downloaded: the server answered ${response.status} ${response.statusText}`.trimEnd(),
+    );
   return response;
 }
 
@@ -451,8 +525,12 @@ async function compile(bytes: ArrayBuffer | Uint8Array, name: string): Promise<W
   } catch (error) {
     const reason = reasonOf(error);
     if (/Content[- ]Security[- ]Policy|unsafe-eval/i.test(reason))
-      throw new EngineError('this page’s Content-Security-Policy does not allow WebAssembly: add \'wasm-unsafe-eval\' to its script-src');
-    const view = new Uint8Array(bytes instanceof ArrayBuffer ? bytes : bytes.buffer, bytes instanceof ArrayBuffer ? 0 : bytes.byteOffset, Math.min(4, bytes.byteLength));
+      throw new EngineError("this page’s Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval' to its script-src");
+    const view = new Uint8Array(
+      bytes instanceof ArrayBuffer ? bytes : bytes.buffer,
+      bytes instanceof ArrayBuffer ? 0 : bytes.byteOffset,
+      Math.min(4, bytes.byteLength),
+    );
     if (view.length < 4 || view[0] !== 0 || view[1] !== 0x61 || view[2] !== 0x73 || view[3] !== 0x6d)
       throw new EngineError(`the engine file ${name} is not WebAssembly: the server sent something else (${bytes.byteLength} bytes)`);
     throw new EngineError(`the engine file ${name} is damaged (${reason})`);
@@ -462,7 +540,8 @@ async function compile(bytes: ArrayBuffer | Uint8Array, name: string): Promise<W
 /** One instance of the compiled module, through Emscripten's glue (embind needs it). */
 function instantiate(module: WebAssembly.Module): Promise<RawEngineModule> {
   return new Promise<RawEngineModule>((resolve, reject) => {
-    const fail = (error: unknown) => reject(error instanceof EngineError ? error : new EngineError(`the engine could not start (${crashReason(error)})`));
+    const fail = (error: unknown) =>
+      reject(error instanceof EngineError ? error : new EngineError(`the engine could not start (${crashReason(error)})`));
     createAttentionEngine({
       instantiateWasm: (imports, receive) => {
         WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), fail);

@@ -26,8 +26,27 @@ import type { PipelineConfig, PipelineSnapshot } from './types';
  * taken by key.
  */
 const LEVEL: Readonly<Record<string, number>> = {
-  W_q: 0, W_k: 0, W_v: 0, W_o: 0, X: 1, Q: 1, K: 1, V: 1, Q_heads: 2, K_heads: 2, V_heads: 2, scores: 2, scoresScaled: 3,
-  weights: 4, headOutputs: 4, merged: 4, output: 4, mask: 4, fullyMaskedRows: 4, weightsUnscaled: 5, weightsCausal: 5,
+  W_q: 0,
+  W_k: 0,
+  W_v: 0,
+  W_o: 0,
+  X: 1,
+  Q: 1,
+  K: 1,
+  V: 1,
+  Q_heads: 2,
+  K_heads: 2,
+  V_heads: 2,
+  scores: 2,
+  scoresScaled: 3,
+  weights: 4,
+  headOutputs: 4,
+  merged: 4,
+  output: 4,
+  mask: 4,
+  fullyMaskedRows: 4,
+  weightsUnscaled: 5,
+  weightsCausal: 5,
   weightsMaskedAfter: 5,
 };
 

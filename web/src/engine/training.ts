@@ -105,7 +105,15 @@ export interface TrainerDescription {
   causal: boolean;
   vocabulary: string[];
   layout: ParameterEntry[];
-  limits: { maxPositions: number; maxLayers: number; maxHeads: number; maxDModel: number; maxBatch: number; maxStepsPerCall: number; maxTotalSteps: number };
+  limits: {
+    maxPositions: number;
+    maxLayers: number;
+    maxHeads: number;
+    maxDModel: number;
+    maxBatch: number;
+    maxStepsPerCall: number;
+    maxTotalSteps: number;
+  };
 }
 
 type Result<T> = T | { error: string };
@@ -125,8 +133,23 @@ interface RawTrainingModule {
   Trainer: new () => RawTrainer;
 }
 
-const CONFIG_KEYS = new Set(['task', 'layers', 'heads', 'dModel', 'layerNorm', 'mlp', 'scale', 'mask', 'optimizer', 'learningRate',
-  'weightDecay', 'momentum', 'clip', 'batch', 'seed']);
+const CONFIG_KEYS = new Set([
+  'task',
+  'layers',
+  'heads',
+  'dModel',
+  'layerNorm',
+  'mlp',
+  'scale',
+  'mask',
+  'optimizer',
+  'learningRate',
+  'weightDecay',
+  'momentum',
+  'clip',
+  'batch',
+  'seed',
+]);
 
 export class Trainer {
   private handle: RawTrainer | null;

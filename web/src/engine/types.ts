@@ -31,8 +31,8 @@ export interface AttentionOptions {
 }
 
 export interface AttentionResult {
-  output: Matrix;             // (n_q, d_v)
-  weights: Matrix;            // (n_q, n_k)
+  output: Matrix; // (n_q, d_v)
+  weights: Matrix; // (n_q, n_k)
   fullyMaskedRows: Uint8Array; // (n_q) 1 where every key was blocked: that row's weights are all 0
 }
 
@@ -43,7 +43,7 @@ export interface MultiHeadOptions {
 }
 
 export interface MultiHeadResult {
-  output: Matrix;   // (n, d_model)
+  output: Matrix; // (n, d_model)
   weights: Tensor3; // (h, n, n)
   fullyMaskedRows: Uint8Array;
 }
@@ -83,25 +83,33 @@ export interface PipelineSnapshot {
   dK: number;
   /** 1/sqrt(d_k), or 1 with scaling off. */
   scaleFactor: number;
-  X: Matrix; W_q: Matrix; W_k: Matrix; W_v: Matrix; W_o: Matrix;
-  Q: Matrix; K: Matrix; V: Matrix;               // (n, d_model)
-  Q_heads: Tensor3; K_heads: Tensor3; V_heads: Tensor3; // (h, n, d_k)
-  scores: Tensor3;          // (h, n, n) raw Q K^T
-  scoresScaled: Tensor3;    // (h, n, n) times scaleFactor, before the mask
-  mask: MaskMatrix;         // (n, n) the mask in force
-  weights: Tensor3;         // (h, n, n)
+  X: Matrix;
+  W_q: Matrix;
+  W_k: Matrix;
+  W_v: Matrix;
+  W_o: Matrix;
+  Q: Matrix;
+  K: Matrix;
+  V: Matrix; // (n, d_model)
+  Q_heads: Tensor3;
+  K_heads: Tensor3;
+  V_heads: Tensor3; // (h, n, d_k)
+  scores: Tensor3; // (h, n, n) raw Q K^T
+  scoresScaled: Tensor3; // (h, n, n) times scaleFactor, before the mask
+  mask: MaskMatrix; // (n, n) the mask in force
+  weights: Tensor3; // (h, n, n)
   fullyMaskedRows: Uint8Array;
-  headOutputs: Tensor3;     // (h, n, d_k)
-  merged: Matrix;           // (n, d_model)
-  output: Matrix;           // (n, d_model)
+  headOutputs: Tensor3; // (h, n, d_k)
+  merged: Matrix; // (n, d_model)
+  output: Matrix; // (n, d_model)
   /**
    * The comparisons drawn next to the configured path, each (n, n) for head `comparisonHead` only: the
    * page shows one head at a time, and for every head they were half of a large snapshot's bytes.
    */
   comparisonHead: number;
-  weightsUnscaled: Matrix;      // same mask, no 1/sqrt(d_k)
-  weightsCausal: Matrix;        // causal mask before softmax
-  weightsMaskedAfter: Matrix;   // softmax, then zeroed above the diagonal: the wrong way
+  weightsUnscaled: Matrix; // same mask, no 1/sqrt(d_k)
+  weightsCausal: Matrix; // causal mask before softmax
+  weightsMaskedAfter: Matrix; // softmax, then zeroed above the diagonal: the wrong way
 }
 
 export interface DotProductSamples {
@@ -218,7 +226,7 @@ export interface FlashTrace {
   blockQ: number;
   blockK: number;
   queryBlocks: number; // ceil(nQ / blockQ)
-  keyBlocks: number;   // ceil(nK / blockK)
+  keyBlocks: number; // ceil(nK / blockK)
   causal: boolean;
   /** 1/sqrt(d_k), or 1 with scaling off. */
   scaleFactor: number;
@@ -254,7 +262,15 @@ export interface RawEngineModule {
   attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions): AttentionResult | Failure;
   multiHeadAttention(X: Matrix, W_q: Matrix, W_k: Matrix, W_v: Matrix, W_o: Matrix, options: MultiHeadOptions): MultiHeadResult | Failure;
   /** Room for n token ids and the given inputs' lengths (0 = not given): the address of 7 addresses, or 0. */
-  _abh_pipeline_stage(n: number, xLength: number, wqLength: number, wkLength: number, wvLength: number, woLength: number, maskLength: number): number;
+  _abh_pipeline_stage(
+    n: number,
+    xLength: number,
+    wqLength: number,
+    wkLength: number,
+    wvLength: number,
+    woLength: number,
+    maskLength: number,
+  ): number;
   /** Runs the staged configuration: the address of the result header (see pipelineFormat()), or 0 (then pipelineError() says why). */
   _abh_pipeline_run(dModel: number, heads: number, seed: number, causal: number, scale: number, comparisonHead: number): number;
   /** Frees what the last stage/run allocated. */

@@ -15,9 +15,7 @@ export function byHandSum(label: Node | string, terms: ProductTerm[], result: nu
   const line = el('p', { class: 'by-hand' }, el('span', { class: 'by-hand-label' }, label), ' = ');
   terms.forEach((term, index) => {
     if (index > 0) line.appendChild(document.createTextNode(term.a < 0 ? ' ' : ' + '));
-    line.appendChild(
-      el('span', { class: 'term', 'data-a': term.a, 'data-b': term.b }, `${fmt(term.a, digits)}(${fmt(term.b, digits)})`),
-    );
+    line.appendChild(el('span', { class: 'term', 'data-a': term.a, 'data-b': term.b }, `${fmt(term.a, digits)}(${fmt(term.b, digits)})`));
   });
   line.append(' = ', el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result, digits)));
   return line;

@@ -57,7 +57,8 @@ interface DrawnBar {
 function drawnBars(bars: readonly Bar[], options: Pick<BarChartOptions, 'max' | 'format'>): DrawnBar[] {
   const format = options.format ?? ((v: number) => percent(v));
   let max = options.max ?? 0;
-  if (options.max === undefined) for (const bar of bars) if (bar.bar !== false && Number.isFinite(bar.value)) max = Math.max(max, bar.value);
+  if (options.max === undefined)
+    for (const bar of bars) if (bar.bar !== false && Number.isFinite(bar.value)) max = Math.max(max, bar.value);
   if (!(max > 0)) max = 1;
   return bars.map((bar) => ({
     label: bar.label,
@@ -81,13 +82,24 @@ export class BarChart {
     this.caption = el('caption', {}, options.caption);
     this.drawn = { caption: options.caption, bars: [] };
     this.body = el('tbody');
-    this.table = el('table', { class: `bar-chart ${options.className ?? ''}`.trim() },
+    this.table = el(
+      'table',
+      { class: `bar-chart ${options.className ?? ''}`.trim() },
       this.caption,
       // Headers for screen readers only: the text is hidden, the cells stay real table headers.
-      el('thead', {},
-        el('tr', {}, ...[options.labelHeader ?? 'item', 'bar', options.valueHeader ?? 'value'].map((text) =>
-          el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, text))))),
-      this.body);
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ...[options.labelHeader ?? 'item', 'bar', options.valueHeader ?? 'value'].map((text) =>
+            el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, text)),
+          ),
+        ),
+      ),
+      this.body,
+    );
     this.element = el('div', { class: 'bar-chart-scroll' }, this.table);
   }
 
@@ -123,7 +135,13 @@ export class BarChart {
       const label = el('th', { scope: 'row' });
       const fill = el('div', { class: 'bar-fill' });
       const value = el('td', { class: 'bar-value' });
-      const row = el('tr', {}, label, el('td', { class: 'bar-cell' }, el('div', { class: 'bar-track', 'aria-hidden': 'true' }, fill)), value);
+      const row = el(
+        'tr',
+        {},
+        label,
+        el('td', { class: 'bar-cell' }, el('div', { class: 'bar-track', 'aria-hidden': 'true' }, fill)),
+        value,
+      );
       this.rows.push({ row, label, fill, value });
       rows.push(row);
     }
@@ -153,12 +171,18 @@ function barChartSvg(caption: string, rows: readonly DrawnBar[], palette: Palett
   rows.forEach((row, i) => {
     const y = top + i * rowH;
     const weight = row.strong ? ' font-weight="700"' : '';
-    parts.push(`<text x="${pad + labelW - 8}" y="${y + 15}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.label)}</text>`);
+    parts.push(
+      `<text x="${pad + labelW - 8}" y="${y + 15}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.label)}</text>`,
+    );
     if (row.bar) {
       parts.push(`<rect x="${pad + labelW}" y="${y + 4}" width="${barW}" height="14" rx="3" fill="${hex(palette.surface2)}"/>`);
-      parts.push(`<rect x="${pad + labelW}" y="${y + 4}" width="${(barW * row.fraction).toFixed(1)}" height="14" rx="3" fill="${row.muted ? hex(palette.rule) : row.strong ? hex(palette.seq1) : accent}"/>`);
+      parts.push(
+        `<rect x="${pad + labelW}" y="${y + 4}" width="${(barW * row.fraction).toFixed(1)}" height="14" rx="3" fill="${row.muted ? hex(palette.rule) : row.strong ? hex(palette.seq1) : accent}"/>`,
+      );
     }
-    parts.push(`<text x="${width - pad}" y="${y + 15}" font-family="${esc(palette.mono)}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.value)}</text>`);
+    parts.push(
+      `<text x="${width - pad}" y="${y + 15}" font-family="${esc(palette.mono)}" font-size="12" fill="${row.muted ? muted : ink}" text-anchor="end"${weight}>${esc(row.value)}</text>`,
+    );
   });
   parts.push('</svg>');
   return { svg: parts.join(''), width, height };

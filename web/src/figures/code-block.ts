@@ -24,15 +24,21 @@ export function codeBlock(source: string, options: CodeBlockOptions): HTMLElemen
   const code = el('code');
   lines.forEach((line, i) => {
     code.append(
-      el('span', { class: `code-line${options.highlight?.includes(i + 1) ? ' code-line-hl' : ''}`, 'data-line': i + 1 },
+      el(
+        'span',
+        { class: `code-line${options.highlight?.includes(i + 1) ? ' code-line-hl' : ''}`, 'data-line': i + 1 },
         el('span', { class: 'code-ln', 'aria-hidden': 'true' }, String(i + 1).padStart(width, ' ')),
-        ...codeLine(line)),
+        ...codeLine(line),
+      ),
       '\n',
     );
   });
-  return el('figure', { class: 'code-figure' },
+  return el(
+    'figure',
+    { class: 'code-figure' },
     el('div', { class: 'code-scroll', role: 'region', 'aria-label': options.label, tabindex: 0 }, el('pre', { class: 'code' }, code)),
-    options.caption ? el('figcaption', {}, options.caption) : null);
+    options.caption ? el('figcaption', {}, options.caption) : null,
+  );
 }
 
 /** A block of program output (e.g. a live print() of this page's numbers). */

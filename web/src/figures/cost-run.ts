@@ -12,8 +12,23 @@ import { el, replaceChildren, setText } from './dom';
 import { bytes, count } from './format';
 import { LogLogChart, type ChartTick } from './line-chart';
 import {
-  COST_BLOCK, COST_BUDGET_BYTES, COST_D, COST_MAX_N, FIT_MIN_N, clampMaxN, fitLogLogSlope, measuredRatio, naiveMatrixBytes, planCost, tiledScratchFloats,
-  type CostItem, type CostKernel, type CostMeasurement, type CostRun, type CostRunEvent, type TimingService,
+  COST_BLOCK,
+  COST_BUDGET_BYTES,
+  COST_D,
+  COST_MAX_N,
+  FIT_MIN_N,
+  clampMaxN,
+  fitLogLogSlope,
+  measuredRatio,
+  naiveMatrixBytes,
+  planCost,
+  tiledScratchFloats,
+  type CostItem,
+  type CostKernel,
+  type CostMeasurement,
+  type CostRun,
+  type CostRunEvent,
+  type TimingService,
 } from '../workers/cost-plan';
 
 /** 0.42 ms, 12.3 ms, 1.52 s: three significant figures, never NaN. */
@@ -40,7 +55,8 @@ type Phase = 'idle' | 'starting' | 'running' | 'done' | 'cancelled' | 'failed';
 function powerTicks(lo: number, hi: number, base: number, label: (v: number) => string): ChartTick[] {
   const ticks: ChartTick[] = [];
   if (!(lo > 0) || !(hi > 0)) return ticks;
-  for (let v = base ** Math.floor(Math.log(lo) / Math.log(base) + 1e-9); v <= hi * 1.0001; v *= base) if (v >= lo * 0.9999) ticks.push({ value: v, label: label(v) });
+  for (let v = base ** Math.floor(Math.log(lo) / Math.log(base) + 1e-9); v <= hi * 1.0001; v *= base)
+    if (v >= lo * 0.9999) ticks.push({ value: v, label: label(v) });
   // A narrow range (e.g. memory from 16 to 27 MiB) may hold one power or none: label the largest value too.
   if (ticks.length < 2 && hi > lo * 1.2) ticks.push({ value: hi, label: label(hi) });
   if (ticks.length === 0) ticks.push({ value: lo, label: label(lo) });
@@ -71,27 +87,59 @@ export class CostRunFigure {
     this.run = el('button', { type: 'button', class: 'button flash-run-start' }, 'Run');
     this.cancel = el('button', { type: 'button', class: 'button quiet flash-run-cancel', disabled: true }, 'Cancel');
     this.progress = el('progress', { class: 'flash-run-progress', max: 1, value: 0, 'aria-label': 'Measurement progress' });
-    this.status = el('p', { class: 'flash-run-status', role: 'status', 'aria-live': 'polite' },
-      'Nothing has run yet. Press Run to start: it takes from about twenty seconds to a few minutes, depending on the machine, and you can cancel at any time.');
+    this.status = el(
+      'p',
+      { class: 'flash-run-status', role: 'status', 'aria-live': 'polite' },
+      'Nothing has run yet. Press Run to start: it takes from about twenty seconds to a few minutes, depending on the machine, and you can cancel at any time.',
+    );
     this.reading = el('div', { class: 'flash-run-reading' });
     this.table = el('table', { class: 'data-table flash-run-table' });
-    this.results = el('div', { class: 'flash-run-results', hidden: true },
-      el('div', { class: 'figure-row flash-run-charts' },
-        el('figure', { class: 'figure flash-run-chart' }, this.timeChart.element,
-          el('figcaption', {}, 'Time of one call (the fastest of several) against n, both axes logarithmic: a cost that grows like n² is a straight line of slope 2.')),
-        el('figure', { class: 'figure flash-run-chart' }, this.memoryChart.element,
-          el('figcaption', {}, 'The WebAssembly memory each kernel’s engine needed (its high-water mark, log scale): the inputs, the output, the 16 MiB every engine starts with, and for the naive kernel the n × n matrix.'))),
+    this.results = el(
+      'div',
+      { class: 'flash-run-results', hidden: true },
+      el(
+        'div',
+        { class: 'figure-row flash-run-charts' },
+        el(
+          'figure',
+          { class: 'figure flash-run-chart' },
+          this.timeChart.element,
+          el(
+            'figcaption',
+            {},
+            'Time of one call (the fastest of several) against n, both axes logarithmic: a cost that grows like n² is a straight line of slope 2.',
+          ),
+        ),
+        el(
+          'figure',
+          { class: 'figure flash-run-chart' },
+          this.memoryChart.element,
+          el(
+            'figcaption',
+            {},
+            'The WebAssembly memory each kernel’s engine needed (its high-water mark, log scale): the inputs, the output, the 16 MiB every engine starts with, and for the naive kernel the n × n matrix.',
+          ),
+        ),
+      ),
       this.reading,
-      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Measured times and memory, as a table', tabindex: 0 }, this.table));
+      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Measured times and memory, as a table', tabindex: 0 }, this.table),
+    );
 
-    this.element = el('section', { class: 'flash-run', id: 'flash-run', 'aria-labelledby': 'flash-run-title' },
+    this.element = el(
+      'section',
+      { class: 'flash-run', id: 'flash-run', 'aria-labelledby': 'flash-run-title' },
       el('h3', { id: 'flash-run-title' }, 'Run it on my machine'),
-      el('p', {}, `This times both methods right here, in your browser: one attention head with d = ${COST_D} on random inputs, for n = 128, 256, 512, … tokens. ` +
-        `The naive method is measured while its n × n matrix fits in ${bytes(COST_BUDGET_BYTES)} (up to n = ${tokenCountLabel(this.naiveLimit(COST_MAX_N))}); ` +
-        `the tiled one carries on to n = ${tokenCountLabel(COST_MAX_N)}. The work runs in a background thread, so the page stays usable.`),
+      el(
+        'p',
+        {},
+        `This times both methods right here, in your browser: one attention head with d = ${COST_D} on random inputs, for n = 128, 256, 512, … tokens. ` +
+          `The naive method is measured while its n × n matrix fits in ${bytes(COST_BUDGET_BYTES)} (up to n = ${tokenCountLabel(this.naiveLimit(COST_MAX_N))}); ` +
+          `the tiled one carries on to n = ${tokenCountLabel(COST_MAX_N)}. The work runs in a background thread, so the page stays usable.`,
+      ),
       el('div', { class: 'flash-run-bar' }, this.run, this.cancel, this.progress),
       this.status,
-      this.results);
+      this.results,
+    );
 
     this.run.addEventListener('click', () => this.start());
     this.cancel.addEventListener('click', () => this.stop('cancelled'));
@@ -99,7 +147,12 @@ export class CostRunFigure {
 
   /** Largest n the naive kernel is measured at, for a plan up to maxN. */
   private naiveLimit(maxN: number): number {
-    return Math.max(0, ...planCost({ maxN }).filter((item) => item.kernel === 'naive').map((item) => item.n));
+    return Math.max(
+      0,
+      ...planCost({ maxN })
+        .filter((item) => item.kernel === 'naive')
+        .map((item) => item.n),
+    );
   }
 
   /** What has been measured so far (tests, curious readers). */
@@ -118,8 +171,10 @@ export class CostRunFigure {
       this.measurement = this.timing.start({ maxN }, (event) => this.onEvent(event));
     } catch (error) {
       // A page whose Content-Security-Policy forbids workers, or a script served from another origin.
-      this.fail(`This page does not allow the background thread the measurement needs (${error instanceof Error ? error.message : String(error)}). ` +
-        'It runs on the walkthrough’s own page.');
+      this.fail(
+        `This page does not allow the background thread the measurement needs (${error instanceof Error ? error.message : String(error)}). ` +
+          'It runs on the walkthrough’s own page.',
+      );
       return;
     }
     // Events arrive from the worker, asynchronously: the run's state is in place before the first.
@@ -149,8 +204,11 @@ export class CostRunFigure {
         break;
       case 'measuring':
         this.current = message.item;
-        setText(this.status, `Measuring n = ${count(message.item.n)}, ${message.item.kernel === 'naive' ? 'naive' : 'tiled'} ` +
-          `(${message.item.reps} timed call${message.item.reps === 1 ? '' : 's'})… ${message.index + 1} of ${this.plan.length}.`);
+        setText(
+          this.status,
+          `Measuring n = ${count(message.item.n)}, ${message.item.kernel === 'naive' ? 'naive' : 'tiled'} ` +
+            `(${message.item.reps} timed call${message.item.reps === 1 ? '' : 's'})… ${message.index + 1} of ${this.plan.length}.`,
+        );
         break;
       case 'measured':
         this.measured.push(message.result);
@@ -163,7 +221,9 @@ export class CostRunFigure {
         this.stop('done');
         return;
       case 'error':
-        this.fail(`The measurement stopped${message.item ? ` at n = ${count(message.item.n)} (${message.item.kernel})` : ''}: ${message.message}. The sizes measured before it stay below.`);
+        this.fail(
+          `The measurement stopped${message.item ? ` at n = ${count(message.item.n)} (${message.item.kernel})` : ''}: ${message.message}. The sizes measured before it stay below.`,
+        );
         return;
     }
     this.draw();
@@ -176,10 +236,15 @@ export class CostRunFigure {
     this.phase = phase;
     const seconds = (performance.now() - this.startedAt) / 1000;
     const last = this.measured[this.measured.length - 1];
-    setText(this.status, phase === 'done'
-      ? `Done: ${this.measured.length} measurements in ${seconds.toFixed(0)} s.`
-      : `Cancelled${this.current ? ` while measuring n = ${count(this.current.n)} (${this.current.kernel})` : ''}. ` +
-        (last ? `The ${this.measured.length} measurement${this.measured.length === 1 ? '' : 's'} made before it stay below.` : 'Nothing was measured.'));
+    setText(
+      this.status,
+      phase === 'done'
+        ? `Done: ${this.measured.length} measurements in ${seconds.toFixed(0)} s.`
+        : `Cancelled${this.current ? ` while measuring n = ${count(this.current.n)} (${this.current.kernel})` : ''}. ` +
+            (last
+              ? `The ${this.measured.length} measurement${this.measured.length === 1 ? '' : 's'} made before it stay below.`
+              : 'Nothing was measured.'),
+    );
     this.current = null;
     this.finish();
   }
@@ -215,59 +280,107 @@ export class CostRunFigure {
     const tiledTime = this.points('tiled', 'ms');
     const naiveFit = fitLogLogSlope(naiveTime);
     const tiledFit = fitLogLogSlope(tiledTime);
-    const slopeText = (fit: ReturnType<typeof fitLogLogSlope>) => (fit ? `slope ${fit.slope.toFixed(2)}` : 'slope: needs two sizes from 512 on');
+    const slopeText = (fit: ReturnType<typeof fitLogLogSlope>) =>
+      fit ? `slope ${fit.slope.toFixed(2)}` : 'slope: needs two sizes from 512 on';
 
     // The table: the chart's text equivalent, one row per n, filled in as results arrive.
     const cell = (kernel: CostKernel, n: number, value: (m: CostMeasurement) => string) => {
       const m = this.measured.find((x) => x.kernel === kernel && x.n === n);
       const planned = this.plan.some((item) => item.kernel === kernel && item.n === n);
       const busy = this.current?.kernel === kernel && this.current.n === n;
-      const text = m ? value(m) : !planned ? `over the ${bytes(COST_BUDGET_BYTES)} budget` : busy ? 'measuring…' : this.measurement ? '…' : '—';
+      const text = m
+        ? value(m)
+        : !planned
+          ? `over the ${bytes(COST_BUDGET_BYTES)} budget`
+          : busy
+            ? 'measuring…'
+            : this.measurement
+              ? '…'
+              : '—';
       return el('td', { class: m ? 'num' : 'num flash-run-empty', 'data-kernel': kernel, 'data-ms': m ? m.ms : null }, text);
     };
-    replaceChildren(this.table,
-      el('caption', {}, `Measured in this browser: time of one call (the fastest of the timed calls), and engine memory, for d = ${COST_D}`),
-      el('thead', {}, el('tr', {},
-        el('th', { scope: 'col' }, 'tokens n'),
-        el('th', { scope: 'col' }, 'naive time'),
-        el('th', { scope: 'col' }, 'tiled time'),
-        el('th', { scope: 'col' }, 'naive engine memory'),
-        el('th', { scope: 'col' }, 'tiled engine memory'),
-        el('th', { scope: 'col' }, 'n × n matrix (4n² bytes)'),
-        el('th', { scope: 'col' }, `one ${COST_BLOCK} × ${COST_BLOCK} tile + m, l`))),
-      el('tbody', {}, ...sizes.map((n) => el('tr', { 'data-n': n },
-        el('th', { scope: 'row' }, tokenCountLabel(n)),
-        cell('naive', n, (m) => formatMs(m.ms)),
-        cell('tiled', n, (m) => formatMs(m.ms)),
-        cell('naive', n, (m) => bytes(m.memoryBytes)),
-        cell('tiled', n, (m) => bytes(m.memoryBytes)),
-        el('td', { class: 'num' }, bytes(naiveMatrixBytes(n))),
-        el('td', { class: 'num' }, bytes(4 * tiledScratchFloats(n, COST_BLOCK)))))));
+    replaceChildren(
+      this.table,
+      el(
+        'caption',
+        {},
+        `Measured in this browser: time of one call (the fastest of the timed calls), and engine memory, for d = ${COST_D}`,
+      ),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'tokens n'),
+          el('th', { scope: 'col' }, 'naive time'),
+          el('th', { scope: 'col' }, 'tiled time'),
+          el('th', { scope: 'col' }, 'naive engine memory'),
+          el('th', { scope: 'col' }, 'tiled engine memory'),
+          el('th', { scope: 'col' }, 'n × n matrix (4n² bytes)'),
+          el('th', { scope: 'col' }, `one ${COST_BLOCK} × ${COST_BLOCK} tile + m, l`),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        ...sizes.map((n) =>
+          el(
+            'tr',
+            { 'data-n': n },
+            el('th', { scope: 'row' }, tokenCountLabel(n)),
+            cell('naive', n, (m) => formatMs(m.ms)),
+            cell('tiled', n, (m) => formatMs(m.ms)),
+            cell('naive', n, (m) => bytes(m.memoryBytes)),
+            cell('tiled', n, (m) => bytes(m.memoryBytes)),
+            el('td', { class: 'num' }, bytes(naiveMatrixBytes(n))),
+            el('td', { class: 'num' }, bytes(4 * tiledScratchFloats(n, COST_BLOCK))),
+          ),
+        ),
+      ),
+    );
 
     // The reading: fitted slopes, the 2k -> 8k ratio next to the article's 16x, and memory.
     const ratio = (points: [number, number][]) => measuredRatio(points, 2048, 8192);
     const naiveRatio = ratio(naiveTime);
     const tiledRatio = ratio(tiledTime);
-    const ratioText = naiveRatio !== null || tiledRatio !== null
-      ? `From 2k to 8k tokens, four times the context: ${naiveRatio !== null ? `naive ×${naiveRatio.toFixed(1)}` : 'naive not measured'}, ` +
-        `${tiledRatio !== null ? `tiled ×${tiledRatio.toFixed(1)}` : 'tiled not measured'} on this machine. The article’s count: ×16.`
-      : `The 2k → 8k ratio (the article’s ×16) appears once both sizes are measured${this.plan.length && Math.max(...sizes) < 8192 ? `; this run stops at ${tokenCountLabel(Math.max(...sizes))}` : ''}.`;
+    const ratioText =
+      naiveRatio !== null || tiledRatio !== null
+        ? `From 2k to 8k tokens, four times the context: ${naiveRatio !== null ? `naive ×${naiveRatio.toFixed(1)}` : 'naive not measured'}, ` +
+          `${tiledRatio !== null ? `tiled ×${tiledRatio.toFixed(1)}` : 'tiled not measured'} on this machine. The article’s count: ×16.`
+        : `The 2k → 8k ratio (the article’s ×16) appears once both sizes are measured${this.plan.length && Math.max(...sizes) < 8192 ? `; this run stops at ${tokenCountLabel(Math.max(...sizes))}` : ''}.`;
     const peak = (kernel: CostKernel) => {
       const list = this.measured.filter((m) => m.kernel === kernel);
       return list.length ? list[list.length - 1] : null;
     };
     const naivePeak = peak('naive');
     const tiledPeak = peak('tiled');
-    replaceChildren(this.reading,
-      el('p', { class: 'flash-run-slope', 'data-naive-slope': naiveFit ? naiveFit.slope.toFixed(3) : null, 'data-tiled-slope': tiledFit ? tiledFit.slope.toFixed(3) : null },
+    replaceChildren(
+      this.reading,
+      el(
+        'p',
+        {
+          class: 'flash-run-slope',
+          'data-naive-slope': naiveFit ? naiveFit.slope.toFixed(3) : null,
+          'data-tiled-slope': tiledFit ? tiledFit.slope.toFixed(3) : null,
+        },
         `Fitted by least squares on the log-log points from n = ${FIT_MIN_N} on: naive time ${slopeText(naiveFit)}, tiled time ${slopeText(tiledFit)}. ` +
-        'A slope of 2 means the time grows like n²: both methods do all n² dot products, tiles or not.'),
+          'A slope of 2 means the time grows like n²: both methods do all n² dot products, tiles or not.',
+      ),
       el('p', { class: 'flash-run-ratio' }, ratioText),
       naivePeak || tiledPeak
-        ? el('p', { class: 'flash-run-memory' },
-          (naivePeak ? `Memory: the naive engine reached ${bytes(naivePeak.memoryBytes)} at n = ${tokenCountLabel(naivePeak.n)}, where its n × n matrix alone is ${bytes(naiveMatrixBytes(naivePeak.n))}. ` : '') +
-          (tiledPeak ? `The tiled engine reached ${bytes(tiledPeak.memoryBytes)} at n = ${tokenCountLabel(tiledPeak.n)}: Q, K, V and the output (${bytes(4 * 4 * tiledPeak.n * COST_D)} together) plus a tile of ${bytes(4 * tiledScratchFloats(tiledPeak.n, COST_BLOCK))}.` : ''))
-        : null);
+        ? el(
+            'p',
+            { class: 'flash-run-memory' },
+            (naivePeak
+              ? `Memory: the naive engine reached ${bytes(naivePeak.memoryBytes)} at n = ${tokenCountLabel(naivePeak.n)}, where its n × n matrix alone is ${bytes(naiveMatrixBytes(naivePeak.n))}. `
+              : '') +
+              (tiledPeak
+                ? `The tiled engine reached ${bytes(tiledPeak.memoryBytes)} at n = ${tokenCountLabel(tiledPeak.n)}: Q, K, V and the output (${bytes(4 * 4 * tiledPeak.n * COST_D)} together) plus a tile of ${bytes(4 * tiledScratchFloats(tiledPeak.n, COST_BLOCK))}.`
+                : ''),
+          )
+        : null,
+    );
 
     if (this.measured.length === 0) return;
     const allTimes = [...naiveTime, ...tiledTime].map(([, y]) => y).filter((y) => y > 0);
@@ -280,7 +393,8 @@ export class CostRunFigure {
       ],
       xTicks,
       yTicks: allTimes.length ? powerTicks(Math.min(...allTimes), Math.max(...allTimes), 10, msTick) : [],
-      description: `Log-log chart of the measured time per call against n: naive ${naiveTime.length} sizes (${slopeText(naiveFit)}), ` +
+      description:
+        `Log-log chart of the measured time per call against n: naive ${naiveTime.length} sizes (${slopeText(naiveFit)}), ` +
         `tiled ${tiledTime.length} sizes (${slopeText(tiledFit)}). The table below lists every point.`,
     });
     this.memoryChart.update({
@@ -289,8 +403,14 @@ export class CostRunFigure {
         { label: KERNEL_WORDS.tiled, className: 'series-tiled', points: this.points('tiled', 'memoryBytes'), markers: true },
       ],
       xTicks,
-      yTicks: powerTicks(Math.min(...allMemory), Math.max(...allMemory), Math.max(...allMemory) / Math.min(...allMemory) < 16 ? 2 : 4, bytes),
-      description: `Log-log chart of each engine’s memory against n: naive up to ${naivePeak ? bytes(naivePeak.memoryBytes) : 'nothing yet'}, ` +
+      yTicks: powerTicks(
+        Math.min(...allMemory),
+        Math.max(...allMemory),
+        Math.max(...allMemory) / Math.min(...allMemory) < 16 ? 2 : 4,
+        bytes,
+      ),
+      description:
+        `Log-log chart of each engine’s memory against n: naive up to ${naivePeak ? bytes(naivePeak.memoryBytes) : 'nothing yet'}, ` +
         `tiled up to ${tiledPeak ? bytes(tiledPeak.memoryBytes) : 'nothing yet'}. The table below lists every point.`,
     });
   }

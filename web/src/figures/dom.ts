@@ -56,7 +56,8 @@ export function replaceChildren(node: Element, ...children: Child[]): void {
 export function showChildren(node: Element, ...children: Child[]): void {
   const next = document.createDocumentFragment();
   append(next, children);
-  const same = node.childNodes.length === next.childNodes.length &&
+  const same =
+    node.childNodes.length === next.childNodes.length &&
     Array.prototype.every.call(node.childNodes, (child: Node, i: number) => child.isEqualNode(next.childNodes[i]));
   if (!same) node.replaceChildren(next);
 }

@@ -46,12 +46,18 @@ export function tableSvg(t: TableData, palette: Palette = LIGHT_PALETTE): SvgFil
   const gap = numbers ? 2 : 1;
   const labelSize = numbers ? 11 : 8;
   const cellTexts = numbers ? t.texts : [];
-  const widest = Math.max(0, ...cellTexts.map((s) => textWidth(s, 12)), ...(numbers ? t.colLabels.map((s) => textWidth(s, labelSize)) : []));
+  const widest = Math.max(
+    0,
+    ...cellTexts.map((s) => textWidth(s, 12)),
+    ...(numbers ? t.colLabels.map((s) => textWidth(s, labelSize)) : []),
+  );
   const cellW = numbers ? Math.max(44, Math.ceil(widest + 12)) : 9;
   const cellH = numbers ? 24 : 9;
   const showColLabels = numbers || t.cols <= 32;
   const rowLabelW = Math.ceil(Math.max(textWidth(t.corner, labelSize), ...t.rowLabels.map((s) => textWidth(s, labelSize)))) + 10;
-  const totalsW = t.totals ? Math.max(56, Math.ceil(Math.max(textWidth(t.totals.label, 11), ...t.totals.texts.map((s) => textWidth(s, 12))) + 12)) : 0;
+  const totalsW = t.totals
+    ? Math.max(56, Math.ceil(Math.max(textWidth(t.totals.label, 11), ...t.totals.texts.map((s) => textWidth(s, 12))) + 12))
+    : 0;
   const gridW = t.cols * (cellW + gap);
   const innerW = rowLabelW + gridW + (t.totals ? totalsW + 8 : 0);
   const captionLines = wrap(t.caption, Math.max(innerW, 320), 13);
@@ -63,34 +69,68 @@ export function tableSvg(t: TableData, palette: Palette = LIGHT_PALETTE): SvgFil
   const muted = hex(palette.muted);
   const parts: string[] = [];
   parts.push(svgOpening(width, height, t.caption, palette));
-  parts.push('<defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">' +
-    `<rect width="6" height="6" fill="${hex(palette.surface2)}"/><rect width="3" height="6" fill="${muted}" fill-opacity="0.18"/></pattern></defs>`);
+  parts.push(
+    '<defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">' +
+      `<rect width="6" height="6" fill="${hex(palette.surface2)}"/><rect width="3" height="6" fill="${muted}" fill-opacity="0.18"/></pattern></defs>`,
+  );
   parts.push(`<rect width="${width}" height="${height}" fill="${hex(palette.surface)}"/>`);
-  captionLines.forEach((line, i) => parts.push(`<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${muted}">${esc(line)}</text>`));
+  captionLines.forEach((line, i) =>
+    parts.push(`<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${muted}">${esc(line)}</text>`),
+  );
   const x0 = pad + rowLabelW;
   const y0 = top + headH;
   parts.push(`<text x="${x0 - 6}" y="${y0 - 6}" font-size="${labelSize - 1}" fill="${muted}" text-anchor="end">${esc(t.corner)}</text>`);
   if (showColLabels) {
-    t.colLabels.forEach((label, c) => parts.push(`<text x="${x0 + c * (cellW + gap) + cellW / 2}" y="${y0 - 6}" font-size="${labelSize}" font-weight="600" fill="${muted}" text-anchor="middle">${esc(label)}</text>`));
+    t.colLabels.forEach((label, c) =>
+      parts.push(
+        `<text x="${x0 + c * (cellW + gap) + cellW / 2}" y="${y0 - 6}" font-size="${labelSize}" font-weight="600" fill="${muted}" text-anchor="middle">${esc(label)}</text>`,
+      ),
+    );
   }
-  if (t.totals) parts.push(`<text x="${x0 + gridW + 8 + totalsW / 2}" y="${y0 - 6}" font-size="11" font-weight="600" fill="${muted}" text-anchor="middle">${esc(t.totals.label)}</text>`);
+  if (t.totals)
+    parts.push(
+      `<text x="${x0 + gridW + 8 + totalsW / 2}" y="${y0 - 6}" font-size="11" font-weight="600" fill="${muted}" text-anchor="middle">${esc(t.totals.label)}</text>`,
+    );
   for (let r = 0; r < t.rows; r++) {
     const y = y0 + r * (cellH + gap);
-    parts.push(`<text x="${x0 - 6}" y="${y + cellH / 2 + labelSize * 0.35}" font-size="${labelSize}" font-weight="600" fill="${muted}" text-anchor="end">${esc(t.rowLabels[r] ?? String(r + 1))}</text>`);
+    parts.push(
+      `<text x="${x0 - 6}" y="${y + cellH / 2 + labelSize * 0.35}" font-size="${labelSize}" font-weight="600" fill="${muted}" text-anchor="end">${esc(t.rowLabels[r] ?? String(r + 1))}</text>`,
+    );
     for (let c = 0; c < t.cols; c++) {
       const i = r * t.cols + c;
       const x = x0 + c * (cellW + gap);
       const fill = t.blocked[i] ? 'url(#blocked)' : cellColour(t.positions[i], t.scale, palette, cap);
       parts.push(`<rect x="${x}" y="${y}" width="${cellW}" height="${cellH}" rx="${numbers ? 3 : 1}" fill="${fill}"/>`);
-      if (numbers) parts.push(`<text x="${x + cellW - 5}" y="${y + 16}" font-family="${esc(palette.mono)}" font-size="12" fill="${t.blocked[i] ? muted : ink}" text-anchor="end">${esc(t.texts[i])}</text>`);
+      if (numbers)
+        parts.push(
+          `<text x="${x + cellW - 5}" y="${y + 16}" font-family="${esc(palette.mono)}" font-size="12" fill="${t.blocked[i] ? muted : ink}" text-anchor="end">${esc(t.texts[i])}</text>`,
+        );
     }
-    if (t.totals) parts.push(`<text x="${x0 + gridW + 8 + totalsW - 5}" y="${y + 16}" font-family="${esc(palette.mono)}" font-size="12" font-weight="600" fill="${ink}" text-anchor="end">${esc(t.totals.texts[r] ?? '')}</text>`);
+    if (t.totals)
+      parts.push(
+        `<text x="${x0 + gridW + 8 + totalsW - 5}" y="${y + 16}" font-family="${esc(palette.mono)}" font-size="12" font-weight="600" fill="${ink}" text-anchor="end">${esc(t.totals.texts[r] ?? '')}</text>`,
+      );
   }
   parts.push('</svg>');
   return { svg: parts.join(''), width, height };
 }
 
-const STYLE_ATTRIBUTES = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray', 'stroke-opacity', 'stroke-linejoin', 'opacity', 'font-family', 'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline'] as const;
+const STYLE_ATTRIBUTES = [
+  'fill',
+  'fill-opacity',
+  'stroke',
+  'stroke-width',
+  'stroke-dasharray',
+  'stroke-opacity',
+  'stroke-linejoin',
+  'opacity',
+  'font-family',
+  'font-size',
+  'font-weight',
+  'font-style',
+  'text-anchor',
+  'dominant-baseline',
+] as const;
 const COLOUR_ATTRIBUTES = new Set(['fill', 'stroke']);
 
 /**
@@ -115,7 +155,7 @@ export function serializeSvg(source: SVGSVGElement, palette: Palette = LIGHT_PAL
       }
       for (const name of STYLE_ATTRIBUTES) {
         let value = style.getPropertyValue(name).trim();
-        if (!value || value === 'normal' && name !== 'font-weight') continue;
+        if (!value || (value === 'normal' && name !== 'font-weight')) continue;
         if (COLOUR_ATTRIBUTES.has(name) && value !== 'none' && !value.startsWith('url(')) {
           const rgb = parseColour(value);
           if (rgb) value = hex(rgb);
@@ -163,7 +203,11 @@ export function rasterize(file: SvgFile, scale = 2): Promise<Blob> {
     };
     image.onerror = () => {
       URL.revokeObjectURL(url);
-      reject(new Error('this page’s Content-Security-Policy does not let images load from blob: URLs (img-src), which drawing the PNG needs; save the SVG instead'));
+      reject(
+        new Error(
+          'this page’s Content-Security-Policy does not let images load from blob: URLs (img-src), which drawing the PNG needs; save the SVG instead',
+        ),
+      );
     };
     image.src = url;
   });

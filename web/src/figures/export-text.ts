@@ -71,20 +71,29 @@ export function tableCsv(t: TableData): string {
 /** A comment naming the matrix and its rows and columns, then np.array([...]). */
 export function tableNumpy(t: TableData): string {
   const comment = (text: string) => `# ${text.replace(/[\r\n]+/g, ' ')}`;
-  const rows = Array.from({ length: t.rows }, (_, r) =>
-    `    [${Array.from({ length: t.cols }, (_, c) => pyNumber(t.values[r * t.cols + c])).join(', ')}],`);
-  return [
-    comment(t.caption),
-    comment(`rows: ${t.rowLabels.join(', ')}`),
-    comment(`columns: ${t.colLabels.join(', ')}`),
-    'np.array([',
-    ...rows,
-    '])',
-  ].join('\n') + '\n';
+  const rows = Array.from(
+    { length: t.rows },
+    (_, r) => `    [${Array.from({ length: t.cols }, (_, c) => pyNumber(t.values[r * t.cols + c])).join(', ')}],`,
+  );
+  return (
+    [
+      comment(t.caption),
+      comment(`rows: ${t.rowLabels.join(', ')}`),
+      comment(`columns: ${t.colLabels.join(', ')}`),
+      'np.array([',
+      ...rows,
+      '])',
+    ].join('\n') + '\n'
+  );
 }
 
 /** A file name from a caption: "weights = softmax(…), head 1" -> "weights-softmax-head-1". */
 export function fileStem(caption: string): string {
-  const stem = caption.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').toLowerCase();
-  return (stem.slice(0, 60).replace(/-+$/, '') || 'figure');
+  const stem = caption
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase();
+  return stem.slice(0, 60).replace(/-+$/, '') || 'figure';
 }

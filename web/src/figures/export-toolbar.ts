@@ -53,7 +53,11 @@ let uid = 0;
 export function exportToolbar(source: ExportSource): HTMLElement {
   const id = `export-${++uid}`;
   const menu = el('div', { class: 'export-menu', id: `${id}-menu`, role: 'group', hidden: true });
-  const toggle = el('button', { type: 'button', class: 'export-toggle', 'aria-expanded': 'false', 'aria-controls': `${id}-menu` }, 'Copy or save');
+  const toggle = el(
+    'button',
+    { type: 'button', class: 'export-toggle', 'aria-expanded': 'false', 'aria-controls': `${id}-menu` },
+    'Copy or save',
+  );
   const status = el('p', { class: 'export-status', role: 'status' });
   const element = el('div', { class: 'export-tools' }, toggle, menu, status);
   // Made on the first blocked copy: Chromium's autofill walks every text field on the page after each
@@ -85,9 +89,11 @@ export function exportToolbar(source: ExportSource): HTMLElement {
     try {
       const file = source.svg();
       const blob = kind === 'svg' ? new Blob([file.svg], { type: 'image/svg+xml' }) : await rasterize(file);
-      say(download(blob, name, parent)
-        ? `Saved ${name} (look in your downloads; if nothing arrived, this page does not allow downloads).`
-        : `The browser refused to save ${name}: this page does not allow downloads.`);
+      say(
+        download(blob, name, parent)
+          ? `Saved ${name} (look in your downloads; if nothing arrived, this page does not allow downloads).`
+          : `The browser refused to save ${name}: this page does not allow downloads.`,
+      );
     } catch (error) {
       say(`Could not save ${name}: ${error instanceof Error ? error.message : String(error)}.`);
     }
@@ -99,7 +105,11 @@ export function exportToolbar(source: ExportSource): HTMLElement {
   };
   if (source.csv) menu.append(button('Copy CSV', () => void copy('CSV', source.csv!())));
   if (source.numpy) menu.append(button('Copy NumPy', () => void copy('a NumPy array', source.numpy!())));
-  if (source.svg) menu.append(button('Save PNG', () => void save('png')), button('Save SVG', () => void save('svg')));
+  if (source.svg)
+    menu.append(
+      button('Save PNG', () => void save('png')),
+      button('Save SVG', () => void save('svg')),
+    );
 
   const setOpen = (open: boolean) => {
     menu.hidden = !open;

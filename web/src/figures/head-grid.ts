@@ -29,7 +29,10 @@ export class HeadGrid {
   private key = '';
   private frame = 0;
 
-  constructor(private readonly onPick: (index: number) => void, label: string) {
+  constructor(
+    private readonly onPick: (index: number) => void,
+    label: string,
+  ) {
     this.element = el('div', { class: 'head-grid', role: 'group', 'aria-label': label });
     if (typeof matchMedia === 'function') {
       matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => this.schedulePaint());
@@ -163,7 +166,9 @@ function headGridSvg(title: string, maps: readonly HeadMap[], palette: Palette):
   const parts = [
     svgOpening(width, height, title, palette),
     `<rect width="${width}" height="${height}" fill="${hex(palette.surface)}"/>`,
-    ...titleLines.map((line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${hex(palette.muted)}">${esc(line)}</text>`),
+    ...titleLines.map(
+      (line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${hex(palette.muted)}">${esc(line)}</text>`,
+    ),
   ];
   maps.forEach((map, k) => {
     const x0 = pad + (k % columns) * (size + gap);
@@ -174,7 +179,9 @@ function headGridSvg(title: string, maps: readonly HeadMap[], palette: Palette):
       for (let c = 0; c < map.n; c++) {
         const w = map.data[r * map.n + c];
         if (!(w > 0)) continue;
-        parts.push(`<rect x="${(x0 + c * cell).toFixed(2)}" y="${(y0 + r * cell).toFixed(2)}" width="${cell.toFixed(2)}" height="${cell.toFixed(2)}" fill="${hex(palette.seq1)}" fill-opacity="${Math.min(1, w).toFixed(3)}"/>`);
+        parts.push(
+          `<rect x="${(x0 + c * cell).toFixed(2)}" y="${(y0 + r * cell).toFixed(2)}" width="${cell.toFixed(2)}" height="${cell.toFixed(2)}" fill="${hex(palette.seq1)}" fill-opacity="${Math.min(1, w).toFixed(3)}"/>`,
+        );
       }
     }
     parts.push(`<text x="${x0}" y="${y0 + size + 14}" font-size="12" fill="${hex(palette.ink)}">${esc(map.caption)}</text>`);

@@ -92,9 +92,17 @@ export class Histogram {
   constructor(private readonly options: HistogramOptions) {
     this.chart = svg('svg', { class: 'chart histogram-chart', role: 'img', viewBox: `0 0 ${WIDTH} 100`, 'aria-label': options.title });
     this.table = el('table', { class: 'data-table histogram-table' });
-    this.element = el('div', { class: `histogram ${options.className ?? ''}`.trim() },
+    this.element = el(
+      'div',
+      { class: `histogram ${options.className ?? ''}`.trim() },
       this.chart,
-      el('details', { class: 'histogram-details' }, el('summary', {}, 'The same histogram as a table'), el('div', { class: 'matrix-scroll', tabindex: 0, role: 'region', 'aria-label': `${options.title}: table` }, this.table)));
+      el(
+        'details',
+        { class: 'histogram-details' },
+        el('summary', {}, 'The same histogram as a table'),
+        el('div', { class: 'matrix-scroll', tabindex: 0, role: 'region', 'aria-label': `${options.title}: table` }, this.table),
+      ),
+    );
   }
 
   /**
@@ -125,7 +133,14 @@ export class Histogram {
       counts.forEach((count, b) => {
         if (count === 0) return;
         const h = (count / peak) * (PANEL - 4);
-        bars.appendChild(svg('rect', { x: (LEFT + b * binWidth + 0.5).toFixed(2), y: (base - h).toFixed(2), width: Math.max(0.5, binWidth - 1).toFixed(2), height: h.toFixed(2) }));
+        bars.appendChild(
+          svg('rect', {
+            x: (LEFT + b * binWidth + 0.5).toFixed(2),
+            y: (base - h).toFixed(2),
+            width: Math.max(0.5, binWidth - 1).toFixed(2),
+            height: h.toFixed(2),
+          }),
+        );
       });
       nodes.push(bars);
       nodes.push(svg('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: base, y2: base }));
@@ -138,7 +153,18 @@ export class Histogram {
         const mx = x(marker.at).toFixed(2);
         nodes.push(svg('line', { class: 'marker', x1: mx, x2: mx, y1: top, y2: base }));
         // Labels sit just inside the panel's top, beside their line, clear of the panel title.
-        nodes.push(svg('text', { class: 'marker-label', x: (x(marker.at) + (marker.at < 0 ? -4 : 4)).toFixed(2), y: top + 10, 'text-anchor': marker.at < 0 ? 'end' : 'start' }, marker.label));
+        nodes.push(
+          svg(
+            'text',
+            {
+              class: 'marker-label',
+              x: (x(marker.at) + (marker.at < 0 ? -4 : 4)).toFixed(2),
+              y: top + 10,
+              'text-anchor': marker.at < 0 ? 'end' : 'start',
+            },
+            marker.label,
+          ),
+        );
       }
     });
 
@@ -149,7 +175,13 @@ export class Histogram {
       nodes.push(svg('text', { x: tx, y: axisY + 16, 'text-anchor': 'middle' }, format(tick)));
     }
     nodes.push(svg('text', { x: LEFT + plotWidth / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' }, this.options.xLabel));
-    nodes.push(svg('text', { x: 12, y: axisY / 2, 'text-anchor': 'middle', class: 'axis-title', transform: `rotate(-90 12 ${(axisY / 2).toFixed(1)})` }, 'share of samples'));
+    nodes.push(
+      svg(
+        'text',
+        { x: 12, y: axisY / 2, 'text-anchor': 'middle', class: 'axis-title', transform: `rotate(-90 12 ${(axisY / 2).toFixed(1)})` },
+        'share of samples',
+      ),
+    );
 
     this.chart.setAttribute('viewBox', `0 0 ${WIDTH} ${height}`);
     this.chart.setAttribute('aria-label', summary);
@@ -163,16 +195,29 @@ export class Histogram {
     return serializeSvg(this.chart, palette);
   }
 
-  private fillTable(series: readonly HistogramSeries[], binned: Bins[], lo: number, hi: number, bins: number, format: (v: number) => string): void {
+  private fillTable(
+    series: readonly HistogramSeries[],
+    binned: Bins[],
+    lo: number,
+    hi: number,
+    bins: number,
+    format: (v: number) => string,
+  ): void {
     const width = (hi - lo) / bins;
-    const head = el('tr', {}, el('th', { scope: 'col' }, 'from'), el('th', { scope: 'col' }, 'to'),
-      ...series.map((s) => el('th', { scope: 'col' }, `${s.label} (samples)`)));
-    const rows = binned[0]?.counts.map((_, b) => {
-      // The end bins also hold the values beyond the axis.
-      const from = b === 0 ? fmt(-Infinity) : format(lo + b * width);
-      const to = b === bins - 1 ? fmt(Infinity) : format(lo + (b + 1) * width);
-      return el('tr', {}, el('td', {}, from), el('td', {}, to), ...binned.map((bin) => el('td', {}, String(bin.counts[b]))));
-    }) ?? [];
+    const head = el(
+      'tr',
+      {},
+      el('th', { scope: 'col' }, 'from'),
+      el('th', { scope: 'col' }, 'to'),
+      ...series.map((s) => el('th', { scope: 'col' }, `${s.label} (samples)`)),
+    );
+    const rows =
+      binned[0]?.counts.map((_, b) => {
+        // The end bins also hold the values beyond the axis.
+        const from = b === 0 ? fmt(-Infinity) : format(lo + b * width);
+        const to = b === bins - 1 ? fmt(Infinity) : format(lo + (b + 1) * width);
+        return el('tr', {}, el('td', {}, from), el('td', {}, to), ...binned.map((bin) => el('td', {}, String(bin.counts[b]))));
+      }) ?? [];
     showChildren(this.table, el('caption', {}, this.options.title), el('thead', {}, head), el('tbody', {}, ...rows));
   }
 }

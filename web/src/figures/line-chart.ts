@@ -86,8 +86,12 @@ export class LogLogChart {
     // Room on the left for the longest y label (about 6.5 px a character at 12 px) and the rotated axis title.
     const longest = Math.max(0, ...data.yTicks.map((tick) => tick.label.length));
     const m = { left: Math.max(W < 420 ? 58 : 68, Math.round(longest * 6.5 + 28)), right: 14, top: 14, bottom: 44 };
-    const xs = [...data.series.flatMap((s) => s.points.map((p) => p[0])), ...data.xTicks.map((t) => t.value)].filter((v) => v > 0 && Number.isFinite(v));
-    const ys = [...data.series.flatMap((s) => s.points.map((p) => p[1])), ...data.yTicks.map((t) => t.value)].filter((v) => v > 0 && Number.isFinite(v));
+    const xs = [...data.series.flatMap((s) => s.points.map((p) => p[0])), ...data.xTicks.map((t) => t.value)].filter(
+      (v) => v > 0 && Number.isFinite(v),
+    );
+    const ys = [...data.series.flatMap((s) => s.points.map((p) => p[1])), ...data.yTicks.map((t) => t.value)].filter(
+      (v) => v > 0 && Number.isFinite(v),
+    );
     if (xs.length === 0 || ys.length === 0) return;
     // A little room around the data (4% of each log range) so end points and labels clear the axes.
     const pad = (lo: number, hi: number) => {
@@ -123,12 +127,27 @@ export class LogLogChart {
     parts.push(svg('line', { class: 'axis', x1: m.left, x2: W - m.right, y1: H - m.bottom, y2: H - m.bottom }));
     parts.push(svg('line', { class: 'axis', x1: m.left, x2: m.left, y1: m.top, y2: H - m.bottom }));
     parts.push(svg('text', { class: 'axis-title', x: (m.left + W - m.right) / 2, y: H - 8, 'text-anchor': 'middle' }, this.options.xLabel));
-    parts.push(svg('text', { class: 'axis-title', x: 12, y: (m.top + H - m.bottom) / 2, 'text-anchor': 'middle', transform: `rotate(-90 12 ${r((m.top + H - m.bottom) / 2)})` }, this.options.yLabel));
+    parts.push(
+      svg(
+        'text',
+        {
+          class: 'axis-title',
+          x: 12,
+          y: (m.top + H - m.bottom) / 2,
+          'text-anchor': 'middle',
+          transform: `rotate(-90 12 ${r((m.top + H - m.bottom) / 2)})`,
+        },
+        this.options.yLabel,
+      ),
+    );
     for (const series of data.series) {
       const points = series.points.filter(([x, y]) => x > 0 && y > 0 && Number.isFinite(x) && Number.isFinite(y));
       if (points.length === 0) continue;
-      parts.push(svg('polyline', { class: `series-line ${series.className}`, points: points.map(([x, y]) => `${r(X(x))},${r(Y(y))}`).join(' ') }));
-      if (series.markers) for (const [x, y] of points) parts.push(svg('circle', { class: `series-dot ${series.className}`, cx: r(X(x)), cy: r(Y(y)), r: 3 }));
+      parts.push(
+        svg('polyline', { class: `series-line ${series.className}`, points: points.map(([x, y]) => `${r(X(x))},${r(Y(y))}`).join(' ') }),
+      );
+      if (series.markers)
+        for (const [x, y] of points) parts.push(svg('circle', { class: `series-dot ${series.className}`, cx: r(X(x)), cy: r(Y(y)), r: 3 }));
     }
     if (data.highlight && data.highlight.x > 0 && data.highlight.y > 0) {
       const hx = X(data.highlight.x);
@@ -137,8 +156,14 @@ export class LogLogChart {
     }
     showChildren(this.svgRoot, ...parts);
     // The ringed point is named in the legend, where its label cannot collide with the lines.
-    showChildren(this.legend, ...data.series.map((s) =>
-      el('span', { class: 'legend-item' }, el('span', { class: `legend-line ${s.className}`, 'aria-hidden': 'true' }), s.label)),
-      data.highlight ? el('span', { class: 'legend-item' }, el('span', { class: 'legend-ring', 'aria-hidden': 'true' }), data.highlight.text) : null);
+    showChildren(
+      this.legend,
+      ...data.series.map((s) =>
+        el('span', { class: 'legend-item' }, el('span', { class: `legend-line ${s.className}`, 'aria-hidden': 'true' }), s.label),
+      ),
+      data.highlight
+        ? el('span', { class: 'legend-item' }, el('span', { class: 'legend-ring', 'aria-hidden': 'true' }), data.highlight.text)
+        : null,
+    );
   }
 }

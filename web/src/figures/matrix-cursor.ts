@@ -5,13 +5,28 @@ import type { CellGrid } from './matrix-grid';
 /** Where a key moves the cursor from (r, c), clamped to the grid; null for a key that does not move it. */
 export function cursorTarget(event: KeyboardEvent, [r, c]: [number, number], rows: number, cols: number): [number, number] | null {
   switch (event.key) {
-    case 'ArrowUp': r--; break;
-    case 'ArrowDown': r++; break;
-    case 'ArrowLeft': c--; break;
-    case 'ArrowRight': c++; break;
-    case 'Home': c = 0; if (event.ctrlKey) r = 0; break;
-    case 'End': c = cols - 1; if (event.ctrlKey) r = rows - 1; break;
-    default: return null;
+    case 'ArrowUp':
+      r--;
+      break;
+    case 'ArrowDown':
+      r++;
+      break;
+    case 'ArrowLeft':
+      c--;
+      break;
+    case 'ArrowRight':
+      c++;
+      break;
+    case 'Home':
+      c = 0;
+      if (event.ctrlKey) r = 0;
+      break;
+    case 'End':
+      c = cols - 1;
+      if (event.ctrlKey) r = rows - 1;
+      break;
+    default:
+      return null;
   }
   return [Math.max(0, Math.min(rows - 1, r)), Math.max(0, Math.min(cols - 1, c))];
 }

@@ -29,7 +29,10 @@ export interface EditHost {
 
 /** A typed number: "0.5", "-1", "−2.25", ".5", "1e-2"; null when it is not one (yet). */
 export function parseTyped(text: string): number | null {
-  const clean = text.trim().replace(/\u2212/g, '-').replace(/,/g, '.');
+  const clean = text
+    .trim()
+    .replace(/\u2212/g, '-')
+    .replace(/,/g, '.');
   if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(clean)) return null;
   const value = Number(clean);
   return Number.isFinite(value) ? value : null;
@@ -62,7 +65,10 @@ export class EditSession {
   private box: BoxSession | null = null;
   private drag: DragSession | null = null;
 
-  constructor(private readonly edit: MatrixEdit, private readonly host: EditHost) {}
+  constructor(
+    private readonly edit: MatrixEdit,
+    private readonly host: EditHost,
+  ) {}
 
   /** (r, c) holds the edit box: table writes leave its text alone. */
   isEditing(r: number, c: number): boolean {
@@ -81,7 +87,11 @@ export class EditSession {
     if (this.box) this.finish(true, false);
     const edit = this.edit;
     const input = el('input', {
-      type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', class: 'matrix-edit-input',
+      type: 'text',
+      inputmode: 'decimal',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      class: 'matrix-edit-input',
       'aria-label': `${edit.label(r, c)}. Type a number, or nudge it with the Up and Down arrows (Shift: steps of 1). Enter keeps it, Escape puts back the old value.`,
     });
     input.value = typed ?? String(round3(this.host.value(r, c)));

@@ -13,7 +13,10 @@ export class PictureFallback {
   private totals: HTMLElement | null = null;
 
   /** corner: the table's top-left header, whose first word names the rows of the totals table. */
-  constructor(private readonly host: PictureHost, private readonly corner: string | undefined) {}
+  constructor(
+    private readonly host: PictureHost,
+    private readonly corner: string | undefined,
+  ) {}
 
   /** The picture is on the page. */
   get shown(): boolean {
@@ -38,12 +41,15 @@ export class PictureFallback {
     const offset = view.offset ?? 0;
     const blocked = view.blocked;
     const scale = this.host.scale;
-    this.picture.update({
-      rows: view.rows,
-      cols: view.cols,
-      position: (i) => colourPosition(view.data[offset + i], scale, extent),
-      blocked: blocked ? (i) => blocked(Math.floor(i / view.cols), i % view.cols) : () => false,
-    }, `${caption}: a ${view.rows} × ${view.cols} heatmap, too large to print as a table. The arrow keys move through it one cell at a time and the line below reads the cell out; Copy or save has every number.`);
+    this.picture.update(
+      {
+        rows: view.rows,
+        cols: view.cols,
+        position: (i) => colourPosition(view.data[offset + i], scale, extent),
+        blocked: blocked ? (i) => blocked(Math.floor(i / view.cols), i % view.cols) : () => false,
+      },
+      `${caption}: a ${view.rows} × ${view.cols} heatmap, too large to print as a table. The arrow keys move through it one cell at a time and the line below reads the cell out; Copy or save has every number.`,
+    );
   }
 
   /** Takes the picture, its caption and totals off the page (the table comes back). */
@@ -76,12 +82,25 @@ export class PictureFallback {
     }
     const key = `${totals.label}|${view.rowLabels.join('\u0001')}`;
     if (this.totals?.dataset.key !== key) {
-      const rows = view.rowLabels.map((label, r) => el('tr', {}, el('th', { scope: 'row' }, label ?? String(r + 1)), el('td', { class: 'row-total' })));
-      const table = el('table', { class: 'data-table picture-totals-table' },
+      const rows = view.rowLabels.map((label, r) =>
+        el('tr', {}, el('th', { scope: 'row' }, label ?? String(r + 1)), el('td', { class: 'row-total' })),
+      );
+      const table = el(
+        'table',
+        { class: 'data-table picture-totals-table' },
         el('caption', {}, `${totals.label}, every row`),
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, this.corner?.split(/\s/)[0] ?? 'row'), el('th', { scope: 'col' }, totals.label))),
-        el('tbody', {}, ...rows));
-      const box = el('div', { class: 'picture-totals matrix-scroll', role: 'region', 'aria-label': `${totals.label}, every row`, tabindex: 0, 'data-key': key }, table);
+        el(
+          'thead',
+          {},
+          el('tr', {}, el('th', { scope: 'col' }, this.corner?.split(/\s/)[0] ?? 'row'), el('th', { scope: 'col' }, totals.label)),
+        ),
+        el('tbody', {}, ...rows),
+      );
+      const box = el(
+        'div',
+        { class: 'picture-totals matrix-scroll', role: 'region', 'aria-label': `${totals.label}, every row`, tabindex: 0, 'data-key': key },
+        table,
+      );
       if (this.totals) this.totals.replaceWith(box);
       else this.picture!.element.after(box);
       this.totals = box;

@@ -53,7 +53,10 @@ export class CellGrid {
   /** Over EAGER_TITLE_CELLS: cells get their tooltip (and, over LARGE_TABLE_CELLS without numbers, their name) when pointed at or focused. */
   private lazyWords = false;
 
-  constructor(readonly table: HTMLTableElement, private readonly options: GridOptions) {}
+  constructor(
+    readonly table: HTMLTableElement,
+    private readonly options: GridOptions,
+  ) {}
 
   /** The cell at (r, c), if the grid has one there. */
   cell(r: number, c: number): HTMLTableCellElement | undefined {
@@ -246,10 +249,17 @@ export class CellGrid {
    */
   mark(className: string, rows: Iterable<number>, cols: Iterable<number>): void {
     const next = new Set<HTMLTableCellElement>();
-    for (const r of rows) for (let c = 0; c < this.cols; c++) { const cell = this.cells[r * this.cols + c]; if (cell) next.add(cell); }
+    for (const r of rows)
+      for (let c = 0; c < this.cols; c++) {
+        const cell = this.cells[r * this.cols + c];
+        if (cell) next.add(cell);
+      }
     for (const c of cols) {
       if (c < 0 || c >= this.cols) continue;
-      for (let r = 0; r < this.rows; r++) { const cell = this.cells[r * this.cols + c]; if (cell) next.add(cell); }
+      for (let r = 0; r < this.rows; r++) {
+        const cell = this.cells[r * this.cols + c];
+        if (cell) next.add(cell);
+      }
     }
     const before = this.marked.get(className);
     if (before) for (const cell of before) if (!next.has(cell)) cell.classList.remove(className);

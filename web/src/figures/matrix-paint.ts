@@ -24,7 +24,10 @@ export class PaintSession {
   /** Painted cells not yet back from the owner's next update(). */
   private pending = new Map<number, boolean>();
 
-  constructor(private readonly paint: MatrixPaint, private readonly host: PaintHost) {}
+  constructor(
+    private readonly paint: MatrixPaint,
+    private readonly host: PaintHost,
+  ) {}
 
   /** The owner's update has the painted cells now. */
   confirmed(): void {

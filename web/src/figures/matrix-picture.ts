@@ -45,15 +45,24 @@ export interface PictureCells {
 function moveFor(event: KeyboardEvent, rows: number, cols: number, [r, c]: [number, number]): [number, number] | null {
   const step = event.shiftKey ? 8 : 1;
   switch (event.key) {
-    case 'ArrowUp': return [r - step, c];
-    case 'ArrowDown': return [r + step, c];
-    case 'ArrowLeft': return [r, c - step];
-    case 'ArrowRight': return [r, c + step];
-    case 'PageUp': return [r - 16, c];
-    case 'PageDown': return [r + 16, c];
-    case 'Home': return event.ctrlKey ? [0, 0] : [r, 0];
-    case 'End': return event.ctrlKey ? [rows - 1, cols - 1] : [r, cols - 1];
-    default: return null;
+    case 'ArrowUp':
+      return [r - step, c];
+    case 'ArrowDown':
+      return [r + step, c];
+    case 'ArrowLeft':
+      return [r, c - step];
+    case 'ArrowRight':
+      return [r, c + step];
+    case 'PageUp':
+      return [r - 16, c];
+    case 'PageDown':
+      return [r + 16, c];
+    case 'Home':
+      return event.ctrlKey ? [0, 0] : [r, 0];
+    case 'End':
+      return event.ctrlKey ? [rows - 1, cols - 1] : [r, cols - 1];
+    default:
+      return null;
   }
 }
 
@@ -87,8 +96,13 @@ export class MatrixPicture {
     this.canvas = el('canvas', { class: 'matrix-picture-canvas', width: 1, height: 1, 'aria-hidden': 'true' });
     this.cursorMark = el('div', { class: 'picture-mark picture-cursor', 'aria-hidden': 'true' });
     this.selectedMark = el('div', { class: 'picture-mark picture-selected', 'aria-hidden': 'true', hidden: true });
-    this.element = el('div', { class: 'matrix-picture', role: 'img', 'aria-roledescription': 'heatmap', tabindex: 0 },
-      this.canvas, this.selectedMark, this.cursorMark);
+    this.element = el(
+      'div',
+      { class: 'matrix-picture', role: 'img', 'aria-roledescription': 'heatmap', tabindex: 0 },
+      this.canvas,
+      this.selectedMark,
+      this.cursorMark,
+    );
     this.element.addEventListener('keydown', (event) => this.onKey(event));
     this.element.addEventListener('focus', () => this.host.point(this.cursor));
     this.element.addEventListener('blur', () => this.host.point(null));
@@ -219,7 +233,8 @@ export class MatrixPicture {
     const palette = readPalette(this.element);
     const sequential = this.host.scale === 'sequential';
     const lut = new Uint8ClampedArray(256 * 3);
-    for (let i = 0; i < 256; i++) lut.set(cellRgb(sequential ? i / 255 : (i / 255) * 2 - 1, this.host.scale, palette, palette.capColourOnly), i * 3);
+    for (let i = 0; i < 256; i++)
+      lut.set(cellRgb(sequential ? i / 255 : (i / 255) * 2 - 1, this.host.scale, palette, palette.capColourOnly), i * 3);
     this.paletteKey = key;
     this.colours = { lut, blocked: palette.surface2 };
     return this.colours;

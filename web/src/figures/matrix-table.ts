@@ -71,49 +71,66 @@ export class MatrixTable {
   constructor(private readonly options: MatrixTableOptions) {
     const grid = Boolean(options.onSelect || options.edit || options.paint);
     const modes = `${options.edit ? ' editable' : ''}${options.paint ? ' paintable' : ''}`;
-    this.table = el('table', { class: `matrix ${options.scale === 'sequential' ? 'sequential' : ''} ${options.className ?? ''}${modes}`.replace(/\s+/g, ' ').trim(), role: grid ? 'grid' : null });
+    this.table = el('table', {
+      class: `matrix ${options.scale === 'sequential' ? 'sequential' : ''} ${options.className ?? ''}${modes}`.replace(/\s+/g, ' ').trim(),
+      role: grid ? 'grid' : null,
+    });
     this.scroller = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': options.caption }, this.table);
     this.readout = el('p', { class: 'matrix-readout', 'aria-live': 'polite' });
     const foot = el('div', { class: 'matrix-foot' }, this.readout);
     if (options.tools !== false) {
-      foot.appendChild(exportToolbar({
-        label: () => this.captionText || this.options.caption,
-        csv: () => tableCsv(this.exportData()),
-        numpy: () => tableNumpy(this.exportData()),
-        svg: () => tableSvg(this.exportData(), readPalette(this.element)),
-      }));
+      foot.appendChild(
+        exportToolbar({
+          label: () => this.captionText || this.options.caption,
+          csv: () => tableCsv(this.exportData()),
+          numpy: () => tableNumpy(this.exportData()),
+          svg: () => tableSvg(this.exportData(), readPalette(this.element)),
+        }),
+      );
     }
     this.element = el('div', { class: 'matrix-figure' }, this.scroller, foot);
 
     const digits = options.digits ?? 2;
     this.format = options.format ?? ((v: number) => fmt(v, digits));
     this.grid = new CellGrid(this.table, {
-      corner: options.corner, scale: options.scale, format: this.format, describe: options.describe, formatDelta: options.formatDelta ?? formatDelta,
+      corner: options.corner,
+      scale: options.scale,
+      format: this.format,
+      describe: options.describe,
+      formatDelta: options.formatDelta ?? formatDelta,
     });
     this.cursor = new GridCursor(this.grid);
-    this.editor = options.edit ? new EditSession(options.edit, {
-      grid: this.grid,
-      value: (r, c) => valueAt(this.view!, r, c),
-      text: (r, c) => cellText(this.view!, r, c, this.format),
-      format: (value) => fmt(value, digits),
-    }) : null;
-    this.painter = options.paint ? new PaintSession(options.paint, {
-      cols: () => this.grid.cols,
-      storedOn: (r, c) => !(this.view?.blocked?.(r, c) ?? false) && valueAt(this.view!, r, c) !== 0,
-      show: (r, c, on) => this.grid.showPainted(r, c, on, this.view?.showNumbers ?? true ? (on ? '1' : (this.view?.blockedText ?? '0')) : null),
-    }) : null;
+    this.editor = options.edit
+      ? new EditSession(options.edit, {
+          grid: this.grid,
+          value: (r, c) => valueAt(this.view!, r, c),
+          text: (r, c) => cellText(this.view!, r, c, this.format),
+          format: (value) => fmt(value, digits),
+        })
+      : null;
+    this.painter = options.paint
+      ? new PaintSession(options.paint, {
+          cols: () => this.grid.cols,
+          storedOn: (r, c) => !(this.view?.blocked?.(r, c) ?? false) && valueAt(this.view!, r, c) !== 0,
+          show: (r, c, on) =>
+            this.grid.showPainted(r, c, on, (this.view?.showNumbers ?? true) ? (on ? '1' : (this.view?.blockedText ?? '0')) : null),
+        })
+      : null;
     const painter = this.painter;
-    this.picture = new PictureFallback({
-      scale: options.scale,
-      point: (at) => {
-        this.pointed = at;
-        this.showReadout();
+    this.picture = new PictureFallback(
+      {
+        scale: options.scale,
+        point: (at) => {
+          this.pointed = at;
+          this.showReadout();
+        },
+        activate: (r, c) => {
+          if (this.options.onSelect) this.select(r, c);
+        },
+        paint: painter ? { isOn: (r, c) => painter.isOn(r, c), set: (r, c, on) => painter.set(r, c, on) } : undefined,
       },
-      activate: (r, c) => {
-        if (this.options.onSelect) this.select(r, c);
-      },
-      paint: painter ? { isOn: (r, c) => painter.isOn(r, c), set: (r, c, on) => painter.set(r, c, on) } : undefined,
-    }, options.corner);
+      options.corner,
+    );
 
     this.table.addEventListener('keydown', (event) => this.onKey(event));
     this.table.addEventListener('focusin', (event) => this.onFocus(event));
@@ -339,9 +356,12 @@ export class MatrixTable {
   private showReadout(): void {
     const at = this.pointed ?? (this.focusedCell() || this.selected);
     const { rows, cols } = this.grid;
-    const text = at && this.view && at[0] < rows && at[1] < cols
-      ? this.words(this.view, at[0], at[1])
-      : this.changedCount > 0 ? `${this.changedCount} of ${rows * cols} numbers moved since your edits (dashed outline, change in the corner).` : '';
+    const text =
+      at && this.view && at[0] < rows && at[1] < cols
+        ? this.words(this.view, at[0], at[1])
+        : this.changedCount > 0
+          ? `${this.changedCount} of ${rows * cols} numbers moved since your edits (dashed outline, change in the corner).`
+          : '';
     // Unchanged text is not written again, so the live region does not repeat itself on every redraw.
     setText(this.readout, text);
   }

@@ -60,7 +60,21 @@ export function viewExtent(view: MatrixView): number {
 
 /** Exactly what the figure shows, for CSV, NumPy and image files (null view: an empty table). */
 export function tableData(view: MatrixView | null, caption: string, corner: string, scale: ColourScale, format: CellFormat): TableData {
-  if (!view) return { caption, corner: '', rows: 0, cols: 0, rowLabels: [], colLabels: [], values: [], texts: [], blocked: [], positions: [], scale, showNumbers: true };
+  if (!view)
+    return {
+      caption,
+      corner: '',
+      rows: 0,
+      cols: 0,
+      rowLabels: [],
+      colLabels: [],
+      values: [],
+      texts: [],
+      blocked: [],
+      positions: [],
+      scale,
+      showNumbers: true,
+    };
   const extent = viewExtent(view);
   const values: number[] = [];
   const texts: string[] = [];
@@ -78,9 +92,20 @@ export function tableData(view: MatrixView | null, caption: string, corner: stri
     }
   }
   return {
-    caption, corner, rows: view.rows, cols: view.cols,
-    rowLabels: view.rowLabels.map((label, r) => label ?? String(r + 1)), colLabels: view.colLabels,
-    values, texts, blocked, positions, scale, showNumbers: view.showNumbers ?? true,
-    totals: view.rowTotals ? { label: view.rowTotals.label, texts: Array.from({ length: view.rows }, (_, r) => view.rowTotals!.text(r)) } : undefined,
+    caption,
+    corner,
+    rows: view.rows,
+    cols: view.cols,
+    rowLabels: view.rowLabels.map((label, r) => label ?? String(r + 1)),
+    colLabels: view.colLabels,
+    values,
+    texts,
+    blocked,
+    positions,
+    scale,
+    showNumbers: view.showNumbers ?? true,
+    totals: view.rowTotals
+      ? { label: view.rowTotals.label, texts: Array.from({ length: view.rows }, (_, r) => view.rowTotals!.text(r)) }
+      : undefined,
   };
 }

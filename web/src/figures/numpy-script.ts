@@ -51,16 +51,26 @@ export interface ArticleSources {
 }
 
 function literal(name: string, m: Matrix, comment: string): string {
-  const rows = Array.from({ length: m.rows }, (_, r) => `    [${Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols), f32).join(', ')}],`);
+  const rows = Array.from(
+    { length: m.rows },
+    (_, r) => `    [${Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols), f32).join(', ')}],`,
+  );
   return [`${name} = np.array([   # ${comment}`, ...rows, '])'].join('\n');
 }
 
 function pyString(text: string): string {
-  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '')}'`;
+  return `'${text
+    .replace(/\\/g, '\\\\')
+    .replace(/'/g, "\\'")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '')}'`;
 }
 
 /** Markers the script prints before each array (tests/browser/hands-on.test.ts reads them). */
-export const SCRIPT_MARKERS = { weights: 'weights of head', headOutput: 'weights @ V of head', output: 'output = concat(heads) @ W_o' } as const;
+export const SCRIPT_MARKERS = {
+  weights: 'weights of head',
+  headOutput: 'weights @ V of head',
+  output: 'output = concat(heads) @ W_o',
+} as const;
 
 export function numpyScript(snapshot: Snapshot, sources: ArticleSources): string {
   const { pipeline: p, settings, tokens } = snapshot;
@@ -70,17 +80,17 @@ export function numpyScript(snapshot: Snapshot, sources: ArticleSources): string
   const head = settings.head + 1;
   const lines: string[] = [];
   lines.push(
-    '# The attention mechanism, worked out by hand: this page\'s numbers in NumPy.',
+    "# The attention mechanism, worked out by hand: this page's numbers in NumPy.",
     `# ${p.n} tokens, d_model = ${p.dModel}, h = ${p.heads} heads of d_k = ${p.dK}, ` +
       `${snapshot.trained ? `the trained model's layer ${snapshot.trained.resolving.layer + 1} (its input and weights)` : `seed ${settings.seed}`}; ` +
       `${settings.scale ? 'scores divided by sqrt(d_k)' : 'no scaling'}; ${describeMask(settings.mask, settings.causal)}` +
       `${settings.edits ? '; with your edited numbers' : ''}.`,
-    '# Every matrix below is the page\'s float32 value, written out in full. Run: python3 this_file.py',
+    "# Every matrix below is the page's float32 value, written out in full. Run: python3 this_file.py",
     'import numpy as np',
     '',
     'np.set_printoptions(precision=2, suppress=True, linewidth=150)',
     '',
-    '# The article\'s functions, exactly as printed there.',
+    "# The article's functions, exactly as printed there.",
     SOFTMAX_SOURCE,
     '',
     '',
@@ -106,7 +116,11 @@ export function numpyScript(snapshot: Snapshot, sources: ArticleSources): string
   if (masked) {
     const n = p.n;
     const rows = Array.from({ length: n }, (_, r) => `    [${Array.from(p.mask.data.subarray(r * n, (r + 1) * n)).join(', ')}],`);
-    lines.push(`mask = np.array([   # 1 = query row may look at key column: ${describeMask(settings.mask, settings.causal)}`, ...rows, '], dtype=bool)');
+    lines.push(
+      `mask = np.array([   # 1 = query row may look at key column: ${describeMask(settings.mask, settings.causal)}`,
+      ...rows,
+      '], dtype=bool)',
+    );
   }
   lines.push(
     '',
@@ -114,7 +128,7 @@ export function numpyScript(snapshot: Snapshot, sources: ArticleSources): string
       ? `out, weights = multi_head_attention_masked(X, W_q, W_k, W_v, W_o, h, mask=${masked ? 'mask' : 'None'}, scale=${settings.scale ? 'True' : 'False'})`
       : 'out, weights = multi_head_attention(X, W_q, W_k, W_v, W_o, h=h)',
     'd_k = X.shape[1] // h',
-    'cols = slice((head - 1) * d_k, head * d_k)            # this head\'s columns of V',
+    "cols = slice((head - 1) * d_k, head * d_k)            # this head's columns of V",
     'head_out = weights[head - 1] @ (X @ W_v)[:, cols]     # step 6: weights @ V for this head',
     '',
     `print('${SCRIPT_MARKERS.weights}', head, '(steps 5 and 6):')`,

@@ -41,8 +41,16 @@ export function colourStep(position: number): number {
 export type RGB = [number, number, number];
 
 export interface Palette {
-  pos: RGB; neg: RGB; mid: RGB; seq0: RGB; seq1: RGB;
-  ink: RGB; muted: RGB; surface: RGB; surface2: RGB; rule: RGB;
+  pos: RGB;
+  neg: RGB;
+  mid: RGB;
+  seq0: RGB;
+  seq1: RGB;
+  ink: RGB;
+  muted: RGB;
+  surface: RGB;
+  surface2: RGB;
+  rule: RGB;
   /** --cap of a heatmap with numbers and of a colour-only one (figures.css). */
   cap: number;
   capColourOnly: number;
@@ -52,9 +60,18 @@ export interface Palette {
 
 /** The light theme's values (tokens.css), used where styles cannot be read (a test DOM). */
 export const LIGHT_PALETTE: Palette = {
-  pos: [0xb3, 0x58, 0x06], neg: [0x54, 0x27, 0x88], mid: [0xf7, 0xf7, 0xf7], seq0: [0xf7, 0xfb, 0xff], seq1: [0x08, 0x30, 0x6b],
-  ink: [0x1d, 0x1d, 0x1f], muted: [0x55, 0x56, 0x5a], surface: [0xff, 0xff, 0xff], surface2: [0xf3, 0xf1, 0xec], rule: [0xd9, 0xd5, 0xcc],
-  cap: 0.55, capColourOnly: 1,
+  pos: [0xb3, 0x58, 0x06],
+  neg: [0x54, 0x27, 0x88],
+  mid: [0xf7, 0xf7, 0xf7],
+  seq0: [0xf7, 0xfb, 0xff],
+  seq1: [0x08, 0x30, 0x6b],
+  ink: [0x1d, 0x1d, 0x1f],
+  muted: [0x55, 0x56, 0x5a],
+  surface: [0xff, 0xff, 0xff],
+  surface2: [0xf3, 0xf1, 0xec],
+  rule: [0xd9, 0xd5, 0xcc],
+  cap: 0.55,
+  capColourOnly: 1,
   font: 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif',
   mono: 'ui-monospace, Menlo, Consolas, "Liberation Mono", monospace',
 };
@@ -92,7 +109,13 @@ function canvasColour(value: string): RGB | null {
 }
 
 export function hex([r, g, b]: RGB): string {
-  return `#${[r, g, b].map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, '0')).join('')}`;
+  return `#${[r, g, b]
+    .map((v) =>
+      Math.max(0, Math.min(255, Math.round(v)))
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 /** The theme's colours where `from` sits (inside a shadow root: that element's :host variables). */
@@ -110,14 +133,24 @@ export function readPalette(from: Element): Palette {
       return getComputedStyle(probe).fontFamily || fallback;
     };
     const palette: Palette = {
-      pos: read('--abh-pos', LIGHT_PALETTE.pos), neg: read('--abh-neg', LIGHT_PALETTE.neg), mid: read('--abh-mid', LIGHT_PALETTE.mid),
-      seq0: read('--abh-seq-0', LIGHT_PALETTE.seq0), seq1: read('--abh-seq-1', LIGHT_PALETTE.seq1),
-      ink: read('--abh-ink', LIGHT_PALETTE.ink), muted: read('--abh-ink-muted', LIGHT_PALETTE.muted),
-      surface: read('--abh-surface', LIGHT_PALETTE.surface), surface2: read('--abh-surface-2', LIGHT_PALETTE.surface2), rule: read('--abh-rule', LIGHT_PALETTE.rule),
-      cap: LIGHT_PALETTE.cap, capColourOnly: LIGHT_PALETTE.capColourOnly,
-      font: family('--abh-font', LIGHT_PALETTE.font), mono: family('--abh-mono', LIGHT_PALETTE.mono),
+      pos: read('--abh-pos', LIGHT_PALETTE.pos),
+      neg: read('--abh-neg', LIGHT_PALETTE.neg),
+      mid: read('--abh-mid', LIGHT_PALETTE.mid),
+      seq0: read('--abh-seq-0', LIGHT_PALETTE.seq0),
+      seq1: read('--abh-seq-1', LIGHT_PALETTE.seq1),
+      ink: read('--abh-ink', LIGHT_PALETTE.ink),
+      muted: read('--abh-ink-muted', LIGHT_PALETTE.muted),
+      surface: read('--abh-surface', LIGHT_PALETTE.surface),
+      surface2: read('--abh-surface-2', LIGHT_PALETTE.surface2),
+      rule: read('--abh-rule', LIGHT_PALETTE.rule),
+      cap: LIGHT_PALETTE.cap,
+      capColourOnly: LIGHT_PALETTE.capColourOnly,
+      font: family('--abh-font', LIGHT_PALETTE.font),
+      mono: family('--abh-mono', LIGHT_PALETTE.mono),
     };
-    const cap = Number.parseFloat(getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'));
+    const cap = Number.parseFloat(
+      getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'),
+    );
     if (Number.isFinite(cap) && cap > 0 && cap <= 1) palette.cap = cap;
     return palette;
   } finally {

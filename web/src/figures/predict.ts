@@ -121,16 +121,25 @@ export class Prediction {
   /** What was last drawn: nothing is rebuilt (and focus is not lost) when it has not changed. */
   private drawn = '';
 
-  constructor(private readonly covers: HTMLElement[], private readonly store: PredictionStore = predictions) {
+  constructor(
+    private readonly covers: HTMLElement[],
+    private readonly store: PredictionStore = predictions,
+  ) {
     const id = `predict-${++uid}`;
     this.questionText = el('p', { class: 'predict-question', id: `${id}-q` });
     this.choices = el('div', { class: 'predict-choices' });
     // Not a live region (it would repeat itself whenever the numbers change): focus moves here after an answer.
     this.verdict = el('p', { class: 'predict-verdict', tabindex: -1 });
     this.actions = el('div', { class: 'predict-actions' });
-    this.element = el('div', { class: 'predict', role: 'group', 'aria-labelledby': `${id}-q`, hidden: true },
+    this.element = el(
+      'div',
+      { class: 'predict', role: 'group', 'aria-labelledby': `${id}-q`, hidden: true },
       el('p', { class: 'predict-kicker', 'aria-hidden': 'true' }, 'Predict first'),
-      this.questionText, this.choices, this.verdict, this.actions);
+      this.questionText,
+      this.choices,
+      this.verdict,
+      this.actions,
+    );
     store.subscribe(() => this.draw());
   }
 
@@ -174,21 +183,29 @@ export class Prediction {
     this.element.classList.toggle('answered', answered);
     setText(this.questionText, q.question);
     const label = (id: string) => q.choices.find((c) => c.id === id)?.label ?? id;
-    replaceChildren(this.choices, ...q.choices.map((choice) => {
-      const button = el('button', {
-        type: 'button', class: `predict-choice${answered && choice.id === q.correct ? ' predict-answer' : ''}`,
-        'aria-pressed': answered ? String(choice.id === answer) : null,
-        'aria-disabled': answered ? 'true' : null,
-        'data-choice': choice.id,
-      }, choice.label);
-      // The verdict is drawn from the question as it is when the reader answers (this.current).
-      button.addEventListener('click', () => {
-        if (this.store.answerOf(q.key) !== undefined) return;
-        this.store.answer(q.key, choice.id);
-        this.verdict.focus();
-      });
-      return button;
-    }));
+    replaceChildren(
+      this.choices,
+      ...q.choices.map((choice) => {
+        const button = el(
+          'button',
+          {
+            type: 'button',
+            class: `predict-choice${answered && choice.id === q.correct ? ' predict-answer' : ''}`,
+            'aria-pressed': answered ? String(choice.id === answer) : null,
+            'aria-disabled': answered ? 'true' : null,
+            'data-choice': choice.id,
+          },
+          choice.label,
+        );
+        // The verdict is drawn from the question as it is when the reader answers (this.current).
+        button.addEventListener('click', () => {
+          if (this.store.answerOf(q.key) !== undefined) return;
+          this.store.answer(q.key, choice.id);
+          this.verdict.focus();
+        });
+        return button;
+      }),
+    );
     if (!answered) {
       setText(this.verdict, '');
       const skip = el('button', { type: 'button', class: 'predict-link predict-skip' }, 'Skip: just show me');
@@ -202,11 +219,12 @@ export class Prediction {
       this.cover(true);
       return;
     }
-    const lead = answer === SKIPPED
-      ? el('strong', {}, `The answer: ${label(q.correct)}. `)
-      : answer === q.correct
-        ? el('strong', {}, `Right: ${label(q.correct)}. `)
-        : el('strong', {}, `Not quite: you said ${label(answer)}; the answer is ${label(q.correct)}. `);
+    const lead =
+      answer === SKIPPED
+        ? el('strong', {}, `The answer: ${label(q.correct)}. `)
+        : answer === q.correct
+          ? el('strong', {}, `Right: ${label(q.correct)}. `)
+          : el('strong', {}, `Not quite: you said ${label(answer)}; the answer is ${label(q.correct)}. `);
     replaceChildren(this.verdict, lead, q.explanation);
     const again = el('button', { type: 'button', class: 'predict-link predict-again' }, 'Ask me again');
     again.addEventListener('click', () => {
@@ -227,5 +245,8 @@ export function predictionToggle(store: PredictionStore = predictions): HTMLElem
   box.addEventListener('change', () => store.setEnabled(box.checked));
   store.subscribe(sync);
   sync();
-  return controlForm({}, el('label', { class: 'predict-toggle' }, box, 'Ask me to predict before some figures show their answer (remembered on this device)'));
+  return controlForm(
+    {},
+    el('label', { class: 'predict-toggle' }, box, 'Ask me to predict before some figures show their answer (remembered on this device)'),
+  );
 }

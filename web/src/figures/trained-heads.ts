@@ -21,12 +21,19 @@ export class TrainedHeads {
   private shape = '';
 
   constructor() {
-    this.element = el('div', { class: 'trained-heads', hidden: true },
+    this.element = el(
+      'div',
+      { class: 'trained-heads', hidden: true },
       el('h3', {}, 'The trained model’s heads'),
       this.summary,
-      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'What each trained head reads from “it”, on average', tabindex: 0 }, this.table),
+      el(
+        'div',
+        { class: 'matrix-scroll', role: 'region', 'aria-label': 'What each trained head reads from “it”, on average', tabindex: 0 },
+        this.table,
+      ),
       this.shortcut,
-      this.grid);
+      this.grid,
+    );
   }
 
   update(trained: TrainedSnapshot | null, tokens: readonly string[]): void {
@@ -37,24 +44,44 @@ export class TrainedHeads {
     const labels = tokenLabels(tokens.slice(0, n));
     const best = trained.resolving;
     const bestShare = shareOf(trained, best);
-    setText(this.summary,
+    setText(
+      this.summary,
       `The shipped model has ${layers} layers of ${heads} heads. Averaged over its ${trained.evaluation.examples} held-out sentences, ` +
-      `${headName(best)} puts ${fmt(bestShare.referent)} of the weight from “it” on the noun “it” refers to and ${fmt(bestShare.otherNoun)} on the other noun: ` +
-      'it is the head that resolves “it”, and the one the steps above run. The maps below are every head on your sentence.');
+        `${headName(best)} puts ${fmt(bestShare.referent)} of the weight from “it” on the noun “it” refers to and ${fmt(bestShare.otherNoun)} on the other noun: ` +
+        'it is the head that resolves “it”, and the one the steps above run. The maps below are every head on your sentence.',
+    );
 
     const columns = ['referent', 'other noun', 'adjective', 'itself'];
-    showChildren(this.table,
+    showChildren(
+      this.table,
       el('caption', {}, 'Mean weight from “it”, held-out sentences'),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'head'), ...columns.map((c) => el('th', { scope: 'col' }, c)))),
-      el('tbody', {}, ...trained.shares.map((s) => el('tr', { class: s.layer === best.layer && s.head === best.head ? 'trained-heads-best' : null },
-        el('th', { scope: 'row' }, headName(s)),
-        ...[s.referent, s.otherNoun, s.adjective, s.self].map((v) => el('td', { class: 'num' }, fmt(v)))))));
+      el(
+        'tbody',
+        {},
+        ...trained.shares.map((s) =>
+          el(
+            'tr',
+            { class: s.layer === best.layer && s.head === best.head ? 'trained-heads-best' : null },
+            el('th', { scope: 'row' }, headName(s)),
+            ...[s.referent, s.otherNoun, s.adjective, s.self].map((v) => el('td', { class: 'num' }, fmt(v))),
+          ),
+        ),
+      ),
+    );
 
     const shortcuts = shortcutLayers(trained);
-    setText(this.shortcut, shortcuts.map((s) =>
-      `Layer ${s.layer + 1} takes a shortcut: on average its heads put ${fmt(s.referent)} on the referent and ${fmt(s.otherNoun)} on the other noun, ` +
-      'so it gathers both candidates without choosing. ' +
-      (s.layer < layers - 1 ? `Layer ${s.layer + 2} then chooses between them, and the adjective is what it has to go on.` : '')).join(' '));
+    setText(
+      this.shortcut,
+      shortcuts
+        .map(
+          (s) =>
+            `Layer ${s.layer + 1} takes a shortcut: on average its heads put ${fmt(s.referent)} on the referent and ${fmt(s.otherNoun)} on the other noun, ` +
+            'so it gathers both candidates without choosing. ' +
+            (s.layer < layers - 1 ? `Layer ${s.layer + 2} then chooses between them, and the adjective is what it has to go on.` : ''),
+        )
+        .join(' '),
+    );
     this.shortcut.hidden = shortcuts.length === 0;
 
     const shape = `${layers}×${heads}×${n}`;
@@ -63,17 +90,22 @@ export class TrainedHeads {
       this.tables = [];
       this.notes = [];
       const figures: HTMLElement[] = [];
-      for (let layer = 0; layer < layers; layer++) for (let head = 0; head < heads; head++) {
-        const table = new MatrixTable({
-          caption: headName({ layer, head }), scale: 'sequential', corner: 'reads ↓ from →', digits: 2,
-          describe: (r, c, v) => `${headName({ layer, head })}: ${quoted(labels[r] ?? '')} takes ${percent(v)} from ${quoted(labels[c] ?? '')}`,
-          className: 'trained-head-map',
-        });
-        this.tables.push(table);
-        const note = el('figcaption', { class: 'trained-head-shares' });
-        this.notes.push(note);
-        figures.push(el('figure', { class: 'figure trained-head' }, note, table.element));
-      }
+      for (let layer = 0; layer < layers; layer++)
+        for (let head = 0; head < heads; head++) {
+          const table = new MatrixTable({
+            caption: headName({ layer, head }),
+            scale: 'sequential',
+            corner: 'reads ↓ from →',
+            digits: 2,
+            describe: (r, c, v) =>
+              `${headName({ layer, head })}: ${quoted(labels[r] ?? '')} takes ${percent(v)} from ${quoted(labels[c] ?? '')}`,
+            className: 'trained-head-map',
+          });
+          this.tables.push(table);
+          const note = el('figcaption', { class: 'trained-head-shares' });
+          this.notes.push(note);
+          figures.push(el('figure', { class: 'figure trained-head' }, note, table.element));
+        }
       this.grid.replaceChildren(...figures);
     }
     this.tables.forEach((table, index) => {
@@ -82,9 +114,14 @@ export class TrainedHeads {
       const share = shareOf(trained, { layer, head });
       const data = trained.attention[layer].data.subarray(head * n * n, (head + 1) * n * n);
       const resolves = layer === best.layer && head === best.head ? ' — resolves “it”' : '';
-      setText(this.notes[index], `${headName({ layer, head })}${resolves}. From “it”, on average over the held-out sentences: ${shareSentence(share)}.`);
-      table.update({ data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: true },
-        `${headName({ layer, head })}${resolves}: row i is what word i reads`);
+      setText(
+        this.notes[index],
+        `${headName({ layer, head })}${resolves}. From “it”, on average over the held-out sentences: ${shareSentence(share)}.`,
+      );
+      table.update(
+        { data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: true },
+        `${headName({ layer, head })}${resolves}: row i is what word i reads`,
+      );
     });
   }
 }

@@ -24,21 +24,36 @@ export function shareOf(trained: TrainedSnapshot, ref: HeadRef): HeadShare {
 /** Task, size, steps and accuracy: the engine's describe()/evaluate() now, and the training record. */
 export function modelFacts(trained: TrainedSnapshot): string {
   const { model, evaluation, record } = trained;
-  return `The trained model (task “${model.task}”): ${model.layers} attention layers × ${model.heads} heads, d_model ${model.dModel}, ` +
+  return (
+    `The trained model (task “${model.task}”): ${model.layers} attention layers × ${model.heads} heads, d_model ${model.dModel}, ` +
     `${count(model.parameters)} parameters, trained for ${count(model.steps)} steps (${record.optimizer === 'adamw' ? 'AdamW' : record.optimizer}, ` +
     `learning rate ${record.learningRate}, batch ${record.batch}, seed ${record.seed}) by this page’s own C++. ` +
     `Measured just now on ${count(evaluation.examples)} held-out sentences, noun and adjective pairs it never trained on: ` +
-    `${percent(evaluation.accuracy, 1)} answered correctly (${percent(record.heldoutAccuracy, 1)} when it was trained).`;
+    `${percent(evaluation.accuracy, 1)} answered correctly (${percent(record.heldoutAccuracy, 1)} when it was trained).`
+  );
 }
 
 /** The model's most probable words at "it", as a small list of words and probabilities. */
 export function predictionList(trained: TrainedSnapshot): HTMLElement {
   const word = trained.words[trained.query] ?? '';
-  return el('div', { class: 'trained-prediction' },
+  return el(
+    'div',
+    { class: 'trained-prediction' },
     el('p', { class: 'trained-prediction-title' }, `What the whole model outputs at ${quoted(word)} (its most probable words):`),
-    el('ol', { class: 'trained-prediction-list' },
-      ...trained.top.map((t, i) => el('li', { class: i === 0 ? 'trained-prediction-top' : null },
-        el('span', { class: 'trained-prediction-word' }, t.word), ' ', el('span', { class: 'trained-prediction-p' }, percent(t.probability, 1))))));
+    el(
+      'ol',
+      { class: 'trained-prediction-list' },
+      ...trained.top.map((t, i) =>
+        el(
+          'li',
+          { class: i === 0 ? 'trained-prediction-top' : null },
+          el('span', { class: 'trained-prediction-word' }, t.word),
+          ' ',
+          el('span', { class: 'trained-prediction-p' }, percent(t.probability, 1)),
+        ),
+      ),
+    ),
+  );
 }
 
 /** The notes a reader needs about how the model read the sentence: unknown words, cut positions. */
@@ -47,12 +62,16 @@ export function readingNotes(trained: TrainedSnapshot, tokens: readonly string[]
   const unknown = tokens.filter((_, i) => trained.unknown[i]);
   if (unknown.length) {
     const listed = [...new Set(unknown)].slice(0, 6).map(quoted).join(', ');
-    notes.push(`${listed} ${unknown.length === 1 ? 'is' : 'are'} not in the trained vocabulary (${trained.model.vocabularySize} words): ` +
-      `the model reads ${unknown.length === 1 ? 'it' : 'each'} as its one unknown-word embedding, so ${unknown.length === 1 ? 'it carries' : 'they carry'} no meaning of ${unknown.length === 1 ? 'its' : 'their'} own.`);
+    notes.push(
+      `${listed} ${unknown.length === 1 ? 'is' : 'are'} not in the trained vocabulary (${trained.model.vocabularySize} words): ` +
+        `the model reads ${unknown.length === 1 ? 'it' : 'each'} as its one unknown-word embedding, so ${unknown.length === 1 ? 'it carries' : 'they carry'} no meaning of ${unknown.length === 1 ? 'its' : 'their'} own.`,
+    );
   }
   if (trained.cut) {
-    notes.push(`The trained model has ${trained.cut.positions} positions, and your sentence has ${trained.cut.words} words: ` +
-      `with trained weights the model and every step below read the first ${trained.cut.positions}. Random weights take the whole sentence.`);
+    notes.push(
+      `The trained model has ${trained.cut.positions} positions, and your sentence has ${trained.cut.words} words: ` +
+        `with trained weights the model and every step below read the first ${trained.cut.positions}. Random weights take the whole sentence.`,
+    );
   }
   return notes;
 }
@@ -73,7 +92,8 @@ export function shortcutLayers(trained: TrainedSnapshot): { layer: number; refer
     const referent = heads.reduce((sum, s) => sum + s.referent, 0) / heads.length;
     const otherNoun = heads.reduce((sum, s) => sum + s.otherNoun, 0) / heads.length;
     // Both nouns get a real share, and neither gets twice the other.
-    if (Math.min(referent, otherNoun) >= 0.1 && Math.max(referent, otherNoun) < 2 * Math.min(referent, otherNoun)) found.push({ layer, referent, otherNoun });
+    if (Math.min(referent, otherNoun) >= 0.1 && Math.max(referent, otherNoun) < 2 * Math.min(referent, otherNoun))
+      found.push({ layer, referent, otherNoun });
   }
   return found;
 }

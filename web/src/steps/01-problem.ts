@@ -69,7 +69,8 @@ export const problemStep: StepDefinition = {
   id: 'problem',
   number: 1,
   title: 'The problem: what does “it” refer to?',
-  summary: 'To make sense of a word like “it”, a model must pull in information from other words: attention gives every token a weighted mixture of all the tokens.',
+  summary:
+    'To make sense of a word like “it”, a model must pull in information from other words: attention gives every token a weighted mixture of all the tokens.',
   formula: tex`\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^{\top}}{\sqrt{d_k}}\right) V`,
   mount(body, context) {
     let snapshot: Snapshot | null = null;
@@ -77,7 +78,11 @@ export const problemStep: StepDefinition = {
     let picked: number | null = null;
     let sentenceKey = '';
 
-    const chips = el('div', { class: 'problem-tokens', role: 'radiogroup', 'aria-label': 'The sentence, one token per word: choose the token to follow' });
+    const chips = el('div', {
+      class: 'problem-tokens',
+      role: 'radiogroup',
+      'aria-label': 'The sentence, one token per word: choose the token to follow',
+    });
     const question = el('p', { class: 'problem-question' });
     const intro = el('p', { class: 'problem-intro' });
     const bars = new BarChart({ caption: '', labelHeader: 'token', valueHeader: 'share of the mixture', className: 'problem-bars' });
@@ -85,34 +90,56 @@ export const problemStep: StepDefinition = {
     // With trained weights: the model's prediction at "it", what it is, and how it read the sentence.
     const model = el('div', { class: 'problem-model', hidden: true });
     const notes = el('ul', { class: 'problem-notes', role: 'status', hidden: true });
-    const figure = el('figure', { class: 'figure problem-figure' },
+    const figure = el(
+      'figure',
+      { class: 'figure problem-figure' },
       intro,
       chips,
       question,
       el('div', { class: 'problem-chart' }, bars.element),
-      figureTools(() => bars.element, () => 'The mixture of one token', (palette) => bars.svgFile(palette)),
-      model);
+      figureTools(
+        () => bars.element,
+        () => 'The mixture of one token',
+        (palette) => bars.svgFile(palette),
+      ),
+      model,
+    );
     // Predict first: which token will the followed token (“it”) draw from most? The figure and the reading are the answer.
     const predict = context.predictions ? new Prediction([figure, reading]) : null;
 
     body.append(
-      el('p', {}, `Take the sentence “${ARTICLE_SENTENCE}” You know at once what “it” means: roads do not get tired, so “it” is the animal. ` +
-        'A model that handled each token on its own could never tell, because the vector it starts with for “it” is the same in every sentence. ' +
-        'To read “it” correctly it has to take something from “animal”.'),
-      el('p', {}, 'Attention is how it does that. Every token gets a new vector that is a ',
+      el(
+        'p',
+        {},
+        `Take the sentence “${ARTICLE_SENTENCE}” You know at once what “it” means: roads do not get tired, so “it” is the animal. ` +
+          'A model that handled each token on its own could never tell, because the vector it starts with for “it” is the same in every sentence. ' +
+          'To read “it” correctly it has to take something from “animal”.',
+      ),
+      el(
+        'p',
+        {},
+        'Attention is how it does that. Every token gets a new vector that is a ',
         el('strong', {}, 'weighted mixture'),
-        ' of what all the tokens carry, its own included. The proportions are not fixed in advance: they are worked out from the tokens themselves, and the formula above is the whole recipe. The steps below take it apart one operation at a time.'),
+        ' of what all the tokens carry, its own included. The proportions are not fixed in advance: they are worked out from the tokens themselves, and the formula above is the whole recipe. The steps below take it apart one operation at a time.',
+      ),
       notes,
       ...(predict ? [predict.element] : []),
       figure,
       reading,
-      el('div', { class: 'aside problem-howto' }, el('p', {},
-        el('strong', {}, 'How to use this page. '),
-        'The settings bar at the top changes the sentence, the weights (the trained model or random ones), the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
-        'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
-        'point at any cell to read it in words under its table, and use “Copy or save” under a table to take its numbers home as CSV, NumPy, PNG or SVG. ' +
-        'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).'),
-        context.predictions ? predictionToggle() : null),
+      el(
+        'div',
+        { class: 'aside problem-howto' },
+        el(
+          'p',
+          {},
+          el('strong', {}, 'How to use this page. '),
+          'The settings bar at the top changes the sentence, the weights (the trained model or random ones), the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
+            'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
+            'point at any cell to read it in words under its table, and use “Copy or save” under a table to take its numbers home as CSV, NumPy, PNG or SVG. ' +
+            'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).',
+        ),
+        context.predictions ? predictionToggle() : null,
+      ),
     );
 
     function focusIndex(tokens: string[]): number {
@@ -143,11 +170,24 @@ export const problemStep: StepDefinition = {
     });
 
     function buildChips(tokens: string[], unknown: readonly boolean[]): void {
-      chips.replaceChildren(...tokens.map((token, i) =>
-        el('button', {
-          type: 'button', class: `problem-chip${unknown[i] ? ' problem-chip-unknown' : ''}`, role: 'radio', 'data-index': i, 'aria-checked': 'false', tabindex: -1,
-          'aria-description': unknown[i] ? 'not in the trained vocabulary' : null,
-        }, token, unknown[i] ? el('span', { class: 'problem-chip-mark', 'aria-hidden': 'true' }, '?') : null)));
+      chips.replaceChildren(
+        ...tokens.map((token, i) =>
+          el(
+            'button',
+            {
+              type: 'button',
+              class: `problem-chip${unknown[i] ? ' problem-chip-unknown' : ''}`,
+              role: 'radio',
+              'data-index': i,
+              'aria-checked': 'false',
+              tabindex: -1,
+              'aria-description': unknown[i] ? 'not in the trained vocabulary' : null,
+            },
+            token,
+            unknown[i] ? el('span', { class: 'problem-chip-mark', 'aria-hidden': 'true' }, '?') : null,
+          ),
+        ),
+      );
     }
 
     function show(next: Snapshot): void {
@@ -172,15 +212,28 @@ export const problemStep: StepDefinition = {
         if (chip.title !== title) chip.title = title;
       });
 
-      setText(intro, `${next.settings.sentence === ARTICLE_SENTENCE ? 'The sentence' : 'Your sentence'} as the model sees it: ${p.n} token${p.n === 1 ? '' : 's'}, one per word. ` +
-        'Choose a token to see what its new vector is mixed from.');
+      setText(
+        intro,
+        `${next.settings.sentence === ARTICLE_SENTENCE ? 'The sentence' : 'Your sentence'} as the model sees it: ${p.n} token${p.n === 1 ? '' : 's'}, one per word. ` +
+          'Choose a token to see what its new vector is mixed from.',
+      );
       const isIt = focusTokenIndex(tokens) === focus && tokens[focus].toLowerCase().replace(/[^\p{L}\p{N}]/gu, '') === 'it';
-      setText(question, isIt
-        ? `What does ${quoted(tokens[focus])} (token ${focus + 1}) refer to?`
-        : `What does ${quoted(tokens[focus])} (token ${focus + 1}) need from the other tokens?`);
+      setText(
+        question,
+        isIt
+          ? `What does ${quoted(tokens[focus])} (token ${focus + 1}) refer to?`
+          : `What does ${quoted(tokens[focus])} (token ${focus + 1}) need from the other tokens?`,
+      );
 
-      const headNote = trained ? ` in ${headName(trained.resolving)} of the trained model` : p.heads > 1 ? ` (head ${settings.head + 1} of ${p.heads})` : '';
-      bars.update(mixtureBars(next, focus), `How much of each token goes into the new vector for ${quoted(tokens[focus])}${headNote}; the shading of the words above shows the same shares.`);
+      const headNote = trained
+        ? ` in ${headName(trained.resolving)} of the trained model`
+        : p.heads > 1
+          ? ` (head ${settings.head + 1} of ${p.heads})`
+          : '';
+      bars.update(
+        mixtureBars(next, focus),
+        `How much of each token goes into the new vector for ${quoted(tokens[focus])}${headNote}; the shading of the words above shows the same shares.`,
+      );
 
       if (!trained && next.pipeline.fullyMaskedRows[focus]) {
         setText(reading, `Every token is masked for ${quoted(tokens[focus])}, so it has nothing to draw from: its mixture is empty.`);
@@ -189,17 +242,23 @@ export const problemStep: StepDefinition = {
       const self = top === focus ? ' (itself)' : '';
       if (trained) {
         const answer = trained.top[0];
-        setText(reading,
+        setText(
+          reading,
           `In ${headName(trained.resolving)}, the head of the trained model that puts the most weight on the noun “it” refers to, ` +
-          `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
-          (focus === trained.query && answer ? `The whole model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)}). ` : '') +
-          'Nobody wrote that rule: training adjusted W_q and W_k until the right noun wins. Change “tired” to “wide” in the sentence and watch it switch.');
+            `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
+            (focus === trained.query && answer
+              ? `The whole model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)}). `
+              : '') +
+            'Nobody wrote that rule: training adjusted W_q and W_k until the right noun wins. Change “tired” to “wide” in the sentence and watch it switch.',
+        );
         return;
       }
-      setText(reading,
+      setText(
+        reading,
         `With the current weights, ${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
-        `These weights come from random, untrained projections (seed ${settings.seed}), so which word wins is down to chance; ` +
-        'training is what adjusts the projections until the right word wins: choose “Trained model” under Weights to see a model that resolves “it”. The arithmetic is the same either way, and it is what the next steps work through.');
+          `These weights come from random, untrained projections (seed ${settings.seed}), so which word wins is down to chance; ` +
+          'training is what adjusts the projections until the right word wins: choose “Trained model” under Weights to see a model that resolves “it”. The arithmetic is the same either way, and it is what the next steps work through.',
+      );
     }
 
     function showModel(next: Snapshot): void {
@@ -257,7 +316,8 @@ export function predictQuestion(snapshot: Snapshot): PredictQuestion | null {
       question: `Before you look: in the trained model, which token will ${quoted(labels[focus])} draw from most?`,
       choices,
       correct: String(top),
-      explanation: `In ${headName(trained.resolving)}, the head that resolves “it”, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}` +
+      explanation:
+        `In ${headName(trained.resolving)}, the head that resolves “it”, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}` +
         `${focus === trained.query && answer ? `, and the model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)})` : ''}. ` +
         'The adjective decides: animals get tired, roads are wide. The model learned that from examples; the steps below take its arithmetic apart.',
     };
@@ -267,7 +327,8 @@ export function predictQuestion(snapshot: Snapshot): PredictQuestion | null {
     question: `Random weights: which token happens to win for ${quoted(labels[focus])}?`,
     choices,
     correct: String(top),
-    explanation: `With these random weights, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}. ` +
+    explanation:
+      `With these random weights, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}. ` +
       'These projections are random and untrained, so the winner is down to the seed rather than to meaning (try “New random weights”). ' +
       'They do not say what “it” refers to: the trained model (Weights: Trained model) is what resolves it. The arithmetic below is the same either way.',
   };

@@ -61,7 +61,8 @@ export const qkvStep: StepDefinition = {
   id: 'qkv',
   number: 2,
   title: 'Query, key, value',
-  summary: 'Three learned matrices turn each token’s embedding into a query (what it looks for), a key (what it offers) and a value (what it passes on).',
+  summary:
+    'Three learned matrices turn each token’s embedding into a query (what it looks for), a key (what it offers) and a value (what it passes on).',
   formula: tex`Q = X W_q, \qquad K = X W_k, \qquad V = X W_v`,
   mount(body, context) {
     let snapshot: Snapshot | null = null;
@@ -74,9 +75,10 @@ export const qkvStep: StepDefinition = {
 
     /** One matrix's cells as editable numbers: every change goes to the settings as the `edits` text. */
     const editing = (matrix: EditMatrix): MatrixEdit => ({
-      label: (r, c) => (matrix === 'X'
-        ? `X, row ${r + 1} (${quoted(snapshot?.tokens[r] ?? '')}), dimension ${c + 1}`
-        : `${EDIT_MATRIX_KEYS[matrix]}, row ${r + 1}, column ${c + 1}`),
+      label: (r, c) =>
+        matrix === 'X'
+          ? `X, row ${r + 1} (${quoted(snapshot?.tokens[r] ?? '')}), dimension ${c + 1}`
+          : `${EDIT_MATRIX_KEYS[matrix]}, row ${r + 1}, column ${c + 1}`,
       start: () => {
         before = working;
       },
@@ -100,17 +102,23 @@ export const qkvStep: StepDefinition = {
       },
     });
     const describeDim = (name: string) => (r: number, c: number, v: number) =>
-      (snapshot ? `${name} of ${quoted(snapshot.tokens[r])}, column ${dims.colStart + c + 1}: ${fmt(v)}` : '');
+      snapshot ? `${name} of ${quoted(snapshot.tokens[r])}, column ${dims.colStart + c + 1}: ${fmt(v)}` : '';
 
     const sizes = el('p', { class: 'qkv-sizes' });
     const xTable = new MatrixTable({
-      caption: 'X', scale: 'diverging', corner: 'token', edit: editing('X'),
+      caption: 'X',
+      scale: 'diverging',
+      corner: 'token',
+      edit: editing('X'),
       describe: (r, c, v) => (snapshot ? `embedding of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
     });
     const wTables = (['Wq', 'Wk', 'Wv'] as const).map((matrix) => {
       const name = EDIT_MATRIX_KEYS[matrix];
       return new MatrixTable({
-        caption: name, scale: 'diverging', corner: 'row', edit: editing(matrix),
+        caption: name,
+        scale: 'diverging',
+        corner: 'row',
+        edit: editing(matrix),
         describe: (r, c, v) => `${name}, row ${r + 1} (dimension ${r + 1} of the embedding), column ${dims.colStart + c + 1}: ${fmt(v)}`,
       });
     });
@@ -127,12 +135,33 @@ export const qkvStep: StepDefinition = {
     const byHand = el('div', { class: 'by-hand-box qkv-by-hand', 'aria-live': 'polite' });
 
     // The edit panel: how to edit, what is edited, Reset; or, when the example is too large, the way to a small one.
-    const editHelp = el('div', { class: 'qkv-edit-help' },
-      el('p', {}, 'Every number of X, W_q, W_k and W_v below is yours to change, and everything further down the page is recomputed from it. ' +
-        'With a pointer, drag a number sideways (hold Shift for bigger steps). With the keyboard, Tab into a table and move with the arrow keys, press ',
-        el('kbd', {}, 'Enter'), ' to edit the number, then type a new one or nudge it with ', el('kbd', {}, '↑'), ' and ', el('kbd', {}, '↓'),
-        ' (0.1 a press, 1 with ', el('kbd', {}, 'Shift'), '); ', el('kbd', {}, 'Enter'), ' keeps it and ', el('kbd', {}, 'Escape'), ' puts the old number back.'),
-      el('p', {}, 'Numbers that your change reached get a dashed outline on every table of the page, with how much they moved in the corner: one weight of W_q only ever reaches the queries, so watch where it stops.'));
+    const editHelp = el(
+      'div',
+      { class: 'qkv-edit-help' },
+      el(
+        'p',
+        {},
+        'Every number of X, W_q, W_k and W_v below is yours to change, and everything further down the page is recomputed from it. ' +
+          'With a pointer, drag a number sideways (hold Shift for bigger steps). With the keyboard, Tab into a table and move with the arrow keys, press ',
+        el('kbd', {}, 'Enter'),
+        ' to edit the number, then type a new one or nudge it with ',
+        el('kbd', {}, '↑'),
+        ' and ',
+        el('kbd', {}, '↓'),
+        ' (0.1 a press, 1 with ',
+        el('kbd', {}, 'Shift'),
+        '); ',
+        el('kbd', {}, 'Enter'),
+        ' keeps it and ',
+        el('kbd', {}, 'Escape'),
+        ' puts the old number back.',
+      ),
+      el(
+        'p',
+        {},
+        'Numbers that your change reached get a dashed outline on every table of the page, with how much they moved in the corner: one weight of W_q only ever reaches the queries, so watch where it stops.',
+      ),
+    );
     const editStatus = el('p', { class: 'qkv-edit-status', 'aria-live': 'polite' });
     const editList = el('ul', { class: 'qkv-edit-list' });
     const resetButton = el('button', { type: 'button', class: 'hands-button qkv-reset' }, 'Reset to the seeded numbers');
@@ -142,28 +171,49 @@ export const qkvStep: StepDefinition = {
     });
     const smallButton = el('button', { type: 'button', class: 'hands-button primary qkv-small' }, 'Use the article’s four-token example');
     smallButton.addEventListener('click', () => context.update({ sentence: 'the animal was tired', dModel: 8, heads: 2, head: 0 }));
-    const editPanel = el('div', { class: 'qkv-edit', role: 'group', 'aria-label': 'Edit the numbers' },
+    const editPanel = el(
+      'div',
+      { class: 'qkv-edit', role: 'group', 'aria-label': 'Edit the numbers' },
       el('p', { class: 'qkv-edit-title' }, 'Work it by hand: edit the numbers'),
       editHelp,
       el('div', { class: 'qkv-edit-bar' }, editStatus, resetButton, smallButton),
-      editList);
+      editList,
+    );
 
     body.append(
-      el('p', {}, 'Each token enters as a vector of d_model numbers, its embedding; stacked, they form the rows of X. On this page the embeddings are random numbers drawn from the seed, one vector per distinct word, so “The” and “the” share a row’s values.'),
+      el(
+        'p',
+        {},
+        'Each token enters as a vector of d_model numbers, its embedding; stacked, they form the rows of X. On this page the embeddings are random numbers drawn from the seed, one vector per distinct word, so “The” and “the” share a row’s values.',
+      ),
       el('p', {}, 'Attention then asks every token to play three parts, and gives it a separate vector for each:'),
-      el('dl', { class: 'qkv-roles' }, ...ROLES.flatMap((role) => [
-        el('dt', {}, `${role.name} (${role.symbol})`),
-        el('dd', {}, role.text),
-      ])),
-      el('p', {}, 'Why three vectors and not one? Because being found and being useful are different jobs. A token can be an easy match for one kind of question (through its key) while passing on something else entirely (its value), and what it asks about (its query) depends on neither. ' +
-        'Each vector is the embedding times a learned matrix, so row i of Q is token i’s query, row i of K its key, row i of V its value.'),
+      el(
+        'dl',
+        { class: 'qkv-roles' },
+        ...ROLES.flatMap((role) => [el('dt', {}, `${role.name} (${role.symbol})`), el('dd', {}, role.text)]),
+      ),
+      el(
+        'p',
+        {},
+        'Why three vectors and not one? Because being found and being useful are different jobs. A token can be an easy match for one kind of question (through its key) while passing on something else entirely (its value), and what it asks about (its query) depends on neither. ' +
+          'Each vector is the embedding times a learned matrix, so row i of Q is token i’s query, row i of K its key, row i of V its value.',
+      ),
       sizes,
-      el('p', {}, 'Pick a cell of Q (click it, or Tab into the table and use the arrow keys) to see it worked out below the tables: one row of X against one column of W_q, multiplied term by term and added up.'),
+      el(
+        'p',
+        {},
+        'Pick a cell of Q (click it, or Tab into the table and use the arrow keys) to see it worked out below the tables: one row of X against one column of W_q, multiplied term by term and added up.',
+      ),
       editPanel,
       el('figure', { class: 'figure' }, xTable.element),
       // One column per role: the matrix, and under it what it makes of X.
-      el('div', { class: 'qkv-pairs' }, ...[qTable, kTable, vTable].map((product, i) =>
-        el('div', { class: 'qkv-pair' }, wFigures[i], el('figure', { class: 'figure' }, product.element)))),
+      el(
+        'div',
+        { class: 'qkv-pairs' },
+        ...[qTable, kTable, vTable].map((product, i) =>
+          el('div', { class: 'qkv-pair' }, wFigures[i], el('figure', { class: 'figure' }, product.element)),
+        ),
+      ),
       byHand,
     );
 
@@ -175,19 +225,45 @@ export const qkvStep: StepDefinition = {
       const d = p.dModel;
       const x = p.X.data.subarray(row * d, (row + 1) * d);
       const line = (W: Matrix, out: Matrix, name: string) =>
-        byHandSum(`${name}[${row + 1}, ${col + 1}]`, Array.from(x, (a, t) => ({ a, b: W.data[t * d + col] })), out.data[row * d + col]);
+        byHandSum(
+          `${name}[${row + 1}, ${col + 1}]`,
+          Array.from(x, (a, t) => ({ a, b: W.data[t * d + col] })),
+          out.data[row * d + col],
+        );
       const long = d > LONG_SUM;
-      const sums = el('div', { class: long ? 'qkv-sums long' : 'qkv-sums', tabindex: long ? 0 : null, role: long ? 'region' : null, 'aria-label': long ? 'The three sums, term by term' : null },
+      const sums = el(
+        'div',
+        {
+          class: long ? 'qkv-sums long' : 'qkv-sums',
+          tabindex: long ? 0 : null,
+          role: long ? 'region' : null,
+          'aria-label': long ? 'The three sums, term by term' : null,
+        },
         line(p.W_q, p.Q, 'Q'),
-        el('p', { class: 'qkv-then' }, `The same row of X against column ${col + 1} of W_k and of W_v gives the key and the value in that column:`),
+        el(
+          'p',
+          { class: 'qkv-then' },
+          `The same row of X against column ${col + 1} of W_k and of W_v gives the key and the value in that column:`,
+        ),
         line(p.W_k, p.K, 'K'),
-        line(p.W_v, p.V, 'V'));
+        line(p.W_v, p.V, 'V'),
+      );
       const head = Math.floor(col / p.dK);
-      showChildren(byHand,
-        el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}) of Q: row ${row + 1} of X (${quoted(tokens[row])}) times column ${col + 1} of W_q`),
+      showChildren(
+        byHand,
+        el(
+          'p',
+          { class: 'by-hand-title' },
+          `Cell (${row + 1}, ${col + 1}) of Q: row ${row + 1} of X (${quoted(tokens[row])}) times column ${col + 1} of W_q`,
+        ),
         sums,
-        el('p', { class: 'qkv-note' }, `${d} products, one per embedding dimension. Column ${col + 1} belongs to head ${head + 1}` +
-          `${p.heads > 1 ? ` (columns ${head * p.dK + 1}–${(head + 1) * p.dK})` : ''}, so this number is part of that head’s query for ${quoted(tokens[row])}.`));
+        el(
+          'p',
+          { class: 'qkv-note' },
+          `${d} products, one per embedding dimension. Column ${col + 1} belongs to head ${head + 1}` +
+            `${p.heads > 1 ? ` (columns ${head * p.dK + 1}–${(head + 1) * p.dK})` : ''}, so this number is part of that head’s query for ${quoted(tokens[row])}.`,
+        ),
+      );
       xTable.highlight([row], []);
       wTables[0].highlight([], [shownCol]);
       wTables[1].highlight([], []);
@@ -206,8 +282,11 @@ export const qkvStep: StepDefinition = {
       resetButton.disabled = edits.length === 0;
       resetButton.hidden = !allowed && edits.length === 0;
       if (!allowed) {
-        setText(editStatus, `Editing works on small examples, where you can follow every number: up to ${EDIT_LIMITS.maxTokens} tokens and d_model up to ${EDIT_LIMITS.maxDModel}. ` +
-          `This one has ${p.n} token${p.n === 1 ? '' : 's'} and d_model ${p.dModel}. Shorten the sentence or pick a smaller d_model in the settings bar, or:`);
+        setText(
+          editStatus,
+          `Editing works on small examples, where you can follow every number: up to ${EDIT_LIMITS.maxTokens} tokens and d_model up to ${EDIT_LIMITS.maxDModel}. ` +
+            `This one has ${p.n} token${p.n === 1 ? '' : 's'} and d_model ${p.dModel}. Shorten the sentence or pick a smaller d_model in the settings bar, or:`,
+        );
         editList.replaceChildren();
         return;
       }
@@ -218,21 +297,32 @@ export const qkvStep: StepDefinition = {
       }
       const seeded = next.baseline ?? p;
       const moved = countMoved(p, seeded, settings.head);
-      setText(editStatus, `You changed ${edits.length} number${edits.length === 1 ? '' : 's'}. ` +
-        `Of this head’s ${p.n * p.n} attention weights, ${moved.weights} moved; of the ${p.n * p.dModel} numbers of the layer’s output, ${moved.output} did.`);
+      setText(
+        editStatus,
+        `You changed ${edits.length} number${edits.length === 1 ? '' : 's'}. ` +
+          `Of this head’s ${p.n * p.n} attention weights, ${moved.weights} moved; of the ${p.n * p.dModel} numbers of the layer’s output, ${moved.output} did.`,
+      );
       const shown = edits.slice(0, 8);
-      replaceChildren(editList, ...shown.map((e) => {
-        const M = seeded[EDIT_MATRIX_KEYS[e.matrix]];
-        const where = e.matrix === 'X' ? `X[${e.row + 1}, ${e.col + 1}] (${quoted(tokens[e.row])})` : `${EDIT_MATRIX_KEYS[e.matrix]}[${e.row + 1}, ${e.col + 1}]`;
-        return el('li', {}, `${where}: ${fmt(M.data[e.row * M.cols + e.col], 3)} → ${fmt(e.value, 3)}`);
-      }), edits.length > shown.length ? el('li', {}, `and ${edits.length - shown.length} more`) : null);
+      replaceChildren(
+        editList,
+        ...shown.map((e) => {
+          const M = seeded[EDIT_MATRIX_KEYS[e.matrix]];
+          const where =
+            e.matrix === 'X'
+              ? `X[${e.row + 1}, ${e.col + 1}] (${quoted(tokens[e.row])})`
+              : `${EDIT_MATRIX_KEYS[e.matrix]}[${e.row + 1}, ${e.col + 1}]`;
+          return el('li', {}, `${where}: ${fmt(M.data[e.row * M.cols + e.col], 3)} → ${fmt(e.value, 3)}`);
+        }),
+        edits.length > shown.length ? el('li', {}, `and ${edits.length - shown.length} more`) : null,
+      );
     }
 
     /** How many of the shown head's weights and of the output moved since the edits. */
     function countMoved(p: PipelineSnapshot, seeded: PipelineSnapshot, h: number): { weights: number; output: number } {
       let weights = 0;
       let output = 0;
-      for (let i = 0; i < p.n * p.n; i++) if (Math.abs(p.weights.data[h * p.n * p.n + i] - seeded.weights.data[h * p.n * p.n + i]) >= 5e-4) weights++;
+      for (let i = 0; i < p.n * p.n; i++)
+        if (Math.abs(p.weights.data[h * p.n * p.n + i] - seeded.weights.data[h * p.n * p.n + i]) >= 5e-4) weights++;
       for (let i = 0; i < p.output.data.length; i++) if (Math.abs(p.output.data[i] - seeded.output.data[i]) >= 5e-4) output++;
       return { weights, output };
     }
@@ -276,27 +366,69 @@ export const qkvStep: StepDefinition = {
             `a (${d}, ${p.dK}) slice${d === 8 && p.dK === 4 ? ', exactly the shape of the article’s W_q for one head' : ''}. ` +
             `The same ${slice} of Q, K and V are that head’s queries, keys and values${windowed ? '.' : '; the other heads’ columns are greyed out.'}`
           : `Here d_model = ${d} with a single head, so d_k = ${d}: the head uses every column of each (${d}, ${d}) matrix, and Q, K and V are (n, d_k) = (${p.n}, ${p.dK}).`;
-        setText(sizes, sizeText + (windowed ? ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and the first ${colCount} of head ${h + 1}’s columns.` : ''));
+        setText(
+          sizes,
+          sizeText +
+            (windowed
+              ? ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and the first ${colCount} of head ${h + 1}’s columns.`
+              : ''),
+        );
 
         const base = next.baseline;
-        const baseOf = (M: Matrix | undefined, rows: number, c0: number, cols: number) => (M ? (windowed ? crop(M, rows, c0, cols) : M.data) : null);
+        const baseOf = (M: Matrix | undefined, rows: number, c0: number, cols: number) =>
+          M ? (windowed ? crop(M, rows, c0, cols) : M.data) : null;
         showEdits(next);
         xTable.update(
-          { data: windowed ? crop(p.X, p.n, 0, rowCount) : p.X.data, rows: p.n, cols: rowCount, rowLabels: labels, colLabels: rowLabels, showNumbers: tokenNumbers, baseline: baseOf(base?.X, p.n, 0, rowCount) },
+          {
+            data: windowed ? crop(p.X, p.n, 0, rowCount) : p.X.data,
+            rows: p.n,
+            cols: rowCount,
+            rowLabels: labels,
+            colLabels: rowLabels,
+            showNumbers: tokenNumbers,
+            baseline: baseOf(base?.X, p.n, 0, rowCount),
+          },
           `X: token embeddings, (n, d_model) = (${p.n}, ${d})${partial(`columns 1–${rowCount}`)}`,
         );
-        ([['W_q', p.W_q, 'queries'], ['W_k', p.W_k, 'keys'], ['W_v', p.W_v, 'values']] as const).forEach(([name, W, role], i) => {
+        (
+          [
+            ['W_q', p.W_q, 'queries'],
+            ['W_k', p.W_k, 'keys'],
+            ['W_v', p.W_v, 'values'],
+          ] as const
+        ).forEach(([name, W, role], i) => {
           wTables[i].update(
-            { data: windowed ? crop(W, rowCount, colStart, colCount) : W.data, rows: rowCount, cols: colCount, rowLabels, colLabels, baseline: baseOf(base?.[(['W_q', 'W_k', 'W_v'] as const)[i]], rowCount, colStart, colCount) },
+            {
+              data: windowed ? crop(W, rowCount, colStart, colCount) : W.data,
+              rows: rowCount,
+              cols: colCount,
+              rowLabels,
+              colLabels,
+              baseline: baseOf(base?.[(['W_q', 'W_k', 'W_v'] as const)[i]], rowCount, colStart, colCount),
+            },
             `${name} (${d}, ${d}) makes ${role}${multi ? `; head ${h + 1} uses ${slice}` : ''}${partial(`rows 1–${rowCount}, ${range(colStart, colCount)}`)}`,
           );
           markSlice(wTables[i], sliceStart, p.dK, colStart, colCount, multi && !windowed);
           // Tall matrices scroll inside a box of their own instead of stretching the page.
           wFigures[i].classList.toggle('tall', rowCount > TALL);
         });
-        ([[qTable, 'Q = X W_q, queries', p.Q, base?.Q], [kTable, 'K = X W_k, keys', p.K, base?.K], [vTable, 'V = X W_v, values', p.V, base?.V]] as const).forEach(([table, title, M, B]) => {
+        (
+          [
+            [qTable, 'Q = X W_q, queries', p.Q, base?.Q],
+            [kTable, 'K = X W_k, keys', p.K, base?.K],
+            [vTable, 'V = X W_v, values', p.V, base?.V],
+          ] as const
+        ).forEach(([table, title, M, B]) => {
           table.update(
-            { data: windowed ? crop(M, p.n, colStart, colCount) : M.data, rows: p.n, cols: colCount, rowLabels: labels, colLabels, showNumbers: tokenNumbers, baseline: baseOf(B, p.n, colStart, colCount) },
+            {
+              data: windowed ? crop(M, p.n, colStart, colCount) : M.data,
+              rows: p.n,
+              cols: colCount,
+              rowLabels: labels,
+              colLabels,
+              showNumbers: tokenNumbers,
+              baseline: baseOf(B, p.n, colStart, colCount),
+            },
             `${title} (${p.n}, ${d})${multi ? `; head ${h + 1}: ${slice}` : ''}${partial(range(colStart, colCount))}`,
           );
           markSlice(table, sliceStart, p.dK, colStart, colCount, multi && !windowed);

@@ -30,11 +30,15 @@ export const scoresStep: StepDefinition = {
     const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
     const reading = el('p', { class: 'reading' });
     const queries = new MatrixTable({
-      caption: 'Q', scale: 'diverging', corner: 'token',
+      caption: 'Q',
+      scale: 'diverging',
+      corner: 'token',
       describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
     });
     const keysT = new MatrixTable({
-      caption: 'Kᵀ', scale: 'diverging', corner: 'dim',
+      caption: 'Kᵀ',
+      scale: 'diverging',
+      corner: 'dim',
       describe: (r, c, v) => (snapshot ? `key of ${quoted(snapshot.tokens[c])}, dimension ${r + 1}: ${fmt(v)}` : ''),
     });
     const scores: MatrixTable = new MatrixTable({
@@ -50,16 +54,38 @@ export const scoresStep: StepDefinition = {
     });
 
     body.append(
-      el('p', {}, 'Every token now carries a query (what it is looking for) and a key (what it offers). To find out how well token ',
-        el('em', {}, 'i'), '’s question fits token ', el('em', {}, 'j'),
-        '’s advertisement, multiply the two vectors component by component and add the products up. Do that for every pair and you get a square table: the scores.'),
-      el('p', {}, 'Read it row by row. Row ', el('em', {}, 'i'), ' lists how strongly token ', el('em', {}, 'i'),
-        ' is drawn to each token of the sentence, itself included. Pick any cell (click it, or Tab into the table and use the arrow keys) to see its dot product worked out term by term.'),
-      el('div', { class: 'figure-row' }, el('figure', { class: 'figure' }, queries.element), el('figure', { class: 'figure' }, keysT.element)),
+      el(
+        'p',
+        {},
+        'Every token now carries a query (what it is looking for) and a key (what it offers). To find out how well token ',
+        el('em', {}, 'i'),
+        '’s question fits token ',
+        el('em', {}, 'j'),
+        '’s advertisement, multiply the two vectors component by component and add the products up. Do that for every pair and you get a square table: the scores.',
+      ),
+      el(
+        'p',
+        {},
+        'Read it row by row. Row ',
+        el('em', {}, 'i'),
+        ' lists how strongly token ',
+        el('em', {}, 'i'),
+        ' is drawn to each token of the sentence, itself included. Pick any cell (click it, or Tab into the table and use the arrow keys) to see its dot product worked out term by term.',
+      ),
+      el(
+        'div',
+        { class: 'figure-row' },
+        el('figure', { class: 'figure' }, queries.element),
+        el('figure', { class: 'figure' }, keysT.element),
+      ),
       el('figure', { class: 'figure' }, scores.element),
       byHand,
       reading,
-      el('p', { class: 'aside' }, 'The table has one row and one column per token. With n tokens that is n × n numbers: the quadratic cost that the last sections measure starts right here.'),
+      el(
+        'p',
+        { class: 'aside' },
+        'The table has one row and one column per token. With n tokens that is n × n numbers: the quadratic cost that the last sections measure starts right here.',
+      ),
     );
 
     function showArithmetic(): void {
@@ -74,7 +100,11 @@ export const scoresStep: StepDefinition = {
       const terms = Array.from(q, (a, t) => ({ a, b: k[t] }));
       showChildren(
         byHand,
-        el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): how much ${quoted(tokens[row])} attends to ${quoted(tokens[col])}`),
+        el(
+          'p',
+          { class: 'by-hand-title' },
+          `Cell (${row + 1}, ${col + 1}): how much ${quoted(tokens[row])} attends to ${quoted(tokens[col])}`,
+        ),
         byHandSum(`q${sub(row + 1)} · k${sub(col + 1)}`, terms, value),
       );
       queries.highlight([row], []);
@@ -82,8 +112,11 @@ export const scoresStep: StepDefinition = {
       // Which key does this query match best?
       let best = 0;
       for (let j = 1; j < p.n; j++) if (p.scores.data[(h * p.n + row) * p.n + j] > p.scores.data[(h * p.n + row) * p.n + best]) best = j;
-      setText(reading, `Row ${row + 1} (${quoted(tokens[row])}) scores highest against ${quoted(tokens[best])} ` +
-        `(${fmt(p.scores.data[(h * p.n + row) * p.n + best])}). Scores are not yet probabilities: they can be negative and do not add up to anything in particular.`);
+      setText(
+        reading,
+        `Row ${row + 1} (${quoted(tokens[row])}) scores highest against ${quoted(tokens[best])} ` +
+          `(${fmt(p.scores.data[(h * p.n + row) * p.n + best])}). Scores are not yet probabilities: they can be negative and do not add up to anything in particular.`,
+      );
     }
 
     return {
@@ -96,18 +129,41 @@ export const scoresStep: StepDefinition = {
         const numbers = p.n <= LIMITS.maxTokensWithNumbers;
         const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
         queries.update(
-          { data: p.Q_heads.data, offset: h * p.n * p.dK, rows: p.n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: next.baseline?.Q_heads.data },
+          {
+            data: p.Q_heads.data,
+            offset: h * p.n * p.dK,
+            rows: p.n,
+            cols: p.dK,
+            rowLabels: labels,
+            colLabels: dimensionLabels(p.dK),
+            showNumbers: dimNumbers,
+            baseline: next.baseline?.Q_heads.data,
+          },
           `Q${headNote}: queries, (n, dₖ) = (${p.n}, ${p.dK})`,
         );
         keysT.update(
           {
-            data: transposeHead(p.K_heads.data, h, p.n, p.dK), rows: p.dK, cols: p.n, rowLabels: dimensionLabels(p.dK), colLabels: labels, showNumbers: dimNumbers,
+            data: transposeHead(p.K_heads.data, h, p.n, p.dK),
+            rows: p.dK,
+            cols: p.n,
+            rowLabels: dimensionLabels(p.dK),
+            colLabels: labels,
+            showNumbers: dimNumbers,
             baseline: next.baseline ? transposeHead(next.baseline.K_heads.data, h, p.n, p.dK) : null,
           },
           `Kᵀ${headNote}: keys turned on their side, (dₖ, n) = (${p.dK}, ${p.n})`,
         );
         scores.update(
-          { data: p.scores.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: numbers, baseline: next.baseline?.scores.data },
+          {
+            data: p.scores.data,
+            offset: h * p.n * p.n,
+            rows: p.n,
+            cols: p.n,
+            rowLabels: labels,
+            colLabels: labels,
+            showNumbers: numbers,
+            baseline: next.baseline?.scores.data,
+          },
           `scores = Q Kᵀ${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
         );
         selection.row = Math.min(selection.row, p.n - 1);

@@ -51,7 +51,8 @@ export const scaleStep: StepDefinition = {
   id: 'scale',
   number: 4,
   title: 'Scale by √dₖ, and why',
-  summary: 'Dividing the scores by √d_k keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
+  summary:
+    'Dividing the scores by √d_k keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
   formula: tex`\text{scaled} = \frac{Q K^{\top}}{\sqrt{d_k}}`,
   mount(body, context) {
     let snapshot: Snapshot | null = null;
@@ -67,26 +68,62 @@ export const scaleStep: StepDefinition = {
     const division = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
 
     const experimentIntro = el('p', {});
-    const histogram = new Histogram({ title: 'Random dot products before and after dividing by √dₖ', xLabel: 'value of the dot product', className: 'scale-histogram' });
+    const histogram = new Histogram({
+      title: 'Random dot products before and after dividing by √dₖ',
+      xLabel: 'value of the dot product',
+      className: 'scale-histogram',
+    });
     const statsBody = el('tbody');
-    const stats = el('table', { class: 'data-table scale-stats' },
+    const stats = el(
+      'table',
+      { class: 'data-table scale-stats' },
       el('caption', {}, 'Standard deviation of the dot products'),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'dot products'), el('th', { scope: 'col' }, 'measured'), el('th', { scope: 'col' }, 'expected'))),
-      statsBody);
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'dot products'),
+          el('th', { scope: 'col' }, 'measured'),
+          el('th', { scope: 'col' }, 'expected'),
+        ),
+      ),
+      statsBody,
+    );
     const experimentReading = el('p', { class: 'reading' });
     const tryButton = el('button', { type: 'button', class: 'scale-try' });
     tryButton.addEventListener('click', () => context.update({ dModel: 512, heads: 8 }));
 
-    const softBars = new BarChart({ caption: '', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v, 2), className: 'scale-soft' });
-    const sharpBars = new BarChart({ caption: '', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v, 2), className: 'scale-sharp' });
+    const softBars = new BarChart({
+      caption: '',
+      labelHeader: 'score',
+      valueHeader: 'probability',
+      max: 1,
+      format: (v) => fmt(v, 2),
+      className: 'scale-soft',
+    });
+    const sharpBars = new BarChart({
+      caption: '',
+      labelHeader: 'score',
+      valueHeader: 'probability',
+      max: 1,
+      format: (v) => fmt(v, 2),
+      className: 'scale-sharp',
+    });
     const softNorm = el('figcaption', { class: 'scale-gradient' });
     const sharpNorm = el('figcaption', { class: 'scale-gradient' });
     const saturationReading = el('p', {});
 
     const effect = el('p', { 'aria-live': 'polite' });
     const effectTable = new MatrixTable({
-      caption: 'largest weight per row', scale: 'sequential', corner: 'token', format: (v) => percent(v), formatDelta: formatPercentDelta,
-      describe: (r, c, v) => (snapshot ? `largest weight of ${quoted(snapshot.tokens[r])}’s row, ${effectColumns[c] ?? ''}: ${percent(v)}` : ''),
+      caption: 'largest weight per row',
+      scale: 'sequential',
+      corner: 'token',
+      format: (v) => percent(v),
+      formatDelta: formatPercentDelta,
+      describe: (r, c, v) =>
+        snapshot ? `largest weight of ${quoted(snapshot.tokens[r])}’s row, ${effectColumns[c] ?? ''}: ${percent(v)}` : '',
     });
     let effectColumns: string[] = [];
     const effectFigure = el('figure', { class: 'figure' }, effectTable.element);
@@ -95,11 +132,32 @@ export const scaleStep: StepDefinition = {
     const scaleButton = el('button', { type: 'button', class: 'scale-toggle' });
     scaleButton.addEventListener('click', () => context.update({ scale: !snapshot?.settings.scale }));
 
-    const saturationFigure = el('div', { class: 'figure-row scale-saturation' },
-      el('figure', { class: 'figure' }, softBars.element, softNorm,
-        figureTools(() => softBars.element, () => 'Softmax of 1, 2, 3', (palette) => softBars.svgFile(palette))),
-      el('figure', { class: 'figure' }, sharpBars.element, sharpNorm,
-        figureTools(() => sharpBars.element, () => 'Softmax of 1, 2, 3 stretched by the square root of dₖ', (palette) => sharpBars.svgFile(palette))));
+    const saturationFigure = el(
+      'div',
+      { class: 'figure-row scale-saturation' },
+      el(
+        'figure',
+        { class: 'figure' },
+        softBars.element,
+        softNorm,
+        figureTools(
+          () => softBars.element,
+          () => 'Softmax of 1, 2, 3',
+          (palette) => softBars.svgFile(palette),
+        ),
+      ),
+      el(
+        'figure',
+        { class: 'figure' },
+        sharpBars.element,
+        sharpNorm,
+        figureTools(
+          () => sharpBars.element,
+          () => 'Softmax of 1, 2, 3 stretched by the square root of dₖ',
+          (palette) => sharpBars.svgFile(palette),
+        ),
+      ),
+    );
     // Predict first: without the division, what does a larger d_k do to the largest weight?
     const predict = context.predictions ? new Prediction([saturationFigure, saturationReading]) : null;
 
@@ -108,14 +166,31 @@ export const scaleStep: StepDefinition = {
       el('figure', { class: 'figure' }, scaled.element),
       division,
       el('h3', { class: 'scale-heading' }, 'Why: longer vectors give wider scores'),
-      el('p', {}, 'A score is a sum of d_k products, one per dimension. If the query and key components are roughly independent with variance about 1, each product also has variance about 1, and variances of independent terms add up. ' +
-        'So the sum has variance about d_k: its typical size, the standard deviation, is about √d_k. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.'),
+      el(
+        'p',
+        {},
+        'A score is a sum of d_k products, one per dimension. If the query and key components are roughly independent with variance about 1, each product also has variance about 1, and variances of independent terms add up. ' +
+          'So the sum has variance about d_k: its typical size, the standard deviation, is about √d_k. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.',
+      ),
       experimentIntro,
-      el('figure', { class: 'figure scale-experiment' }, histogram.element,
-        figureTools(() => histogram.element, () => 'Random dot products before and after dividing by the square root of dₖ', (palette) => histogram.svgFile(palette)), stats),
+      el(
+        'figure',
+        { class: 'figure scale-experiment' },
+        histogram.element,
+        figureTools(
+          () => histogram.element,
+          () => 'Random dot products before and after dividing by the square root of dₖ',
+          (palette) => histogram.svgFile(palette),
+        ),
+        stats,
+      ),
       experimentReading,
       el('h3', { class: 'scale-heading' }, 'What goes wrong without it: softmax saturates'),
-      el('p', {}, 'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √d_k, the spread unscaled scores would have at this d_k:'),
+      el(
+        'p',
+        {},
+        'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √d_k, the spread unscaled scores would have at this d_k:',
+      ),
       ...(predict ? [predict.element] : []),
       saturationFigure,
       saturationReading,
@@ -132,15 +207,21 @@ export const scaleStep: StepDefinition = {
       const at = (settings.head * p.n + row) * p.n + col;
       const raw = p.scores.data[at];
       const result = p.scoresScaled.data[at];
-      const line = el('p', { class: 'by-hand scale-division' },
-        el('span', { class: 'by-hand-label' }, `scaled[${row + 1}, ${col + 1}]`), ' = ',
+      const line = el(
+        'p',
+        { class: 'by-hand scale-division' },
+        el('span', { class: 'by-hand-label' }, `scaled[${row + 1}, ${col + 1}]`),
+        ' = ',
         el('span', { class: 'scale-raw', 'data-value': raw }, fmt(raw)),
         settings.scale ? ` ÷ √${p.dK} = ${fmt(raw)} ÷ ${fmt(Math.sqrt(p.dK))} = ` : ' × 1 = ',
-        el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result)));
-      showChildren(division,
+        el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result)),
+      );
+      showChildren(
+        division,
         el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): ${quoted(tokens[row])} against ${quoted(tokens[col])}`),
         line,
-        settings.scale ? null : el('p', {}, 'Scaling is switched off in the settings bar, so the scores pass through unchanged.'));
+        settings.scale ? null : el('p', {}, 'Scaling is switched off in the settings bar, so the scores pass through unchanged.'),
+      );
     }
 
     let shownDots: Snapshot['dots'] | null = null;
@@ -152,34 +233,81 @@ export const scaleStep: StepDefinition = {
       const root = fmt(Math.sqrt(dK));
       const spread = Math.max(dots.rawStd, dots.scaledStd, 1);
       const limit = Math.max(4, Math.ceil(4 * spread));
-      setText(experimentIntro, `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with d_k = ${dK} components each, ` +
-        'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √d_k. Both use the same horizontal axis.');
-      histogram.update([
-        { label: `q · k: standard deviation ${fmt(dots.rawStd)}`, values: dots.raw, className: 'series-b', markers: [{ at: -dots.rawStd, label: '−σ' }, { at: dots.rawStd, label: '+σ' }] },
-        { label: `q · k / √${dK}: standard deviation ${fmt(dots.scaledStd)}`, values: dots.scaled, className: 'series-a', markers: [{ at: -dots.scaledStd, label: '−σ' }, { at: dots.scaledStd, label: '+σ' }] },
-      ], [-limit, limit],
-      `Histogram of ${count(dots.raw.length)} random dot products with dₖ = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
-        `after dividing by ${root} it is ${fmt(dots.scaledStd)}, close to 1.`);
-      showChildren(statsBody,
-        el('tr', {}, el('th', { scope: 'row' }, 'q · k'), el('td', { class: 'stat scale-raw-std' }, fmt(dots.rawStd)), el('td', { class: 'stat' }, `√${dK} = ${root}`)),
-        el('tr', {}, el('th', { scope: 'row' }, `q · k / √${dK}`), el('td', { class: 'stat scale-scaled-std' }, fmt(dots.scaledStd)), el('td', { class: 'stat' }, '1')));
-      setText(experimentReading, dK === 1
-        ? `With d_k = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
-        : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √d_k while the bottom one stays put.`);
+      setText(
+        experimentIntro,
+        `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with d_k = ${dK} components each, ` +
+          'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √d_k. Both use the same horizontal axis.',
+      );
+      histogram.update(
+        [
+          {
+            label: `q · k: standard deviation ${fmt(dots.rawStd)}`,
+            values: dots.raw,
+            className: 'series-b',
+            markers: [
+              { at: -dots.rawStd, label: '−σ' },
+              { at: dots.rawStd, label: '+σ' },
+            ],
+          },
+          {
+            label: `q · k / √${dK}: standard deviation ${fmt(dots.scaledStd)}`,
+            values: dots.scaled,
+            className: 'series-a',
+            markers: [
+              { at: -dots.scaledStd, label: '−σ' },
+              { at: dots.scaledStd, label: '+σ' },
+            ],
+          },
+        ],
+        [-limit, limit],
+        `Histogram of ${count(dots.raw.length)} random dot products with dₖ = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
+          `after dividing by ${root} it is ${fmt(dots.scaledStd)}, close to 1.`,
+      );
+      showChildren(
+        statsBody,
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, 'q · k'),
+          el('td', { class: 'stat scale-raw-std' }, fmt(dots.rawStd)),
+          el('td', { class: 'stat' }, `√${dK} = ${root}`),
+        ),
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, `q · k / √${dK}`),
+          el('td', { class: 'stat scale-scaled-std' }, fmt(dots.scaledStd)),
+          el('td', { class: 'stat' }, '1'),
+        ),
+      );
+      setText(
+        experimentReading,
+        dK === 1
+          ? `With d_k = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
+          : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √d_k while the bottom one stays put.`,
+      );
     }
 
     function showSaturation(next: Snapshot): void {
       const { row, soft, sharp, factor } = next.saturation;
       const dK = next.pipeline.dK;
       const stretched = Array.from(row, (v) => v * factor);
-      softBars.update(Array.from(soft.probabilities, (v, i) => ({ label: num(row[i]), value: v, emphasis: i === row.length - 1 })), `softmax(${rowText(row)})`);
-      sharpBars.update(Array.from(sharp.probabilities, (v, i) => ({ label: num(stretched[i]), value: v, emphasis: i === row.length - 1 })),
-        `softmax(${rowText(row)} × √${dK}) = softmax(${rowText(stretched)})`);
+      softBars.update(
+        Array.from(soft.probabilities, (v, i) => ({ label: num(row[i]), value: v, emphasis: i === row.length - 1 })),
+        `softmax(${rowText(row)})`,
+      );
+      sharpBars.update(
+        Array.from(sharp.probabilities, (v, i) => ({ label: num(stretched[i]), value: v, emphasis: i === row.length - 1 })),
+        `softmax(${rowText(row)} × √${dK}) = softmax(${rowText(stretched)})`,
+      );
       softNorm.replaceChildren('Gradient that still flows: ', el('span', { class: 'stat scale-soft-norm' }, fmt(soft.jacobianNorm, 3)));
       sharpNorm.replaceChildren('Gradient that still flows: ', el('span', { class: 'stat scale-sharp-norm' }, fmt(sharp.jacobianNorm, 3)));
       const top = sharp.probabilities[sharp.probabilities.length - 1];
       if (factor === 1) {
-        setText(saturationReading, `At d_k = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`);
+        setText(
+          saturationReading,
+          `At d_k = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`,
+        );
       } else {
         const ratio = sharp.jacobianNorm > 0 ? soft.jacobianNorm / sharp.jacobianNorm : Infinity;
         saturationReading.textContent =
@@ -193,9 +321,14 @@ export const scaleStep: StepDefinition = {
       predict?.update({
         key: 'scale-saturation',
         question: 'Suppose we leave out the division by √d_k. As d_k grows, what happens to the largest weight in a row of softmax?',
-        choices: [{ id: 'grows', label: 'It grows' }, { id: 'shrinks', label: 'It shrinks' }, { id: 'stays', label: 'It stays the same' }],
+        choices: [
+          { id: 'grows', label: 'It grows' },
+          { id: 'shrinks', label: 'It shrinks' },
+          { id: 'stays', label: 'It stays the same' },
+        ],
         correct: 'grows',
-        explanation: `Unscaled scores spread about √d_k times wider, and softmax turns a wider gap into a bigger share for the top score. ` +
+        explanation:
+          `Unscaled scores spread about √d_k times wider, and softmax turns a wider gap into a bigger share for the top score. ` +
           (factor === 1
             ? `Here d_k = 1, so there is nothing to stretch yet; at the article’s d_k = ${ARTICLE_DK} the row [1, 2, 3] would become [8, 16, 24] and its top weight would go from ${percent(before)} to almost 100%.`
             : `At this page’s d_k = ${dK} the row [1, 2, 3] becomes ${rowText(stretched)}, and its top weight goes from ${percent(before)} to ${percent(top, top > 0.99 ? 1 : 0)}. `) +
@@ -210,7 +343,7 @@ export const scaleStep: StepDefinition = {
       const h = settings.head;
       const labels = tokenLabels(tokens);
       const withScaling = rowMaxima(p.weights, h);
-      const without = rowMaxima(p.weightsUnscaled, 0);  // computed for the shown head only
+      const without = rowMaxima(p.weightsUnscaled, 0); // computed for the shown head only
       const live = p.fullyMaskedRows;
       const rows = withScaling.map((_, i) => i).filter((i) => !live[i]);
       const nearlyOneHot = (values: number[]) => rows.filter((i) => atLeastOneHot(values[i])).length;
@@ -218,20 +351,31 @@ export const scaleStep: StepDefinition = {
       setText(scaleButton, settings.scale ? 'Switch scaling off' : 'Switch scaling back on');
 
       if (!settings.scale) {
-        replaceChildren(effect,
+        replaceChildren(
+          effect,
           `Scaling is switched off, so the weights in the next steps come from raw scores. Across the ${rows.length} rows${headNote}, the largest weight averages ${percent(mean(rows.map((i) => without[i])))}, ` +
-          `and ${nearlyOneHot(without)} of them give ${percent(ONE_HOT)} or more to a single token. `, scaleButton, ' to compare.');
+            `and ${nearlyOneHot(without)} of them give ${percent(ONE_HOT)} or more to a single token. `,
+          scaleButton,
+          ' to compare.',
+        );
       } else if (p.dK === 1) {
-        replaceChildren(effect, 'With d_k = 1 the scores are divided by √1 = 1, so scaling changes nothing here: the weights with and without it are the same.');
+        replaceChildren(
+          effect,
+          'With d_k = 1 the scores are divided by √1 = 1, so scaling changes nothing here: the weights with and without it are the same.',
+        );
       } else {
         // The row that scaling changes most.
         let most = rows[0] ?? 0;
         for (const i of rows) if (without[i] - withScaling[i] > without[most] - withScaling[most]) most = i;
-        replaceChildren(effect,
+        replaceChildren(
+          effect,
           `Scaling is on: every score${headNote} was divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))} before softmax. ` +
-          `Without it, the largest weight in row ${most + 1} (${quoted(tokens[most])}) would be ${percent(without[most])} instead of ${percent(withScaling[most])}. ` +
-          `Averaged over the ${rows.length} rows, the largest weight is ${percent(mean(rows.map((i) => withScaling[i])))} with scaling and would be ${percent(mean(rows.map((i) => without[i])))} without; ` +
-          `rows giving ${percent(ONE_HOT)} or more to one token: ${nearlyOneHot(withScaling)} with scaling, ${nearlyOneHot(without)} without. `, scaleButton, ' to see the rest of the page without it.');
+            `Without it, the largest weight in row ${most + 1} (${quoted(tokens[most])}) would be ${percent(without[most])} instead of ${percent(withScaling[most])}. ` +
+            `Averaged over the ${rows.length} rows, the largest weight is ${percent(mean(rows.map((i) => withScaling[i])))} with scaling and would be ${percent(mean(rows.map((i) => without[i])))} without; ` +
+            `rows giving ${percent(ONE_HOT)} or more to one token: ${nearlyOneHot(withScaling)} with scaling, ${nearlyOneHot(without)} without. `,
+          scaleButton,
+          ' to see the rest of the page without it.',
+        );
       }
 
       const both = settings.scale && p.dK > 1;
@@ -242,11 +386,27 @@ export const scaleStep: StepDefinition = {
       for (let i = 0; i < p.n; i++) columns.forEach((values, c) => (data[i * columns.length + c] = values[i]));
       // The same table before the reader's edits (step 2), to mark what moved.
       const base = next.baseline;
-      const baseColumns = base ? (both ? [rowMaxima(base.weights, h), rowMaxima(base.weightsUnscaled, 0)] : [rowMaxima(base.weightsUnscaled, 0)]) : null;
+      const baseColumns = base
+        ? both
+          ? [rowMaxima(base.weights, h), rowMaxima(base.weightsUnscaled, 0)]
+          : [rowMaxima(base.weightsUnscaled, 0)]
+        : null;
       const baseline = baseColumns ? new Float32Array(p.n * columns.length) : null;
-      if (baseline && baseColumns) for (let i = 0; i < p.n; i++) baseColumns.forEach((values, c) => (baseline[i * columns.length + c] = values[i]));
-      effectTable.update({ data, rows: p.n, cols: columns.length, rowLabels: labels, colLabels, extent: 1, showNumbers: p.n <= LIMITS.maxTokensWithNumbers, baseline },
-        `Largest attention weight in each row${headNote}`);
+      if (baseline && baseColumns)
+        for (let i = 0; i < p.n; i++) baseColumns.forEach((values, c) => (baseline[i * columns.length + c] = values[i]));
+      effectTable.update(
+        {
+          data,
+          rows: p.n,
+          cols: columns.length,
+          rowLabels: labels,
+          colLabels,
+          extent: 1,
+          showNumbers: p.n <= LIMITS.maxTokensWithNumbers,
+          baseline,
+        },
+        `Largest attention weight in each row${headNote}`,
+      );
       // Long sentences fold the table away; short ones show it open.
       if (p.n <= OPEN_TABLE_UP_TO) {
         if (effectFigure.parentElement !== effectHolder) replaceChildren(effectHolder, effectFigure);
@@ -263,13 +423,27 @@ export const scaleStep: StepDefinition = {
         const h = settings.head;
         const labels = tokenLabels(tokens);
         const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
-        setText(what, settings.scale
-          ? `Before softmax, every score is divided by √d_k, the square root of the query and key length. Here d_k = ${p.dK}, so each score is divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
-            `${p.dK === 1 ? ', which leaves it as it was' : `, which is the same as multiplying by ${fmt(p.scaleFactor, 3)}`}. Pick a cell to see its division.`
-          : `Normally every score is now divided by √d_k, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`);
+        setText(
+          what,
+          settings.scale
+            ? `Before softmax, every score is divided by √d_k, the square root of the query and key length. Here d_k = ${p.dK}, so each score is divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
+                `${p.dK === 1 ? ', which leaves it as it was' : `, which is the same as multiplying by ${fmt(p.scaleFactor, 3)}`}. Pick a cell to see its division.`
+            : `Normally every score is now divided by √d_k, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`,
+        );
         scaled.update(
-          { data: p.scoresScaled.data, offset: h * p.n * p.n, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels, showNumbers: p.n <= LIMITS.maxTokensWithNumbers, baseline: next.baseline?.scoresScaled.data },
-          settings.scale ? `scores / √${p.dK}${headNote}, (n, n) = (${p.n}, ${p.n})` : `scores, unscaled (scaling is off)${headNote}, (n, n) = (${p.n}, ${p.n})`,
+          {
+            data: p.scoresScaled.data,
+            offset: h * p.n * p.n,
+            rows: p.n,
+            cols: p.n,
+            rowLabels: labels,
+            colLabels: labels,
+            showNumbers: p.n <= LIMITS.maxTokensWithNumbers,
+            baseline: next.baseline?.scoresScaled.data,
+          },
+          settings.scale
+            ? `scores / √${p.dK}${headNote}, (n, n) = (${p.n}, ${p.n})`
+            : `scores, unscaled (scaling is off)${headNote}, (n, n) = (${p.n}, ${p.n})`,
         );
         if (scaled.selection) showDivision();
         else scaled.select(0, 0);

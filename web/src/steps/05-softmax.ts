@@ -28,7 +28,8 @@ export function rowSentence(snapshot: Snapshot, row: number): string {
   const { pipeline: p, tokens, settings } = snapshot;
   const labels = tokenLabels(tokens);
   const who = quoted(labels[row]);
-  if (p.fullyMaskedRows[row]) return `Row ${row + 1}: every key is masked for ${who}, so it has nothing to draw from. Its weights are all 0%.`;
+  if (p.fullyMaskedRows[row])
+    return `Row ${row + 1}: every key is masked for ${who}, so it has nothing to draw from. Its weights are all 0%.`;
   const weights = headRow(p.weights.data, p.n, settings.head, row);
   const allowed = Array.from(weights, (_, j) => j).filter((j) => p.mask.data[row * p.n + j] === 1);
   const order = [...allowed].sort((a, b) => weights[b] - weights[a] || a - b);
@@ -71,18 +72,32 @@ export const softmaxStep: StepDefinition = {
     const byHand = el('div', { class: 'by-hand-box softmax-by-hand', 'aria-live': 'polite' });
 
     body.append(
-      el('p', {}, 'Softmax turns each row of scaled scores into weights: raise e to the power of every score, then divide each result by the row’s total. ' +
-        'The weights come out positive and add up to 1, so a row reads as a budget of 100%: how token i splits its attention across all the tokens, itself included. ' +
-        'Higher scores get more, and the exponential makes it lopsided: a score one point higher earns about 2.7 times the weight.'),
-      el('p', {}, 'Before exponentiating, the row’s largest score is subtracted from every score. That changes nothing in the result, since the same factor e',
-        el('sup', {}, '−max'), ' appears above and below the fraction line, but it keeps e', el('sup', {}, 'x'),
-        ' from overflowing when scores are large. Pick any cell to see its row worked out.'),
+      el(
+        'p',
+        {},
+        'Softmax turns each row of scaled scores into weights: raise e to the power of every score, then divide each result by the row’s total. ' +
+          'The weights come out positive and add up to 1, so a row reads as a budget of 100%: how token i splits its attention across all the tokens, itself included. ' +
+          'Higher scores get more, and the exponential makes it lopsided: a score one point higher earns about 2.7 times the weight.',
+      ),
+      el(
+        'p',
+        {},
+        'Before exponentiating, the row’s largest score is subtracted from every score. That changes nothing in the result, since the same factor e',
+        el('sup', {}, '−max'),
+        ' appears above and below the fraction line, but it keeps e',
+        el('sup', {}, 'x'),
+        ' from overflowing when scores are large. Pick any cell to see its row worked out.',
+      ),
       el('figure', { class: 'figure' }, map.element, legend),
       reading,
       emptyRows,
       byHand,
-      el('p', { class: 'aside' }, 'When papers and blog posts show “attention maps”, this is the table they draw: row i is how much token i drew from every token. ' +
-        'Read it as a record of where each token’s information came from, not of what the layer went on to compute with it.'),
+      el(
+        'p',
+        { class: 'aside' },
+        'When papers and blog posts show “attention maps”, this is the table they draw: row i is how much token i drew from every token. ' +
+          'Read it as a record of where each token’s information came from, not of what the layer went on to compute with it.',
+      ),
     );
 
     function showRow(): void {
@@ -92,9 +107,15 @@ export const softmaxStep: StepDefinition = {
       const h = settings.head;
       setText(reading, rowSentence(snapshot, row));
       if (p.fullyMaskedRows[row]) {
-        showChildren(byHand,
+        showChildren(
+          byHand,
           el('p', { class: 'by-hand-title' }, `Row ${row + 1} (${quoted(tokens[row])}): every key is masked`),
-          el('p', {}, 'All its scores are −∞, so every exponential is 0 and the sum is 0 as well. Rather than divide 0 by 0, the engine gives the row all-zero weights: it draws nothing, and its sum is 0%.'));
+          el(
+            'p',
+            {},
+            'All its scores are −∞, so every exponential is 0 and the sum is 0 as well. Rather than divide 0 by 0, the engine gives the row all-zero weights: it draws nothing, and its sum is 0%.',
+          ),
+        );
         return;
       }
       const scores = headRow(p.scoresScaled.data, p.n, h, row);
@@ -106,34 +127,89 @@ export const softmaxStep: StepDefinition = {
       const total = exps.reduce((a, b) => a + b, 0);
       const labels = tokenLabels(tokens);
       const rows = Array.from(scores, (s, j) =>
-        el('tr', { class: j === col ? 'chosen' : null, 'data-col': j },
+        el(
+          'tr',
+          { class: j === col ? 'chosen' : null, 'data-col': j },
           el('th', { scope: 'row' }, labels[j]),
           el('td', {}, allowed(j) ? fmt(s) : '−∞'),
           el('td', {}, allowed(j) ? fmt(s - max) : '−∞'),
           el('td', { class: 'softmax-exp', 'data-value': exps[j] }, fmt(exps[j], 3)),
-          el('td', { 'data-value': weights[j] }, percent(weights[j], 1))));
+          el('td', { 'data-value': weights[j] }, percent(weights[j], 1)),
+        ),
+      );
       const long = p.n > 12;
       const scoreName = settings.scale ? 'the scaled scores s (score / √d_k)' : 'the scores s (unscaled: scaling is off)';
-      showChildren(byHand,
-        el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): how much ${quoted(labels[row])} draws from ${quoted(labels[col])}`),
-        el('p', {}, `Take ${scoreName} of row ${row + 1}. The largest is ${fmt(max)}: subtract it from every score, raise e to each result, add those up, and divide each by the total.`),
-        el('div', { class: long ? 'matrix-scroll softmax-steps long' : 'matrix-scroll softmax-steps', tabindex: 0, role: 'region', 'aria-label': `Softmax of row ${row + 1}, step by step` },
-          el('table', { class: 'data-table' },
-            el('caption', {}, `Softmax of row ${row + 1} (${quoted(labels[row])}), step by step`),
-            el('thead', {}, el('tr', {},
-              el('th', { scope: 'col' }, 'key'),
-              el('th', { scope: 'col' }, 's'),
-              el('th', { scope: 'col' }, `s − ${fmt(max)}`),
-              el('th', { scope: 'col' }, 'e^(s − max)'),
-              el('th', { scope: 'col' }, 'weight'))),
-            el('tbody', {}, ...rows),
-            el('tfoot', {}, el('tr', {}, el('th', { scope: 'row' }, 'sum'), el('td', {}), el('td', {}),
-              el('td', { class: 'softmax-total', 'data-value': total }, fmt(total, 3)), el('td', {}, percent(weights.reduce((a, b) => a + b, 0), 1))))),
+      showChildren(
+        byHand,
+        el(
+          'p',
+          { class: 'by-hand-title' },
+          `Cell (${row + 1}, ${col + 1}): how much ${quoted(labels[row])} draws from ${quoted(labels[col])}`,
         ),
-        el('p', { class: 'by-hand softmax-line' },
-          el('span', { class: 'by-hand-label' }, `w[${row + 1}, ${col + 1}]`), ' = ',
-          allowed(col) ? `e^(${fmt(scores[col])} − ${fmt(max)}) / ${fmt(total, 3)} = ${fmt(exps[col], 3)} / ${fmt(total, 3)} = ` : 'e^(−∞) / … = 0 = ',
-          el('strong', { class: 'by-hand-result', 'data-value': weights[col] }, percent(weights[col], 1))));
+        el(
+          'p',
+          {},
+          `Take ${scoreName} of row ${row + 1}. The largest is ${fmt(max)}: subtract it from every score, raise e to each result, add those up, and divide each by the total.`,
+        ),
+        el(
+          'div',
+          {
+            class: long ? 'matrix-scroll softmax-steps long' : 'matrix-scroll softmax-steps',
+            tabindex: 0,
+            role: 'region',
+            'aria-label': `Softmax of row ${row + 1}, step by step`,
+          },
+          el(
+            'table',
+            { class: 'data-table' },
+            el('caption', {}, `Softmax of row ${row + 1} (${quoted(labels[row])}), step by step`),
+            el(
+              'thead',
+              {},
+              el(
+                'tr',
+                {},
+                el('th', { scope: 'col' }, 'key'),
+                el('th', { scope: 'col' }, 's'),
+                el('th', { scope: 'col' }, `s − ${fmt(max)}`),
+                el('th', { scope: 'col' }, 'e^(s − max)'),
+                el('th', { scope: 'col' }, 'weight'),
+              ),
+            ),
+            el('tbody', {}, ...rows),
+            el(
+              'tfoot',
+              {},
+              el(
+                'tr',
+                {},
+                el('th', { scope: 'row' }, 'sum'),
+                el('td', {}),
+                el('td', {}),
+                el('td', { class: 'softmax-total', 'data-value': total }, fmt(total, 3)),
+                el(
+                  'td',
+                  {},
+                  percent(
+                    weights.reduce((a, b) => a + b, 0),
+                    1,
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ),
+        el(
+          'p',
+          { class: 'by-hand softmax-line' },
+          el('span', { class: 'by-hand-label' }, `w[${row + 1}, ${col + 1}]`),
+          ' = ',
+          allowed(col)
+            ? `e^(${fmt(scores[col])} − ${fmt(max)}) / ${fmt(total, 3)} = ${fmt(exps[col], 3)} / ${fmt(total, 3)} = `
+            : 'e^(−∞) / … = 0 = ',
+          el('strong', { class: 'by-hand-result', 'data-value': weights[col] }, percent(weights[col], 1)),
+        ),
+      );
     }
 
     return {
@@ -149,21 +225,38 @@ export const softmaxStep: StepDefinition = {
         const sums = Array.from({ length: p.n }, (_, r) => headRow(p.weights.data, p.n, h, r).reduce((a, b) => a + b, 0));
         map.update(
           {
-            data: p.weights.data, offset: base, rows: p.n, cols: p.n, rowLabels: labels, colLabels: labels,
-            blocked: (r, c) => p.mask.data[r * p.n + c] === 0, blockedText: '0%',
+            data: p.weights.data,
+            offset: base,
+            rows: p.n,
+            cols: p.n,
+            rowLabels: labels,
+            colLabels: labels,
+            blocked: (r, c) => p.mask.data[r * p.n + c] === 0,
+            blockedText: '0%',
             showNumbers: p.n <= LIMITS.maxTokensWithNumbers,
-            rowTotals: { label: 'row sum', text: (r) => percent(sums[r]), className: (r) => (p.fullyMaskedRows[r] ? 'softmax-empty' : undefined) },
+            rowTotals: {
+              label: 'row sum',
+              text: (r) => percent(sums[r]),
+              className: (r) => (p.fullyMaskedRows[r] ? 'softmax-empty' : undefined),
+            },
             baseline: next.baseline?.weights.data,
           },
           `weights = softmax(${settings.scale ? 'scores / √dₖ' : 'scores'})${headNote}, (n, n) = (${p.n}, ${p.n}); row = query token, column = key token`,
         );
-        setText(legend, `Darker blue means a larger share; the darkest cell is ${percent(peak)}.` +
-          (settings.causal || p.mask.data.includes(0) ? ' Hatched cells are masked (step 7): they get exactly 0%.' : ''));
+        setText(
+          legend,
+          `Darker blue means a larger share; the darkest cell is ${percent(peak)}.` +
+            (settings.causal || p.mask.data.includes(0) ? ' Hatched cells are masked (step 7): they get exactly 0%.' : ''),
+        );
         const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));
         emptyRows.hidden = empty.length === 0;
-        setText(emptyRows, empty.length === 0 ? '' :
-          `${empty.length === 1 ? 'Row' : 'Rows'} ${empty.map((r) => r + 1).join(', ')} ${empty.length === 1 ? 'has' : 'have'} every key masked, so there is nothing to share out: ` +
-          'the weights are all 0 and the row sums to 0%, not 100%. Softmax would divide 0 by 0 here; the engine returns zeros instead.');
+        setText(
+          emptyRows,
+          empty.length === 0
+            ? ''
+            : `${empty.length === 1 ? 'Row' : 'Rows'} ${empty.map((r) => r + 1).join(', ')} ${empty.length === 1 ? 'has' : 'have'} every key masked, so there is nothing to share out: ` +
+                'the weights are all 0 and the row sums to 0%, not 100%. Softmax would divide 0 by 0 here; the engine returns zeros instead.',
+        );
 
         const key = tokens.join('\u0001');
         if (key !== sentenceKey || !map.selection) {

@@ -56,7 +56,11 @@ export const weightedSumStep: StepDefinition = {
     });
 
     // Reproduce in NumPy: the article's functions and this page's matrices, as a script to run.
-    const reproButton = el('button', { type: 'button', class: 'hands-button primary numpy-repro-copy' }, 'Reproduce in NumPy: copy the script');
+    const reproButton = el(
+      'button',
+      { type: 'button', class: 'hands-button primary numpy-repro-copy' },
+      'Reproduce in NumPy: copy the script',
+    );
     const reproStatus = el('p', { class: 'numpy-repro-status', role: 'status' });
     const reproBlock = outputBlock('The NumPy script');
     const reproCode = reproBlock.element.querySelector('pre')!;
@@ -71,7 +75,10 @@ export const weightedSumStep: StepDefinition = {
       if (!text) return;
       if (reproDetails.open) setText(reproCode, text);
       if (await copyText(text)) {
-        setText(reproStatus, `Copied: ${text.split('\n').length} lines of Python. Save them as attention.py and run python3 attention.py (it needs NumPy).`);
+        setText(
+          reproStatus,
+          `Copied: ${text.split('\n').length} lines of Python. Save them as attention.py and run python3 attention.py (it needs NumPy).`,
+        );
         return;
       }
       // No clipboard here: open the script and select it, to copy by hand.
@@ -79,31 +86,58 @@ export const weightedSumStep: StepDefinition = {
       reproDetails.open = true;
       getSelection()?.selectAllChildren(reproCode);
       reproBlock.element.focus();
-      setText(reproStatus, 'The clipboard is blocked here, so the script is open and selected below: press Ctrl+C (⌘C on a Mac) to copy it.');
+      setText(
+        reproStatus,
+        'The clipboard is blocked here, so the script is open and selected below: press Ctrl+C (⌘C on a Mac) to copy it.',
+      );
     });
-    const repro = el('div', { class: 'numpy-repro' },
-      el('div', { class: 'numpy-repro-bar' }, reproButton, reproStatus),
-      reproDetails);
+    const repro = el('div', { class: 'numpy-repro' }, el('div', { class: 'numpy-repro-bar' }, reproButton, reproStatus), reproDetails);
 
     body.append(
-      el('p', {}, 'The weights decide how much to take from each token; the values decide what each token hands over. ' +
-        'Multiplying the two matrices turns every output row into a blend of the value rows, mixed in exactly the proportions of that row’s weights.'),
-      el('p', {}, 'Pick an output cell (click it, or Tab into the table and use the arrow keys). The row of weights and the column of V that make it are outlined, and the sum is written out term by term.'),
+      el(
+        'p',
+        {},
+        'The weights decide how much to take from each token; the values decide what each token hands over. ' +
+          'Multiplying the two matrices turns every output row into a blend of the value rows, mixed in exactly the proportions of that row’s weights.',
+      ),
+      el(
+        'p',
+        {},
+        'Pick an output cell (click it, or Tab into the table and use the arrow keys). The row of weights and the column of V that make it are outlined, and the sum is written out term by term.',
+      ),
       el('figure', { class: 'figure' }, weights.element),
-      el('div', { class: 'figure-row' }, el('figure', { class: 'figure' }, values.element), el('figure', { class: 'figure' }, output.element)),
+      el(
+        'div',
+        { class: 'figure-row' },
+        el('figure', { class: 'figure' }, values.element),
+        el('figure', { class: 'figure' }, output.element),
+      ),
       byHand,
       reading,
       el('h3', {}, 'The whole mechanism in code'),
       el('p', {}, 'The article collects everything so far into one NumPy function:'),
       codeBlock(ATTENTION_SOURCE, { label: 'The article’s attention() function in NumPy' }),
-      el('p', {}, 'Line 2 is the scores (', link('#scores', 'step 3'), ') divided by √d_k (', link('#scale', 'step 4'),
-        '); lines 3–4 block whatever the mask forbids by setting it to −∞ (', link('#causal', 'step 7'),
-        '); line 5 turns each row into weights (', link('#softmax', 'step 5'),
-        '); line 6 is this step, and it hands back the weights too, which is what attention maps draw.'),
+      el(
+        'p',
+        {},
+        'Line 2 is the scores (',
+        link('#scores', 'step 3'),
+        ') divided by √d_k (',
+        link('#scale', 'step 4'),
+        '); lines 3–4 block whatever the mask forbids by setting it to −∞ (',
+        link('#causal', 'step 7'),
+        '); line 5 turns each row into weights (',
+        link('#softmax', 'step 5'),
+        '); line 6 is this step, and it hands back the weights too, which is what attention maps draw.',
+      ),
       el('h3', {}, 'Reproduce it in NumPy'),
-      el('p', {}, 'The page’s numbers are no black box. The button below copies a short Python script: the article’s own softmax(), attention() and multi_head_attention(), word for word, ' +
-        'followed by this page’s X, W_q, W_k, W_v and W_o written out in full. Run it with NumPy and it prints the weights and outputs you see here, to the two decimals printed on the page. ' +
-        'If the page uses a mask or switches scaling off, the script adds a variant of multi_head_attention() that does the same, marked as not being the article’s.'),
+      el(
+        'p',
+        {},
+        'The page’s numbers are no black box. The button below copies a short Python script: the article’s own softmax(), attention() and multi_head_attention(), word for word, ' +
+          'followed by this page’s X, W_q, W_k, W_v and W_o written out in full. Run it with NumPy and it prints the weights and outputs you see here, to the two decimals printed on the page. ' +
+          'If the page uses a mask or switches scaling off, the script adds a variant of multi_head_attention() that does the same, marked as not being the article’s.',
+      ),
       repro,
     );
 
@@ -119,8 +153,16 @@ export const weightedSumStep: StepDefinition = {
       const value = p.headOutputs.data[(h * n + row) * dK + col];
       showChildren(
         byHand,
-        el('p', { class: 'by-hand-title' }, `Output row ${row + 1} (${quoted(tokens[row])}), dimension ${col + 1}: weights of row ${row + 1} times column ${col + 1} of V`),
-        byHandSum(`out${sub(row + 1)},${sub(col + 1)}`, Array.from(wRow, (w, t) => ({ a: w, b: vCol[t] })), value),
+        el(
+          'p',
+          { class: 'by-hand-title' },
+          `Output row ${row + 1} (${quoted(tokens[row])}), dimension ${col + 1}: weights of row ${row + 1} times column ${col + 1} of V`,
+        ),
+        byHandSum(
+          `out${sub(row + 1)},${sub(col + 1)}`,
+          Array.from(wRow, (w, t) => ({ a: w, b: vCol[t] })),
+          value,
+        ),
       );
       weights.highlight([row], []);
       values.highlight([], [col]);
@@ -137,9 +179,12 @@ export const weightedSumStep: StepDefinition = {
       }
       const lo = Math.min(...vCol);
       const hi = Math.max(...vCol);
-      setText(reading, `The weights of row ${row + 1} are never negative and add up to ${fmt(total)}, so ${fmt(value)} is an average of column ${col + 1} of V: ` +
-        `it has to land between that column’s smallest value (${fmt(lo)}) and its largest (${fmt(hi)}). ` +
-        `The biggest share, ${percent(wRow[best])}, comes from ${quoted(tokens[best])}, whose value there is ${fmt(vCol[best])}.`);
+      setText(
+        reading,
+        `The weights of row ${row + 1} are never negative and add up to ${fmt(total)}, so ${fmt(value)} is an average of column ${col + 1} of V: ` +
+          `it has to land between that column’s smallest value (${fmt(lo)}) and its largest (${fmt(hi)}). ` +
+          `The biggest share, ${percent(wRow[best])}, comes from ${quoted(tokens[best])}, whose value there is ${fmt(vCol[best])}.`,
+      );
     }
 
     return {
@@ -155,20 +200,53 @@ export const weightedSumStep: StepDefinition = {
         const masked = (r: number, c: number) => p.mask.data[r * n + c] === 0 && p.weights.data[(h * n + r) * n + c] === 0;
         const base = next.baseline;
         reproButton.disabled = p.dModel > SCRIPT_MAX_DMODEL;
-        setText(reproStatus, p.dModel > SCRIPT_MAX_DMODEL
-          ? `The script writes out all four d_model × d_model matrices, so it is offered up to d_model ${SCRIPT_MAX_DMODEL}; this page has ${p.dModel}.`
-          : '');
+        setText(
+          reproStatus,
+          p.dModel > SCRIPT_MAX_DMODEL
+            ? `The script writes out all four d_model × d_model matrices, so it is offered up to d_model ${SCRIPT_MAX_DMODEL}; this page has ${p.dModel}.`
+            : '',
+        );
         if (reproDetails.open && p.dModel <= SCRIPT_MAX_DMODEL) setText(reproCode, script());
         weights.update(
-          { data: p.weights.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers, blocked: masked, blockedText: '0', baseline: base?.weights.data },
+          {
+            data: p.weights.data,
+            offset: h * n * n,
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            extent: 1,
+            showNumbers: numbers,
+            blocked: masked,
+            blockedText: '0',
+            baseline: base?.weights.data,
+          },
           `weights${headNote}, (n, n) = (${n}, ${n}); each row adds up to 1`,
         );
         values.update(
-          { data: p.V_heads.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: base?.V_heads.data },
+          {
+            data: p.V_heads.data,
+            offset: h * n * p.dK,
+            rows: n,
+            cols: p.dK,
+            rowLabels: labels,
+            colLabels: dimensionLabels(p.dK),
+            showNumbers: dimNumbers,
+            baseline: base?.V_heads.data,
+          },
           `V${headNote}: values, (n, dₖ) = (${n}, ${p.dK})`,
         );
         output.update(
-          { data: p.headOutputs.data, offset: h * n * p.dK, rows: n, cols: p.dK, rowLabels: labels, colLabels: dimensionLabels(p.dK), showNumbers: dimNumbers, baseline: base?.headOutputs.data },
+          {
+            data: p.headOutputs.data,
+            offset: h * n * p.dK,
+            rows: n,
+            cols: p.dK,
+            rowLabels: labels,
+            colLabels: dimensionLabels(p.dK),
+            showNumbers: dimNumbers,
+            baseline: base?.headOutputs.data,
+          },
           `output = weights V${headNote}, (n, dₖ) = (${n}, ${p.dK})`,
         );
         selection.row = Math.min(selection.row, n - 1);

@@ -41,7 +41,10 @@ export function numpyPrint(data: ArrayLike<number>, offset: number, rows: number
   const cell = (t: string) => t.padStart(intWidth + (t.length - t.indexOf('.')), ' ').padEnd(intWidth + 1 + fracWidth, ' ');
   const lines: string[] = [];
   for (let r = 0; r < rows; r++) {
-    const row = texts.slice(r * cols, (r + 1) * cols).map(cell).join(' ');
+    const row = texts
+      .slice(r * cols, (r + 1) * cols)
+      .map(cell)
+      .join(' ');
     lines.push(`${r === 0 ? '[[' : ' ['}${row}]${r === rows - 1 ? ']' : ''}`);
   }
   return lines.join('\n');
@@ -68,13 +71,15 @@ export const causalStep: StepDefinition = {
       scale: 'sequential',
       corner: 'query ↓ key →',
       format: (v) => (v === 1 ? '1' : '0'),
-      describe: (r, c) => (snapshot ? `${quoted(snapshot.tokens[r])} ${c > r ? 'may not' : 'may'} look at ${quoted(snapshot.tokens[c])}` : ''),
+      describe: (r, c) =>
+        snapshot ? `${quoted(snapshot.tokens[r])} ${c > r ? 'may not' : 'may'} look at ${quoted(snapshot.tokens[c])}` : '',
     });
     const scores = new MatrixTable({
       caption: 'masked scores',
       scale: 'diverging',
       corner: 'query ↓ key →',
-      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}: ${c > r ? 'blocked, −∞' : fmt(v)}` : ''),
+      describe: (r, c, v) =>
+        snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}: ${c > r ? 'blocked, −∞' : fmt(v)}` : '',
     });
     const right = new MatrixTable({
       caption: 'weights, masked before softmax',
@@ -95,25 +100,50 @@ export const causalStep: StepDefinition = {
     const printed = outputBlock('What print(w.round(2)) shows for this page');
     const printedLabel = el('p', { class: 'causal-print-label' });
 
-    const compare = el('div', { class: 'figure-row causal-pair causal-compare' },
-      el('figure', { class: 'figure causal-right' },
+    const compare = el(
+      'div',
+      { class: 'figure-row causal-pair causal-compare' },
+      el(
+        'figure',
+        { class: 'figure causal-right' },
         el('p', { class: 'causal-verdict causal-verdict-right' }, el('span', { 'aria-hidden': 'true' }, '✓ '), 'Right: mask, then softmax'),
-        right.element),
-      el('figure', { class: 'figure causal-wrong' },
-        el('p', { class: 'causal-verdict causal-verdict-wrong' }, el('span', { 'aria-hidden': 'true' }, '✗ '), 'Wrong: softmax, then zero the future'),
-        wrong.element));
+        right.element,
+      ),
+      el(
+        'figure',
+        { class: 'figure causal-wrong' },
+        el(
+          'p',
+          { class: 'causal-verdict causal-verdict-wrong' },
+          el('span', { 'aria-hidden': 'true' }, '✗ '),
+          'Wrong: softmax, then zero the future',
+        ),
+        wrong.element,
+      ),
+    );
     // Predict first: does a row still add up to 1 when the future is zeroed after the softmax?
     const predict = context.predictions ? new Prediction([compare, reading]) : null;
 
     body.append(
-      el('p', {}, 'A language model learns by guessing each next word. If position 3 could see positions 4 and 5, it would just read the answer off, and learn nothing useful. ' +
-        'So in causal attention every token may look at itself and at the tokens before it, never after.'),
-      el('p', {}, 'The rule is a lower-triangular table of ones. Where it says 0, the score is replaced by −∞ before the softmax. Because e to the −∞ is 0, those keys get exactly zero weight, ' +
-        'and what is left in each row still adds up to 1.'),
-      controlForm({ class: 'causal-toggle' },
-        el('label', {}, toggle, ' Use the causal mask in every step of this page'),
-        toggleState),
-      el('div', { class: 'figure-row causal-pair' }, el('figure', { class: 'figure' }, mask.element), el('figure', { class: 'figure' }, scores.element)),
+      el(
+        'p',
+        {},
+        'A language model learns by guessing each next word. If position 3 could see positions 4 and 5, it would just read the answer off, and learn nothing useful. ' +
+          'So in causal attention every token may look at itself and at the tokens before it, never after.',
+      ),
+      el(
+        'p',
+        {},
+        'The rule is a lower-triangular table of ones. Where it says 0, the score is replaced by −∞ before the softmax. Because e to the −∞ is 0, those keys get exactly zero weight, ' +
+          'and what is left in each row still adds up to 1.',
+      ),
+      controlForm({ class: 'causal-toggle' }, el('label', {}, toggle, ' Use the causal mask in every step of this page'), toggleState),
+      el(
+        'div',
+        { class: 'figure-row causal-pair' },
+        el('figure', { class: 'figure' }, mask.element),
+        el('figure', { class: 'figure' }, scores.element),
+      ),
       ...(predict ? [predict.element] : []),
       compare,
       reading,
@@ -136,11 +166,14 @@ export const causalStep: StepDefinition = {
         const numbers = n <= LIMITS.maxTokensWithNumbers;
 
         toggle.checked = settings.causal;
-        setText(toggleState, settings.causal
-          ? 'On: the weights in every step of the page are masked like the ones below.'
-          : isCustomMask(settings.mask)
-            ? `Off: ${describeMask(settings.mask, false)} (from the mask editor below) is in force on every step instead. Ticking this replaces it with the causal mask. The figures here show the causal version, so you can compare.`
-            : 'Off: the steps above let every token see every token. The figures here show the masked version anyway, so you can compare.');
+        setText(
+          toggleState,
+          settings.causal
+            ? 'On: the weights in every step of the page are masked like the ones below.'
+            : isCustomMask(settings.mask)
+              ? `Off: ${describeMask(settings.mask, false)} (from the mask editor below) is in force on every step instead. Ticking this replaces it with the causal mask. The figures here show the causal version, so you can compare.`
+              : 'Off: the steps above let every token see every token. The figures here show the masked version anyway, so you can compare.',
+        );
         const base = next.baseline;
 
         // The mask depends on n only: redrawn when the tokens change, not on every head or seed.
@@ -150,12 +183,33 @@ export const causalStep: StepDefinition = {
           const tril = new Float32Array(n * n);
           for (let r = 0; r < n; r++) for (let c = 0; c <= r; c++) tril[r * n + c] = 1;
           mask.update(
-            { data: tril, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers, blocked: lower, blockedText: '0' },
+            {
+              data: tril,
+              rows: n,
+              cols: n,
+              rowLabels: labels,
+              colLabels: labels,
+              extent: 1,
+              showNumbers: numbers,
+              blocked: lower,
+              blockedText: '0',
+            },
             `mask (${n}, ${n}): 1 = may look, 0 = blocked`,
           );
         }
         scores.update(
-          { data: p.scoresScaled.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers, blocked: lower, blockedText: '−∞', baseline: base?.scoresScaled.data },
+          {
+            data: p.scoresScaled.data,
+            offset: h * n * n,
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            showNumbers: numbers,
+            blocked: lower,
+            blockedText: '−∞',
+            baseline: base?.scoresScaled.data,
+          },
           `scores${p.scaleFactor !== 1 ? ' / √dₖ' : ''}${headNote}, blocked set to −∞`,
         );
         // The comparison tables hold the shown head only: (n, n), no head offset.
@@ -165,8 +219,15 @@ export const causalStep: StepDefinition = {
         const short = (sums: number[]) => (r: number) => (sums[r] < 0.995 ? 'row-total-short' : undefined);
         right.update(
           {
-            data: p.weightsCausal.data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
-            blocked: exactZero(p.weightsCausal.data), blockedText: '0',
+            data: p.weightsCausal.data,
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            extent: 1,
+            showNumbers: numbers,
+            blocked: exactZero(p.weightsCausal.data),
+            blockedText: '0',
             rowTotals: { label: 'row sum', text: (r) => percent(sumsRight[r]), className: short(sumsRight) },
             baseline: base?.weightsCausal.data,
           },
@@ -174,8 +235,15 @@ export const causalStep: StepDefinition = {
         );
         wrong.update(
           {
-            data: p.weightsMaskedAfter.data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
-            blocked: exactZero(p.weightsMaskedAfter.data), blockedText: '0',
+            data: p.weightsMaskedAfter.data,
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            extent: 1,
+            showNumbers: numbers,
+            blocked: exactZero(p.weightsMaskedAfter.data),
+            blockedText: '0',
             rowTotals: { label: 'row sum', text: (r) => percent(sumsWrong[r]), className: short(sumsWrong) },
             baseline: base?.weightsMaskedAfter.data,
           },
@@ -183,38 +251,56 @@ export const causalStep: StepDefinition = {
         );
 
         if (n === 1) {
-          setText(reading, 'With a single token there is no future to hide, so both ways give the same weight of 1. Add words to the sentence to see them part.');
+          setText(
+            reading,
+            'With a single token there is no future to hide, so both ways give the same weight of 1. Add words to the sentence to see them part.',
+          );
         } else {
           let worst = 0;
           for (let r = 0; r < n - 1; r++) if (sumsWrong[r] < sumsWrong[worst]) worst = r;
           // Row 2 is the article's example; with two tokens row 2 is the last (whole) row, so use row 1.
           const second = Math.min(1, n - 2);
           const rowText = (r: number) => `row ${r + 1} (${quoted(tokens[r])})`;
-          const pair = worst === second
-            ? `${rowText(second)} would sum to only ${percent(sumsWrong[second])}`
-            : `${rowText(second)} would sum to ${percent(sumsWrong[second])} and ${rowText(worst)} to just ${percent(sumsWrong[worst])}`;
-          setText(reading, `Zero the weights after the softmax instead, and ${pair}; only the last row, which has nothing to hide, still reaches ${percent(sumsWrong[n - 1])}. ` +
-            `Each output row would then be a proper average shrunk by its own factor (${fmt(sumsWrong[second])} for row ${second + 1}), so positions would no longer be on the same scale. ` +
-            `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[0])}, on itself.`);
+          const pair =
+            worst === second
+              ? `${rowText(second)} would sum to only ${percent(sumsWrong[second])}`
+              : `${rowText(second)} would sum to ${percent(sumsWrong[second])} and ${rowText(worst)} to just ${percent(sumsWrong[worst])}`;
+          setText(
+            reading,
+            `Zero the weights after the softmax instead, and ${pair}; only the last row, which has nothing to hide, still reaches ${percent(sumsWrong[n - 1])}. ` +
+              `Each output row would then be a proper average shrunk by its own factor (${fmt(sumsWrong[second])} for row ${second + 1}), so positions would no longer be on the same scale. ` +
+              `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[0])}, on itself.`,
+          );
         }
 
         if (predict) {
           // Row 2 as in the article; with two tokens row 2 is the last (whole) row, so ask about row 1.
           const row = Math.min(1, n - 2);
-          predict.update(n < 2 ? null : {
-            key: 'causal-zero-after',
-            question: `Suppose we skip the mask before the softmax and instead set the future weights to 0 afterwards. Will row ${row + 1} (${quoted(tokens[row])}) still add up to 1?`,
-            choices: [{ id: 'yes', label: 'Yes, still 1' }, { id: 'no', label: 'No, less than 1' }],
-            correct: sumsWrong[row] >= 0.995 ? 'yes' : 'no',
-            explanation: `Softmax already shared row ${row + 1}’s budget of 1 among all ${n} tokens, future ones included. Zeroing the future afterwards throws their share away and hands it to no one, ` +
-              `so the row keeps only ${percent(sumsWrong[row])}. Masking first gives the future −∞ before the sharing, so the whole 100% goes to the tokens that are allowed.`,
-          });
+          predict.update(
+            n < 2
+              ? null
+              : {
+                  key: 'causal-zero-after',
+                  question: `Suppose we skip the mask before the softmax and instead set the future weights to 0 afterwards. Will row ${row + 1} (${quoted(tokens[row])}) still add up to 1?`,
+                  choices: [
+                    { id: 'yes', label: 'Yes, still 1' },
+                    { id: 'no', label: 'No, less than 1' },
+                  ],
+                  correct: sumsWrong[row] >= 0.995 ? 'yes' : 'no',
+                  explanation:
+                    `Softmax already shared row ${row + 1}’s budget of 1 among all ${n} tokens, future ones included. Zeroing the future afterwards throws their share away and hands it to no one, ` +
+                    `so the row keeps only ${percent(sumsWrong[row])}. Masking first gives the future −∞ before the sharing, so the whole 100% goes to the tokens that are allowed.`,
+                },
+          );
         }
         editor.render(next);
 
-        setText(printedLabel, n <= PRINT_MAX_TOKENS
-          ? `With this page’s ${n} token${n === 1 ? '' : 's'} instead of 4${headNote.replace(', ', ' (') + (headNote ? ')' : '')}, the print shows:`
-          : `With this page’s ${n} tokens the printed array is ${n} × ${n}, too wide to show here; the left-hand weights table above holds the same numbers.`);
+        setText(
+          printedLabel,
+          n <= PRINT_MAX_TOKENS
+            ? `With this page’s ${n} token${n === 1 ? '' : 's'} instead of 4${headNote.replace(', ', ' (') + (headNote ? ')' : '')}, the print shows:`
+            : `With this page’s ${n} tokens the printed array is ${n} × ${n}, too wide to show here; the left-hand weights table above holds the same numbers.`,
+        );
         printed.set(n <= PRINT_MAX_TOKENS ? numpyPrint(p.weightsCausal.data, 0, n, n) : '');
         printed.element.hidden = n > PRINT_MAX_TOKENS;
       },
@@ -228,7 +314,10 @@ let editorId = 0;
  * The mask editor: presets and free painting. The mask is a page setting (the URL's `mask`), applied
  * before the softmax in every step; a custom one replaces the causal checkbox.
  */
-function maskEditor(context: { update(change: Partial<Snapshot['settings']>): void }): { elements: HTMLElement[]; render(snapshot: Snapshot): void } {
+function maskEditor(context: { update(change: Partial<Snapshot['settings']>): void }): {
+  elements: HTMLElement[];
+  render(snapshot: Snapshot): void;
+} {
   const id = `mask-editor-${++editorId}`;
   let snapshot: Snapshot | null = null;
   /** The mask as last painted (the settings arrive with the next frame). */
@@ -236,18 +325,25 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
   const params: Record<string, number> = { pad: 2, window: 3, prefix: 2 };
 
   const radios = new Map<string, HTMLInputElement>();
-  const presetLabels = [...MASK_PRESETS.map((p) => ({ kind: p.kind as string, label: p.label })), { kind: 'paint', label: 'Painted by hand' }];
+  const presetLabels = [
+    ...MASK_PRESETS.map((p) => ({ kind: p.kind as string, label: p.label })),
+    { kind: 'paint', label: 'Painted by hand' },
+  ];
   const paramInput = el('input', { type: 'number', min: 1, step: 1, id: `${id}-param`, class: 'mask-param-input', inputmode: 'numeric' });
   const paramLabel = el('label', { for: `${id}-param` });
   const paramBox = el('span', { class: 'mask-param', hidden: true }, paramLabel, paramInput);
-  const presets = el('fieldset', { class: 'mask-presets' }, el('legend', {}, 'The mask for every step of this page'),
+  const presets = el(
+    'fieldset',
+    { class: 'mask-presets' },
+    el('legend', {}, 'The mask for every step of this page'),
     ...presetLabels.map(({ kind, label }) => {
       const radio = el('input', { type: 'radio', name: `${id}-kind`, value: kind, class: 'mask-kind' });
       radios.set(kind, radio);
       radio.addEventListener('change', () => choose(kind));
       return el('label', { class: 'mask-preset' }, radio, label);
     }),
-    paramBox);
+    paramBox,
+  );
   const state = el('p', { class: 'mask-state', 'aria-live': 'polite' });
   const emptyNote = el('p', { class: 'mask-empty-note', hidden: true, 'aria-live': 'polite' });
 
@@ -257,7 +353,8 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
     corner: 'query ↓ key →',
     className: 'mask-painter',
     format: (v) => (v === 1 ? '1' : '0'),
-    describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} ${v === 1 ? 'may' : 'may not'} look at ${quoted(snapshot.tokens[c])}` : ''),
+    describe: (r, c, v) =>
+      snapshot ? `${quoted(snapshot.tokens[r])} ${v === 1 ? 'may' : 'may not'} look at ${quoted(snapshot.tokens[c])}` : '',
     paint: {
       paint(cells, on) {
         if (!snapshot) return;
@@ -303,15 +400,33 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
 
   const elements = [
     el('h3', {}, 'Paint your own mask'),
-    el('p', {}, 'Causal is one mask among many. Padding blocks the filler tokens at the end of a short sentence in a batch; a sliding window lets each token see only its nearest predecessors; ' +
-      'a prefix-LM lets a prompt read itself in both directions while the rest stays causal. Pick one, or paint cells yourself. Whatever you choose is applied before the softmax in every step of the page.'),
-    el('div', { class: 'mask-editor' },
+    el(
+      'p',
+      {},
+      'Causal is one mask among many. Padding blocks the filler tokens at the end of a short sentence in a batch; a sliding window lets each token see only its nearest predecessors; ' +
+        'a prefix-LM lets a prompt read itself in both directions while the rest stays causal. Pick one, or paint cells yourself. Whatever you choose is applied before the softmax in every step of the page.',
+    ),
+    el(
+      'div',
+      { class: 'mask-editor' },
       controlForm({}, presets),
       state,
-      el('p', { class: 'mask-help' }, 'Paint: click a cell to switch it between 1 (may look) and 0 (blocked), or drag across cells to paint several. ' +
-        'With the keyboard, Tab into the mask, move with the arrow keys and press ', el('kbd', {}, 'Space'), ' to switch the cell.'),
-      el('div', { class: 'figure-row mask-pair' }, el('figure', { class: 'figure' }, painter.element), el('figure', { class: 'figure' }, weights.element)),
-      emptyNote),
+      el(
+        'p',
+        { class: 'mask-help' },
+        'Paint: click a cell to switch it between 1 (may look) and 0 (blocked), or drag across cells to paint several. ' +
+          'With the keyboard, Tab into the mask, move with the arrow keys and press ',
+        el('kbd', {}, 'Space'),
+        ' to switch the cell.',
+      ),
+      el(
+        'div',
+        { class: 'figure-row mask-pair' },
+        el('figure', { class: 'figure' }, painter.element),
+        el('figure', { class: 'figure' }, weights.element),
+      ),
+      emptyNote,
+    ),
   ];
 
   return {
@@ -337,11 +452,14 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
       }
       const custom = isCustomMask(settings.mask);
       state.classList.toggle('mask-override', custom);
-      setText(state, custom
-        ? `In force on every step: ${describeMask(settings.mask, false)}. It replaces the causal checkbox, which is off while it is in force; ticking that checkbox puts the plain causal mask back.`
-        : settings.causal
-          ? 'In force on every step: the causal mask (the checkbox in the settings bar and above).'
-          : 'No mask: every token may look at every token.');
+      setText(
+        state,
+        custom
+          ? `In force on every step: ${describeMask(settings.mask, false)}. It replaces the causal checkbox, which is off while it is in force; ticking that checkbox puts the plain causal mask back.`
+          : settings.causal
+            ? 'In force on every step: the causal mask (the checkbox in the settings bar and above).'
+            : 'No mask: every token may look at every token.',
+      );
 
       const bits = p.mask.data;
       const values = Float32Array.from(bits);
@@ -352,9 +470,20 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
       });
       painter.update(
         {
-          data: values, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
-          blocked: (r, c) => bits[r * n + c] === 0, blockedText: '0',
-          rowTotals: { label: 'keys', text: (r) => String(allowedIn[r]), className: (r) => (allowedIn[r] === 0 ? 'mask-row-empty' : undefined) },
+          data: values,
+          rows: n,
+          cols: n,
+          rowLabels: labels,
+          colLabels: labels,
+          extent: 1,
+          showNumbers: numbers,
+          blocked: (r, c) => bits[r * n + c] === 0,
+          blockedText: '0',
+          rowTotals: {
+            label: 'keys',
+            text: (r) => String(allowedIn[r]),
+            className: (r) => (allowedIn[r] === 0 ? 'mask-row-empty' : undefined),
+          },
         },
         `mask (${n}, ${n}) in force: 1 = may look, 0 = blocked`,
       );
@@ -366,18 +495,35 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
       const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
       weights.update(
         {
-          data: p.weights.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: numbers,
-          blocked: (r, c) => bits[r * n + c] === 0, blockedText: '0', baseline: next.baseline?.weights.data,
-          rowTotals: { label: 'row sum', text: (r) => percent(sums[r]), className: (r) => (p.fullyMaskedRows[r] ? 'mask-row-empty' : undefined) },
+          data: p.weights.data,
+          offset: h * n * n,
+          rows: n,
+          cols: n,
+          rowLabels: labels,
+          colLabels: labels,
+          extent: 1,
+          showNumbers: numbers,
+          blocked: (r, c) => bits[r * n + c] === 0,
+          blockedText: '0',
+          baseline: next.baseline?.weights.data,
+          rowTotals: {
+            label: 'row sum',
+            text: (r) => percent(sums[r]),
+            className: (r) => (p.fullyMaskedRows[r] ? 'mask-row-empty' : undefined),
+          },
         },
         `softmax(masked scores)${headNote}: the weights every step uses`,
       );
       const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));
       emptyNote.hidden = empty.length === 0;
-      setText(emptyNote, empty.length === 0 ? '' :
-        `${empty.length === 1 ? `Row ${empty[0] + 1} (${quoted(tokens[empty[0]])}) has` : `Rows ${empty.map((r) => r + 1).join(', ')} have`} no key left to look at, so ${empty.length === 1 ? 'its' : 'their'} weights are all 0 and ${empty.length === 1 ? 'its' : 'each'} row sums to 0%, not 100%. ` +
-        'With every score at −∞, softmax would divide e^−∞ + … = 0 by a total of 0. NumPy does exactly that and prints nan (not a number), which then spreads into every number computed from that row. ' +
-        'The engine instead gives such a row all-zero weights: the token takes nothing from anyone, and its output row is 0.');
+      setText(
+        emptyNote,
+        empty.length === 0
+          ? ''
+          : `${empty.length === 1 ? `Row ${empty[0] + 1} (${quoted(tokens[empty[0]])}) has` : `Rows ${empty.map((r) => r + 1).join(', ')} have`} no key left to look at, so ${empty.length === 1 ? 'its' : 'their'} weights are all 0 and ${empty.length === 1 ? 'its' : 'each'} row sums to 0%, not 100%. ` +
+              'With every score at −∞, softmax would divide e^−∞ + … = 0 by a total of 0. NumPy does exactly that and prints nan (not a number), which then spreads into every number computed from that row. ' +
+              'The engine instead gives such a row all-zero weights: the token takes nothing from anyone, and its output row is 0.',
+      );
     },
   };
 }

@@ -64,46 +64,88 @@ export const multiHeadStep: StepDefinition = {
     const trainedHeads = new TrainedHeads();
     const grid = new HeadGrid((head) => context.update({ head }), 'Attention maps, one per head');
     const gridNote = el('p', { class: 'multi-head-grid-note' });
-    const gridTools = figureTools(() => grid.element, () => 'Attention maps, one per head', (palette) => grid.svgFile('Attention maps, one per head: rows are query tokens, columns are key tokens', palette));
+    const gridTools = figureTools(
+      () => grid.element,
+      () => 'Attention maps, one per head',
+      (palette) => grid.svgFile('Attention maps, one per head: rows are query tokens, columns are key tokens', palette),
+    );
     const topTable = el('table', { class: 'data-table multi-head-top' });
-    const topDetails = el('details', { class: 'multi-head-top-details' },
+    const topDetails = el(
+      'details',
+      { class: 'multi-head-top-details' },
       el('summary', {}, 'The same maps in words: which token each head looks at most'),
-      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Each head’s strongest key per token', tabindex: 0 }, topTable));
+      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Each head’s strongest key per token', tabindex: 0 }, topTable),
+    );
     let outputTokens: string[] = [];
     const output = new MatrixTable({
-      caption: 'output', scale: 'diverging', corner: 'token ↓ dim →',
+      caption: 'output',
+      scale: 'diverging',
+      corner: 'token ↓ dim →',
       describe: (r, c, v) => `layer output for ${quoted(outputTokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
     });
-    const costRegion = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Multiply-adds and parameters for each number of heads', tabindex: 0 }, costTable);
+    const costRegion = el(
+      'div',
+      { class: 'matrix-scroll', role: 'region', 'aria-label': 'Multiply-adds and parameters for each number of heads', tabindex: 0 },
+      costTable,
+    );
     // Predict first: does splitting into more heads cost more work?
     const predict = context.predictions ? new Prediction([costRegion, costReading]) : null;
 
     body.append(
-      el('p', {}, 'A single head hands each token one set of weights: one answer to one question. A word like “it” has several questions at once: which noun does it stand for, which verb is it the subject of, what came just before it? ' +
-        'Multi-head attention cuts the d_model columns of Q, K and V into h slices of d_k = d_model / h columns, runs the attention of the previous steps on each slice independently, and glues the h results back together.'),
+      el(
+        'p',
+        {},
+        'A single head hands each token one set of weights: one answer to one question. A word like “it” has several questions at once: which noun does it stand for, which verb is it the subject of, what came just before it? ' +
+          'Multi-head attention cuts the d_model columns of Q, K and V into h slices of d_k = d_model / h columns, runs the attention of the previous steps on each slice independently, and glues the h results back together.',
+      ),
       el('p', {}, 'Try a different number of heads. d_model stays the same; only the slicing changes.'),
       choices,
       choicesNote,
-      el('figure', { class: 'figure multi-head-diagram' }, split, flow,
-        el('figcaption', {}, 'Every shape above is this page’s. The strip shows the d_model columns of Q (and K, V) cut into one slice per head.')),
+      el(
+        'figure',
+        { class: 'figure multi-head-diagram' },
+        split,
+        flow,
+        el(
+          'figcaption',
+          {},
+          'Every shape above is this page’s. The strip shows the d_model columns of Q (and K, V) cut into one slice per head.',
+        ),
+      ),
       el('h3', {}, 'The same work, however you slice it'),
-      el('p', {}, 'Splitting does not add work: h heads of width d_k do h · n² · d_k = n² · d_model multiply-adds for the scores, exactly what one head of full width would. ' +
-        'The table counts every product of this layer for each h that d_model allows; the column for the current h is counted from the engine’s actual matrices.'),
+      el(
+        'p',
+        {},
+        'Splitting does not add work: h heads of width d_k do h · n² · d_k = n² · d_model multiply-adds for the scores, exactly what one head of full width would. ' +
+          'The table counts every product of this layer for each h that d_model allows; the column for the current h is counted from the engine’s actual matrices.',
+      ),
       ...(predict ? [predict.element] : []),
       costRegion,
       costReading,
       el('h3', {}, 'Every head’s attention map'),
-      el('p', {}, 'Each square is one head’s weights: rows are query tokens, columns are key tokens, darker means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. Pick a map to show that head in the single-head figures of the steps above.'),
+      el(
+        'p',
+        {},
+        'Each square is one head’s weights: rows are query tokens, columns are key tokens, darker means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. Pick a map to show that head in the single-head figures of the steps above.',
+      ),
       trainedHeads.element,
       grid.element,
       gridTools,
       gridNote,
       topDetails,
       el('h3', {}, 'Concatenate, then mix with W_o'),
-      el('p', {}, 'Concatenating the head outputs gives back an (n, d_model) matrix. W_o, one more learned d_model × d_model matrix, mixes the heads’ findings into the layer’s output:'),
+      el(
+        'p',
+        {},
+        'Concatenating the head outputs gives back an (n, d_model) matrix. W_o, one more learned d_model × d_model matrix, mixes the heads’ findings into the layer’s output:',
+      ),
       el('figure', { class: 'figure' }, output.element),
       el('h3', {}, 'In code'),
-      el('p', {}, 'The article’s version does the slicing with a reshape and a transpose, and runs all heads at once as a stack of matrices:'),
+      el(
+        'p',
+        {},
+        'The article’s version does the slicing with a reshape and a transpose, and runs all heads at once as a stack of matrices:',
+      ),
       codeBlock(MULTI_HEAD_SOURCE, { label: 'The article’s multi_head_attention() in NumPy' }),
     );
 
@@ -113,38 +155,78 @@ export const multiHeadStep: StepDefinition = {
       const key = `${dModel}/${options.length}/${trained}`;
       if (key !== choiceKey) {
         choiceKey = key;
-        replaceChildren(choices, el('span', { class: 'multi-head-choices-label', 'aria-hidden': 'true' }, 'h ='),
+        replaceChildren(
+          choices,
+          el('span', { class: 'multi-head-choices-label', 'aria-hidden': 'true' }, 'h ='),
           ...options.map((h) => {
             // The trained model's h is fixed by its weights: the other counts are for random weights.
-            const button = el('button', { type: 'button', class: 'multi-head-choice', 'data-heads': h, 'aria-label': `${h} head${h === 1 ? '' : 's'} of dₖ = ${dModel / h}`, disabled: trained && h !== current }, String(h));
+            const button = el(
+              'button',
+              {
+                type: 'button',
+                class: 'multi-head-choice',
+                'data-heads': h,
+                'aria-label': `${h} head${h === 1 ? '' : 's'} of dₖ = ${dModel / h}`,
+                disabled: trained && h !== current,
+              },
+              String(h),
+            );
             button.addEventListener('click', () => context.update({ heads: h }));
             return button;
-          }));
+          }),
+        );
       }
-      choices.querySelectorAll<HTMLButtonElement>('button').forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
-      setText(choicesNote, `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
-        (trained
-          ? `The trained model was trained with h = ${current}, so that is the h its weights have; choose random weights (settings bar) to try the other values that divide d_model = ${dModel}.`
-          : `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`));
+      choices
+        .querySelectorAll<HTMLButtonElement>('button')
+        .forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
+      setText(
+        choicesNote,
+        `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
+          (trained
+            ? `The trained model was trained with h = ${current}, so that is the h its weights have; choose random weights (settings bar) to try the other values that divide d_model = ${dModel}.`
+            : `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`),
+      );
     }
 
     function renderFlow(s: Snapshot): void {
       const p = s.pipeline;
       const stage = (name: string, detail: string, shapeText: string) =>
-        el('li', { class: 'multi-head-stage' }, el('span', { class: 'multi-head-stage-name' }, name), el('span', { class: 'multi-head-stage-detail' }, detail), el('span', { class: 'multi-head-shape' }, shapeText));
-      showChildren(flow,
+        el(
+          'li',
+          { class: 'multi-head-stage' },
+          el('span', { class: 'multi-head-stage-name' }, name),
+          el('span', { class: 'multi-head-stage-detail' }, detail),
+          el('span', { class: 'multi-head-shape' }, shapeText),
+        );
+      showChildren(
+        flow,
         stage('X', 'one row per token', shape(p.X.rows, p.X.cols)),
         stage('Q, K, V', `X times W_q, W_k, W_v, each ${shape(p.W_q.rows, p.W_q.cols)}`, `3 × ${shape(p.Q.rows, p.Q.cols)}`),
-        stage('split', `columns cut into h = ${p.heads} slice${p.heads === 1 ? '' : 's'}`, `${p.heads} × 3 × ${shape(p.Q_heads.rows, p.Q_heads.cols)}`),
-        stage('attention per head', `softmax(Q_i K_iᵀ / √${p.dK}) is ${shape(p.weights.rows, p.weights.cols)}, times V_i`, `${p.heads} × ${shape(p.headOutputs.rows, p.headOutputs.cols)}`),
+        stage(
+          'split',
+          `columns cut into h = ${p.heads} slice${p.heads === 1 ? '' : 's'}`,
+          `${p.heads} × 3 × ${shape(p.Q_heads.rows, p.Q_heads.cols)}`,
+        ),
+        stage(
+          'attention per head',
+          `softmax(Q_i K_iᵀ / √${p.dK}) is ${shape(p.weights.rows, p.weights.cols)}, times V_i`,
+          `${p.heads} × ${shape(p.headOutputs.rows, p.headOutputs.cols)}`,
+        ),
         stage('concat', 'head outputs side by side', shape(p.merged.rows, p.merged.cols)),
         stage('× W_o', `mix the heads, W_o is ${shape(p.W_o.rows, p.W_o.cols)}`, shape(p.output.rows, p.output.cols)),
       );
       setVar(split, '--heads', p.heads);
       const labelled = p.heads <= 8;
-      showChildren(split, ...Array.from({ length: p.heads }, (_, i) =>
-        el('span', { class: `multi-head-slice${i === s.settings.head ? ' multi-head-slice-shown' : ''}` },
-          labelled ? `head ${i + 1}: ${i * p.dK + 1}–${(i + 1) * p.dK}` : '')));
+      showChildren(
+        split,
+        ...Array.from({ length: p.heads }, (_, i) =>
+          el(
+            'span',
+            { class: `multi-head-slice${i === s.settings.head ? ' multi-head-slice-shown' : ''}` },
+            labelled ? `head ${i + 1}: ${i * p.dK + 1}–${(i + 1) * p.dK}` : '',
+          ),
+        ),
+      );
     }
 
     function renderCost(s: Snapshot): void {
@@ -152,36 +234,63 @@ export const multiHeadStep: StepDefinition = {
       const actual = costOfSnapshot(p);
       const options = headChoices(p.dModel);
       const columns = options.map((h) => ({ h, cost: h === p.heads ? actual : costOfShape(p.n, p.dModel, h) }));
-      const headRow = el('tr', {}, el('th', { scope: 'col' }, 'part of the layer'),
-        ...columns.map(({ h }) => el('th', { scope: 'col', class: h === p.heads ? 'multi-head-current' : null }, `h = ${h}`)));
+      const headRow = el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, 'part of the layer'),
+        ...columns.map(({ h }) => el('th', { scope: 'col', class: h === p.heads ? 'multi-head-current' : null }, `h = ${h}`)),
+      );
       const row = (label: string, formula: string, value: (c: LayerCost) => number, className?: string) =>
-        el('tr', { class: className ?? null }, el('th', { scope: 'row' }, label, el('span', { class: 'multi-head-formula' }, formula)),
-          ...columns.map(({ h, cost }) => el('td', { class: `num${h === p.heads ? ' multi-head-current' : ''}`, 'data-heads': h }, count(value(cost)))));
-      showChildren(costTable,
+        el(
+          'tr',
+          { class: className ?? null },
+          el('th', { scope: 'row' }, label, el('span', { class: 'multi-head-formula' }, formula)),
+          ...columns.map(({ h, cost }) =>
+            el('td', { class: `num${h === p.heads ? ' multi-head-current' : ''}`, 'data-heads': h }, count(value(cost))),
+          ),
+        );
+      showChildren(
+        costTable,
         el('caption', {}, `One layer’s work and weights, n = ${p.n}, d_model = ${p.dModel}`),
         el('thead', {}, headRow),
         el('tbody', {}, ...COST_PARTS.map((part) => row(part.label, part.formula, (c) => c[part.key]))),
-        el('tfoot', {},
+        el(
+          'tfoot',
+          {},
           row('Total multiply-adds', '3nd² + 2n²d + nd²', (c) => c.total, 'multi-head-total'),
-          row('Parameters', 'W_q, W_k, W_v, W_o: 4 · d_model²', (c) => c.params, 'multi-head-params')));
+          row('Parameters', 'W_q, W_k, W_v, W_o: 4 · d_model²', (c) => c.params, 'multi-head-params'),
+        ),
+      );
       const same = columns.every(({ cost }) => cost.total === actual.total && cost.params === actual.params);
       const one = costOfShape(p.n, p.dModel, 1);
       const most = options[options.length - 1];
       const grows = costOfShape(p.n, p.dModel, most).total > one.total * 1.01;
-      predict?.update(options.length < 2 ? null : {
-        key: 'multi-head-work',
-        question: `Splitting d_model = ${p.dModel} into more heads: does the total work of the layer grow with h?`,
-        choices: [{ id: 'grows', label: 'Yes, about h times more' }, { id: 'same', label: 'No, about the same' }, { id: 'shrinks', label: 'It shrinks' }],
-        correct: grows ? 'grows' : 'same',
-        explanation: `Each head works on d_k = d_model / h columns only. h heads doing n² · d_k multiply-adds each add up to n² · d_model, the same as one wide head, ` +
-          `and the projections do not depend on h at all. For this page: ${count(one.total)} multiply-adds with 1 head, ${count(costOfShape(p.n, p.dModel, most).total)} with ${most}. ` +
-          'What more heads buy is variety: several smaller attention maps instead of one.',
-      });
+      predict?.update(
+        options.length < 2
+          ? null
+          : {
+              key: 'multi-head-work',
+              question: `Splitting d_model = ${p.dModel} into more heads: does the total work of the layer grow with h?`,
+              choices: [
+                { id: 'grows', label: 'Yes, about h times more' },
+                { id: 'same', label: 'No, about the same' },
+                { id: 'shrinks', label: 'It shrinks' },
+              ],
+              correct: grows ? 'grows' : 'same',
+              explanation:
+                `Each head works on d_k = d_model / h columns only. h heads doing n² · d_k multiply-adds each add up to n² · d_model, the same as one wide head, ` +
+                `and the projections do not depend on h at all. For this page: ${count(one.total)} multiply-adds with 1 head, ${count(costOfShape(p.n, p.dModel, most).total)} with ${most}. ` +
+                'What more heads buy is variety: several smaller attention maps instead of one.',
+            },
+      );
       const attentionShare = (actual.scores + actual.weightedSum) / actual.total;
-      setText(costReading, same
-        ? `Every column is identical: ${count(actual.total)} multiply-adds and ${count(actual.params)} parameters, whether ${options.length === 1 ? 'h is 1' : `h is ${options[0]} or ${options[options.length - 1]}`}. ` +
-          `At n = ${p.n}, the n × n products are ${percent(attentionShare)} of the work; they take over as the sentence grows (see the next step).`
-        : `With these shapes the count changes with h: ${count(actual.total)} multiply-adds at h = ${p.heads}.`);
+      setText(
+        costReading,
+        same
+          ? `Every column is identical: ${count(actual.total)} multiply-adds and ${count(actual.params)} parameters, whether ${options.length === 1 ? 'h is 1' : `h is ${options[0]} or ${options[options.length - 1]}`}. ` +
+              `At n = ${p.n}, the n × n products are ${percent(attentionShare)} of the work; they take over as the sentence grows (see the next step).`
+          : `With these shapes the count changes with h: ${count(actual.total)} multiply-adds at h = ${p.heads}.`,
+      );
     }
 
     function renderHeads(s: Snapshot): void {
@@ -191,31 +300,69 @@ export const multiHeadStep: StepDefinition = {
       const maps = Array.from({ length: shown }, (_, head) => {
         let best = 0;
         let bestValue = -1;
-        for (let i = 0; i < n * n; i++) if (p.weights.data[head * n * n + i] > bestValue) { bestValue = p.weights.data[head * n * n + i]; best = i; }
+        for (let i = 0; i < n * n; i++)
+          if (p.weights.data[head * n * n + i] > bestValue) {
+            bestValue = p.weights.data[head * n * n + i];
+            best = i;
+          }
         const r = Math.floor(best / n);
         const c = best % n;
         return {
           data: p.weights.data.subarray(head * n * n, (head + 1) * n * n),
           n,
           caption: `Head ${head + 1}`,
-          description: `Head ${head + 1} of ${p.heads}: attention map, ${n} × ${n}. Strongest: ${quoted(s.tokens[r])} takes ${percent(bestValue)} from ${quoted(s.tokens[c])}.` +
+          description:
+            `Head ${head + 1} of ${p.heads}: attention map, ${n} × ${n}. Strongest: ${quoted(s.tokens[r])} takes ${percent(bestValue)} from ${quoted(s.tokens[c])}.` +
             `${head === s.settings.head ? ' Shown in the steps above.' : ' Show this head in the steps above.'}`,
         };
       });
       grid.update(maps, s.settings.head);
-      setText(gridNote, p.heads > MAX_HEAD_MAPS
-        ? `Showing the first ${MAX_HEAD_MAPS} of ${p.heads} heads; the others are computed too, and the steps above can show any of them.`
-        : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`);
+      setText(
+        gridNote,
+        p.heads > MAX_HEAD_MAPS
+          ? `Showing the first ${MAX_HEAD_MAPS} of ${p.heads} heads; the others are computed too, and the steps above can show any of them.`
+          : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`,
+      );
 
       const labels = tokenLabels(s.tokens);
-      showChildren(topTable,
-        el('caption', {}, `For each token, the key with the largest weight in each head${p.heads > MAX_HEAD_MAPS ? ` (first ${MAX_HEAD_MAPS} heads)` : ''}`),
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'token'), ...Array.from({ length: shown }, (_, head) => el('th', { scope: 'col' }, `head ${head + 1}`)))),
-        el('tbody', {}, ...labels.map((label, row) => el('tr', {}, el('th', { scope: 'row' }, label),
-          ...Array.from({ length: shown }, (_, head) => {
-            const key = topKey(p.weights.data, head, n, row);
-            return el('td', {}, `${labels[key]} `, el('span', { class: 'multi-head-top-weight' }, percent(p.weights.data[(head * n + row) * n + key])));
-          })))));
+      showChildren(
+        topTable,
+        el(
+          'caption',
+          {},
+          `For each token, the key with the largest weight in each head${p.heads > MAX_HEAD_MAPS ? ` (first ${MAX_HEAD_MAPS} heads)` : ''}`,
+        ),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'col' }, 'token'),
+            ...Array.from({ length: shown }, (_, head) => el('th', { scope: 'col' }, `head ${head + 1}`)),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          ...labels.map((label, row) =>
+            el(
+              'tr',
+              {},
+              el('th', { scope: 'row' }, label),
+              ...Array.from({ length: shown }, (_, head) => {
+                const key = topKey(p.weights.data, head, n, row);
+                return el(
+                  'td',
+                  {},
+                  `${labels[key]} `,
+                  el('span', { class: 'multi-head-top-weight' }, percent(p.weights.data[(head * n + row) * n + key])),
+                );
+              }),
+            ),
+          ),
+        ),
+      );
     }
 
     return {
@@ -234,8 +381,17 @@ export const multiHeadStep: StepDefinition = {
         const data = cols === p.dModel ? p.output.data : firstColumns(p.output.data, p.n, p.dModel, cols);
         output.update(
           {
-            data, rows: p.n, cols, rowLabels: labels, colLabels: dimensionLabels(cols), showNumbers: numbers,
-            baseline: next.baseline ? (cols === p.dModel ? next.baseline.output.data : firstColumns(next.baseline.output.data, p.n, p.dModel, cols)) : null,
+            data,
+            rows: p.n,
+            cols,
+            rowLabels: labels,
+            colLabels: dimensionLabels(cols),
+            showNumbers: numbers,
+            baseline: next.baseline
+              ? cols === p.dModel
+                ? next.baseline.output.data
+                : firstColumns(next.baseline.output.data, p.n, p.dModel, cols)
+              : null,
           },
           `output = concat(heads) W_o, (n, d_model) = (${p.n}, ${p.dModel})` +
             `${cols < p.dModel ? `, dimensions 1–${cols} of ${p.dModel} drawn` : ''}${numbers ? '' : ', colours only at this size'}`,

@@ -84,21 +84,55 @@ export const costStep: StepDefinition = {
     const runLink = el('span', { class: 'cost-flash-run' });
 
     body.append(
-      el('p', {}, 'Everything that makes long context expensive sits in one table: the scores, with one row and one column per token. Here it is for this page’s sentence, one head:'),
+      el(
+        'p',
+        {},
+        'Everything that makes long context expensive sits in one table: the scores, with one row and one column per token. Here it is for this page’s sentence, one head:',
+      ),
       el('figure', { class: 'figure' }, matrix.element),
       matrixReading,
-      el('p', {}, 'Double the sentence and the table doubles in height and in width: four times as many numbers to compute, store and push through the softmax. ' +
-        'The table below works this out for this page’s d_model and number of heads, from this sentence up to 128k tokens (1k = 1,024).'),
-      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 }, table),
+      el(
+        'p',
+        {},
+        'Double the sentence and the table doubles in height and in width: four times as many numbers to compute, store and push through the softmax. ' +
+          'The table below works this out for this page’s d_model and number of heads, from this sentence up to 128k tokens (1k = 1,024).',
+      ),
+      el(
+        'div',
+        { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 },
+        table,
+      ),
       ratios,
-      el('figure', { class: 'figure cost-chart' }, chart.element,
-        figureTools(() => chart.element, () => 'Memory of the score matrices against n (log-log)', (palette) => chart.svgFile(palette)),
-        el('figcaption', {}, 'Memory of one layer’s score matrices against n, both axes logarithmic: a curve that grows like n² is a straight line twice as steep as one that grows like n. The table above lists the same points.')),
-      el('aside', { class: 'cost-flash', 'aria-labelledby': 'cost-flash-title' },
+      el(
+        'figure',
+        { class: 'figure cost-chart' },
+        chart.element,
+        figureTools(
+          () => chart.element,
+          () => 'Memory of the score matrices against n (log-log)',
+          (palette) => chart.svgFile(palette),
+        ),
+        el(
+          'figcaption',
+          {},
+          'Memory of one layer’s score matrices against n, both axes logarithmic: a curve that grows like n² is a straight line twice as steep as one that grows like n. The table above lists the same points.',
+        ),
+      ),
+      el(
+        'aside',
+        { class: 'cost-flash', 'aria-labelledby': 'cost-flash-title' },
         el('h3', { id: 'cost-flash-title' }, 'FlashAttention: same answer, no n × n table'),
-        el('p', {}, 'Long-context tricks (sliding windows, sparse patterns, linear attention) all try to avoid building that table. ', flashLink, ' leaves the arithmetic exactly as it is: ' +
-          'it walks through the keys a tile at a time in the GPU’s small, fast on-chip memory, keeps a running softmax per row, and writes out only the final (n, d_k) result. ' +
-          'The output is identical. The memory columns above stop growing like n²; the multiply-adds column does not change at all. So it knocks down the memory wall but leaves the n² arithmetic where it was.', runLink)),
+        el(
+          'p',
+          {},
+          'Long-context tricks (sliding windows, sparse patterns, linear attention) all try to avoid building that table. ',
+          flashLink,
+          ' leaves the arithmetic exactly as it is: ' +
+            'it walks through the keys a tile at a time in the GPU’s small, fast on-chip memory, keeps a running softmax per row, and writes out only the final (n, d_k) result. ' +
+            'The output is identical. The memory columns above stop growing like n²; the multiply-adds column does not change at all. So it knocks down the memory wall but leaves the n² arithmetic where it was.',
+          runLink,
+        ),
+      ),
     );
 
     return {
@@ -110,46 +144,102 @@ export const costStep: StepDefinition = {
         const labels = tokenLabels(tokens);
         const numbers = n <= LIMITS.maxTokensWithNumbers;
         matrix.update(
-          { data: p.scores.data, offset: h * n * n, rows: n, cols: n, rowLabels: labels, colLabels: labels, showNumbers: numbers, baseline: next.baseline?.scores.data },
+          {
+            data: p.scores.data,
+            offset: h * n * n,
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            showNumbers: numbers,
+            baseline: next.baseline?.scores.data,
+          },
           `scores${p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : ''}: (n, n) = (${n}, ${n}), ${count(n * n)} numbers`,
         );
         const here = costRow(n, p.dModel, p.heads);
-        setText(matrixReading, `${n} token${n === 1 ? '' : 's'}: ${count(here.entries)} scores per head, ${count(here.entries * p.heads)} for all ${p.heads} head${p.heads === 1 ? '' : 's'}, ` +
-          `${bytes(here.bytesPerLayer)} as float32. Tiny here; watch the columns below.`);
+        setText(
+          matrixReading,
+          `${n} token${n === 1 ? '' : 's'}: ${count(here.entries)} scores per head, ${count(here.entries * p.heads)} for all ${p.heads} head${p.heads === 1 ? '' : 's'}, ` +
+            `${bytes(here.bytesPerLayer)} as float32. Tiny here; watch the columns below.`,
+        );
 
         const COLUMNS = columns(p.heads);
         const rows = costLengths(n).map((length) => costRow(length, p.dModel, p.heads));
         const find = (length: number) => rows.find((row) => row.n === length)!;
         const ratioRow = (label: string, from: CostRow, to: CostRow, className: string) =>
-          el('tr', { class: className }, el('th', { scope: 'row' }, label),
-            ...COLUMNS.map((column) => el('td', { class: 'num', 'data-key': column.key }, ratioLabel(to[column.key] / from[column.key]))));
-        showChildren(table,
+          el(
+            'tr',
+            { class: className },
+            el('th', { scope: 'row' }, label),
+            ...COLUMNS.map((column) => el('td', { class: 'num', 'data-key': column.key }, ratioLabel(to[column.key] / from[column.key]))),
+          );
+        showChildren(
+          table,
           el('caption', {}, `The score matrix as n grows, for d_model = ${p.dModel} and h = ${p.heads}`),
-          el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'tokens n'), ...COLUMNS.map((column) => el('th', { scope: 'col' }, column.header)))),
-          el('tbody', {}, ...rows.map((row) => el('tr', { class: row.n === n ? 'cost-current' : null, 'data-n': row.n },
-            el('th', { scope: 'row' }, tokenCountLabel(row.n), row.n === n ? el('span', { class: 'cost-here' }, ' (this page)') : null),
-            ...COLUMNS.map((column) => el('td', { class: 'num', 'data-key': column.key, 'data-value': row[column.key] }, column.format(row[column.key])))))),
-          el('tfoot', {},
+          el(
+            'thead',
+            {},
+            el('tr', {}, el('th', { scope: 'col' }, 'tokens n'), ...COLUMNS.map((column) => el('th', { scope: 'col' }, column.header))),
+          ),
+          el(
+            'tbody',
+            {},
+            ...rows.map((row) =>
+              el(
+                'tr',
+                { class: row.n === n ? 'cost-current' : null, 'data-n': row.n },
+                el('th', { scope: 'row' }, tokenCountLabel(row.n), row.n === n ? el('span', { class: 'cost-here' }, ' (this page)') : null),
+                ...COLUMNS.map((column) =>
+                  el('td', { class: 'num', 'data-key': column.key, 'data-value': row[column.key] }, column.format(row[column.key])),
+                ),
+              ),
+            ),
+          ),
+          el(
+            'tfoot',
+            {},
             ratioRow(`doubling n: ${tokenCountLabel(n)} → ${tokenCountLabel(2 * n)}`, find(n), find(2 * n), 'cost-ratio-double'),
-            ratioRow('4× the context: 2k → 8k', find(2048), find(8192), 'cost-ratio-2k-8k')),
+            ratioRow('4× the context: 2k → 8k', find(2048), find(8192), 'cost-ratio-2k-8k'),
+          ),
         );
         const k2 = find(2048);
         const k8 = find(8192);
-        setText(ratios, `From 2k to 8k tokens the context grows 4 times, and every column grows ${ratioLabel(k8.entries / k2.entries).slice(1)} times: ` +
-          `${count(k2.entries)} → ${count(k8.entries)} scores per head, ${bytes(k2.bytesPerLayer)} → ${bytes(k8.bytesPerLayer)} per layer. ` +
-          `At 128k tokens a single head’s matrix alone is ${bytes(find(131072).bytesPerHead)}.`);
+        setText(
+          ratios,
+          `From 2k to 8k tokens the context grows 4 times, and every column grows ${ratioLabel(k8.entries / k2.entries).slice(1)} times: ` +
+            `${count(k2.entries)} → ${count(k8.entries)} scores per head, ${bytes(k2.bytesPerLayer)} → ${bytes(k8.bytesPerLayer)} per layer. ` +
+            `At 128k tokens a single head’s matrix alone is ${bytes(find(131072).bytesPerHead)}.`,
+        );
 
         const first = rows[0];
         const last = rows[rows.length - 1];
         chart.update({
           series: [
-            { label: `score matrices, ${p.heads} head${p.heads === 1 ? '' : 's'}: grows like n²`, className: 'series-quad', points: rows.map((row) => [row.n, row.bytesPerLayer]), markers: true },
-            { label: 'for comparison, growing like n', className: 'series-lin', points: [[first.n, first.bytesPerLayer], [last.n, (first.bytesPerLayer * last.n) / first.n]] },
+            {
+              label: `score matrices, ${p.heads} head${p.heads === 1 ? '' : 's'}: grows like n²`,
+              className: 'series-quad',
+              points: rows.map((row) => [row.n, row.bytesPerLayer]),
+              markers: true,
+            },
+            {
+              label: 'for comparison, growing like n',
+              className: 'series-lin',
+              points: [
+                [first.n, first.bytesPerLayer],
+                [last.n, (first.bytesPerLayer * last.n) / first.n],
+              ],
+            },
           ],
           xTicks: powerTicks(first.n, last.n, 4, tokenCountLabel),
-          yTicks: powerTicks(first.bytesPerLayer, last.bytesPerLayer, 1024, (v) => `1 ${BYTE_UNITS[Math.round(Math.log(v) / Math.log(1024))]}`),
+          yTicks: powerTicks(
+            first.bytesPerLayer,
+            last.bytesPerLayer,
+            1024,
+            (v) => `1 ${BYTE_UNITS[Math.round(Math.log(v) / Math.log(1024))]}`,
+          ),
           highlight: { x: n, y: here.bytesPerLayer, text: `this page: n = ${n}, ${bytes(here.bytesPerLayer)}` },
-          description: `Log-log chart: memory of the score matrices of one layer with ${p.heads} head${p.heads === 1 ? '' : 's'}, from ${bytes(first.bytesPerLayer)} at ${tokenCountLabel(first.n)} tokens ` +
+          description:
+            `Log-log chart: memory of the score matrices of one layer with ${p.heads} head${p.heads === 1 ? '' : 's'}, from ${bytes(first.bytesPerLayer)} at ${tokenCountLabel(first.n)} tokens ` +
             `to ${bytes(last.bytesPerLayer)} at ${tokenCountLabel(last.n)} tokens, a straight line of slope 2 (×4 per doubling); a line growing like n is drawn for comparison.`,
         });
 
@@ -158,7 +248,8 @@ export const costStep: StepDefinition = {
         const root = body.getRootNode() as Document | ShadowRoot;
         const has = (id: string) => Boolean(root.getElementById?.(id) ?? document.getElementById(id));
         showChildren(flashLink, has('flash') ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
-        if (has('flash-run')) showChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), ' to see it.');
+        if (has('flash-run'))
+          showChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), ' to see it.');
         else replaceChildren(runLink);
       },
     };

@@ -103,7 +103,11 @@ function scientific(value: number): string {
   if (!Number.isFinite(value)) return '?';
   if (value === 0) return '0';
   const [mantissa, exponent] = value.toExponential(1).split('e');
-  const superscript = (text: string) => text.replace('-', '⁻').replace('+', '').replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]);
+  const superscript = (text: string) =>
+    text
+      .replace('-', '⁻')
+      .replace('+', '')
+      .replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]);
   return `${mantissa} × 10${superscript(exponent)}`;
 }
 
@@ -117,7 +121,8 @@ export const flashStep: StepDefinition = {
   id: 'flash',
   number: 10,
   title: 'FlashAttention: the same result, one tile at a time',
-  summary: 'A tiled pass over K and V with a running max, sum and output per row gives exactly the attention output without ever storing the n × n matrix.',
+  summary:
+    'A tiled pass over K and V with a running max, sum and output per row gives exactly the attention output without ever storing the n × n matrix.',
   formula: tex`\begin{gathered} m_i' = \max\Big(m_i,\; \max_{j \in \text{tile}} s_{ij}\Big), \qquad \ell_i' = e^{m_i - m_i'}\,\ell_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'} \\ \text{acc}_i' = e^{m_i - m_i'}\,\text{acc}_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'}\, v_j, \qquad \text{out}_i = \frac{\text{acc}_i}{\ell_i} \;\text{ after the last tile} \end{gathered}`,
   mount(body, context) {
     return mountFlash(body, context);
@@ -137,7 +142,15 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
 
   // The block size: a setting (URL `block`, attribute `block`), changed here through the state module.
   const blockId = `flash-block-${id}`;
-  const blockInput = el('input', { type: 'range', id: blockId, name: 'block', min: LIMITS.minBlock, max: LIMITS.maxBlock, step: 1, 'aria-describedby': `${blockId}-hint` });
+  const blockInput = el('input', {
+    type: 'range',
+    id: blockId,
+    name: 'block',
+    min: LIMITS.minBlock,
+    max: LIMITS.maxBlock,
+    step: 1,
+    'aria-describedby': `${blockId}-hint`,
+  });
   const blockValue = el('output', { class: 'flash-block-value', for: blockId });
   const blockHint = el('span', { class: 'hint', id: `${blockId}-hint` });
   blockInput.addEventListener('input', () => {
@@ -158,8 +171,20 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   const queries = new MatrixTable({ caption: 'Q', scale: 'diverging', corner: 'token', className: 'flash-q', tools: false });
   const keys = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token', className: 'flash-k', tools: false });
   const values = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token', className: 'flash-v', tools: false });
-  const tileScores = new MatrixTable({ caption: 'scores', scale: 'diverging', corner: 'query ↓ key →', className: 'flash-scores', tools: false });
-  const tileProbs = new MatrixTable({ caption: 'exp(s − m)', scale: 'sequential', corner: 'query ↓ key →', className: 'flash-probs', tools: false });
+  const tileScores = new MatrixTable({
+    caption: 'scores',
+    scale: 'diverging',
+    corner: 'query ↓ key →',
+    className: 'flash-scores',
+    tools: false,
+  });
+  const tileProbs = new MatrixTable({
+    caption: 'exp(s − m)',
+    scale: 'sequential',
+    corner: 'query ↓ key →',
+    className: 'flash-probs',
+    tools: false,
+  });
   const explain = el('p', { class: 'flash-explain by-hand-box' });
   const stateTable = el('table', { class: 'data-table flash-state' });
   const acc = new MatrixTable({ caption: 'acc', scale: 'diverging', corner: 'row ↓ dim →', className: 'flash-acc', tools: false });
@@ -167,58 +192,117 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   const naive = new MatrixTable({ caption: 'naive output', scale: 'diverging', corner: 'token ↓ dim →', className: 'flash-naive' });
   const naiveFigure = el('figure', { class: 'figure flash-naive-figure', hidden: true }, naive.element);
   const difference = el('p', { class: 'flash-diff', hidden: true });
-  const stepper = el('figure', {
-    class: 'figure flash-stepper', tabindex: 0, 'aria-labelledby': `flash-stepper-title-${id}`,
-    'aria-describedby': `flash-stepper-keys-${id}`,
-  },
-  el('figcaption', { class: 'flash-stepper-title', id: `flash-stepper-title-${id}` }, 'The tiled pass, one tile at a time'),
-  el('p', { class: 'hint', id: `flash-stepper-keys-${id}` }, 'Use the buttons, or focus this figure and press ← and → (Home and End jump to the first and last tile).'),
-  el('div', { class: 'flash-nav' }, previous, next, autoplay, positionLabel),
-  el('div', { class: 'figure-row flash-overview' },
-    el('figure', { class: 'figure flash-tiles-figure' }, el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Tiles done, current and to do', tabindex: 0 }, tileMap)),
-    status),
-  el('div', { class: 'figure-row flash-inputs' },
-    el('figure', { class: 'figure' }, queries.element),
-    el('figure', { class: 'figure' }, keys.element),
-    el('figure', { class: 'figure' }, values.element)),
-  el('div', { class: 'figure-row flash-tile' },
-    el('figure', { class: 'figure' }, tileScores.element),
-    el('figure', { class: 'figure' }, tileProbs.element)),
-  explain,
-  el('figure', { class: 'figure flash-state-figure' },
-    el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Running max, sum and rescale factor per row', tabindex: 0 }, stateTable)),
-  el('div', { class: 'figure-row flash-result' },
-    el('figure', { class: 'figure' }, acc.element),
-    el('figure', { class: 'figure' }, output.element),
-    naiveFigure),
-  difference);
+  const stepper = el(
+    'figure',
+    {
+      class: 'figure flash-stepper',
+      tabindex: 0,
+      'aria-labelledby': `flash-stepper-title-${id}`,
+      'aria-describedby': `flash-stepper-keys-${id}`,
+    },
+    el('figcaption', { class: 'flash-stepper-title', id: `flash-stepper-title-${id}` }, 'The tiled pass, one tile at a time'),
+    el(
+      'p',
+      { class: 'hint', id: `flash-stepper-keys-${id}` },
+      'Use the buttons, or focus this figure and press ← and → (Home and End jump to the first and last tile).',
+    ),
+    el('div', { class: 'flash-nav' }, previous, next, autoplay, positionLabel),
+    el(
+      'div',
+      { class: 'figure-row flash-overview' },
+      el(
+        'figure',
+        { class: 'figure flash-tiles-figure' },
+        el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Tiles done, current and to do', tabindex: 0 }, tileMap),
+      ),
+      status,
+    ),
+    el(
+      'div',
+      { class: 'figure-row flash-inputs' },
+      el('figure', { class: 'figure' }, queries.element),
+      el('figure', { class: 'figure' }, keys.element),
+      el('figure', { class: 'figure' }, values.element),
+    ),
+    el(
+      'div',
+      { class: 'figure-row flash-tile' },
+      el('figure', { class: 'figure' }, tileScores.element),
+      el('figure', { class: 'figure' }, tileProbs.element),
+    ),
+    explain,
+    el(
+      'figure',
+      { class: 'figure flash-state-figure' },
+      el(
+        'div',
+        { class: 'matrix-scroll', role: 'region', 'aria-label': 'Running max, sum and rescale factor per row', tabindex: 0 },
+        stateTable,
+      ),
+    ),
+    el(
+      'div',
+      { class: 'figure-row flash-result' },
+      el('figure', { class: 'figure' }, acc.element),
+      el('figure', { class: 'figure' }, output.element),
+      naiveFigure,
+    ),
+    difference,
+  );
 
   // What each method holds.
-  const meterHere = new BarChart({ caption: 'this sentence', labelHeader: 'method', valueHeader: 'floats held', className: 'flash-meter-here' });
-  const meterLong = new BarChart({ caption: '8k tokens', labelHeader: 'method', valueHeader: 'floats held', className: 'flash-meter-long' });
+  const meterHere = new BarChart({
+    caption: 'this sentence',
+    labelHeader: 'method',
+    valueHeader: 'floats held',
+    className: 'flash-meter-here',
+  });
+  const meterLong = new BarChart({
+    caption: '8k tokens',
+    labelHeader: 'method',
+    valueHeader: 'floats held',
+    className: 'flash-meter-long',
+  });
   const meterReading = el('p', { class: 'reading flash-meter-reading' });
   const run = new CostRunFigure(context.timing);
 
   body.append(
-    el('p', {}, 'Every method so far filled the whole score table before doing anything with it. The tiled method never builds that table. ' +
-      'It takes a few query rows at a time, and for them walks through the keys and values a block at a time: compute one small tile of scores, use it, throw it away. ' +
-      'On a GPU the tile lives in the small, fast memory next to the arithmetic units, so the slow main memory never sees an n × n anything.'),
-    el('p', {}, 'The catch is the softmax. It needs each row’s largest score (to keep exp from overflowing) and the sum over the whole row, and a tile only sees part of the row. ' +
-      'So each row keeps three running numbers: m, the largest score seen so far; l, the sum of exp(score − m) so far; and acc, the weighted sum of value rows so far, not yet divided. ' +
-      'When a tile brings a larger score, everything gathered under the old max is simply multiplied by exp(m_old − m_new), which puts it on the new scale. After the last tile, out = acc / l: the same numbers as before, up to float rounding.'),
-    controlForm({ class: 'flash-block-control' },
+    el(
+      'p',
+      {},
+      'Every method so far filled the whole score table before doing anything with it. The tiled method never builds that table. ' +
+        'It takes a few query rows at a time, and for them walks through the keys and values a block at a time: compute one small tile of scores, use it, throw it away. ' +
+        'On a GPU the tile lives in the small, fast memory next to the arithmetic units, so the slow main memory never sees an n × n anything.',
+    ),
+    el(
+      'p',
+      {},
+      'The catch is the softmax. It needs each row’s largest score (to keep exp from overflowing) and the sum over the whole row, and a tile only sees part of the row. ' +
+        'So each row keeps three running numbers: m, the largest score seen so far; l, the sum of exp(score − m) so far; and acc, the weighted sum of value rows so far, not yet divided. ' +
+        'When a tile brings a larger score, everything gathered under the old max is simply multiplied by exp(m_old − m_new), which puts it on the new scale. After the last tile, out = acc / l: the same numbers as before, up to float rounding.',
+    ),
+    controlForm(
+      { class: 'flash-block-control' },
       el('label', { for: blockId }, 'Block size b: rows of Q per tile, and keys per tile'),
       el('div', { class: 'flash-block-row' }, blockInput, blockValue),
-      blockHint),
+      blockHint,
+    ),
     subset,
     unavailable,
     stepper,
     el('h3', { class: 'flash-heading' }, 'What each method keeps in memory'),
-    el('p', {}, 'The naive method holds all n² weights of a head at once. The tiled one holds one b × b tile of scores plus three numbers per query row of the tile (m, l and the rescale factor): ' +
-      'b² + 3b floats, the same for ten tokens or ten thousand. (Q, K, V and the output are needed by both, so they are left out of the count.)'),
-    el('div', { class: 'figure-row flash-meter' },
+    el(
+      'p',
+      {},
+      'The naive method holds all n² weights of a head at once. The tiled one holds one b × b tile of scores plus three numbers per query row of the tile (m, l and the rescale factor): ' +
+        'b² + 3b floats, the same for ten tokens or ten thousand. (Q, K, V and the output are needed by both, so they are left out of the count.)',
+    ),
+    el(
+      'div',
+      { class: 'figure-row flash-meter' },
       el('figure', { class: 'figure' }, meterHere.element),
-      el('figure', { class: 'figure' }, meterLong.element)),
+      el('figure', { class: 'figure' }, meterLong.element),
+    ),
     meterReading,
     run.element,
   );
@@ -291,11 +375,14 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     setPlaying(true);
   };
   if (typeof IntersectionObserver !== 'undefined') {
-    const observer = new IntersectionObserver((entries) => {
-      inView = entries.some((entry) => entry.isIntersecting);
-      maybeAutoStart();
-      if (autoStarted || touched) observer.disconnect();
-    }, { rootMargin: '0px 0px -40% 0px' }); // in view once its top passes 60% of the viewport's height, however tall it is
+    const observer = new IntersectionObserver(
+      (entries) => {
+        inView = entries.some((entry) => entry.isIntersecting);
+        maybeAutoStart();
+        if (autoStarted || touched) observer.disconnect();
+      },
+      { rootMargin: '0px 0px -40% 0px' },
+    ); // in view once its top passes 60% of the viewport's height, however tall it is
     observer.observe(stepper);
   }
 
@@ -327,11 +414,16 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     setText(positionLabel, `Tile ${position + 1} of ${total}`);
     stepper.dataset.position = String(position);
     stepper.dataset.total = String(total);
-    setText(status, step.skipped
-      ? `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}, skipped: with the causal mask every one of these keys is in these rows’ future.`
-      : `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}. ` +
-        (rescaled.size ? `${rescaled.size} row${rescaled.size === 1 ? '' : 's'} found a larger score and rescaled what ${rescaled.size === 1 ? 'it' : 'they'} had.` : 'No row found a larger score, so nothing was rescaled.') +
-        (atEnd ? ' Last tile: every row is divided by its l, and the output is complete.' : ''));
+    setText(
+      status,
+      step.skipped
+        ? `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}, skipped: with the causal mask every one of these keys is in these rows’ future.`
+        : `Tile ${position + 1} of ${total}: query ${qRange} against ${kRange}. ` +
+            (rescaled.size
+              ? `${rescaled.size} row${rescaled.size === 1 ? '' : 's'} found a larger score and rescaled what ${rescaled.size === 1 ? 'it' : 'they'} had.`
+              : 'No row found a larger score, so nothing was rescaled.') +
+            (atEnd ? ' Last tile: every row is divided by its l, and the output is complete.' : ''),
+    );
 
     // The tile map: which (query block, key block) tiles are done, current, skipped, to do.
     const stateOf = (qb: number, kb: number) => {
@@ -340,29 +432,60 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       if (trace.steps[index].skipped) return 'skipped';
       return index < position ? 'done' : 'pending';
     };
-    const WORDS: Record<string, [string, string]> = { current: ['●', 'now'], done: ['✓', 'done'], skipped: ['⨯', 'skipped'], pending: ['', 'to do'] };
+    const WORDS: Record<string, [string, string]> = {
+      current: ['●', 'now'],
+      done: ['✓', 'done'],
+      skipped: ['⨯', 'skipped'],
+      pending: ['', 'to do'],
+    };
     const blockRange = (blockIndex: number, size: number, limit: number) => {
       const start = blockIndex * size;
       const end = Math.min(limit, start + size);
       return end - start === 1 ? `${start + 1}` : `${start + 1}–${end}`;
     };
-    showChildren(tileMap,
+    showChildren(
+      tileMap,
       el('caption', {}, `${trace.queryBlocks} × ${trace.keyBlocks} tiles of ${trace.blockQ} × ${trace.blockK}`),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col', class: 'corner' }, 'queries ↓ keys →'),
-        ...Array.from({ length: trace.keyBlocks }, (_, kb) => el('th', { scope: 'col' }, blockRange(kb, trace.blockK, trace.nK))))),
-      el('tbody', {}, ...Array.from({ length: trace.queryBlocks }, (_, qb) => el('tr', {},
-        el('th', { scope: 'row' }, blockRange(qb, trace.blockQ, trace.nQ)),
-        ...Array.from({ length: trace.keyBlocks }, (_, kb) => {
-          const state = stateOf(qb, kb);
-          const cellState = state === 'current' && trace.steps[qb * trace.keyBlocks + kb].skipped ? 'current skipped' : state;
-          return el('td', { class: `flash-tile-cell ${cellState}`, 'data-state': state },
-            el('span', { 'aria-hidden': 'true' }, WORDS[state][0]), el('span', { class: 'visually-hidden' }, WORDS[state][1]));
-        })))));
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col', class: 'corner' }, 'queries ↓ keys →'),
+          ...Array.from({ length: trace.keyBlocks }, (_, kb) => el('th', { scope: 'col' }, blockRange(kb, trace.blockK, trace.nK))),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        ...Array.from({ length: trace.queryBlocks }, (_, qb) =>
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'row' }, blockRange(qb, trace.blockQ, trace.nQ)),
+            ...Array.from({ length: trace.keyBlocks }, (_, kb) => {
+              const state = stateOf(qb, kb);
+              const cellState = state === 'current' && trace.steps[qb * trace.keyBlocks + kb].skipped ? 'current skipped' : state;
+              return el(
+                'td',
+                { class: `flash-tile-cell ${cellState}`, 'data-state': state },
+                el('span', { 'aria-hidden': 'true' }, WORDS[state][0]),
+                el('span', { class: 'visually-hidden' }, WORDS[state][1]),
+              );
+            }),
+          ),
+        ),
+      ),
+    );
 
     // Q, K, V with the rows on chip outlined.
     const head = (tensor: { data: Float32Array }) => ({ data: tensor.data, offset: h * n * p.dK });
     const chipRows = (start: number, end: number) => Array.from({ length: end - start }, (_, i) => start + i);
-    queries.update({ ...head(p.Q_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `Q: ${qRange} on chip`);
+    queries.update(
+      { ...head(p.Q_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers },
+      `Q: ${qRange} on chip`,
+    );
     const kvNote = step.skipped ? 'nothing loaded (tile skipped)' : `${kRange} on chip`;
     keys.update({ ...head(p.K_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `K: ${kvNote}`);
     values.update({ ...head(p.V_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `V: ${kvNote}`);
@@ -374,39 +497,67 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     const rowLabels = labels.slice(step.queryStart, step.queryEnd);
     const colLabels = labels.slice(step.keyStart, step.keyEnd);
     const masked = (r: number, c: number) => step.scores.data[r * cols + c] === -Infinity;
-    tileScores.update({ data: step.scores.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '−∞' },
-      step.skipped ? 'scores of this tile: never computed (skipped)' : `scores s = q · k${settings.scale ? ' / √dₖ' : ''}, this tile only (${rows} × ${cols})`);
-    tileProbs.update({ data: step.probabilities.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '0', extent: 1 },
-      'exp(s − m), with each row’s new running max m');
+    tileScores.update(
+      { data: step.scores.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '−∞' },
+      step.skipped
+        ? 'scores of this tile: never computed (skipped)'
+        : `scores s = q · k${settings.scale ? ' / √dₖ' : ''}, this tile only (${rows} × ${cols})`,
+    );
+    tileProbs.update(
+      { data: step.probabilities.data, rows, cols, rowLabels, colLabels, blocked: masked, blockedText: '0', extent: 1 },
+      'exp(s − m), with each row’s new running max m',
+    );
 
     // Running state per row: m before and after, the rescale factor, l.
-    showChildren(stateTable,
+    showChildren(
+      stateTable,
       el('caption', {}, `Running numbers of ${qRange}, after this tile`),
-      el('thead', {}, el('tr', {},
-        el('th', { scope: 'col' }, 'row'),
-        el('th', { scope: 'col' }, 'm before'),
-        el('th', { scope: 'col' }, 'tile max'),
-        el('th', { scope: 'col' }, 'm after'),
-        el('th', { scope: 'col' }, 'rescale exp(m_old − m_new)'),
-        el('th', { scope: 'col' }, 'l after'))),
-      el('tbody', {}, ...Array.from({ length: rows }, (_, r) => {
-        let tileMax = -Infinity;
-        for (let c = 0; c < cols; c++) tileMax = Math.max(tileMax, step.scores.data[r * cols + c]);
-        const grew = rescaled.has(r);
-        const first = !Number.isFinite(before.m[r]) && Number.isFinite(step.m[r]);
-        const factor = grew
-          ? `exp(${fmt(before.m[r])} − ${fmt(step.m[r])}) = ${fmt(step.rescale[r], 3)}`
-          : step.skipped ? '— (skipped)' : first ? '— (first keys)' : '1 (max unchanged)';
-        return el('tr', { class: grew ? 'flash-rescaled' : null, 'data-row': step.queryStart + r },
-          el('th', { scope: 'row' }, rowLabels[r]),
-          el('td', {}, fmt(before.m[r])),
-          el('td', {}, step.skipped ? '—' : fmt(tileMax)),
-          el('td', {}, fmt(step.m[r])),
-          el('td', { class: 'flash-factor', 'data-rescale': step.rescale[r] }, factor),
-          el('td', {}, fmt(step.l[r], 3)));
-      })));
-    acc.update({ data: step.acc.data, rows, cols: trace.dV, rowLabels, colLabels: dims, showNumbers: numbers },
-      `acc after this tile: weighted sum of V so far, not yet divided by l (${rows} × ${trace.dV})`);
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'row'),
+          el('th', { scope: 'col' }, 'm before'),
+          el('th', { scope: 'col' }, 'tile max'),
+          el('th', { scope: 'col' }, 'm after'),
+          el('th', { scope: 'col' }, 'rescale exp(m_old − m_new)'),
+          el('th', { scope: 'col' }, 'l after'),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        ...Array.from({ length: rows }, (_, r) => {
+          let tileMax = -Infinity;
+          for (let c = 0; c < cols; c++) tileMax = Math.max(tileMax, step.scores.data[r * cols + c]);
+          const grew = rescaled.has(r);
+          const first = !Number.isFinite(before.m[r]) && Number.isFinite(step.m[r]);
+          const factor = grew
+            ? `exp(${fmt(before.m[r])} − ${fmt(step.m[r])}) = ${fmt(step.rescale[r], 3)}`
+            : step.skipped
+              ? '— (skipped)'
+              : first
+                ? '— (first keys)'
+                : '1 (max unchanged)';
+          return el(
+            'tr',
+            { class: grew ? 'flash-rescaled' : null, 'data-row': step.queryStart + r },
+            el('th', { scope: 'row' }, rowLabels[r]),
+            el('td', {}, fmt(before.m[r])),
+            el('td', {}, step.skipped ? '—' : fmt(tileMax)),
+            el('td', {}, fmt(step.m[r])),
+            el('td', { class: 'flash-factor', 'data-rescale': step.rescale[r] }, factor),
+            el('td', {}, fmt(step.l[r], 3)),
+          );
+        }),
+      ),
+    );
+    acc.update(
+      { data: step.acc.data, rows, cols: trace.dV, rowLabels, colLabels: dims, showNumbers: numbers },
+      `acc after this tile: weighted sum of V so far, not yet divided by l (${rows} × ${trace.dV})`,
+    );
 
     // One row worked out in words.
     const focus = rescaled.size ? [...rescaled][0] : 0;
@@ -417,33 +568,64 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     const division = finished
       ? ` That was this row’s last tile: out${sub(step.queryStart + focus + 1)} = acc / l, e.g. in dimension 1 ${fmt(step.acc.data[focus * trace.dV])} / ${fmt(step.l[focus], 3)} = ${fmt(trace.output.data[(step.queryStart + focus) * trace.dV])}.`
       : '';
-    setText(explain, step.skipped
-      ? `Each key in ${kRange} comes after each query in ${qRange}, so the causal mask would block every score of this tile. The kernel skips it: no K or V rows are loaded and no score is computed. m, l and acc stay as they were.`
-      : rescaled.has(focus)
-        ? `Row ${who}: this tile’s largest score, ${fmt(step.m[focus])}, beats the running max ${fmt(before.m[focus])}. What the row had gathered was measured against the old max, so l and acc are first multiplied by exp(${fmt(before.m[focus])} − ${fmt(step.m[focus])}) = ${fmt(step.rescale[focus], 3)}; ` +
-          `then the tile’s terms are added: l = ${fmt(step.rescale[focus], 3)} × ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`
-        : !Number.isFinite(before.m[focus])
-          ? `Row ${who} meets its first keys: m starts at this tile’s largest visible score, ${fmt(step.m[focus])}, l = ${fmt(tileSum, 3)} is the row sum of exp(s − m), and acc is those same weights times the tile’s rows of V.${division}`
-          : `Row ${who}: nothing in this tile beats the running max ${fmt(before.m[focus])}, so the factor is 1 and the tile’s terms are just added: l = ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`);
+    setText(
+      explain,
+      step.skipped
+        ? `Each key in ${kRange} comes after each query in ${qRange}, so the causal mask would block every score of this tile. The kernel skips it: no K or V rows are loaded and no score is computed. m, l and acc stay as they were.`
+        : rescaled.has(focus)
+          ? `Row ${who}: this tile’s largest score, ${fmt(step.m[focus])}, beats the running max ${fmt(before.m[focus])}. What the row had gathered was measured against the old max, so l and acc are first multiplied by exp(${fmt(before.m[focus])} − ${fmt(step.m[focus])}) = ${fmt(step.rescale[focus], 3)}; ` +
+            `then the tile’s terms are added: l = ${fmt(step.rescale[focus], 3)} × ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`
+          : !Number.isFinite(before.m[focus])
+            ? `Row ${who} meets its first keys: m starts at this tile’s largest visible score, ${fmt(step.m[focus])}, l = ${fmt(tileSum, 3)} is the row sum of exp(s − m), and acc is those same weights times the tile’s rows of V.${division}`
+            : `Row ${who}: nothing in this tile beats the running max ${fmt(before.m[focus])}, so the factor is 1 and the tile’s terms are just added: l = ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`,
+    );
 
     // The output, row block by row block, and at the end next to the naive one.
     const written = (row: number) => {
       const qb = Math.floor(row / trace.blockQ);
       return position >= qb * trace.keyBlocks + lastKb[qb];
     };
-    output.update({ data: trace.output.data, rows: nF, cols: trace.dV, rowLabels: labels, colLabels: dims, showNumbers: numbers, blocked: (r) => !written(r), blockedText: '…' },
-      atEnd ? `tiled output = acc / l (${nF} × ${trace.dV})` : 'tiled output so far: each row is written after its last tile');
+    output.update(
+      {
+        data: trace.output.data,
+        rows: nF,
+        cols: trace.dV,
+        rowLabels: labels,
+        colLabels: dims,
+        showNumbers: numbers,
+        blocked: (r) => !written(r),
+        blockedText: '…',
+      },
+      atEnd ? `tiled output = acc / l (${nF} × ${trace.dV})` : 'tiled output so far: each row is written after its last tile',
+    );
     const reference = naiveReference(s);
     naiveFigure.hidden = !atEnd;
     difference.hidden = !atEnd;
     if (atEnd) {
-      naive.update({ data: reference.data, offset: reference.offset, rows: nF, cols: trace.dV, rowLabels: labels, colLabels: dims, showNumbers: numbers }, reference.caption);
+      naive.update(
+        {
+          data: reference.data,
+          offset: reference.offset,
+          rows: nF,
+          cols: trace.dV,
+          rowLabels: labels,
+          colLabels: dims,
+          showNumbers: numbers,
+        },
+        reference.caption,
+      );
       const diff = maxAbsDifference(trace.output, reference.data, reference.offset);
       difference.dataset.value = String(diff);
-      showChildren(difference,
-        'Largest difference between the two, over all ', count(nF * trace.dV), ' entries: ',
+      showChildren(
+        difference,
+        'Largest difference between the two, over all ',
+        count(nF * trace.dV),
+        ' entries: ',
         el('strong', { class: 'flash-diff-value' }, scientific(diff)),
-        diff < 1e-5 ? '. That is float rounding (the sums are added in another order), not a different answer.' : '. That is more than float rounding; please report it.');
+        diff < 1e-5
+          ? '. That is float rounding (the sums are added in another order), not a different answer.'
+          : '. That is more than float rounding; please report it.',
+      );
     }
   }
 
@@ -451,11 +633,15 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   function naiveReference(s: Snapshot): { data: Float32Array; offset: number; caption: string } {
     const { pipeline: p, settings, flash } = s;
     const nF = flash.tokens;
-    if (flash.prefixNaive) return { data: flash.prefixNaive.data, offset: 0, caption: `naive attention on the same ${nF} tokens, weights V (${nF} × ${p.dK})` };
+    if (flash.prefixNaive)
+      return { data: flash.prefixNaive.data, offset: 0, caption: `naive attention on the same ${nF} tokens, weights V (${nF} × ${p.dK})` };
     return {
       data: p.headOutputs.data,
       offset: settings.head * p.n * p.dK,
-      caption: nF === p.n ? `naive output = weights V, as in step 6 (${nF} × ${p.dK})` : `naive output, rows 1–${nF} of step 6’s table (${nF} × ${p.dK})`,
+      caption:
+        nF === p.n
+          ? `naive output = weights V, as in step 6 (${nF} × ${p.dK})`
+          : `naive output, rows 1–${nF} of step 6’s table (${nF} × ${p.dK})`,
     };
   }
 
@@ -465,16 +651,30 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     const long = memoryMeter(METER_LONG_N, s.settings.block);
     const text = (floats: number) => `${count(floats)} floats (${bytes(4 * floats)})`;
     const bars = (row: MemoryMeterRow) => [
-      { label: 'naive: n × n matrix', value: row.naiveFloats, text: text(row.naiveFloats), title: `the whole (${row.n}, ${row.n}) weight matrix of one head` },
-      { label: `tiled: ${row.block} × ${row.block} + 3 × ${row.block}`, value: row.tiledFloats, text: text(row.tiledFloats), emphasis: true, title: `one ${row.block} × ${row.block} tile of scores, and m, l and the rescale factor for its ${row.block} rows` },
+      {
+        label: 'naive: n × n matrix',
+        value: row.naiveFloats,
+        text: text(row.naiveFloats),
+        title: `the whole (${row.n}, ${row.n}) weight matrix of one head`,
+      },
+      {
+        label: `tiled: ${row.block} × ${row.block} + 3 × ${row.block}`,
+        value: row.tiledFloats,
+        text: text(row.tiledFloats),
+        emphasis: true,
+        title: `one ${row.block} × ${row.block} tile of scores, and m, l and the rescale factor for its ${row.block} rows`,
+      },
     ];
     meterHere.update(bars(here), `This sentence, n = ${count(n)}, block ${here.block}`);
     meterLong.update(bars(long), `Extrapolated to n = ${count(METER_LONG_N)} (${tokenCountLabel(METER_LONG_N)}), block ${long.block}`);
     const times = (a: number, b: number) => (a / b >= 10 ? count(Math.round(a / b)) : (a / b).toFixed(1));
-    setText(meterReading, `Here the naive method holds ${count(here.naiveFloats)} floats and the tiled one ${count(here.tiledFloats)}` +
-      `${here.naiveFloats > here.tiledFloats ? ` (${times(here.naiveFloats, here.tiledFloats)} times less)` : here.naiveFloats < here.tiledFloats ? ': at this size the tile is larger than the whole table' : ': the same'}. ` +
-      `At ${tokenCountLabel(METER_LONG_N)} tokens the n × n matrix is ${bytes(4 * long.naiveFloats)} per head, while the tiles stay at ${bytes(4 * long.tiledFloats)}, ` +
-      `${times(long.naiveFloats, long.tiledFloats)} times less. GPUs use blocks of 64 to 128 rows: a 128 × 128 tile with its m and l is ${bytes(4 * tiledScratchFloats(METER_LONG_N, 128))}, small enough for on-chip memory.`);
+    setText(
+      meterReading,
+      `Here the naive method holds ${count(here.naiveFloats)} floats and the tiled one ${count(here.tiledFloats)}` +
+        `${here.naiveFloats > here.tiledFloats ? ` (${times(here.naiveFloats, here.tiledFloats)} times less)` : here.naiveFloats < here.tiledFloats ? ': at this size the tile is larger than the whole table' : ': the same'}. ` +
+        `At ${tokenCountLabel(METER_LONG_N)} tokens the n × n matrix is ${bytes(4 * long.naiveFloats)} per head, while the tiles stay at ${bytes(4 * long.tiledFloats)}, ` +
+        `${times(long.naiveFloats, long.tiledFloats)} times less. GPUs use blocks of 64 to 128 rows: a 128 × 128 tile with its m and l is ${bytes(4 * tiledScratchFloats(METER_LONG_N, 128))}, small enough for on-chip memory.`,
+    );
   }
 
   return {
@@ -484,15 +684,25 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       blockInput.value = String(settings.block);
       setText(blockValue, String(settings.block));
       const trace = flash.trace;
-      setText(blockHint, trace
-        ? `${trace.queryBlocks} query block${trace.queryBlocks === 1 ? '' : 's'} × ${trace.keyBlocks} key block${trace.keyBlocks === 1 ? '' : 's'} = ${trace.steps.length} tile${trace.steps.length === 1 ? '' : 's'}` +
-          (settings.block > flash.tokens ? ` (a block of ${settings.block} covers all ${flash.tokens} tokens: one tile, which is just the naive method)` : '')
-        : '');
+      setText(
+        blockHint,
+        trace
+          ? `${trace.queryBlocks} query block${trace.queryBlocks === 1 ? '' : 's'} × ${trace.keyBlocks} key block${trace.keyBlocks === 1 ? '' : 's'} = ${trace.steps.length} tile${trace.steps.length === 1 ? '' : 's'}` +
+              (settings.block > flash.tokens
+                ? ` (a block of ${settings.block} covers all ${flash.tokens} tokens: one tile, which is just the naive method)`
+                : '')
+          : '',
+      );
       const headNote = p.heads > 1 ? `head ${settings.head + 1} of ${p.heads}` : 'the only head';
-      setText(subset, flash.tokens < p.n
-        ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (Q, K and V of ${headNote}, ${settings.causal ? 'causal mask on' : 'no mask'}) so that every tile stays readable. ` +
-          (flash.prefixNaive ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.` : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
-        : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}): exactly the numbers the other steps use.`);
+      setText(
+        subset,
+        flash.tokens < p.n
+          ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (Q, K and V of ${headNote}, ${settings.causal ? 'causal mask on' : 'no mask'}) so that every tile stays readable. ` +
+              (flash.prefixNaive
+                ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.`
+                : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
+          : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}): exactly the numbers the other steps use.`,
+      );
       unavailable.hidden = !flash.unavailable;
       setText(unavailable, flash.unavailable ?? '');
       stepper.hidden = !trace;
@@ -513,4 +723,3 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     },
   };
 }
-

@@ -41,7 +41,13 @@ export const faqStep: StepDefinition = {
 
     // 1. sqrt(d_k)
     const spread = el('p', { class: 'faq-live faq-spread' });
-    const soft = new BarChart({ caption: 'softmax([1, 2, 3])', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v) });
+    const soft = new BarChart({
+      caption: 'softmax([1, 2, 3])',
+      labelHeader: 'score',
+      valueHeader: 'probability',
+      max: 1,
+      format: (v) => fmt(v),
+    });
     const sharp = new BarChart({ caption: 'sharp', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v) });
     const gradient = el('p', { class: 'faq-live faq-gradient' });
     // 2. q, k, v
@@ -56,40 +62,91 @@ export const faqStep: StepDefinition = {
     // 5. n^2
     const squares = svg('svg', { class: 'faq-squares', viewBox: '0 0 170 170', role: 'img', width: 170, height: 170 });
     const growth = el('p', { class: 'faq-live faq-growth' });
-    const held = new BarChart({ caption: 'held in memory', labelHeader: 'method', valueHeader: 'floats per head', className: 'faq-held-bars', format: (v) => count(v) });
+    const held = new BarChart({
+      caption: 'held in memory',
+      labelHeader: 'method',
+      valueHeader: 'floats per head',
+      className: 'faq-held-bars',
+      format: (v) => count(v),
+    });
     const flashRef = el('span', { class: 'faq-flash-ref' });
     const measured = el('p', { class: 'faq-live faq-measured' });
 
     body.append(
       el('p', {}, 'The questions readers ask most, each answered with the numbers on this page.'),
       controlForm({ class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
-      question('Why divide by the square root of dₖ?',
-        el('p', {}, 'A dot product adds up d_k products, and each one brings its own spread, so the total’s standard deviation grows like √d_k. ' +
-          'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √d_k brings the spread back to about 1.'),
+      question(
+        'Why divide by the square root of dₖ?',
+        el(
+          'p',
+          {},
+          'A dot product adds up d_k products, and each one brings its own spread, so the total’s standard deviation grows like √d_k. ' +
+            'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √d_k brings the spread back to about 1.',
+        ),
         spread,
-        el('div', { class: 'figure-row faq-bars' }, el('figure', { class: 'figure' }, soft.element), el('figure', { class: 'figure' }, sharp.element)),
-        gradient),
-      question('What is the difference between query, key and value?',
-        el('p', {}, 'The query describes what a token wants to find, the key how it presents itself to other tokens’ queries, and the value what it hands over once it is picked. ' +
-          'Because these are three separate projections, a word can be easy to find for one kind of question and still pass on information of another kind.'),
+        el(
+          'div',
+          { class: 'figure-row faq-bars' },
+          el('figure', { class: 'figure' }, soft.element),
+          el('figure', { class: 'figure' }, sharp.element),
+        ),
+        gradient,
+      ),
+      question(
+        'What is the difference between query, key and value?',
+        el(
+          'p',
+          {},
+          'The query describes what a token wants to find, the key how it presents itself to other tokens’ queries, and the value what it hands over once it is picked. ' +
+            'Because these are three separate projections, a word can be easy to find for one kind of question and still pass on information of another kind.',
+        ),
         el('figure', { class: 'figure' }, qkv.element),
-        qkvReading),
-      question('Why multiple attention heads?',
-        el('p', {}, 'With one head, each token gets a single set of weights, so it has to settle on one kind of relationship. With h heads it gets h sets, one per slice of d_model, and each slice can follow something different. ' +
-          'The slices share d_model out rather than adding to it, so the layer costs the same (', link('#multi-head', 'step 8'), ' counts it).'),
-        el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Where each head sends the chosen token', tabindex: 0 }, headsTable),
-        headsReading),
-      question('Is attention the same as the attention maps I see visualised?',
-        el('p', {}, 'They are the same numbers: a drawn attention map is the weights matrix after the softmax, one row per token, like the bars below. ' +
-          'What the picture cannot show is what the layer then does with the mixed values (V, W_o and every layer after), so it tells you where information came from, not how it was used.'),
+        qkvReading,
+      ),
+      question(
+        'Why multiple attention heads?',
+        el(
+          'p',
+          {},
+          'With one head, each token gets a single set of weights, so it has to settle on one kind of relationship. With h heads it gets h sets, one per slice of d_model, and each slice can follow something different. ' +
+            'The slices share d_model out rather than adding to it, so the layer costs the same (',
+          link('#multi-head', 'step 8'),
+          ' counts it).',
+        ),
+        el(
+          'div',
+          { class: 'matrix-scroll', role: 'region', 'aria-label': 'Where each head sends the chosen token', tabindex: 0 },
+          headsTable,
+        ),
+        headsReading,
+      ),
+      question(
+        'Is attention the same as the attention maps I see visualised?',
+        el(
+          'p',
+          {},
+          'They are the same numbers: a drawn attention map is the weights matrix after the softmax, one row per token, like the bars below. ' +
+            'What the picture cannot show is what the layer then does with the mixed values (V, W_o and every layer after), so it tells you where information came from, not how it was used.',
+        ),
         el('figure', { class: 'figure' }, row.element),
-        rowReading),
-      question('Why is long context expensive?',
-        el('p', {}, 'Every token adds a row and a column to the score matrix, so its size and the work to fill it grow with n²: a context four times longer means sixteen times the attention work. ' +
-          'FlashAttention avoids keeping the matrix in memory but still does every multiplication (', link('#cost', 'step 9'), '; ', flashRef, ').'),
+        rowReading,
+      ),
+      question(
+        'Why is long context expensive?',
+        el(
+          'p',
+          {},
+          'Every token adds a row and a column to the score matrix, so its size and the work to fill it grow with n²: a context four times longer means sixteen times the attention work. ' +
+            'FlashAttention avoids keeping the matrix in memory but still does every multiplication (',
+          link('#cost', 'step 9'),
+          '; ',
+          flashRef,
+          ').',
+        ),
         el('div', { class: 'faq-growth-figure' }, squares, growth),
         el('figure', { class: 'figure faq-held' }, held.element),
-        measured),
+        measured,
+      ),
     );
 
     function draw(s: Snapshot): void {
@@ -103,18 +160,27 @@ export const faqStep: StepDefinition = {
 
       // 1. The spread at this d_k, and softmax of [1, 2, 3] at the raw spread.
       const { dots, saturation } = s;
-      setText(spread, `With this page’s d_k = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
-        `(√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided by √${dots.dK} it is ${fmt(dots.scaledStd)}.`);
+      setText(
+        spread,
+        `With this page’s d_k = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
+          `(√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided by √${dots.dK} it is ${fmt(dots.scaledStd)}.`,
+      );
       const probs = (values: Float32Array): Bar[] => {
         const top = values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
         return Array.from(values, (v, i) => ({ label: `score ${fmt(saturation.row[i], 0)}`, value: v, text: fmt(v), emphasis: i === top }));
       };
       soft.update(probs(saturation.soft.probabilities), 'softmax([1, 2, 3]): a spread of about 1');
-      sharp.update(probs(saturation.sharp.probabilities), `softmax([1, 2, 3] × ${fmt(saturation.factor)}): the spread unscaled dₖ = ${dots.dK} scores have`);
-      setText(gradient, saturation.factor === 1
-        ? `At d_k = 1, √d_k is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
-        : `How much gradient still flows (the size of the softmax’s derivative): ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
-          `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}. The sharper the softmax, the less there is to learn from.`);
+      sharp.update(
+        probs(saturation.sharp.probabilities),
+        `softmax([1, 2, 3] × ${fmt(saturation.factor)}): the spread unscaled dₖ = ${dots.dK} scores have`,
+      );
+      setText(
+        gradient,
+        saturation.factor === 1
+          ? `At d_k = 1, √d_k is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
+          : `How much gradient still flows (the size of the softmax’s derivative): ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
+              `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}. The sharper the softmax, the less there is to learn from.`,
+      );
 
       // 2. The token's q, k and v rows in the shown head.
       const dK = p.dK;
@@ -124,7 +190,14 @@ export const faqStep: StepDefinition = {
       rows.set(at(p.K_heads.data), dK);
       rows.set(at(p.V_heads.data), 2 * dK);
       qkv.update(
-        { data: rows, rows: 3, cols: dK, rowLabels: ['q (query)', 'k (key)', 'v (value)'], colLabels: dimensionLabels(dK), showNumbers: dK <= LIMITS.maxTokensWithNumbers },
+        {
+          data: rows,
+          rows: 3,
+          cols: dK,
+          rowLabels: ['q (query)', 'k (key)', 'v (value)'],
+          colLabels: dimensionLabels(dK),
+          showNumbers: dK <= LIMITS.maxTokensWithNumbers,
+        },
         `q, k and v of ${who}, ${headNote}, dₖ = ${dK}`,
       );
       const scoreRow = p.scores.data.subarray((h * n + t) * n, (h * n + t + 1) * n);
@@ -134,9 +207,12 @@ export const faqStep: StepDefinition = {
         const values = Array.from(tensor.subarray((h * n + token) * dK, (h * n + token) * dK + Math.min(dK, 6)), (v) => fmt(v));
         return `[${values.join(', ')}${dK > 6 ? ', …' : ''}]`;
       };
-      setText(qkvReading, `The query of ${who} matches the key of ${quoted(tokens[match])} best (score ${fmt(scoreRow[match])}). ` +
-        `Yet what ${quoted(tokens[match])} passes on is its value, v = ${vector(p.V_heads.data, match)}, not its key, k = ${vector(p.K_heads.data, match)}: ` +
-        'one word, three different vectors.');
+      setText(
+        qkvReading,
+        `The query of ${who} matches the key of ${quoted(tokens[match])} best (score ${fmt(scoreRow[match])}). ` +
+          `Yet what ${quoted(tokens[match])} passes on is its value, v = ${vector(p.V_heads.data, match)}, not its key, k = ${vector(p.K_heads.data, match)}: ` +
+          'one word, three different vectors.',
+      );
 
       // 3. Where each head sends the token.
       const tops = Array.from({ length: p.heads }, (_, head) => {
@@ -145,16 +221,42 @@ export const faqStep: StepDefinition = {
         for (let j = 1; j < n; j++) if (p.weights.data[base + j] > p.weights.data[base + best]) best = j;
         return { head, key: best, weight: p.weights.data[base + best] };
       });
-      showChildren(headsTable,
+      showChildren(
+        headsTable,
         el('caption', {}, `Where ${who} looks most, in each head`),
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'head'), el('th', { scope: 'col' }, 'strongest key'), el('th', { scope: 'col' }, 'its weight'))),
-        el('tbody', {}, ...tops.map((top) => el('tr', { class: top.head === h ? 'faq-current' : null },
-          el('th', { scope: 'row' }, `head ${top.head + 1}`), el('td', {}, labels[top.key]), el('td', { class: 'num' }, percent(top.weight))))));
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'col' }, 'head'),
+            el('th', { scope: 'col' }, 'strongest key'),
+            el('th', { scope: 'col' }, 'its weight'),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          ...tops.map((top) =>
+            el(
+              'tr',
+              { class: top.head === h ? 'faq-current' : null },
+              el('th', { scope: 'row' }, `head ${top.head + 1}`),
+              el('td', {}, labels[top.key]),
+              el('td', { class: 'num' }, percent(top.weight)),
+            ),
+          ),
+        ),
+      );
       const distinct = new Set(tops.map((top) => top.key)).size;
-      setText(headsReading, p.heads === 1
-        ? `With one head there is one answer: ${who} looks most at ${quoted(tokens[tops[0].key])}. Give the page more heads (step 8) to compare.`
-        : `Across ${p.heads} heads, ${who} looks most at ${distinct} different token${distinct === 1 ? '' : 's'}${distinct === 1 ? ' (these heads agree here; try another token or seed)' : ''}. ` +
-          `These weights are random, not trained; in trained models such differences become specialised heads.`);
+      setText(
+        headsReading,
+        p.heads === 1
+          ? `With one head there is one answer: ${who} looks most at ${quoted(tokens[tops[0].key])}. Give the page more heads (step 8) to compare.`
+          : `Across ${p.heads} heads, ${who} looks most at ${distinct} different token${distinct === 1 ? '' : 's'}${distinct === 1 ? ' (these heads agree here; try another token or seed)' : ''}. ` +
+              `These weights are random, not trained; in trained models such differences become specialised heads.`,
+      );
 
       // 4. The token's row of the attention map.
       const weightsRow = p.weights.data.subarray((h * n + t) * n, (h * n + t + 1) * n);
@@ -168,11 +270,17 @@ export const faqStep: StepDefinition = {
         items = sorted.slice(0, BAR_ROW_TOP);
         rest = ` The other ${others.length} tokens share the remaining ${percent(others.reduce((sum, item) => sum + item.value, 0))}.`;
       }
-      row.update(items, `Row ${t + 1} of the weights, ${headNote}: what ${who} draws from each token${n > BAR_ROW_MAX ? ` (largest ${BAR_ROW_TOP})` : ''}`);
+      row.update(
+        items,
+        `Row ${t + 1} of the weights, ${headNote}: what ${who} draws from each token${n > BAR_ROW_MAX ? ` (largest ${BAR_ROW_TOP})` : ''}`,
+      );
       const total = weightsRow.reduce((sum, w) => sum + w, 0);
-      setText(rowReading, p.fullyMaskedRows[t]
-        ? `Every key is blocked for ${who}, so its row is all zeros.`
-        : `${who} draws its largest share, ${percent(weightsRow[best])}, from ${quoted(tokens[best])}; the whole row adds up to ${percent(total)}.${rest}`);
+      setText(
+        rowReading,
+        p.fullyMaskedRows[t]
+          ? `Every key is blocked for ${who}, so its row is all zeros.`
+          : `${who} draws its largest share, ${percent(weightsRow[best])}, from ${quoted(tokens[best])}; the whole row adds up to ${percent(total)}.${rest}`,
+      );
 
       // 5. n^2 against (4n)^2.
       const now = scoreEntries(n);
@@ -184,25 +292,36 @@ export const faqStep: StepDefinition = {
       }
       lines.push(svg('rect', { class: 'faq-square-small', x: 5, y: 5, width: 40, height: 40 }));
       const words = `${n} tokens: ${count(now)} scores per head. ${4 * n} tokens: ${count(later)}, ${ratioLabel(later / now).slice(1)} times as many.`;
-      squares.setAttribute('aria-label', `Two squares: the score matrix for ${n} tokens fits ${later / now} times into the one for ${4 * n} tokens.`);
+      squares.setAttribute(
+        'aria-label',
+        `Two squares: the score matrix for ${n} tokens fits ${later / now} times into the one for ${4 * n} tokens.`,
+      );
       showChildren(squares, svg('title', {}, words), ...lines);
-      setText(growth, `${words} The small square is this page’s score matrix; the large one is the matrix for a sentence four times as long.`);
+      setText(
+        growth,
+        `${words} The small square is this page’s score matrix; the large one is the matrix for a sentence four times as long.`,
+      );
 
       // What each method holds at 4n: the whole matrix against one tile (step 10's meter, in small).
       const b = Math.min(settings.block, 4 * n);
       const tile = b * b + 3 * b;
-      held.update([
-        { label: 'naive: n × n matrix', value: later, text: `${count(later)} floats` },
-        { label: `tiled: ${b} × ${b} + 3 × ${b}`, value: tile, text: `${count(tile)} floats`, emphasis: true },
-      ], `Held in memory for ${4 * n} tokens, one head`);
+      held.update(
+        [
+          { label: 'naive: n × n matrix', value: later, text: `${count(later)} floats` },
+          { label: `tiled: ${b} × ${b} + 3 × ${b}`, value: tile, text: `${count(tile)} floats`, emphasis: true },
+        ],
+        `Held in memory for ${4 * n} tokens, one head`,
+      );
       // Links only where the walkthrough has the sections; a single-step embed names them instead.
       const root = squares.getRootNode() as Document | ShadowRoot;
       const has = (id: string) => Boolean(root.getElementById?.(id));
       showChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10', ' shows how it tiles the work');
-      showChildren(measured,
+      showChildren(
+        measured,
         `Work and memory are two different bills: the tiled method cuts the second to ${count(tile)} floats whatever the length, but still computes all ${count(later)} scores for ${4 * n} tokens. `,
         has('flash-run') ? link('#flash-run', 'Time both methods in your browser') : 'Step 10 times both methods in your browser',
-        ': on log-log axes both lines should come out with a slope near 2, and 2k → 8k tokens near ×16.');
+        ': on log-log axes both lines should come out with a slope near 2, and 2k → 8k tokens near ×16.',
+      );
     }
 
     return {

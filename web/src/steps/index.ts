@@ -13,7 +13,17 @@ import { faqStep } from './11-faq';
 import type { StepDefinition } from './types';
 
 export const STEPS: readonly StepDefinition[] = [
-  problemStep, qkvStep, scoresStep, scaleStep, softmaxStep, weightedSumStep, causalStep, multiHeadStep, costStep, flashStep, faqStep,
+  problemStep,
+  qkvStep,
+  scoresStep,
+  scaleStep,
+  softmaxStep,
+  weightedSumStep,
+  causalStep,
+  multiHeadStep,
+  costStep,
+  flashStep,
+  faqStep,
 ];
 
 export function stepById(id: string): StepDefinition | undefined {

@@ -7,7 +7,14 @@
 // (n, n) weight matrix).
 import { createEngine, engineWasmUrl, type AttentionEngine, type Matrix } from '../engine/engine';
 import {
-  COST_BLOCK, COST_D, planCost, type CostItem, type CostKernel, type CostMeasurement, type CostRunRequest, type CostWorkerMessage,
+  COST_BLOCK,
+  COST_D,
+  planCost,
+  type CostItem,
+  type CostKernel,
+  type CostMeasurement,
+  type CostRunRequest,
+  type CostWorkerMessage,
 } from './cost-plan';
 
 const scope = self as unknown as {
@@ -62,7 +69,11 @@ function kernelCall(engine: AttentionEngine, kernel: CostKernel, inputs: { Q: Ma
  */
 const WARMUP_N = 512;
 function warmUp(engine: AttentionEngine, kernel: CostKernel): void {
-  const call = kernelCall(engine, kernel, { Q: randomMatrix(WARMUP_N, COST_D, 7), K: randomMatrix(WARMUP_N, COST_D, 8), V: randomMatrix(WARMUP_N, COST_D, 9) });
+  const call = kernelCall(engine, kernel, {
+    Q: randomMatrix(WARMUP_N, COST_D, 7),
+    K: randomMatrix(WARMUP_N, COST_D, 8),
+    V: randomMatrix(WARMUP_N, COST_D, 9),
+  });
   const start = performance.now();
   let last = Infinity;
   for (let calls = 1; ; calls++) {
@@ -98,7 +109,8 @@ async function run(request: CostRunRequest): Promise<void> {
   let inputs = null as { n: number; Q: Matrix; K: Matrix; V: Matrix } | null;
   for (const [index, item] of plan.entries()) {
     post({ type: 'measuring', item, index });
-    if (inputs?.n !== item.n) inputs = { n: item.n, Q: randomMatrix(item.n, COST_D, 1), K: randomMatrix(item.n, COST_D, 2), V: randomMatrix(item.n, COST_D, 3) };
+    if (inputs?.n !== item.n)
+      inputs = { n: item.n, Q: randomMatrix(item.n, COST_D, 1), K: randomMatrix(item.n, COST_D, 2), V: randomMatrix(item.n, COST_D, 3) };
     let result: CostMeasurement;
     try {
       result = measure(engines[item.kernel], item, inputs);
