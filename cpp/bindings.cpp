@@ -616,37 +616,37 @@ val error_js(const std::string& message) {
 }
 
 // Reads config[key] into target when present; a wrong type is an error naming the key.
-std::string read_int(const val& config, const char* key, int& target) {
+abh::Status read_int(const val& config, const char* key, int& target) {
   const val v = config[key];
-  if (v.isUndefined()) return {};
+  if (v.isUndefined()) return abh::Ok{};
   const double x = v.isNumber() ? v.as<double>() : NAN;
   if (!(std::isfinite(x) && x == std::floor(x) && std::abs(x) <= 1e9))
-    return std::string(key) + " must be a whole number";
+    return abh::Failure{std::string(key) + " must be a whole number"};
   target = int(x);
-  return {};
+  return abh::Ok{};
 }
-std::string read_float(const val& config, const char* key, float& target) {
+abh::Status read_float(const val& config, const char* key, float& target) {
   const val v = config[key];
-  if (v.isUndefined()) return {};
-  if (!v.isNumber()) return std::string(key) + " must be a number";
+  if (v.isUndefined()) return abh::Ok{};
+  if (!v.isNumber()) return abh::Failure{std::string(key) + " must be a number"};
   const double x = v.as<double>();
   target = std::isfinite(x) && std::abs(x) > 3e38 ? float(x > 0 ? INFINITY : -INFINITY)
                                                   : float(x);  // NaN stays NaN: checked later
-  return {};
+  return abh::Ok{};
 }
-std::string read_bool(const val& config, const char* key, bool& target) {
+abh::Status read_bool(const val& config, const char* key, bool& target) {
   const val v = config[key];
-  if (v.isUndefined()) return {};
-  if (v.typeOf().as<std::string>() != "boolean") return std::string(key) + " must be true or false";
+  if (v.isUndefined()) return abh::Ok{};
+  if (v.typeOf().as<std::string>() != "boolean") return abh::Failure{std::string(key) + " must be true or false"};
   target = v.as<bool>();
-  return {};
+  return abh::Ok{};
 }
-std::string read_string(const val& config, const char* key, std::string& target) {
+abh::Status read_string(const val& config, const char* key, std::string& target) {
   const val v = config[key];
-  if (v.isUndefined()) return {};
-  if (!v.isString()) return std::string(key) + " must be a string";
+  if (v.isUndefined()) return abh::Ok{};
+  if (!v.isString()) return abh::Failure{std::string(key) + " must be a string"};
   target = v.as<std::string>();
-  return {};
+  return abh::Ok{};
 }
 
 val config_js(const abh::train::TrainConfig& c) {
@@ -676,14 +676,14 @@ class TrainerJs {
       return error_js("the training configuration must be an object");
     abh::train::TrainConfig c;
     double seed = c.seed;
-    for (const std::string& error :
+    for (const abh::Status& read :
          {read_string(config, "task", c.task), read_int(config, "layers", c.layers), read_int(config, "heads", c.heads),
           read_int(config, "dModel", c.d_model), read_bool(config, "layerNorm", c.layer_norm),
           read_bool(config, "mlp", c.mlp), read_bool(config, "scale", c.scale), read_string(config, "mask", c.mask),
           read_string(config, "optimizer", c.optimizer), read_float(config, "learningRate", c.learning_rate),
           read_float(config, "weightDecay", c.weight_decay), read_float(config, "momentum", c.momentum),
           read_float(config, "clip", c.clip), read_int(config, "batch", c.batch)})
-      if (!error.empty()) return error_js(error);
+      if (!read.ok()) return error_js(read.error());
     if (!config["seed"].isUndefined()) {
       seed = config["seed"].isNumber() ? config["seed"].as<double>() : NAN;
       if (!(seed >= 0 && seed <= 4294967295.0 && seed == std::floor(seed)))

@@ -32,39 +32,39 @@ Matrix matrix_of(const float* data, int rows, int cols) { return Eigen::Map<cons
 
 }  // namespace
 
-std::string check_train_config(const TrainConfig& c) {
-  if (const auto task = Task::make(c.task); !task.ok()) return task.error();
+Status check_train_config(const TrainConfig& c) {
+  if (const auto task = Task::make(c.task); !task.ok()) return Failure{task.error()};
   if (c.layers < 1 || c.layers > kMaxLayers)
-    return "layers must be 1 to " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.layers) + ")";
+    return Failure{"layers must be 1 to " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.layers) + ")"};
   if (c.heads < 1 || c.heads > kMaxHeads)
-    return "heads must be 1 to " + std::to_string(kMaxHeads) + " (got " + std::to_string(c.heads) + ")";
+    return Failure{"heads must be 1 to " + std::to_string(kMaxHeads) + " (got " + std::to_string(c.heads) + ")"};
   if (c.d_model < kMinDModel || c.d_model > kMaxDModel)
-    return "d_model must be " + std::to_string(kMinDModel) + " to " + std::to_string(kMaxDModel) + " (got " +
-           std::to_string(c.d_model) + ")";
+    return Failure{"d_model must be " + std::to_string(kMinDModel) + " to " + std::to_string(kMaxDModel) + " (got " +
+                   std::to_string(c.d_model) + ")"};
   if (c.d_model % c.heads != 0)
-    return "heads (" + std::to_string(c.heads) + ") must divide d_model (" + std::to_string(c.d_model) +
-           ") so that every head gets d_k = d_model / heads columns";
+    return Failure{"heads (" + std::to_string(c.heads) + ") must divide d_model (" + std::to_string(c.d_model) +
+                   ") so that every head gets d_k = d_model / heads columns"};
   if (c.mask != "task" && c.mask != "none" && c.mask != "causal")
-    return "mask must be \"task\", \"none\" or \"causal\" (got \"" + c.mask.substr(0, 40) + "\")";
+    return Failure{"mask must be \"task\", \"none\" or \"causal\" (got \"" + c.mask.substr(0, 40) + "\")"};
   if (c.optimizer != "adamw" && c.optimizer != "sgd")
-    return "optimizer must be \"adamw\" or \"sgd\" (got \"" + c.optimizer.substr(0, 40) + "\")";
+    return Failure{"optimizer must be \"adamw\" or \"sgd\" (got \"" + c.optimizer.substr(0, 40) + "\")"};
   if (!(c.learning_rate > 0.0f && c.learning_rate <= kMaxLearningRate))
-    return "the learning rate must be a number above 0 and at most " + number(kMaxLearningRate) + " (got " +
-           number(c.learning_rate) + ")";
+    return Failure{"the learning rate must be a number above 0 and at most " + number(kMaxLearningRate) + " (got " +
+                   number(c.learning_rate) + ")"};
   if (!(c.weight_decay >= 0.0f && c.weight_decay <= 1.0f))
-    return "the weight decay must be 0 to 1 (got " + number(c.weight_decay) + ")";
+    return Failure{"the weight decay must be 0 to 1 (got " + number(c.weight_decay) + ")"};
   if (!(c.momentum >= 0.0f && c.momentum < 1.0f))
-    return "the momentum must be at least 0 and below 1 (got " + number(c.momentum) + ")";
+    return Failure{"the momentum must be at least 0 and below 1 (got " + number(c.momentum) + ")"};
   if (!(c.clip >= 0.0f && c.clip <= 1e6f))
-    return "the gradient clip must be 0 (off) to 1e6 (got " + number(c.clip) + ")";
+    return Failure{"the gradient clip must be 0 (off) to 1e6 (got " + number(c.clip) + ")"};
   if (c.batch < 1 || c.batch > kMaxBatch)
-    return "the batch must be 1 to " + std::to_string(kMaxBatch) + " (got " + std::to_string(c.batch) + ")";
-  return {};
+    return Failure{"the batch must be 1 to " + std::to_string(kMaxBatch) + " (got " + std::to_string(c.batch) + ")"};
+  return Ok{};
 }
 
 Expected<std::unique_ptr<Trainer>> Trainer::create(const TrainConfig& config) {
   using E = Expected<std::unique_ptr<Trainer>>;
-  if (const std::string error = check_train_config(config); !error.empty()) return E::failure(error);
+  if (const Status valid = check_train_config(config); !valid.ok()) return Failure{valid.error()};
   std::unique_ptr<Trainer> t(new Trainer());
   t->config_ = config;
   t->task_ = Task::make(config.task).value();

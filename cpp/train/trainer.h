@@ -40,7 +40,7 @@ struct TrainConfig {
 };
 
 // Empty when valid, else the reason in words for the reader.
-std::string check_train_config(const TrainConfig& config);
+Status check_train_config(const TrainConfig& config);
 
 struct StepReport {
   int step = 0;             // steps done in total

@@ -139,8 +139,8 @@ Expected<WeightsFile> decode_weights(const std::uint8_t* bytes, std::size_t size
   c.seed = get(bytes, 17);
   file.steps = small(get(bytes, 18));
   file.heldout_accuracy = float_of(get(bytes, 19));
-  if (const std::string error = check_train_config(c); !error.empty())
-    return E::failure("the weights file's configuration is invalid: " + error);
+  if (const Status valid = check_train_config(c); !valid.ok())
+    return E::failure("the weights file's configuration is invalid: " + valid.error());
   if (file.steps < 0 || file.steps > kMaxTotalSteps ||
       !(file.heldout_accuracy >= 0.0f && file.heldout_accuracy <= 1.0f))
     return E::failure("the weights file's training record is invalid");
