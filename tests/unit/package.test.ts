@@ -100,11 +100,13 @@ describe('npm pack', () => {
       ]),
     );
     const allowed =
-      /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|custom-elements\.json|cost-worker-[\w-]+\.js))$/;
+      /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|custom-elements\.json|cost-worker-[\w-]+\.js|who-is-it-[\w-]+\.bin))$/;
     expect(files.filter((path) => !allowed.test(path))).toEqual([]);
     // One worker, one .wasm (the worker reuses the elements' file), no source maps, nothing from the repository.
     expect(files.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
     expect(files.filter((path) => /cost-worker/.test(path))).toHaveLength(1);
+    // The trained model's weights (weights="trained", the default), emitted next to the bundle.
+    expect(files.filter((path) => path.endsWith('.bin'))).toHaveLength(1);
     expect(files.filter((path) => /\.map$|node_modules|^(web|cpp|tests|build)\//.test(path))).toEqual([]);
     // A size budget, so a stray file shows up: today about 150 kB packed, 470 kB unpacked.
     expect(packed.size).toBeLessThan(400_000);
