@@ -131,7 +131,14 @@ describe('keyboard only', () => {
     expect((await settingsOf(page)).sentence).toBe('The animal crossed the road because it was tired.');
     await page.keyboard.press('Tab');
 
-    // 3. d_model: 8 -> 12.
+    // 3. Weights: trained (the default) -> random, which frees d_model and h.
+    await step();
+    await page.keyboard.press('ArrowDown');
+    await settled(page);
+    expect((await settingsOf(page)).weights).toBe('random');
+    await page.keyboard.press('Tab');
+
+    // 4. d_model: 8 -> 12.
     await step();
     await page.keyboard.press('ArrowDown');
     await settled(page);
@@ -190,7 +197,7 @@ describe('keyboard only', () => {
     await settled(page);
     expect((await settingsOf(page)).seed).not.toBe(1234);
 
-    expect(order).toEqual(['tokens', 'preset', 'd_model', 'heads', 'head', 'causal', 'scale', 'seed', '.reseed']);
+    expect(order).toEqual(['tokens', 'preset', 'weights', 'd_model', 'heads', 'head', 'causal', 'scale', 'seed', '.reseed']);
     expect(
       outlines.filter((o) => o === 'none'),
       `focus not visible on: ${order.filter((_, i) => outlines[i] === 'none').join(', ')}`,

@@ -63,7 +63,7 @@ async function runCapped(page: Page, scope: string, maxN: number): Promise<void>
 
 describe('FlashAttention in the walkthrough', () => {
   test('every tile, with the buttons and the keyboard; the last one shows step 6’s output and a difference below 1e-5', async () => {
-    const { page, errors } = await open();
+    const { page, errors } = await open('?weights=random'); // d_k 4: 9 × 4 = 36 entries
     const stepper = stepperOf(page);
     // textContent: innerText is empty for a section the browser has not rendered yet (content-visibility: auto, off screen).
     expect(await page.locator('#flash h2').textContent()).toMatch(/^\s*10\.\s*FlashAttention/);
@@ -219,12 +219,12 @@ describe('FlashAttention in the walkthrough', () => {
     await expect
       .poll(() => progress.evaluate((p) => (p as HTMLProgressElement).position), { timeout: 60_000, interval: 50 })
       .toBeGreaterThan(0);
-    // The main thread is free while the worker measures: the stepper answers while the measurement is
-    // still running (how fast it answers is a timing, measured by npm run bench, not asserted here).
+    // The measurement runs in a worker (its script was fetched), and the stepper answers meanwhile. Whether
+    // the run is still going at the click depends on the machine's speed, so it is not asserted; how fast
+    // the page answers during a run is a timing, measured by npm run bench.
     const before = await positionOf(page);
     await page.locator('#flash .flash-next').click();
     expect(await positionOf(page)).toBe(before + 1);
-    expect(await figure.getAttribute('data-phase')).not.toMatch(/done|failed|cancelled/);
     expect(server.requests.some((path) => /^\/assets\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
     await expect.poll(() => figure.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toBe('done');
     expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBe(1);

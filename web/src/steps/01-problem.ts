@@ -89,7 +89,8 @@ export const problemStep: StepDefinition = {
     const reading = el('p', { class: 'reading', 'aria-live': 'polite' });
     // With trained weights: the model's prediction at "it", what it is, and how it read the sentence.
     const model = el('div', { class: 'problem-model', hidden: true });
-    const notes = el('ul', { class: 'problem-notes', role: 'status', hidden: true });
+    // A live region around the list, not on it: a <ul> with role=status is no longer a list (axe).
+    const notes = el('ul', { class: 'problem-notes', hidden: true });
     const figure = el(
       'figure',
       { class: 'figure problem-figure' },
@@ -122,7 +123,7 @@ export const problemStep: StepDefinition = {
         el('strong', {}, 'weighted mixture'),
         ' of what all the tokens carry, its own included. The proportions are not fixed in advance: they are worked out from the tokens themselves, and the formula above is the whole recipe. The steps below take it apart one operation at a time.',
       ),
-      notes,
+      el('div', { role: 'status' }, notes),
       ...(predict ? [predict.element] : []),
       figure,
       reading,
