@@ -75,7 +75,7 @@ describe('the bar’s size', () => {
     const bottoms = await page
       .locator('.controls [data-control]:not([hidden])')
       .evaluateAll((controls) => controls.map((c) => Math.round(c.getBoundingClientRect().bottom)));
-    expect(bottoms.length).toBe(9);
+    expect(bottoms.length).toBe(10); // the nine settings and Weights
     expect(Math.max(...bottoms) - Math.min(...bottoms)).toBeLessThanOrEqual(1);
     expect(Math.max(...bottoms)).toBeLessThanOrEqual(bar.bottom);
     // The sentence field is wide enough to read the article's sentence whole.
@@ -229,7 +229,7 @@ const noticeItems = (page: Page) => page.locator('.notices li').allTextContents(
 
 describe('notices: once, in view, never contradicting', () => {
   test('?head=99: exactly one notice, and it names what is shown', async () => {
-    const { page, errors } = await open('?head=99');
+    const { page, errors } = await open('?weights=random&head=99'); // the random weights' wording
     expect(await noticeItems(page)).toEqual(['There are only 2 heads, so head 2 is shown instead of head 99.']);
     expect(await page.locator('select[name="head"]').inputValue()).toBe('1');
     expect(errors).toEqual([]);
@@ -247,7 +247,7 @@ describe('notices: once, in view, never contradicting', () => {
   });
 
   test('pasting 5,000 words at step 5: nothing cut silently, one notice, in view', async () => {
-    const { page, errors } = await open();
+    const { page, errors } = await open('?weights=random'); // all 256 words (the trained model reads 16)
     await page.evaluate(() => document.querySelector('attention-walkthrough')!.scrollToStep('softmax'));
     await page.waitForTimeout(300);
     const field = page.locator('input[name="tokens"]');
@@ -273,7 +273,7 @@ describe('notices: once, in view, never contradicting', () => {
 
 describe('no layout shift under the reader', () => {
   test('CLS at most 0.1 over the load and 20 changes made at step 6', async () => {
-    const { page, errors } = await open('', DESKTOP, watchLayoutShifts);
+    const { page, errors } = await open('?weights=random', DESKTOP, watchLayoutShifts); // changes heads too
     await settled(page);
     const load = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number } }).layoutShifts.cls);
     await page.evaluate(() => document.querySelector('attention-walkthrough')!.scrollToStep('weighted-sum'));

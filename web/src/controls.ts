@@ -79,7 +79,9 @@ export function createControls(
   const dModelId = `d-model-${++uid}`;
   const dModel = el('select', { name: 'd_model', id: dModelId, 'aria-describedby': `${dModelId}-note` });
   // With trained weights the shape is the model's: d_model and h show it, disabled, and say why.
-  const shapeNote = el('span', { id: `${dModelId}-note`, class: 'hint', hidden: true });
+  // Read by screen readers (aria-describedby); on screen the disabled select and its title say it, so
+  // the bar stays one row.
+  const shapeNote = el('span', { id: `${dModelId}-note`, class: 'visually-hidden', hidden: true });
   const headsId = `heads-${++uid}`;
   const heads = el('select', { name: 'heads', id: headsId, 'aria-describedby': `${headsId}-dk` });
   const dK = el('output', { id: `${headsId}-dk`, class: 'readout', for: headsId });
@@ -257,8 +259,8 @@ export function createControls(
       if (heads.disabled !== trained) heads.disabled = trained;
       if (shapeNote.hidden === trained) shapeNote.hidden = !trained;
       // Short, to keep the bar one row; the title says how to change the shape.
-      setText(shapeNote, trained ? 'model’s' : '');
-      shapeNote.title = trained ? 'The trained model fixes d_model and h: choose random weights to change them.' : '';
+      setText(shapeNote, trained ? 'the trained model’s: choose random weights to change it' : '');
+      dModel.title = trained ? 'The trained model fixes d_model and h: choose random weights to change them.' : '';
       // d_k = d_model / h, shortened to its value to keep the bar one row; the heads step explains it.
       const dKText = String(shape.dModel / shape.heads);
       if (dK.dataset.text !== dKText) {
