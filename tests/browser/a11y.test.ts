@@ -131,8 +131,13 @@ describe('keyboard only', () => {
     expect((await settingsOf(page)).sentence).toBe('The animal crossed the road because it was tired.');
     await page.keyboard.press('Tab');
 
-    // 3. Weights: trained (the default) -> random, which frees d_model and h.
+    // 3. Weights: the preset's shape (d_model 8, 2 heads) asked for random weights; up to trained, and
+    // back down to random, which frees d_model and h.
+    expect((await settingsOf(page)).weights).toBe('random');
     await step();
+    await page.keyboard.press('ArrowUp');
+    await settled(page);
+    expect((await settingsOf(page)).weights).toBe('trained');
     await page.keyboard.press('ArrowDown');
     await settled(page);
     expect((await settingsOf(page)).weights).toBe('random');

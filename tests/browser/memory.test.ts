@@ -51,12 +51,13 @@ window.__hooks = () => { const element = document.querySelector('attention-walkt
 window.__cycle = (() => {
   const base = document.querySelector('attention-walkthrough').config;
   const sentences = ['The animal crossed the road because it was tired.', 'a cat sat', 'the quick brown fox jumps over the lazy dog again and again', 'it'];
-  const shapes = [[8, 2], [16, 4], [32, 8], [12, 3], [16, 1]];
+  // The trained model's shape is its own (d_model 32, 2 heads); the others are random weights.
+  const shapes = [[8, 2, 'random'], [16, 4, 'random'], [32, 2, 'trained'], [12, 3, 'random'], [16, 1, 'random']];
   const list = [];
   // As a reader works: runs of sentence, mask and scaling changes; every 8th change a new shape and seed.
   for (let i = 0; i < 40; i++) {
-    const [dModel, heads] = shapes[Math.floor(i / 8) % shapes.length];
-    list.push({ ...base, sentence: sentences[i % sentences.length], dModel, heads, head: i % heads, causal: i % 3 === 0, scale: i % 7 !== 0, seed: 1 + Math.floor(i / 8) });
+    const [dModel, heads, weights] = shapes[Math.floor(i / 8) % shapes.length];
+    list.push({ ...base, weights, sentence: sentences[i % sentences.length], dModel, heads, head: i % heads, causal: i % 3 === 0, scale: i % 7 !== 0, seed: 1 + Math.floor(i / 8) });
   }
   return list;
 })();

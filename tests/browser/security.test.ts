@@ -139,6 +139,7 @@ describe('network: only the page’s own origin', () => {
       '/index.html',
       async (page) => {
         await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+        await page.locator('select[name="weights"]').selectOption('random');
         await page.locator('select[name="heads"]').selectOption('4');
         await page.locator('input[name="causal"]').check();
         await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));

@@ -66,27 +66,36 @@ const box = (page: Page, selector: string) =>
     });
 
 describe('the bar’s size', () => {
-  test('at 1280 px: one row, at most 72 px tall, every control in it', async () => {
-    const { page, errors } = await open();
-    const bar = await box(page, '.settings-bar');
-    expect(bar.height).toBeGreaterThan(40);
-    expect(bar.height).toBeLessThanOrEqual(72);
-    // One row: every control ends on the same line, inside the bar.
-    const bottoms = await page
-      .locator('.controls [data-control]:not([hidden])')
-      .evaluateAll((controls) => controls.map((c) => Math.round(c.getBoundingClientRect().bottom)));
-    expect(bottoms.length).toBe(10); // the nine settings and Weights
-    expect(Math.max(...bottoms) - Math.min(...bottoms)).toBeLessThanOrEqual(1);
-    expect(Math.max(...bottoms)).toBeLessThanOrEqual(bar.bottom);
-    // The sentence field is wide enough to read the article's sentence whole.
-    const field = page.locator('input[name="tokens"]');
-    expect(await field.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
-    // It stays at the top of the screen further down.
-    await page.locator('#causal').scrollIntoViewIfNeeded();
-    expect((await box(page, '.settings-bar')).top).toBe(0);
-    expect(errors).toEqual([]);
-    await page.context().close();
-  });
+  // Trained weights (the default) hide the seed, which only picks random weights; random ones show it.
+  for (const [query, count] of [
+    ['', 9],
+    ['?weights=random&seed=4294967295', 10],
+  ] as const) {
+    test(`at 1280 px${query}: one row, at most 72 px tall, every control in it`, async () => {
+      const { page, errors } = await open(query);
+      const bar = await box(page, '.settings-bar');
+      expect(bar.height).toBeGreaterThan(40);
+      expect(bar.height).toBeLessThanOrEqual(72);
+      // One row: every control ends on the same line, inside the bar.
+      const bottoms = await page
+        .locator('.controls [data-control]:not([hidden])')
+        .evaluateAll((controls) => controls.map((c) => Math.round(c.getBoundingClientRect().bottom)));
+      expect(bottoms.length).toBe(count);
+      expect(Math.max(...bottoms) - Math.min(...bottoms)).toBeLessThanOrEqual(1);
+      expect(Math.max(...bottoms)).toBeLessThanOrEqual(bar.bottom);
+      // The sentence field is wide enough to read the article's sentence whole, and the seed field its ten digits.
+      const field = page.locator('input[name="tokens"]');
+      expect(await field.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+      const seed = page.locator('input[name="seed"]');
+      expect(await seed.isVisible()).toBe(count === 10);
+      if (count === 10) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+      // It stays at the top of the screen further down.
+      await page.locator('#causal').scrollIntoViewIfNeeded();
+      expect((await box(page, '.settings-bar')).top).toBe(0);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    });
+  }
 
   test('at 360 px: a slim sticky row, reachable at step 7, opened and closed with the keyboard', async () => {
     const { page, errors } = await open('', PHONE);

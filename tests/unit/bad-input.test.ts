@@ -2,6 +2,7 @@
 // becomes a working setting, and the notice says what changed and why — in the reader's terms (heads
 // counted from 1 in links), quoting what they typed, never showing a bare NaN or Infinity.
 import { describe, expect, test } from 'vitest';
+import { CONTROL_NAMES } from '../../web/src/controls';
 import { parseControls, themeNotices } from '../../web/src/elements/attributes';
 import { DEFAULT_SETTINGS, LIMITS, settingsFromParams, tokenize, validateSettings } from '../../web/src/settings';
 
@@ -127,6 +128,15 @@ describe('other attributes', () => {
     expect(notices).toHaveLength(1);
     expect(notices[0].length).toBeLessThan(300);
     expect(notices[0]).toMatch(/” and 9996 more ignored/);
+  });
+
+  test('a controls list with no known control shows every control and says so; "none" shows none', () => {
+    const typo = parseControls('tokns headz');
+    expect([...typo.visible]).toEqual([...CONTROL_NAMES]);
+    expect(typo.notices).toEqual([
+      `Unknown controls “tokns”, “headz” ignored, so every control is shown; known controls: ${CONTROL_NAMES.join(', ')}.`,
+    ]);
+    expect(parseControls('none')).toEqual({ visible: new Set(), notices: [] });
   });
 
   test('theme: light and dark are fine, anything else is named and ignored', () => {

@@ -106,6 +106,19 @@ describe('bad values become working settings with a message', () => {
     expect(headChoices(1)).toEqual([1]);
   });
 
+  test('d_model, heads and seed in a link mean random weights, unless the link says trained', () => {
+    expect(fromQuery('d_model=16&heads=4')).toMatchObject({ settings: { weights: 'random', dModel: 16, heads: 4 }, notices: [] });
+    expect(fromQuery('seed=7').settings).toMatchObject({ weights: 'random', seed: 7 });
+    expect(fromQuery('tokens=a+b').settings.weights).toBe('trained');
+    const trained = fromQuery('weights=trained&d_model=16&heads=4');
+    expect(trained.settings.weights).toBe('trained');
+    expect(trained.notices).toEqual([
+      'd_model and heads only apply to random weights; the trained model has d_model 32 and 2 heads, so they were not used.',
+    ]);
+    // The link written for trained settings leaves them out, so reading it back asks for nothing else.
+    expect(settingsToParams({ ...trained.settings, seed: 9 }).toString()).toBe('');
+  });
+
   test('the head shown is clamped below the number of heads', () => {
     expect(fromQuery('weights=random&heads=2&head=2').settings.head).toBe(1);
     expect(fromQuery('weights=random&heads=1&head=2').settings.head).toBe(0);

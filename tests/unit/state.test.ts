@@ -15,7 +15,7 @@ describe('WalkthroughState', () => {
     expect(state.settings).toMatchObject({ dModel: 12, heads: 4, seed: 7 });
     expect(state.takeInitialNotices()).toEqual(['5 heads do not divide d_model = 12, so 4 heads are used (dₖ = 3).']);
     // The URL now describes the state actually shown.
-    expect(location.search).toBe('?d_model=12&heads=4&seed=7');
+    expect(location.search).toBe('?d_model=12&heads=4&seed=7&weights=random');
   });
 
   test('update() validates, notifies and writes the URL', () => {
@@ -25,7 +25,7 @@ describe('WalkthroughState', () => {
     state.update({ causal: true, heads: 4 });
     expect(changes).toHaveLength(1);
     expect(changes[0].settings).toMatchObject({ causal: true, heads: 4 });
-    expect(location.search).toBe('?heads=4&causal=1');
+    expect(location.search).toBe('?heads=4&causal=1&weights=random');
     state.update({ heads: 3 }); // 3 does not divide 8
     expect(state.settings.heads).toBe(2);
     expect(changes[1].notices[0]).toMatch(/3 heads do not divide d_model = 8/);
@@ -35,8 +35,23 @@ describe('WalkthroughState', () => {
     const state = new WalkthroughState(true);
     let calls = 0;
     state.subscribe(() => calls++);
-    state.update({ dModel: DEFAULT_SETTINGS.dModel });
+    state.update({ causal: DEFAULT_SETTINGS.causal, sentence: DEFAULT_SETTINGS.sentence });
     expect(calls).toBe(0);
+  });
+
+  test('d_model, heads or the seed without `weights` ask for random weights; back on trained, the link leaves them out', () => {
+    const state = new WalkthroughState(true);
+    expect(state.settings.weights).toBe('trained');
+    state.update({ seed: 7 });
+    expect(state.settings).toMatchObject({ weights: 'random', seed: 7 });
+    expect(location.search).toBe('?seed=7&weights=random');
+    state.update({ weights: 'trained' });
+    // The seed is kept for a later switch back, but a link to the trained model does not carry it.
+    expect(state.settings).toMatchObject({ weights: 'trained', seed: 7 });
+    expect(location.search).toBe('');
+    // A weights choice given with them wins.
+    state.update({ weights: 'trained', heads: 4 });
+    expect(state.settings).toMatchObject({ weights: 'trained', heads: 4 });
   });
 
   test('popstate restores the settings from the URL', () => {

@@ -2,7 +2,7 @@
 // validation and the URL belong to the state module. On a wide screen the bar is one sticky row; on a
 // phone it is a slim sticky row with a toggle that opens the settings as a sheet over the page, so it
 // is one tap away from any step without taking a fifth of the screen.
-import { el, replaceChildren, setText } from './figures/dom';
+import { el, replaceChildren, setText, svg } from './figures/dom';
 import {
   D_MODEL_CHOICES,
   headChoices,
@@ -89,7 +89,23 @@ export function createControls(
   const causal = el('input', { type: 'checkbox', name: 'causal' });
   const scale = el('input', { type: 'checkbox', name: 'scale' });
   const seed = el('input', { type: 'number', name: 'seed', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric' });
-  const reseed = el('button', { type: 'button', class: 'reseed' }, 'New random weights');
+  // A die, not words: the bar keeps room for the sentence. The name is for screen readers, the title for the pointer.
+  const reseed = el(
+    'button',
+    { type: 'button', class: 'reseed', 'aria-label': 'New random weights', title: 'New random weights' },
+    svg(
+      'svg',
+      { viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true', focusable: 'false' },
+      svg('rect', { x: 1.5, y: 1.5, width: 13, height: 13, rx: 2.5, fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5 }),
+      ...[
+        [5, 5],
+        [11, 5],
+        [8, 8],
+        [5, 11],
+        [11, 11],
+      ].map(([cx, cy]) => svg('circle', { cx, cy, r: 1.25, fill: 'currentColor' })),
+    ),
+  );
 
   // Typing updates the figures live without touching the history; a commit (Enter, leaving the field,
   // or a pause in typing) adds one entry, so Back returns to the sentence before the edit.
@@ -143,6 +159,8 @@ export function createControls(
     update({ seed: random[0], weights: 'random' });
   });
 
+  // The seed picks the random weights: hidden while the weights are trained (the die still switches to random).
+  const seedControl = labelled('seed', 'Seed', seed);
   const formId = `settings-${++uid}`;
   const form = el(
     'form',
@@ -150,7 +168,7 @@ export function createControls(
     el(
       'div',
       { class: 'control control-wide', 'data-control': 'tokens' },
-      el('label', { for: sentenceId }, 'Sentence ', el('span', { class: 'hint' }, '(one token per word)')),
+      el('label', { for: sentenceId }, 'Sentence'),
       sentence,
       sentenceHint,
     ),
@@ -165,7 +183,7 @@ export function createControls(
       { class: 'control control-check', 'data-control': 'scale' },
       el('label', {}, scale, el('span', {}, 'Scale by √', subscripted('d', 'k'))),
     ),
-    labelled('seed', 'Seed', seed),
+    seedControl,
     el('div', { class: 'control control-button', 'data-control': 'seed' }, reseed),
   );
   form.addEventListener('submit', (event) => event.preventDefault());
@@ -243,7 +261,7 @@ export function createControls(
       // force (after Back, or the cleaned-up sentence validation made of a paste), focused or not.
       if (!editing && sentence.value !== settings.sentence) sentence.value = settings.sentence;
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
-      setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}`);
+      setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}, one per word`);
       if (weights.value !== settings.weights) weights.value = settings.weights;
       const trained = settings.weights === 'trained';
       const shape = shapeOf(settings);
@@ -258,6 +276,8 @@ export function createControls(
       if (dModel.disabled !== trained) dModel.disabled = trained;
       if (heads.disabled !== trained) heads.disabled = trained;
       if (shapeNote.hidden === trained) shapeNote.hidden = !trained;
+      const seedHidden = trained || !visible.has('seed');
+      if (seedControl.hidden !== seedHidden) seedControl.hidden = seedHidden;
       // Short, to keep the bar one row; the title says how to change the shape.
       setText(shapeNote, trained ? 'the trained model’s: choose random weights to change it' : '');
       dModel.title = trained ? 'The trained model fixes d_model and h: choose random weights to change them.' : '';

@@ -197,6 +197,19 @@ function parseWeights(raw: RawValue, fallback: WeightsChoice, notices: string[])
   return fallback;
 }
 
+/** The settings that shape and pick the random weights; the trained model has its own shape and no seed. */
+const RANDOM_WEIGHTS_SETTINGS = ['dModel', 'heads', 'seed'] as const;
+
+/**
+ * A change that sets d_model, heads or the seed without saying which weights asks for random ones (the
+ * only weights those settings act on): old links, an author's `heads="4"`, the presets of the article's
+ * shapes. A `weights` given alongside wins.
+ */
+export function withImpliedWeights<T extends Partial<Record<keyof Settings, unknown>>>(raw: T): T {
+  if (raw.weights !== undefined && raw.weights !== null) return raw;
+  return RANDOM_WEIGHTS_SETTINGS.some((key) => raw[key] !== undefined && raw[key] !== null) ? { ...raw, weights: 'random' } : raw;
+}
+
 /** The shape the pipeline runs at: the shipped model's with trained weights, the reader's with random ones. */
 export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>): { dModel: number; heads: number } {
   return settings.weights === 'trained'
@@ -320,7 +333,13 @@ export function settingsFromParams(params: URLSearchParams, base: Settings = DEF
     // Heads are counted from 1 in links, as on the page: checked (and explained) in those terms here.
     raw[key] = key === 'head' ? clampWhole(value, 'The shown head', 1, Infinity, base.head + 1, notices) - 1 : value;
   }
-  const validated = validateSettings(raw, base);
+  const validated = validateSettings(withImpliedWeights(raw), base);
+  const unused = RANDOM_WEIGHTS_SETTINGS.filter((key) => raw[key] !== undefined).map((key) => PARAMS[key]);
+  if (validated.settings.weights === 'trained' && unused.length > 0) {
+    notices.push(
+      `${unused.join(' and ')} only ${unused.length === 1 ? 'applies' : 'apply'} to random weights; the trained model has d_model ${SHIPPED_MODEL.dModel} and ${SHIPPED_MODEL.heads} heads, so ${unused.length === 1 ? 'it was' : 'they were'} not used.`,
+    );
+  }
   return { settings: validated.settings, notices: [...notices, ...validated.notices] };
 }
 
@@ -330,6 +349,8 @@ export function settingsToParams(settings: Settings): URLSearchParams {
   for (const key of Object.keys(PARAMS) as (keyof Settings)[]) {
     const value = settings[key];
     if (value === DEFAULT_SETTINGS[key]) continue;
+    // Read back, they would ask for random weights (withImpliedWeights); the trained model does not use them.
+    if (settings.weights === 'trained' && (RANDOM_WEIGHTS_SETTINGS as readonly string[]).includes(key)) continue;
     if (key === 'head') params.set(PARAMS[key], String((value as number) + 1));
     else if (typeof value === 'boolean') params.set(PARAMS[key], value ? '1' : '0');
     else params.set(PARAMS[key], String(value));

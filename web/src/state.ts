@@ -2,7 +2,7 @@
 // update(); renderers never read the URL or change settings. Every change goes through validateSettings(), so an
 // invalid value can never reach the engine from here.
 import { isCustomMask } from './hands-on-settings';
-import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, validateSettings, type Settings } from './settings';
+import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, validateSettings, withImpliedWeights, type Settings } from './settings';
 
 export type HistoryMode = 'push' | 'replace' | 'none';
 
@@ -25,7 +25,7 @@ export class WalkthroughState {
     initial: Partial<Settings> = {},
   ) {
     const fromUrl = syncUrl ? settingsFromParams(new URLSearchParams(location.search)) : { settings: { ...DEFAULT_SETTINGS }, notices: [] };
-    const validated = validateSettings(initial, fromUrl.settings);
+    const validated = validateSettings(withImpliedWeights(initial), fromUrl.settings);
     this.current = validated.settings;
     this.pendingNotices = [...fromUrl.notices, ...validated.notices];
     if (syncUrl) {
@@ -64,7 +64,7 @@ export class WalkthroughState {
    */
   update(change: Partial<Settings>, history: HistoryMode = 'push'): void {
     const validated = validateSettings(
-      { ...this.current, ...withMaskRule(change) } as Partial<Record<keyof Settings, string | number | boolean>>,
+      { ...this.current, ...withMaskRule(withImpliedWeights(change)) } as Partial<Record<keyof Settings, string | number | boolean>>,
       this.current,
     );
     const next = validated.settings;

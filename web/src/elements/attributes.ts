@@ -55,10 +55,14 @@ export function parseControls(value: string | null): ControlsAttribute {
     else unknown.push(word.slice(0, 24));
   }
   const listed = unknown.slice(0, 5).join('”, “') + (unknown.length > 5 ? `” and ${unknown.length - 5} more` : '”');
+  // Nothing recognised is a typo, not "none": show every control rather than silently none.
+  const fallback = visible.size === 0;
   const notices = unknown.length
-    ? [`Unknown control${unknown.length > 1 ? 's' : ''} “${listed} ignored; known controls: ${CONTROL_NAMES.join(', ')}.`]
+    ? [
+        `Unknown control${unknown.length > 1 ? 's' : ''} “${listed} ignored${fallback ? ', so every control is shown' : ''}; known controls: ${CONTROL_NAMES.join(', ')}.`,
+      ]
     : [];
-  return { visible, notices };
+  return { visible: fallback ? new Set(CONTROL_NAMES) : visible, notices };
 }
 
 export const THEMES = ['light', 'dark'] as const;
