@@ -24,7 +24,7 @@ async function open(query: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
   await page.goto(`${server.url}/index.html?weights=random&${query}`);
-  // The largest setting draws 11 steps of 128 x 128 figures: seconds on a busy two-core machine.
+  // The largest setting draws every step with 128 x 128 figures: seconds on a busy two-core machine.
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, { timeout: 120_000 });
   return { page, errors };
 }

@@ -39,7 +39,7 @@ describe('the walkthrough in Chromium', () => {
   test('loads straight into a complete page: every step, numbers, no console error', async () => {
     const { page, errors } = await open();
     const headings = await page.locator('section.step h2').allTextContents();
-    expect(headings.length).toBe(11);
+    expect(headings.length).toBe(12);
     expect(headings[0]).toMatch(/^1\./);
     expect(await page.locator('#scores table.matrix').count()).toBeGreaterThanOrEqual(3);
     // Every section's text (textContent: off-screen sections skip rendering, so their innerText is empty).
@@ -190,5 +190,5 @@ describe('the walkthrough in Chromium', () => {
       ).toEqual([]);
       await context.close();
     }
-  }, 600_000); // axe walks every shadow-DOM table of eleven sections twice: minutes on a loaded 2-core machine
+  }, 600_000); // axe walks every shadow-DOM table of twelve sections twice: minutes on a loaded 2-core machine
 });

@@ -100,11 +100,13 @@ describe('npm pack', () => {
       ]),
     );
     const allowed =
-      /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|custom-elements\.json|cost-worker-[\w-]+\.js|who-is-it-[\w-]+\.bin))$/;
+      /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|custom-elements\.json|(cost|train)-worker-[\w-]+\.js|who-is-it-[\w-]+\.bin))$/;
     expect(files.filter((path) => !allowed.test(path))).toEqual([]);
-    // One worker, one .wasm (the worker reuses the elements' file), no source maps, nothing from the repository.
+    // Two workers (timing, training), one .wasm (the workers reuse the elements' file), no source maps,
+    // nothing from the repository.
     expect(files.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
     expect(files.filter((path) => /cost-worker/.test(path))).toHaveLength(1);
+    expect(files.filter((path) => /train-worker/.test(path))).toHaveLength(1);
     // The trained model's weights (weights="trained", the default), emitted next to the bundle.
     expect(files.filter((path) => path.endsWith('.bin'))).toHaveLength(1);
     expect(files.filter((path) => /\.map$|node_modules|^(web|cpp|tests|build)\//.test(path))).toEqual([]);
@@ -127,9 +129,12 @@ describe('npm pack', () => {
     expect(manifest.files).toEqual(['dist/embed/']);
   });
 
-  test('the bundle finds its .wasm and worker next to itself, and both are packed', () => {
+  test('the bundle finds its .wasm and workers next to itself, and all are packed', () => {
     const files = new Set(paths());
-    for (const script of ['attention-by-hand.js', ...[...files].filter((p) => p.includes('cost-worker')).map((p) => p.split('/').pop()!)]) {
+    for (const script of [
+      'attention-by-hand.js',
+      ...[...files].filter((p) => /(cost|train)-worker/.test(p)).map((p) => p.split('/').pop()!),
+    ]) {
       const code = readFileSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', script), 'utf8');
       const urls = [...code.matchAll(/new URL\(`([^`]+)`/g)].map((match) => match[1]).filter((url) => url !== './');
       expect(urls.length, script).toBeGreaterThan(0);

@@ -60,9 +60,10 @@ describe('the weights setting', () => {
 
   test('trained: the shown head is checked against the model’s heads, d_model and h keep the reader’s random-mode values', () => {
     expect(shapeOf(DEFAULT_SETTINGS)).toEqual({ dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads });
-    const { settings, notices } = fromQuery('heads=8&d_model=16&head=5');
-    expect(settings).toMatchObject({ dModel: 16, heads: 8, head: SHIPPED_MODEL.heads - 1 });
+    const { settings, notices } = fromQuery('weights=trained&heads=8&d_model=16&head=5');
+    expect(settings).toMatchObject({ weights: 'trained', dModel: 16, heads: 8, head: SHIPPED_MODEL.heads - 1 });
     expect(notices).toEqual([
+      `d_model and heads only apply to random weights; the trained model has d_model ${SHIPPED_MODEL.dModel} and ${SHIPPED_MODEL.heads} heads, so they were not used.`,
       `There are only ${SHIPPED_MODEL.heads} heads in the trained model, so head ${SHIPPED_MODEL.heads} is shown instead of head 5.`,
     ]);
     expect(fromQuery('weights=random&heads=8&d_model=16&head=5')).toMatchObject({ settings: { head: 4 }, notices: [] });

@@ -16,6 +16,7 @@ import { StepRenderer } from './step-renderer';
 import { STEPS } from './steps/index';
 import type { EmbedCodePanel, StepContext, StepDefinition, StepView } from './steps/types';
 import type { TimingService } from './workers/cost-plan';
+import type { TrainingService } from './workers/training-service';
 
 export interface WalkthroughOptions {
   root: HTMLElement | ShadowRoot;
@@ -29,6 +30,8 @@ export interface WalkthroughOptions {
   embedCode?: (step: StepDefinition, settings: () => Settings) => EmbedCodePanel;
   /** The page's timing service for the "Run it on my machine" measurement; without it, none. */
   timing?: TimingService;
+  /** The page's training service for "Train it yourself"; without it, none. */
+  training?: TrainingService;
   onSnapshot?: (snapshot: Snapshot) => void;
 }
 
@@ -76,6 +79,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     update: (change) => state.update(change),
     predictions: Boolean(options.toc),
     timing: options.timing,
+    training: options.training,
     embedCode: options.embedCode?.(step, () => state.settings),
   });
 

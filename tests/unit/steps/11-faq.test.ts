@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { count, fmt, percent } from '../../../web/src/figures/format';
 import { tokenLabels } from '../../../web/src/figures/labels';
-import { BAR_ROW_TOP, faqStep } from '../../../web/src/steps/11-faq';
+import { BAR_ROW_TOP, faqStep } from '../../../web/src/steps/12-faq';
 import { snapshotFor } from '../fixtures';
 
 function mount() {

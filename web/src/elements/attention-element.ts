@@ -12,6 +12,7 @@ import { loadShippedWeights } from '../model/shipped';
 import type { StepDefinition } from '../steps/types';
 import { mountWalkthrough, type Walkthrough } from '../walkthrough';
 import { workerTimingService } from '../workers/timing-service';
+import { workerTrainingService } from '../workers/training-service';
 import { debugHandle, type AttentionDebug } from './debug';
 import { embedCodePanel } from './embed-code';
 import { OBSERVED_ATTRIBUTES, SETTING_ATTRIBUTES, parseControls, settingsFromAttributes, themeNotices } from './attributes';
@@ -39,6 +40,10 @@ export abstract class AttentionElement extends HTMLElement {
   /** The full walkthrough has a table of contents; single steps do not. */
   protected get withToc(): boolean {
     return false;
+  }
+  /** The `controls` list when the attribute is absent: every control, unless the step has its own. */
+  protected get defaultControls(): string | null {
+    return null;
   }
 
   private readonly shadow: ShadowRoot;
@@ -183,7 +188,7 @@ export abstract class AttentionElement extends HTMLElement {
 
   private mount(engine: AttentionEngine, notices: string[]): void {
     this.engineRef = engine;
-    const controls = parseControls(this.getAttribute('controls'));
+    const controls = parseControls(this.getAttribute('controls') ?? this.defaultControls);
     const frame = el('div', { class: `frame${this.withToc ? '' : ' framed'}`, part: 'frame' });
     this.shadow.replaceChildren(frame);
     this.walkthrough = mountWalkthrough({
@@ -195,6 +200,7 @@ export abstract class AttentionElement extends HTMLElement {
       toc: this.withToc,
       embedCode: this.withEmbedCode ? embedCodePanel : undefined,
       timing: workerTimingService(),
+      training: workerTrainingService(),
       onSnapshot: (snapshot) => {
         this.dataset.ready = 'true';
         this.dispatchEvent(

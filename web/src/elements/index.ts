@@ -12,7 +12,8 @@ import { causalStep } from '../steps/07-causal';
 import { multiHeadStep } from '../steps/08-multi-head';
 import { costStep } from '../steps/09-cost';
 import { flashStep } from '../steps/10-flash';
-import { faqStep } from '../steps/11-faq';
+import { faqStep } from '../steps/12-faq';
+import { trainStep } from '../steps/11-train';
 import { STEPS } from '../steps/index';
 import { fragmentStep, onFragmentChange } from '../state';
 import { AttentionElement } from './attention-element';
@@ -177,6 +178,20 @@ export class AttentionFaqElement extends AttentionElement {
   protected readonly steps = [faqStep];
 }
 
+/**
+ * Train it yourself: a fresh model trained in a background worker, with its loss, accuracy and attention live.
+ * @tagname attention-train
+ */
+export class AttentionTrainElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [trainStep];
+
+  /** Its settings are the training run's, in its own form: the walkthrough's bar would change nothing. */
+  protected override get defaultControls(): string {
+    return 'none';
+  }
+}
+
 /** Tag name -> element type, for every element the bundle defines. */
 export interface AttentionElementTagNameMap {
   'attention-walkthrough': AttentionWalkthroughElement;
@@ -191,6 +206,7 @@ export interface AttentionElementTagNameMap {
   'attention-cost': AttentionCostElement;
   'attention-flash': AttentionFlashElement;
   'attention-faq': AttentionFaqElement;
+  'attention-train': AttentionTrainElement;
 }
 
 /** Tag -> class of every element the bundle defines, under the registry's tags (a missing or extra one does not compile). */
@@ -207,6 +223,7 @@ const ELEMENT_CLASSES: { [Tag in keyof AttentionElementTagNameMap]: new () => At
   [STEP_ELEMENTS.cost]: AttentionCostElement,
   [STEP_ELEMENTS.flash]: AttentionFlashElement,
   [STEP_ELEMENTS.faq]: AttentionFaqElement,
+  [STEP_ELEMENTS.train]: AttentionTrainElement,
 };
 
 /**

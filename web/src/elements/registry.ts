@@ -13,6 +13,7 @@ export const STEP_ELEMENTS = Object.freeze({
   cost: 'attention-cost',
   flash: 'attention-flash',
   faq: 'attention-faq',
+  train: 'attention-train',
 } as const);
 
 export const WALKTHROUGH_ELEMENT = 'attention-walkthrough';

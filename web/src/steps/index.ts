@@ -9,7 +9,8 @@ import { causalStep } from './07-causal';
 import { multiHeadStep } from './08-multi-head';
 import { costStep } from './09-cost';
 import { flashStep } from './10-flash';
-import { faqStep } from './11-faq';
+import { faqStep } from './12-faq';
+import { trainStep } from './11-train';
 import type { StepDefinition } from './types';
 
 export const STEPS: readonly StepDefinition[] = [
@@ -23,6 +24,7 @@ export const STEPS: readonly StepDefinition[] = [
   multiHeadStep,
   costStep,
   flashStep,
+  trainStep,
   faqStep,
 ];
 

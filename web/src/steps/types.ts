@@ -6,6 +6,7 @@ import type { Formula } from '../figures/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { TimingService } from '../workers/cost-plan';
+import type { TrainingService } from '../workers/training-service';
 
 /** "Copy embed code" for one step: a toggle button and the panel it opens (made by the element layer). */
 export interface EmbedCodePanel {
@@ -20,6 +21,8 @@ export interface StepContext {
   predictions?: boolean;
   /** Times the kernels on the reader's machine (step 10's "Run it"); absent where the page offers no measurement. */
   timing?: TimingService;
+  /** Trains a model in a background worker ("Train it yourself"); absent where the page offers none. */
+  training?: TrainingService;
   /**
    * This step's "Copy embed code" panel, absent where the page offers none. A step may place it among its
    * own figure's tools; one it leaves unplaced goes in the section's header.

@@ -25,7 +25,7 @@ function link(href: string, text: string): HTMLAnchorElement {
 
 export const faqStep: StepDefinition = {
   id: 'faq',
-  number: 11,
+  number: 12,
   title: 'Frequently asked questions',
   summary: 'Five common questions, each answered with this page’s live numbers.',
   mount(body) {

@@ -1,0 +1,260 @@
+// "Train it yourself" without a browser: the training settings' validation (every bad value clamped
+// with a sentence), the limits the page reads from the C++ headers, and TrainingRun (the loop the
+// training worker drives) with the real SIMD engine: the default settings retrain the shipped model
+// bit for bit, scores arrive every EVALUATE_EVERY steps, Pause stops between chunks, and a diverged
+// loss stops the run with a message instead of NaN.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AttentionEngine } from '../../web/src/engine/engine';
+import { TRAINING_LIMITS } from '../../web/src/engine/limits';
+import { Trainer } from '../../web/src/engine/training';
+import {
+  DEFAULT_PROBES,
+  DEFAULT_TRAIN_SETTINGS,
+  MAX_TRAIN_STEPS,
+  TASK_RECIPES,
+  trainingConfig,
+  validateTrainSettings,
+} from '../../web/src/train-settings';
+import { chunkSteps, EVALUATE_EVERY, TrainingRun, type RunTrainer, type TrainWorkerMessage } from '../../web/src/workers/train-plan';
+import { loadSimdEngine } from './load-engine';
+
+const RECORD = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model', 'who-is-it.json'), 'utf8')) as {
+  steps: number;
+  heldoutAccuracy: number;
+  heldoutLoss: number;
+  learningRate: number;
+  seed: number;
+};
+
+/** Paths of every number in a message that is not finite (JSON would print them as null, hiding them). */
+function nonFinite(value: unknown, path = ''): string[] {
+  if (typeof value === 'number') return Number.isFinite(value) ? [] : [path];
+  if (ArrayBuffer.isView(value)) return Array.from(value as Float32Array).flatMap((v, i) => nonFinite(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => nonFinite(v, `${path}.${k}`));
+  return [];
+}
+
+let engine: AttentionEngine;
+beforeAll(async () => {
+  engine = await loadSimdEngine();
+});
+
+describe('training settings', () => {
+  it('the defaults are the shipped model’s recipe', () => {
+    expect(DEFAULT_TRAIN_SETTINGS).toMatchObject({ steps: RECORD.steps, learningRate: RECORD.learningRate, seed: RECORD.seed });
+    expect(validateTrainSettings({})).toEqual({ settings: DEFAULT_TRAIN_SETTINGS, notices: [] });
+  });
+
+  it.each([
+    ['NaN', 0.003, 'The learning rate must be a number; “NaN” was ignored, so it stays 0.003.'],
+    [
+      '0',
+      0.00001,
+      'The learning rate must be from 0.00001 to 1 (at 0 or below nothing is learned, or the loss climbs); 0 was changed to 0.00001.',
+    ],
+    [
+      '-2',
+      0.00001,
+      'The learning rate must be from 0.00001 to 1 (at 0 or below nothing is learned, or the loss climbs); -2 was changed to 0.00001.',
+    ],
+    ['1e9', 1, 'The learning rate must be from 0.00001 to 1; 1000000000 was changed to 1.'],
+    ['0.01', 0.01, null],
+  ])('learning rate %s -> %s', (raw, rate, notice) => {
+    const { settings, notices } = validateTrainSettings({ learningRate: raw });
+    expect(settings.learningRate).toBe(rate);
+    expect(notices).toEqual(notice ? [notice] : []);
+  });
+
+  it('steps, sizes, task and optimiser are clamped or kept, and each change is named', () => {
+    const { settings, notices } = validateTrainSettings({
+      steps: '999999',
+      layers: '9',
+      dModel: '30',
+      heads: '4',
+      task: 'chess',
+      optimizer: 'lion',
+    });
+    expect(settings).toMatchObject({
+      steps: MAX_TRAIN_STEPS,
+      layers: TRAINING_LIMITS.maxLayers,
+      dModel: 30,
+      heads: 3,
+      task: 'who-is-it',
+      optimizer: 'adamw',
+    });
+    expect(notices).toEqual([
+      'The task must be who-is-it or induction; “chess” was ignored, so it stays who-is-it.',
+      `The number of layers must be from 1 to ${TRAINING_LIMITS.maxLayers}; 9 was changed to ${TRAINING_LIMITS.maxLayers}.`,
+      '4 heads do not divide d_model = 30, so 3 heads are used.',
+      'The optimiser must be adamw or sgd; “lion” was ignored, so it stays adamw.',
+      `The number of steps must be from 1 to ${MAX_TRAIN_STEPS}; 999999 was changed to ${MAX_TRAIN_STEPS}.`,
+    ]);
+  });
+
+  it('every clamped configuration is one the training core accepts', () => {
+    for (const raw of [
+      { dModel: '4', heads: '8' },
+      { dModel: '128', heads: '8', layers: '4' },
+      { learningRate: '-1', seed: '-5' },
+    ]) {
+      const trainer = Trainer.create(engine, trainingConfig(validateTrainSettings(raw).settings));
+      expect(trainer.describe().parameterCount).toBeGreaterThan(0);
+      trainer.dispose();
+    }
+  });
+
+  it('the limits read from cpp/train/*.h are the ones the core publishes', () => {
+    const trainer = Trainer.create(engine);
+    const { limits } = trainer.describe();
+    trainer.dispose();
+    expect(limits).toMatchObject({
+      maxLayers: TRAINING_LIMITS.maxLayers,
+      maxHeads: TRAINING_LIMITS.maxHeads,
+      maxDModel: TRAINING_LIMITS.maxDModel,
+      maxPositions: TRAINING_LIMITS.maxPositions,
+      maxStepsPerCall: TRAINING_LIMITS.maxStepsPerCall,
+      maxTotalSteps: TRAINING_LIMITS.maxTotalSteps,
+    });
+    expect(TRAINING_LIMITS.maxLearningRate).toBe(1);
+  });
+});
+
+/** Runs a TrainingRun to its end with a fake clock (1 ms per step) and no real waiting between chunks. */
+async function runToEnd(trainer: RunTrainer, steps: number, probe: string[]): Promise<TrainWorkerMessage[] & { run: TrainingRun }> {
+  const messages: TrainWorkerMessage[] = [];
+  let clock = 0;
+  let lastStep = 0;
+  const run = new TrainingRun(
+    {
+      ...trainer,
+      step: (n) => trainer.step(n),
+      evaluate: () => trainer.evaluate(),
+      analyze: (w, k) => trainer.analyze(w, k),
+      dispose: () => trainer.dispose(),
+    },
+    steps,
+    probe,
+    (m) => messages.push(m),
+    () => {
+      const step = run.step;
+      clock += step - lastStep;
+      lastStep = step;
+      return clock;
+    },
+    () => Promise.resolve(),
+  );
+  run.start();
+  await run.resume();
+  return Object.assign(messages, { run });
+}
+
+describe('a training run', () => {
+  it('the default settings retrain the shipped model: the same held-out loss, scored every 25 steps', async () => {
+    const trainer = Trainer.create(engine, trainingConfig(DEFAULT_TRAIN_SETTINGS));
+    const messages = await runToEnd(trainer, DEFAULT_TRAIN_SETTINGS.steps, DEFAULT_PROBES['who-is-it'].split(' '));
+    const scores = messages.filter((m) => m.type === 'score');
+    // Chunks end on each multiple of 25: one score there, none in between.
+    expect(scores.map((m) => m.step)).toEqual(
+      Array.from({ length: DEFAULT_TRAIN_SETTINGS.steps / EVALUATE_EVERY }, (_, i) => (i + 1) * EVALUATE_EVERY),
+    );
+    const last = scores.at(-1)!;
+    expect(last.step).toBe(RECORD.steps);
+    expect(last.accuracy).toBe(RECORD.heldoutAccuracy);
+    expect(last.loss).toBeCloseTo(RECORD.heldoutLoss, 6);
+    const finished = messages.at(-1)!;
+    expect(finished).toMatchObject({ type: 'finished', step: 400, accuracy: 1 });
+    if (finished.type !== 'finished') throw new Error('unreachable');
+    expect(finished.targetStep).toBeGreaterThan(0);
+    expect(finished.targetStep).toBeLessThanOrEqual(RECORD.steps);
+    // The first report is the untrained model (no loss yet); the loss falls from ln(vocabulary) to near 0.
+    const progress = messages.filter((m) => m.type === 'progress');
+    expect(progress[0]).toMatchObject({ step: 0, loss: null });
+    const losses = progress.slice(1).map((m) => m.loss!);
+    expect(losses[0]).toBeGreaterThan(2);
+    expect(losses.at(-1)!).toBeLessThan(0.05);
+    // The probe's last layer attends from "it" (position 6) to "animal" (1) by the end.
+    const probe = progress.at(-1)!.probe;
+    expect(probe.query).toBe(6);
+    expect(probe.top[0].word).toBe('animal');
+    const n = probe.attention.cols;
+    const fromIt = Array.from({ length: probe.attention.heads }, (_, h) => probe.attention.data[(h * n + 6) * n + 1]);
+    expect(Math.max(...fromIt)).toBeGreaterThan(0.9);
+    expect(messages.flatMap((m) => nonFinite(m))).toEqual([]);
+    // A finished run still reads a new probe: with "wide" the answer is the road.
+    messages.run.setProbe(DEFAULT_PROBES['who-is-it'].replace('tired', 'wide').split(' '));
+    const reread = messages.at(-1)!;
+    expect(reread).toMatchObject({ type: 'progress', step: 400 });
+    expect(reread.type === 'progress' && reread.probe.top[0].word).toBe('road');
+    trainer.dispose();
+  }, 120_000);
+
+  it('the induction recipe learns the repeats but stays under the 99% target, as the page says', async () => {
+    const settings = validateTrainSettings({ task: 'induction', ...TASK_RECIPES.induction }).settings;
+    const trainer = Trainer.create(engine, trainingConfig(settings));
+    const messages = await runToEnd(trainer, settings.steps, DEFAULT_PROBES.induction.split(' '));
+    const finished = messages.at(-1)!;
+    expect(finished).toMatchObject({ type: 'finished', step: 800, targetStep: null });
+    if (finished.type !== 'finished') throw new Error('unreachable');
+    expect(finished.accuracy).toBeGreaterThan(0.9);
+    expect(finished.accuracy).toBeLessThan(0.99);
+    trainer.dispose();
+  }, 120_000);
+
+  it('Pause stops between chunks; Step then trains exactly one', async () => {
+    const trainer = Trainer.create(engine, trainingConfig(DEFAULT_TRAIN_SETTINGS));
+    const messages: TrainWorkerMessage[] = [];
+    let turns = 0;
+    const run: TrainingRun = new TrainingRun(
+      trainer,
+      400,
+      ['it'],
+      (m) => messages.push(m),
+      () => 10 * turns, // 10 ms a chunk at first: chunks of a few steps
+      async () => {
+        if (++turns === 3) run.pauseRun();
+      },
+    );
+    await run.resume();
+    const paused = run.step;
+    expect(paused).toBeGreaterThan(0);
+    expect(paused).toBeLessThan(400);
+    expect(messages.some((m) => m.type === 'finished')).toBe(false);
+    expect(messages.at(-1)).toEqual({ type: 'paused', step: paused });
+    run.stepOnce();
+    expect(run.step).toBe(paused + 1);
+    trainer.dispose();
+  });
+
+  it('a loss that becomes NaN stops the run with a message, and nothing NaN is posted', async () => {
+    let step = 0;
+    const fake: RunTrainer = {
+      step: (n = 1) => ((step += n), { step, loss: step > 30 ? Number.NaN : 1, meanLoss: step > 30 ? Number.NaN : 1, gradientNorm: 1 }),
+      evaluate: () => ({ accuracy: 0.5, loss: 1, examples: 1, positions: 1 }),
+      analyze: () => ({
+        words: ['it'],
+        ids: [2],
+        unknown: new Uint8Array(1),
+        query: 0,
+        top: [{ token: 2, word: 'it', probability: 1 }],
+        layers: [{ attention: { heads: 1, rows: 1, cols: 1, data: new Float32Array([1]) } }] as never,
+      }),
+      dispose: () => {},
+    };
+    const messages = await runToEnd(fake, 100, ['it']);
+    const last = messages.at(-1)!;
+    expect(last.type).toBe('diverged');
+    if (last.type !== 'diverged') throw new Error('unreachable');
+    expect(last.message).toMatch(/^The loss became NaN at step \d+: the learning rate is too large/);
+    expect(messages.flatMap((m) => nonFinite(m))).toEqual([]);
+  });
+
+  it('chunks fit the measured rate and what is left', () => {
+    expect(chunkSteps(0, 400)).toBe(1);
+    expect(chunkSteps(2, 400)).toBe(20);
+    expect(chunkSteps(2, 7)).toBe(7);
+    expect(chunkSteps(1e-6, 10_000)).toBe(200);
+    expect(chunkSteps(Number.NaN, 5)).toBe(1);
+  });
+});

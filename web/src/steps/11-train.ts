@@ -1,0 +1,356 @@
+// Train it yourself: a fresh model, from random weights, trained in a worker in the reader's tab
+// (StepContext.training), with a live loss curve, held-out accuracy and the probe sentence's
+// attention sharpening as it learns. The step never touches the engine: it asks the training
+// service for a run and draws what the run reports. Changing a setting ends the run (it belongs to
+// the old settings); Reset does too.
+import { BarChart } from '../figures/bars';
+import { controlForm, el, replaceChildren, setText } from '../figures/dom';
+import { fmt, percent, quoted } from '../figures/format';
+import { formatLoss, TrainChart } from '../figures/train-chart';
+import { noticeArea } from '../notices';
+import {
+  DEFAULT_PROBES,
+  DEFAULT_TRAIN_SETTINGS,
+  TASK_RECIPES,
+  MAX_TRAIN_STEPS,
+  MIN_LEARNING_RATE,
+  OPTIMIZERS,
+  TRAIN_D_MODELS,
+  TRAIN_TASKS,
+  trainingConfig,
+  validateTrainSettings,
+  type TrainSettings,
+} from '../train-settings';
+import { TRAINING_LIMITS } from '../engine/limits';
+import { TARGET_ACCURACY, type ProbeReading, type TrainWorkerMessage } from '../workers/train-plan';
+import type { TrainingSession } from '../workers/training-service';
+import type { StepDefinition } from './types';
+
+const TASK_LABELS: Record<TrainSettings['task'], string> = { 'who-is-it': 'Who is “it”?', induction: 'Repeat the pattern (induction)' };
+const OPTIMIZER_LABELS: Record<TrainSettings['optimizer'], string> = { adamw: 'AdamW', sgd: 'SGD with momentum' };
+/** The adjective the swap button trades, in both directions: one fits the animal, the other the road. */
+const ADJECTIVE_SWAP: Record<string, string> = { tired: 'wide', wide: 'tired', hungry: 'busy', busy: 'hungry' };
+
+type Phase = 'idle' | 'loading' | 'running' | 'paused' | 'finished' | 'stopped';
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+function words(sentence: string): string[] {
+  return sentence.split(/\s+/).filter(Boolean).slice(0, TRAINING_LIMITS.maxPositions);
+}
+
+export const trainStep: StepDefinition = {
+  id: 'train',
+  number: 11,
+  title: 'Train it yourself',
+  summary: 'A fresh model learns, in this tab, to answer step 1’s question: watch its loss fall and its attention find the noun.',
+  mount(body, context) {
+    let settings: TrainSettings = { ...DEFAULT_TRAIN_SETTINGS };
+    let probe = DEFAULT_PROBES[settings.task];
+    let session: TrainingSession | null = null;
+    let phase: Phase = 'idle';
+    let done = 0;
+    let losses: [number, number][] = [];
+    let scores: [number, number][] = [];
+    const notice = noticeArea();
+
+    const field = (name: string, label: string, control: HTMLElement) => {
+      control.id = `train-${name}-${Math.random().toString(36).slice(2, 8)}`;
+      control.setAttribute('name', name);
+      return el('div', { class: 'train-field' }, el('label', { for: control.id }, label), control);
+    };
+    const select = (values: readonly (string | number)[], label: (v: string) => string) =>
+      el('select', {}, ...values.map((v) => el('option', { value: String(v) }, label(String(v)))));
+    const task = select(TRAIN_TASKS, (v) => TASK_LABELS[v as TrainSettings['task']]);
+    const layers = select(
+      Array.from({ length: TRAINING_LIMITS.maxLayers }, (_, i) => i + 1),
+      (v) => v,
+    );
+    const heads = select(
+      [1, 2, 4, 8].filter((h) => h <= TRAINING_LIMITS.maxHeads),
+      (v) => v,
+    );
+    const dModel = select(TRAIN_D_MODELS, (v) => v);
+    const optimizer = select(OPTIMIZERS, (v) => OPTIMIZER_LABELS[v as TrainSettings['optimizer']]);
+    const learningRate = el('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', size: 8 });
+    const scale = el('input', { type: 'checkbox', name: 'train-scale' });
+    const seed = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', size: 10 });
+    const steps = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', size: 6 });
+    const form = controlForm(
+      { class: 'train-settings', 'aria-label': 'Training settings' },
+      field('train-task', 'Task', task),
+      field('train-layers', 'Layers', layers),
+      field('train-heads', 'Heads', heads),
+      field('train-d-model', 'd_model', dModel),
+      field('train-optimizer', 'Optimiser', optimizer),
+      field('train-learning-rate', 'Learning rate', learningRate),
+      el('div', { class: 'train-field train-check' }, el('label', {}, scale, 'Scale by √dₖ')),
+      field('train-seed', 'Seed', seed),
+      field('train-steps', 'Steps', steps),
+    );
+
+    const startButton = el('button', { type: 'button', class: 'button train-start' }, 'Start');
+    const stepButton = el('button', { type: 'button', class: 'button train-step' }, 'Step');
+    const resetButton = el('button', { type: 'button', class: 'button train-reset' }, 'Reset');
+    const progress = el('progress', { class: 'train-progress', max: settings.steps, value: 0, 'aria-label': 'Training progress' });
+    const progressText = el('p', { class: 'train-progress-text', 'aria-live': 'off' });
+    const status = el('p', { class: 'train-status', role: 'status' });
+    const lossChart = new TrainChart({ label: 'training loss', format: formatLoss, className: 'train-loss' });
+    const accuracyChart = new TrainChart({ label: 'held-out accuracy', yMax: 1, format: (v) => percent(v), className: 'train-accuracy' });
+
+    const probeInput = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', class: 'train-probe-input' });
+    probeInput.id = `train-probe-${Math.random().toString(36).slice(2, 8)}`;
+    const swapButton = el('button', { type: 'button', class: 'button train-swap' }, 'Swap the adjective');
+    const prediction = el('p', { class: 'train-prediction' });
+    const headCharts = el('div', { class: 'train-heads' });
+    let charts: BarChart[] = [];
+
+    body.append(
+      el(
+        'p',
+        {},
+        'The model behind steps 1 and 8 learned its weights; it was not given them. Here you can watch that happen. ' +
+          'Start trains a new copy from random numbers, on sentences built like the article’s, in a background thread of this tab. ' +
+          'Every few steps the page measures it on sentences it has never seen and shows what its last layer attends to from “it”.',
+      ),
+      form,
+      el('div', { class: 'train-buttons' }, startButton, stepButton, resetButton),
+      el('div', { class: 'train-notices' }, notice.element),
+      progress,
+      progressText,
+      status,
+      el(
+        'div',
+        { class: 'train-charts' },
+        el('figure', { class: 'figure' }, lossChart.element),
+        el('figure', { class: 'figure' }, accuracyChart.element),
+      ),
+      el(
+        'div',
+        { class: 'train-probe' },
+        el('label', { for: probeInput.id }, 'Probe sentence (its first 16 words)'),
+        el('div', { class: 'train-probe-row' }, probeInput, swapButton),
+      ),
+      prediction,
+      headCharts,
+    );
+
+    const showSettings = () => {
+      task.value = settings.task;
+      layers.value = String(settings.layers);
+      if (![...heads.options].some((o) => o.value === String(settings.heads)))
+        heads.append(el('option', { value: String(settings.heads) }, String(settings.heads)));
+      heads.value = String(settings.heads);
+      if (![...dModel.options].some((o) => o.value === String(settings.dModel)))
+        dModel.append(el('option', { value: String(settings.dModel) }, String(settings.dModel)));
+      dModel.value = String(settings.dModel);
+      optimizer.value = settings.optimizer;
+      learningRate.value = String(settings.learningRate);
+      scale.checked = settings.scale;
+      seed.value = String(settings.seed);
+      steps.value = String(settings.steps);
+      probeInput.value = probe;
+    };
+
+    const showButtons = () => {
+      setText(startButton, phase === 'running' ? 'Pause' : phase === 'paused' ? 'Resume' : 'Start');
+      startButton.disabled = phase === 'loading' || phase === 'finished' || phase === 'stopped';
+      stepButton.disabled = !(phase === 'paused' || phase === 'idle');
+      resetButton.disabled = phase === 'idle';
+      body.dataset.trainPhase = phase;
+      body.dataset.trainStep = String(done);
+    };
+
+    const showProbe = (reading: ProbeReading) => {
+      const { words: read, query, attention } = reading;
+      const top = reading.top[0];
+      setText(
+        prediction,
+        top
+          ? `At ${quoted(read[query] ?? '')} the model now predicts ${quoted(top.word)} (${percent(top.probability)})` +
+              (reading.top[1] ? `, then ${quoted(reading.top[1].word)} (${percent(reading.top[1].probability)}).` : '.')
+          : '',
+      );
+      if (charts.length !== attention.heads) {
+        charts = Array.from(
+          { length: attention.heads },
+          (_, h) => new BarChart({ caption: `Last layer, head ${h + 1}`, labelHeader: 'word', valueHeader: 'weight', max: 1 }),
+        );
+        replaceChildren(headCharts, ...charts.map((c) => c.element));
+      }
+      const n = attention.cols;
+      charts.forEach((chart, h) => {
+        const row = attention.data.subarray((h * attention.rows + query) * n, (h * attention.rows + query + 1) * n);
+        let best = 0;
+        for (let c = 1; c < n; c++) if (row[c] > row[best]) best = c;
+        chart.update(
+          read.map((word, c) => ({
+            label: reading.unknown[c] ? `${word} (unknown word)` : word,
+            value: row[c],
+            emphasis: c === best,
+            muted: reading.unknown[c],
+          })),
+          `Last layer, head ${h + 1}: weight from ${quoted(read[query] ?? '')}`,
+        );
+      });
+    };
+
+    const showProgress = (elapsedMs: number, perSecond: number) => {
+      progress.max = settings.steps;
+      progress.value = done;
+      const left = perSecond > 0 ? ((settings.steps - done) / perSecond) * 1000 : null;
+      setText(
+        progressText,
+        `Step ${done} of ${settings.steps}` +
+          (perSecond > 0 ? ` · ${Math.round(perSecond)} steps/s · ${seconds(elapsedMs)} of training` : '') +
+          (left !== null && done < settings.steps ? ` · about ${seconds(left)} left` : ''),
+      );
+      lossChart.update(losses, settings.steps);
+      accuracyChart.update(scores, settings.steps);
+    };
+
+    const report = (message: TrainWorkerMessage) => {
+      if (message.type === 'ready') {
+        phase = phase === 'loading' ? 'running' : phase;
+        setText(
+          status,
+          `A fresh model with ${message.parameterCount.toLocaleString('en')} parameters, from random weights (seed ${settings.seed}).`,
+        );
+      } else if (message.type === 'progress') {
+        done = message.step;
+        if (message.loss !== null && Number.isFinite(message.loss)) losses.push([message.step, message.loss]);
+        showProgress(message.elapsedMs, message.stepsPerSecond);
+        showProbe(message.probe);
+      } else if (message.type === 'paused') {
+        done = message.step;
+        body.dataset.trainWorker = 'paused';
+      } else if (message.type === 'score') {
+        scores.push([message.step, message.accuracy]);
+        accuracyChart.update(scores, settings.steps);
+        setText(
+          status,
+          `Step ${message.step}: ${percent(message.accuracy, 1)} of held-out sentences right, held-out loss ${formatLoss(message.loss)}.`,
+        );
+      } else if (message.type === 'finished') {
+        phase = 'finished';
+        const reached =
+          message.targetStep !== null && message.targetMs !== null
+            ? `It first reached ${percent(TARGET_ACCURACY)} held-out accuracy at step ${message.targetStep}, after ${seconds(message.targetMs)} of training on your machine.`
+            : `It never reached ${percent(TARGET_ACCURACY)} held-out accuracy: try more steps, another learning rate, or scaling on.`;
+        setText(
+          status,
+          `Done: ${message.step} steps in ${seconds(message.elapsedMs)}, ${percent(message.accuracy, 1)} held-out accuracy. ${reached}`,
+        );
+      } else if (message.type === 'diverged') {
+        phase = 'stopped';
+        notice.show([message.message]);
+      } else {
+        phase = 'stopped';
+        session?.stop();
+        session = null;
+        notice.show([`Training stopped: ${message.message}. Reset starts again.`]);
+      }
+      showButtons();
+    };
+
+    const reset = () => {
+      session?.stop();
+      session = null;
+      phase = 'idle';
+      delete body.dataset.trainWorker;
+      done = 0;
+      losses = [];
+      scores = [];
+      setText(status, '');
+      setText(prediction, '');
+      replaceChildren(headCharts);
+      charts = [];
+      showProgress(0, 0);
+      showButtons();
+    };
+
+    const begin = (thenRun: boolean) => {
+      if (!context.training) {
+        notice.show(['Training needs the page’s background worker, which this page does not provide.']);
+        return;
+      }
+      phase = thenRun ? 'loading' : 'paused';
+      session = context.training.start({ config: trainingConfig(settings), steps: settings.steps, probe: words(probe) }, report);
+      if (thenRun) session.resume();
+      showButtons();
+    };
+
+    startButton.addEventListener('click', () => {
+      if (phase === 'idle') begin(true);
+      else if (phase === 'running') {
+        session?.pause();
+        phase = 'paused';
+      } else if (phase === 'paused') {
+        delete body.dataset.trainWorker;
+        session?.resume();
+        phase = 'running';
+      }
+      showButtons();
+    });
+    stepButton.addEventListener('click', () => {
+      if (phase === 'idle') begin(false);
+      session?.step();
+    });
+    resetButton.addEventListener('click', () => {
+      reset();
+      notice.settle([]);
+    });
+
+    // A changed setting belongs to a new run: the current one ends, and the notices say what was fixed.
+    const change = () => {
+      const validated = validateTrainSettings(
+        {
+          task: task.value,
+          layers: layers.value,
+          heads: heads.value,
+          dModel: dModel.value,
+          optimizer: optimizer.value,
+          learningRate: learningRate.value,
+          scale: scale.checked,
+          seed: seed.value,
+          steps: steps.value,
+        },
+        settings,
+      );
+      const newTask = validated.settings.task !== settings.task;
+      settings = newTask ? { ...validated.settings, ...TASK_RECIPES[validated.settings.task] } : validated.settings;
+      if (newTask) probe = DEFAULT_PROBES[settings.task];
+      showSettings();
+      reset();
+      notice.settle(validated.notices);
+    };
+    for (const control of [task, layers, heads, dModel, optimizer, learningRate, scale, seed, steps])
+      control.addEventListener('change', change);
+
+    const changeProbe = () => {
+      probe = probeInput.value;
+      session?.probe(words(probe));
+    };
+    probeInput.addEventListener('change', changeProbe);
+    probeInput.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') changeProbe();
+    });
+    swapButton.addEventListener('click', () => {
+      probeInput.value = probe
+        .split(/(\s+)/)
+        .map((w) => ADJECTIVE_SWAP[w.toLowerCase()] ?? w)
+        .join('');
+      changeProbe();
+    });
+
+    showSettings();
+    reset();
+    setText(
+      status,
+      `Ready: ${settings.layers} layers of ${settings.heads} heads, d_model ${settings.dModel}, ${OPTIMIZER_LABELS[settings.optimizer]} at learning rate ${fmt(settings.learningRate, 3)}, ${settings.steps} steps (at most ${MAX_TRAIN_STEPS}; learning rates from ${MIN_LEARNING_RATE} to ${TRAINING_LIMITS.maxLearningRate}).`,
+    );
+    return { render() {} };
+  },
+};

@@ -1,0 +1,47 @@
+// The training worker: its own engine and one training run (train-plan.ts's TrainingRun), so the
+// page stays responsive while the model trains. The page (training-service.ts) starts one worker per
+// run with a TrainStartRequest and terminates it to reset: nothing of an old run survives a Reset.
+import { createEngine, engineWasmUrl } from '../engine/engine';
+import { Trainer } from '../engine/training';
+import { TrainingRun, type TrainRequest, type TrainStartRequest, type TrainWorkerMessage } from './train-plan';
+
+const scope = self as unknown as {
+  postMessage(message: TrainWorkerMessage): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent<TrainRequest>) => void): void;
+};
+
+const post = (message: TrainWorkerMessage) => scope.postMessage(message);
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+let run: TrainingRun | null = null;
+/** Controls that arrive while the engine is still loading wait for the run. */
+let pending: TrainRequest[] = [];
+
+async function start(request: TrainStartRequest): Promise<void> {
+  const url = typeof request.wasmUrl === 'string' && request.wasmUrl ? request.wasmUrl : engineWasmUrl();
+  const engine = await createEngine({ wasmUrl: url });
+  const trainer = Trainer.create(engine, request.config);
+  post({ type: 'ready', parameterCount: trainer.describe().parameterCount });
+  run = new TrainingRun(trainer, request.steps, request.probe, post);
+  run.start();
+  const queued = pending;
+  pending = [];
+  for (const control of queued) applyControl(control);
+}
+
+function applyControl(request: TrainRequest): void {
+  if (!run) {
+    pending.push(request);
+    return;
+  }
+  if (request.type === 'resume') void run.resume();
+  else if (request.type === 'pause') run.pauseRun();
+  else if (request.type === 'step') run.stepOnce();
+  else if (request.type === 'probe') run.setProbe(request.words);
+}
+
+scope.addEventListener('message', (event) => {
+  const request = event.data;
+  if (request.type === 'start') start(request).catch((error: unknown) => post({ type: 'error', message: describe(error) }));
+  else applyControl(request);
+});
