@@ -102,7 +102,7 @@ describe('<attention-train>', () => {
   test('bad learning rates and step counts are clamped where the reader typed them, with a notice', async () => {
     const { page, errors } = await open();
     const rate = page.locator('attention-train input[name="train-learning-rate"]');
-    const notices = page.locator('attention-train .train-notices .notices');
+    const notices = page.locator('attention-train .train-notices');
     for (const [typed, shown, message] of [
       ['NaN', '0.003', /The learning rate must be a number; “NaN” was ignored, so it stays 0\.003\./],
       [

@@ -20,10 +20,19 @@ export function uniqueMessages(messages: readonly string[]): string[] {
   return [...new Set(messages)];
 }
 
-export function noticeArea(): NoticeArea {
+/**
+ * @param className  'notices' for the element's own area (one per element: tests and authors' CSS find it
+ * by that class); a step with notices of its own (the training form) names its area differently.
+ */
+export function noticeArea(className = 'notices'): NoticeArea {
   const list = el('ul');
   const dismiss = el('button', { type: 'button', class: 'notice-dismiss' }, 'Dismiss');
-  const element = el('div', { class: 'notices', role: 'status', 'aria-live': 'polite', hidden: true, part: 'notices' }, list, dismiss);
+  const element = el(
+    'div',
+    { class: `notice-area ${className}`, role: 'status', 'aria-live': 'polite', hidden: true, part: className },
+    list,
+    dismiss,
+  );
   let shown: string[] = [];
   const hide = () => {
     element.hidden = true;

@@ -9,7 +9,7 @@ import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
 import { formulaElement } from './figures/formula';
 import { noticeArea } from './notices';
-import type { Settings } from './settings';
+import { shapeOf, type Settings } from './settings';
 import type { WalkthroughState } from './state';
 import type { Snapshot } from './snapshot';
 import { StepRenderer } from './step-renderer';
@@ -140,7 +140,10 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   // The last settings the figures were drawn for, and settings already retried after an engine crash.
   let lastGood: Settings | null = null;
   let retried: Settings | null = null;
-  const describe = (settings: Settings) => `d_model ${settings.dModel}, ${settings.heads} head${settings.heads === 1 ? '' : 's'}`;
+  const describe = (settings: Settings) => {
+    const { dModel, heads } = shapeOf(settings);
+    return `${settings.weights === 'trained' ? 'the trained model, ' : ''}d_model ${dModel}, ${heads} head${heads === 1 ? '' : 's'}`;
+  };
   /** Back to the settings the figures show, so controls, URL and figures agree again. */
   const goBack = (messages: string[]) => {
     // The state change first: its (empty) notices would clear the ones that say why.

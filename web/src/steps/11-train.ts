@@ -54,7 +54,7 @@ export const trainStep: StepDefinition = {
     let done = 0;
     let losses: [number, number][] = [];
     let scores: [number, number][] = [];
-    const notice = noticeArea();
+    const notice = noticeArea('train-notices');
 
     const field = (name: string, label: string, control: HTMLElement) => {
       control.id = `train-${name}-${Math.random().toString(36).slice(2, 8)}`;
@@ -117,7 +117,7 @@ export const trainStep: StepDefinition = {
       ),
       form,
       el('div', { class: 'train-buttons' }, startButton, stepButton, resetButton),
-      el('div', { class: 'train-notices' }, notice.element),
+      notice.element,
       progress,
       progressText,
       status,
@@ -127,9 +127,8 @@ export const trainStep: StepDefinition = {
         el('figure', { class: 'figure' }, lossChart.element),
         el('figure', { class: 'figure' }, accuracyChart.element),
       ),
-      el(
-        'div',
-        { class: 'train-probe' },
+      controlForm(
+        { class: 'train-probe', 'aria-label': 'Probe sentence' },
         el('label', { for: probeInput.id }, 'Probe sentence (its first 16 words)'),
         el('div', { class: 'train-probe-row' }, probeInput, swapButton),
       ),
