@@ -162,7 +162,7 @@ export interface ValidatedSettings {
   notices: string[];
 }
 
-type RawValue = string | number | boolean | null | undefined;
+export type RawValue = string | number | boolean | null | undefined;
 
 /** Plain decimal notation only ("8", "-3", "7.5", "1e6"): hex, binary and "Infinity" are not numbers here. */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
@@ -177,7 +177,8 @@ function parseWhole(raw: RawValue): number | null {
   return Number.isFinite(value) ? value : NaN;
 }
 
-function parseFlag(raw: RawValue, name: string, fallback: boolean, notices: string[]): boolean {
+/** A yes/no value of a link or attribute (also the training form's); anything else keeps `fallback`, with a notice. */
+export function parseFlag(raw: RawValue, name: string, fallback: boolean, notices: string[]): boolean {
   if (raw === null || raw === undefined) return fallback;
   if (typeof raw === 'boolean') return raw;
   const text = String(raw).trim().toLowerCase();
@@ -217,12 +218,14 @@ export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>
     : { dModel: settings.dModel, heads: settings.heads };
 }
 
-function shorten(text: string): string {
+/** A typed value quoted in a notice: invisible characters dropped, at most 24 characters. */
+export function shorten(text: string): string {
   const clean = text.replace(INVISIBLE, '');
   return clean.length > 24 ? `${clean.slice(0, 24)}…` : clean;
 }
 
-function clampWhole(raw: RawValue, name: string, lo: number, hi: number, fallback: number, notices: string[]): number {
+/** A whole number within [lo, hi] (also the training form's): rounded and clamped, each change named in `notices`. */
+export function clampWhole(raw: RawValue, name: string, lo: number, hi: number, fallback: number, notices: string[]): number {
   const value = parseWhole(raw);
   if (value === null) return fallback;
   if (Number.isNaN(value)) {

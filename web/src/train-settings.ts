@@ -4,6 +4,7 @@
 // The bounds are the core's own (cpp/train/model.h and trainer.h, read by engine/limits.ts).
 import { ENGINE_LIMITS, TRAINING_LIMITS } from './engine/limits';
 import type { TrainingConfig, TrainingTask } from './engine/training';
+import { clampWhole as whole, parseFlag as flag, shorten, type RawValue as Raw } from './settings';
 
 export const TRAIN_TASKS = ['who-is-it', 'induction'] as const satisfies readonly TrainingTask[];
 export const OPTIMIZERS = ['adamw', 'sgd'] as const;
@@ -46,12 +47,6 @@ export interface ValidatedTrainSettings {
   notices: string[];
 }
 
-type Raw = string | number | boolean | null | undefined;
-
-function shorten(text: string): string {
-  return text.length > 24 ? `${text.slice(0, 24)}…` : text;
-}
-
 function choice<T extends string>(raw: Raw, name: string, choices: readonly T[], fallback: T, notices: string[]): T {
   if (raw === undefined || raw === null) return fallback;
   const value = String(raw).trim().toLowerCase();
@@ -60,34 +55,7 @@ function choice<T extends string>(raw: Raw, name: string, choices: readonly T[],
   return fallback;
 }
 
-function whole(raw: Raw, name: string, lo: number, hi: number, fallback: number, notices: string[]): number {
-  if (raw === undefined || raw === null || raw === '') return fallback;
-  const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
-  if (!Number.isFinite(value)) {
-    notices.push(`${name} must be a number; “${shorten(String(raw))}” was ignored, so it stays ${fallback}.`);
-    return fallback;
-  }
-  let result = Math.round(value);
-  if (result !== value) notices.push(`${name} must be a whole number; ${value} was rounded to ${result}.`);
-  if (result < lo || result > hi) {
-    const clamped = Math.min(hi, Math.max(lo, result));
-    notices.push(`${name} must be from ${lo} to ${hi}; ${result} was changed to ${clamped}.`);
-    result = clamped;
-  }
-  return result;
-}
-
-function flag(raw: Raw, name: string, fallback: boolean, notices: string[]): boolean {
-  if (raw === undefined || raw === null) return fallback;
-  if (typeof raw === 'boolean') return raw;
-  const value = String(raw).trim().toLowerCase();
-  if (['1', 'true', 'on', 'yes', ''].includes(value)) return true;
-  if (['0', 'false', 'off', 'no'].includes(value)) return false;
-  notices.push(`${name} must be on or off; “${shorten(String(raw))}” was ignored, so it stays ${fallback ? 'on' : 'off'}.`);
-  return fallback;
-}
-
-/** Learning rates the form steps through, and the range any typed one is clamped to. */
+/** The smallest learning rate accepted (the largest is the core's kMaxLearningRate). */
 export const MIN_LEARNING_RATE = 1e-5;
 
 function learningRate(raw: Raw, fallback: number, notices: string[]): number {
