@@ -17,6 +17,11 @@ beforeAll(async () => {
 <attention-train></attention-train><attention-scores tokens="a b c" weights="random"></attention-scores>
 </main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`,
       },
+      '/attributes.html': {
+        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main>
+<attention-train task="induction" steps="99999" learning-rate="abc" heads="4"></attention-train>
+</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`,
+      },
     },
   });
   browser = await launchBrowser();
@@ -121,6 +126,93 @@ describe('<attention-train>', () => {
     await page.keyboard.press('Tab');
     await textMatching(notices, /The number of steps must be from 1 to 5000; 999999 was changed to 5000\./);
     expect(await page.locator('attention-train .train-progress-text').innerText()).toBe('Step 0 of 5000');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('attributes set the run (checked, with notices), and changing one resets the form', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = collectErrors(page);
+    await page.goto(`${server.url}/attributes.html`);
+    const element = page.locator('attention-train');
+    expect(await started(element)).toBe('true');
+    const value = (name: string) => page.locator(`attention-train [name="train-${name}"]`).inputValue();
+    expect([await value('task'), await value('heads'), await value('learning-rate'), await value('steps')]).toEqual([
+      'induction',
+      '4',
+      '0.01',
+      '5000',
+    ]);
+    const notices = page.locator('attention-train .train-notices');
+    await textMatching(notices, /The learning rate must be a number; “abc” was ignored, so it stays 0\.01\./);
+    expect(await notices.innerText()).toMatch(/The number of steps must be from 1 to 5000; 99999 was changed to 5000\./);
+    expect(await page.locator('attention-train .train-probe-input').inputValue()).toBe('c a f b d c a f b d c a');
+    await element.evaluate((e) => {
+      e.setAttribute('task', 'who-is-it');
+      e.removeAttribute('steps');
+      e.removeAttribute('learning-rate');
+    });
+    await textMatching(page.locator('attention-train .train-progress-text'), /^Step 0 of 400$/);
+    expect([await value('task'), await value('heads'), await value('learning-rate')]).toEqual(['who-is-it', '4', '0.003']);
+    expect(await page.locator('attention-train .train-probe-input').inputValue()).toBe('the animal crossed the road because it was tired');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('on the main page the run’s settings are in the link: read at load, written on change, restored by Back', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = collectErrors(page);
+    await page.goto(`${server.url}/?train_task=induction&train_seed=7#train`);
+    await settled(page);
+    const value = (name: string) => page.locator(`attention-walkthrough [name="train-${name}"]`).inputValue();
+    expect([await value('task'), await value('seed'), await value('steps')]).toEqual(['induction', '7', '800']);
+    await page.locator('attention-walkthrough [name="train-learning-rate"]').fill('0.02');
+    await page.keyboard.press('Tab');
+    // The change event has run when the key press returns: the state module wrote the link then.
+    expect(new URL(page.url()).searchParams.get('train_lr')).toBe('0.02');
+    expect(new URL(page.url()).searchParams.get('train_task')).toBe('induction');
+    await page.goBack();
+    expect(new URL(page.url()).searchParams.has('train_lr')).toBe(false);
+    expect(await value('learning-rate')).toBe('0.01');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('“Use these weights” puts the reader’s model in step 1, and “Back to the shipped model” restores it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = collectErrors(page);
+    // 25 steps: a model that has not learned the task yet, so step 1's answer changes visibly.
+    await page.goto(`${server.url}/?train_steps=25#train`);
+    await settled(page);
+    // Step 1 is far above (content-visibility skips its layout, so innerText is empty): read its text.
+    const facts = page.locator('attention-walkthrough .problem-model-facts');
+    const top = page.locator('attention-walkthrough [data-step="problem"] .trained-prediction-top .trained-prediction-word');
+    expect(await facts.textContent()).toMatch(/^The trained model \(task “who-is-it”\)/);
+    expect(await top.textContent()).toBe('animal');
+    const prediction = page.locator('attention-walkthrough [data-step="problem"] .trained-prediction');
+    const before = await prediction.textContent();
+    const use = page.getByRole('button', { name: 'Use these weights in the walkthrough' });
+    expect(await use.isDisabled()).toBe(true); // nothing trained yet
+    await page.getByRole('button', { name: 'Start' }).click();
+    await attributeMatching(page.locator('attention-walkthrough [data-train-phase]'), 'data-train-phase', /^finished$/);
+    await use.click();
+    await textMatching(
+      page.locator('attention-walkthrough .train-use-note'),
+      /^Every step with trained weights now shows your model \(step 25, /,
+    );
+    await settled(page);
+    expect(await facts.textContent()).toMatch(
+      /^Your model, trained in this tab in “Train it yourself” \(task “who-is-it”\): 2 attention layers × 2 heads, d_model 32, [\d,]+ parameters, trained for 25 steps \(AdamW, learning rate 0\.003, batch 32, seed 1\)/,
+    );
+    const after = await prediction.textContent();
+    expect(after).not.toMatch(/\bNaN\b|undefined/);
+    // 25 steps in, its answer at "it" is not the shipped model's: other words or other probabilities.
+    expect(after).not.toBe(before);
+    await page.getByRole('button', { name: 'Back to the shipped model' }).click();
+    await textMatching(page.locator('attention-walkthrough .train-use-note'), /^The walkthrough shows the shipped model again\.$/);
+    await settled(page);
+    expect(await facts.textContent()).toMatch(/^The trained model \(task “who-is-it”\)/);
+    expect(await prediction.textContent()).toBe(before);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { OBSERVED_ATTRIBUTES } from '../../web/src/elements/attributes';
+import { OBSERVED_ATTRIBUTES, TRAINING_OBSERVED_ATTRIBUTES } from '../../web/src/elements/attributes';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
 import { elementsManifest } from '../../web/tooling/package-declarations';
 
@@ -216,7 +216,12 @@ describe('custom-elements.json (the Custom Elements Manifest)', () => {
     expect(fired).toEqual(['attention-change', 'attention-error']);
     for (const element of elements) {
       const attributes = (element.attributes ?? []).map((attribute) => attribute.name);
-      const expected = element.tagName === WALKTHROUGH_ELEMENT ? [...everyElement, 'sync-url', 'embed-code'] : everyElement;
+      const expected =
+        element.tagName === WALKTHROUGH_ELEMENT
+          ? [...everyElement, 'sync-url', 'embed-code']
+          : element.tagName === STEP_ELEMENTS.train
+            ? [...TRAINING_OBSERVED_ATTRIBUTES, 'debug']
+            : everyElement;
       expect([...attributes].sort(), element.tagName).toEqual([...expected].sort());
       for (const attribute of element.attributes ?? []) {
         expect(attribute.description, `${element.tagName} ${attribute.name}`).toMatch(/\w{3}/);

@@ -72,3 +72,59 @@ describe('WalkthroughState', () => {
     expect(location.search).toBe('?seed=5');
   });
 });
+
+describe('the training settings in the link', () => {
+  test('train_* parameters are read, checked and written back; only what differs from the task’s defaults', () => {
+    history.replaceState(null, '', '/?train_task=induction&train_heads=3&train_lr=nan&train_steps=999999&heads=4');
+    const state = new WalkthroughState(true);
+    // The task's recipe (lr 0.01, 800 steps) is the base; the walkthrough's heads=4 is its own setting.
+    expect(state.training).toMatchObject({ task: 'induction', heads: 2, learningRate: 0.01, steps: 5000 });
+    expect(state.settings.heads).toBe(4);
+    expect(state.takeTrainingNotices()).toEqual([
+      '3 heads do not divide d_model = 32, so 2 heads are used.',
+      'The learning rate must be a number; “nan” was ignored, so it stays 0.01.',
+      'The number of steps must be from 1 to 5000; 999999 was changed to 5000.',
+    ]);
+    expect(state.takeTrainingNotices()).toEqual([]);
+    expect(new URLSearchParams(location.search).get('train_task')).toBe('induction');
+    expect(new URLSearchParams(location.search).has('train_heads')).toBe(false); // 2 is the default
+    expect(new URLSearchParams(location.search).get('train_steps')).toBe('5000');
+    expect(new URLSearchParams(location.search).has('train_lr')).toBe(false); // the recipe's own
+  });
+
+  test('updateTraining(): a new task brings its recipe, a named learning rate wins; Back restores the run’s settings', () => {
+    const state = new WalkthroughState(true);
+    const seen: { task: string; learningRate: number; steps: number; notices: string[] }[] = [];
+    state.subscribeTraining(({ settings, notices }) => seen.push({ ...settings, notices }));
+    state.updateTraining({ task: 'induction' });
+    expect(seen.at(-1)).toMatchObject({ task: 'induction', learningRate: 0.01, steps: 800, notices: [] });
+    expect(location.search).toBe('?train_task=induction');
+    state.updateTraining({ task: 'who-is-it', learningRate: '0.02' });
+    expect(seen.at(-1)).toMatchObject({ task: 'who-is-it', learningRate: 0.02, steps: 400 });
+    expect(location.search).toBe('?train_lr=0.02');
+    state.updateTraining({ learningRate: '-1' });
+    expect(seen.at(-1)).toMatchObject({ learningRate: 0.00001 });
+    expect(seen.at(-1)!.notices[0]).toMatch(/^The learning rate must be from 0.00001 to 1 \(at 0 or below/);
+    const count = seen.length;
+    state.updateTraining({ learningRate: '0.00001' }); // no change, no notice: nobody hears
+    expect(seen).toHaveLength(count);
+    history.replaceState(null, '', '/?train_task=induction&train_seed=9');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    expect(state.training).toMatchObject({ task: 'induction', seed: 9, learningRate: 0.01 });
+    expect(seen.at(-1)).toMatchObject({ task: 'induction' });
+  });
+
+  test('an element’s attributes replace the run’s settings wholesale (setTraining), without a URL', () => {
+    history.replaceState(null, '', '/?train_task=induction');
+    const state = new WalkthroughState(false, {}, { settings: { ...state0(), seed: 5 }, notices: ['n'] });
+    expect(state.training.seed).toBe(5);
+    expect(state.training.task).toBe('who-is-it'); // not the page's link
+    expect(state.takeTrainingNotices()).toEqual(['n']);
+    state.updateTraining({ steps: '12' });
+    expect(location.search).toBe('?train_task=induction');
+  });
+});
+
+function state0() {
+  return new WalkthroughState(false).training;
+}

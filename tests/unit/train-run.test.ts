@@ -10,11 +10,17 @@ import type { AttentionEngine } from '../../web/src/engine/engine';
 import { TRAINING_LIMITS } from '../../web/src/engine/limits';
 import { Trainer } from '../../web/src/engine/training';
 import {
+  changeTrainSettings,
   DEFAULT_PROBES,
   DEFAULT_TRAIN_SETTINGS,
   MAX_TRAIN_STEPS,
   TASK_RECIPES,
+  TRAIN_ATTRIBUTES,
+  TRAIN_PARAMS,
+  trainDefaultsFor,
   trainingConfig,
+  trainSettingsFrom,
+  trainSettingsTo,
   validateTrainSettings,
 } from '../../web/src/train-settings';
 import { chunkSteps, EVALUATE_EVERY, TrainingRun, type RunTrainer, type TrainWorkerMessage } from '../../web/src/workers/train-plan';
@@ -134,6 +140,7 @@ async function runToEnd(trainer: RunTrainer, steps: number, probe: string[]): Pr
       evaluate: () => trainer.evaluate(),
       analyze: (w, k) => trainer.analyze(w, k),
       dispose: () => trainer.dispose(),
+      exportWeights: () => trainer.exportWeights(),
     },
     steps,
     probe,
@@ -189,6 +196,13 @@ describe('a training run', () => {
     const reread = messages.at(-1)!;
     expect(reread).toMatchObject({ type: 'progress', step: 400 });
     expect(reread.type === 'progress' && reread.probe.top[0].word).toBe('road');
+    // "Use these weights": the exported file is the shipped one, byte for byte (same recipe, same seed),
+    // with the last score and the step it first reached the target.
+    const exported = messages.run.exportWeights()!;
+    expect(exported).toMatchObject({ step: 400, targetStep: 225, evaluation: { accuracy: 1 } });
+    expect(exported.evaluation.loss).toBe(last.loss);
+    const shipped = readFileSync(resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model', 'who-is-it.bin'));
+    expect(Buffer.from(exported.bytes).equals(shipped)).toBe(true);
     trainer.dispose();
   }, 120_000);
 
@@ -243,6 +257,9 @@ describe('a training run', () => {
         layers: [{ attention: { heads: 1, rows: 1, cols: 1, data: new Float32Array([1]) } }] as never,
       }),
       dispose: () => {},
+      exportWeights: () => {
+        throw new Error('a broken run must not read its weights');
+      },
     };
     const messages = await runToEnd(fake, 100, ['it']);
     const last = messages.at(-1)!;
@@ -258,5 +275,37 @@ describe('a training run', () => {
     expect(chunkSteps(2, 7)).toBe(7);
     expect(chunkSteps(1e-6, 10_000)).toBe(200);
     expect(chunkSteps(Number.NaN, 5)).toBe(1);
+  });
+});
+
+describe('training settings as parameters and attributes', () => {
+  it('reads the task first, so the others default to its recipe, and writes back only what differs', () => {
+    const attributes: Record<string, string> = { task: 'induction', 'd-model': '16', scale: 'off', 'learning-rate': '2' };
+    const read = trainSettingsFrom((name) => attributes[name] ?? null, TRAIN_ATTRIBUTES);
+    expect(read.settings).toEqual({ ...trainDefaultsFor('induction'), dModel: 16, scale: false, learningRate: 1 });
+    expect(read.notices).toEqual(['The learning rate must be from 0.00001 to 1; 2 was changed to 1.']);
+    expect(trainSettingsTo(read.settings, TRAIN_ATTRIBUTES)).toEqual([
+      ['task', 'induction'],
+      ['d-model', '16'],
+      ['learning-rate', '1'],
+      ['scale', '0'],
+    ]);
+    const bad = trainSettingsFrom((name) => ({ task: '<script>', optimizer: 'rmsprop' })[name] ?? null, TRAIN_ATTRIBUTES);
+    expect(bad.settings).toEqual(DEFAULT_TRAIN_SETTINGS);
+    expect(bad.notices).toEqual([
+      'The task must be who-is-it or induction; “<script>” was ignored, so it stays who-is-it.',
+      'The optimiser must be adamw or sgd; “rmsprop” was ignored, so it stays adamw.',
+    ]);
+    expect(trainSettingsTo(DEFAULT_TRAIN_SETTINGS, TRAIN_PARAMS)).toEqual([]);
+  });
+
+  it('a changed task brings its recipe unless the change names the learning rate or the steps', () => {
+    expect(changeTrainSettings(DEFAULT_TRAIN_SETTINGS, { task: 'induction' }).settings).toEqual(trainDefaultsFor('induction'));
+    expect(changeTrainSettings(DEFAULT_TRAIN_SETTINGS, { task: 'induction', steps: '30' }).settings).toMatchObject({
+      learningRate: 0.01,
+      steps: 30,
+    });
+    const same = changeTrainSettings(trainDefaultsFor('induction'), { seed: '3' });
+    expect(same.settings).toMatchObject({ task: 'induction', learningRate: 0.01, steps: 800, seed: 3 });
   });
 });

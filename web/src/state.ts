@@ -3,6 +3,15 @@
 // invalid value can never reach the engine from here.
 import { isCustomMask } from './hands-on-settings';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, validateSettings, withImpliedWeights, type Settings } from './settings';
+import {
+  changeTrainSettings,
+  DEFAULT_TRAIN_SETTINGS,
+  TRAIN_PARAMS,
+  trainSettingsFrom,
+  trainSettingsTo,
+  type TrainSettings,
+  type ValidatedTrainSettings,
+} from './train-settings';
 
 export type HistoryMode = 'push' | 'replace' | 'none';
 
@@ -14,26 +23,50 @@ export interface StateChange {
 
 type Listener = (change: StateChange) => void;
 
+/** A change of the "Train it yourself" settings: a run of their own, apart from the walkthrough's model. */
+export interface TrainingChange {
+  settings: TrainSettings;
+  notices: string[];
+}
+
+type TrainingListener = (change: TrainingChange) => void;
+
+/** A change of training settings as given: loosely typed values from a form field or an attribute. */
+export type RawTrainingChange = Partial<Record<keyof TrainSettings, string | number | boolean | null | undefined>>;
+
 export class WalkthroughState {
   private current: Settings;
   private listeners = new Set<Listener>();
+  private currentTraining: TrainSettings;
+  private trainingListeners = new Set<TrainingListener>();
+  private trainingNotices: string[];
   private lastPush = -Infinity; // the first push is never merged, however soon after load
 
   /** @param syncUrl  false for embedded elements, whose settings come from attributes instead. */
   constructor(
     private readonly syncUrl: boolean,
     initial: Partial<Settings> = {},
+    /** The training settings an element's attributes give (the URL's train_* parameters where syncUrl). */
+    initialTraining: ValidatedTrainSettings = { settings: DEFAULT_TRAIN_SETTINGS, notices: [] },
   ) {
     const fromUrl = syncUrl ? settingsFromParams(new URLSearchParams(location.search)) : { settings: { ...DEFAULT_SETTINGS }, notices: [] };
     const validated = validateSettings(withImpliedWeights(initial), fromUrl.settings);
     this.current = validated.settings;
     this.pendingNotices = [...fromUrl.notices, ...validated.notices];
+    const training = syncUrl ? trainingFromUrl() : initialTraining;
+    this.currentTraining = training.settings;
+    this.trainingNotices = training.notices;
     if (syncUrl) {
       this.writeUrl('replace');
       window.addEventListener('popstate', () => {
         const restored = settingsFromParams(new URLSearchParams(location.search));
         this.current = restored.settings;
         this.emit(restored.notices);
+        const restoredTraining = trainingFromUrl();
+        if (!sameTraining(restoredTraining.settings, this.currentTraining)) {
+          this.currentTraining = restoredTraining.settings;
+          this.emitTraining(restoredTraining.notices);
+        }
       });
     }
   }
@@ -49,6 +82,46 @@ export class WalkthroughState {
     const notices = this.pendingNotices;
     this.pendingNotices = [];
     return notices;
+  }
+
+  /** The "Train it yourself" settings (read-only copy). */
+  get training(): TrainSettings {
+    return { ...this.currentTraining };
+  }
+
+  /** Notices from the initial URL's train_* parameters, delivered to the training step when it mounts. */
+  takeTrainingNotices(): string[] {
+    const notices = this.trainingNotices;
+    this.trainingNotices = [];
+    return notices;
+  }
+
+  subscribeTraining(listener: TrainingListener): () => void {
+    this.trainingListeners.add(listener);
+    return () => this.trainingListeners.delete(listener);
+  }
+
+  /**
+   * Applies a change of training settings, validated (train-settings.ts): a new task brings its recipe.
+   * Listeners hear of every change, and of a change that only produced notices (a refused value).
+   */
+  updateTraining(change: RawTrainingChange, history: HistoryMode = 'push'): void {
+    const validated = changeTrainSettings(this.currentTraining, change);
+    if (sameTraining(validated.settings, this.currentTraining) && validated.notices.length === 0) return;
+    this.currentTraining = validated.settings;
+    if (this.syncUrl && history !== 'none') this.writeUrl(history);
+    this.emitTraining(validated.notices);
+  }
+
+  /** Replaces the training settings with already validated ones (an element's attributes), saying their notices. */
+  setTraining({ settings, notices }: ValidatedTrainSettings): void {
+    if (sameTraining(settings, this.currentTraining) && notices.length === 0) return;
+    this.currentTraining = { ...settings };
+    this.emitTraining(notices);
+  }
+
+  private emitTraining(notices: string[]): void {
+    for (const listener of this.trainingListeners) listener({ settings: this.training, notices });
   }
 
   subscribe(listener: Listener): () => void {
@@ -83,7 +156,8 @@ export class WalkthroughState {
 
   private writeUrl(mode: 'push' | 'replace'): void {
     clearTimeout(this.urlRetry);
-    const params = settingsToQuery(this.current);
+    const training = new URLSearchParams(trainSettingsTo(this.currentTraining, TRAIN_PARAMS)).toString();
+    const params = [settingsToQuery(this.current), training].filter(Boolean).join('&');
     const url = `${location.pathname}${params ? `?${params}` : ''}${location.hash}`;
     if (url === `${location.pathname}${location.search}${location.hash}`) return;
     const now = performance.now();
@@ -103,6 +177,15 @@ export class WalkthroughState {
   private emit(notices: string[]): void {
     for (const listener of this.listeners) listener({ settings: this.current, notices });
   }
+}
+
+function trainingFromUrl() {
+  const params = new URLSearchParams(location.search);
+  return trainSettingsFrom((name) => params.get(name), TRAIN_PARAMS);
+}
+
+function sameTraining(a: TrainSettings, b: TrainSettings): boolean {
+  return (Object.keys(a) as (keyof TrainSettings)[]).every((key) => a[key] === b[key]);
 }
 
 /**

@@ -100,6 +100,92 @@ export function validateTrainSettings(
   return { settings: { task, layers, heads, dModel, optimizer, learningRate: rate, scale, seed, steps }, notices };
 }
 
+/**
+ * The defaults a task starts from: the shipped recipe with the task's own learning rate and length
+ * (TASK_RECIPES), so a link or an attribute naming only the task gets a run that suits it.
+ */
+export function trainDefaultsFor(task: TrainingTask): TrainSettings {
+  return { ...DEFAULT_TRAIN_SETTINGS, task, ...TASK_RECIPES[task] };
+}
+
+/**
+ * A change to the current settings (a form field, an attribute): a new task brings its recipe's learning
+ * rate and steps unless the change names them too.
+ */
+export function changeTrainSettings(current: TrainSettings, change: Partial<Record<keyof TrainSettings, Raw>>): ValidatedTrainSettings {
+  const validated = validateTrainSettings({ ...current, ...change }, current);
+  const { task } = validated.settings;
+  if (task === current.task) return validated;
+  const recipe = TASK_RECIPES[task];
+  return {
+    settings: {
+      ...validated.settings,
+      learningRate: change.learningRate === undefined ? recipe.learningRate : validated.settings.learningRate,
+      steps: change.steps === undefined ? recipe.steps : validated.settings.steps,
+    },
+    notices: validated.notices,
+  };
+}
+
+/**
+ * The URL parameter of each setting. The train_ prefix keeps them apart from the walkthrough's own
+ * d_model, heads, scale and seed, which describe a different model.
+ */
+export const TRAIN_PARAMS = Object.freeze({
+  task: 'train_task',
+  layers: 'train_layers',
+  heads: 'train_heads',
+  dModel: 'train_d_model',
+  optimizer: 'train_optimizer',
+  learningRate: 'train_lr',
+  scale: 'train_scale',
+  seed: 'train_seed',
+  steps: 'train_steps',
+} as const satisfies Record<keyof TrainSettings, string>);
+
+/** The attribute of each setting on <attention-train> (HTML spells multi-word names with dashes). */
+export const TRAIN_ATTRIBUTES = Object.freeze({
+  task: 'task',
+  layers: 'layers',
+  heads: 'heads',
+  dModel: 'd-model',
+  optimizer: 'optimizer',
+  learningRate: 'learning-rate',
+  scale: 'scale',
+  seed: 'seed',
+  steps: 'steps',
+} as const satisfies Record<keyof TrainSettings, string>);
+
+/**
+ * Settings from named string values (URL parameters or attributes, `read` returns null for an absent one).
+ * The task is read first: the others fall back to its defaults.
+ */
+export function trainSettingsFrom(
+  read: (name: string) => string | null,
+  names: Readonly<Record<keyof TrainSettings, string>>,
+): ValidatedTrainSettings {
+  const raw: Partial<Record<keyof TrainSettings, Raw>> = {};
+  for (const key of Object.keys(names) as (keyof TrainSettings)[]) {
+    const value = read(names[key]);
+    if (value !== null) raw[key] = value;
+  }
+  const task = validateTrainSettings({ task: raw.task }).settings.task;
+  return validateTrainSettings(raw, trainDefaultsFor(task));
+}
+
+/** The parameters (or attributes) that reproduce these settings: only those that differ from the task's defaults. */
+export function trainSettingsTo(settings: TrainSettings, names: Readonly<Record<keyof TrainSettings, string>>): [string, string][] {
+  const defaults = trainDefaultsFor(settings.task);
+  const out: [string, string][] = [];
+  for (const key of Object.keys(names) as (keyof TrainSettings)[]) {
+    const value = settings[key];
+    if (value === defaults[key] && key !== 'task') continue;
+    if (key === 'task' && value === DEFAULT_TRAIN_SETTINGS.task) continue;
+    out.push([names[key], typeof value === 'boolean' ? (value ? '1' : '0') : String(value)]);
+  }
+  return out;
+}
+
 /** The training core's configuration for these settings. */
 export function trainingConfig(settings: TrainSettings): TrainingConfig {
   return {

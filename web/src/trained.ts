@@ -46,8 +46,20 @@ export interface TrainedSnapshot {
     vocabularySize: number;
     maxPositions: number;
   };
-  /** The record written when the weights were trained (web/src/model/who-is-it.json). */
+  /** How the weights were trained: the shipped record (web/src/model/who-is-it.json), or the reader's run. */
   record: Readonly<ShippedModelRecord>;
+  /** 'shipped': the page's own model; 'reader': one the reader trained in "Train it yourself". */
+  origin: TrainedOrigin;
+}
+
+export type TrainedOrigin = 'shipped' | 'reader';
+
+/** A model to show instead of the shipped one: its weights file and how it was trained. */
+export interface ReaderModel {
+  bytes: Uint8Array;
+  record: ShippedModelRecord;
+  /** Whether it was trained with scores divided by √d_k: the walkthrough then computes its attention the same way. */
+  scale: boolean;
 }
 
 /** The resolving layer's attention input and projections: the walkthrough's pipeline with these reproduces its attention. */
@@ -74,17 +86,27 @@ interface LoadedModel {
 
 interface Entry {
   bytes: Uint8Array;
+  record: Readonly<ShippedModelRecord>;
+  origin: TrainedOrigin;
   loaded: LoadedModel | null;
 }
 
 const entries = new WeakMap<AttentionEngine, Entry>();
 
-/** Gives an engine the weights file; the Trainer is made from it on first use (and again after a restart). */
-export function provideTrainedWeights(engine: AttentionEngine, bytes: Uint8Array): void {
+/**
+ * Gives an engine the weights file (the shipped one, or a reader's model with its record); the Trainer
+ * is made from it on first use (and again after a restart).
+ */
+export function provideTrainedWeights(engine: AttentionEngine, bytes: Uint8Array, reader?: ReaderModel['record']): void {
   const entry = entries.get(engine);
   if (entry && entry.bytes === bytes) return;
   entry?.loaded?.trainer.dispose();
-  entries.set(engine, { bytes, loaded: null });
+  entries.set(engine, { bytes, record: reader ?? SHIPPED_MODEL, origin: reader ? 'reader' : 'shipped', loaded: null });
+}
+
+/** Which model an engine's trained weights are (null before any). */
+export function trainedOrigin(engine: AttentionEngine): TrainedOrigin | null {
+  return entries.get(engine)?.origin ?? null;
 }
 
 export function hasTrainedWeights(engine: AttentionEngine): boolean {
@@ -125,6 +147,7 @@ export function trainedSentence(
   tokens: readonly string[],
 ): { trained: TrainedSnapshot; input: TrainedPipelineInput } {
   const model = loadedModel(engine);
+  const entry = entries.get(engine)!;
   const { config, limits, steps, parameterCount, vocabulary } = model.description;
   const read = tokens.slice(0, limits.maxPositions);
   const analysis = model.trainer.analyze(read, PREDICTION_TOP);
@@ -150,7 +173,8 @@ export function trainedSentence(
         vocabularySize: vocabulary.length,
         maxPositions: limits.maxPositions,
       },
-      record: SHIPPED_MODEL,
+      record: entry.record,
+      origin: entry.origin,
     },
     input: {
       tokens: read.length,

@@ -8,11 +8,13 @@ import { createControls, type ControlName } from './controls';
 import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
 import { formulaElement } from './figures/formula';
+import { loadShippedWeights } from './model/shipped';
 import { noticeArea } from './notices';
 import { shapeOf, type Settings } from './settings';
 import type { WalkthroughState } from './state';
 import type { Snapshot } from './snapshot';
 import { StepRenderer } from './step-renderer';
+import { provideTrainedWeights, type ReaderModel } from './trained';
 import { STEPS } from './steps/index';
 import type { EmbedCodePanel, StepContext, StepDefinition, StepView } from './steps/types';
 import type { TimingService } from './workers/cost-plan';
@@ -80,8 +82,26 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     predictions: Boolean(options.toc),
     timing: options.timing,
     training: options.training,
+    useTrainedModel: options.toc ? useTrainedModel : undefined,
+    trainingSettings: {
+      get current() {
+        return state.training;
+      },
+      takeNotices: () => state.takeTrainingNotices(),
+      update: (change) => state.updateTraining(change),
+      subscribe: (listener) => state.subscribeTraining(listener),
+    },
     embedCode: options.embedCode?.(step, () => state.settings),
   });
+
+  // "Use these weights": the engine's trained model becomes the reader's (or the shipped one again), and
+  // every step is computed again with trained weights (and the model's own scaling).
+  async function useTrainedModel(model: ReaderModel | null): Promise<void> {
+    provideTrainedWeights(engine, model ? model.bytes : await loadShippedWeights(), model?.record);
+    const change: Partial<Settings> = { weights: 'trained', scale: model ? model.scale : true };
+    if (state.settings.weights === change.weights && state.settings.scale === change.scale) request({ ...state.settings });
+    else state.update(change);
+  }
 
   const content = el('div', { class: 'content' });
   // The full walkthrough's notices hang below its sticky bar, in view wherever the reader is; an

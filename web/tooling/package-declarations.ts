@@ -96,14 +96,16 @@ type Module = { kind: string; path: string; declarations: Declaration[]; exports
  * once: AttentionElementAttributes for every element, AttentionWalkthroughAttributes' own for the
  * walkthrough, and AttentionElementEventMap's events (names, types, descriptions) for every element.
  */
-function fromTypes(): AnalyzerPlugin {
-  const found: Record<string, Attribute[]> = {};
+function fromTypes(found: Record<string, Attribute[]>): AnalyzerPlugin {
   return {
     name: 'attention-attributes-and-events-from-types',
     collectPhase(params) {
       // Typed with the project's TypeScript; at run time it is the analyzer's, whose nodes these are.
       const node = params.node as unknown as import('typescript').Node;
-      if (!ts.isInterfaceDeclaration(node) || !/^Attention(ElementAttributes|WalkthroughAttributes|ElementEventMap)$/.test(node.name.text))
+      if (
+        !ts.isInterfaceDeclaration(node) ||
+        !/^Attention(ElementAttributes|WalkthroughAttributes|TrainAttributes|ElementEventMap)$/.test(node.name.text)
+      )
         return;
       found[node.name.text] = node.members.filter(ts.isPropertySignature).map((member) => {
         const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText();
@@ -134,7 +136,8 @@ export function elementsManifest(): string {
   const modules = MANIFEST_SOURCES.map((file) =>
     ts.createSourceFile(relative(root, file), readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true),
   );
-  const manifest = create({ modules, plugins: [fromTypes()] }) as { modules: Module[] };
+  const found: Record<string, Attribute[]> = {};
+  const manifest = create({ modules, plugins: [fromTypes(found)] }) as { modules: Module[] };
   // One module, the bundle: its users import attention-by-hand.js, not the sources, and protected or
   // private members (the element's internals) are not part of what it offers. The analyzer also reads
   // `this.shadow.adoptedStyleSheets = …` in the constructor as a field of the element: it is not one.
@@ -146,6 +149,8 @@ export function elementsManifest(): string {
       members: declaration.members?.filter(
         (member) => (!member.privacy || member.privacy === 'public') && member.name !== 'adoptedStyleSheets',
       ),
+      // <attention-train>'s attributes are a training run's (AttentionTrainAttributes): the walkthrough's it inherits do not apply.
+      ...(declaration.name === 'AttentionTrainElement' ? { attributes: found.AttentionTrainAttributes } : {}),
     }));
   return `${JSON.stringify(
     {

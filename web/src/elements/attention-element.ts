@@ -15,7 +15,15 @@ import { workerTimingService } from '../workers/timing-service';
 import { workerTrainingService } from '../workers/training-service';
 import { debugHandle, type AttentionDebug } from './debug';
 import { embedCodePanel } from './embed-code';
-import { OBSERVED_ATTRIBUTES, SETTING_ATTRIBUTES, parseControls, settingsFromAttributes, themeNotices } from './attributes';
+import {
+  OBSERVED_ATTRIBUTES,
+  SETTING_ATTRIBUTES,
+  parseControls,
+  settingsFromAttributes,
+  themeNotices,
+  TRAINING_ATTRIBUTE_NAMES,
+  trainingFromAttributes,
+} from './attributes';
 import { sharedStyleSheet } from './styles';
 
 export interface AttentionChangeDetail {
@@ -39,6 +47,13 @@ export abstract class AttentionElement extends HTMLElement {
   protected abstract readonly steps: readonly StepDefinition[];
   /** The full walkthrough has a table of contents; single steps do not. */
   protected get withToc(): boolean {
+    return false;
+  }
+  /**
+   * Whether the element's setting attributes are a training run's (<attention-train>: task, layers,
+   * learning-rate, ...) rather than the walkthrough's.
+   */
+  protected get trainsOwnModel(): boolean {
     return false;
   }
   /** The `controls` list when the attribute is absent: every control, unless the step has its own. */
@@ -125,6 +140,12 @@ export abstract class AttentionElement extends HTMLElement {
 
   attributeChangedCallback(name: string, oldValue: string | null, newValue: string | null): void {
     if (oldValue === newValue || !this.walkthrough || !this.state) return;
+    if (this.trainsOwnModel) {
+      if ((TRAINING_ATTRIBUTE_NAMES as readonly string[]).includes(name)) this.state.setTraining(trainingFromAttributes(this));
+      else if (name === 'controls') this.remount();
+      else if (name === 'theme') this.walkthrough.notify(themeNotices(newValue));
+      return;
+    }
     if (name in SETTING_ATTRIBUTES && !this.syncsUrl) {
       const { settings, notices } = settingsFromAttributes(this);
       this.state.update(settings, 'none');
@@ -170,8 +191,9 @@ export abstract class AttentionElement extends HTMLElement {
       loadShippedWeights().catch(() => {}); // downloads while the engine compiles; awaited just below
       const engine = await loadEngine();
       const { failure } = await loadTrainedWeights(engine);
-      const { settings, notices } = this.syncsUrl ? { settings: undefined, notices: [] as string[] } : settingsFromAttributes(this);
-      this.state = new WalkthroughState(this.syncsUrl, settings);
+      const { settings, notices } =
+        this.syncsUrl || this.trainsOwnModel ? { settings: undefined, notices: [] as string[] } : settingsFromAttributes(this);
+      this.state = new WalkthroughState(this.syncsUrl, settings, this.trainsOwnModel ? trainingFromAttributes(this) : undefined);
       if (failure && this.state.settings.weights === 'trained') {
         notices.push(`The trained model could not be loaded (${failure}), so random weights are shown.`);
         this.state.update({ weights: 'random' }, 'replace');

@@ -3,6 +3,7 @@
 // the same thing.
 import { settingsFromParams, settingsToParams, type Settings, type ValidatedSettings } from '../settings';
 import { CONTROL_NAMES, type ControlName } from '../controls';
+import { TRAIN_ATTRIBUTES, trainSettingsFrom, type ValidatedTrainSettings } from '../train-settings';
 
 /** attribute name -> URL parameter name (identical except d-model, which HTML spells with a dash). */
 export const SETTING_ATTRIBUTES = {
@@ -20,6 +21,14 @@ export const SETTING_ATTRIBUTES = {
 } as const;
 export const OTHER_ATTRIBUTES = ['controls', 'theme'] as const;
 export const OBSERVED_ATTRIBUTES = [...Object.keys(SETTING_ATTRIBUTES), ...OTHER_ATTRIBUTES];
+
+/** <attention-train>'s attributes: a training run's settings (train-settings.ts) instead of the walkthrough's. */
+export const TRAINING_ATTRIBUTE_NAMES = Object.values(TRAIN_ATTRIBUTES);
+export const TRAINING_OBSERVED_ATTRIBUTES = [...TRAINING_ATTRIBUTE_NAMES, ...OTHER_ATTRIBUTES];
+
+export function trainingFromAttributes(element: Element): ValidatedTrainSettings {
+  return trainSettingsFrom((name) => element.getAttribute(name), TRAIN_ATTRIBUTES);
+}
 
 export function settingsFromAttributes(element: Element): ValidatedSettings {
   const params = new URLSearchParams();

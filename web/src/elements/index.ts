@@ -17,6 +17,7 @@ import { trainStep } from '../steps/11-train';
 import { STEPS } from '../steps/index';
 import { fragmentStep, onFragmentChange } from '../state';
 import { AttentionElement } from './attention-element';
+import { TRAINING_OBSERVED_ATTRIBUTES } from './attributes';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './registry';
 
 export { AttentionElement, type AttentionChangeDetail } from './attention-element';
@@ -183,8 +184,16 @@ export class AttentionFaqElement extends AttentionElement {
  * @tagname attention-train
  */
 export class AttentionTrainElement extends AttentionElement {
+  static override get observedAttributes(): string[] {
+    return TRAINING_OBSERVED_ATTRIBUTES;
+  }
+
   /** @internal */
   protected readonly steps = [trainStep];
+
+  protected override get trainsOwnModel(): boolean {
+    return true;
+  }
 
   /** Its settings are the training run's, in its own form: the walkthrough's bar would change nothing. */
   protected override get defaultControls(): string {

@@ -69,6 +69,38 @@ export interface AttentionWalkthroughAttributes extends AttentionElementAttribut
   'embed-code'?: boolean | '';
 }
 
+/**
+ * The attributes of <attention-train>: a training run's settings (the main page's link spells them
+ * train_task, train_layers, ...). Values are checked like the form's; a refused one keeps the default
+ * and the element says why.
+ */
+export interface AttentionTrainAttributes {
+  /** "who-is-it" (default) or "induction"; each brings its own learning rate and steps unless given. */
+  task?: 'who-is-it' | 'induction';
+  /** Transformer layers, 1–4 (default 2). */
+  layers?: number | string;
+  /** Heads per layer, 1–8, a divisor of d-model (default 2). */
+  heads?: number | string;
+  /** Model dimension, 4–128 (default 32). */
+  'd-model'?: number | string;
+  /** "adamw" (default) or "sgd" (with momentum). */
+  optimizer?: 'adamw' | 'sgd';
+  /** Learning rate, 0.00001–1 (default 0.003; induction 0.01). */
+  'learning-rate'?: number | string;
+  /** Divide the scores by √d_k (default on). */
+  scale?: AttentionFlag;
+  /** Seed of the initial weights and the training data, 0–4294967295 (default 1). */
+  seed?: number | string;
+  /** Steps to train, 1–5000 (default 400; induction 800). */
+  steps?: number | string;
+  /** "none" (default): the form above the charts holds every setting. */
+  controls?: string;
+  /** Colours; without it the reader's colour scheme is followed. */
+  theme?: 'light' | 'dark';
+  /** Exposes the engine and the UI path as the `debug` property, for the console and tests. */
+  debug?: boolean | '';
+}
+
 /** JSX props of an element: its attributes plus the common ones. */
 export type AttentionJSXProps<E extends HTMLElement, A = AttentionElementAttributes> = A & {
   id?: string;
@@ -100,7 +132,11 @@ export type AttentionJSXProps<E extends HTMLElement, A = AttentionElementAttribu
 export type AttentionIntrinsicElements = {
   [Tag in keyof AttentionElementTagNameMap]: AttentionJSXProps<
     AttentionElementTagNameMap[Tag],
-    Tag extends 'attention-walkthrough' ? AttentionWalkthroughAttributes : AttentionElementAttributes
+    Tag extends 'attention-walkthrough'
+      ? AttentionWalkthroughAttributes
+      : Tag extends 'attention-train'
+        ? AttentionTrainAttributes
+        : AttentionElementAttributes
   >;
 };
 

@@ -25,8 +25,9 @@ export function shareOf(trained: TrainedSnapshot, ref: HeadRef): HeadShare {
 export function modelFacts(trained: TrainedSnapshot): string {
   const { model, evaluation, record } = trained;
   return (
-    `The trained model (task “${model.task}”): ${model.layers} attention layers × ${model.heads} heads, d_model ${model.dModel}, ` +
-    `${count(model.parameters)} parameters, trained for ${count(model.steps)} steps (${record.optimizer === 'adamw' ? 'AdamW' : record.optimizer}, ` +
+    `${trained.origin === 'reader' ? 'Your model, trained in this tab in “Train it yourself”' : 'The trained model'} (task “${model.task}”): ` +
+    `${model.layers} attention layer${model.layers === 1 ? '' : 's'} × ${model.heads} heads, d_model ${model.dModel}, ` +
+    `${count(model.parameters)} parameters, trained for ${count(model.steps)} steps (${record.optimizer === 'adamw' ? 'AdamW' : record.optimizer === 'sgd' ? 'SGD' : record.optimizer}, ` +
     `learning rate ${record.learningRate}, batch ${record.batch}, seed ${record.seed}) by this page’s own C++. ` +
     `Measured just now on ${count(evaluation.examples)} held-out sentences, noun and adjective pairs it never trained on: ` +
     `${percent(evaluation.accuracy, 1)} answered correctly (${percent(record.heldoutAccuracy, 1)} when it was trained).`

@@ -8,21 +8,22 @@ import { controlForm, el, replaceChildren, setText } from '../figures/dom';
 import { fmt, percent, quoted } from '../figures/format';
 import { formatLoss, TrainChart } from '../figures/train-chart';
 import { noticeArea } from '../notices';
+import type { TrainingChange } from '../state';
 import {
+  changeTrainSettings,
   DEFAULT_PROBES,
   DEFAULT_TRAIN_SETTINGS,
-  TASK_RECIPES,
   MAX_TRAIN_STEPS,
   MIN_LEARNING_RATE,
   OPTIMIZERS,
   TRAIN_D_MODELS,
   TRAIN_TASKS,
   trainingConfig,
-  validateTrainSettings,
   type TrainSettings,
 } from '../train-settings';
 import { TRAINING_LIMITS } from '../engine/limits';
-import { TARGET_ACCURACY, type ProbeReading, type TrainWorkerMessage } from '../workers/train-plan';
+import { SHIPPED_MODEL, type ShippedModelRecord } from '../model/shipped';
+import { EVALUATE_EVERY, TARGET_ACCURACY, type ExportedWeights, type ProbeReading, type TrainWorkerMessage } from '../workers/train-plan';
 import type { TrainingSession } from '../workers/training-service';
 import type { StepDefinition } from './types';
 
@@ -47,7 +48,7 @@ export const trainStep: StepDefinition = {
   title: 'Train it yourself',
   summary: 'A fresh model learns, in this tab, to answer step 1’s question: watch its loss fall and its attention find the noun.',
   mount(body, context) {
-    let settings: TrainSettings = { ...DEFAULT_TRAIN_SETTINGS };
+    let settings: TrainSettings = context.trainingSettings?.current ?? { ...DEFAULT_TRAIN_SETTINGS };
     let probe = DEFAULT_PROBES[settings.task];
     let session: TrainingSession | null = null;
     let phase: Phase = 'idle';
@@ -104,8 +105,17 @@ export const trainStep: StepDefinition = {
     probeInput.id = `train-probe-${Math.random().toString(36).slice(2, 8)}`;
     const swapButton = el('button', { type: 'button', class: 'button train-swap' }, 'Swap the adjective');
     const prediction = el('p', { class: 'train-prediction' });
+    // "Use these weights": offered where the walkthrough's other steps are on the page.
+    const useButton = el('button', { type: 'button', class: 'button train-use' }, 'Use these weights in the walkthrough');
+    const shippedButton = el('button', { type: 'button', class: 'button train-use-shipped' }, 'Back to the shipped model');
+    const useNote = el('p', { class: 'train-use-note', role: 'status' });
+    const useRow = el('div', { class: 'train-use-row' }, useButton, shippedButton, useNote);
+    useRow.hidden = !context.useTrainedModel;
+    shippedButton.hidden = true;
     const headCharts = el('div', { class: 'train-heads' });
     let charts: BarChart[] = [];
+    let parameterCount = 0;
+    let batch = 0;
 
     body.append(
       el(
@@ -134,6 +144,7 @@ export const trainStep: StepDefinition = {
       ),
       prediction,
       headCharts,
+      useRow,
     );
 
     const showSettings = () => {
@@ -158,8 +169,52 @@ export const trainStep: StepDefinition = {
       startButton.disabled = phase === 'loading' || phase === 'finished' || phase === 'stopped';
       stepButton.disabled = !(phase === 'paused' || phase === 'idle');
       resetButton.disabled = phase === 'idle';
+      const usable = useProblem();
+      useButton.disabled = usable !== null || !(phase === 'finished' || (phase === 'paused' && done > 0));
+      useButton.title = usable ?? '';
       body.dataset.trainPhase = phase;
       body.dataset.trainStep = String(done);
+    };
+
+    /** Why this run's model cannot replace the walkthrough's, or null when it can. */
+    const useProblem = (): string | null => {
+      if (settings.task !== 'who-is-it') return 'Only a “Who is “it”?” model reads the walkthrough’s sentence.';
+      if (settings.dModel !== SHIPPED_MODEL.dModel || settings.heads !== SHIPPED_MODEL.heads)
+        return `The walkthrough’s figures are laid out for d_model ${SHIPPED_MODEL.dModel} with ${SHIPPED_MODEL.heads} heads, the shipped model’s shape: train that shape to use it there.`;
+      return null;
+    };
+
+    const useWeights = (exported: ExportedWeights) => {
+      const use = context.useTrainedModel;
+      if (!use) return;
+      const record: ShippedModelRecord = {
+        task: settings.task,
+        layers: settings.layers,
+        heads: settings.heads,
+        dModel: settings.dModel,
+        parameters: parameterCount,
+        optimizer: settings.optimizer,
+        learningRate: settings.learningRate,
+        batch,
+        seed: settings.seed,
+        steps: exported.step,
+        heldoutExamples: exported.evaluation.examples,
+        heldoutAccuracy: exported.evaluation.accuracy,
+        heldoutLoss: exported.evaluation.loss,
+        firstFullAccuracyStep: exported.targetStep ?? -1,
+        evaluatedEvery: EVALUATE_EVERY,
+        bytes: exported.bytes.length,
+      };
+      use({ bytes: exported.bytes, record, scale: settings.scale }).then(
+        () => {
+          shippedButton.hidden = false;
+          setText(
+            useNote,
+            `Every step with trained weights now shows your model (step ${exported.step}, ${percent(exported.evaluation.accuracy, 1)} held-out): scroll up to step 1.`,
+          );
+        },
+        (error: unknown) => notice.show([`Your weights could not be used: ${error instanceof Error ? error.message : String(error)}.`]),
+      );
     };
 
     const showProbe = (reading: ProbeReading) => {
@@ -213,6 +268,8 @@ export const trainStep: StepDefinition = {
     const report = (message: TrainWorkerMessage) => {
       if (message.type === 'ready') {
         phase = phase === 'loading' ? 'running' : phase;
+        parameterCount = message.parameterCount;
+        batch = message.batch;
         setText(
           status,
           `A fresh model with ${message.parameterCount.toLocaleString('en')} parameters, from random weights (seed ${settings.seed}).`,
@@ -242,6 +299,8 @@ export const trainStep: StepDefinition = {
           status,
           `Done: ${message.step} steps in ${seconds(message.elapsedMs)}, ${percent(message.accuracy, 1)} held-out accuracy. ${reached}`,
         );
+      } else if (message.type === 'weights') {
+        useWeights(message);
       } else if (message.type === 'diverged') {
         phase = 'stopped';
         notice.show([message.message]);
@@ -297,36 +356,55 @@ export const trainStep: StepDefinition = {
       if (phase === 'idle') begin(false);
       session?.step();
     });
+    useButton.addEventListener('click', () => session?.exportWeights());
+    shippedButton.addEventListener('click', () => {
+      context.useTrainedModel?.(null).then(
+        () => {
+          shippedButton.hidden = true;
+          setText(useNote, 'The walkthrough shows the shipped model again.');
+        },
+        (error: unknown) =>
+          notice.show([`The shipped model could not be loaded: ${error instanceof Error ? error.message : String(error)}.`]),
+      );
+    });
     resetButton.addEventListener('click', () => {
       reset();
       notice.settle([]);
     });
 
     // A changed setting belongs to a new run: the current one ends, and the notices say what was fixed.
-    const change = () => {
-      const validated = validateTrainSettings(
-        {
-          task: task.value,
-          layers: layers.value,
-          heads: heads.value,
-          dModel: dModel.value,
-          optimizer: optimizer.value,
-          learningRate: learningRate.value,
-          scale: scale.checked,
-          seed: seed.value,
-          steps: steps.value,
-        },
-        settings,
-      );
-      const newTask = validated.settings.task !== settings.task;
-      settings = newTask ? { ...validated.settings, ...TASK_RECIPES[validated.settings.task] } : validated.settings;
-      if (newTask) probe = DEFAULT_PROBES[settings.task];
+    // The state module owns the settings (they are in the link); this step draws what it decides.
+    const apply = ({ settings: next, notices }: TrainingChange) => {
+      if (!body.isConnected) {
+        // A view the element has replaced (a new `controls` list) or that left the page: its run ends.
+        session?.stop();
+        session = null;
+        return;
+      }
+      if (next.task !== settings.task) probe = DEFAULT_PROBES[next.task];
+      settings = next;
       showSettings();
       reset();
-      notice.settle(validated.notices);
+      showReady();
+      notice.settle(notices);
     };
-    for (const control of [task, layers, heads, dModel, optimizer, learningRate, scale, seed, steps])
-      control.addEventListener('change', change);
+    const ask = (change: Partial<Record<keyof TrainSettings, string | boolean>>) => {
+      if (context.trainingSettings) context.trainingSettings.update(change);
+      else apply(changeTrainSettings(settings, change));
+    };
+    const controls: [keyof TrainSettings, HTMLSelectElement | HTMLInputElement][] = [
+      ['task', task],
+      ['layers', layers],
+      ['heads', heads],
+      ['dModel', dModel],
+      ['optimizer', optimizer],
+      ['learningRate', learningRate],
+      ['seed', seed],
+      ['steps', steps],
+    ];
+    for (const [key, control] of controls) control.addEventListener('change', () => ask({ [key]: control.value }));
+    scale.addEventListener('change', () => ask({ scale: scale.checked }));
+    context.trainingSettings?.subscribe(apply);
 
     const changeProbe = () => {
       probe = probeInput.value;
@@ -344,12 +422,16 @@ export const trainStep: StepDefinition = {
       changeProbe();
     });
 
+    const showReady = () =>
+      setText(
+        status,
+        `Ready: ${settings.layers} layers of ${settings.heads} heads, d_model ${settings.dModel}, ${OPTIMIZER_LABELS[settings.optimizer]} at learning rate ${fmt(settings.learningRate, 3)}, ${settings.steps} steps (at most ${MAX_TRAIN_STEPS}; learning rates from ${MIN_LEARNING_RATE} to ${TRAINING_LIMITS.maxLearningRate}).`,
+      );
     showSettings();
     reset();
-    setText(
-      status,
-      `Ready: ${settings.layers} layers of ${settings.heads} heads, d_model ${settings.dModel}, ${OPTIMIZER_LABELS[settings.optimizer]} at learning rate ${fmt(settings.learningRate, 3)}, ${settings.steps} steps (at most ${MAX_TRAIN_STEPS}; learning rates from ${MIN_LEARNING_RATE} to ${TRAINING_LIMITS.maxLearningRate}).`,
-    );
+    showReady();
+    const initial = context.trainingSettings?.takeNotices() ?? [];
+    if (initial.length) notice.show(initial);
     return { render() {} };
   },
 };

@@ -5,6 +5,9 @@
 import type { Formula } from '../figures/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
+import type { RawTrainingChange, TrainingChange } from '../state';
+import type { TrainSettings } from '../train-settings';
+import type { ReaderModel } from '../trained';
 import type { TimingService } from '../workers/cost-plan';
 import type { TrainingService } from '../workers/training-service';
 
@@ -12,6 +15,17 @@ import type { TrainingService } from '../workers/training-service';
 export interface EmbedCodePanel {
   button: HTMLElement;
   element: HTMLElement;
+}
+
+/** The "Train it yourself" settings, owned by the state module (the URL's train_* parameters, or attributes). */
+export interface TrainingSettingsContext {
+  readonly current: TrainSettings;
+  /** What the initial link's or attributes' values needed changing, said once. */
+  takeNotices(): string[];
+  /** Ask for a change (validated by the state module; a new task brings its recipe). */
+  update(change: RawTrainingChange): void;
+  /** Hears every change, whoever made it (this step's form, an attribute, Back). */
+  subscribe(listener: (change: TrainingChange) => void): () => void;
 }
 
 export interface StepContext {
@@ -23,6 +37,14 @@ export interface StepContext {
   timing?: TimingService;
   /** Trains a model in a background worker ("Train it yourself"); absent where the page offers none. */
   training?: TrainingService;
+  /**
+   * Shows a model the reader trained in every step that uses trained weights (null: the shipped one
+   * again). Offered by the full walkthrough only, where those steps are on the same page. Resolves once
+   * the walkthrough has asked for the new numbers; rejects with a reason when the model cannot be used.
+   */
+  useTrainedModel?: (model: ReaderModel | null) => Promise<void>;
+  /** The training run's settings; absent in a bare mount (tests), where the step keeps its own. */
+  trainingSettings?: TrainingSettingsContext;
   /**
    * This step's "Copy embed code" panel, absent where the page offers none. A step may place it among its
    * own figure's tools; one it leaves unplaced goes in the section's header.

@@ -23,7 +23,13 @@ export interface TrainStartRequest {
   wasmUrl: string;
 }
 
-export type TrainControlRequest = { type: 'pause' } | { type: 'resume' } | { type: 'step' } | { type: 'probe'; words: string[] };
+export type TrainControlRequest =
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'step' }
+  | { type: 'probe'; words: string[] }
+  /** Send the weights as they are now (a 'weights' message), for the walkthrough. */
+  | { type: 'export' };
 export type TrainRequest = TrainStartRequest | TrainControlRequest;
 
 /** The probe sentence as the model now reads it. */
@@ -56,17 +62,29 @@ export interface TrainScore {
 }
 
 export type TrainWorkerMessage =
-  | { type: 'ready'; parameterCount: number }
+  /** The model is made: its size and the batch the core trains it with. */
+  | { type: 'ready'; parameterCount: number; batch: number }
   | ({ type: 'progress' } & TrainProgress)
   | ({ type: 'score' } & TrainScore)
   /** The run stopped between chunks after a Pause. */
   | { type: 'paused'; step: number }
   | { type: 'finished'; step: number; elapsedMs: number; accuracy: number; targetStep: number | null; targetMs: number | null }
   | { type: 'diverged'; step: number; message: string }
+  | ({ type: 'weights' } & ExportedWeights)
   | { type: 'error'; message: string };
 
+/** The run's model as a weights file (weights_file.h), with what was last measured of it. */
+export interface ExportedWeights {
+  bytes: Uint8Array;
+  step: number;
+  /** The held-out score at `step`. */
+  evaluation: Evaluation;
+  /** The first step that scored at least TARGET_ACCURACY, or null. */
+  targetStep: number | null;
+}
+
 /** What the run needs of a Trainer: tests may pass the real one. */
-export type RunTrainer = Pick<Trainer, 'step' | 'evaluate' | 'analyze' | 'dispose'>;
+export type RunTrainer = Pick<Trainer, 'step' | 'evaluate' | 'analyze' | 'dispose' | 'exportWeights'>;
 
 export function probeReading(analysis: SentenceAnalysis): ProbeReading {
   const last = analysis.layers.at(-1)!.attention;
@@ -111,6 +129,18 @@ export class TrainingRun {
 
   get step(): number {
     return this.done;
+  }
+
+  /** The weights now, or null when the run broke (a diverged loss, an engine error): they are not worth using. */
+  exportWeights(): ExportedWeights | null {
+    if (this.broken) return null;
+    const evaluation = this.lastScore?.step === this.done ? this.lastScore : { ...this.trainer.evaluate(), step: this.done };
+    return {
+      bytes: this.trainer.exportWeights(),
+      step: this.done,
+      evaluation: { accuracy: evaluation.accuracy, loss: evaluation.loss, examples: evaluation.examples, positions: evaluation.positions },
+      targetStep: this.targetStep,
+    };
   }
 
   /** Trains until the run's steps are done, Pause, or a diverged loss. */

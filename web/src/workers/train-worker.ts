@@ -21,7 +21,8 @@ async function start(request: TrainStartRequest): Promise<void> {
   const url = typeof request.wasmUrl === 'string' && request.wasmUrl ? request.wasmUrl : engineWasmUrl();
   const engine = await createEngine({ wasmUrl: url });
   const trainer = Trainer.create(engine, request.config);
-  post({ type: 'ready', parameterCount: trainer.describe().parameterCount });
+  const { parameterCount, config } = trainer.describe();
+  post({ type: 'ready', parameterCount, batch: config.batch ?? 0 });
   run = new TrainingRun(trainer, request.steps, request.probe, post);
   run.start();
   const queued = pending;
@@ -38,6 +39,11 @@ function applyControl(request: TrainRequest): void {
   else if (request.type === 'pause') run.pauseRun();
   else if (request.type === 'step') run.stepOnce();
   else if (request.type === 'probe') run.setProbe(request.words);
+  else if (request.type === 'export') {
+    const exported = run.exportWeights();
+    if (exported) scope.postMessage({ type: 'weights', ...exported });
+    else post({ type: 'error', message: 'the run stopped on a broken model, so its weights are not offered' });
+  }
 }
 
 scope.addEventListener('message', (event) => {

@@ -10,6 +10,8 @@ export interface TrainingSession {
   pause(): void;
   step(): void;
   probe(words: string[]): void;
+  /** Asks for the weights as they are now: they arrive as a 'weights' message. */
+  exportWeights(): void;
   /** Ends the run and frees its worker. */
   stop(): void;
 }
@@ -54,6 +56,7 @@ export function workerTrainingService(createWorker: () => TrainWorkerHandle = mo
         pause: () => send({ type: 'pause' }),
         step: () => send({ type: 'step' }),
         probe: (words) => send({ type: 'probe', words }),
+        exportWeights: () => send({ type: 'export' }),
         stop() {
           stopped = true;
           worker.terminate();
