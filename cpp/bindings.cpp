@@ -574,6 +574,11 @@ EMSCRIPTEN_BINDINGS(flash_attention) {
 //                                                       W_q, W_k, W_v, W_o: JsMatrix (d_model, d_model) }] } | { error
 //                                                       }
 //   .headShares()                       -> [{ layer, head, referent, otherNoun, adjective, self }]
+//   .attentionScores()                  -> { heads: [{ layer, head, previousToken, induction, inductionLatest, self,
+//                                            first, entropy }], layerEntropy: number[], entropy } | { error }
+//                                            (trainer.h's HeadScores, over the held-out set)
+//   .gradientNorms()                    -> [{ name, norm }] | { error }  each tensor's |gradient| at the last step,
+//                                            before clipping, in layout order ([] before the first step)
 //   .exportWeights()                    -> Uint8Array (the weights file)
 //   .parameters()                       -> Float32Array (the flat buffer, in layout order)
 //   .describe()                         -> { config, steps, parameterCount, causal, vocabulary: string[],
@@ -797,6 +802,45 @@ class TrainerJs {
     return out;
   }
 
+  val attention_scores() const {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    const auto scores = trainer_->attention_scores();
+    val heads = val::array();
+    for (const auto& h : scores.heads) {
+      val entry = val::object();
+      entry.set("layer", h.layer);
+      entry.set("head", h.head);
+      entry.set("previousToken", h.previous_token);
+      entry.set("induction", h.induction);
+      entry.set("inductionLatest", h.induction_latest);
+      entry.set("self", h.self);
+      entry.set("first", h.first);
+      entry.set("entropy", h.entropy);
+      heads.call<void>("push", entry);
+    }
+    val layer_entropy = val::array();
+    for (const float e : scores.layer_entropy) layer_entropy.call<void>("push", e);
+    val out = val::object();
+    out.set("heads", heads);
+    out.set("layerEntropy", layer_entropy);
+    out.set("entropy", scores.entropy);
+    return out;
+  }
+
+  val gradient_norms() const {
+    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    const auto& norms = trainer_->gradient_norms();
+    const auto& entries = trainer_->layout().entries;
+    val out = val::array();
+    for (std::size_t i = 0; i < norms.size() && i < entries.size(); ++i) {
+      val entry = val::object();
+      entry.set("name", entries[i].name);
+      entry.set("norm", norms[i]);
+      out.call<void>("push", entry);
+    }
+    return out;
+  }
+
   val export_weights() const {
     if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
     const auto bytes = trainer_->export_weights();
@@ -863,6 +907,8 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("evaluate", &training_bindings::TrainerJs::evaluate)
       .function("analyze", &training_bindings::TrainerJs::analyze)
       .function("headShares", &training_bindings::TrainerJs::head_shares)
+      .function("attentionScores", &training_bindings::TrainerJs::attention_scores)
+      .function("gradientNorms", &training_bindings::TrainerJs::gradient_norms)
       .function("exportWeights", &training_bindings::TrainerJs::export_weights)
       .function("parameters", &training_bindings::TrainerJs::parameters)
       .function("describe", &training_bindings::TrainerJs::describe);

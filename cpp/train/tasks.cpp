@@ -200,6 +200,7 @@ void Task::build_induction() {
 Example Task::induction_example(SplitMix64& rng) const {
   Example ex;
   const int period = kInductionMinPeriod + int(rng.next() % (kInductionMaxPeriod - kInductionMinPeriod + 1));
+  ex.period = period;
   std::vector<int> segment(period);
   for (int& s : segment) s = 2 + int(rng.next() % kInductionSymbols);
   for (int t = 0; t < sequence_length_; ++t) ex.tokens.push_back(segment[t % period]);

@@ -46,6 +46,8 @@ struct Example {
   // who-is-it only (-1 otherwise): the positions of "it", of the noun it refers to, of the other
   // noun and of the adjective.
   int query = -1, referent = -1, other = -1, adjective = -1;
+  // induction only (-1 otherwise): the segment's length; tokens[t] == tokens[t - period] for t >= period.
+  int period = -1;
 };
 
 class Task {

@@ -4,24 +4,73 @@
 //
 //   abh_train [--task who-is-it] [--layers 2] [--heads 2] [--d-model 32] [--lr 0.003] [--batch 32]
 //             [--seed 1] [--steps 300] [--optimizer adamw] [--log-every 25] [--out file.bin] [--json file.json]
+//             [--scale 1] [--clip 1] [--mask task]
+//   abh_train --jsonl 1 [options] [--log-at 0,25,50,100]   instead of the text log, one JSON line per
+//             evaluation (every --log-every steps, or at the listed steps; 0 is the untrained model):
+//             { step, loss, heldoutLoss, heldoutAccuracy, gradientNorm, entropy, layerEntropy: [L],
+//               gradWq: [L] (|dL/dW_q| of the step that reached this one, before clipping; at step 0
+//               that of step 1, taken at the initial weights), heads: [{ layer, head, previousToken,
+//               induction, inductionLatest, self, first, entropy }] } (trainer.h's HeadScores; the
+//               experiments of issue 20)
 //   abh_train --bench 1 [options] --steps S   times S steps after 5 warm-up steps and prints one JSON
 //             line { "cpuMsPerStep", "wallMsPerStep" } (tests/bench/training.ts, `npm run bench`)
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "trainer.h"
 
 using namespace abh::train;
 
+namespace {
+
+// One evaluation as a JSON line (see the header); gradient_norms are per layout entry.
+void print_json_line(int step, float train_loss, float gradient_norm, const Trainer& trainer,
+                     const std::vector<float>& gradient_norms) {
+  const Evaluation e = trainer.evaluate();
+  const AttentionScores scores = trainer.attention_scores();
+  std::ostringstream o;
+  o.precision(6);
+  o << "{\"step\": " << step << ", \"loss\": " << train_loss << ", \"heldoutLoss\": " << e.loss
+    << ", \"heldoutAccuracy\": " << e.accuracy << ", \"gradientNorm\": " << gradient_norm
+    << ", \"entropy\": " << scores.entropy << ", \"layerEntropy\": [";
+  for (std::size_t l = 0; l < scores.layer_entropy.size(); ++l) o << (l ? ", " : "") << scores.layer_entropy[l];
+  o << "], \"gradWq\": [";
+  const auto& entries = trainer.layout().entries;
+  bool any = false;
+  for (std::size_t i = 0; i < entries.size() && i < gradient_norms.size(); ++i) {
+    const std::string& name = entries[i].name;
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".W_q") != 0) continue;
+    o << (any ? ", " : "") << gradient_norms[i];
+    any = true;
+  }
+  o << "], \"heads\": [";
+  for (std::size_t i = 0; i < scores.heads.size(); ++i) {
+    const HeadScores& h = scores.heads[i];
+    o << (i ? ", " : "") << "{\"layer\": " << h.layer << ", \"head\": " << h.head
+      << ", \"previousToken\": " << h.previous_token << ", \"induction\": " << h.induction
+      << ", \"inductionLatest\": " << h.induction_latest << ", \"self\": " << h.self << ", \"first\": " << h.first
+      << ", \"entropy\": " << h.entropy << "}";
+  }
+  o << "]}\n";
+  std::fputs(o.str().c_str(), stdout);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   TrainConfig config;
   int steps = 300, log_every = 25;
-  bool bench = false;
+  bool bench = false, jsonl = false;
+  std::vector<int> log_at;  // --log-at: the steps to evaluate at (jsonl)
   std::string out_path, json_path;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -50,7 +99,18 @@ int main(int argc, char** argv) {
       config.mlp = value == "1";
     else if (flag == "--layer-norm")
       config.layer_norm = value == "1";
-    else if (flag == "--steps")
+    else if (flag == "--scale")
+      config.scale = value == "1";
+    else if (flag == "--clip")
+      config.clip = std::strtof(value.c_str(), nullptr);
+    else if (flag == "--mask")
+      config.mask = value;
+    else if (flag == "--jsonl")
+      jsonl = value == "1";
+    else if (flag == "--log-at") {
+      std::stringstream list(value);
+      for (std::string item; std::getline(list, item, ',');) log_at.push_back(std::atoi(item.c_str()));
+    } else if (flag == "--steps")
       steps = std::atoi(value.c_str());
     else if (flag == "--log-every")
       log_every = std::atoi(value.c_str());
@@ -86,6 +146,35 @@ int main(int argc, char** argv) {
     const double cpu = 1e3 * double(cpu1.tv_sec - cpu0.tv_sec) + 1e-6 * double(cpu1.tv_nsec - cpu0.tv_nsec);
     std::printf("{\"cpuMsPerStep\": %.6f, \"wallMsPerStep\": %.6f, \"loss\": %.6f}\n", cpu / steps, wall / steps,
                 report.value().loss);
+    return 0;
+  }
+  if (jsonl) {
+    // evaluations at the listed steps (or every log_every), step 0 included; the gradient norms of a
+    // line at step s are those of step s (at step 0: of step 1, computed at the initial weights)
+    if (log_at.empty())
+      for (int s = 0; s <= steps; s += std::max(1, log_every > 0 ? log_every : steps)) log_at.push_back(s);
+    for (const int at : log_at) {
+      if (at < trainer.steps_done() || (at == trainer.steps_done() && at > 0) || at > steps) continue;
+      if (at == 0) {
+        // the untrained model's line, with the gradient of step 1 taken from a copy of the trainer
+        const auto bytes = trainer.export_weights();
+        auto probe = Trainer::import_weights(bytes.data(), bytes.size());
+        const auto first = probe.value()->step(1);
+        print_json_line(0, first.ok() ? first.value().loss : NAN, first.ok() ? first.value().gradient_norm : NAN,
+                        trainer, probe.value()->gradient_norms());
+        continue;
+      }
+      StepReport last;
+      while (trainer.steps_done() < at) {
+        const auto report = trainer.step(std::min(kMaxStepsPerCall, at - trainer.steps_done()));
+        if (!report.ok()) {
+          std::fprintf(stderr, "%s\n", report.error().c_str());
+          return 1;
+        }
+        last = report.value();
+      }
+      print_json_line(at, last.loss, last.gradient_norm, trainer, trainer.gradient_norms());
+    }
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 #include "trainer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "weights_file.h"
@@ -103,6 +104,13 @@ Expected<StepReport> Trainer::step(int steps) {
     const float loss = forward(batch_, acts_, Rows::kTargets);
     std::fill(grads_.begin(), grads_.end(), 0.0f);
     model_backward(model_, layout_, params_.data(), grads_.data(), batch_, acts_, dacts_);
+    if (s + 1 == steps) {  // the per-tensor norms before clipping rescales them (only the last step's are kept)
+      gradient_norms_.resize(layout_.entries.size());
+      for (std::size_t e = 0; e < layout_.entries.size(); ++e) {
+        const ParameterEntry& entry = layout_.entries[e];
+        gradient_norms_[e] = gradient_norm(grads_.data() + entry.offset, std::size_t(entry.rows) * entry.cols);
+      }
+    }
     const float norm = clip_gradients(grads_.data(), grads_.size(), optimizer_.config().clip);
     if (!std::isfinite(loss) || !std::isfinite(norm))
       return E::failure("training diverged at step " + std::to_string(steps_done_ + 1) +
@@ -226,6 +234,78 @@ std::vector<HeadShares> Trainer::head_shares() const {
     s.referent *= inv, s.other_noun *= inv, s.adjective *= inv, s.self *= inv;
   }
   return shares;
+}
+
+HeadScores HeadScoreSums::mean(int layer, int head) const {
+  const auto over = [](double sum, std::int64_t n) { return n ? float(sum / double(n)) : 0.0f; };
+  HeadScores s;
+  s.layer = layer, s.head = head;
+  s.previous_token = over(previous_token, previous_rows);
+  s.induction = over(induction, induction_rows);
+  s.induction_latest = over(induction_latest, induction_rows);
+  s.self = over(self, rows);
+  s.first = over(first, rows);
+  s.entropy = over(entropy, rows);
+  return s;
+}
+
+// att (NH,T,T) of one sequence; sums (NH). Rows are the queries i < length that see >= 2 keys.
+void accumulate_head_scores(const float* att, int NH, int Tn, int length, bool causal, int period,
+                            HeadScoreSums* sums) {
+  for (int h = 0; h < NH; ++h) {
+    HeadScoreSums& s = sums[h];
+    for (int i = 0; i < length; ++i) {
+      const int visible = causal ? std::min(i + 1, length) : length;  // keys 0 .. visible-1
+      if (visible < 2) continue;
+      const float* a = att + (std::size_t(h) * Tn + i) * Tn;
+      double entropy = 0;
+      for (int j = 0; j < visible; ++j)
+        if (a[j] > 0.0f) entropy -= double(a[j]) * std::log(double(a[j]));  // 0 ln 0 = 0
+      s.entropy += entropy;
+      s.self += a[i];
+      s.first += a[0];
+      ++s.rows;
+      if (i >= 1) s.previous_token += a[i - 1], ++s.previous_rows;
+      // the key after the previous occurrence of token i; i-period+1 <= i-2 keeps it apart from i-1
+      if (period >= 3 && i >= period) {
+        s.induction_latest += a[i - period + 1];
+        for (int j = i - period + 1; j >= 1; j -= period) s.induction += a[j];
+        ++s.induction_rows;
+      }
+    }
+  }
+}
+
+AttentionScores Trainer::attention_scores() const {
+  const int NH = model_.heads, NL = model_.layers;
+  std::vector<HeadScoreSums> sums(std::size_t(NL) * NH);
+  const auto& set = task_.heldout();
+  Activations<float> acts;
+  Batch batch;
+  constexpr int kChunk = 64;
+  for (std::size_t first = 0; first < set.size(); first += kChunk) {
+    const int count = int(std::min<std::size_t>(kChunk, set.size() - first));
+    task_.pack(set, first, count, batch);
+    forward(batch, acts);  // Rows::kAll: every query row of every layer
+    const int Tn = batch.T;
+    for (int b = 0; b < count; ++b)
+      for (int l = 0; l < NL; ++l)
+        accumulate_head_scores(acts.layer[l].att.data() + std::size_t(b) * NH * Tn * Tn, NH, Tn, batch.lengths[b],
+                               model_.causal, set[first + b].period, sums.data() + std::size_t(l) * NH);
+  }
+  AttentionScores out;
+  double total = 0;
+  for (int l = 0; l < NL; ++l) {
+    double layer = 0;
+    for (int h = 0; h < NH; ++h) {
+      out.heads.push_back(sums[std::size_t(l) * NH + h].mean(l, h));
+      layer += out.heads.back().entropy;
+    }
+    out.layer_entropy.push_back(float(layer / NH));
+    total += layer;
+  }
+  out.entropy = float(total / (double(NL) * NH));
+  return out;
 }
 
 std::vector<std::uint8_t> Trainer::export_weights() const {

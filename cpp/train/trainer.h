@@ -80,6 +80,46 @@ struct HeadShares {
   float referent = 0, other_noun = 0, adjective = 0, self = 0;
 };
 
+// What each head does, averaged over the held-out set (any task): the measurements behind "heads
+// specialise" (induction) and "why scale" (entropy). Each is a mean over query rows of one number read
+// off that row of the head's attention a (a[i][j]: the weight query i puts on key j), counting only
+// rows i < length (padding queries are not rows) that see at least two keys (so the causal row 0,
+// which must put all its weight on itself, does not count as a choice):
+//   previous_token  a[i][i-1], over those rows with i >= 1. 1: the head copies the previous token
+//                   into position i, the first half of an induction circuit.
+//   induction       over those rows of induction examples with period >= 3 and i >= period: the
+//                   total weight on the keys right after the earlier copies of token i, j = i-period+1,
+//                   i-2*period+1, ... >= 1 (token j-1 equals token i, and token j is the one that comes
+//                   next). 1: the head is an induction head (Olsson et al.'s "prefix matching"; a head
+//                   may spread its weight over every earlier copy, all of which predict right). Period 2
+//                   is left out because there j = i-1 and the score would be the previous-token
+//                   score again. 0 with no such row (e.g. who-is-it).
+//   induction_latest  the same on the latest copy only, a[i][i-period+1].
+//   self            a[i][i];  first  a[i][0] (a head with nothing to do often parks its weight there).
+//   entropy         -sum_j a[i][j] ln a[i][j] in nats: 0 for one-hot, ln(keys seen) for uniform.
+struct HeadScores {
+  int layer = 0, head = 0;
+  float previous_token = 0, induction = 0, induction_latest = 0, self = 0, first = 0, entropy = 0;
+};
+
+struct AttentionScores {
+  std::vector<HeadScores> heads;     // (L*NH), layer-major
+  std::vector<float> layer_entropy;  // (L) mean entropy over the layer's heads (equal rows per head)
+  float entropy = 0;                 // mean over every layer and head
+};
+
+// Running sums for one head over many sequences.
+struct HeadScoreSums {
+  double previous_token = 0, induction = 0, induction_latest = 0, self = 0, first = 0, entropy = 0;
+  std::int64_t rows = 0, previous_rows = 0, induction_rows = 0;
+  HeadScores mean(int layer, int head) const;
+};
+
+// Adds one sequence's rows of one layer to sums. att is (NH,T,T) for that sequence (row i, key j at
+// att[(h*T + i)*T + j]); length is its non-padding length; period its induction period (-1: none);
+// sums is (NH). The rows' weights are read as they are (they sum to 1 over the keys the row sees).
+void accumulate_head_scores(const float* att, int NH, int Tn, int length, bool causal, int period, HeadScoreSums* sums);
+
 class Trainer {
  public:
   static Expected<std::unique_ptr<Trainer>> create(const TrainConfig& config);
@@ -88,6 +128,12 @@ class Trainer {
   Evaluation evaluate() const;
   Expected<SentenceAnalysis> analyze(const std::vector<std::string>& words, int top_k = 5) const;
   std::vector<HeadShares> head_shares() const;
+  // Per-head scores and attention entropy over the held-out set (see HeadScores).
+  AttentionScores attention_scores() const;
+  // The L2 norm of each tensor's gradient at the last step (before clipping), in layout().entries
+  // order; empty before the first step. Step s's gradient is taken at the weights after s - 1 steps,
+  // so after step(1) these are the gradients of the freshly initialised model.
+  const std::vector<float>& gradient_norms() const { return gradient_norms_; }
 
   const TrainConfig& config() const { return config_; }
   const ModelConfig& model_config() const { return model_; }
@@ -115,6 +161,7 @@ class Trainer {
   SplitMix64 data_rng_{0};
   int steps_done_ = 0;
   std::vector<float> params_, grads_;
+  std::vector<float> gradient_norms_;  // (layout_.entries) the last step's, before clipping
   Batch batch_;
   Activations<float> acts_;
   ActivationGrads<float> dacts_;

@@ -1,7 +1,8 @@
 // The training core (cpp/train/): every op's backward pass and the whole model's gradient against
 // central finite differences in double precision, the optimisers against hand-computed steps,
-// bit-identical reruns, the task generators, learning to >= 99% held-out, the weights file, the
-// analysis against the walkthrough's pipeline, and every bad input.
+// bit-identical reruns, the task generators, learning to >= 99% held-out, the per-head scores and
+// gradient norms on hand-set cases, the weights file, the analysis against the walkthrough's
+// pipeline, and every bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -456,6 +457,7 @@ TEST(TrainTasks, InductionRepeatsASegmentAndTargetsTheRepeats) {
       }
     const int period = first_target + 1;
     ASSERT_GE(period, 2);
+    EXPECT_EQ(ex.period, period);
     for (int t = period; t < int(ex.tokens.size()); ++t) EXPECT_EQ(ex.tokens[t], ex.tokens[t - period]);
   }
 }
@@ -518,6 +520,164 @@ TEST(TrainTrainer, InductionTrains) {
   ASSERT_TRUE(report.ok()) << report.error();
   EXPECT_LT(t.value()->evaluate().loss, before);
   EXPECT_TRUE(t.value()->model_config().causal);
+}
+
+// ---- per-head scores and gradient norms (issue 20) ----------------------------------------------
+
+// att (NH,T,T) with row i of head h set by weight(h, i, j) (the row's visible keys only; others 0).
+std::vector<float> hand_attention(int NH, int Tn, int length, bool causal,
+                                  const std::function<float(int, int, int)>& weight) {
+  std::vector<float> att(std::size_t(NH) * Tn * Tn, 0.0f);
+  for (int h = 0; h < NH; ++h)
+    for (int i = 0; i < length; ++i) {
+      const int visible = causal ? std::min(i + 1, length) : length;
+      for (int j = 0; j < visible; ++j) att[(std::size_t(h) * Tn + i) * Tn + j] = weight(h, i, j);
+    }
+  return att;
+}
+
+TEST(TrainScores, HandSetHeadsGetTheirDefinedScoresExactly) {
+  // causal, T = 8, period 3: head 0 looks at i-1, head 1 at the key after the latest copy (i-2 for
+  // i >= 3, else at 0), head 2 is uniform over the keys it sees, head 3 splits its weight between the
+  // keys after the two latest copies (i-2 and i-5) where both exist, else all on i-2 or on 0.
+  const int NH = 4, Tn = 8, period = 3;
+  const auto att = hand_attention(NH, Tn, Tn, true, [&](int h, int i, int j) -> float {
+    switch (h) {
+      case 0:
+        return j == i - 1 ? 1.0f : 0.0f;
+      case 1:
+        return (i >= period ? j == i - period + 1 : j == 0) ? 1.0f : 0.0f;
+      case 2:
+        return 1.0f / float(i + 1);
+      default:
+        if (i >= 2 * period) return (j == i - period + 1 || j == i - 2 * period + 1) ? 0.5f : 0.0f;
+        return (i >= period ? j == i - period + 1 : j == 0) ? 1.0f : 0.0f;
+    }
+  });
+  std::vector<HeadScoreSums> sums(NH);
+  accumulate_head_scores(att.data(), NH, Tn, Tn, true, period, sums.data());
+  // rows i = 1..7 (row 0 sees one key); induction rows i = 3..7
+  const HeadScores prev = sums[0].mean(0, 0), ind = sums[1].mean(0, 1), uni = sums[2].mean(0, 2),
+                   split = sums[3].mean(0, 3);
+  EXPECT_EQ(sums[0].rows, 7);
+  EXPECT_EQ(sums[0].previous_rows, 7);
+  EXPECT_EQ(sums[0].induction_rows, 5);
+  EXPECT_EQ(prev.previous_token, 1.0f);
+  EXPECT_EQ(prev.induction, 0.0f);  // i-1 is never a key after a copy when the period is >= 3
+  EXPECT_EQ(prev.self, 0.0f);
+  EXPECT_FLOAT_EQ(prev.first, 1.0f / 7);  // row 1's previous token is position 0
+  EXPECT_EQ(prev.entropy, 0.0f);
+  EXPECT_EQ(ind.induction, 1.0f);
+  EXPECT_EQ(ind.induction_latest, 1.0f);
+  EXPECT_EQ(ind.entropy, 0.0f);
+  EXPECT_FLOAT_EQ(ind.first, 2.0f / 7);  // rows 1 and 2, before the first repeat
+  // uniform: every score is a mean of 1/(i+1) (or a multiple of it), the entropy a mean of ln(i+1)
+  double inv = 0, ln = 0;
+  for (int i = 1; i < Tn; ++i) inv += 1.0 / (i + 1), ln += std::log(double(i + 1));
+  EXPECT_NEAR(uni.previous_token, inv / 7, 1e-6);
+  EXPECT_NEAR(uni.self, inv / 7, 1e-6);
+  EXPECT_NEAR(uni.first, inv / 7, 1e-6);
+  EXPECT_NEAR(uni.entropy, ln / 7, 1e-6);
+  // keys after copies of token i: i=3: {1}; 4: {2}; 5: {3}; 6: {4, 1}; 7: {5, 2}
+  EXPECT_NEAR(uni.induction, (1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 2.0 / 7 + 2.0 / 8) / 5, 1e-6);
+  EXPECT_NEAR(uni.induction_latest, (1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 1.0 / 7 + 1.0 / 8) / 5, 1e-6);
+  // a head that spreads over the copies is a full induction head, but only half on the latest copy
+  EXPECT_FLOAT_EQ(split.induction, 1.0f);
+  EXPECT_FLOAT_EQ(split.induction_latest, (3 + 0.5f * 2) / 5);
+  EXPECT_NEAR(split.entropy, 2 * std::log(2.0) / 7, 1e-6);
+}
+
+TEST(TrainScores, PaddingPeriodTwoAndNoPeriodAreLeftOut) {
+  // bidirectional, T = 6, length 4: rows 0..3 count (each sees 4 keys), the padding rows do not
+  const int Tn = 6, length = 4;
+  const auto att = hand_attention(1, Tn, length, false, [](int, int, int) { return 0.25f; });
+  HeadScoreSums none, two;
+  accumulate_head_scores(att.data(), 1, Tn, length, false, -1, &none);
+  accumulate_head_scores(att.data(), 1, Tn, length, false, 2, &two);
+  EXPECT_EQ(none.rows, 4);
+  EXPECT_EQ(none.previous_rows, 3);
+  EXPECT_EQ(none.induction_rows, 0);
+  EXPECT_EQ(two.induction_rows, 0);  // period 2: the key after the copy is i-1, the previous token
+  const HeadScores s = none.mean(0, 0);
+  EXPECT_EQ(s.induction, 0.0f);
+  EXPECT_FLOAT_EQ(s.previous_token, 0.25f);
+  EXPECT_FLOAT_EQ(s.entropy, float(std::log(4.0)));
+  // a row that sees one key (a sequence of length 1) is no row at all
+  HeadScoreSums single;
+  const std::vector<float> one(Tn * Tn, 1.0f);
+  accumulate_head_scores(one.data(), 1, Tn, 1, true, 3, &single);
+  EXPECT_EQ(single.rows, 0);
+  EXPECT_EQ(single.mean(0, 0).self, 0.0f);
+}
+
+// The trainer's held-out scores are those of the analysis' attention maps, example by example: the
+// batched forward pass is read at the right (sequence, layer, head, row).
+TEST(TrainScores, TrainerScoresEqualTheAnalysisOfEachHeldOutExample) {
+  TrainConfig c;
+  c.task = "induction";
+  c.heads = 2;
+  c.d_model = 16;
+  c.learning_rate = 1e-2f;
+  c.batch = 8;
+  auto created = Trainer::create(c);
+  ASSERT_TRUE(created.ok());
+  Trainer& t = *created.value();
+  ASSERT_TRUE(t.step(30).ok());
+  const AttentionScores scores = t.attention_scores();
+  ASSERT_EQ(scores.heads.size(), 4u);
+  ASSERT_EQ(scores.layer_entropy.size(), 2u);
+  std::vector<HeadScoreSums> sums(4);
+  for (const Example& ex : t.task().heldout()) {
+    std::vector<std::string> words;
+    for (const int id : ex.tokens) words.push_back(t.task().vocabulary().words[id]);
+    const auto a = t.analyze(words);
+    ASSERT_TRUE(a.ok());
+    for (int l = 0; l < 2; ++l)
+      accumulate_head_scores(a.value().layers[l].attention.data.data(), 2, int(words.size()), int(words.size()), true,
+                             ex.period, sums.data() + 2 * l);
+  }
+  double total = 0;
+  for (int k = 0; k < 4; ++k) {
+    const HeadScores want = sums[k].mean(k / 2, k % 2), &got = scores.heads[k];
+    EXPECT_EQ(got.layer, k / 2);
+    EXPECT_EQ(got.head, k % 2);
+    EXPECT_NEAR(got.previous_token, want.previous_token, 1e-5);
+    EXPECT_NEAR(got.induction, want.induction, 1e-5);
+    EXPECT_NEAR(got.induction_latest, want.induction_latest, 1e-5);
+    EXPECT_NEAR(got.self, want.self, 1e-5);
+    EXPECT_NEAR(got.first, want.first, 1e-5);
+    EXPECT_NEAR(got.entropy, want.entropy, 1e-5);
+    total += got.entropy;
+  }
+  EXPECT_NEAR(scores.layer_entropy[0], (scores.heads[0].entropy + scores.heads[1].entropy) / 2, 1e-6);
+  EXPECT_NEAR(scores.entropy, total / 4, 1e-6);
+}
+
+TEST(TrainScores, GradientNormsAreThoseOfTheLastStepBeforeClipping) {
+  TrainConfig c;
+  c.batch = 8;
+  c.clip = 0.01f;  // every step is clipped: the norms must be taken before
+  auto created = Trainer::create(c);
+  ASSERT_TRUE(created.ok());
+  Trainer& t = *created.value();
+  EXPECT_TRUE(t.gradient_norms().empty());
+  for (int steps : {1, 3}) {
+    const auto report = t.step(steps);
+    ASSERT_TRUE(report.ok());
+    const auto& norms = t.gradient_norms();
+    ASSERT_EQ(norms.size(), t.layout().entries.size());
+    double squares = 0;
+    for (const float n : norms) squares += double(n) * n;
+    EXPECT_GT(report.value().gradient_norm, c.clip);
+    EXPECT_NEAR(std::sqrt(squares), report.value().gradient_norm, 1e-4 * report.value().gradient_norm);
+    // each is its tensor's slice of the gradient, which clipping then scaled by clip / global norm
+    const float factor = c.clip / report.value().gradient_norm;
+    for (std::size_t e = 0; e < norms.size(); ++e) {
+      const ParameterEntry& entry = t.layout().entries[e];
+      const float clipped = gradient_norm(t.gradients().data() + entry.offset, std::size_t(entry.rows) * entry.cols);
+      EXPECT_NEAR(clipped, norms[e] * factor, 1e-4 * norms[e] * factor + 1e-12) << entry.name;
+    }
+  }
 }
 
 // The page feeds a layer's attention input and W_q..W_o into the walkthrough's pipeline: the same

@@ -1,7 +1,8 @@
 // The training core in wasm (cpp/train/ through cpp/bindings.cpp's Training section and
 // web/src/engine/training.ts): the SIMD and scalar builds train bit for bit like the native build,
 // the shipped weights give their recorded held-out accuracy and answer the article's question, the
-// page can reproduce the model's attention with the walkthrough's pipeline, and bad input is an
+// page can reproduce the model's attention with the walkthrough's pipeline, the experiments of issue
+// 20 (heads specialise on induction; why scale) measure what the page claims, and bad input is an
 // EngineError after which the engine still works.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError, type AttentionEngine } from '../../web/src/engine/engine';
-import { Trainer, type TrainingConfig } from '../../web/src/engine/training';
+import { Trainer, type AttentionScores, type TrainingConfig } from '../../web/src/engine/training';
 import { loadScalarEngine, loadSimdEngine } from './load-engine';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -199,6 +200,99 @@ describe('the shipped weights', () => {
     } finally {
       t.dispose();
     }
+  });
+});
+
+// The two experiments of issue 20, measured at seed 1 (the numbers in the comments are the native
+// build's, which the SIMD build equals bit for bit). Thresholds sit between what was measured and
+// what the claim's failure would give.
+describe('experiments', () => {
+  const withTrainer = <T>(config: TrainingConfig, run: (t: Trainer) => T): T => {
+    const t = Trainer.create(simd, config);
+    try {
+      return run(t);
+    } finally {
+      t.dispose();
+    }
+  };
+  const best = (scores: AttentionScores, layer: number, key: 'previousToken' | 'induction') =>
+    Math.max(...scores.heads.filter((h) => h.layer === layer).map((h) => h[key]));
+
+  // The page's induction recipe: 2 causal attention-only layers, 2 heads, d_model 32, batch 32,
+  // AdamW 1e-2. Held-out loss 3.33 at step 0, 1.25 at 50, 0.35 at 150. Layer 1's best induction
+  // score 0.38 at 50, 0.73 at 150 (both heads); layer 0's previous-token score (head 0) 0.21 at
+  // 50, 0.46 at 150 (0.50 at 300, 0.85 at 800).
+  it('heads specialise: layer 1 becomes an induction head while the loss falls, layer 0 a previous-token head', () => {
+    withTrainer({ task: 'induction', layers: 2, heads: 2, dModel: 32, batch: 32, learningRate: 0.01, seed: 1 }, (t) => {
+      const start = t.attentionScores();
+      expect(best(start, 1, 'induction')).toBeLessThan(0.25); // 0.17: keys after copies get their uniform share
+      t.step(50);
+      const loss50 = t.evaluate().loss;
+      const at50 = t.attentionScores();
+      t.step(100);
+      const e150 = t.evaluate();
+      const at150 = t.attentionScores();
+      expect(loss50).toBeGreaterThan(1.0);
+      expect(e150.loss).toBeLessThan(0.5);
+      expect(loss50 / e150.loss).toBeGreaterThan(2.5);
+      expect(e150.accuracy).toBeGreaterThan(0.85); // 0.897
+      expect(best(at50, 1, 'induction')).toBeLessThan(0.45);
+      expect(best(at150, 1, 'induction')).toBeGreaterThan(0.65);
+      for (const h of at150.heads.filter((x) => x.layer === 1)) expect(h.previousToken).toBeLessThan(0.2); // 0.09, 0.11
+      expect(best(at150, 0, 'previousToken')).toBeGreaterThan(0.4);
+      expect(best(at150, 0, 'previousToken')).toBeGreaterThan(best(at50, 0, 'previousToken') + 0.15);
+      expect(best(at150, 0, 'induction')).toBeLessThan(0.25); // 0.19
+      // the latest copy alone gets about half: the heads spread over every earlier copy
+      expect(Math.max(...at150.heads.filter((h) => h.layer === 1).map((h) => h.inductionLatest))).toBeLessThan(0.5);
+    });
+  }, 60_000);
+
+  // Why scale: who-is-it, 2 layers, 1 head, d_model = d_k = 64, AdamW 3e-3, the same seed and data.
+  // Entropy at step 0: 0.35 nats unscaled, 1.91 scaled. Held-out accuracy at 200: 0.41 and 1.00.
+  // |dL/dW_q|: larger unscaled at step 1 (layer 0: 2.2 against 0.37), then layer 1's collapses
+  // (median over steps 11-50: 0.009 against 0.19) once the softmax is near one-hot.
+  it('why scale: unscaled scores start near one-hot, the query gradient vanishes and the model stalls', () => {
+    const config = { task: 'who-is-it', layers: 2, heads: 1, dModel: 64, learningRate: 0.003, seed: 1 } as const;
+    const run = (scale: boolean) =>
+      withTrainer({ ...config, scale }, (t) => {
+        const entropy0 = t.attentionScores().entropy;
+        t.step(1);
+        const first = t.queryGradientNorms();
+        const later: number[] = [];
+        for (let s = 2; s <= 50; ++s) {
+          t.step(1);
+          if (s > 10) later.push(t.queryGradientNorms()[1]!);
+        }
+        t.step(150);
+        later.sort((a, b) => a - b);
+        return { entropy0, first, median: later[Math.floor(later.length / 2)]!, accuracy: t.evaluate().accuracy };
+      });
+    const on = run(true);
+    const off = run(false);
+    expect(on.entropy0).toBeGreaterThan(1.7);
+    expect(off.entropy0).toBeLessThan(0.5);
+    expect(on.accuracy).toBeGreaterThan(0.98);
+    expect(off.accuracy).toBeLessThan(0.6);
+    expect(off.first[0]!).toBeGreaterThan(2 * on.first[0]!); // not small at the start
+    expect(off.median).toBeLessThan(on.median / 5); // small once the softmax has locked in
+  }, 60_000);
+
+  it('scores and gradient norms have the layout shapes, and gradient norms start empty', () => {
+    withTrainer({ batch: 4 }, (t) => {
+      expect(t.gradientNorms()).toEqual([]);
+      const s = t.attentionScores();
+      expect(s.heads.map((h) => [h.layer, h.head])).toEqual([
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+      ]);
+      expect(s.layerEntropy).toHaveLength(2);
+      for (const h of s.heads) expect(h.induction).toBe(0); // who-is-it has no period
+      t.step(1);
+      expect(t.gradientNorms().map((g) => g.name)).toEqual(t.describe().layout.map((e) => e.name));
+      expect(t.queryGradientNorms()).toHaveLength(2);
+    });
   });
 });
 

@@ -91,6 +91,48 @@ export interface HeadShare {
   self: number;
 }
 
+/**
+ * What one head does, averaged over the held-out set: each score is a mean over the query rows
+ * i < length that see at least two keys (causal: i >= 1) of one weight of that row (cpp/train/trainer.h,
+ * HeadScores).
+ */
+export interface HeadScores {
+  layer: number;
+  head: number;
+  /** Weight on the previous position, a[i][i-1]: a previous-token head is near 1. */
+  previousToken: number;
+  /**
+   * Induction examples of period p >= 3, rows i >= p: total weight on the keys right after the earlier
+   * copies of token i (j = i-p+1, i-2p+1, ... >= 1), which hold the token that comes next. An induction
+   * head is near 1. 0 without such rows (who-is-it).
+   */
+  induction: number;
+  /** The same on the latest copy only, a[i][i-p+1]: below `induction` when the head spreads over copies. */
+  inductionLatest: number;
+  /** a[i][i]. */
+  self: number;
+  /** a[i][0]. */
+  first: number;
+  /** -Σ_j a[i][j] ln a[i][j], in nats: 0 for one-hot rows, ln(keys seen) for uniform ones. */
+  entropy: number;
+}
+
+export interface AttentionScores {
+  /** Layer-major: layer 0's heads first. */
+  heads: HeadScores[];
+  /** Per layer, the mean entropy over its heads (nats). */
+  layerEntropy: number[];
+  /** The mean over every layer and head (nats). */
+  entropy: number;
+}
+
+export interface TensorGradientNorm {
+  /** The layout entry, e.g. "layer0.W_q". */
+  name: string;
+  /** L2 norm of that tensor's gradient at the last step, before clipping. */
+  norm: number;
+}
+
 export interface ParameterEntry {
   name: string;
   offset: number;
@@ -124,6 +166,8 @@ interface RawTrainer {
   evaluate(): Result<Evaluation>;
   analyze(words: string[], topK: number): Result<SentenceAnalysis>;
   headShares(): HeadShare[];
+  attentionScores(): Result<AttentionScores>;
+  gradientNorms(): Result<TensorGradientNorm[]>;
   exportWeights(): Result<Uint8Array>;
   parameters(): Result<Float32Array>;
   describe(): Result<TrainerDescription>;
@@ -218,6 +262,27 @@ export class Trainer {
   /** Per layer and head: mean weight from "it" on the referent, the other noun, the adjective, itself (who-is-it). */
   headShares(): HeadShare[] {
     return this.call('headShares', (h) => h.headShares());
+  }
+
+  /** Per layer and head: previous-token, induction, self and first-position weight and entropy (held-out set). */
+  attentionScores(): AttentionScores {
+    return this.call('attentionScores', (h) => h.attentionScores());
+  }
+
+  /**
+   * Each tensor's gradient norm at the last step, before clipping, in describe().layout order; [] before
+   * the first step. Step s's gradient is taken at the weights after s - 1 steps: after step(1), those of
+   * the initial model.
+   */
+  gradientNorms(): TensorGradientNorm[] {
+    return this.call('gradientNorms', (h) => h.gradientNorms());
+  }
+
+  /** |∂loss/∂W_q| per layer at the last step, before clipping ([] before the first step). */
+  queryGradientNorms(): number[] {
+    return this.gradientNorms()
+      .filter((g) => /^layer\d+\.W_q$/.test(g.name))
+      .map((g) => g.norm);
   }
 
   exportWeights(): Uint8Array {
