@@ -216,4 +216,81 @@ describe('<attention-train>', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  test('memory stays flat over 20 train/reset cycles: each run’s worker (and its wasm heap) ends with Reset', async () => {
+    const { page, errors, body } = await open();
+    const cdp = await page.context().newCDPSession(page);
+    const heap = async () => {
+      await cdp.send('HeapProfiler.collectGarbage');
+      return (await cdp.send('Runtime.getHeapUsage')).usedSize;
+    };
+    // Every worker the page starts, and a promise of its end.
+    const closed: Promise<void>[] = [];
+    page.on('worker', (worker) => closed.push(new Promise((resolve) => worker.once('close', () => resolve()))));
+    await page.locator('attention-train input[name="train-steps"]').fill('50');
+    await page.keyboard.press('Tab');
+    const sizes: number[] = [];
+    for (let cycle = 1; cycle <= 20; cycle++) {
+      await page.getByRole('button', { name: 'Start' }).click();
+      await attributeMatching(body, 'data-train-phase', /^finished$/);
+      await page.getByRole('button', { name: 'Reset' }).click();
+      expect(closed).toHaveLength(cycle); // one worker per run, and only one
+      await closed[cycle - 1]; // Reset ends it: its engine and wasm memory go with it
+      expect(page.workers()).toHaveLength(0);
+      if (cycle === 5 || cycle === 20) sizes.push(await heap());
+    }
+    // The page's own JS heap after garbage collection: the runs leave nothing behind (a leak of each
+    // run's messages would be several hundred KB per cycle).
+    expect(sizes[1]! - sizes[0]!).toBeLessThan(1024 * 1024);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the experiments: presets by click, per-head roles and the scaled/unscaled twins, in the run’s numbers', async () => {
+    const { page, errors, body } = await open();
+    const heads = page.getByRole('button', { name: 'Heads specialise' });
+    await heads.click();
+    expect(await heads.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('attention-train [name="train-task"]').inputValue()).toBe('induction');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await attributeMatching(body, 'data-train-phase', /^finished$/);
+    // Each head named by what it measurably does; the findings say when (tests/unit/train-findings.test.ts
+    // checks the same sentences against the engine's numbers at this seed).
+    const roles = await page.locator('attention-train .train-roles li').allTextContents();
+    expect(roles).toHaveLength(4);
+    expect(roles[0]).toMatch(/^Layer 1, head 1: a previous-token head: \d+% of its weight goes to the previous token\.$/);
+    expect(roles[2]).toMatch(/^Layer 2, head 1: an induction head: /);
+    const findings = await page.locator('attention-train .train-findings li').allTextContents();
+    expect(findings).toContainEqual(
+      expect.stringMatching(/^Here the induction heads formed \d+ steps before the previous-token head, not at the same time\.$/),
+    );
+    // Two heads, two lines on each head chart.
+    expect(await page.locator('attention-train .train-induction polyline.train-line').count()).toBe(2);
+
+    const scale = page.getByRole('button', { name: 'Why scale' });
+    await scale.click();
+    expect(await scale.getAttribute('aria-pressed')).toBe('true');
+    expect(await heads.getAttribute('aria-pressed')).toBe('false');
+    expect(await page.locator('attention-train [name="train-compare"]').isChecked()).toBe(true);
+    expect(await page.locator('attention-train .train-induction').isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Start' }).click();
+    await attributeMatching(body, 'data-train-phase', /^finished$/);
+    const lines = page.locator('attention-train .train-loss polyline.train-line');
+    expect(await lines.count()).toBe(2);
+    for (const line of await lines.all()) expect((await line.getAttribute('points'))!.split(' ').length).toBeGreaterThan(10);
+    const compared = await page.locator('attention-train .train-findings li').allTextContents();
+    expect(compared).toHaveLength(3);
+    expect(compared[0]).toMatch(
+      /^Before any training the scaled model's attention has an entropy of [\d.]+ nats per row, the unscaled one's [\d.]+: already close to one-hot\.$/,
+    );
+    expect(compared[2]).toMatch(/× larger, not small\./);
+    expect(await page.locator('attention-train').innerText()).not.toMatch(/\bNaN\b|Infinity|undefined|\?%/);
+    // Changing one setting leaves the preset: no button is pressed, and the note says so.
+    await page.locator('attention-train [name="train-seed"]').fill('2');
+    await page.keyboard.press('Tab');
+    expect(await scale.getAttribute('aria-pressed')).toBe('false');
+    expect(await page.locator('attention-train .train-experiment-note').innerText()).toMatch(/^Your own settings\./);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -110,9 +110,10 @@ describe('npm pack', () => {
     // The trained model's weights (weights="trained", the default), emitted next to the bundle.
     expect(files.filter((path) => path.endsWith('.bin'))).toHaveLength(1);
     expect(files.filter((path) => /\.map$|node_modules|^(web|cpp|tests|build)\//.test(path))).toEqual([]);
-    // A size budget, so a stray file shows up: today about 150 kB packed, 470 kB unpacked.
+    // A size budget, so a stray file shows up. Today about 1.0 MB unpacked: the bundle 370 kB, the .wasm
+    // 290 kB (with the training core), custom-elements.json 140 kB, the weights 49 kB, two workers 45 kB each.
     expect(packed.size).toBeLessThan(400_000);
-    expect(packed.unpackedSize).toBeLessThan(1_000_000);
+    expect(packed.unpackedSize).toBeLessThan(1_200_000);
   });
 
   test('every entry point in package.json (exports, main, types, customElements) is in the tarball', () => {

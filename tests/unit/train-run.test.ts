@@ -23,7 +23,15 @@ import {
   trainSettingsTo,
   validateTrainSettings,
 } from '../../web/src/train-settings';
-import { chunkSteps, EVALUATE_EVERY, TrainingRun, type RunTrainer, type TrainWorkerMessage } from '../../web/src/workers/train-plan';
+import {
+  chunkSteps,
+  EVALUATE_EVERY,
+  TrainingRun,
+  type RunTrainer,
+  type TrainRequest,
+  type TrainWorkerMessage,
+} from '../../web/src/workers/train-plan';
+import { workerTrainingService, type TrainWorkerHandle } from '../../web/src/workers/training-service';
 import { loadSimdEngine } from './load-engine';
 
 const RECORD = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model', 'who-is-it.json'), 'utf8')) as {
@@ -307,5 +315,49 @@ describe('training settings as parameters and attributes', () => {
     });
     const same = changeTrainSettings(trainDefaultsFor('induction'), { seed: '3' });
     expect(same.settings).toMatchObject({ task: 'induction', learningRate: 0.01, steps: 800, seed: 3 });
+  });
+});
+
+describe('the training service', () => {
+  /** A stand-in worker: records what it is told, and can die like a crashed one. */
+  function fakeWorkers() {
+    const made: { sent: TrainRequest[]; terminated: boolean; die(message: string): void }[] = [];
+    const create = (): TrainWorkerHandle => {
+      const listeners: Record<string, ((event: never) => void)[]> = { message: [], error: [] };
+      const worker = {
+        sent: [] as TrainRequest[],
+        terminated: false,
+        die: (message: string) => listeners.error!.forEach((l) => l({ message, preventDefault() {} } as never)),
+      };
+      made.push(worker);
+      return {
+        postMessage: (m: TrainRequest) => worker.sent.push(m),
+        terminate: () => (worker.terminated = true),
+        addEventListener: (type: string, listener: (event: never) => void) => listeners[type]!.push(listener),
+      } as TrainWorkerHandle;
+    };
+    return { made, create };
+  }
+
+  it('replaces a worker that dies once, replaying start, probe and resume; a second death ends the run', () => {
+    const { made, create } = fakeWorkers();
+    const reports: TrainWorkerMessage[] = [];
+    const session = workerTrainingService(create).start(
+      { config: trainingConfig(DEFAULT_TRAIN_SETTINGS), steps: 400, probe: ['it'], measure: true },
+      (m) => reports.push(m),
+    );
+    session.resume();
+    session.probe(['the', 'road']);
+    made[0]!.die('out of memory');
+    expect(made[0]!.terminated).toBe(true);
+    expect(reports).toEqual([{ type: 'restarted', message: 'the training worker stopped (out of memory) and a new one was started' }]);
+    expect(made).toHaveLength(2);
+    expect(made[1]!.sent.map((m) => m.type)).toEqual(['start', 'resume']);
+    expect(made[1]!.sent[0]).toMatchObject({ steps: 400, probe: ['the', 'road'], measure: true });
+    made[1]!.die('out of memory');
+    expect(reports.at(-1)).toEqual({ type: 'error', message: 'the training worker stopped (out of memory), and again after a restart' });
+    expect(made).toHaveLength(2);
+    session.pause(); // nothing more reaches a stopped run
+    expect(made[1]!.sent.map((m) => m.type)).toEqual(['start', 'resume']);
   });
 });

@@ -93,6 +93,8 @@ export interface AttentionTrainAttributes {
   seed?: number | string;
   /** Steps to train, 1–5000 (default 400; induction 800). */
   steps?: number | string;
+  /** Also train a twin with scaling switched, same seed and data, side by side (the "Why scale" experiment). */
+  compare?: AttentionFlag;
   /** "none" (default): the form above the charts holds every setting. */
   controls?: string;
   /** Colours; without it the reader's colour scheme is followed. */

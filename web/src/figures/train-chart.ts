@@ -1,13 +1,15 @@
-// A small live line chart for a training run: one series (the training loss, or the held-out
-// accuracy) against the step, on linear axes from 0 to the run's length. An SVG with a text
-// summary as its accessible name, redrawn from the points each time (a run has at most a few
-// hundred of them).
+// A small live line chart for a training run: one series or a few (the training loss, held-out
+// accuracy, a head's score; scaled and unscaled side by side) against the step, on linear axes from 0
+// to the run's length. An SVG with a text summary as its accessible name and, with several series, a
+// legend; redrawn from the points each time (a run has at most a few hundred of them).
 import { setText, svg } from './dom';
 import { fmt } from './format';
 
 const WIDTH = 320;
 const HEIGHT = 150;
 const PAD = { left: 40, right: 10, top: 10, bottom: 28 };
+/** Width of one legend character at the ticks' 10px font, for laying the legend out without measuring. */
+const LEGEND_CHAR = 4.6;
 
 export interface TrainChartOptions {
   /** What the y axis measures, e.g. "training loss". */
@@ -18,9 +20,17 @@ export interface TrainChartOptions {
   className: string;
 }
 
+/** One line: its name (legend, summary), its points [step, value], and its CSS class (colour, dashes). */
+export interface TrainSeries {
+  name: string;
+  points: readonly [number, number][];
+  className?: string;
+}
+
 export class TrainChart {
   readonly element: SVGSVGElement;
-  private readonly line = svg('polyline', { class: 'train-line', fill: 'none' });
+  private readonly lines: SVGPolylineElement[] = [];
+  private readonly legend = svg('g', { class: 'train-legend' });
   private readonly yTop = svg('text', { x: PAD.left - 4, y: PAD.top + 4, 'text-anchor': 'end', class: 'train-tick' });
   private readonly xEnd = svg('text', { x: WIDTH - PAD.right, y: HEIGHT - 8, 'text-anchor': 'end', class: 'train-tick' });
   private readonly title = svg('title');
@@ -38,23 +48,61 @@ export class TrainChart {
       this.yTop,
       this.xEnd,
       svg('text', { x: PAD.left + 6, y: PAD.top + 4, class: 'train-label' }, options.label),
-      this.line,
+      this.legend,
     );
   }
 
   /** Points are [step, value]; non-finite values are left out (they never reach the screen as NaN). */
   update(points: readonly [number, number][], steps: number): void {
-    const finite = points.filter(([, v]) => Number.isFinite(v));
-    const top = this.options.yMax ?? Math.max(1e-6, ...finite.map(([, v]) => v));
+    this.updateSeries([{ name: this.options.label, points }], steps);
+  }
+
+  /** Several lines on one pair of axes (the y axis fits the largest of them). */
+  updateSeries(series: readonly TrainSeries[], steps: number): void {
+    const finite = series.map((line) => ({ ...line, points: line.points.filter(([, v]) => Number.isFinite(v)) }));
+    const top = this.options.yMax ?? Math.max(1e-6, ...finite.flatMap((line) => line.points.map(([, v]) => v)));
     const x = (step: number) => PAD.left + ((WIDTH - PAD.left - PAD.right) * step) / Math.max(1, steps);
     const y = (value: number) => HEIGHT - PAD.bottom - ((HEIGHT - PAD.top - PAD.bottom) * Math.min(value, top)) / top;
-    this.line.setAttribute('points', finite.map(([s, v]) => `${x(s).toFixed(1)},${y(v).toFixed(1)}`).join(' '));
+    while (this.lines.length < finite.length) {
+      const line = svg('polyline', { fill: 'none' });
+      this.lines.push(line);
+      this.element.insertBefore(line, this.legend);
+    }
+    this.lines.forEach((line, i) => {
+      const points = finite[i]?.points ?? [];
+      line.setAttribute('class', `train-line ${finite[i]?.className ?? `train-series-${i}`}`);
+      line.setAttribute('points', points.map(([s, v]) => `${x(s).toFixed(1)},${y(v).toFixed(1)}`).join(' '));
+    });
+    // A legend only where there is more than one line: a sample of each line's stroke and its name, in
+    // the bottom row between "step 0" and the last step (the plot's corners hold lines and labels).
+    const items = finite.length > 1 ? finite : [];
+    const width = (name: string) => 18 + name.length * LEGEND_CHAR;
+    let at = (WIDTH - items.reduce((sum, line) => sum + width(line.name) + 8, -8)) / 2 + 14;
+    this.legend.replaceChildren(
+      ...items.map((line, i) => {
+        const cls = line.className ?? `train-series-${i}`;
+        const item = svg(
+          'g',
+          { class: 'train-legend-item' },
+          svg('line', { x1: at, x2: at + 14, y1: HEIGHT - 11, y2: HEIGHT - 11, class: `train-line ${cls}` }),
+          svg('text', { x: at + 17, y: HEIGHT - 8, class: 'train-tick' }, line.name),
+        );
+        at += width(line.name) + 8;
+        return item;
+      }),
+    );
     setText(this.yTop, this.options.format(top));
     setText(this.xEnd, `step ${steps}`);
-    const last = finite.at(-1);
-    const summary = last
-      ? `${this.options.label}: ${this.options.format(last[1])} at step ${last[0]} of ${steps}` +
-        (finite.length > 1 ? `, from ${this.options.format(finite[0][1])} at step ${finite[0][0]}` : '')
+    const described = finite.map((line) => {
+      const last = line.points.at(-1);
+      const name = finite.length > 1 ? `${line.name}, ` : '';
+      return last
+        ? `${name}${this.options.format(last[1])} at step ${last[0]}` +
+            (line.points.length > 1 ? `, from ${this.options.format(line.points[0][1])} at step ${line.points[0][0]}` : '')
+        : `${name}no steps yet`;
+    });
+    const summary = finite.some((line) => line.points.length > 0)
+      ? `${this.options.label} over ${steps} steps: ${described.join('; ')}`
       : `${this.options.label}: no steps yet`;
     this.element.setAttribute('aria-label', summary);
     setText(this.title, summary);

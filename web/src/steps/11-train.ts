@@ -1,18 +1,25 @@
 // Train it yourself: a fresh model, from random weights, trained in a worker in the reader's tab
 // (StepContext.training), with a live loss curve, held-out accuracy and the probe sentence's
-// attention sharpening as it learns. The step never touches the engine: it asks the training
-// service for a run and draws what the run reports. Changing a setting ends the run (it belongs to
-// the old settings); Reset does too.
+// attention sharpening as it learns; three experiments as presets (figures/train-experiments.ts),
+// with a twin run for "Why scale"; and "use these weights" for the walkthrough. The step never
+// touches the engine: it asks the training service for runs and draws what they report. Changing a
+// setting ends the run (it belongs to the old settings); Reset does too.
+// Longer than most steps (about 600 lines) because it is the one owner of the runs' life cycle (two
+// sessions, their messages, pause/step/reset, restarts): split, the pieces would share all that state.
+// What it draws lives in figures/train-chart.ts, train-experiments.ts and train-findings.ts.
 import { BarChart } from '../figures/bars';
 import { controlForm, el, replaceChildren, setText } from '../figures/dom';
 import { fmt, percent, quoted } from '../figures/format';
 import { formatLoss, TrainChart } from '../figures/train-chart';
+import { ExperimentPanel, measuresHeads } from '../figures/train-experiments';
+import type { RunRecord } from '../figures/train-findings';
 import { noticeArea } from '../notices';
-import type { TrainingChange } from '../state';
+import type { RawTrainingChange, TrainingChange } from '../state';
 import {
   changeTrainSettings,
   DEFAULT_PROBES,
   DEFAULT_TRAIN_SETTINGS,
+  EXPERIMENTS,
   MAX_TRAIN_STEPS,
   MIN_LEARNING_RATE,
   OPTIMIZERS,
@@ -55,6 +62,10 @@ export const trainStep: StepDefinition = {
     let done = 0;
     let losses: [number, number][] = [];
     let scores: [number, number][] = [];
+    // What the experiments read: the main run's record and, when comparing, its twin's (scaling switched).
+    let record: RunRecord = { scores: [], queryGradients: [] };
+    let twin: { session: TrainingSession | null; record: RunRecord; losses: [number, number][]; finished: boolean } | null = null;
+    let mainFinished: Extract<TrainWorkerMessage, { type: 'finished' }> | null = null;
     const notice = noticeArea('train-notices');
 
     const field = (name: string, label: string, control: HTMLElement) => {
@@ -79,6 +90,7 @@ export const trainStep: StepDefinition = {
     const scale = el('input', { type: 'checkbox', name: 'train-scale' });
     const seed = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', size: 10 });
     const steps = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', size: 6 });
+    const compare = el('input', { type: 'checkbox', name: 'train-compare' });
     const form = controlForm(
       { class: 'train-settings', 'aria-label': 'Training settings' },
       field('train-task', 'Task', task),
@@ -90,7 +102,9 @@ export const trainStep: StepDefinition = {
       el('div', { class: 'train-field train-check' }, el('label', {}, scale, 'Scale by √dₖ')),
       field('train-seed', 'Seed', seed),
       field('train-steps', 'Steps', steps),
+      el('div', { class: 'train-field train-check' }, el('label', {}, compare, 'Also train a twin with scaling switched')),
     );
+    const experiments = new ExperimentPanel((preset) => ask(preset), EXPERIMENTS);
 
     const startButton = el('button', { type: 'button', class: 'button train-start' }, 'Start');
     const stepButton = el('button', { type: 'button', class: 'button train-step' }, 'Step');
@@ -115,6 +129,7 @@ export const trainStep: StepDefinition = {
     const headCharts = el('div', { class: 'train-heads' });
     let charts: BarChart[] = [];
     let parameterCount = 0;
+    let useProblemShown: string | null = null;
     let batch = 0;
 
     body.append(
@@ -125,6 +140,8 @@ export const trainStep: StepDefinition = {
           'Start trains a new copy from random numbers, on sentences built like the article’s, in a background thread of this tab. ' +
           'Every few steps the page measures it on sentences it has never seen and shows what its last layer attends to from “it”.',
       ),
+      experiments.presets,
+      experiments.explanation,
       form,
       el('div', { class: 'train-buttons' }, startButton, stepButton, resetButton),
       notice.element,
@@ -137,6 +154,7 @@ export const trainStep: StepDefinition = {
         el('figure', { class: 'figure' }, lossChart.element),
         el('figure', { class: 'figure' }, accuracyChart.element),
       ),
+      experiments.figures,
       controlForm(
         { class: 'train-probe', 'aria-label': 'Probe sentence' },
         el('label', { for: probeInput.id }, 'Probe sentence (its first 16 words)'),
@@ -161,7 +179,10 @@ export const trainStep: StepDefinition = {
       scale.checked = settings.scale;
       seed.value = String(settings.seed);
       steps.value = String(settings.steps);
+      compare.checked = settings.compare;
+      swapButton.hidden = settings.task !== 'who-is-it'; // only its sentences have an adjective to swap
       probeInput.value = probe;
+      experiments.show(settings);
     };
 
     const showButtons = () => {
@@ -172,6 +193,9 @@ export const trainStep: StepDefinition = {
       const usable = useProblem();
       useButton.disabled = usable !== null || !(phase === 'finished' || (phase === 'paused' && done > 0));
       useButton.title = usable ?? '';
+      if (usable !== null) setText(useNote, usable);
+      else if (useNote.textContent === useProblemShown) setText(useNote, '');
+      useProblemShown = usable;
       body.dataset.trainPhase = phase;
       body.dataset.trainStep = String(done);
     };
@@ -261,8 +285,73 @@ export const trainStep: StepDefinition = {
           (perSecond > 0 ? ` · ${Math.round(perSecond)} steps/s · ${seconds(elapsedMs)} of training` : '') +
           (left !== null && done < settings.steps ? ` · about ${seconds(left)} left` : ''),
       );
-      lossChart.update(losses, settings.steps);
-      accuracyChart.update(scores, settings.steps);
+      drawCharts();
+    };
+
+    // One line per run on the loss and accuracy charts: the twin's beside the main run's when comparing.
+    const drawCharts = () => {
+      const name = (scaled: boolean) => (scaled ? 'scaled by √dₖ' : 'not scaled');
+      const cls = (scaled: boolean) => (scaled ? 'train-scaled' : 'train-unscaled');
+      if (twin) {
+        const twinScores = twin.record.scores.map((s) => [s.step, s.accuracy] as [number, number]);
+        lossChart.updateSeries(
+          [
+            { name: name(settings.scale), points: losses, className: cls(settings.scale) },
+            { name: name(!settings.scale), points: twin.losses, className: cls(!settings.scale) },
+          ],
+          settings.steps,
+        );
+        accuracyChart.updateSeries(
+          [
+            { name: name(settings.scale), points: scores, className: cls(settings.scale) },
+            { name: name(!settings.scale), points: twinScores, className: cls(!settings.scale) },
+          ],
+          settings.steps,
+        );
+      } else {
+        lossChart.update(losses, settings.steps);
+        accuracyChart.update(scores, settings.steps);
+      }
+      experiments.update(settings, record, twin?.record ?? null);
+    };
+
+    /** Both runs have ended (or the only one): the status and what the experiment found. */
+    const maybeFinish = () => {
+      const message = mainFinished;
+      if (!message || (twin && !twin.finished)) return;
+      phase = 'finished';
+      const reached =
+        message.targetStep !== null && message.targetMs !== null
+          ? `It first reached ${percent(TARGET_ACCURACY)} held-out accuracy at step ${message.targetStep}, after ${seconds(message.targetMs)} of training on your machine.`
+          : `It never reached ${percent(TARGET_ACCURACY)} held-out accuracy: try more steps, another learning rate, or scaling on.`;
+      setText(
+        status,
+        `Done: ${message.step} steps in ${seconds(message.elapsedMs)}, ${percent(message.accuracy, 1)} held-out accuracy. ${reached}`,
+      );
+      experiments.finish(settings, record, twin?.record ?? null);
+    };
+
+    /** The twin's messages: its own line on the charts; a failure of either run stops both. */
+    const reportTwin = (message: TrainWorkerMessage) => {
+      if (!twin) return;
+      if (message.type === 'progress') {
+        if (message.loss !== null && Number.isFinite(message.loss)) twin.losses.push([message.step, message.loss]);
+        if (message.queryGradient) twin.record.queryGradients.push([message.step, message.queryGradient]);
+        drawCharts();
+      } else if (message.type === 'score') {
+        twin.record.scores.push(message);
+        drawCharts();
+      } else if (message.type === 'finished') {
+        twin.finished = true;
+        maybeFinish();
+        showButtons();
+      } else if (message.type === 'diverged' || message.type === 'error') {
+        report({ ...message, ...(message.type === 'diverged' ? { message: `The unscaled twin: ${message.message}` } : {}) });
+      } else if (message.type === 'restarted') {
+        twin.losses = [];
+        twin.record = { scores: [], queryGradients: [] };
+        notice.show([`The twin's training restarted: ${message.message}, so it began again from step 0.`]);
+      }
     };
 
     const report = (message: TrainWorkerMessage) => {
@@ -277,6 +366,7 @@ export const trainStep: StepDefinition = {
       } else if (message.type === 'progress') {
         done = message.step;
         if (message.loss !== null && Number.isFinite(message.loss)) losses.push([message.step, message.loss]);
+        if (message.queryGradient) record.queryGradients.push([message.step, message.queryGradient]);
         showProgress(message.elapsedMs, message.stepsPerSecond);
         showProbe(message.probe);
       } else if (message.type === 'paused') {
@@ -284,38 +374,55 @@ export const trainStep: StepDefinition = {
         body.dataset.trainWorker = 'paused';
       } else if (message.type === 'score') {
         scores.push([message.step, message.accuracy]);
-        accuracyChart.update(scores, settings.steps);
+        record.scores.push(message);
+        drawCharts();
         setText(
           status,
           `Step ${message.step}: ${percent(message.accuracy, 1)} of held-out sentences right, held-out loss ${formatLoss(message.loss)}.`,
         );
       } else if (message.type === 'finished') {
-        phase = 'finished';
-        const reached =
-          message.targetStep !== null && message.targetMs !== null
-            ? `It first reached ${percent(TARGET_ACCURACY)} held-out accuracy at step ${message.targetStep}, after ${seconds(message.targetMs)} of training on your machine.`
-            : `It never reached ${percent(TARGET_ACCURACY)} held-out accuracy: try more steps, another learning rate, or scaling on.`;
-        setText(
-          status,
-          `Done: ${message.step} steps in ${seconds(message.elapsedMs)}, ${percent(message.accuracy, 1)} held-out accuracy. ${reached}`,
-        );
+        mainFinished = message;
+        maybeFinish();
+      } else if (message.type === 'restarted') {
+        // The service replaced a dead worker: what was measured belonged to the lost run.
+        done = 0;
+        losses = [];
+        scores = [];
+        record = { scores: [], queryGradients: [] };
+        showProgress(0, 0);
+        notice.show([`Training restarted: ${message.message}, so the run began again from step 0.`]);
       } else if (message.type === 'weights') {
         useWeights(message);
       } else if (message.type === 'diverged') {
         phase = 'stopped';
+        stopRuns();
         notice.show([message.message]);
       } else {
         phase = 'stopped';
-        session?.stop();
-        session = null;
+        stopRuns();
         notice.show([`Training stopped: ${message.message}. Reset starts again.`]);
       }
       showButtons();
     };
 
-    const reset = () => {
+    const everyRun = (act: (run: TrainingSession) => void) => {
+      if (session) act(session);
+      if (twin?.session) act(twin.session);
+    };
+
+    const stopRuns = () => {
       session?.stop();
       session = null;
+      twin?.session?.stop();
+      if (twin) twin.session = null;
+    };
+
+    const reset = () => {
+      stopRuns();
+      twin = null;
+      mainFinished = null;
+      record = { scores: [], queryGradients: [] };
+      experiments.clear();
       phase = 'idle';
       delete body.dataset.trainWorker;
       done = 0;
@@ -335,26 +442,37 @@ export const trainStep: StepDefinition = {
         return;
       }
       phase = thenRun ? 'loading' : 'paused';
-      session = context.training.start({ config: trainingConfig(settings), steps: settings.steps, probe: words(probe) }, report);
-      if (thenRun) session.resume();
+      const measure = measuresHeads(settings) || settings.compare;
+      session = context.training.start({ config: trainingConfig(settings), steps: settings.steps, probe: words(probe), measure }, report);
+      if (settings.compare) {
+        // The twin: the same seed, data and settings with scaling the other way, in a worker of its own.
+        const config = trainingConfig({ ...settings, scale: !settings.scale });
+        twin = {
+          session: context.training.start({ config, steps: settings.steps, probe: words(probe), measure }, reportTwin),
+          record: { scores: [], queryGradients: [] },
+          losses: [],
+          finished: false,
+        };
+      }
+      if (thenRun) everyRun((run) => run.resume());
       showButtons();
     };
 
     startButton.addEventListener('click', () => {
       if (phase === 'idle') begin(true);
       else if (phase === 'running') {
-        session?.pause();
+        everyRun((run) => run.pause());
         phase = 'paused';
       } else if (phase === 'paused') {
         delete body.dataset.trainWorker;
-        session?.resume();
+        everyRun((run) => run.resume());
         phase = 'running';
       }
       showButtons();
     });
     stepButton.addEventListener('click', () => {
       if (phase === 'idle') begin(false);
-      session?.step();
+      everyRun((run) => run.step());
     });
     useButton.addEventListener('click', () => session?.exportWeights());
     shippedButton.addEventListener('click', () => {
@@ -377,8 +495,7 @@ export const trainStep: StepDefinition = {
     const apply = ({ settings: next, notices }: TrainingChange) => {
       if (!body.isConnected) {
         // A view the element has replaced (a new `controls` list) or that left the page: its run ends.
-        session?.stop();
-        session = null;
+        stopRuns();
         return;
       }
       if (next.task !== settings.task) probe = DEFAULT_PROBES[next.task];
@@ -388,7 +505,7 @@ export const trainStep: StepDefinition = {
       showReady();
       notice.settle(notices);
     };
-    const ask = (change: Partial<Record<keyof TrainSettings, string | boolean>>) => {
+    const ask = (change: RawTrainingChange) => {
       if (context.trainingSettings) context.trainingSettings.update(change);
       else apply(changeTrainSettings(settings, change));
     };
@@ -404,6 +521,7 @@ export const trainStep: StepDefinition = {
     ];
     for (const [key, control] of controls) control.addEventListener('change', () => ask({ [key]: control.value }));
     scale.addEventListener('change', () => ask({ scale: scale.checked }));
+    compare.addEventListener('change', () => ask({ compare: compare.checked }));
     context.trainingSettings?.subscribe(apply);
 
     const changeProbe = () => {

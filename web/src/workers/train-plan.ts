@@ -4,7 +4,7 @@
 // after each, reads the probe sentence's attention after each (the map sharpens as it learns) and
 // scores the held-out set every EVALUATE_EVERY steps and at the end. Between chunks it gives the
 // worker's event loop a turn, so Pause, Step and a new probe arrive while it trains.
-import type { Evaluation, SentenceAnalysis, StepReport, Trainer, TrainingConfig } from '../engine/training';
+import type { AttentionScores, Evaluation, SentenceAnalysis, StepReport, Trainer, TrainingConfig } from '../engine/training';
 import type { Tensor3 } from '../engine/types';
 
 /** Work per chunk: short enough that Pause acts at once, long enough that messages cost nothing. */
@@ -21,7 +21,12 @@ export interface TrainStartRequest {
   probe: string[];
   /** The page's engine URL: an author's bundler may have renamed the .wasm. */
   wasmUrl: string;
+  /** Measure what the heads do (TrainScore.attention) and |∇W_q| (TrainProgress.queryGradient): the experiments. */
+  measure?: boolean;
 }
+
+/** Steps trained one at a time while measuring, so |∇W_q| is read at every one of them (its collapse is fast). */
+export const MEASURE_EVERY_STEP_UNTIL = 50;
 
 export type TrainControlRequest =
   | { type: 'pause' }
@@ -53,12 +58,16 @@ export interface TrainProgress {
   stepsPerSecond: number;
   running: boolean;
   probe: ProbeReading;
+  /** When measuring: |∂loss/∂W_q| per layer at the chunk's last step, before clipping. */
+  queryGradient?: number[];
 }
 
 export interface TrainScore {
   step: number;
   accuracy: number;
   loss: number;
+  /** When measuring: per head previous-token, induction, self, first and entropy, over the held-out set. */
+  attention?: AttentionScores;
 }
 
 export type TrainWorkerMessage =
@@ -71,6 +80,8 @@ export type TrainWorkerMessage =
   | { type: 'finished'; step: number; elapsedMs: number; accuracy: number; targetStep: number | null; targetMs: number | null }
   | { type: 'diverged'; step: number; message: string }
   | ({ type: 'weights' } & ExportedWeights)
+  /** The worker died and the service started a new one: the run begins again at step 0. */
+  | { type: 'restarted'; message: string }
   | { type: 'error'; message: string };
 
 /** The run's model as a weights file (weights_file.h), with what was last measured of it. */
@@ -84,7 +95,8 @@ export interface ExportedWeights {
 }
 
 /** What the run needs of a Trainer: tests may pass the real one. */
-export type RunTrainer = Pick<Trainer, 'step' | 'evaluate' | 'analyze' | 'dispose' | 'exportWeights'>;
+export type RunTrainer = Pick<Trainer, 'step' | 'evaluate' | 'analyze' | 'dispose' | 'exportWeights'> &
+  Partial<Pick<Trainer, 'attentionScores' | 'queryGradientNorms'>>;
 
 export function probeReading(analysis: SentenceAnalysis): ProbeReading {
   const last = analysis.layers.at(-1)!.attention;
@@ -123,6 +135,7 @@ export class TrainingRun {
     private readonly now: () => number = () => performance.now(),
     /** Gives the event loop a turn between chunks. */
     private readonly pause: () => Promise<void> = () => new Promise((resolve) => setTimeout(resolve, 0)),
+    private readonly measure = false,
   ) {
     this.probeWords = probe;
   }
@@ -150,7 +163,8 @@ export class TrainingRun {
     while (this.running && !this.stopped && this.done < this.steps) {
       // A chunk ends at the next multiple of EVALUATE_EVERY at the latest, so every score lands on one.
       const toNextScore = EVALUATE_EVERY - (this.done % EVALUATE_EVERY);
-      this.chunk(chunkSteps(this.done > 0 ? this.elapsed / this.done : 0, Math.min(toNextScore, this.steps - this.done)));
+      const fit = chunkSteps(this.done > 0 ? this.elapsed / this.done : 0, Math.min(toNextScore, this.steps - this.done));
+      this.chunk(this.measure && this.done < MEASURE_EVERY_STEP_UNTIL ? 1 : fit);
       await this.pause();
     }
     const paused = !this.running;
@@ -180,6 +194,7 @@ export class TrainingRun {
 
   /** The first report, before any step: the untrained model's attention on the probe. */
   start(): void {
+    if (this.measure) this.score(); // the untrained model: how sharp its attention starts
     this.report(null);
   }
 
@@ -217,7 +232,14 @@ export class TrainingRun {
       this.targetStep = this.done;
       this.targetMs = this.elapsed;
     }
-    this.post({ type: 'score', step: this.done, accuracy: evaluation.accuracy, loss: evaluation.loss });
+    const attention = this.measure ? this.trainer.attentionScores?.() : undefined;
+    this.post({
+      type: 'score',
+      step: this.done,
+      accuracy: evaluation.accuracy,
+      loss: evaluation.loss,
+      ...(attention ? { attention } : {}),
+    });
   }
 
   private report(report: StepReport | null): void {
@@ -237,6 +259,7 @@ export class TrainingRun {
       stepsPerSecond: this.elapsed > 0 ? (1000 * this.done) / this.elapsed : 0,
       running: this.running,
       probe,
+      ...(this.measure && report ? { queryGradient: this.trainer.queryGradientNorms?.() ?? [] } : {}),
     });
   }
 

@@ -23,7 +23,7 @@ async function start(request: TrainStartRequest): Promise<void> {
   const trainer = Trainer.create(engine, request.config);
   const { parameterCount, config } = trainer.describe();
   post({ type: 'ready', parameterCount, batch: config.batch ?? 0 });
-  run = new TrainingRun(trainer, request.steps, request.probe, post);
+  run = new TrainingRun(trainer, request.steps, request.probe, post, undefined, undefined, request.measure === true);
   run.start();
   const queued = pending;
   pending = [];

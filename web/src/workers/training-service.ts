@@ -1,6 +1,6 @@
 // The page's training service (StepContext.training): each run is a fresh module worker
-// (train-worker.ts) with its own engine; Reset terminates it. A worker that dies is reported, so the
-// step can say so and start a new one. Steps and figures never start threads or engines themselves.
+// (train-worker.ts) with its own engine; Reset terminates it. A worker that dies is replaced once (the
+// run starts again from step 0, and the step says so); a second death ends the run with a message. Steps and figures never start threads or engines themselves.
 import { engineWasmUrl } from '../engine/engine';
 import type { TrainingConfig } from '../engine/training';
 import type { TrainRequest, TrainWorkerMessage } from './train-plan';
@@ -17,7 +17,10 @@ export interface TrainingSession {
 }
 
 export interface TrainingService {
-  start(run: { config: TrainingConfig; steps: number; probe: string[] }, report: (message: TrainWorkerMessage) => void): TrainingSession;
+  start(
+    run: { config: TrainingConfig; steps: number; probe: string[]; measure?: boolean },
+    report: (message: TrainWorkerMessage) => void,
+  ): TrainingSession;
 }
 
 /** The parts of a Worker the service uses: tests pass a fake. */
@@ -32,30 +35,55 @@ function moduleWorker(): TrainWorkerHandle {
   return new Worker(new URL('./train-worker.ts', import.meta.url), { type: 'module' }) as unknown as TrainWorkerHandle;
 }
 
+/** How many times one run's worker is replaced after dying before the run gives up. */
+export const WORKER_RESTARTS = 1;
+
 export function workerTrainingService(createWorker: () => TrainWorkerHandle = moduleWorker): TrainingService {
   return {
-    start({ config, steps, probe }, report) {
-      const worker = createWorker();
+    start({ config, steps, probe, measure = false }, report) {
       let stopped = false;
-      worker.addEventListener('message', (event) => {
-        if (!stopped) report(event.data);
-      });
-      worker.addEventListener('error', (event) => {
-        event.preventDefault?.();
-        if (stopped) return;
-        stopped = true;
-        worker.terminate();
-        report({ type: 'error', message: `the training worker stopped (${event.message || 'its script did not load'})` });
-      });
-      worker.postMessage({ type: 'start', config, steps, probe, wasmUrl: engineWasmUrl() });
+      let restarts = 0;
+      // What the worker has been told since the start, replayed to a replacement: whether it should be
+      // training, and the latest probe. A replacement starts from step 0 (the weights died with the worker).
+      let running = false;
+      let words = probe;
+      let worker: TrainWorkerHandle;
+      const launch = () => {
+        const current = createWorker();
+        worker = current;
+        current.addEventListener('message', (event) => {
+          if (!stopped && worker === current) report(event.data);
+        });
+        current.addEventListener('error', (event) => {
+          event.preventDefault?.();
+          if (stopped || worker !== current) return;
+          current.terminate();
+          const reason = event.message || 'its script did not load';
+          if (restarts < WORKER_RESTARTS) {
+            restarts++;
+            report({ type: 'restarted', message: `the training worker stopped (${reason}) and a new one was started` });
+            launch();
+            return;
+          }
+          stopped = true;
+          report({ type: 'error', message: `the training worker stopped (${reason}), and again after a restart` });
+        });
+        current.postMessage({ type: 'start', config, steps, probe: words, wasmUrl: engineWasmUrl(), measure });
+        if (running) current.postMessage({ type: 'resume' });
+      };
+      launch();
       const send = (request: TrainRequest) => {
-        if (!stopped) worker.postMessage(request);
+        if (stopped) return;
+        if (request.type === 'resume') running = true;
+        else if (request.type === 'pause' || request.type === 'step') running = false;
+        else if (request.type === 'probe') words = request.words;
+        worker.postMessage(request);
       };
       return {
         resume: () => send({ type: 'resume' }),
         pause: () => send({ type: 'pause' }),
         step: () => send({ type: 'step' }),
-        probe: (words) => send({ type: 'probe', words }),
+        probe: (next) => send({ type: 'probe', words: next }),
         exportWeights: () => send({ type: 'export' }),
         stop() {
           stopped = true;
