@@ -5,7 +5,8 @@
 //   npm run bench -- --n=512,1024      these n only
 //   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency/first load)
 //          --reuse-native  --reuse-node  (take that environment's results from the last run in build/bench/)
-//          --no-training (skip the training step: native, SIMD wasm, scalar wasm; tests/bench/training.ts)
+//          --no-training (skip training: ours native, SIMD wasm in Node and Chromium, scalar wasm, tfjs-wasm,
+//          tfjs-cpu and PyTorch when installed; tests/bench/training.ts)
 //
 // Steps: builds the wasm engines if they are missing (node web/scripts/build-wasm.mjs), the SIMD roof
 // probe (emcc), the native peer (CMake, -DABH_BENCH=ON, -O3 -march=native) and runs it; runs the Node
@@ -101,7 +102,8 @@ if (args.includes('--reuse-node') && existsSync(join(benchDir, 'node.json'))) {
 let trainingText = '';
 if (!args.includes('--no-training')) {
   const out = join(benchDir, 'training.json');
-  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/training.ts', out], {
+  const passed = args.filter((arg) => arg === '--no-browser' || arg === '--no-torch');
+  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/training.ts', out, ...passed], {
     cwd: root,
     stdio: ['ignore', 'inherit', 'inherit'],
   });

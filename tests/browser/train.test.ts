@@ -155,6 +155,10 @@ describe('<attention-train>', () => {
     await textMatching(page.locator('attention-train .train-progress-text'), /^Step 0 of 400$/);
     expect([await value('task'), await value('heads'), await value('learning-rate')]).toEqual(['who-is-it', '4', '0.003']);
     expect(await page.locator('attention-train .train-probe-input').inputValue()).toBe('the animal crossed the road because it was tired');
+    // The iframe page passes the link's train_* parameters on as the element's attributes.
+    await page.goto(`${server.url}/embed.html?step=train&train_task=induction&train_seed=7`);
+    expect(await started(page.locator('attention-train'))).toBe('true');
+    expect([await value('task'), await value('seed'), await value('steps')]).toEqual(['induction', '7', '800']);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -361,3 +361,21 @@ describe('the training service', () => {
     expect(made[1]!.sent.map((m) => m.type)).toEqual(['start', 'resume']);
   });
 });
+
+describe('embed snippets of the train step', () => {
+  it('carry the run’s settings: attributes for the element, train_* parameters for the frame', async () => {
+    const { elementSnippet, iframeSnippet } = await import('../../web/src/elements/embed-code');
+    const { DEFAULT_SETTINGS } = await import('../../web/src/settings');
+    const { trainStep } = await import('../../web/src/steps/11-train');
+    const training = { ...trainDefaultsFor('induction'), seed: 7 };
+    const both = { settings: { ...DEFAULT_SETTINGS, causal: true }, training };
+    expect(elementSnippet('train', both, 'https://example.org/')).toBe(
+      '<script type="module" src="https://example.org/embed/attention-by-hand.js"></script>\n<attention-train task="induction" seed="7"></attention-train>',
+    );
+    expect(iframeSnippet(trainStep, both, 'https://example.org/', 900)).toMatch(
+      /^<iframe src="https:\/\/example\.org\/embed\.html\?train_task=induction&amp;train_seed=7&amp;step=train" title="Train it yourself"/,
+    );
+    // Another step keeps the walkthrough's settings.
+    expect(elementSnippet('scores', both, 'https://example.org/')).toMatch(/<attention-scores causal="1"><\/attention-scores>$/);
+  });
+});

@@ -7,6 +7,8 @@ import { SETTING_ATTRIBUTES } from './elements/attributes';
 import { FRAME_RESIZE_MESSAGE } from './elements/embed-code';
 import { embedStep, embedStepNames } from './embed-step';
 import { el } from './figures/dom';
+import { STEP_ELEMENTS } from './elements/registry';
+import { TRAIN_ATTRIBUTES, TRAIN_PARAMS } from './train-settings';
 
 const params = new URLSearchParams(location.search);
 const root = document.getElementById('embed')!;
@@ -24,7 +26,12 @@ if (!known && requested !== null) {
   );
 }
 const element = document.createElement(tag);
-for (const [attribute, param] of Object.entries(SETTING_ATTRIBUTES)) {
+// <attention-train> takes the run's settings (the link's train_* parameters); every other element the walkthrough's.
+const names: [string, string][] =
+  tag === STEP_ELEMENTS.train
+    ? (Object.keys(TRAIN_PARAMS) as (keyof typeof TRAIN_PARAMS)[]).map((key) => [TRAIN_ATTRIBUTES[key], TRAIN_PARAMS[key]])
+    : Object.entries(SETTING_ATTRIBUTES);
+for (const [attribute, param] of names) {
   const value = params.get(param);
   if (value !== null) element.setAttribute(attribute, value);
 }

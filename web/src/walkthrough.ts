@@ -12,6 +12,7 @@ import { loadShippedWeights } from './model/shipped';
 import { noticeArea } from './notices';
 import { shapeOf, type Settings } from './settings';
 import type { WalkthroughState } from './state';
+import type { TrainSettings } from './train-settings';
 import type { Snapshot } from './snapshot';
 import { StepRenderer } from './step-renderer';
 import { provideTrainedWeights, type ReaderModel } from './trained';
@@ -29,7 +30,7 @@ export interface WalkthroughOptions {
   /** A table of contents (the full walkthrough). */
   toc?: boolean;
   /** Makes a step's "Copy embed code" panel (the main page's element layer); without it, none. */
-  embedCode?: (step: StepDefinition, settings: () => Settings) => EmbedCodePanel;
+  embedCode?: (step: StepDefinition, settings: () => { settings: Settings; training: TrainSettings }) => EmbedCodePanel;
   /** The page's timing service for the "Run it on my machine" measurement; without it, none. */
   timing?: TimingService;
   /** The page's training service for "Train it yourself"; without it, none. */
@@ -91,7 +92,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       update: (change) => state.updateTraining(change),
       subscribe: (listener) => state.subscribeTraining(listener),
     },
-    embedCode: options.embedCode?.(step, () => state.settings),
+    embedCode: options.embedCode?.(step, () => ({ settings: state.settings, training: state.training })),
   });
 
   // "Use these weights": the engine's trained model becomes the reader's (or the shipped one again), and

@@ -4,6 +4,7 @@
 // down to the steps through their context (steps/types.ts), so nothing below imports this file.
 import { el } from '../figures/dom';
 import { settingsToParams, type Settings } from '../settings';
+import { TRAIN_ATTRIBUTES, TRAIN_PARAMS, trainSettingsTo, type TrainSettings } from '../train-settings';
 import type { EmbedCodePanel, StepDefinition } from '../steps/types';
 import { settingsToAttributes } from './attributes';
 import { stepElementTag } from './registry';
@@ -17,9 +18,18 @@ function siteBase(): string {
   return new URL('./', document.baseURI).href;
 }
 
-export function elementSnippet(stepId: string, settings: Settings, base = siteBase()): string {
+/** What a snippet reproduces: the walkthrough's settings, and the training run's for "Train it yourself". */
+export interface SnippetSettings {
+  settings: Settings;
+  training: TrainSettings;
+}
+
+/** The train step's element and frame take the run's settings; every other step the walkthrough's. */
+const trainsOwnModel = (stepId: string) => stepId === 'train';
+
+export function elementSnippet(stepId: string, { settings, training }: SnippetSettings, base = siteBase()): string {
   const tag = stepElementTag(stepId);
-  const attributes = settingsToAttributes(settings)
+  const attributes = (trainsOwnModel(stepId) ? trainSettingsTo(training, TRAIN_ATTRIBUTES) : settingsToAttributes(settings))
     .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
     .join('');
   return `<script type="module" src="${base}embed/attention-by-hand.js"></script>\n<${tag}${attributes}></${tag}>`;
@@ -48,8 +58,13 @@ export function frameResizeListener(origin: string): string {
  * (the embed page posts its height whenever it changes; embed.ly-style hosts get their own message). Where
  * the host strips the script, the iframe keeps `height` (the section's height here, when known) and scrolls.
  */
-export function iframeSnippet(step: StepDefinition, settings: Settings, base = siteBase(), height = FALLBACK_FRAME_HEIGHT): string {
-  const params = settingsToParams(settings);
+export function iframeSnippet(
+  step: StepDefinition,
+  { settings, training }: SnippetSettings,
+  base = siteBase(),
+  height = FALLBACK_FRAME_HEIGHT,
+): string {
+  const params = trainsOwnModel(step.id) ? new URLSearchParams(trainSettingsTo(training, TRAIN_PARAMS)) : settingsToParams(settings);
   params.set('step', step.id);
   const src = `${base}embed.html?${params.toString()}`;
   return (
@@ -76,7 +91,7 @@ async function copy(text: string, source: HTMLTextAreaElement, status: HTMLEleme
   }
 }
 
-export function embedCodePanel(step: StepDefinition, settings: () => Settings): EmbedCodePanel {
+export function embedCodePanel(step: StepDefinition, settings: () => SnippetSettings): EmbedCodePanel {
   const panelId = `embed-${step.id}`;
   const button = el(
     'button',
