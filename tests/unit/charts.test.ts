@@ -1,8 +1,10 @@
 // @vitest-environment happy-dom
-// The general chart figures: bars (figures/bars.ts) and histograms (figures/histogram.ts).
+// The general chart figures: bars (figures/bars.ts), histograms (figures/histogram.ts) and the
+// training charts (figures/train-chart.ts).
 import { describe, expect, test } from 'vitest';
 import { BarChart, barFraction } from '../../web/src/figures/bars';
 import { binCounts, Histogram, niceTicks } from '../../web/src/figures/histogram';
+import { TrainChart } from '../../web/src/figures/train-chart';
 
 describe('bar chart', () => {
   test('one table row per bar: label as row header, bar length from --w, value as text', () => {
@@ -120,5 +122,69 @@ describe('histogram', () => {
       'wide (samples)',
       'narrow (samples)',
     ]);
+  });
+});
+
+describe('training chart', () => {
+  test('several series: one line each, a legend, a summary naming each; non-finite points never drawn', () => {
+    const chart = new TrainChart({ label: 'loss', format: (v) => v.toFixed(2), className: 'x' });
+    chart.updateSeries(
+      [
+        {
+          name: 'scaled',
+          points: [
+            [0, 4],
+            [100, 1],
+            [200, Number.NaN],
+          ],
+          className: 'train-scaled',
+        },
+        {
+          name: 'not scaled',
+          points: [
+            [0, 4],
+            [200, 2],
+          ],
+          className: 'train-unscaled',
+        },
+      ],
+      200,
+    );
+    const lines = [...chart.element.querySelectorAll('polyline')];
+    expect(lines.map((l) => l.getAttribute('class'))).toEqual(['train-line train-scaled', 'train-line train-unscaled']);
+    // x from 40 to 310 over 200 steps; y from 122 (0) to 10 (the top, 4).
+    expect(lines[0]!.getAttribute('points')).toBe('40.0,10.0 175.0,94.0');
+    expect([...chart.element.querySelectorAll('.train-legend-item text')].map((t) => t.textContent)).toEqual(['scaled', 'not scaled']);
+    expect(chart.element.getAttribute('aria-label')).toBe(
+      'loss over 200 steps: scaled, 1.00 at step 100, from 4.00 at step 0; not scaled, 2.00 at step 200, from 4.00 at step 0',
+    );
+    // One series: no legend.
+    chart.update([[0, 1]], 10);
+    expect(chart.element.querySelectorAll('.train-legend-item')).toHaveLength(0);
+  });
+
+  test('a log axis spans whole decades around the points and leaves out zeros', () => {
+    const chart = new TrainChart({ label: '|g|', format: String, className: 'x', log: true });
+    chart.updateSeries(
+      [
+        {
+          name: 'g',
+          points: [
+            [1, 2],
+            [2, 0.002],
+            [3, 0],
+          ],
+        },
+      ],
+      4,
+    );
+    const ticks = [...chart.element.querySelectorAll('.train-tick')].map((t) => t.textContent);
+    expect(ticks).toContain('1e-3');
+    expect(ticks).toContain('1e1');
+    // log10(2) = 0.301 of the way from 1e-3 to 1e1 (4 decades): y = 122 - 112 * 3.301 / 4.
+    const [first, second] = chart.element.querySelector('polyline')!.getAttribute('points')!.split(' ');
+    expect(first).toBe(`107.5,${(122 - (112 * (Math.log10(2) + 3)) / 4).toFixed(1)}`);
+    expect(second).toBe(`175.0,${(122 - (112 * (Math.log10(0.002) + 3)) / 4).toFixed(1)}`);
+    expect(chart.element.querySelector('polyline')!.getAttribute('points')!.split(' ')).toHaveLength(2);
   });
 });

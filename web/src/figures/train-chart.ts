@@ -18,6 +18,11 @@ export interface TrainChartOptions {
   yMax?: number;
   format: (value: number) => string;
   className: string;
+  /**
+   * A logarithmic y axis between the powers of ten around the points (gradient norms, which span
+   * several decades and spike); zero and negative values are left out.
+   */
+  log?: boolean;
 }
 
 /** One line: its name (legend, summary), its points [step, value], and its CSS class (colour, dashes). */
@@ -31,6 +36,7 @@ export class TrainChart {
   readonly element: SVGSVGElement;
   private readonly lines: SVGPolylineElement[] = [];
   private readonly legend = svg('g', { class: 'train-legend' });
+  private readonly yBottom = svg('text', { x: PAD.left - 4, y: HEIGHT - PAD.bottom, 'text-anchor': 'end', class: 'train-tick' }, '0');
   private readonly yTop = svg('text', { x: PAD.left - 4, y: PAD.top + 4, 'text-anchor': 'end', class: 'train-tick' });
   private readonly xEnd = svg('text', { x: WIDTH - PAD.right, y: HEIGHT - 8, 'text-anchor': 'end', class: 'train-tick' });
   private readonly title = svg('title');
@@ -43,7 +49,7 @@ export class TrainChart {
       this.title,
       svg('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: bottom, class: 'train-axis' }),
       svg('line', { x1: PAD.left, y1: bottom, x2: WIDTH - PAD.right, y2: bottom, class: 'train-axis' }),
-      svg('text', { x: PAD.left - 4, y: bottom, 'text-anchor': 'end', class: 'train-tick' }, '0'),
+      this.yBottom,
       svg('text', { x: PAD.left, y: HEIGHT - 8, class: 'train-tick' }, 'step 0'),
       this.yTop,
       this.xEnd,
@@ -59,10 +65,20 @@ export class TrainChart {
 
   /** Several lines on one pair of axes (the y axis fits the largest of them). */
   updateSeries(series: readonly TrainSeries[], steps: number): void {
-    const finite = series.map((line) => ({ ...line, points: line.points.filter(([, v]) => Number.isFinite(v)) }));
-    const top = this.options.yMax ?? Math.max(1e-6, ...finite.flatMap((line) => line.points.map(([, v]) => v)));
+    const log = this.options.log === true;
+    const finite = series.map((line) => ({
+      ...line,
+      points: line.points.filter(([, v]) => Number.isFinite(v) && (!log || v > 0)),
+    }));
+    const values = finite.flatMap((line) => line.points.map(([, v]) => v));
+    const top = this.options.yMax ?? Math.max(1e-6, ...values);
+    // Log axis: whole decades from below the smallest point to above the largest.
+    const lo = log ? Math.floor(Math.log10(Math.min(top, ...values))) : 0;
+    const hi = log ? Math.max(lo + 1, Math.ceil(Math.log10(top))) : 0;
     const x = (step: number) => PAD.left + ((WIDTH - PAD.left - PAD.right) * step) / Math.max(1, steps);
-    const y = (value: number) => HEIGHT - PAD.bottom - ((HEIGHT - PAD.top - PAD.bottom) * Math.min(value, top)) / top;
+    const height = HEIGHT - PAD.top - PAD.bottom;
+    const y = (value: number) =>
+      HEIGHT - PAD.bottom - (log ? (height * (Math.log10(value) - lo)) / (hi - lo) : (height * Math.min(value, top)) / top);
     while (this.lines.length < finite.length) {
       const line = svg('polyline', { fill: 'none' });
       this.lines.push(line);
@@ -91,7 +107,8 @@ export class TrainChart {
         return item;
       }),
     );
-    setText(this.yTop, this.options.format(top));
+    setText(this.yTop, log ? `1e${hi}` : this.options.format(top));
+    setText(this.yBottom, log ? `1e${lo}` : '0');
     setText(this.xEnd, `step ${steps}`);
     const described = finite.map((line) => {
       const last = line.points.at(-1);

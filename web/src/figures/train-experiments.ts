@@ -51,6 +51,12 @@ export class ExperimentPanel {
     format: (v) => fmt(v, 2),
     className: 'train-entropy',
   });
+  private readonly gradientChart = new TrainChart({
+    label: '|∇W_q|, last layer (log scale)',
+    format: (v) => (v >= 0.01 ? fmt(v, 3) : v.toExponential(1)),
+    className: 'train-gradient',
+    log: true,
+  });
   private readonly roles = el('ul', { class: 'train-roles' });
   private readonly findings = el('ul', { class: 'train-findings' });
   private readonly headFigures = el(
@@ -59,7 +65,12 @@ export class ExperimentPanel {
     el('figure', { class: 'figure' }, this.previousChart.element),
     el('figure', { class: 'figure' }, this.inductionChart.element),
   );
-  private readonly scaleFigures = el('div', { class: 'train-charts' }, el('figure', { class: 'figure' }, this.entropyChart.element));
+  private readonly scaleFigures = el(
+    'div',
+    { class: 'train-charts' },
+    el('figure', { class: 'figure' }, this.entropyChart.element),
+    el('figure', { class: 'figure' }, this.gradientChart.element),
+  );
 
   constructor(choose: (settings: TrainSettings) => void, presets: Readonly<Record<ExperimentName, TrainSettings>>) {
     this.buttons = Object.fromEntries(
@@ -93,6 +104,7 @@ export class ExperimentPanel {
     this.previousChart.updateSeries([], 1);
     this.inductionChart.updateSeries([], 1);
     this.entropyChart.updateSeries([], 1);
+    this.gradientChart.updateSeries([], 1);
     replaceChildren(this.roles);
     replaceChildren(this.findings);
   }
@@ -129,6 +141,14 @@ export class ExperimentPanel {
         [
           { name: 'scaled by √dₖ', points: entropy(scaled), className: 'train-scaled' },
           { name: 'not scaled', points: entropy(unscaled), className: 'train-unscaled' },
+        ],
+        steps,
+      );
+      const gradient = (run: RunRecord) => run.queryGradients.map(([step, norms]) => [step, norms.at(-1)!] as [number, number]);
+      this.gradientChart.updateSeries(
+        [
+          { name: 'scaled by √dₖ', points: gradient(scaled), className: 'train-scaled' },
+          { name: 'not scaled', points: gradient(unscaled), className: 'train-unscaled' },
         ],
         steps,
       );
