@@ -248,7 +248,7 @@ describe('<attention-train>', () => {
     expect(sizes[1]! - sizes[0]!).toBeLessThan(1024 * 1024);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 300_000); // 20 worker starts: about 10 s on an idle machine, over a minute on a loaded one
 
   test('the experiments: presets by click, per-head roles and the scaled/unscaled twins, in the run’s numbers', async () => {
     const { page, errors, body } = await open();
