@@ -16,5 +16,16 @@ export default tseslint.config(
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
     },
   },
+  {
+    // The page's first locale-aware call sets up ICU data: 50–250 ms on the main thread (a long task the
+    // training bench caught). format.ts formats numbers without it.
+    files: ['web/src/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'toLocaleString', message: 'Use groupDigits or count from figures/format.ts: no locale set-up.' },
+      ],
+    },
+  },
   { files: ['web/scripts/**', 'tests/**', '*.config.*'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
 );

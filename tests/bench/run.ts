@@ -7,18 +7,22 @@
 //          --reuse-native  --reuse-node  (take that environment's results from the last run in build/bench/)
 //          --no-training (skip training: ours native, SIMD wasm in Node and Chromium, scalar wasm, tfjs-wasm,
 //          tfjs-cpu and PyTorch when installed; tests/bench/training.ts)
+//          --no-presets (skip the three "Train it yourself" presets in the walkthrough in Chromium: time to
+//          99% held-out accuracy and main-thread long tasks; tests/bench/train-presets.ts; --no-browser
+//          skips it too)
 //
 // Steps: builds the wasm engines if they are missing (node web/scripts/build-wasm.mjs), the SIMD roof
 // probe (emcc), the native peer (CMake, -DABH_BENCH=ON, -O3 -march=native) and runs it; runs the Node
-// suite in a child process (node-main.ts); builds the bench page and the site with Vite and runs the
-// Chromium suite and the page measurements (browser.ts); then prints the tables and writes
-// build/bench/results.json, results.md and chart.svg.
+// suite in a child process (node-main.ts) and the training step (training.ts); builds the site with Vite
+// and runs the training presets in it in Chromium (train-presets.ts); builds the bench page (and the site,
+// if not yet) with Vite and runs the Chromium suite and the page measurements (browser.ts); then prints
+// the tables and writes build/bench/results.json, results.md and chart.svg.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchBrowser } from '../browser/harness';
-import { benchDir, buildBenchPage, buildSite, runBenchPage, runFirstLoad, runLatency } from './browser';
+import { benchDir, buildBenchPage, buildSite, runBenchPage, runFirstLoad, runLatency, siteDir } from './browser';
 import { chartSvg, fullText, verdicts, type BenchReport, type NativeResult } from './report';
 import type { EnvironmentResult } from './setup';
 
@@ -111,6 +115,27 @@ if (!args.includes('--no-training')) {
   else report.errors.push(`training: the training benchmark exited with ${child.status}`);
 }
 
+// ---- the training presets in the walkthrough, in Chromium (tests/bench/train-presets.ts) ----------------
+let presetsText = '';
+let siteBuilt = false;
+if (!args.includes('--no-presets') && !args.includes('--no-browser')) {
+  const out = join(benchDir, 'train-presets.json');
+  try {
+    log('[bench] building the site (build/bench/site)');
+    await buildSite();
+    siteBuilt = true;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'tests/bench/train-presets.ts', out], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DIST_DIR: siteDir },
+    });
+    if (child.status === 0) presetsText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
+    else report.errors.push(`presets: the training presets benchmark exited with ${child.status}`);
+  } catch (error) {
+    report.errors.push(`presets: ${String(error)}`);
+  }
+}
+
 // ---- Chromium ----------------------------------------------------------------------------------------
 if (!args.includes('--no-browser')) {
   let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
@@ -129,8 +154,10 @@ if (!args.includes('--no-browser')) {
       report.environments.push(await runBenchPage(browser, suiteArgs, log));
     }
     if (!args.includes('--no-page')) {
-      log('[bench] building the site (build/bench/site)');
-      await buildSite();
+      if (!siteBuilt) {
+        log('[bench] building the site (build/bench/site)');
+        await buildSite();
+      }
       report.latency = await runLatency(browser, log);
       report.firstLoad = await runFirstLoad(browser, log);
     }
@@ -143,7 +170,7 @@ if (!args.includes('--no-browser')) {
 
 // ---- report ------------------------------------------------------------------------------------------
 report.seconds = (performance.now() - t0) / 1000;
-const text = trainingText ? `${fullText(report)}\n\n${trainingText}` : fullText(report);
+const text = [fullText(report), trainingText, presetsText].filter(Boolean).join('\n\n');
 console.log(text);
 console.log(`\n(${report.seconds.toFixed(0)} s)`);
 writeFileSync(join(benchDir, 'results.json'), JSON.stringify({ ...report, verdicts: verdicts(report) }, null, 1));

@@ -9,7 +9,7 @@
 // What it draws lives in figures/train-chart.ts, train-experiments.ts and train-findings.ts.
 import { BarChart } from '../figures/bars';
 import { controlForm, el, replaceChildren, setText } from '../figures/dom';
-import { fmt, percent, quoted } from '../figures/format';
+import { fmt, groupDigits, percent, quoted } from '../figures/format';
 import { formatLoss, TrainChart } from '../figures/train-chart';
 import { ExperimentPanel, measuresHeads } from '../figures/train-experiments';
 import type { RunRecord } from '../figures/train-findings';
@@ -361,7 +361,7 @@ export const trainStep: StepDefinition = {
         batch = message.batch;
         setText(
           status,
-          `A fresh model with ${message.parameterCount.toLocaleString('en')} parameters, from random weights (seed ${settings.seed}).`,
+          `A fresh model with ${groupDigits(message.parameterCount)} parameters, from random weights (seed ${settings.seed}).`,
         );
       } else if (message.type === 'progress') {
         done = message.step;
