@@ -6,7 +6,7 @@ import type { AttentionScores } from '../engine/training';
 import { EXPERIMENT_NAMES, experimentOf, type ExperimentName, type TrainSettings } from '../train-settings';
 import { el, replaceChildren, setText } from './dom';
 import { fmt, percent } from './format';
-import { describeHeads, headFindings, scaleFindings, type RunRecord } from './train-findings';
+import { describeHeads, headFindings, median, scaleFindings, type RunRecord } from './train-findings';
 import { TrainChart } from './train-chart';
 
 const LABELS: Record<ExperimentName, string> = {
@@ -28,6 +28,9 @@ const EXPLANATIONS: Record<ExperimentName, string> = {
     'Two identical models, same seed and same data, at dₖ = 64: one divides its scores by √dₖ, its twin does not. ' +
     'Unscaled scores spread with √dₖ, so the softmax starts almost one-hot. Compare their accuracy, how sharp their attention is (entropy) and the gradient reaching W_q.',
 };
+
+/** How many gradient reports each point of the |∇W_q| line is the median of. */
+const GRADIENT_SMOOTHING = 9;
 
 export class ExperimentPanel {
   readonly presets: HTMLElement;
@@ -52,7 +55,7 @@ export class ExperimentPanel {
     className: 'train-entropy',
   });
   private readonly gradientChart = new TrainChart({
-    label: '|∇W_q|, last layer (log scale)',
+    label: `|∇W_q|, last layer (median of ${GRADIENT_SMOOTHING}, log)`,
     format: (v) => (v >= 0.01 ? fmt(v, 3) : v.toExponential(1)),
     className: 'train-gradient',
     log: true,
@@ -144,7 +147,13 @@ export class ExperimentPanel {
         ],
         steps,
       );
-      const gradient = (run: RunRecord) => run.queryGradients.map(([step, norms]) => [step, norms.at(-1)!] as [number, number]);
+      // One batch's gradient norm jumps by decades from step to step: the line is the running median of
+      // GRADIENT_SMOOTHING reports, so the two runs' levels can be told apart.
+      const gradient = (run: RunRecord) =>
+        run.queryGradients.map(([step], i) => {
+          const window = run.queryGradients.slice(Math.max(0, i - GRADIENT_SMOOTHING + 1), i + 1).map(([, norms]) => norms.at(-1)!);
+          return [step, median(window)] as [number, number];
+        });
       this.gradientChart.updateSeries(
         [
           { name: 'scaled by √dₖ', points: gradient(scaled), className: 'train-scaled' },
