@@ -336,13 +336,13 @@ describe('no layout shift under the reader', () => {
 });
 
 describe('d_k is written with a subscript', () => {
-  test('no literal “d_k” in any heading, label, caption, control or notice', async () => {
+  test('no literal “d_k” in any heading, paragraph, list, table, label, caption, control or notice', async () => {
     const { page, errors } = await open('?d_model=12&heads=5'); // a notice that names dₖ
     await settled(page);
     const found = await page.evaluate(() => {
       const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
       const selector =
-        'h1, h2, h3, h4, summary, caption, figcaption, label, legend, th, button, option, output, .notices, .settings-bar, [aria-label]';
+        'h1, h2, h3, h4, p, li, td, summary, caption, figcaption, label, legend, th, button, option, output, .notices, .settings-bar, [aria-label]';
       // Not shown as text: a formula's TeX source (MathML annotation) and NumPy code, where d_k is a Python name.
       const visibleText = (node: Element) => {
         const copy = node.cloneNode(true) as Element;

@@ -111,7 +111,7 @@ export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot
       tokens,
       trace: null,
       prefixNaive: null,
-      unavailable: `The step-through follows heads of up to ${maxTraceDim} dimensions; these heads have d_k = ${pipeline.dK}. Use more heads (d_k = d_model / h) to see it.`,
+      unavailable: `The step-through follows heads of up to ${maxTraceDim} dimensions; these heads have dₖ = ${pipeline.dK}. Use more heads (dₖ = d_model / h) to see it.`,
     };
   }
   const Q = headRows(pipeline.Q_heads, settings.head, tokens);

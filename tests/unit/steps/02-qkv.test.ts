@@ -41,7 +41,7 @@ describe('query, key, value step', () => {
     expect(t.X.querySelector('caption')!.textContent).toBe('X: token embeddings, (n, d_model) = (9, 8)');
     expect(t.Wq.querySelector('caption')!.textContent).toBe('W_q (8, 8) makes queries; head 1 uses columns 1–4');
     expect(t.Q.querySelector('caption')!.textContent).toBe('Q = X W_q, queries (9, 8); head 1: columns 1–4');
-    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('d_k = 8 / 2 = 4');
+    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('dₖ = 8 / 2 = 4');
     expect(body.querySelector('.qkv-sizes')!.textContent).toContain('exactly the shape of the article’s W_q for one head');
   });
 
@@ -62,7 +62,7 @@ describe('query, key, value step', () => {
     const { body, view } = mount();
     view.render(snapshot);
     expect(body.querySelectorAll('.qkv-other, .qkv-slice')).toHaveLength(0);
-    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('a single head, so d_k = 8');
+    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('a single head, so dₖ = 8');
   });
 
   test('a cell of Q is a row of X times a column of W_q, term by term, adding up to the cell', async () => {

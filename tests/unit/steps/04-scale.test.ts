@@ -170,8 +170,8 @@ describe('scale step', () => {
     const { body, view } = mount();
     view.render(snapshot);
     expect(snapshot.pipeline.dK).toBe(1);
-    expect(body.textContent).toContain('At d_k = 1 there is nothing to stretch');
-    expect(body.textContent).toContain('With d_k = 1 the scores are divided by √1 = 1');
+    expect(body.textContent).toContain('At dₖ = 1 there is nothing to stretch');
+    expect(body.textContent).toContain('With dₖ = 1 the scores are divided by √1 = 1');
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
   });
 });

@@ -72,7 +72,7 @@ describe('multi-head step', () => {
     expect(buttons.filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.textContent)).toEqual(['3']);
     buttons.find((b) => b.textContent === '6')!.click();
     expect(changes).toEqual([{ heads: 6 }]);
-    expect(body.querySelector('.multi-head-choices-note')!.textContent).toContain('d_k = 12 / 3 = 4');
+    expect(body.querySelector('.multi-head-choices-note')!.textContent).toContain('dₖ = 12 / 3 = 4');
   });
 
   test('one map per head, the shown head pressed; picking a map asks for that head', async () => {

@@ -362,7 +362,7 @@ describe('FlashAttention step', () => {
     const { body, view } = mount();
     view.render(snapshot);
     expect(q(body, '.flash-stepper').hidden).toBe(true);
-    expect(q(body, '.flash-unavailable').textContent).toContain('d_k = 512');
+    expect(q(body, '.flash-unavailable').textContent).toContain('dₖ = 512');
     expect(q(body, '.flash-meter-here .bar-value').textContent).toBe('81 floats (324 B)');
     expect(body.textContent).not.toMatch(/NaN|undefined/);
   });

@@ -38,7 +38,7 @@ describe('FAQ step', () => {
     view.render(snapshot);
     const { dots, saturation } = snapshot;
     const spread = body.querySelector('.faq-spread')!.textContent!;
-    expect(spread).toContain(`d_k = 4: 4,000 random dot products have a standard deviation of ${fmt(dots.rawStd)}`);
+    expect(spread).toContain(`dₖ = 4: 4,000 random dot products have a standard deviation of ${fmt(dots.rawStd)}`);
     expect(spread).toContain(`it is ${fmt(dots.scaledStd)}`);
     const [soft, sharp] = [...body.querySelectorAll('.faq-bars table.bar-chart')];
     expect(barValues(soft)).toEqual(Array.from(saturation.soft.probabilities, (p, i) => [`score ${i + 1}`, fmt(p)]));

@@ -202,7 +202,7 @@ describe('predictions in the walkthrough', () => {
   test('steps 4, 7 and 8 ask too, and say why with this page’s numbers', async () => {
     const snapshot = await snapshotFor({ sentence: FOUR });
     for (const [step, figure, answer, why] of [
-      [scaleStep, '.scale-saturation', 'grows', /At this page’s d_k = 4 the row \[1, 2, 3\] becomes \[2, 4, 6\]/],
+      [scaleStep, '.scale-saturation', 'grows', /At this page’s dₖ = 4 the row \[1, 2, 3\] becomes \[2, 4, 6\]/],
       [causalStep, '.causal-compare', 'no', /so the row keeps only \d+%/],
       [multiHeadStep, '.matrix-scroll', 'same', /multiply-adds with 1 head, [\d,]+ with 8/],
     ] as const) {

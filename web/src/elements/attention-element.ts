@@ -173,7 +173,7 @@ export abstract class AttentionElement extends HTMLElement {
         'div',
         { class: 'placeholder', part: 'placeholder' },
         el('h2', {}, this.steps.length === 1 ? first.title : 'Attention, worked out by hand'),
-        el('p', {}, this.steps.length === 1 ? first.summary : 'Every step of softmax(Q Kᵀ / √d_k) V with live numbers.'),
+        el('p', {}, this.steps.length === 1 ? first.summary : 'Every step of softmax(Q Kᵀ / √dₖ) V with live numbers.'),
         el('p', { class: 'hint' }, 'Loading the live figure…'),
       ),
     );

@@ -361,11 +361,11 @@ export const qkvStep: StepDefinition = {
         const partial = (what: string) => (windowed ? `; showing ${what}` : '');
 
         const sizeText = multi
-          ? `Here d_model = ${d} and h = ${p.heads} heads, so each head gets d_k = ${d} / ${p.heads} = ${p.dK} dimensions. ` +
+          ? `Here d_model = ${d} and h = ${p.heads} heads, so each head gets dₖ = ${d} / ${p.heads} = ${p.dK} dimensions. ` +
             `Each W is one (${d}, ${d}) matrix whose columns are split between the heads: head ${h + 1} (the one shown) uses ${slice}, ` +
             `a (${d}, ${p.dK}) slice${d === 8 && p.dK === 4 ? ', exactly the shape of the article’s W_q for one head' : ''}. ` +
             `The same ${slice} of Q, K and V are that head’s queries, keys and values${windowed ? '.' : '; the other heads’ columns are greyed out.'}`
-          : `Here d_model = ${d} with a single head, so d_k = ${d}: the head uses every column of each (${d}, ${d}) matrix, and Q, K and V are (n, d_k) = (${p.n}, ${p.dK}).`;
+          : `Here d_model = ${d} with a single head, so dₖ = ${d}: the head uses every column of each (${d}, ${d}) matrix, and Q, K and V are (n, dₖ) = (${p.n}, ${p.dK}).`;
         setText(
           sizes,
           sizeText +

@@ -52,7 +52,7 @@ export const scaleStep: StepDefinition = {
   number: 4,
   title: 'Scale by √dₖ, and why',
   summary:
-    'Dividing the scores by √d_k keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
+    'Dividing the scores by √dₖ keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
   formula: tex`\text{scaled} = \frac{Q K^{\top}}{\sqrt{d_k}}`,
   mount(body, context) {
     let snapshot: Snapshot | null = null;
@@ -169,8 +169,8 @@ export const scaleStep: StepDefinition = {
       el(
         'p',
         {},
-        'A score is a sum of d_k products, one per dimension. If the query and key components are roughly independent with variance about 1, each product also has variance about 1, and variances of independent terms add up. ' +
-          'So the sum has variance about d_k: its typical size, the standard deviation, is about √d_k. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.',
+        'A score is a sum of dₖ products, one per dimension. If the query and key components are roughly independent with variance about 1, each product also has variance about 1, and variances of independent terms add up. ' +
+          'So the sum has variance about dₖ: its typical size, the standard deviation, is about √dₖ. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.',
       ),
       experimentIntro,
       el(
@@ -189,7 +189,7 @@ export const scaleStep: StepDefinition = {
       el(
         'p',
         {},
-        'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √d_k, the spread unscaled scores would have at this d_k:',
+        'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √dₖ, the spread unscaled scores would have at this dₖ:',
       ),
       ...(predict ? [predict.element] : []),
       saturationFigure,
@@ -235,8 +235,8 @@ export const scaleStep: StepDefinition = {
       const limit = Math.max(4, Math.ceil(4 * spread));
       setText(
         experimentIntro,
-        `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with d_k = ${dK} components each, ` +
-          'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √d_k. Both use the same horizontal axis.',
+        `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with dₖ = ${dK} components each, ` +
+          'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √dₖ. Both use the same horizontal axis.',
       );
       histogram.update(
         [
@@ -283,8 +283,8 @@ export const scaleStep: StepDefinition = {
       setText(
         experimentReading,
         dK === 1
-          ? `With d_k = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
-          : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √d_k while the bottom one stays put.`,
+          ? `With dₖ = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
+          : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √dₖ while the bottom one stays put.`,
       );
     }
 
@@ -306,7 +306,7 @@ export const scaleStep: StepDefinition = {
       if (factor === 1) {
         setText(
           saturationReading,
-          `At d_k = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`,
+          `At dₖ = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`,
         );
       } else {
         const ratio = sharp.jacobianNorm > 0 ? soft.jacobianNorm / sharp.jacobianNorm : Infinity;
@@ -315,12 +315,12 @@ export const scaleStep: StepDefinition = {
           'The “gradient that still flows” is the size (Frobenius norm) of softmax’s Jacobian, diag(p) − p pᵀ: how strongly the outputs respond when the scores move. ' +
           `It falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}${Number.isFinite(ratio) && ratio >= 1.05 ? `, ${fmt(ratio, ratio < 10 ? 1 : 0)} times smaller` : ''}. ` +
           'When one weight sits near 1 and the rest near 0, every entry of that matrix is near 0: almost no error signal gets back to W_q and W_k, and training stalls. ' +
-          'Dividing by √d_k brings the spread back to about 1, where softmax still responds to its inputs.';
+          'Dividing by √dₖ brings the spread back to about 1, where softmax still responds to its inputs.';
       }
       const before = soft.probabilities[soft.probabilities.length - 1];
       predict?.update({
         key: 'scale-saturation',
-        question: 'Suppose we leave out the division by √d_k. As d_k grows, what happens to the largest weight in a row of softmax?',
+        question: 'Suppose we leave out the division by √dₖ. As dₖ grows, what happens to the largest weight in a row of softmax?',
         choices: [
           { id: 'grows', label: 'It grows' },
           { id: 'shrinks', label: 'It shrinks' },
@@ -328,10 +328,10 @@ export const scaleStep: StepDefinition = {
         ],
         correct: 'grows',
         explanation:
-          `Unscaled scores spread about √d_k times wider, and softmax turns a wider gap into a bigger share for the top score. ` +
+          `Unscaled scores spread about √dₖ times wider, and softmax turns a wider gap into a bigger share for the top score. ` +
           (factor === 1
-            ? `Here d_k = 1, so there is nothing to stretch yet; at the article’s d_k = ${ARTICLE_DK} the row [1, 2, 3] would become [8, 16, 24] and its top weight would go from ${percent(before)} to almost 100%.`
-            : `At this page’s d_k = ${dK} the row [1, 2, 3] becomes ${rowText(stretched)}, and its top weight goes from ${percent(before)} to ${percent(top, top > 0.99 ? 1 : 0)}. `) +
+            ? `Here dₖ = 1, so there is nothing to stretch yet; at the article’s dₖ = ${ARTICLE_DK} the row [1, 2, 3] would become [8, 16, 24] and its top weight would go from ${percent(before)} to almost 100%.`
+            : `At this page’s dₖ = ${dK} the row [1, 2, 3] becomes ${rowText(stretched)}, and its top weight goes from ${percent(before)} to ${percent(top, top > 0.99 ? 1 : 0)}. `) +
           ' Near 100% the softmax stops responding to its inputs, and training stalls; that is what the division prevents.',
       });
       tryButton.hidden = dK === ARTICLE_DK;
@@ -361,7 +361,7 @@ export const scaleStep: StepDefinition = {
       } else if (p.dK === 1) {
         replaceChildren(
           effect,
-          'With d_k = 1 the scores are divided by √1 = 1, so scaling changes nothing here: the weights with and without it are the same.',
+          'With dₖ = 1 the scores are divided by √1 = 1, so scaling changes nothing here: the weights with and without it are the same.',
         );
       } else {
         // The row that scaling changes most.
@@ -426,9 +426,9 @@ export const scaleStep: StepDefinition = {
         setText(
           what,
           settings.scale
-            ? `Before softmax, every score is divided by √d_k, the square root of the query and key length. Here d_k = ${p.dK}, so each score is divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
+            ? `Before softmax, every score is divided by √dₖ, the square root of the query and key length. Here dₖ = ${p.dK}, so each score is divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
                 `${p.dK === 1 ? ', which leaves it as it was' : `, which is the same as multiplying by ${fmt(p.scaleFactor, 3)}`}. Pick a cell to see its division.`
-            : `Normally every score is now divided by √d_k, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`,
+            : `Normally every score is now divided by √dₖ, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`,
         );
         scaled.update(
           {

@@ -138,7 +138,7 @@ export const softmaxStep: StepDefinition = {
         ),
       );
       const long = p.n > 12;
-      const scoreName = settings.scale ? 'the scaled scores s (score / √d_k)' : 'the scores s (unscaled: scaling is off)';
+      const scoreName = settings.scale ? 'the scaled scores s (score / √dₖ)' : 'the scores s (unscaled: scaling is off)';
       showChildren(
         byHand,
         el(

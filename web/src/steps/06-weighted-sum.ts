@@ -122,7 +122,7 @@ export const weightedSumStep: StepDefinition = {
         {},
         'Line 2 is the scores (',
         link('#scores', 'step 3'),
-        ') divided by √d_k (',
+        ') divided by √dₖ (',
         link('#scale', 'step 4'),
         '); lines 3–4 block whatever the mask forbids by setting it to −∞ (',
         link('#causal', 'step 7'),

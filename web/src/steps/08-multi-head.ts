@@ -96,7 +96,7 @@ export const multiHeadStep: StepDefinition = {
         'p',
         {},
         'A single head hands each token one set of weights: one answer to one question. A word like “it” has several questions at once: which noun does it stand for, which verb is it the subject of, what came just before it? ' +
-          'Multi-head attention cuts the d_model columns of Q, K and V into h slices of d_k = d_model / h columns, runs the attention of the previous steps on each slice independently, and glues the h results back together.',
+          'Multi-head attention cuts the d_model columns of Q, K and V into h slices of dₖ = d_model / h columns, runs the attention of the previous steps on each slice independently, and glues the h results back together.',
       ),
       el('p', {}, 'Try a different number of heads. d_model stays the same; only the slicing changes.'),
       choices,
@@ -116,7 +116,7 @@ export const multiHeadStep: StepDefinition = {
       el(
         'p',
         {},
-        'Splitting does not add work: h heads of width d_k do h · n² · d_k = n² · d_model multiply-adds for the scores, exactly what one head of full width would. ' +
+        'Splitting does not add work: h heads of width dₖ do h · n² · dₖ = n² · d_model multiply-adds for the scores, exactly what one head of full width would. ' +
           'The table counts every product of this layer for each h that d_model allows; the column for the current h is counted from the engine’s actual matrices.',
       ),
       ...(predict ? [predict.element] : []),
@@ -181,7 +181,7 @@ export const multiHeadStep: StepDefinition = {
         .forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
       setText(
         choicesNote,
-        `Now: h = ${current}, so each head works in d_k = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
+        `Now: h = ${current}, so each head works in dₖ = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
           (trained
             ? `The trained model was trained with h = ${current}, so that is the h its weights have; choose random weights (settings bar) to try the other values that divide d_model = ${dModel}.`
             : `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`),
@@ -278,7 +278,7 @@ export const multiHeadStep: StepDefinition = {
               ],
               correct: grows ? 'grows' : 'same',
               explanation:
-                `Each head works on d_k = d_model / h columns only. h heads doing n² · d_k multiply-adds each add up to n² · d_model, the same as one wide head, ` +
+                `Each head works on dₖ = d_model / h columns only. h heads doing n² · dₖ multiply-adds each add up to n² · d_model, the same as one wide head, ` +
                 `and the projections do not depend on h at all. For this page: ${count(one.total)} multiply-adds with 1 head, ${count(costOfShape(p.n, p.dModel, most).total)} with ${most}. ` +
                 'What more heads buy is variety: several smaller attention maps instead of one.',
             },

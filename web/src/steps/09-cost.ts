@@ -128,7 +128,7 @@ export const costStep: StepDefinition = {
           'Long-context tricks (sliding windows, sparse patterns, linear attention) all try to avoid building that table. ',
           flashLink,
           ' leaves the arithmetic exactly as it is: ' +
-            'it walks through the keys a tile at a time in the GPU’s small, fast on-chip memory, keeps a running softmax per row, and writes out only the final (n, d_k) result. ' +
+            'it walks through the keys a tile at a time in the GPU’s small, fast on-chip memory, keeps a running softmax per row, and writes out only the final (n, dₖ) result. ' +
             'The output is identical. The memory columns above stop growing like n²; the multiply-adds column does not change at all. So it knocks down the memory wall but leaves the n² arithmetic where it was.',
           runLink,
         ),

@@ -701,7 +701,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
               (flash.prefixNaive
                 ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.`
                 : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
-          : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √d_k' : ', no scaling'}): exactly the numbers the other steps use.`,
+          : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √dₖ' : ', no scaling'}): exactly the numbers the other steps use.`,
       );
       unavailable.hidden = !flash.unavailable;
       setText(unavailable, flash.unavailable ?? '');

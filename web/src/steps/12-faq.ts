@@ -80,8 +80,8 @@ export const faqStep: StepDefinition = {
         el(
           'p',
           {},
-          'A dot product adds up d_k products, and each one brings its own spread, so the total’s standard deviation grows like √d_k. ' +
-            'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √d_k brings the spread back to about 1.',
+          'A dot product adds up dₖ products, and each one brings its own spread, so the total’s standard deviation grows like √dₖ. ' +
+            'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √dₖ brings the spread back to about 1.',
         ),
         spread,
         el(
@@ -162,7 +162,7 @@ export const faqStep: StepDefinition = {
       const { dots, saturation } = s;
       setText(
         spread,
-        `With this page’s d_k = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
+        `With this page’s dₖ = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
           `(√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided by √${dots.dK} it is ${fmt(dots.scaledStd)}.`,
       );
       const probs = (values: Float32Array): Bar[] => {
@@ -177,7 +177,7 @@ export const faqStep: StepDefinition = {
       setText(
         gradient,
         saturation.factor === 1
-          ? `At d_k = 1, √d_k is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
+          ? `At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
           : `How much gradient still flows (the size of the softmax’s derivative): ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
               `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}. The sharper the softmax, the less there is to learn from.`,
       );
