@@ -10,7 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
 import { STEP_ELEMENTS } from '../../web/src/elements/registry';
-import { settingsFromParams, type Settings } from '../../web/src/settings';
+import { DEFAULT_SETTINGS, settingsFromParams, type Settings } from '../../web/src/settings';
+import { TRAIN_ATTRIBUTES, trainSettingsFrom } from '../../web/src/train-settings';
 import { FuzzRng, fuzzSeed, rawParams } from '../unit/fuzz-values';
 import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
 
@@ -66,7 +67,14 @@ function inspect(element: Element): PageReport {
   const badText: string[] = [];
   const bad = /\bNaN\b|Infinity|undefined|\[object /;
   for (const part of root.querySelectorAll('section.step, .controls')) {
-    const text = part.textContent ?? '';
+    // A step's own notice area (the train step's) may quote the reader's input: checked like the notices below.
+    const copy = part.cloneNode(true) as Element;
+    copy.querySelectorAll('.notice-area').forEach((area) => area.remove());
+    const text = copy.textContent ?? '';
+    for (const item of part.querySelectorAll('.notice-area li')) {
+      const unquoted = (item.textContent ?? '').replace(/“[^”]*”/g, '');
+      if (bad.test(unquoted)) badText.push(`step notice: ${item.textContent}`);
+    }
     const match = bad.exec(text);
     if (match)
       badText.push(
@@ -256,7 +264,10 @@ describe(`fuzz (seed ${SEED})`, () => {
         const params = new URLSearchParams();
         for (const [attribute, value] of attributes)
           if (attribute in SETTING_ATTRIBUTES) params.set(SETTING_ATTRIBUTES[attribute as keyof typeof SETTING_ATTRIBUTES], value);
-        const expected = settingsFromParams(params);
+        // <attention-train> reads d-model, heads, seed and scale as its training run's settings: its
+        // walkthrough settings stay the defaults, and its form shows the run's (checked below).
+        const trains = tag === STEP_ELEMENTS.train;
+        const expected = trains ? { settings: { ...DEFAULT_SETTINGS }, notices: [] } : settingsFromParams(params);
         const label = `attribute case ${i} on <${tag}>: ${JSON.stringify(attributes).slice(0, 300)}`;
         const started = performance.now();
         const report = await page.evaluate(
@@ -275,6 +286,21 @@ describe(`fuzz (seed ${SEED})`, () => {
         );
         timed(performance.now() - started, label);
         checkReport(report, expected, tag === 'attention-walkthrough' ? ALL_STEPS : 1, label);
+        if (trains) {
+          const given = Object.fromEntries(attributes);
+          const training = trainSettingsFrom((name) => given[name] ?? null, TRAIN_ATTRIBUTES).settings;
+          const form = await page.evaluate(() => {
+            const root = document.querySelector('attention-train')!.shadowRoot!;
+            const value = (name: string) => root.querySelector<HTMLInputElement>(`[name="${name}"]`)!;
+            return {
+              dModel: Number(value('train-d-model').value),
+              heads: Number(value('train-heads').value),
+              seed: Number(value('train-seed').value),
+              scale: value('train-scale').checked,
+            };
+          });
+          expect(form, label).toEqual({ dModel: training.dModel, heads: training.heads, seed: training.seed + 0, scale: training.scale }); // + 0: "-0" is seed 0
+        }
         expect(errors, label).toEqual([]);
         attributeCount++;
       }
