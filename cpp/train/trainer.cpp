@@ -127,18 +127,27 @@ Expected<StepReport> Trainer::step(int steps) {
   return report;
 }
 
-Evaluation Trainer::evaluate() const {
-  Evaluation e;
+constexpr int kHeldoutBatch = 64;  // examples per forward pass over the held-out set
+
+template <typename Visit>
+void Trainer::for_each_heldout_batch(Rows rows, Visit&& visit) const {
   const auto& set = task_.heldout();
   Activations<float> acts;
   Batch batch;
+  for (std::size_t first = 0; first < set.size(); first += kHeldoutBatch) {
+    const int count = int(std::min<std::size_t>(kHeldoutBatch, set.size() - first));
+    task_.pack(set, first, count, batch);
+    forward(batch, acts, rows);
+    visit(static_cast<const Batch&>(batch), static_cast<const Activations<float>&>(acts), first, count);
+  }
+}
+
+Evaluation Trainer::evaluate() const {
+  Evaluation e;
+  const auto& set = task_.heldout();
   double loss_sum = 0;
   int correct = 0;
-  constexpr int kChunk = 64;
-  for (std::size_t first = 0; first < set.size(); first += kChunk) {
-    const int count = int(std::min<std::size_t>(kChunk, set.size() - first));
-    task_.pack(set, first, count, batch);
-    forward(batch, acts, Rows::kTargets);
+  for_each_heldout_batch(Rows::kTargets, [&](const Batch&, const Activations<float>& acts, std::size_t, int) {
     const int V = model_.vocab;
     for (int p = 0; p < acts.P; ++p) {
       const float* pr = acts.probs.data() + std::size_t(p) * V;
@@ -147,7 +156,7 @@ Evaluation Trainer::evaluate() const {
       loss_sum += acts.losses[p];
     }
     e.positions += acts.P;
-  }
+  });
   e.examples = int(set.size());
   e.accuracy = e.positions ? float(correct) / float(e.positions) : 0.0f;
   e.loss = e.positions ? float(loss_sum / e.positions) : 0.0f;
@@ -208,27 +217,22 @@ std::vector<HeadShares> Trainer::head_shares() const {
   for (int l = 0; l < model_.layers; ++l)
     for (int h = 0; h < NH; ++h) shares.push_back({l, h, 0, 0, 0, 0});
   const auto& set = task_.heldout();
-  Activations<float> acts;
-  Batch batch;
-  constexpr int kChunk = 64;
-  for (std::size_t first = 0; first < set.size(); first += kChunk) {
-    const int count = int(std::min<std::size_t>(kChunk, set.size() - first));
-    task_.pack(set, first, count, batch);
-    forward(batch, acts);
-    const int Tn = batch.T;
-    for (int b = 0; b < count; ++b) {
-      const Example& ex = set[first + b];
-      for (int l = 0; l < model_.layers; ++l)
-        for (int h = 0; h < NH; ++h) {
-          const float* row = acts.layer[l].att.data() + ((std::size_t(b) * NH + h) * Tn + ex.query) * Tn;
-          HeadShares& s = shares[std::size_t(l) * NH + h];
-          s.referent += row[ex.referent];
-          s.other_noun += row[ex.other];
-          s.adjective += row[ex.adjective];
-          s.self += row[ex.query];
+  for_each_heldout_batch(
+      Rows::kAll, [&](const Batch& batch, const Activations<float>& acts, std::size_t first, int count) {
+        const int Tn = batch.T;
+        for (int b = 0; b < count; ++b) {
+          const Example& ex = set[first + b];
+          for (int l = 0; l < model_.layers; ++l)
+            for (int h = 0; h < NH; ++h) {
+              const float* row = acts.layer[l].att.data() + ((std::size_t(b) * NH + h) * Tn + ex.query) * Tn;
+              HeadShares& s = shares[std::size_t(l) * NH + h];
+              s.referent += row[ex.referent];
+              s.other_noun += row[ex.other];
+              s.adjective += row[ex.adjective];
+              s.self += row[ex.query];
+            }
         }
-    }
-  }
+      });
   for (auto& s : shares) {
     const float inv = set.empty() ? 0.0f : 1.0f / float(set.size());
     s.referent *= inv, s.other_noun *= inv, s.adjective *= inv, s.self *= inv;
@@ -280,19 +284,15 @@ AttentionScores Trainer::attention_scores() const {
   const int NH = model_.heads, NL = model_.layers;
   std::vector<HeadScoreSums> sums(std::size_t(NL) * NH);
   const auto& set = task_.heldout();
-  Activations<float> acts;
-  Batch batch;
-  constexpr int kChunk = 64;
-  for (std::size_t first = 0; first < set.size(); first += kChunk) {
-    const int count = int(std::min<std::size_t>(kChunk, set.size() - first));
-    task_.pack(set, first, count, batch);
-    forward(batch, acts);  // Rows::kAll: every query row of every layer
-    const int Tn = batch.T;
-    for (int b = 0; b < count; ++b)
-      for (int l = 0; l < NL; ++l)
-        accumulate_head_scores(acts.layer[l].att.data() + std::size_t(b) * NH * Tn * Tn, NH, Tn, batch.lengths[b],
-                               model_.causal, set[first + b].period, sums.data() + std::size_t(l) * NH);
-  }
+  // Rows::kAll: every query row of every layer.
+  for_each_heldout_batch(
+      Rows::kAll, [&](const Batch& batch, const Activations<float>& acts, std::size_t first, int count) {
+        const int Tn = batch.T;
+        for (int b = 0; b < count; ++b)
+          for (int l = 0; l < NL; ++l)
+            accumulate_head_scores(acts.layer[l].att.data() + std::size_t(b) * NH * Tn * Tn, NH, Tn, batch.lengths[b],
+                                   model_.causal, set[first + b].period, sums.data() + std::size_t(l) * NH);
+      });
   AttentionScores out;
   double total = 0;
   for (int l = 0; l < NL; ++l) {

@@ -152,6 +152,10 @@ class Trainer {
   // Forward on a batch (probs at the target positions into acts); returns the mean loss. Rows::kTargets
   // where only the loss and probabilities are read (training, evaluation), kAll where attention maps are.
   float forward(const Batch& batch, Activations<float>& acts, Rows rows = Rows::kAll) const;
+  // The held-out set in batches of up to kHeldoutBatch examples: forward on each, then
+  // visit(batch, acts, first, count) with the batch's examples [first, first + count) of heldout().
+  template <typename Visit>
+  void for_each_heldout_batch(Rows rows, Visit&& visit) const;
 
   TrainConfig config_;
   ModelConfig model_;

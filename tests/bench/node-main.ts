@@ -2,12 +2,12 @@
 // runs the suite, writes its results as JSON to the path given as the first argument.
 //   node --import tsx tests/bench/node-main.ts build/bench/node.json [--quick]
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AttentionEngine, createEngine } from '../../web/src/engine/engine';
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
 import { selectedShapes } from './options';
 import { loadRoof } from './peers/roof';
+import { useTfjsWasmInNode } from './peers/tfjs-node';
 import { runEnvironment, type Loaded } from './setup';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -28,14 +28,7 @@ try {
 try {
   const tf = await import('@tensorflow/tfjs-core');
   const wasm = await import('@tensorflow/tfjs-backend-wasm');
-  const require = createRequire(import.meta.url);
-  const dist = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
-  wasm.setWasmPaths({
-    'tfjs-backend-wasm.wasm': join(dist, 'tfjs-backend-wasm.wasm'),
-    'tfjs-backend-wasm-simd.wasm': join(dist, 'tfjs-backend-wasm-simd.wasm'),
-    'tfjs-backend-wasm-threaded-simd.wasm': join(dist, 'tfjs-backend-wasm-threaded-simd.wasm'),
-  });
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // one thread, like every other participant
+  useTfjsWasmInNode(tf, wasm); // one thread, like every other participant
   if (!(await tf.setBackend('wasm'))) throw new Error('tf.setBackend("wasm") failed');
   await tf.ready();
   if (!(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'))) throw new Error('tfjs-backend-wasm did not pick its SIMD build');

@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { AttentionEngine, createEngine } from '../../web/src/engine/engine';
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
 import { Trainer } from '../../web/src/engine/training';
+import { useTfjsWasmInNode } from './peers/tfjs-node';
 import { batchMaker, tfjsTrainer, WHO_IS_IT_LENGTHS, type TfjsTrainer, type TrainingShape } from './peers/tfjs-training';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -163,13 +164,7 @@ try {
     logLevel: 'warning',
   });
   await import(pathToFileURL(gradients).href);
-  const dist = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
-  wasm.setWasmPaths({
-    'tfjs-backend-wasm.wasm': join(dist, 'tfjs-backend-wasm.wasm'),
-    'tfjs-backend-wasm-simd.wasm': join(dist, 'tfjs-backend-wasm-simd.wasm'),
-    'tfjs-backend-wasm-threaded-simd.wasm': join(dist, 'tfjs-backend-wasm-threaded-simd.wasm'),
-  });
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // one thread, like every other participant
+  useTfjsWasmInNode(tf, wasm); // one thread, like every other participant
   tfVersion = wasm.version_wasm;
   const backends: { id: string; backend: string; label: string }[] = [
     { id: 'tfjs-wasm', backend: 'wasm', label: `tfjs-wasm ${tfVersion} (Node, 1 thread)` },
