@@ -28,7 +28,7 @@ const CASES: [string, Record<string, unknown>, RegExp | null][] = [
   ['d_model=%20%20', { dModel: 8 }, null], // blank is "not given"
   ['d_model=', { dModel: 8 }, null],
   ['d_model=%2B16', { dModel: 16 }, null],
-  ['d_model=.5e2', { dModel: 50, heads: 2 }, null],
+  ['d_model=.5e2', { dModel: 50, heads: 1 }, null],
   ['heads=0', { heads: 1 }, /number of heads must be from 1 to 64; 0 was changed to 1/],
   ['heads=3', { heads: 2 }, /3 heads do not divide d_model = 8, so 2 heads are used \(dₖ = 4\)/],
   ['d_model=12&heads=5', { heads: 4 }, /5 heads do not divide d_model = 12/],
@@ -75,7 +75,7 @@ describe('values from controls (numbers, not text)', () => {
     expect(validateSettings({ dModel: Infinity }).notices[0]).toBe(
       'd_model must be a number; “Infinity” is not a finite number, so it stays 8.',
     );
-    expect(validateSettings({ heads: true }).settings.heads).toBe(2);
+    expect(validateSettings({ heads: true }).settings.heads).toBe(DEFAULT_SETTINGS.heads);
   });
 });
 

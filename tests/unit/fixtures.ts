@@ -26,12 +26,18 @@ export function fixtureEngine(): Promise<AttentionEngine> {
 }
 
 /**
- * A snapshot with random weights unless `change` says weights: 'trained': the renderer tests written
- * for the seeded example check its numbers, so they ask for random weights rather than the default.
+ * A snapshot with random weights (d_model 8, 2 heads: the shape the renderer tests were written for)
+ * unless `change` says otherwise: they check the seeded numbers, so they ask for them rather than the
+ * default (the article's example, exampleSnapshotFor).
  */
 export async function snapshotFor(change: Partial<Settings> = {}): Promise<Snapshot> {
-  const { settings } = validateSettings({ weights: 'random', ...change }, DEFAULT_SETTINGS);
+  const { settings } = validateSettings({ weights: 'random', heads: 2, ...change }, DEFAULT_SETTINGS);
   return computeSnapshot(await fixtureEngine(), settings);
+}
+
+/** A snapshot at the default settings: the article's four-token example, the sentence with the trained model beside it. */
+export function exampleSnapshotFor(change: Partial<Settings> = {}): Promise<Snapshot> {
+  return snapshotFor({ weights: 'example', heads: DEFAULT_SETTINGS.heads, ...change });
 }
 
 /** A snapshot with the shipped trained model (unless `change` asks for random weights). */

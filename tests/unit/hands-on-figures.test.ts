@@ -11,10 +11,10 @@ import { HeadGrid } from '../../web/src/figures/head-grid';
 import { parseTyped, type MatrixEdit } from '../../web/src/figures/matrix-edit';
 import { MatrixTable } from '../../web/src/figures/matrix-table';
 import { hex, mixOklab, parseColour } from '../../web/src/figures/palette';
-import { MASKED_SOURCE, numpyScript, SOFTMAX_SOURCE } from '../../web/src/figures/numpy-script';
+import { ATTENTION_FUNCTION, CAUSAL_MASK_LINE, numpyScript } from '../../web/src/figures/numpy-script';
 import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/figures/predict';
-import { ATTENTION_SOURCE, MULTI_HEAD_SOURCE } from '../../web/src/steps/article-code';
-import { snapshotFor } from './fixtures';
+import { encodePaint } from '../../web/src/hands-on-settings';
+import { exampleSnapshotFor, snapshotFor } from './fixtures';
 
 const view = (data: number[], rows: number, cols: number, extra: Record<string, unknown> = {}) => ({
   data: Float32Array.from(data),
@@ -392,16 +392,29 @@ describe('predictions', () => {
 });
 
 describe('the NumPy script', () => {
-  test('the article’s functions word for word, the page’s matrices in full, the masked variant only when needed', async () => {
-    const sources = { attention: ATTENTION_SOURCE, multiHead: MULTI_HEAD_SOURCE };
-    const plain = numpyScript(await snapshotFor({ sentence: 'the cat sat down' }), sources);
-    for (const source of [SOFTMAX_SOURCE, ATTENTION_SOURCE, MULTI_HEAD_SOURCE]) expect(plain).toContain(source);
-    expect(plain).not.toContain('NOT IN THE ARTICLE');
-    expect(plain).toContain('out, weights = multi_head_attention(X, W_q, W_k, W_v, W_o, h=h)');
+  test('our attention_heads() once, the page’s matrices in full, the mask only when the page has one', async () => {
+    const plain = numpyScript(await snapshotFor({ sentence: 'the cat sat down' }));
+    expect(plain.split(ATTENTION_FUNCTION)).toHaveLength(2);
+    expect(plain).not.toContain('mask = ');
+    expect(plain).toContain('out, weights, outputs = attention_heads(X, W_q, W_k, W_v, W_o, heads, mask=None, scale=True)');
+    expect(plain).toContain('heads = 2\n');
     expect(plain).toContain('np.set_printoptions(precision=2, suppress=True');
-    const snapshot = await snapshotFor({ sentence: 'the cat sat down', causal: true, scale: false, edits: 'X.1.1:0.5' });
-    const masked = numpyScript(snapshot, sources);
-    expect(masked).toContain(MASKED_SOURCE);
+    const example = numpyScript(await exampleSnapshotFor());
+    expect(example).toContain('heads = 1\n');
+    expect(example).toContain('the article’s four-token example');
+    expect(example).toContain('W_q = np.array([   # (d_model, heads * d_k) = (8, 4)');
+    expect(example).toContain('one head: nothing to mix, the identity');
+    const causal = numpyScript(await snapshotFor({ sentence: 'the cat sat down', causal: true }));
+    expect(causal).toContain(CAUSAL_MASK_LINE);
+    expect(causal).toContain('mask=mask, scale=True)');
+    const snapshot = await snapshotFor({
+      sentence: 'the cat sat down',
+      mask: encodePaint(Uint8Array.from([1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1])),
+      scale: false,
+      edits: 'X.1.1:0.5',
+    });
+    const masked = numpyScript(snapshot);
+    expect(masked).not.toContain(CAUSAL_MASK_LINE);
     expect(masked).toContain('mask=mask, scale=False)');
     expect(masked).toContain('    [1, 0, 0, 0],');
     expect(masked).toContain('X = np.array([   # (n, d_model) = (4, 8): one row per token\n    [0.5, ');

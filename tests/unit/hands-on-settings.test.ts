@@ -60,7 +60,7 @@ describe('edits in the URL', () => {
   });
 
   test('too large an example: the edits are set aside with a notice', () => {
-    const nine = fromQuery('edits=X.1.1:1'); // the article's sentence has 9 tokens
+    const nine = fromQuery('weights=trained&edits=X.1.1:1'); // the article's sentence has 9 tokens
     expect(nine.settings.edits).toBe('');
     expect(nine.notices).toEqual([
       expect.stringMatching(/set aside: editing works on small examples of up to 8 tokens and d_model 16, and this one has 9 tokens/),

@@ -2,7 +2,6 @@
 // The settings bar's pure parts: the history a typed sentence leaves, and notices shown once each.
 import { beforeEach, describe, expect, test } from 'vitest';
 import { noticeArea, uniqueMessages } from '../../web/src/notices';
-import { DEFAULT_SETTINGS } from '../../web/src/settings';
 import { WalkthroughState } from '../../web/src/state';
 
 beforeEach(() => {
@@ -53,10 +52,8 @@ describe('notices', () => {
   test('head=99: one notice, which names the head asked for', () => {
     history.replaceState(null, '', '/?head=99');
     const state = new WalkthroughState(true);
-    expect(state.settings.head).toBe(DEFAULT_SETTINGS.heads - 1);
-    expect(state.takeInitialNotices()).toEqual([
-      `There are only ${DEFAULT_SETTINGS.heads} heads in the trained model, so head ${DEFAULT_SETTINGS.heads} is shown instead of head 99.`,
-    ]);
+    expect(state.settings.head).toBe(0);
+    expect(state.takeInitialNotices()).toEqual(['There is only 1 head in the article’s example, so head 1 is shown instead of head 99.']);
   });
 
   test('a shortened word is reported once, not again at every later change', () => {

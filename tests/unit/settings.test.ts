@@ -59,8 +59,9 @@ describe('bad values become working settings with a message', () => {
     ['d_model=Infinity', { dModel: 8 }, /must be a number/],
     ['seed=-1', { seed: 0 }, /seed must be from 0 to 4294967295/],
     ['seed=99999999999', { seed: 4294967295 }, /changed to 4294967295/],
-    ['head=99', { head: 1 }, /^There are only 2 heads in the trained model, so head 2 is shown instead of head 99\.$/],
-    ['weights=random&head=99', { head: 1 }, /^There are only 2 heads, so head 2 is shown instead of head 99\.$/],
+    ['head=99', { head: 0 }, /^There is only 1 head in the article’s example, so head 1 is shown instead of head 99\.$/],
+    ['weights=trained&head=99', { head: 1 }, /^There are only 2 heads in the trained model, so head 2 is shown instead of head 99\.$/],
+    ['weights=random&heads=2&head=99', { head: 1 }, /^There are only 2 heads, so head 2 is shown instead of head 99\.$/],
     ['block=0', { block: 1 }, /block size must be from 1 to 16; 0 was changed to 1/],
     ['block=64', { block: 16 }, /block size must be from 1 to 16; 64 was changed to 16/],
     ['block=2.5', { block: 3 }, /block size must be a whole number; 2.5 was rounded to 3/],
@@ -116,7 +117,7 @@ describe('bad values become working settings with a message', () => {
       'd_model and heads only apply to random weights; the trained model has d_model 32 and 2 heads, so they were not used.',
     ]);
     // The link written for trained settings leaves them out, so reading it back asks for nothing else.
-    expect(settingsToParams({ ...trained.settings, seed: 9 }).toString()).toBe('');
+    expect(settingsToParams({ ...trained.settings, seed: 9 }).toString()).toBe('weights=trained');
   });
 
   test('the head shown is clamped below the number of heads', () => {

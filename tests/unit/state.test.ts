@@ -41,14 +41,14 @@ describe('WalkthroughState', () => {
 
   test('d_model, heads or the seed without `weights` ask for random weights; back on trained, the link leaves them out', () => {
     const state = new WalkthroughState(true);
-    expect(state.settings.weights).toBe('trained');
+    expect(state.settings.weights).toBe('example');
     state.update({ seed: 7 });
     expect(state.settings).toMatchObject({ weights: 'random', seed: 7 });
     expect(location.search).toBe('?seed=7&weights=random');
     state.update({ weights: 'trained' });
     // The seed is kept for a later switch back, but a link to the trained model does not carry it.
     expect(state.settings).toMatchObject({ weights: 'trained', seed: 7 });
-    expect(location.search).toBe('');
+    expect(location.search).toBe('?weights=trained');
     // A weights choice given with them wins.
     state.update({ weights: 'trained', heads: 4 });
     expect(state.settings).toMatchObject({ weights: 'trained', heads: 4 });

@@ -26,9 +26,10 @@ function itRow(snapshot: Snapshot, layer: number, head: number): number[] {
 const argmax = (row: number[]) => row.indexOf(Math.max(...row));
 
 describe('the weights setting', () => {
-  test('trained by default, left out of the URL; random round-trips', () => {
-    expect(DEFAULT_SETTINGS.weights).toBe('trained');
+  test('the article’s example by default, left out of the URL; trained and random round-trip', () => {
+    expect(DEFAULT_SETTINGS.weights).toBe('example');
     expect(settingsToQuery(DEFAULT_SETTINGS)).toBe('');
+    expect(settingsToQuery(fromQuery('weights=trained').settings)).toBe('weights=trained');
     const random = fromQuery('weights=random');
     expect(random).toEqual({ settings: { ...DEFAULT_SETTINGS, weights: 'random' }, notices: [] });
     expect(settingsToQuery(random.settings)).toBe('weights=random');
@@ -37,8 +38,8 @@ describe('the weights setting', () => {
 
   test.each(['bogus', '1', '', '<script>'])('weights=%s: the default, and one notice saying so', (value) => {
     const { settings, notices } = fromQuery(`weights=${encodeURIComponent(value)}`);
-    expect(settings.weights).toBe('trained');
-    expect(notices).toEqual([`The weights must be trained or random; “${value}” was ignored, so the trained weights are used.`]);
+    expect(settings.weights).toBe('example');
+    expect(notices).toEqual([`The weights must be example, trained or random; “${value}” was ignored, so the article’s example is used.`]);
   });
 
   test('a bad value in an update keeps the current weights', () => {
@@ -54,12 +55,17 @@ describe('the weights setting', () => {
     expect(settingsToAttributes({ ...DEFAULT_SETTINGS, weights: 'random' })).toEqual([['weights', 'random']]);
     element.setAttribute('weights', 'pretrained');
     expect(settingsFromAttributes(element).notices).toEqual([
-      'The weights must be trained or random; “pretrained” was ignored, so the trained weights are used.',
+      'The weights must be example, trained or random; “pretrained” was ignored, so the article’s example is used.',
     ]);
   });
 
   test('trained: the shown head is checked against the model’s heads, d_model and h keep the reader’s random-mode values', () => {
-    expect(shapeOf(DEFAULT_SETTINGS)).toEqual({ dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads });
+    expect(shapeOf({ ...DEFAULT_SETTINGS, weights: 'trained' })).toEqual({
+      dModel: SHIPPED_MODEL.dModel,
+      heads: SHIPPED_MODEL.heads,
+      dK: SHIPPED_MODEL.dModel / SHIPPED_MODEL.heads,
+    });
+    expect(shapeOf(DEFAULT_SETTINGS)).toEqual({ dModel: 8, heads: 1, dK: 4 });
     const { settings, notices } = fromQuery('weights=trained&heads=8&d_model=16&head=5');
     expect(settings).toMatchObject({ weights: 'trained', dModel: 16, heads: 8, head: SHIPPED_MODEL.heads - 1 });
     expect(notices).toEqual([

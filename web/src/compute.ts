@@ -3,59 +3,146 @@
 import { EngineError, type AttentionEngine } from './engine/engine';
 import { keptExperiments } from './engine/result-sharing';
 import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './hands-on-settings';
+import { EXAMPLE_TOKENS, examplePipelineConfig } from './article-example';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
-import { trainedSentence } from './trained';
+import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './trained';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 
 export const DOT_PRODUCT_SAMPLES = 4000;
 /** The article's example row for the saturation demo. */
 export const SATURATION_ROW = new Float32Array([1, 2, 3]);
+/** The article's dₖ for its multi-head shape (d_model 512, 8 heads): its saturation example stretches by √64 = 8. */
+export const ARTICLE_MULTI_HEAD_DK = 64;
 
 export function computeSnapshot(engine: AttentionEngine, settings: Settings): Snapshot {
   // Settings over the engine's budget (three (h, n, n) tables) are refused by the engine, before it
   // allocates anything, with a message that points to the tiled kernel.
   const typed = tokenize(settings.sentence).tokens;
+  const example = settings.weights === 'example';
   // Trained weights: the model reads the sentence (its first maxPositions words), and the walkthrough's
-  // pipeline runs the layer that resolves "it" on that layer's own input and W_q, W_k, W_v, W_o.
-  const model = settings.weights === 'trained' ? trainedSentence(engine, typed) : null;
-  const tokens = model ? typed.slice(0, model.input.tokens) : typed;
-  const dModel = model ? model.input.dModel : settings.dModel;
-  const heads = model ? model.input.heads : settings.heads;
+  // pipeline runs the layer that resolves "it" on that layer's own input and W_q, W_k, W_v, W_o. With the
+  // article's example, step 1 and the steps from multi-head on still read the sentence with the model.
+  const model = settings.weights === 'trained' || (example && hasTrainedWeights(engine)) ? trainedSentence(engine, typed) : null;
+  const worked = example ? exampleConfig(settings) : sentenceConfig(settings, typed, model?.input ?? null);
+  const computed = withEdits(engine, worked.config, settings.edits);
+  // The engine runs the example's one head as head 1 of 2 (article-example.ts): the page sees just that head.
+  const pipeline = example ? firstHeadOnly(computed.pipeline) : computed.pipeline;
+  const baseline = example && computed.baseline ? firstHeadOnly(computed.baseline) : computed.baseline;
+  const dK = pipeline.dK;
+  // The saturation demo stretches [1, 2, 3] by √dₖ; the example's dₖ 4 would stretch it by only 2, so it
+  // shows the article's own stretch, √64 = 8, as the article does.
+  const saturationDK = example ? ARTICLE_MULTI_HEAD_DK : dK;
+  const { dots, soft, sharp } = keptExperiments(engine, `${dK}/${saturationDK}/${settings.seed}`, () => ({
+    dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, settings.seed),
+    soft: engine.softmaxSaturation(SATURATION_ROW, 1),
+    sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(saturationDK)),
+  }));
+  const snapshot: Snapshot = {
+    settings,
+    tokens: worked.tokens,
+    pipeline,
+    dots,
+    saturation: { row: SATURATION_ROW, soft, sharp, factor: Math.sqrt(saturationDK), dK: saturationDK },
+    simd: engine.info().simd,
+    flash: computeFlash(engine, pipeline, settings),
+    baseline,
+    trained: model?.trained ?? null,
+    sentence: null,
+  };
+  if (example) snapshot.sentence = sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);
+  return snapshot;
+}
+
+/** The article's example: its four tokens and chosen inputs, with the page's scaling and mask. */
+function exampleConfig(settings: Settings): { config: PipelineConfig; tokens: string[] } {
+  const config = { ...examplePipelineConfig({ causal: settings.causal }), scale: settings.scale };
+  const customMask = isCustomMask(settings.mask) ? maskBits(settings.mask, config.tokens.length) : null;
+  if (customMask) config.mask = customMask;
+  return { config, tokens: [...EXAMPLE_TOKENS] };
+}
+
+/**
+ * A pipeline as the single head its first head is: W_q, W_k, W_v (d_model, dₖ), Q, K, V (n, dₖ), every
+ * per-head tensor with that head alone, and the output weights V itself (one head has nothing to
+ * concatenate or mix, so W_o is the (dₖ, dₖ) identity). The article's example is exactly this: its (8, 4)
+ * projections run by the engine as the first head of d_model 8 with a second, all-zero head.
+ */
+export function firstHeadOnly(p: PipelineSnapshot): PipelineSnapshot {
+  const dK = p.dK;
+  const columns = (m: Matrix): Matrix => {
+    const data = new Float32Array(m.rows * dK);
+    for (let r = 0; r < m.rows; r++) data.set(m.data.subarray(r * m.cols, r * m.cols + dK), r * dK);
+    return { rows: m.rows, cols: dK, data };
+  };
+  const first = (t: Tensor3): Tensor3 => ({ heads: 1, rows: t.rows, cols: t.cols, data: t.data.slice(0, t.rows * t.cols) });
+  const identity = new Float32Array(dK * dK);
+  for (let i = 0; i < dK; i++) identity[i * dK + i] = 1;
+  const headOutputs = first(p.headOutputs);
+  const merged: Matrix = { rows: p.n, cols: dK, data: headOutputs.data.slice() };
+  return {
+    ...p,
+    heads: 1,
+    W_q: columns(p.W_q),
+    W_k: columns(p.W_k),
+    W_v: columns(p.W_v),
+    W_o: { rows: dK, cols: dK, data: identity },
+    Q: columns(p.Q),
+    K: columns(p.K),
+    V: columns(p.V),
+    Q_heads: first(p.Q_heads),
+    K_heads: first(p.K_heads),
+    V_heads: first(p.V_heads),
+    scores: first(p.scores),
+    scoresScaled: first(p.scoresScaled),
+    weights: first(p.weights),
+    headOutputs,
+    merged,
+    output: { ...merged, data: merged.data.slice() },
+    comparisonHead: 0,
+  };
+}
+
+/** The sentence: the trained model's resolving layer (`model`), or seeded random weights of the page's shape. */
+function sentenceConfig(
+  settings: Settings,
+  typed: string[],
+  model: TrainedPipelineInput | null,
+  options: { customMask: boolean } = { customMask: true },
+): { config: PipelineConfig; tokens: string[] } {
+  const tokens = model ? typed.slice(0, model.tokens) : typed;
   const config: PipelineConfig = {
     tokens: tokens.map((token) => token.toLowerCase()),
-    dModel,
-    heads,
+    dModel: model ? model.dModel : settings.dModel,
+    heads: model ? model.heads : settings.heads,
     causal: settings.causal,
     scale: settings.scale,
     seed: settings.seed,
     comparisonHead: settings.head,
   };
   if (model) {
-    const { X, W_q, W_k, W_v, W_o } = model.input;
+    const { X, W_q, W_k, W_v, W_o } = model;
     Object.assign(config, { X: X.data, W_q: W_q.data, W_k: W_k.data, W_v: W_v.data, W_o: W_o.data });
   }
   // A custom mask (step 7's editor) replaces the causal flag; none and causal need no bits.
-  const customMask = isCustomMask(settings.mask) ? maskBits(settings.mask, tokens.length) : null;
+  const customMask = options.customMask && isCustomMask(settings.mask) ? maskBits(settings.mask, tokens.length) : null;
   if (customMask) config.mask = customMask;
-  const { pipeline, baseline } = withEdits(engine, config, settings.edits);
-  const dK = pipeline.dK;
-  const { dots, soft, sharp } = keptExperiments(engine, `${dK}/${settings.seed}`, () => ({
-    dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, settings.seed),
-    soft: engine.softmaxSaturation(SATURATION_ROW, 1),
-    sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(dK)),
-  }));
-  return {
-    settings,
-    tokens,
-    pipeline,
-    dots,
-    saturation: { row: SATURATION_ROW, soft, sharp, factor: Math.sqrt(pipeline.dK) },
-    simd: engine.info().simd,
-    flash: computeFlash(engine, pipeline, settings),
-    baseline,
-    trained: model?.trained ?? null,
-  };
+  return { config, tokens };
+}
+
+/**
+ * With the article's example, what the steps from multi-head on show: the example has one head and
+ * four tokens, nothing to split and no cost to speak of, so they read the sentence, with the trained
+ * model (random weights of the article's sentence shape, d_model 8 and 2 heads, while it is not loaded).
+ * The reader's edits and a custom mask belong to the example's four tokens and stay there.
+ */
+function sentenceSnapshot(engine: AttentionEngine, worked: Snapshot, typed: string[], model: TrainedPipelineInput | null): Snapshot {
+  const settings: Settings = model
+    ? { ...worked.settings, weights: 'trained', head: 0, edits: '', mask: 'none' }
+    : { ...worked.settings, weights: 'random', dModel: 8, heads: 2, head: 0, edits: '', mask: 'none' };
+  const { config, tokens } = sentenceConfig(settings, typed, model, { customMask: false });
+  const pipeline = engine.pipeline(config);
+  return { ...worked, settings, tokens, pipeline, baseline: null, flash: computeFlash(engine, pipeline, settings), sentence: null };
 }
 
 /**

@@ -16,7 +16,11 @@ import {
 } from './settings';
 import type { HistoryMode } from './state';
 
-const WEIGHTS_LABELS: Record<WeightsChoice, string> = { trained: 'Trained model', random: 'Random (seed)' };
+const WEIGHTS_LABELS: Record<WeightsChoice, string> = {
+  example: 'Article’s 4 tokens',
+  trained: 'Sentence, trained',
+  random: 'Sentence, random',
+};
 
 export interface Controls {
   /** The sticky bar: the phone toggle and the settings form. */
@@ -42,6 +46,12 @@ export function subscripted(base: string, subscript: string): DocumentFragment {
 /** Control names, as an embed's `controls` attribute lists them. */
 export const CONTROL_NAMES = ['tokens', 'preset', 'weights', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
 export type ControlName = (typeof CONTROL_NAMES)[number];
+
+/**
+ * The full walkthrough's bar: every control but the heads, which belong to the multi-head step (it
+ * has its own), so the steps before it read as the article's one head. An embed's `controls` can ask for them.
+ */
+export const WALKTHROUGH_BAR_CONTROLS = CONTROL_NAMES.filter((name) => name !== 'heads' && name !== 'head').join(' ');
 
 let uid = 0;
 
@@ -173,7 +183,7 @@ export function createControls(
       sentenceHint,
     ),
     labelled('preset', 'Preset', preset),
-    labelled('weights', 'Weights', weights),
+    labelled('weights', 'Numbers', weights),
     labelled('d-model', subscripted('d', 'model'), dModel, shapeNote),
     labelled('heads', 'Heads h', heads, dK),
     labelled('head', 'Head shown', head),
@@ -263,7 +273,9 @@ export function createControls(
       const count = settings.sentence.split(/\s+/).filter(Boolean).length;
       setText(sentenceHint, `${count} token${count === 1 ? '' : 's'}, one per word`);
       if (weights.value !== settings.weights) weights.value = settings.weights;
-      const trained = settings.weights === 'trained';
+      // The trained model and the article's example fix their own shape; only random weights take d_model and h.
+      const trained = settings.weights !== 'random';
+      const owner = settings.weights === 'example' ? 'The article’s example' : 'The trained model';
       const shape = shapeOf(settings);
       const dChoices = [...new Set([...D_MODEL_CHOICES, shape.dModel])].sort((a, b) => a - b);
       setOptions(dModel, dChoices, String, shape.dModel);
@@ -279,23 +291,19 @@ export function createControls(
       const seedHidden = trained || !visible.has('seed');
       if (seedControl.hidden !== seedHidden) seedControl.hidden = seedHidden;
       // Short, to keep the bar one row; the title says how to change the shape.
-      setText(shapeNote, trained ? 'the trained model’s: choose random weights to change it' : '');
-      dModel.title = trained ? 'The trained model fixes d_model and h: choose random weights to change them.' : '';
+      setText(shapeNote, trained ? `fixed by ${owner.toLowerCase()}: choose random weights to change it` : '');
+      dModel.title = trained ? `${owner} fixes d_model and h: choose random weights to change them.` : '';
       // d_k = d_model / h, shortened to its value to keep the bar one row; the heads step explains it.
-      const dKText = String(shape.dModel / shape.heads);
+      const dKText = String(shape.dK);
       if (dK.dataset.text !== dKText) {
         dK.dataset.text = dKText;
         replaceChildren(dK, subscripted('d', 'k'), ` = ${dKText}`);
       }
-      const summaryText = `${count} token${count === 1 ? '' : 's'} · d_model ${shape.dModel} · h ${shape.heads}`;
+      const source = settings.weights === 'example' ? WEIGHTS_LABELS.example : `${count} token${count === 1 ? '' : 's'}`;
+      const summaryText = `${source} · d_model ${shape.dModel} · h ${shape.heads}`;
       if (summary.dataset.text !== summaryText) {
         summary.dataset.text = summaryText;
-        replaceChildren(
-          summary,
-          `${count} token${count === 1 ? '' : 's'} · `,
-          subscripted('d', 'model'),
-          ` ${shape.dModel} · h = ${shape.heads}`,
-        );
+        replaceChildren(summary, `${source} · `, subscripted('d', 'model'), ` ${shape.dModel} · h = ${shape.heads}`);
       }
       setOptions(
         head,

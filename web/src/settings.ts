@@ -1,12 +1,17 @@
 // The walkthrough's settings: their defaults, their limits, and the one validation boundary that
 // every outside value passes through (URL parameters now, element attributes later). Pure: no DOM,
 // no engine, so it is unit-tested directly.
+import { EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from './article-example';
 import { ENGINE_LIMITS } from './engine/limits';
 import { isCustomMask, validateEdits, validateMask } from './hands-on-settings';
 import { SHIPPED_MODEL } from './model/shipped';
 
-/** Which weights the walkthrough computes with: the shipped trained model, or the article's random ones. */
-export const WEIGHTS_CHOICES = ['trained', 'random'] as const;
+/**
+ * Which numbers the walkthrough computes with: the article's four-token example (inputs chosen so that
+ * the article's printed numbers come out, article-example.ts), or the sentence with the shipped trained
+ * model, or the sentence with seeded random weights.
+ */
+export const WEIGHTS_CHOICES = ['example', 'trained', 'random'] as const;
 export type WeightsChoice = (typeof WEIGHTS_CHOICES)[number];
 
 export interface Settings {
@@ -28,6 +33,8 @@ export interface Settings {
   /** A custom mask: "none", "pad:k", "window:w", "prefix:p" or "paint:…" (causal is the `causal` flag). */
   mask: string;
   /**
+   * 'example': the worked steps show the article's four tokens with their chosen inputs (one head, d_model
+   * 8, dₖ 4), while step 1 and the steps from multi-head on read the sentence with the trained model;
    * 'trained': X and W_q, W_k, W_v, W_o are the shipped model's (web/src/model/who-is-it.bin), so d_model
    * and h are the model's and dModel/heads above wait for random mode; 'random': seeded as the article's
    * np.random.randn.
@@ -40,7 +47,8 @@ export const ARTICLE_SENTENCE = 'The animal crossed the road because it was tire
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   sentence: ARTICLE_SENTENCE,
   dModel: 8, // the article: "4 tokens, model dimension 8, attention dimension 4"
-  heads: 2,
+  // One head until the multi-head step explains more: the heads control lives there.
+  heads: 1,
   causal: false,
   scale: true,
   seed: 1,
@@ -48,8 +56,9 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   block: 4,
   edits: '',
   mask: 'none',
-  // The page's first answer to "what does it refer to?" is the right one.
-  weights: 'trained',
+  // The worked steps show the article's own numbers; step 1's answer to "what does it refer to?" comes
+  // from the trained model, so it is the right one.
+  weights: 'example',
 });
 
 export const LIMITS = Object.freeze({
@@ -85,15 +94,14 @@ export interface Preset {
 
 export const PRESETS: readonly Preset[] = [
   {
-    id: 'article',
-    label: 'The article’s sentence (9 tokens, d_model 8, 2 heads)',
-    settings: { sentence: ARTICLE_SENTENCE, dModel: 8, heads: 2 },
+    id: 'example',
+    label: 'The article’s four-token example',
+    settings: { weights: 'example', causal: false, scale: true, edits: '', mask: 'none' },
   },
-  // The article's worked example: 4 tokens, d_model 8, one head with d_k 4 would need h = 2.
   {
-    id: 'four',
-    label: 'The article’s four-token example (d_model 8, dₖ 4)',
-    settings: { sentence: 'the animal was tired', dModel: 8, heads: 2 },
+    id: 'article',
+    label: 'The article’s sentence, random weights (d_model 8)',
+    settings: { sentence: ARTICLE_SENTENCE, dModel: 8, heads: 1 },
   },
   { id: 'big-heads', label: 'The article’s multi-head shape (d_model 512, 8 heads of 64)', settings: { dModel: 512, heads: 8 } },
 ];
@@ -192,8 +200,9 @@ function parseWeights(raw: RawValue, fallback: WeightsChoice, notices: string[])
   if (raw === null || raw === undefined) return fallback;
   const text = String(raw).trim().toLowerCase();
   if ((WEIGHTS_CHOICES as readonly string[]).includes(text)) return text as WeightsChoice;
+  const kept = fallback === 'example' ? 'the article’s example is' : `the ${fallback} weights are`;
   notices.push(
-    `The weights must be ${WEIGHTS_CHOICES.join(' or ')}; “${shorten(String(raw))}” was ignored, so the ${fallback} weights are used.`,
+    `The weights must be ${WEIGHTS_CHOICES.slice(0, -1).join(', ')} or ${WEIGHTS_CHOICES.at(-1)}; “${shorten(String(raw))}” was ignored, so ${kept} used.`,
   );
   return fallback;
 }
@@ -204,18 +213,39 @@ const RANDOM_WEIGHTS_SETTINGS = ['dModel', 'heads', 'seed'] as const;
 /**
  * A change that sets d_model, heads or the seed without saying which weights asks for random ones (the
  * only weights those settings act on): old links, an author's `heads="4"`, the presets of the article's
- * shapes. A `weights` given alongside wins.
+ * shapes. A sentence given while the article's example is shown asks for that sentence in every step,
+ * read by the trained model. A `weights` given alongside wins.
  */
-export function withImpliedWeights<T extends Partial<Record<keyof Settings, unknown>>>(raw: T): T {
+export function withImpliedWeights<T extends Partial<Record<keyof Settings, unknown>>>(
+  raw: T,
+  current: Pick<Settings, 'weights' | 'sentence'> = DEFAULT_SETTINGS,
+): T {
   if (raw.weights !== undefined && raw.weights !== null) return raw;
-  return RANDOM_WEIGHTS_SETTINGS.some((key) => raw[key] !== undefined && raw[key] !== null) ? { ...raw, weights: 'random' } : raw;
+  if (RANDOM_WEIGHTS_SETTINGS.some((key) => raw[key] !== undefined && raw[key] !== null)) return { ...raw, weights: 'random' };
+  const newSentence = raw.sentence !== undefined && raw.sentence !== null && String(raw.sentence) !== current.sentence;
+  return current.weights === 'example' && newSentence ? { ...raw, weights: 'trained' } : raw;
 }
 
-/** The shape the pipeline runs at: the shipped model's with trained weights, the reader's with random ones. */
-export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>): { dModel: number; heads: number } {
-  return settings.weights === 'trained'
-    ? { dModel: SHIPPED_MODEL.dModel, heads: SHIPPED_MODEL.heads }
-    : { dModel: settings.dModel, heads: settings.heads };
+/** The pipeline's shape as the page presents it: d_model, the number of heads and each head's dₖ. */
+export interface Shape {
+  dModel: number;
+  heads: number;
+  dK: number;
+}
+
+/**
+ * The shape the pipeline runs at: the article's example's one head (dₖ 4 on d_model 8), the shipped
+ * model's with trained weights, the reader's with random ones.
+ */
+export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>): Shape {
+  if (settings.weights === 'example') return { dModel: EXAMPLE_D_MODEL, heads: 1, dK: EXAMPLE_D_K };
+  const { dModel, heads } = settings.weights === 'trained' ? SHIPPED_MODEL : settings;
+  return { dModel, heads, dK: dModel / heads };
+}
+
+/** How many tokens the worked steps show: the example's four, or the sentence's. */
+export function workedTokenCount(settings: Pick<Settings, 'weights' | 'sentence'>): number {
+  return settings.weights === 'example' ? EXAMPLE_TOKENS.length : tokenize(settings.sentence).tokens.length;
 }
 
 /** A typed value quoted in a notice: invisible characters dropped, at most 24 characters. */
@@ -276,8 +306,10 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     heads = fewer;
   }
   const weights = parseWeights(raw.weights, base.weights, notices);
-  // The shown head and the edits refer to the matrices the pipeline runs with (the model's, when trained).
+  // The shown head, the mask and the edits refer to the tokens and matrices the worked steps run with
+  // (the example's four tokens; the model's matrices, when trained).
   const shape = shapeOf({ weights, dModel, heads });
+  const workedTokens = weights === 'example' ? EXAMPLE_TOKENS.length : n;
   const causal = parseFlag(raw.causal, 'The causal mask', base.causal, notices);
   const scale = parseFlag(raw.scale, 'Scaling', base.scale, notices);
   const seed = clampWhole(raw.seed, 'The seed', 0, LIMITS.maxSeed, base.seed, notices);
@@ -287,7 +319,7 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   if (head >= shape.heads) {
     const had = shape.heads;
     notices.push(
-      `There ${had === 1 ? 'is only 1 head' : `are only ${had} heads`}${weights === 'trained' ? ' in the trained model' : ''}, so head ${had} is shown instead of head ${head + 1}.`,
+      `There ${had === 1 ? 'is only 1 head' : `are only ${had} heads`}${weights === 'trained' ? ' in the trained model' : weights === 'example' ? ' in the article’s example' : ''}, so head ${had} is shown instead of head ${head + 1}.`,
     );
     head = had - 1;
   }
@@ -295,7 +327,7 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   notices.push(...tokenized.notices);
   const finalSentence = tokenized.notices.length > 0 ? tokenized.tokens.join(' ') : sentence;
   // The hands-on settings depend on the sizes: checked against this sentence's tokens and d_model.
-  let mask = validateMask(raw.mask ?? base.mask, n, notices);
+  let mask = validateMask(raw.mask ?? base.mask, workedTokens, notices);
   let maskedCausal = causal;
   if (mask === 'causal') {
     // mask=causal is the causal flag: one setting, one way to write it.
@@ -305,7 +337,7 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     notices.push('A custom mask replaces the causal mask, so the causal checkbox is off while it is in force.');
     maskedCausal = false;
   }
-  const edits = validateEdits(raw.edits ?? base.edits, n, shape.dModel, notices);
+  const edits = validateEdits(raw.edits ?? base.edits, workedTokens, shape.dModel, notices);
   return {
     settings: { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask, weights },
     notices,
@@ -338,9 +370,11 @@ export function settingsFromParams(params: URLSearchParams, base: Settings = DEF
   }
   const validated = validateSettings(withImpliedWeights(raw), base);
   const unused = RANDOM_WEIGHTS_SETTINGS.filter((key) => raw[key] !== undefined).map((key) => PARAMS[key]);
-  if (validated.settings.weights === 'trained' && unused.length > 0) {
+  if (validated.settings.weights !== 'random' && unused.length > 0) {
+    const shape = shapeOf(validated.settings);
+    const owner = validated.settings.weights === 'trained' ? 'the trained model has' : 'the article’s example has';
     notices.push(
-      `${unused.join(' and ')} only ${unused.length === 1 ? 'applies' : 'apply'} to random weights; the trained model has d_model ${SHIPPED_MODEL.dModel} and ${SHIPPED_MODEL.heads} heads, so ${unused.length === 1 ? 'it was' : 'they were'} not used.`,
+      `${unused.join(' and ')} only ${unused.length === 1 ? 'applies' : 'apply'} to random weights; ${owner} d_model ${shape.dModel} and ${shape.heads} head${shape.heads === 1 ? '' : 's'}, so ${unused.length === 1 ? 'it was' : 'they were'} not used.`,
     );
   }
   return { settings: validated.settings, notices: [...notices, ...validated.notices] };
@@ -349,11 +383,15 @@ export function settingsFromParams(params: URLSearchParams, base: Settings = DEF
 /** Only the settings that differ from the defaults, so a shared link stays short. */
 export function settingsToParams(settings: Settings): URLSearchParams {
   const params = new URLSearchParams();
+  // Read back, a sentence alone asks for the trained model (withImpliedWeights): the example says so itself.
+  if (settings.weights === 'example' && settings.sentence !== DEFAULT_SETTINGS.sentence) params.set(PARAMS.weights, 'example');
   for (const key of Object.keys(PARAMS) as (keyof Settings)[]) {
     const value = settings[key];
     if (value === DEFAULT_SETTINGS[key]) continue;
     // Read back, they would ask for random weights (withImpliedWeights); the trained model does not use them.
-    if (settings.weights === 'trained' && (RANDOM_WEIGHTS_SETTINGS as readonly string[]).includes(key)) continue;
+    if (settings.weights !== 'random' && (RANDOM_WEIGHTS_SETTINGS as readonly string[]).includes(key)) continue;
+    // A sentence of its own already asks for the trained model when read back.
+    if (key === 'weights' && value === 'trained' && settings.sentence !== DEFAULT_SETTINGS.sentence) continue;
     if (key === 'head') params.set(PARAMS[key], String((value as number) + 1));
     else if (typeof value === 'boolean') params.set(PARAMS[key], value ? '1' : '0');
     else params.set(PARAMS[key], String(value));

@@ -10,8 +10,11 @@ export interface Snapshot {
   pipeline: PipelineSnapshot;
   /** The variance experiment at the current d_k (step 4). */
   dots: DotProductSamples;
-  /** softmax of the article's row [1, 2, 3] unscaled and times sqrt(d_k) (step 4). */
-  saturation: { row: Float32Array; soft: SoftmaxSaturation; sharp: SoftmaxSaturation; factor: number };
+  /**
+   * softmax of the article's row [1, 2, 3] unscaled and times √dₖ (step 4), for the dₖ named here: the
+   * pipeline's, or the article's 64 with its four-token example (whose dₖ 4 would stretch by only 2).
+   */
+  saturation: { row: Float32Array; soft: SoftmaxSaturation; sharp: SoftmaxSaturation; factor: number; dK: number };
   /** Whether the engine runs its SIMD kernels. */
   simd: boolean;
   /** The tiled kernel, tile by tile, on the shown head (step 10). */
@@ -27,6 +30,17 @@ export interface Snapshot {
    * layer, run on that layer's input and weights. null with random weights.
    */
   trained: TrainedSnapshot | null;
+  /**
+   * With the article's four-token example (weights=example): the same page on the sentence, which the
+   * steps from multi-head on show, and step 1 (the example has one head and four tokens). null otherwise: those
+   * steps show this snapshot. Read it through sentenceView().
+   */
+  sentence: Snapshot | null;
+}
+
+/** What step 1 and the steps from multi-head on show: the sentence beside the article’s example, else the snapshot itself. */
+export function sentenceView(snapshot: Snapshot): Snapshot {
+  return snapshot.sentence ?? snapshot;
 }
 
 /** engine.flashTrace on the shown head's Q, K, V, first `tokens` rows, with the page's block, mask and scaling. */

@@ -137,7 +137,9 @@ export class WalkthroughState {
    */
   update(change: Partial<Settings>, history: HistoryMode = 'push'): void {
     const validated = validateSettings(
-      { ...this.current, ...withMaskRule(withImpliedWeights(change)) } as Partial<Record<keyof Settings, string | number | boolean>>,
+      { ...this.current, ...withMaskRule(withImpliedWeights(change, this.current)) } as Partial<
+        Record<keyof Settings, string | number | boolean>
+      >,
       this.current,
     );
     const next = validated.settings;

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { qkvStep } from '../../../web/src/steps/02-qkv';
 import { fmt } from '../../../web/src/figures/format';
-import { snapshotFor } from '../fixtures';
+import { exampleSnapshotFor, snapshotFor } from '../fixtures';
 
 function mount() {
   const body = document.createElement('div');
@@ -24,45 +24,54 @@ const byName = (body: HTMLElement) => {
 const cellTexts = (table: HTMLTableElement) => [...table.querySelectorAll('td')].map((td) => td.textContent);
 
 describe('query, key, value step', () => {
-  test('X, the W matrices and Q, K, V are shown whole, with their shapes', async () => {
+  test('one head as the article shows it: W_q (d_model, dₖ), Q/K/V (n, dₖ), head 1’s columns', async () => {
     const snapshot = await snapshotFor();
     const { pipeline: p } = snapshot;
     const { body, view } = mount();
     view.render(snapshot);
     const t = byName(body);
     expect(tables(body)).toHaveLength(7);
+    const head = (m: { rows: number; cols: number; data: Float32Array }, c0: number) =>
+      Array.from({ length: m.rows * 4 }, (_, i) => fmt(m.data[Math.floor(i / 4) * m.cols + c0 + (i % 4)]));
     expect(cellTexts(t.X)).toEqual(Array.from(p.X.data, (v) => fmt(v)));
-    expect(cellTexts(t.Wq)).toEqual(Array.from(p.W_q.data, (v) => fmt(v)));
-    expect(cellTexts(t.Wk)).toEqual(Array.from(p.W_k.data, (v) => fmt(v)));
-    expect(cellTexts(t.Wv)).toEqual(Array.from(p.W_v.data, (v) => fmt(v)));
-    expect(cellTexts(t.Q)).toEqual(Array.from(p.Q.data, (v) => fmt(v)));
-    expect(cellTexts(t.K)).toEqual(Array.from(p.K.data, (v) => fmt(v)));
-    expect(cellTexts(t.V)).toEqual(Array.from(p.V.data, (v) => fmt(v)));
+    expect(cellTexts(t.Wq)).toEqual(head(p.W_q, 0));
+    expect(cellTexts(t.Wk)).toEqual(head(p.W_k, 0));
+    expect(cellTexts(t.Wv)).toEqual(head(p.W_v, 0));
+    expect(cellTexts(t.Q)).toEqual(head(p.Q, 0));
+    expect(cellTexts(t.K)).toEqual(head(p.K, 0));
+    expect(cellTexts(t.V)).toEqual(head(p.V, 0));
     expect(t.X.querySelector('caption')!.textContent).toBe('X: token embeddings, (n, d_model) = (9, 8)');
-    expect(t.Wq.querySelector('caption')!.textContent).toBe('W_q (8, 8) makes queries; head 1 uses columns 1–4');
-    expect(t.Q.querySelector('caption')!.textContent).toBe('Q = X W_q, queries (9, 8); head 1: columns 1–4');
-    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('dₖ = 8 / 2 = 4');
-    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('exactly the shape of the article’s W_q for one head');
+    expect(t.Wq.querySelector('caption')!.textContent).toBe('W_q (8, 4) makes queries');
+    expect(t.Q.querySelector('caption')!.textContent).toBe('Q = X W_q, queries (9, 4)');
+    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('one head with dₖ = 4 (head 1 of the 2 that step 8 explains)');
+    // Nothing greys out another head's columns: the other head is not on this step at all.
+    expect(body.querySelectorAll('.qkv-other, .qkv-slice')).toHaveLength(0);
   });
 
-  test('the shown head’s columns are marked and the other head’s greyed', async () => {
+  test('the second head: its own columns, numbered within the head', async () => {
     const snapshot = await snapshotFor({ head: 1 });
+    const { pipeline: p } = snapshot;
     const { body, view } = mount();
     view.render(snapshot);
     const { Wq, Q } = byName(body);
-    expect([...Wq.querySelectorAll('thead th.qkv-slice')].map((th) => th.textContent)).toEqual(['5', '6', '7', '8']);
-    expect(Wq.querySelectorAll('td.qkv-other')).toHaveLength(8 * 4);
-    expect([...Q.querySelectorAll('td.qkv-other')].every((td) => Number((td as HTMLElement).dataset.col) < 4)).toBe(true);
-    // The worked cell starts in the shown head's first column.
-    expect(body.querySelector('.by-hand-title')!.textContent).toContain('Cell (1, 5) of Q');
+    expect([...Wq.querySelectorAll('thead th')].slice(1).map((th) => th.textContent)).toEqual(['1', '2', '3', '4']);
+    expect(Wq.querySelector('td[data-row="2"][data-col="1"]')!.textContent).toBe(fmt(p.W_q.data[2 * 8 + 5]));
+    expect(Q.querySelector('td[data-row="3"][data-col="0"]')!.textContent).toBe(fmt(p.Q.data[3 * 8 + 4]));
+    (Q.querySelector('td[data-row="3"][data-col="0"]') as HTMLElement).click();
+    const terms = [...body.querySelector('.by-hand')!.querySelectorAll('.term')] as HTMLElement[];
+    terms.forEach((term, t) => expect(Number(term.dataset.b)).toBeCloseTo(p.W_q.data[t * 8 + 4], 6));
+    expect(body.querySelector('.by-hand-title')!.textContent).toContain('Cell (4, 1) of Q');
   });
 
-  test('one head: no column is greyed', async () => {
-    const snapshot = await snapshotFor({ heads: 1 });
+  test('the article’s example: W_q is its (8, 4), Q its (4, 4)', async () => {
+    const snapshot = await exampleSnapshotFor();
     const { body, view } = mount();
     view.render(snapshot);
-    expect(body.querySelectorAll('.qkv-other, .qkv-slice')).toHaveLength(0);
-    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('a single head, so dₖ = 8');
+    const { Wq, Q } = byName(body);
+    expect(Wq.querySelector('caption')!.textContent).toBe('W_q (8, 4) makes queries');
+    expect(Q.querySelector('caption')!.textContent).toBe('Q = X W_q, queries (4, 4)');
+    expect(cellTexts(Q).slice(0, 2)).toEqual(['1.00', '0.50']);
+    expect(body.querySelector('.qkv-sizes')!.textContent).toContain('Here d_model = 8 and dₖ = 4');
   });
 
   test('a cell of Q is a row of X times a column of W_q, term by term, adding up to the cell', async () => {
@@ -93,16 +102,17 @@ describe('query, key, value step', () => {
     expect([...Wq.querySelectorAll('td.hl')].map((td) => (td as HTMLElement).dataset.col)).toEqual(Array(d).fill('2'));
   });
 
-  test('d_model 512: the tables show a window of the shown head’s columns; the sum still uses all 512 terms', async () => {
+  test('d_model 512: the tables show a window of the shown head’s 64 columns; the sum still uses all 512 terms', async () => {
     const snapshot = await snapshotFor({ dModel: 512, heads: 8, head: 1 });
     const { pipeline: p } = snapshot;
     const { body, view } = mount();
     view.render(snapshot);
     const { X, Wq, Q } = byName(body);
     expect([...Q.querySelectorAll('thead th')].slice(1).map((th) => th.textContent)).toEqual(
-      Array.from({ length: 16 }, (_, i) => String(65 + i)),
+      Array.from({ length: 64 }, (_, i) => String(1 + i)),
     );
-    expect(Q.querySelector('caption')!.textContent).toContain('showing columns 65–80');
+    expect(Q.querySelector('caption')!.textContent).toBe('Q = X W_q, queries (9, 64)');
+    expect(Wq.querySelector('caption')!.textContent).toBe('W_q (512, 64) makes queries; showing rows 1–16');
     expect(Wq.querySelectorAll('tbody tr')).toHaveLength(16);
     expect(X.querySelectorAll('td')).toHaveLength(p.n * 16);
     // Window cell (row 2, col 3) is Q[2, 64 + 3].
@@ -113,7 +123,7 @@ describe('query, key, value step', () => {
     expect(terms).toHaveLength(512);
     const sum = terms.reduce((acc, term) => acc + Number(term.dataset.a) * Number(term.dataset.b), 0);
     expect(sum).toBeCloseTo(p.Q.data[2 * 512 + 67], 3);
-    expect(body.querySelector('.by-hand-title')!.textContent).toContain('Cell (3, 68) of Q');
+    expect(body.querySelector('.by-hand-title')!.textContent).toContain('Cell (3, 4) of Q');
     expect(body.querySelector('.qkv-sums')!.classList.contains('long')).toBe(true);
   });
 

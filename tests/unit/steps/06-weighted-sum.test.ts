@@ -3,7 +3,7 @@
 // output, and the by-hand line for any output cell has exactly the weights row times the V column
 // as its terms, which add up to the cell.
 import { describe, expect, test } from 'vitest';
-import { ATTENTION_SOURCE } from '../../../web/src/steps/article-code';
+import { ATTENTION_FUNCTION } from '../../../web/src/figures/numpy-script';
 import { weightedSumStep } from '../../../web/src/steps/06-weighted-sum';
 import { fmt } from '../../../web/src/figures/format';
 import type { Snapshot } from '../../../web/src/snapshot';
@@ -129,14 +129,24 @@ describe('weighted-sum step', () => {
     ).toBe(true);
   });
 
-  test('shows the article’s attention() and maps its lines to the steps', async () => {
+  test('shows our attention_heads(), the script’s own function, and maps its lines to the steps', async () => {
     const { body, view } = mount();
     view.render(await snapshotFor());
     const code = body.querySelector('pre.code')!.textContent!;
-    for (const line of ATTENTION_SOURCE.split('\n')) expect(code).toContain(line);
+    for (const line of ATTENTION_FUNCTION.split('\n')) expect(code).toContain(line);
     expect(code).toContain('scores = np.where(mask, scores, -np.inf)');
-    const hrefs = [...body.querySelectorAll('a')].map((a) => a.getAttribute('href'));
-    expect(hrefs).toEqual(['#scores', '#scale', '#causal', '#softmax']);
+    const hrefs = [...body.querySelectorAll('p a')].map((a) => a.getAttribute('href'));
+    expect(hrefs).toEqual(['#qkv', '#scores', '#scale', '#causal', '#softmax', '#multi-head']);
+    // The prose cites lines by number: each cited line holds what the prose says it does.
+    const line = (i: number) => ATTENTION_FUNCTION.split('\n')[i - 1];
+    expect(line(3)).toContain('X @ W_q');
+    expect(line(9)).toContain('scores =');
+    expect(line(11)).toContain('np.sqrt(d_k)');
+    expect(line(13)).toContain('-np.inf');
+    expect(line(16)).toContain('np.exp');
+    expect(line(18)).toContain('weights =');
+    expect(line(19)).toContain('outputs = weights @');
+    expect(line(21)).toContain('@ W_o');
   });
 
   test('never shows NaN, at the edges of the settings', async () => {

@@ -3,7 +3,7 @@
 // zeros and rows summing to 100%, and the wrong way with the real (short) row sums, whatever the
 // page's own causal setting. The checkbox drives the page setting through context.update.
 import { describe, expect, test } from 'vitest';
-import { CAUSAL_SOURCE } from '../../../web/src/steps/article-code';
+import { CAUSAL_MASK_LINE } from '../../../web/src/figures/numpy-script';
 import { causalStep, numpyPrint, rowSums } from '../../../web/src/steps/07-causal';
 import { fmt, percent } from '../../../web/src/figures/format';
 import type { Settings } from '../../../web/src/settings';
@@ -140,12 +140,12 @@ describe('causal step', () => {
     expect(submit.defaultPrevented).toBe(true);
   });
 
-  test('prints the article’s code, and this page’s w the way NumPy would', async () => {
+  test('prints our mask line, and this page’s w the way NumPy would', async () => {
     const snapshot = await snapshotFor({ sentence: 'the animal was tired' });
     const { body, view } = mount();
     view.render(snapshot);
     const code = body.querySelector('pre.code')!.textContent!;
-    for (const line of CAUSAL_SOURCE.split('\n')) expect(code).toContain(line);
+    expect(code).toContain(CAUSAL_MASK_LINE);
     const printed = body.querySelector('pre.code-output')!.textContent!;
     expect(printed.split('\n').length).toBe(4);
     expect(printed.startsWith('[[1.   0.   0.   0.  ]')).toBe(true);

@@ -7,7 +7,7 @@ import { costOfShape, costOfSnapshot } from '../../../web/src/figures/cost-model
 import { count, fmt } from '../../../web/src/figures/format';
 import { tokenLabels } from '../../../web/src/figures/labels';
 import { headChoices, type Settings } from '../../../web/src/settings';
-import { MULTI_HEAD_SOURCE } from '../../../web/src/steps/article-code';
+import { ATTENTION_FUNCTION, HEAD_LINES } from '../../../web/src/figures/numpy-script';
 import { MAX_HEAD_MAPS, multiHeadStep, topKey } from '../../../web/src/steps/08-multi-head';
 import { snapshotFor } from '../fixtures';
 
@@ -123,10 +123,13 @@ describe('multi-head step', () => {
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
   });
 
-  test('shows the article’s multi_head_attention()', async () => {
+  test('shows attention_heads() with the lines that split and merge heads highlighted', async () => {
     const { body, view } = mount();
     view.render(await snapshotFor());
     const code = body.querySelector('pre.code')!.textContent!;
-    for (const line of MULTI_HEAD_SOURCE.split('\n')) expect(code).toContain(line);
+    for (const line of ATTENTION_FUNCTION.split('\n')) expect(code).toContain(line);
+    const highlighted = [...body.querySelectorAll('.code-line-hl')].map((line) => Number((line as HTMLElement).dataset.line));
+    expect(highlighted).toEqual([...HEAD_LINES]);
+    expect(body.querySelector('.code-line-hl[data-line="7"]')!.textContent).toContain('reshape(n, heads, d_k)');
   });
 });

@@ -109,7 +109,7 @@ describe('step 2: editing the numbers', () => {
     const button = body.querySelector('.qkv-small') as HTMLButtonElement;
     expect(button.hidden).toBe(false);
     button.click();
-    expect(changes).toEqual([{ sentence: 'the animal was tired', dModel: 8, heads: 2, head: 0 }]);
+    expect(changes).toEqual([{ weights: 'example' }]);
   });
 });
 

@@ -3,6 +3,7 @@
 // page, read-only `config` and `result`, and an `attention-change` event.
 import { EngineError, loadEngine, type AttentionEngine } from '../engine/engine';
 import { el } from '../figures/dom';
+import { WALKTHROUGH_BAR_CONTROLS } from '../controls';
 import { formulaElement } from '../figures/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
@@ -58,7 +59,7 @@ export abstract class AttentionElement extends HTMLElement {
   }
   /** The `controls` list when the attribute is absent: every control, unless the step has its own. */
   protected get defaultControls(): string | null {
-    return null;
+    return this.steps.length > 1 ? WALKTHROUGH_BAR_CONTROLS : null;
   }
 
   private readonly shadow: ShadowRoot;

@@ -51,9 +51,15 @@ export interface AttentionElementAttributes {
   edits?: string;
   /** "causal", "pad:k", "window:w", "prefix:p" or "paint:…"; replaces causal. */
   mask?: string;
-  /** "trained" (default): the shipped trained model; "random": seeded random weights like the article's. */
-  weights?: 'trained' | 'random';
-  /** Which controls to show: "all" (default), "none" or a space-separated list such as "tokens heads causal". */
+  /**
+   * "example" (default): the article's four tokens with inputs chosen so that its printed numbers come out;
+   * "trained": the sentence read by the shipped trained model; "random": the sentence with seeded random weights.
+   */
+  weights?: 'example' | 'trained' | 'random';
+  /**
+   * Which controls to show: "all", "none" or a space-separated list such as "tokens heads causal". Default: all
+   * (the walkthrough leaves heads and head to its multi-head step, which has its own).
+   */
   controls?: string;
   /** Colours; without it the reader's colour scheme is followed. */
   theme?: 'light' | 'dark';

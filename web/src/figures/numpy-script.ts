@@ -1,54 +1,46 @@
-// "Reproduce in NumPy": a short, self-contained Python script with the article's own functions (word
-// for word) and this page's matrices written out at full float32 precision, which prints the weights
-// and outputs the page shows. When the page masks or skips the scaling, a clearly marked variant of
-// multi_head_attention() (not in the article) takes the mask and the scaling as arguments.
+// "Reproduce in NumPy": a short, self-contained Python script, our own, with this page's matrices
+// written out at full float32 precision, which prints the weights and outputs the page shows. Its one
+// function, attention_heads(), takes the mask and the scaling as arguments, so every setting of the page
+// runs through the same lines; steps 6, 7 and 8 show those lines (ATTENTION_FUNCTION, CAUSAL_MASK_LINE).
 import { f32 } from './export-text';
 import { describeMask, isCustomMask } from '../hands-on-settings';
 import type { Matrix } from '../engine/types';
 import type { Snapshot } from '../snapshot';
 
-/** The article's softmax(), exactly as printed there. */
-export const SOFTMAX_SOURCE = `def softmax(x, axis=-1):
-    x = x - x.max(axis=axis, keepdims=True)     # numerical stability
-    e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)`;
+/**
+ * Attention with any number of heads, a mask and optional scaling: the engine's pipeline in NumPy. W_q,
+ * W_k and W_v are (d_model, heads · dₖ), so one head of the article's shape, (8, 4), runs as it is.
+ */
+export const ATTENTION_FUNCTION = `def attention_heads(X, W_q, W_k, W_v, W_o, heads, mask=None, scale=True):
+    n = X.shape[0]
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v                 # (n, heads * d_k) each
+    d_k = Q.shape[1] // heads
 
-/** Not in the article: multi_head_attention() with a mask and optional scaling. */
-export const MASKED_SOURCE = `# ---------------------------------------------------------------------------
-# NOT IN THE ARTICLE: multi_head_attention() with a mask and optional scaling,
-# so that the script can follow the page's mask and scaling settings. The same
-# steps as the article's function; the lines marked "# changed" are the difference.
-def multi_head_attention_masked(X, W_q, W_k, W_v, W_o, h, mask=None, scale=True):
-    n, d_model = X.shape
-    d_k = d_model // h
+    def split(M):                                       # (n, heads * d_k) -> (heads, n, d_k)
+        return M.reshape(n, heads, d_k).swapaxes(0, 1)
 
-    Q = (X @ W_q).reshape(n, h, d_k).transpose(1, 0, 2)   # (h, n, d_k)
-    K = (X @ W_k).reshape(n, h, d_k).transpose(1, 0, 2)
-    V = (X @ W_v).reshape(n, h, d_k).transpose(1, 0, 2)
-
-    scores = Q @ K.transpose(0, 2, 1)                      # (h, n, n)
-    if scale:                                              # changed
+    scores = split(Q) @ split(K).swapaxes(1, 2)         # (heads, n, n): q_i . k_j
+    if scale:
         scores = scores / np.sqrt(d_k)
-    if mask is not None:                                   # changed: blocked -> -inf
-        scores = np.where(mask, scores, -np.inf)
-    with np.errstate(invalid='ignore'):                    # changed
-        weights = softmax(scores, axis=-1)
-    # changed: a row with every key blocked is 0 / 0 = nan in NumPy; the page's
-    # engine gives that row all-zero weights instead.
-    weights = np.nan_to_num(weights, nan=0.0)
-    heads = weights @ V                                    # (h, n, d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)        # a blocked pair gets weight 0
+    top = scores.max(axis=-1, keepdims=True)
+    top[np.isinf(top)] = 0.0                            # a row with every key blocked
+    e = np.exp(scores - top)                            # subtracting the row's max keeps exp finite
+    totals = e.sum(axis=-1, keepdims=True)
+    weights = np.divide(e, totals, out=np.zeros_like(e), where=totals > 0)
+    outputs = weights @ split(V)                        # (heads, n, d_k)
+    merged = outputs.swapaxes(0, 1).reshape(n, heads * d_k)
+    return merged @ W_o, weights, outputs`;
 
-    merged = heads.transpose(1, 0, 2).reshape(n, d_model)  # concat heads
-    return merged @ W_o, weights
-# ---------------------------------------------------------------------------`;
+/** Lines of ATTENTION_FUNCTION that split the projections into heads and glue the heads back (step 8). */
+export const HEAD_LINES: readonly number[] = [4, 6, 7, 9, 19, 20];
+
+/** The causal mask as the script writes it (step 7): query i may read keys 1 to i. */
+export const CAUSAL_MASK_LINE = 'mask = np.arange(n)[None, :] <= np.arange(n)[:, None]   # True on and below the diagonal';
 
 /** The script is offered up to this d_model (4 · 64² numbers, a couple of hundred kilobytes). */
 export const SCRIPT_MAX_DMODEL = 64;
-
-export interface ArticleSources {
-  attention: string;
-  multiHead: string;
-}
 
 function literal(name: string, m: Matrix, comment: string): string {
   const rows = Array.from(
@@ -72,17 +64,19 @@ export const SCRIPT_MARKERS = {
   output: 'output = concat(heads) @ W_o',
 } as const;
 
-export function numpyScript(snapshot: Snapshot, sources: ArticleSources): string {
+export function numpyScript(snapshot: Snapshot): string {
   const { pipeline: p, settings, tokens } = snapshot;
   const custom = isCustomMask(settings.mask);
-  const masked = settings.causal || custom;
-  const variant = masked || !settings.scale;
   const head = settings.head + 1;
-  const lines: string[] = [];
-  lines.push(
+  const example = settings.weights === 'example';
+  const source = example
+    ? 'the article’s four-token example (inputs chosen so that its printed numbers come out)'
+    : snapshot.trained
+      ? `the trained model's layer ${snapshot.trained.resolving.layer + 1} (its input and weights)`
+      : `seed ${settings.seed}`;
+  const lines: string[] = [
     "# The attention mechanism, worked out by hand: this page's numbers in NumPy.",
-    `# ${p.n} tokens, d_model = ${p.dModel}, h = ${p.heads} heads of d_k = ${p.dK}, ` +
-      `${snapshot.trained ? `the trained model's layer ${snapshot.trained.resolving.layer + 1} (its input and weights)` : `seed ${settings.seed}`}; ` +
+    `# ${p.n} tokens, d_model = ${p.dModel}, ${p.heads} head${p.heads === 1 ? '' : 's'} of d_k = ${p.dK}, ${source}; ` +
       `${settings.scale ? 'scores divided by sqrt(d_k)' : 'no scaling'}; ${describeMask(settings.mask, settings.causal)}` +
       `${settings.edits ? '; with your edited numbers' : ''}.`,
     "# Every matrix below is the page's float32 value, written out in full. Run: python3 this_file.py",
@@ -90,51 +84,43 @@ export function numpyScript(snapshot: Snapshot, sources: ArticleSources): string
     '',
     'np.set_printoptions(precision=2, suppress=True, linewidth=150)',
     '',
-    "# The article's functions, exactly as printed there.",
-    SOFTMAX_SOURCE,
+    '',
+    ATTENTION_FUNCTION,
     '',
     '',
-    sources.attention,
-    '',
-    '',
-    sources.multiHead,
-    '',
-    '',
-  );
-  if (variant) lines.push(MASKED_SOURCE, '', '');
-  lines.push(
     `tokens = [${tokens.map((t) => pyString(t.toLowerCase())).join(', ')}]`,
-    `h = ${p.heads}         # heads: d_k = d_model / h = ${p.dK}`,
+    'n = len(tokens)',
+    `heads = ${p.heads}`,
     `head = ${head}      # the head the page's single-head figures show, counting from 1`,
     '',
     literal('X', p.X, `(n, d_model) = (${p.n}, ${p.dModel}): one row per token`),
-    literal('W_q', p.W_q, '(d_model, d_model)'),
-    literal('W_k', p.W_k, '(d_model, d_model)'),
-    literal('W_v', p.W_v, '(d_model, d_model)'),
-    literal('W_o', p.W_o, '(d_model, d_model)'),
-  );
-  if (masked) {
+    literal('W_q', p.W_q, `(d_model, heads * d_k) = (${p.W_q.rows}, ${p.W_q.cols})`),
+    literal('W_k', p.W_k, `(${p.W_k.rows}, ${p.W_k.cols})`),
+    literal('W_v', p.W_v, `(${p.W_v.rows}, ${p.W_v.cols})`),
+    literal(
+      'W_o',
+      p.W_o,
+      p.heads === 1 && p.W_o.rows === p.dK ? 'one head: nothing to mix, the identity' : `(${p.W_o.rows}, ${p.W_o.cols})`,
+    ),
+  ];
+  if (custom) {
     const n = p.n;
     const rows = Array.from({ length: n }, (_, r) => `    [${Array.from(p.mask.data.subarray(r * n, (r + 1) * n)).join(', ')}],`);
     lines.push(
-      `mask = np.array([   # 1 = query row may look at key column: ${describeMask(settings.mask, settings.causal)}`,
+      `mask = np.array([   # True = query row may look at key column: ${describeMask(settings.mask, settings.causal)}`,
       ...rows,
       '], dtype=bool)',
     );
-  }
+  } else if (settings.causal) lines.push(CAUSAL_MASK_LINE);
+  const mask = custom || settings.causal ? 'mask' : 'None';
   lines.push(
     '',
-    variant
-      ? `out, weights = multi_head_attention_masked(X, W_q, W_k, W_v, W_o, h, mask=${masked ? 'mask' : 'None'}, scale=${settings.scale ? 'True' : 'False'})`
-      : 'out, weights = multi_head_attention(X, W_q, W_k, W_v, W_o, h=h)',
-    'd_k = X.shape[1] // h',
-    "cols = slice((head - 1) * d_k, head * d_k)            # this head's columns of V",
-    'head_out = weights[head - 1] @ (X @ W_v)[:, cols]     # step 6: weights @ V for this head',
+    `out, weights, outputs = attention_heads(X, W_q, W_k, W_v, W_o, heads, mask=${mask}, scale=${settings.scale ? 'True' : 'False'})`,
     '',
     `print('${SCRIPT_MARKERS.weights}', head, '(steps 5 and 6):')`,
     'print(weights[head - 1])',
     `print('${SCRIPT_MARKERS.headOutput}', head, '(step 6):')`,
-    'print(head_out)',
+    'print(outputs[head - 1])',
     `print('${SCRIPT_MARKERS.output} (step 8):')`,
     'print(out)',
     '',

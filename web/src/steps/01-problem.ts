@@ -9,7 +9,7 @@ import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
 import { Prediction, predictionToggle, type PredictQuestion } from '../figures/predict';
 import { ARTICLE_SENTENCE } from '../settings';
-import type { Snapshot } from '../snapshot';
+import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../figures/trained-model';
 
@@ -134,8 +134,8 @@ export const problemStep: StepDefinition = {
           'p',
           {},
           el('strong', {}, 'How to use this page. '),
-          'The settings bar at the top changes the sentence, the weights (the trained model or random ones), the model width d_model, the number of heads, the mask, the scaling and the random seed. ' +
-            'Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
+          'The settings bar at the top picks the numbers: the article’s four-token example (the default for steps 2 to 7), the sentence with the trained model, or the sentence with random weights. ' +
+            'It also changes the sentence, the model width d_model, the mask, the scaling and the random seed; the number of heads belongs to step 8. Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
             'point at any cell to read it in words under its table, and use “Copy or save” under a table to take its numbers home as CSV, NumPy, PNG or SVG. ' +
             'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).',
         ),
@@ -280,7 +280,9 @@ export const problemStep: StepDefinition = {
     }
 
     return {
-      render(next) {
+      render(shown) {
+        // Step 1 asks its question of the sentence, also while the worked steps show the article's example.
+        const next = sentenceView(shown);
         if (predict) predict.update(predictQuestion(next));
         const unknown = next.trained?.unknown ?? [];
         const key = `${next.tokens.join('\u0001')}|${unknown.join()}`;

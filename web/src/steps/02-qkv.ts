@@ -1,6 +1,6 @@
-// Query, key, value: three learned projections of the same embeddings. Shows X, W_q, W_k, W_v and
-// Q, K, V with the shown head's column slice marked, and any cell of Q worked out by hand (with
-// the same row and column of K and V next to it). In the small example every number of X and the
+// Query, key, value: three learned projections of the same embeddings. Shows X and one head's W_q,
+// W_k, W_v (d_model, dₖ) and Q, K, V (n, dₖ), as the article does before it explains heads, and any
+// cell of Q worked out by hand (with the same row and column of K and V next to it). In the small example every number of X and the
 // three W matrices can be edited (typed, nudged, dragged); the edits live in the settings (and the
 // URL), and every figure of the page marks what they changed.
 import { byHandSum } from '../figures/arithmetic';
@@ -15,8 +15,9 @@ import { EDIT_LIMITS, EDIT_MATRIX_KEYS, editsAllowed, parseEdits, roundEdit, wit
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
 
-/** Above this width the (d_model, d_model) matrices are shown as a window of WINDOW x WINDOW numbers. */
+/** Above this many rows or columns a matrix is shown as a window of WINDOW rows or columns. */
 const FULL_UP_TO = LIMITS.maxTokensWithNumbers;
 const WINDOW = 16;
 /** Above this many rows a W table scrolls vertically inside its box. */
@@ -24,20 +25,21 @@ const TALL = 16;
 /** Above this many terms a by-hand sum scrolls inside its box. */
 const LONG_SUM = 16;
 
-/** Which rows and columns of the d_model axis the tables show. */
+/** Which rows and columns the tables show: the shown head's columns of W and Q/K/V, windowed when large. */
 export interface DimWindow {
-  /** First column of W and of Q/K/V shown (0-based), and how many. */
+  /** First column of W and of Q/K/V shown (0-based: the head's first), and how many. */
   colStart: number;
   colCount: number;
   /** Rows of W (= columns of X) shown. */
   rowCount: number;
-  /** True when the matrices are too wide to show whole. */
+  /** True when the matrices are too large to show whole. */
   windowed: boolean;
 }
 
 export function dimWindow(dModel: number, dK: number, head: number): DimWindow {
-  if (dModel <= FULL_UP_TO) return { colStart: 0, colCount: dModel, rowCount: dModel, windowed: false };
-  return { colStart: head * dK, colCount: Math.min(WINDOW, dK), rowCount: WINDOW, windowed: true };
+  const rowCount = dModel <= FULL_UP_TO ? dModel : WINDOW;
+  const colCount = dK <= FULL_UP_TO ? dK : WINDOW;
+  return { colStart: head * dK, colCount, rowCount, windowed: rowCount < dModel || colCount < dK };
 }
 
 /** Rows [0, rows) and columns [c0, c0 + cols) of m, as a packed row-major array. */
@@ -45,10 +47,6 @@ function crop(m: Matrix, rows: number, c0: number, cols: number): Float32Array {
   const out = new Float32Array(rows * cols);
   for (let r = 0; r < rows; r++) out.set(m.data.subarray(r * m.cols + c0, r * m.cols + c0 + cols), r * cols);
   return out;
-}
-
-function range(start: number, count: number): string {
-  return count === 1 ? `column ${start + 1}` : `columns ${start + 1}–${start + count}`;
 }
 
 const ROLES: { name: string; symbol: string; text: string }[] = [
@@ -65,6 +63,7 @@ export const qkvStep: StepDefinition = {
     'Three learned matrices turn each token’s embedding into a query (what it looks for), a key (what it offers) and a value (what it passes on).',
   formula: tex`Q = X W_q, \qquad K = X W_k, \qquad V = X W_v`,
   mount(body, context) {
+    const worked = workedExampleNote(context, true);
     let snapshot: Snapshot | null = null;
     let dims: DimWindow = { colStart: 0, colCount: 0, rowCount: 0, windowed: false };
     /** Which head and window the selection was made in: a new one moves it to the new head's columns. */
@@ -78,12 +77,14 @@ export const qkvStep: StepDefinition = {
       label: (r, c) =>
         matrix === 'X'
           ? `X, row ${r + 1} (${quoted(snapshot?.tokens[r] ?? '')}), dimension ${c + 1}`
-          : `${EDIT_MATRIX_KEYS[matrix]}, row ${r + 1}, column ${c + 1}`,
+          : `${EDIT_MATRIX_KEYS[matrix]}, row ${r + 1}, column ${c + 1} of this head`,
       start: () => {
         before = working;
       },
-      change: (r, c, value) => {
+      change: (r, shownCol, value) => {
         if (!snapshot) return;
+        // A W table shows the head's columns; X shows every column from the first.
+        const c = matrix === 'X' ? shownCol : dims.colStart + shownCol;
         const clamped = Math.max(-EDIT_LIMITS.maxValue, Math.min(EDIT_LIMITS.maxValue, value));
         // Back to the seed's own number (at the URL's 3 decimals): no edit at all.
         const seeded = (snapshot.baseline ?? snapshot.pipeline)[EDIT_MATRIX_KEYS[matrix]];
@@ -102,7 +103,7 @@ export const qkvStep: StepDefinition = {
       },
     });
     const describeDim = (name: string) => (r: number, c: number, v: number) =>
-      snapshot ? `${name} of ${quoted(snapshot.tokens[r])}, column ${dims.colStart + c + 1}: ${fmt(v)}` : '';
+      snapshot ? `${name} of ${quoted(snapshot.tokens[r])}, column ${c + 1}: ${fmt(v)}` : '';
 
     const sizes = el('p', { class: 'qkv-sizes' });
     const xTable = new MatrixTable({
@@ -119,7 +120,7 @@ export const qkvStep: StepDefinition = {
         scale: 'diverging',
         corner: 'row',
         edit: editing(matrix),
-        describe: (r, c, v) => `${name}, row ${r + 1} (dimension ${r + 1} of the embedding), column ${dims.colStart + c + 1}: ${fmt(v)}`,
+        describe: (r, c, v) => `${name}, row ${r + 1} (dimension ${r + 1} of the embedding), column ${c + 1}: ${fmt(v)}`,
       });
     });
     const wFigures = wTables.map((t) => el('figure', { class: 'figure qkv-w' }, t.element));
@@ -127,7 +128,7 @@ export const qkvStep: StepDefinition = {
       caption: 'Q',
       scale: 'diverging',
       corner: 'token',
-      describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, column ${dims.colStart + c + 1}: ${fmt(v)}` : ''),
+      describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, column ${c + 1}: ${fmt(v)}` : ''),
       onSelect: () => showArithmetic(),
     });
     const kTable = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token', describe: describeDim('key') });
@@ -164,13 +165,13 @@ export const qkvStep: StepDefinition = {
     );
     const editStatus = el('p', { class: 'qkv-edit-status', 'aria-live': 'polite' });
     const editList = el('ul', { class: 'qkv-edit-list' });
-    const resetButton = el('button', { type: 'button', class: 'hands-button qkv-reset' }, 'Reset to the seeded numbers');
+    const resetButton = el('button', { type: 'button', class: 'hands-button qkv-reset' }, 'Undo every edit');
     resetButton.addEventListener('click', () => {
       working = '';
       context.update({ edits: '' });
     });
     const smallButton = el('button', { type: 'button', class: 'hands-button primary qkv-small' }, 'Use the article’s four-token example');
-    smallButton.addEventListener('click', () => context.update({ sentence: 'the animal was tired', dModel: 8, heads: 2, head: 0 }));
+    smallButton.addEventListener('click', () => context.update({ weights: 'example' }));
     const editPanel = el(
       'div',
       { class: 'qkv-edit', role: 'group', 'aria-label': 'Edit the numbers' },
@@ -181,10 +182,11 @@ export const qkvStep: StepDefinition = {
     );
 
     body.append(
+      worked.element,
       el(
         'p',
         {},
-        'Each token enters as a vector of d_model numbers, its embedding; stacked, they form the rows of X. On this page the embeddings are random numbers drawn from the seed, one vector per distinct word, so “The” and “the” share a row’s values.',
+        'Each token enters as a vector of d_model numbers, its embedding; stacked, they form the rows of X. In a trained model these come from training; with random weights every distinct word gets its own random vector (so “The” and “the” share one).',
       ),
       el('p', {}, 'Attention then asks every token to play three parts, and gives it a separate vector for each:'),
       el(
@@ -224,11 +226,12 @@ export const qkvStep: StepDefinition = {
       const col = dims.colStart + shownCol;
       const d = p.dModel;
       const x = p.X.data.subarray(row * d, (row + 1) * d);
+      // Named by the column within the head, as the tables label it; read at the column of the whole matrix.
       const line = (W: Matrix, out: Matrix, name: string) =>
         byHandSum(
-          `${name}[${row + 1}, ${col + 1}]`,
-          Array.from(x, (a, t) => ({ a, b: W.data[t * d + col] })),
-          out.data[row * d + col],
+          `${name}[${row + 1}, ${shownCol + 1}]`,
+          Array.from(x, (a, t) => ({ a, b: W.data[t * W.cols + col] })),
+          out.data[row * out.cols + col],
         );
       const long = d > LONG_SUM;
       const sums = el(
@@ -243,25 +246,23 @@ export const qkvStep: StepDefinition = {
         el(
           'p',
           { class: 'qkv-then' },
-          `The same row of X against column ${col + 1} of W_k and of W_v gives the key and the value in that column:`,
+          `The same row of X against column ${shownCol + 1} of W_k and of W_v gives the key and the value in that column:`,
         ),
         line(p.W_k, p.K, 'K'),
         line(p.W_v, p.V, 'V'),
       );
-      const head = Math.floor(col / p.dK);
       showChildren(
         byHand,
         el(
           'p',
           { class: 'by-hand-title' },
-          `Cell (${row + 1}, ${col + 1}) of Q: row ${row + 1} of X (${quoted(tokens[row])}) times column ${col + 1} of W_q`,
+          `Cell (${row + 1}, ${shownCol + 1}) of Q: row ${row + 1} of X (${quoted(tokens[row])}) times column ${shownCol + 1} of W_q`,
         ),
         sums,
         el(
           'p',
           { class: 'qkv-note' },
-          `${d} products, one per embedding dimension. Column ${col + 1} belongs to head ${head + 1}` +
-            `${p.heads > 1 ? ` (columns ${head * p.dK + 1}–${(head + 1) * p.dK})` : ''}, so this number is part of that head’s query for ${quoted(tokens[row])}.`,
+          `${d} products, one per embedding dimension: number ${shownCol + 1} of the ${p.dK} in the query of ${quoted(tokens[row])}.`,
         ),
       );
       xTable.highlight([row], []);
@@ -291,7 +292,10 @@ export const qkvStep: StepDefinition = {
         return;
       }
       if (edits.length === 0) {
-        setText(editStatus, 'No edits yet: every number is the seed’s.');
+        setText(
+          editStatus,
+          settings.weights === 'random' ? 'No edits yet: every number is the seed’s.' : 'No edits yet: every number is as it was given.',
+        );
         editList.replaceChildren();
         return;
       }
@@ -327,24 +331,9 @@ export const qkvStep: StepDefinition = {
       return { weights, output };
     }
 
-    /** Marks the shown head's columns (header and cells) in a table whose first shown column is `c0`. */
-    function markSlice(table: MatrixTable, start: number, count: number, c0: number, cols: number, active: boolean): void {
-      // Only headers whose mark changes are written: an unchanged slice costs no restyle or repaint.
-      const headers = table.element.querySelectorAll('thead th');
-      const others: number[] = [];
-      for (let c = 0; c < cols; c++) {
-        const header = headers[c + 1];
-        const inside = c0 + c >= start && c0 + c < start + count;
-        if (active && !inside) others.push(c);
-        if (!header) continue;
-        header.classList.toggle('qkv-slice', active && inside);
-        header.classList.toggle('qkv-other', active && !inside);
-      }
-      table.markCells('qkv-other', [], others);
-    }
-
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
         const h = settings.head;
@@ -353,34 +342,30 @@ export const qkvStep: StepDefinition = {
         const { colStart, colCount, rowCount, windowed } = dims;
         const labels = tokenLabels(tokens);
         const tokenNumbers = p.n <= LIMITS.maxTokensWithNumbers;
-        const sliceStart = h * p.dK;
-        const multi = p.heads > 1;
-        const slice = range(sliceStart, p.dK);
-        const colLabels = dimensionLabels(colCount).map((_, c) => String(colStart + c + 1));
+        const colLabels = dimensionLabels(colCount);
         const rowLabels = dimensionLabels(rowCount);
         const partial = (what: string) => (windowed ? `; showing ${what}` : '');
 
-        const sizeText = multi
-          ? `Here d_model = ${d} and h = ${p.heads} heads, so each head gets dₖ = ${d} / ${p.heads} = ${p.dK} dimensions. ` +
-            `Each W is one (${d}, ${d}) matrix whose columns are split between the heads: head ${h + 1} (the one shown) uses ${slice}, ` +
-            `a (${d}, ${p.dK}) slice${d === 8 && p.dK === 4 ? ', exactly the shape of the article’s W_q for one head' : ''}. ` +
-            `The same ${slice} of Q, K and V are that head’s queries, keys and values${windowed ? '.' : '; the other heads’ columns are greyed out.'}`
-          : `Here d_model = ${d} with a single head, so dₖ = ${d}: the head uses every column of each (${d}, ${d}) matrix, and Q, K and V are (n, dₖ) = (${p.n}, ${p.dK}).`;
+        // One head, as the article shows it before it explains heads (step 8): W_q is (d_model, dₖ).
+        const sizeText =
+          p.heads > 1
+            ? `Here d_model = ${d}, and these tables show one head with dₖ = ${p.dK} (head ${h + 1} of the ${p.heads} that step 8 explains): ` +
+              `its W_q, W_k and W_v are (${d}, ${p.dK}), so its Q, K and V are (n, dₖ) = (${p.n}, ${p.dK}).`
+            : `Here d_model = ${d} and dₖ = ${p.dK}: W_q, W_k and W_v are (${d}, ${p.dK}), so Q, K and V are (n, dₖ) = (${p.n}, ${p.dK}).`;
         setText(
           sizes,
           sizeText +
             (windowed
-              ? ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and the first ${colCount} of head ${h + 1}’s columns.`
+              ? ` At this size the matrices are too large to print, so the tables show the first ${rowCount} rows and ${colCount} columns.`
               : ''),
         );
 
         const base = next.baseline;
-        const baseOf = (M: Matrix | undefined, rows: number, c0: number, cols: number) =>
-          M ? (windowed ? crop(M, rows, c0, cols) : M.data) : null;
+        const baseOf = (M: Matrix | undefined, rows: number, c0: number, cols: number) => (M ? crop(M, rows, c0, cols) : null);
         showEdits(next);
         xTable.update(
           {
-            data: windowed ? crop(p.X, p.n, 0, rowCount) : p.X.data,
+            data: crop(p.X, p.n, 0, rowCount),
             rows: p.n,
             cols: rowCount,
             rowLabels: labels,
@@ -399,16 +384,15 @@ export const qkvStep: StepDefinition = {
         ).forEach(([name, W, role], i) => {
           wTables[i].update(
             {
-              data: windowed ? crop(W, rowCount, colStart, colCount) : W.data,
+              data: crop(W, rowCount, colStart, colCount),
               rows: rowCount,
               cols: colCount,
               rowLabels,
               colLabels,
               baseline: baseOf(base?.[(['W_q', 'W_k', 'W_v'] as const)[i]], rowCount, colStart, colCount),
             },
-            `${name} (${d}, ${d}) makes ${role}${multi ? `; head ${h + 1} uses ${slice}` : ''}${partial(`rows 1–${rowCount}, ${range(colStart, colCount)}`)}`,
+            `${name} (${d}, ${p.dK}) makes ${role}${partial(colCount < p.dK ? `rows 1–${rowCount}, columns 1–${colCount}` : `rows 1–${rowCount}`)}`,
           );
-          markSlice(wTables[i], sliceStart, p.dK, colStart, colCount, multi && !windowed);
           // Tall matrices scroll inside a box of their own instead of stretching the page.
           wFigures[i].classList.toggle('tall', rowCount > TALL);
         });
@@ -421,7 +405,7 @@ export const qkvStep: StepDefinition = {
         ).forEach(([table, title, M, B]) => {
           table.update(
             {
-              data: windowed ? crop(M, p.n, colStart, colCount) : M.data,
+              data: crop(M, p.n, colStart, colCount),
               rows: p.n,
               cols: colCount,
               rowLabels: labels,
@@ -429,16 +413,15 @@ export const qkvStep: StepDefinition = {
               showNumbers: tokenNumbers,
               baseline: baseOf(B, p.n, colStart, colCount),
             },
-            `${title} (${p.n}, ${d})${multi ? `; head ${h + 1}: ${slice}` : ''}${partial(range(colStart, colCount))}`,
+            `${title} (${p.n}, ${p.dK})${colCount < p.dK ? `; showing columns 1–${colCount}` : ''}`,
           );
-          markSlice(table, sliceStart, p.dK, colStart, colCount, multi && !windowed);
         });
 
         // Keep the chosen cell while the head and window stay; otherwise start in the shown head's first column.
         const key = `${h}|${d}|${p.heads}`;
         const selected = qTable.selection;
         if (selected && key === selectionKey) showArithmetic();
-        else qTable.select(selected ? Math.min(selected[0], p.n - 1) : 0, windowed ? 0 : sliceStart);
+        else qTable.select(selected ? Math.min(selected[0], p.n - 1) : 0, 0);
         selectionKey = key;
       },
     };

@@ -8,6 +8,7 @@ import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
 
 /** (rows, cols) slice of head `head` of a Tensor3, transposed to (cols, rows). */
 function transposeHead(data: Float32Array, head: number, rows: number, cols: number): Float32Array {
@@ -23,7 +24,8 @@ export const scoresStep: StepDefinition = {
   title: 'Scores: every query against every key',
   summary: 'Q Kᵀ compares each token’s query with every token’s key: one dot product per pair.',
   formula: tex`\text{scores} = Q K^{\top}, \qquad \text{scores}_{ij} = q_i \cdot k_j = \sum_{t=1}^{d_k} q_{it}\, k_{jt}`,
-  mount(body) {
+  mount(body, context) {
+    const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
     const selection = { row: 0, col: 0 };
 
@@ -54,6 +56,7 @@ export const scoresStep: StepDefinition = {
     });
 
     body.append(
+      worked.element,
       el(
         'p',
         {},
@@ -121,6 +124,7 @@ export const scoresStep: StepDefinition = {
 
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
         const h = settings.head;

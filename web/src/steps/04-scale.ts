@@ -15,6 +15,7 @@ import type { Matrix, Tensor3 } from '../engine/types';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
 
 /** The d_k the article uses for its saturation example. */
 const ARTICLE_DK = 64;
@@ -55,6 +56,7 @@ export const scaleStep: StepDefinition = {
     'Dividing the scores by √dₖ keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
   formula: tex`\text{scaled} = \frac{Q K^{\top}}{\sqrt{d_k}}`,
   mount(body, context) {
+    const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
 
     const what = el('p', {});
@@ -162,6 +164,7 @@ export const scaleStep: StepDefinition = {
     const predict = context.predictions ? new Prediction([saturationFigure, saturationReading]) : null;
 
     body.append(
+      worked.element,
       what,
       el('figure', { class: 'figure' }, scaled.element),
       division,
@@ -289,8 +292,8 @@ export const scaleStep: StepDefinition = {
     }
 
     function showSaturation(next: Snapshot): void {
-      const { row, soft, sharp, factor } = next.saturation;
-      const dK = next.pipeline.dK;
+      // The dₖ the stretch stands for: the pipeline's, or the article's 64 beside its four-token example.
+      const { row, soft, sharp, factor, dK } = next.saturation;
       const stretched = Array.from(row, (v) => v * factor);
       softBars.update(
         Array.from(soft.probabilities, (v, i) => ({ label: num(row[i]), value: v, emphasis: i === row.length - 1 })),
@@ -418,6 +421,7 @@ export const scaleStep: StepDefinition = {
 
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
         const h = settings.head;

@@ -9,6 +9,7 @@ import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
 
 /** How many tokens the row sentence names before summing up the rest. */
 const NAMED = 4;
@@ -52,7 +53,8 @@ export const softmaxStep: StepDefinition = {
   title: 'Softmax: scores become attention weights',
   summary: 'Softmax turns each row of scaled scores into positive weights that add up to 100%: how much each token draws from every token.',
   formula: tex`w_{ij} = \operatorname{softmax}(s_i)_j = \frac{e^{\,s_{ij} - m_i}}{\sum_{l} e^{\,s_{il} - m_i}}, \qquad m_i = \max_k s_{ik}`,
-  mount(body) {
+  mount(body, context) {
+    const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
     let sentenceKey = '';
 
@@ -72,6 +74,7 @@ export const softmaxStep: StepDefinition = {
     const byHand = el('div', { class: 'by-hand-box softmax-by-hand', 'aria-live': 'polite' });
 
     body.append(
+      worked.element,
       el(
         'p',
         {},
@@ -214,6 +217,7 @@ export const softmaxStep: StepDefinition = {
 
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
         const h = settings.head;

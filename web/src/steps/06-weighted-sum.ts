@@ -4,15 +4,15 @@ import { byHandSum } from '../figures/arithmetic';
 import { codeBlock, outputBlock } from '../figures/code-block';
 import { el, setText, showChildren } from '../figures/dom';
 import { copyText } from '../figures/export-toolbar';
-import { numpyScript, SCRIPT_MAX_DMODEL } from '../figures/numpy-script';
+import { ATTENTION_FUNCTION, numpyScript, SCRIPT_MAX_DMODEL } from '../figures/numpy-script';
 import { fmt, formatPercentDelta, percent, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
-import { ATTENTION_SOURCE, MULTI_HEAD_SOURCE } from './article-code';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
 
 function link(href: string, text: string): HTMLAnchorElement {
   return el('a', { href }, text);
@@ -24,7 +24,8 @@ export const weightedSumStep: StepDefinition = {
   title: 'Weighted sum of values',
   summary: 'Each output row mixes the value vectors of all tokens, in the proportions its weights give.',
   formula: tex`\text{output} = \text{weights}\; V, \qquad \text{out}_{ij} = \sum_{t=1}^{n} w_{it}\, v_{tj}`,
-  mount(body) {
+  mount(body, context) {
+    const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
     const selection = { row: 0, col: 0 };
 
@@ -55,7 +56,7 @@ export const weightedSumStep: StepDefinition = {
       },
     });
 
-    // Reproduce in NumPy: the article's functions and this page's matrices, as a script to run.
+    // Reproduce in NumPy: our attention_heads() and this page's matrices, as a script to run.
     const reproButton = el(
       'button',
       { type: 'button', class: 'hands-button primary numpy-repro-copy' },
@@ -66,7 +67,7 @@ export const weightedSumStep: StepDefinition = {
     const reproCode = reproBlock.element.querySelector('pre')!;
     reproCode.classList.add('numpy-repro-code');
     const reproDetails = el('details', { class: 'numpy-repro-details' }, el('summary', {}, 'Show the script'), reproBlock.element);
-    const script = () => (snapshot ? numpyScript(snapshot, { attention: ATTENTION_SOURCE, multiHead: MULTI_HEAD_SOURCE }) : '');
+    const script = () => (snapshot ? numpyScript(snapshot) : '');
     reproDetails.addEventListener('toggle', () => {
       if (reproDetails.open) setText(reproCode, script());
     });
@@ -94,6 +95,7 @@ export const weightedSumStep: StepDefinition = {
     const repro = el('div', { class: 'numpy-repro' }, el('div', { class: 'numpy-repro-bar' }, reproButton, reproStatus), reproDetails);
 
     body.append(
+      worked.element,
       el(
         'p',
         {},
@@ -115,28 +117,35 @@ export const weightedSumStep: StepDefinition = {
       byHand,
       reading,
       el('h3', {}, 'The whole mechanism in code'),
-      el('p', {}, 'The article collects everything so far into one NumPy function:'),
-      codeBlock(ATTENTION_SOURCE, { label: 'The article’s attention() function in NumPy' }),
       el(
         'p',
         {},
-        'Line 2 is the scores (',
+        'Everything so far fits in one NumPy function. It is the one our “Reproduce in NumPy” script runs, so it is written for any number of heads and any mask:',
+      ),
+      codeBlock(ATTENTION_FUNCTION, { label: 'attention_heads(): this page’s attention in NumPy' }),
+      el(
+        'p',
+        {},
+        'Line 3 makes Q, K and V (',
+        link('#qkv', 'step 2'),
+        '); line 9 is the scores (',
         link('#scores', 'step 3'),
-        ') divided by √dₖ (',
+        '), lines 10–11 divide them by √dₖ (',
         link('#scale', 'step 4'),
-        '); lines 3–4 block whatever the mask forbids by setting it to −∞ (',
+        ') and lines 12–13 give every blocked pair −∞ (',
         link('#causal', 'step 7'),
-        '); line 5 turns each row into weights (',
+        '). Lines 14–18 are the softmax (',
         link('#softmax', 'step 5'),
-        '); line 6 is this step, and it hands back the weights too, which is what attention maps draw.',
+        '), written to survive a row whose keys are all blocked. Line 19 is this step. With one head, split() only adds an axis of length 1 and W_o is the identity; lines 20–21 matter from ',
+        link('#multi-head', 'step 8'),
+        ' on. The weights come back too: they are what attention maps draw.',
       ),
       el('h3', {}, 'Reproduce it in NumPy'),
       el(
         'p',
         {},
-        'The page’s numbers are no black box. The button below copies a short Python script: the article’s own softmax(), attention() and multi_head_attention(), word for word, ' +
-          'followed by this page’s X, W_q, W_k, W_v and W_o written out in full. Run it with NumPy and it prints the weights and outputs you see here, to the two decimals printed on the page. ' +
-          'If the page uses a mask or switches scaling off, the script adds a variant of multi_head_attention() that does the same, marked as not being the article’s.',
+        'The page’s numbers are no black box. The button below copies a short Python script: the function above, followed by this page’s X, W_q, W_k, W_v and W_o written out in full, with the mask and scaling the page uses. ' +
+          'Run it with NumPy and it prints the weights and outputs you see here, to the two decimals printed on the page.',
       ),
       repro,
     );
@@ -189,6 +198,7 @@ export const weightedSumStep: StepDefinition = {
 
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
         const h = settings.head;

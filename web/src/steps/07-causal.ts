@@ -3,6 +3,7 @@
 // first, zero afterwards) with its row sums, which fall short of 100%. Then a mask editor: presets
 // (none, causal, padding, sliding window, prefix-LM) and free painting, applied to the whole page.
 import { codeBlock, outputBlock } from '../figures/code-block';
+import { CAUSAL_MASK_LINE } from '../figures/numpy-script';
 import { controlForm, el, setText } from '../figures/dom';
 import { fmt, formatPercentDelta, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
@@ -12,8 +13,8 @@ import { Prediction } from '../figures/predict';
 import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } from '../hands-on-settings';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
-import { CAUSAL_SOURCE } from './article-code';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
 
 /** Largest n whose weights are printed the way NumPy would. */
 export const PRINT_MAX_TOKENS = 12;
@@ -57,6 +58,7 @@ export const causalStep: StepDefinition = {
   summary: 'Scores for later tokens become −∞ before the softmax, so each token attends only to itself and what came before.',
   formula: tex`\text{mask}_{ij} = \begin{cases} 1 & j \le i \\ 0 & j > i \end{cases}, \qquad \text{weights} = \operatorname{softmax}\!\big(\text{scores} \text{ with } {-\infty} \text{ where } \text{mask}_{ij} = 0\big)`,
   mount(body, context) {
+    const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
     let drawnMask = '';
 
@@ -125,6 +127,7 @@ export const causalStep: StepDefinition = {
     const predict = context.predictions ? new Prediction([compare, reading]) : null;
 
     body.append(
+      worked.element,
       el(
         'p',
         {},
@@ -149,14 +152,19 @@ export const causalStep: StepDefinition = {
       reading,
       ...editor.elements,
       el('h3', {}, 'In code'),
-      el('p', {}, 'The article builds the mask with NumPy and passes it to the attention() function from the previous step:'),
-      codeBlock(CAUSAL_SOURCE, { label: 'The article’s causal mask in NumPy' }),
+      el(
+        'p',
+        {},
+        'In NumPy the causal mask is one comparison of positions. The script passes it to attention_heads() from step 6, whose lines 12–13 turn every False into −∞:',
+      ),
+      codeBlock(`n = len(tokens)\n${CAUSAL_MASK_LINE}`, { label: 'The causal mask in NumPy' }),
       printedLabel,
       printed.element,
     );
 
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
         const h = settings.head;

@@ -2,6 +2,7 @@
 // slices of d_k, each slice runs its own attention, the results are glued back together and mixed
 // by W_o. Every head's map is drawn, and the work is counted to show it does not depend on h.
 import { codeBlock } from '../figures/code-block';
+import { ATTENTION_FUNCTION, HEAD_LINES } from '../figures/numpy-script';
 import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-model';
 import { el, replaceChildren, setText, setVar, showChildren } from '../figures/dom';
 import { count, fmt, percent, quoted } from '../figures/format';
@@ -12,9 +13,8 @@ import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
 import { TrainedHeads } from '../figures/trained-heads';
-import { headChoices, LIMITS, maxHeadsFor } from '../settings';
-import type { Snapshot } from '../snapshot';
-import { MULTI_HEAD_SOURCE } from './article-code';
+import { headChoices, LIMITS, maxHeadsFor, type Settings } from '../settings';
+import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 
 /** Widest output drawn; past it, the first columns (the rest are computed, not drawn). */
@@ -62,7 +62,13 @@ export const multiHeadStep: StepDefinition = {
     const costTable = el('table', { class: 'data-table multi-head-cost' });
     const costReading = el('p', { class: 'reading multi-head-cost-reading' });
     const trainedHeads = new TrainedHeads();
-    const grid = new HeadGrid((head) => context.update({ head }), 'Attention maps, one per head');
+    // Beside the article's example the steps above show its one head: choosing a head of the sentence
+    // here moves them to the sentence, with that head.
+    let sentenceWeights: Settings['weights'] | null = null;
+    const grid = new HeadGrid(
+      (head) => context.update(sentenceWeights ? { head, weights: sentenceWeights } : { head }),
+      'Attention maps, one per head',
+    );
     const gridNote = el('p', { class: 'multi-head-grid-note' });
     const gridTools = figureTools(
       () => grid.element,
@@ -144,9 +150,9 @@ export const multiHeadStep: StepDefinition = {
       el(
         'p',
         {},
-        'The article’s version does the slicing with a reshape and a transpose, and runs all heads at once as a stack of matrices:',
+        'Step 6’s function already handles heads. The highlighted lines are the ones that matter now: split() reshapes each (n, d_model) projection into a stack of h matrices of dₖ columns, the scores and the weighted sum run on the whole stack at once, and the last two lines glue the heads back together and mix them with W_o.',
       ),
-      codeBlock(MULTI_HEAD_SOURCE, { label: 'The article’s multi_head_attention() in NumPy' }),
+      codeBlock(ATTENTION_FUNCTION, { label: 'attention_heads(): the head lines highlighted', highlight: [...HEAD_LINES] }),
     );
 
     let choiceKey = '';
@@ -313,7 +319,11 @@ export const multiHeadStep: StepDefinition = {
           caption: `Head ${head + 1}`,
           description:
             `Head ${head + 1} of ${p.heads}: attention map, ${n} × ${n}. Strongest: ${quoted(s.tokens[r])} takes ${percent(bestValue)} from ${quoted(s.tokens[c])}.` +
-            `${head === s.settings.head ? ' Shown in the steps above.' : ' Show this head in the steps above.'}`,
+            (sentenceWeights
+              ? ' Show this head, on this sentence, in the steps above.'
+              : head === s.settings.head
+                ? ' Shown in the steps above.'
+                : ' Show this head in the steps above.'),
         };
       });
       grid.update(maps, s.settings.head);
@@ -366,7 +376,10 @@ export const multiHeadStep: StepDefinition = {
     }
 
     return {
-      render(next) {
+      render(shown) {
+        // The article's example has one head: this step splits the sentence's d_model instead.
+        const next = sentenceView(shown);
+        sentenceWeights = shown.sentence ? next.settings.weights : null;
         const { pipeline: p, tokens } = next;
         renderChoices(p.dModel, p.n, p.heads, next.trained !== null);
         trainedHeads.update(next.trained, tokens);

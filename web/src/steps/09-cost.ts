@@ -10,7 +10,7 @@ import { figureTools } from '../figures/export-toolbar';
 import { LogLogChart, type ChartTick } from '../figures/line-chart';
 import { MatrixTable } from '../figures/matrix-table';
 import { LIMITS } from '../settings';
-import type { Snapshot } from '../snapshot';
+import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 
 /** Context lengths every reader sees, whatever the sentence: 1k ... 128k tokens. */
@@ -136,7 +136,9 @@ export const costStep: StepDefinition = {
     );
 
     return {
-      render(next) {
+      render(shown) {
+        // The cost of n × n shows on the sentence rather than on the article's four tokens.
+        const next = sentenceView(shown);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
         const n = p.n;

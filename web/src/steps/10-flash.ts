@@ -14,7 +14,7 @@ import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import type { FlashTrace, Matrix } from '../engine/types';
 import { LIMITS } from '../settings';
-import type { Snapshot } from '../snapshot';
+import { type Snapshot, sentenceView } from '../snapshot';
 import { tiledScratchFloats } from '../workers/cost-plan';
 import type { StepContext, StepDefinition } from './types';
 
@@ -678,7 +678,9 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   }
 
   return {
-    render(nextSnapshot: Snapshot) {
+    render(shown: Snapshot) {
+      // Tiles need more than the article's four tokens (one block): the sentence is traced instead.
+      const nextSnapshot = sentenceView(shown);
       snapshot = nextSnapshot;
       const { flash, settings, pipeline: p } = nextSnapshot;
       blockInput.value = String(settings.block);

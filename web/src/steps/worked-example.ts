@@ -1,0 +1,64 @@
+// The line at the top of each worked step (2 to 7) that says which numbers it shows, and the one button
+// that switches between the article's four-token example and the sentence. A reader holding the article
+// finds its numbers by default; one who moved to the sentence sees that they did, and the way back.
+import { ARTICLE_DEVIATIONS, EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from '../article-example';
+import { el, replaceChildren, setText } from '../figures/dom';
+import { quoted } from '../figures/format';
+import type { Snapshot } from '../snapshot';
+import type { StepContext } from './types';
+
+export interface WorkedExampleNote {
+  element: HTMLElement;
+  update(snapshot: Snapshot): void;
+}
+
+/** @param details  true in the first worked step: it also lists where the reconstruction differs from the article. */
+export function workedExampleNote(context: StepContext, details = false): WorkedExampleNote {
+  const text = el('span', { class: 'worked-example-text' });
+  const button = el('button', { type: 'button', class: 'hands-button worked-example-switch' });
+  const differences = details
+    ? el(
+        'details',
+        { class: 'worked-example-details' },
+        el('summary', {}, 'How the example was rebuilt, and what differs from the article'),
+        el(
+          'p',
+          {},
+          'The article draws its inputs at random and never prints them. We searched for inputs with short decimals (one decimal in X, two in the weights) that give back every number the article does print. Where an exact match was impossible, here is by how much they differ:',
+        ),
+        el('ul', {}, ...ARTICLE_DEVIATIONS.map((d) => el('li', {}, el('strong', {}, `${d.what}: `), `${d.article} → ${d.reconstructed}.`))),
+      )
+    : null;
+  const element = el(
+    'div',
+    { class: 'worked-example', role: 'note' },
+    el('p', { class: 'worked-example-line' }, text, ' ', button),
+    differences,
+  );
+  let example = true;
+  button.addEventListener('click', () => context.update(example ? { weights: 'trained' } : { weights: 'example' }));
+
+  return {
+    element,
+    update(snapshot) {
+      const { settings, trained, tokens } = snapshot;
+      example = settings.weights === 'example';
+      if (differences) differences.hidden = !example;
+      if (example) {
+        setText(
+          text,
+          `Worked on the article’s example: the ${EXAMPLE_TOKENS.length} tokens ${EXAMPLE_TOKENS.map(quoted).join(' ')}, d_model ${EXAMPLE_D_MODEL}, one head with dₖ ${EXAMPLE_D_K}. ` +
+            'We chose its inputs so that the numbers the article prints come out here.',
+        );
+        setText(button, 'Use the full sentence instead');
+        return;
+      }
+      const what =
+        settings.weights === 'trained' && trained
+          ? `the trained model’s layer ${trained.resolving.layer + 1}, head ${snapshot.settings.head + 1}`
+          : `random weights (seed ${settings.seed})`;
+      replaceChildren(text, `Worked on ${tokens.length === 1 ? 'one token' : `${tokens.length} tokens`} of the sentence with ${what}.`);
+      setText(button, 'Back to the article’s example');
+    },
+  };
+}
