@@ -116,26 +116,25 @@ describe('keyboard only', () => {
       outlines.push(await focusOutline(page));
     };
 
-    // 1. The sentence: select all, type, leave with Tab (commits one history entry).
+    // 1. The sentence: select all, type, leave with Tab (commits one history entry). A sentence of one's
+    // own leaves the article's four-token example for the trained model.
     await step();
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.type('a cat sat');
     await page.keyboard.press('Tab');
     await settled(page);
-    expect((await settingsOf(page)).sentence).toBe('a cat sat');
+    expect(await settingsOf(page)).toMatchObject({ sentence: 'a cat sat', weights: 'trained' });
 
-    // 2. Preset: arrow keys on a closed select pick the next option.
+    // 2. Preset: arrow keys on a closed select pick the next option, "The article's four-token example".
     await step();
-    await page.keyboard.press('ArrowDown'); // "The article's sentence"
+    await page.keyboard.press('ArrowDown');
     await settled(page);
-    expect((await settingsOf(page)).sentence).toBe('The animal crossed the road because it was tired.');
+    expect((await settingsOf(page)).weights).toBe('example');
     await page.keyboard.press('Tab');
 
-    // 3. Weights: the preset's shape (d_model 8, 2 heads) asked for random weights; up to trained, and
-    // back down to random, which frees d_model and h.
-    expect((await settingsOf(page)).weights).toBe('random');
+    // 3. Weights: example -> trained -> random, which frees d_model.
     await step();
-    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowDown');
     await settled(page);
     expect((await settingsOf(page)).weights).toBe('trained');
     await page.keyboard.press('ArrowDown');
@@ -143,25 +142,11 @@ describe('keyboard only', () => {
     expect((await settingsOf(page)).weights).toBe('random');
     await page.keyboard.press('Tab');
 
-    // 4. d_model: 8 -> 12.
+    // 4. d_model: 8 -> 12. (The heads are step 8's control, not the bar's.)
     await step();
     await page.keyboard.press('ArrowDown');
     await settled(page);
     expect((await settingsOf(page)).dModel).toBe(12);
-    await page.keyboard.press('Tab');
-
-    // 4. Heads: 2 -> 3 (the next divisor of 12).
-    await step();
-    await page.keyboard.press('ArrowDown');
-    await settled(page);
-    expect((await settingsOf(page)).heads).toBe(3);
-    await page.keyboard.press('Tab');
-
-    // 5. Head shown: head 1 -> head 2.
-    await step();
-    await page.keyboard.press('ArrowDown');
-    await settled(page);
-    expect((await settingsOf(page)).head).toBe(1);
     await page.keyboard.press('Tab');
 
     // 6, 7. The checkboxes: Space.
@@ -202,14 +187,13 @@ describe('keyboard only', () => {
     await settled(page);
     expect((await settingsOf(page)).seed).not.toBe(1234);
 
-    expect(order).toEqual(['tokens', 'preset', 'weights', 'd_model', 'heads', 'head', 'causal', 'scale', 'seed', '.reseed']);
+    expect(order).toEqual(['tokens', 'preset', 'weights', 'd_model', 'causal', 'scale', 'seed', '.reseed']);
     expect(
       outlines.filter((o) => o === 'none'),
       `focus not visible on: ${order.filter((_, i) => outlines[i] === 'none').join(', ')}`,
     ).toEqual([]);
     // Everything the keys did is in the URL.
     expect(page.url()).toMatch(/d_model=12/);
-    expect(page.url()).toMatch(/heads=3/);
     expect(page.url()).toMatch(/causal=1/);
     expect(page.url()).toMatch(/scale=0/);
     expect(errors).toEqual([]);

@@ -63,7 +63,7 @@ async function runCapped(page: Page, scope: string, maxN: number): Promise<void>
 
 describe('FlashAttention in the walkthrough', () => {
   test('every tile, with the buttons and the keyboard; the last one shows step 6’s output and a difference below 1e-5', async () => {
-    const { page, errors } = await open('?weights=random'); // d_k 4: 9 × 4 = 36 entries
+    const { page, errors } = await open('?weights=random&heads=2'); // d_k 4: 9 × 4 = 36 entries
     const stepper = stepperOf(page);
     // textContent: innerText is empty for a section the browser has not rendered yet (content-visibility: auto, off screen).
     expect(await page.locator('#flash h2').textContent()).toMatch(/^\s*10\.\s*FlashAttention/);

@@ -214,7 +214,7 @@ describe('editing numbers', () => {
     await page.context().close();
   });
 
-  test('edits go in the URL compactly, survive a reload, and Reset brings back the seeded numbers', async () => {
+  test('edits go in the URL compactly, survive a reload, and Undo brings back the seeded numbers', async () => {
     const { page, errors } = await open(`${FOUR}&edits=X.3.2:0.5,Wq.1.4:-0.25`);
     const seeded = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.baseline!.weights.data));
     expect(page.url()).toContain('edits=X.3.2:0.5,Wq.1.4:-0.25');
@@ -234,7 +234,7 @@ describe('editing numbers', () => {
     expect((await settingsOf(page)).edits).toBe('X.1.1:-1.25,X.3.2:0.5,Wq.1.4:-0.25');
     expect(await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data))).toEqual(before);
     expect(await cell(X, 0, 0).textContent()).toBe('\u22121.25');
-    await page.getByRole('button', { name: 'Reset to the seeded numbers' }).click();
+    await page.getByRole('button', { name: 'Undo every edit' }).click();
     await settled(page);
     expect((await settingsOf(page)).edits).toBe('');
     expect(await urlOf(page)).not.toContain('edits=');
@@ -468,7 +468,8 @@ describe('take the numbers home', () => {
       const engineHead = s.headOutputs.slice(h * n * s.dK, (h + 1) * n * s.dK);
       expect(printed.weights).toHaveLength(n * n);
       expect(printed.headOutput).toHaveLength(n * s.dK);
-      expect(printed.output).toHaveLength(n * s.d);
+      // One head has nothing to mix: its output is weights V itself, (n, dₖ); with heads, concat @ W_o is (n, d_model).
+      expect(printed.output).toHaveLength(n * (s.heads === 1 && s.settings.weights === 'example' ? s.dK : s.d));
       // To the printed precision (two decimals): within half a unit of the last digit, plus float noise.
       printed.weights.forEach((v, i) => expect(Math.abs(v - engineWeights[i]), `weights[${i}]`).toBeLessThan(0.0051));
       printed.headOutput.forEach((v, i) => expect(Math.abs(v - engineHead[i]), `head output[${i}]`).toBeLessThan(0.0051));
@@ -538,7 +539,7 @@ describe('take the numbers home', () => {
     const figure = page.locator('#softmax .matrix-figure').first();
     await figure.locator('.export-toggle').click();
     const [svgDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'Save SVG' }).click()]);
-    expect(svgDownload.suggestedFilename()).toMatch(/^weights-softmax-scores-dk-head-1-of-2.*\.svg$/);
+    expect(svgDownload.suggestedFilename()).toMatch(/^weights-softmax-scores-dk-n-n-4-4.*\.svg$/);
     const svgText = readFileSync((await svgDownload.path())!, 'utf8');
     const parsed = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');

@@ -119,7 +119,7 @@ describe('after the wasm instance runs out of memory', () => {
     expect(await notices(page)).toMatch(
       /ran out of memory twice on d_model 512, 64 heads, so it was restarted and these settings were left out/,
     );
-    expect(await notices(page)).toMatch(/The figures still show your previous settings \(the trained model, d_model 32, 2 heads\)/);
+    expect(await notices(page)).toMatch(/The figures still show your previous settings \(the article’s four-token example\)/);
     expect(await config(page)).toEqual(previous);
     expect(await page.evaluate(() => location.href)).not.toContain('d_model=512');
     expect(await engineState(page)).toEqual({ crashed: false, restarts: 2 });

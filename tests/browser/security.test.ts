@@ -140,7 +140,7 @@ describe('network: only the page’s own origin', () => {
       async (page) => {
         await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
         await page.locator('select[name="weights"]').selectOption('random');
-        await page.locator('select[name="heads"]').selectOption('4');
+        await page.locator('#multi-head button[data-heads="4"]').click();
         await page.locator('input[name="causal"]').check();
         await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
       },

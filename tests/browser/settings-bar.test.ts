@@ -68,8 +68,8 @@ const box = (page: Page, selector: string) =>
 describe('the bar’s size', () => {
   // Trained weights (the default) hide the seed, which only picks random weights; random ones show it.
   for (const [query, count] of [
-    ['', 9],
-    ['?weights=random&seed=4294967295', 10],
+    ['', 7],
+    ['?weights=random&seed=4294967295', 8],
   ] as const) {
     test(`at 1280 px${query}: one row, at most 72 px tall, every control in it`, async () => {
       const { page, errors } = await open(query);
@@ -87,8 +87,8 @@ describe('the bar’s size', () => {
       const field = page.locator('input[name="tokens"]');
       expect(await field.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
       const seed = page.locator('input[name="seed"]');
-      expect(await seed.isVisible()).toBe(count === 10);
-      if (count === 10) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+      expect(await seed.isVisible()).toBe(count === 8);
+      if (count === 8) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
       // It stays at the top of the screen further down.
       await page.locator('#causal').scrollIntoViewIfNeeded();
       expect((await box(page, '.settings-bar')).top).toBe(0);
@@ -235,12 +235,14 @@ describe('history: Back and Forward walk the reader’s changes', () => {
 });
 
 const noticeItems = (page: Page) => page.locator('.notices li').allTextContents();
+const settingsOfPage = (page: Page) => page.evaluate(() => window.attentionWalkthrough!.config);
 
 describe('notices: once, in view, never contradicting', () => {
   test('?head=99: exactly one notice, and it names what is shown', async () => {
-    const { page, errors } = await open('?weights=random&head=99'); // the random weights' wording
+    const { page, errors } = await open('?weights=random&heads=2&head=99'); // the random weights' wording
     expect(await noticeItems(page)).toEqual(['There are only 2 heads, so head 2 is shown instead of head 99.']);
-    expect(await page.locator('select[name="head"]').inputValue()).toBe('1');
+    // Step 8's maps mark the head the single-head figures show.
+    expect(await settingsOfPage(page)).toMatchObject({ heads: 2, head: 1 });
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -282,7 +284,7 @@ describe('notices: once, in view, never contradicting', () => {
 
 describe('no layout shift under the reader', () => {
   test('CLS at most 0.1 over the load and 20 changes made at step 6', async () => {
-    const { page, errors } = await open('?weights=random', DESKTOP, watchLayoutShifts); // changes heads too
+    const { page, errors } = await open('?weights=random', DESKTOP, watchLayoutShifts); // changes d_model too
     await settled(page);
     const load = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number } }).layoutShifts.cls);
     await page.evaluate(() => document.querySelector('attention-walkthrough')!.scrollToStep('weighted-sum'));
@@ -315,7 +317,7 @@ describe('no layout shift under the reader', () => {
         await page.waitForTimeout(600);
       }
       if (changes < 20) {
-        await page.locator('select[name="heads"]').selectOption(round % 2 ? '2' : '4');
+        await page.locator('select[name="d_model"]').selectOption(round % 2 ? '8' : '16');
         changes++;
         await settled(page);
         await page.waitForTimeout(600);

@@ -97,7 +97,7 @@ describe('the trained model in step 1', () => {
       return { trained: s.trained, dModel: p.dModel, heads: p.heads, index, winner: s.tokens[index] };
     });
     expect(result.trained).toBeNull();
-    expect([result.dModel, result.heads]).toEqual([8, 2]);
+    expect([result.dModel, result.heads]).toEqual([8, 1]);
     expect(await page.locator('#problem .predict-question').textContent()).toBe('Random weights: which token happens to win for “it”?');
     const verdict = await answer(page, result.index);
     expect(verdict.startsWith(`Right: ${result.winner}`)).toBe(true);
@@ -108,14 +108,15 @@ describe('the trained model in step 1', () => {
     await page.close();
   });
 
-  test('weights=bogus: one clear notice, and a working page with the trained model', async () => {
+  test('weights=bogus: one clear notice, and a working page: the article’s example, the trained model in step 1', async () => {
     const { page, errors } = await open('?weights=bogus');
     const notices = await page.locator('.notices li').allTextContents();
-    expect(notices).toEqual(['The weights must be trained or random; “bogus” was ignored, so the trained weights are used.']);
+    expect(notices).toEqual(['The weights must be example, trained or random; “bogus” was ignored, so the article’s example is used.']);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.settings.weights)).toBe('example');
     expect(await page.evaluate(() => window.attentionWalkthrough!.result.trained?.top[0]?.word)).toBe('animal');
     expect(new URL(page.url()).searchParams.get('weights')).toBeNull();
-    // The bar shows the model's shape, disabled, and the switch works.
-    expect(await page.locator('select[name="d_model"]').inputValue()).toBe('32');
+    // The bar shows the example's shape, disabled, and the switch works.
+    expect(await page.locator('select[name="d_model"]').inputValue()).toBe('8');
     expect(await page.locator('select[name="d_model"]').isDisabled()).toBe(true);
     await page.locator('select[name="weights"]').selectOption('random');
     await page.waitForFunction(() => window.attentionWalkthrough!.result.trained === null);

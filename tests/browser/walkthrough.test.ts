@@ -85,7 +85,7 @@ describe('the walkthrough in Chromium', () => {
   });
 
   test('a click on a score cell selects it', async () => {
-    const { page } = await open();
+    const { page } = await open('?weights=random');
     const cell = page.locator('#scores table.matrix').nth(2).locator('td[data-row="6"][data-col="1"]');
     await cell.click();
     expect(await cell.getAttribute('aria-selected')).toBe('true');
@@ -96,8 +96,9 @@ describe('the walkthrough in Chromium', () => {
   test('the controls work from the keyboard, and the URL reproduces the state after reload', async () => {
     // Random weights: with the trained model, h is the model's and its control is disabled.
     const { page, errors } = await open('?weights=random');
-    await page.locator('select[name="heads"]').focus();
-    await page.keyboard.press('ArrowDown'); // 2 -> 4 heads
+    // The heads control is step 8's: its buttons h = 1, 2, 4, 8.
+    await page.locator('#multi-head button[data-heads="4"]').focus();
+    await page.keyboard.press('Enter');
     await settled(page);
     expect((await settingsOf(page)).heads).toBe(4);
     await page.locator('input[name="causal"]').focus();

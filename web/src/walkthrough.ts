@@ -162,6 +162,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   let lastGood: Settings | null = null;
   let retried: Settings | null = null;
   const describe = (settings: Settings) => {
+    if (settings.weights === 'example') return 'the article’s four-token example';
     const { dModel, heads } = shapeOf(settings);
     return `${settings.weights === 'trained' ? 'the trained model, ' : ''}d_model ${dModel}, ${heads} head${heads === 1 ? '' : 's'}`;
   };

@@ -48,7 +48,7 @@ export class TrainedHeads {
       this.summary,
       `The shipped model has ${layers} layers of ${heads} heads. Averaged over its ${trained.evaluation.examples} held-out sentences, ` +
         `${headName(best)} puts ${fmt(bestShare.referent)} of the weight from “it” on the noun “it” refers to and ${fmt(bestShare.otherNoun)} on the other noun: ` +
-        'it is the head that resolves “it”, and the one the steps above run. The maps below are every head on your sentence.',
+        'it is the head that resolves “it”, the one step 1 shows. The maps below are every head on your sentence.',
     );
 
     const columns = ['referent', 'other noun', 'adjective', 'itself'];

@@ -3,9 +3,14 @@
 // finds its numbers by default; one who moved to the sentence sees that they did, and the way back.
 import { ARTICLE_DEVIATIONS, EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from '../article-example';
 import { el, replaceChildren, setText } from '../figures/dom';
-import { quoted } from '../figures/format';
+import { quoted, sub } from '../figures/format';
 import type { Snapshot } from '../snapshot';
 import type { StepContext } from './types';
+
+/** The generator writes plain-text indices (d_k, q_1); the page prints them as subscripts (dₖ, q₁). */
+function subscripted(text: string): string {
+  return text.replace(/\b([a-z])_(k|\d+)\b/g, (_, base: string, index: string) => base + (index === 'k' ? 'ₖ' : sub(Number(index))));
+}
 
 export interface WorkedExampleNote {
   element: HTMLElement;
@@ -26,7 +31,13 @@ export function workedExampleNote(context: StepContext, details = false): Worked
           {},
           'The article draws its inputs at random and never prints them. We searched for inputs with short decimals (one decimal in X, two in the weights) that give back every number the article does print. Where an exact match was impossible, here is by how much they differ:',
         ),
-        el('ul', {}, ...ARTICLE_DEVIATIONS.map((d) => el('li', {}, el('strong', {}, `${d.what}: `), `${d.article} → ${d.reconstructed}.`))),
+        el(
+          'ul',
+          {},
+          ...ARTICLE_DEVIATIONS.map((d) =>
+            el('li', {}, el('strong', {}, `${subscripted(d.what)}: `), subscripted(`${d.article} → ${d.reconstructed}.`)),
+          ),
+        ),
       )
     : null;
   const element = el(
