@@ -10,7 +10,7 @@ import { formatDelta, formatPercentDelta } from '../../web/src/figures/format';
 import { HeadGrid } from '../../web/src/figures/head-grid';
 import { parseTyped, type MatrixEdit } from '../../web/src/figures/matrix-edit';
 import { MatrixTable } from '../../web/src/figures/matrix-table';
-import { hex, mixOklab, parseColour } from '../../web/src/figures/palette';
+import { cellColour, hex, LIGHT_PALETTE, mixOklab, parseColour } from '../../web/src/figures/palette';
 import { ATTENTION_FUNCTION, CAUSAL_MASK_LINE, numpyScript } from '../../web/src/figures/numpy-script';
 import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/figures/predict';
 import { encodePaint } from '../../web/src/hands-on-settings';
@@ -258,14 +258,19 @@ describe('exports', () => {
     );
     const grid = new DOMParser().parseFromString(heads.svgFile('maps').svg, 'image/svg+xml');
     expect([...grid.querySelectorAll('text')].map((t) => t.textContent)).toEqual(['maps', 'Head 1', 'Head 2']);
-    expect([...grid.querySelectorAll('rect[fill-opacity]')].map((r) => r.getAttribute('fill-opacity'))).toEqual([
-      '1.000',
-      '0.500',
-      '0.500',
-      '0.250',
-      '0.750',
-      '1.000',
-    ]);
+    // One square per weight above 0, in the colour the page paints it: the cells' sequential mix at the
+    // full-strength cap, up to the grid's largest weight (1 here, so a weight of 1 is the scale's 1).
+    const squares = [...grid.querySelectorAll('rect')].slice(2).filter((r) => r.getAttribute('width') !== '150');
+    expect(squares.map((r) => r.getAttribute('fill'))).toEqual(
+      [1, 0.5, 0.5, 0.25, 0.75, 1].map((w) => cellColour(w, 'sequential', LIGHT_PALETTE, 1)),
+    );
+    expect(squares[0].getAttribute('fill')).toBe(hex(LIGHT_PALETTE.seq1));
+    // A grid whose largest weight is 0.5 shows 0.5 at full strength, as its legend's 0% … 50% says.
+    heads.update([{ data: Float32Array.from([0.5, 0.5, 0.25, 0.25]), n: 2, caption: 'Head 1', description: 'head 1' }], 0);
+    const half = new DOMParser().parseFromString(heads.svgFile('maps').svg, 'image/svg+xml');
+    expect([...half.querySelectorAll('rect')].slice(2).map((r) => r.getAttribute('fill'))).toEqual(
+      [1, 1, 0.5, 0.5].map((t) => cellColour(t, 'sequential', LIGHT_PALETTE, 1)),
+    );
   });
 
   test('colours mix like CSS color-mix(in oklab): the ends are the inputs, the middle is in between', () => {

@@ -38,7 +38,7 @@ describe('softmax step', () => {
     expect(table.querySelector('thead th:last-child')!.textContent).toBe('row sum');
     expect([...table.querySelectorAll('td.row-total')].map((td) => td.textContent)).toEqual(Array(p.n).fill('100%'));
     expect(table.querySelector('caption')!.textContent).toContain('head 2 of 2');
-    // Darker cells for larger shares: data-t is the weight relative to the largest in the head, in
+    // Stronger cells for larger shares: data-t is the weight relative to the largest in the head, in
     // steps of 1/COLOUR_STEPS.
     const cells = [...table.querySelectorAll('td[data-col]')] as HTMLElement[];
     const steps = cells.map((td) => Number(td.dataset.t));

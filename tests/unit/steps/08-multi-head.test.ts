@@ -79,12 +79,18 @@ describe('multi-head step', () => {
     const snapshot = await snapshotFor({ heads: 4, head: 2 });
     const { body, view, changes } = mount();
     view.render(snapshot);
-    const maps = [...body.querySelectorAll('.head-grid button')] as HTMLButtonElement[];
+    const maps = [...body.querySelectorAll('.head-grid .head-map-pick')] as HTMLButtonElement[];
     expect(maps.length).toBe(4);
     expect(maps.map((m) => m.getAttribute('aria-pressed'))).toEqual(['false', 'false', 'true', 'false']);
     expect(maps[2].getAttribute('aria-label')).toContain('Head 3 of 4');
     maps[1].click();
     expect(changes).toEqual([{ head: 1 }]);
+    // Every map is labelled with the sentence's tokens on both axes.
+    const labels = tokenLabels(snapshot.tokens);
+    for (const map of body.querySelectorAll('.head-map')) {
+      expect([...map.querySelectorAll('.head-map-row')].map((b) => b.textContent)).toEqual(labels);
+      expect([...map.querySelectorAll('.head-map-col')].map((b) => b.textContent)).toEqual(labels);
+    }
     // The table equivalent: each token's strongest key in each head.
     const { pipeline: p, tokens } = snapshot;
     const rows = [...body.querySelectorAll('table.multi-head-top tbody tr')];
@@ -95,10 +101,44 @@ describe('multi-head step', () => {
     }
   });
 
+  test('a token on the left highlights its row in every head: pointing shows it, a click keeps it, arrows move it', async () => {
+    const snapshot = await snapshotFor({ dModel: 8, heads: 2 });
+    const { body, view, changes } = mount();
+    view.render(snapshot);
+    expect(body.textContent).toContain('Point at or click a token on the left to highlight its row in every head.');
+    const bands = () =>
+      [...body.querySelectorAll<HTMLElement>('.head-map-band')].map((b) => (b.hidden ? null : b.style.getPropertyValue('--row')));
+    const highlighted = () =>
+      [...body.querySelectorAll('.head-map')].map((map) => [...map.querySelectorAll('.head-map-row-hl')].map((b) => b.textContent));
+    const labels = tokenLabels(snapshot.tokens);
+    const rowsOf = (head: number) => [...body.querySelectorAll(`.head-map[data-head="${head}"] .head-map-row`)] as HTMLButtonElement[];
+    expect(bands()).toEqual([null, null]);
+    rowsOf(0)[6].dispatchEvent(new PointerEvent('pointerover', { bubbles: true }));
+    expect(bands()).toEqual(['6', '6']);
+    expect(highlighted()).toEqual([[labels[6]], [labels[6]]]);
+    body.querySelector('.head-grid')!.dispatchEvent(new PointerEvent('pointerleave'));
+    expect(bands()).toEqual([null, null]);
+    rowsOf(1)[2].click();
+    expect(bands()).toEqual(['2', '2']);
+    expect(rowsOf(0)[2].getAttribute('aria-pressed')).toBe('true');
+    expect(changes).toEqual([]); // a label is not a map: the shown head stays
+    // A redraw with the same tokens (another head picked) keeps the row highlighted.
+    view.render(await snapshotFor({ dModel: 8, heads: 2, head: 1 }));
+    expect(bands()).toEqual(['2', '2']);
+    // Keyboard: one tab stop per map's labels; ↓ moves it and the highlight, in every map.
+    rowsOf(0)[2].focus();
+    rowsOf(0)[2].dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true, cancelable: true }));
+    expect(document.activeElement).toBe(rowsOf(0)[3]);
+    expect(bands()).toEqual(['3', '3']);
+    expect(rowsOf(1).map((b) => b.tabIndex)).toEqual(labels.map((_, r) => (r === 3 ? 0 : -1)));
+    rowsOf(0)[3].dispatchEvent(new KeyboardEvent('keydown', { key: 'End', bubbles: true, cancelable: true }));
+    expect(bands()).toEqual([String(labels.length - 1), String(labels.length - 1)]);
+  });
+
   test('more than 16 heads: the first 16 maps, and the page says so', async () => {
     const { body, view } = mount();
     view.render(await snapshotFor({ dModel: 64, heads: 32 }));
-    expect(body.querySelectorAll('.head-grid button').length).toBe(MAX_HEAD_MAPS);
+    expect(body.querySelectorAll('.head-grid .head-map-pick').length).toBe(MAX_HEAD_MAPS);
     expect(body.querySelector('.multi-head-grid-note')!.textContent).toContain('first 16 of 32 heads');
   });
 

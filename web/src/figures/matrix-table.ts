@@ -13,7 +13,9 @@
 //
 // This class routes events and keeps what the modes share (the view, the selection, the readout); each
 // part does one thing: the cells and their skip-unchanged writes (matrix-grid.ts), the tab stop
-// (matrix-cursor.ts), editing (matrix-edit.ts), painting (matrix-paint.ts), the picture (matrix-fallback.ts).
+// (matrix-cursor.ts), editing (matrix-edit.ts), painting (matrix-paint.ts), the picture (matrix-fallback.ts),
+// the key to its colours under it (colour-legend.ts).
+import { ColourLegend } from './colour-legend';
 import { el, setText } from './dom';
 import { tableCsv, tableNumpy, type TableData } from './export-text';
 import { tableSvg } from './export-svg';
@@ -26,7 +28,7 @@ import { CellGrid } from './matrix-grid';
 import { PaintSession, type MatrixPaint } from './matrix-paint';
 import { drawnAsPicture } from './matrix-picture';
 import { cellText, tableData, valueAt, viewExtent, type CellFormat, type MatrixView } from './matrix-view';
-import { readPalette, type ColourScale } from './palette';
+import { colourSpan, readPalette, type ColourScale } from './palette';
 
 export interface MatrixTableOptions {
   /** Visible caption: what the matrix is and its shape. */
@@ -47,6 +49,8 @@ export interface MatrixTableOptions {
   tools?: boolean;
   /** How a change since the reader's edits is written (default: signed, 2 or 3 decimals). */
   formatDelta?: (delta: number) => string;
+  /** What a stronger colour means, for the legend of a sequential table (default "a larger value"). */
+  legend?: string;
 }
 
 export class MatrixTable {
@@ -60,6 +64,7 @@ export class MatrixTable {
   private readonly editor: EditSession | null;
   private readonly painter: PaintSession | null;
   private readonly picture: PictureFallback;
+  private readonly legend: ColourLegend | null;
   /** Shape and labels of what is on the page (cells or a picture): a new caption alone keeps the cells. */
   private shapeKey = '';
   private captionText = '';
@@ -77,7 +82,8 @@ export class MatrixTable {
     });
     this.scroller = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': options.caption }, this.table);
     this.readout = el('p', { class: 'matrix-readout', 'aria-live': 'polite' });
-    const foot = el('div', { class: 'matrix-foot' }, this.readout);
+    this.legend = options.scale === 'none' ? null : new ColourLegend(options.legend);
+    const foot = el('div', { class: 'matrix-foot' }, this.legend?.element, this.readout);
     if (options.tools !== false) {
       foot.appendChild(
         exportToolbar({
@@ -172,8 +178,12 @@ export class MatrixTable {
   update(view: MatrixView, caption = this.options.caption): void {
     this.view = view;
     this.painter?.confirmed();
-    if (drawnAsPicture(view.rows, view.cols, view.showNumbers ?? true)) {
-      this.updatePicture(view, caption);
+    const extent = viewExtent(view);
+    const asPicture = drawnAsPicture(view.rows, view.cols, view.showNumbers ?? true);
+    // The legend's ticks are the extent the cells are coloured by, in the cells' own format.
+    this.legend?.update(colourSpan(this.options.scale, extent), this.format, asPicture || view.showNumbers === false);
+    if (asPicture) {
+      this.updatePicture(view, caption, extent);
       return;
     }
     if (this.picture.shown) this.leavePicture();
@@ -181,7 +191,7 @@ export class MatrixTable {
     const key = `${view.rows}x${view.cols}|${view.rowLabels.join('\u0001')}|${view.colLabels.join('\u0001')}|${view.rowTotals?.label ?? ''}`;
     if (key !== this.shapeKey) this.build(view, caption, key);
     else if (this.captionText !== caption) this.setCaption(caption);
-    this.changedCount = this.grid.write(view, viewExtent(view), (r, c) => this.editor?.isEditing(r, c) ?? false);
+    this.changedCount = this.grid.write(view, extent, (r, c) => this.editor?.isEditing(r, c) ?? false);
     if (this.pointed) this.grid.wordsOn(view, this.pointed[0], this.pointed[1]);
     if (this.selected) this.markSelection();
     this.showReadout();
@@ -231,7 +241,7 @@ export class MatrixTable {
   }
 
   /** Draws the matrix as a picture, dropping the table's cells. */
-  private updatePicture(view: MatrixView, caption: string): void {
+  private updatePicture(view: MatrixView, caption: string, extent: number): void {
     this.editor?.finish(false, false);
     const key = `picture|${view.rows}x${view.cols}`;
     const place = this.shapeKey !== key;
@@ -241,7 +251,7 @@ export class MatrixTable {
       if (this.selected && (this.selected[0] >= view.rows || this.selected[1] >= view.cols)) this.selected = null;
     }
     this.captionText = caption;
-    this.picture.show(view, caption, viewExtent(view), this.scroller, place);
+    this.picture.show(view, caption, extent, this.scroller, place);
     this.changedCount = 0;
     this.markSelection();
     this.showReadout();

@@ -14,10 +14,34 @@ export type ColourScale = 'diverging' | 'sequential' | 'none';
 /** Position of value on the scale, clamped; `extent` is the largest magnitude shown. */
 export function colourPosition(value: number, scale: ColourScale, extent: number): number {
   if (!Number.isFinite(value) || scale === 'none') return 0;
-  const span = extent > 0 ? extent : 1;
-  const t = value / span;
+  const t = value / fullColourAt(extent);
   return scale === 'diverging' ? Math.max(-1, Math.min(1, t)) : Math.max(0, Math.min(1, t));
 }
+
+/** The value the strongest colour stands for: the largest magnitude shown, or 1 when all are 0 (or none is finite). */
+function fullColourAt(extent: number): number {
+  return extent > 0 && Number.isFinite(extent) ? extent : 1;
+}
+
+/** What a heatmap's colours stand for, as its legend labels them. */
+export interface ColourSpan {
+  scale: 'diverging' | 'sequential';
+  /** The values at the scale's two ends: −max and +max (diverging) or 0 and max (sequential). */
+  min: number;
+  max: number;
+  /** The values a legend writes under its bar, low to high: −max, 0, +max or 0, max. */
+  ticks: number[];
+}
+
+/** The span of a table whose cells are coloured by colourPosition(value, scale, extent); null without colours. */
+export function colourSpan(scale: ColourScale, extent: number): ColourSpan | null {
+  if (scale === 'none') return null;
+  const max = fullColourAt(extent);
+  return scale === 'diverging' ? { scale, min: -max, max, ticks: [-max, 0, max] } : { scale, min: 0, max, ticks: [0, max] };
+}
+
+/** The hue names of the scales (tokens.css), for legends and sentences that name a colour. */
+export const HUES = { negative: 'purple', positive: 'orange', sequential: 'blue' } as const;
 
 /**
  * Steps per unit of colour position in a table cell's data-t (figures.css has one rule per step).
@@ -34,7 +58,8 @@ export function colourStep(position: number): number {
 
 // ---------------------------------------------------------------------------------------------------
 // The colour model: what those positions look like in the reader's theme. The live pictures
-// (matrix-picture.ts) and the exported files (export-svg.ts, bars.ts, head-grid.ts) mix heatmap colours
+// (matrix-picture.ts, head-grid.ts), every table's legend (colour-legend.ts, through colourSpan and
+// colourStops) and the exported files (export-svg.ts, bars.ts, head-grid.ts) mix heatmap colours
 // here exactly as figures.css mixes them (color-mix in oklab) from the theme's custom properties, so a
 // canvas or a saved file looks like the table on the page.
 
@@ -165,7 +190,8 @@ const toLinear = (v: number) => {
 };
 const fromLinear = (c: number) => 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
 
-function toOklab([r, g, b]: RGB): RGB {
+/** sRGB (0–255) to OKLab [L, a, b]. */
+export function toOklab([r, g, b]: RGB): RGB {
   const [lr, lg, lb] = [toLinear(r), toLinear(g), toLinear(b)];
   const l = Math.cbrt(0.4122214708 * lr + 0.5363325363 * lg + 0.0514459929 * lb);
   const m = Math.cbrt(0.2119034982 * lr + 0.6806995451 * lg + 0.1073969566 * lb);
@@ -206,4 +232,39 @@ export function cellRgb(position: number, scale: ColourScale, palette: Palette, 
 
 export function cellColour(position: number, scale: ColourScale, palette: Palette, cap: number): string {
   return hex(cellRgb(position, scale, palette, cap));
+}
+
+/** A colour along a legend bar: where it sits (0 = the low end, 1 = the high end) and its colour. */
+export interface ColourStop {
+  offset: number;
+  colour: string;
+}
+
+/**
+ * The colours a legend bar shows, low end to high end, mixed by cellColour exactly as the cells are:
+ * 9 evenly spaced colour positions (−1 to 1, or 0 to 1), so the gradient's straight sRGB blend between
+ * neighbours stays within a step of the cells' oklab mix. `cap` is the table's --cap.
+ */
+export function colourStops(scale: 'diverging' | 'sequential', palette: Palette, cap: number, count = 9): ColourStop[] {
+  return Array.from({ length: count }, (_, i) => {
+    const offset = i / (count - 1);
+    const position = scale === 'diverging' ? offset * 2 - 1 : offset;
+    return { offset, colour: cellColour(position, scale, palette, cap) };
+  });
+}
+
+/** The stops as a CSS linear-gradient, left to right. */
+export function colourGradient(stops: readonly ColourStop[]): string {
+  return `linear-gradient(to right, ${stops.map((s) => `${s.colour} ${+(s.offset * 100).toFixed(2)}%`).join(', ')})`;
+}
+
+/** WCAG relative luminance of an sRGB colour (0 black to 1 white). */
+export function luminance([r, g, b]: RGB): number {
+  return 0.2126 * toLinear(r) + 0.7152 * toLinear(g) + 0.0722 * toLinear(b);
+}
+
+/** WCAG contrast ratio of two colours, 1 (same) to 21 (black on white). */
+export function contrast(a: RGB, b: RGB): number {
+  const [x, y] = [luminance(a), luminance(b)];
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
 }

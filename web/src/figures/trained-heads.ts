@@ -100,6 +100,7 @@ export class TrainedHeads {
             describe: (r, c, v) =>
               `${headName({ layer, head })}: ${quoted(labels[r] ?? '')} takes ${percent(v)} from ${quoted(labels[c] ?? '')}`,
             className: 'trained-head-map',
+            legend: 'more weight',
           });
           this.tables.push(table);
           const note = el('figcaption', { class: 'trained-head-shares' });

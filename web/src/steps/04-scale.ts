@@ -124,6 +124,7 @@ export const scaleStep: StepDefinition = {
       corner: 'token',
       format: (v) => percent(v),
       formatDelta: formatPercentDelta,
+      legend: 'a larger weight',
       describe: (r, c, v) =>
         snapshot ? `largest weight of ${quoted(snapshot.tokens[r])}’s row, ${effectColumns[c] ?? ''}: ${percent(v)}` : '',
     });

@@ -66,6 +66,7 @@ export const softmaxStep: StepDefinition = {
       format: (v) => percent(v),
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} attends to ${quoted(snapshot.tokens[c])}: ${percent(v)}` : ''),
       formatDelta: formatPercentDelta,
+      legend: 'a larger share',
       onSelect: () => showRow(),
     });
     const legend = el('p', { class: 'softmax-legend' });
@@ -249,7 +250,7 @@ export const softmaxStep: StepDefinition = {
         );
         setText(
           legend,
-          `Darker blue means a larger share; the darkest cell is ${percent(peak)}.` +
+          `A stronger blue means a larger share; the strongest cell is ${percent(peak)}.` +
             (settings.causal || p.mask.data.includes(0) ? ' Hatched cells are masked (step 7): they get exactly 0%.' : ''),
         );
         const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));

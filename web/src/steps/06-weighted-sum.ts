@@ -37,6 +37,7 @@ export const weightedSumStep: StepDefinition = {
       corner: 'query ↓ key →',
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} takes ${percent(v)} of ${quoted(snapshot.tokens[c])}’s value` : ''),
       formatDelta: formatPercentDelta,
+      legend: 'more weight',
     });
     const values = new MatrixTable({
       caption: 'V',

@@ -73,6 +73,7 @@ export const causalStep: StepDefinition = {
       scale: 'sequential',
       corner: 'query ↓ key →',
       format: (v) => (v === 1 ? '1' : '0'),
+      legend: 'a 1: may look',
       describe: (r, c) =>
         snapshot ? `${quoted(snapshot.tokens[r])} ${c > r ? 'may not' : 'may'} look at ${quoted(snapshot.tokens[c])}` : '',
     });
@@ -89,6 +90,7 @@ export const causalStep: StepDefinition = {
       corner: 'query ↓ key →',
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} takes ${percent(v)} from ${quoted(snapshot.tokens[c])}` : ''),
       formatDelta: formatPercentDelta,
+      legend: 'more weight',
     });
     const wrong = new MatrixTable({
       caption: 'weights, zeroed after softmax',
@@ -97,6 +99,7 @@ export const causalStep: StepDefinition = {
       className: 'causal-wrong-table',
       describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} keeps ${percent(v)} from ${quoted(snapshot.tokens[c])}` : ''),
       formatDelta: formatPercentDelta,
+      legend: 'more weight',
     });
     const reading = el('p', { class: 'reading causal-reading' });
     const printed = outputBlock('What print(w.round(2)) shows for this page');
@@ -361,6 +364,7 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
     corner: 'query ↓ key →',
     className: 'mask-painter',
     format: (v) => (v === 1 ? '1' : '0'),
+    legend: 'a 1: may look',
     describe: (r, c, v) =>
       snapshot ? `${quoted(snapshot.tokens[r])} ${v === 1 ? 'may' : 'may not'} look at ${quoted(snapshot.tokens[c])}` : '',
     paint: {
@@ -380,6 +384,7 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
     className: 'mask-weights',
     describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} takes ${percent(v)} from ${quoted(snapshot.tokens[c])}` : ''),
     formatDelta: formatPercentDelta,
+    legend: 'more weight',
   });
 
   function defaultParam(kind: string, n: number): number {

@@ -8,7 +8,7 @@ import { el, replaceChildren, setText, setVar, showChildren } from '../figures/d
 import { count, fmt, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { figureTools } from '../figures/export-toolbar';
-import { HeadGrid } from '../figures/head-grid';
+import { HeadGrid, LABELLED_TOKENS } from '../figures/head-grid';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
@@ -132,7 +132,8 @@ export const multiHeadStep: StepDefinition = {
       el(
         'p',
         {},
-        'Each square is one head’s weights: rows are query tokens, columns are key tokens, darker means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. Pick a map to show that head in the single-head figures of the steps above.',
+        'Each square is one head’s weights: rows are query tokens, columns are key tokens, a stronger blue means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. ' +
+          'Point at or click a token on the left to highlight its row in every head. Pick a map to show that head in the single-head figures of the steps above.',
       ),
       trainedHeads.element,
       grid.element,
@@ -326,15 +327,18 @@ export const multiHeadStep: StepDefinition = {
                 : ' Show this head in the steps above.'),
         };
       });
-      grid.update(maps, s.settings.head);
+      const labels = tokenLabels(s.tokens);
+      grid.update(maps, s.settings.head, labels);
       setText(
         gridNote,
         p.heads > MAX_HEAD_MAPS
           ? `Showing the first ${MAX_HEAD_MAPS} of ${p.heads} heads; the others are computed too, and the steps above can show any of them.`
-          : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}`,
+          : `${p.heads} head${p.heads === 1 ? '' : 's'}, each map ${n} × ${n}.${s.settings.causal ? ' The causal mask is on, so everything above each map’s diagonal is empty.' : ''}` +
+              (n > LABELLED_TOKENS
+                ? ` At ${n} tokens a row is too thin for a label: point at a row of a map to highlight it in every head.`
+                : ''),
       );
 
-      const labels = tokenLabels(s.tokens);
       showChildren(
         topTable,
         el(

@@ -184,6 +184,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     corner: 'query ↓ key →',
     className: 'flash-probs',
     tools: false,
+    legend: 'a larger exp(s − m)',
   });
   const explain = el('p', { class: 'flash-explain by-hand-box' });
   const stateTable = el('table', { class: 'data-table flash-state' });
