@@ -264,7 +264,7 @@ describe('editing numbers', () => {
 const maskRows = (bits: number[], n: number) => Array.from({ length: n }, (_, r) => bits.slice(r * n, (r + 1) * n).join(''));
 
 describe('the mask editor', () => {
-  test('presets make the expected masks, and override the causal checkbox', async () => {
+  test('presets make the expected masks, and are the same setting as the settings bar’s causal checkbox', async () => {
     const { page, errors } = await open(FOUR);
     const editor = page.locator('#causal .mask-editor');
     const mask = async () => maskRows((await snapshotOf(page)).mask, 4);
@@ -283,7 +283,8 @@ describe('the mask editor', () => {
     expect(await mask()).toEqual(['1000', '1100', '0110', '0011']);
     expect(page.url()).toContain('mask=window:2');
     await settled(page);
-    expect(await page.locator('#causal .mask-state').textContent()).toMatch(/replaces the causal checkbox/);
+    expect(await page.locator('#causal .mask-state').textContent()).toMatch(/^In force on every step: a sliding window of 2/);
+    expect(await page.locator('#causal input[type="checkbox"]').count()).toBe(0);
     expect(await page.locator('input[name="causal"]').isChecked()).toBe(false);
     await editor.getByLabel('Prefix-LM').check();
     await settled(page);

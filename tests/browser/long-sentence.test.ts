@@ -59,8 +59,9 @@ describe('256 tokens', () => {
     });
     expect(shape.n).toBe(256);
     expect(shape.heads).toBe(8);
-    // Step 7: the mask, the masked scores, softmax-then-mask and mask-then-softmax, the mask painter and its weights.
-    expect(shape.pictures).toEqual({ scores: 1, scale: 1, softmax: 1, 'weighted-sum': 1, causal: 6 });
+    // Step 4 divides one score and draws no (n, n) matrix (step 3 does). Step 7: the mask in force (the
+    // painter), mask-then-softmax and softmax-then-mask; with the causal mask its weights are the middle one.
+    expect(shape.pictures).toEqual({ scores: 1, scale: 0, softmax: 1, 'weighted-sum': 1, causal: 3 });
     expect(shape.largestTable).toBeLessThanOrEqual(4096);
     expect(shape.canvases).toEqual([[256, 256]]);
     expect(errors).toEqual([]);

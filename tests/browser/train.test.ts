@@ -191,7 +191,7 @@ describe('<attention-train>', () => {
     // Step 1 is far above (content-visibility skips its layout, so innerText is empty): read its text.
     const facts = page.locator('attention-walkthrough .problem-model-facts');
     const top = page.locator('attention-walkthrough [data-step="problem"] .trained-prediction-top .trained-prediction-word');
-    expect(await facts.textContent()).toMatch(/^The trained model \(task “who-is-it”\)/);
+    expect(await facts.textContent()).toMatch(/^The trained model: 2 layers × 2 heads, d_model 32, 12,160 parameters/);
     expect(await top.textContent()).toBe('animal');
     const prediction = page.locator('attention-walkthrough [data-step="problem"] .trained-prediction');
     const before = await prediction.textContent();
@@ -206,7 +206,7 @@ describe('<attention-train>', () => {
     );
     await settled(page);
     expect(await facts.textContent()).toMatch(
-      /^Your model, trained in this tab in “Train it yourself” \(task “who-is-it”\): 2 attention layers × 2 heads, d_model 32, [\d,]+ parameters, trained for 25 steps \(AdamW, learning rate 0\.003, batch 32, seed 1\)/,
+      /^Your model, trained in “Train it yourself”: 2 layers × 2 heads, d_model 32, [\d,]+ parameters, 25 steps \(AdamW, learning rate 0\.003, batch 32, seed 1\)/,
     );
     const after = await prediction.textContent();
     expect(after).not.toMatch(/\bNaN\b|undefined/);
@@ -215,7 +215,7 @@ describe('<attention-train>', () => {
     await page.getByRole('button', { name: 'Back to the shipped model' }).click();
     await textMatching(page.locator('attention-walkthrough .train-use-note'), /^The walkthrough shows the shipped model again\.$/);
     await settled(page);
-    expect(await facts.textContent()).toMatch(/^The trained model \(task “who-is-it”\)/);
+    expect(await facts.textContent()).toMatch(/^The trained model: 2 layers × 2 heads, d_model 32, 12,160 parameters/);
     expect(await prediction.textContent()).toBe(before);
     expect(errors).toEqual([]);
     await page.close();

@@ -61,8 +61,8 @@ describe('the trained model in step 1', () => {
       expect(verdict).toContain(`layer ${trained.layer + 1}, head ${trained.head + 1}`);
       const model = await page.locator('#problem .problem-model').textContent();
       expect(model).toContain(`animal ${(trained.top.probability * 100).toFixed(1)}%`);
-      expect(model).toMatch(/12,160 parameters, trained for 400 steps/);
-      expect(model).toMatch(/100\.0% answered correctly/);
+      expect(model).toMatch(/12,160 parameters, 400 steps/);
+      expect(model).toMatch(/100\.0% correct/);
       expect(errors).toEqual([]);
       await page.close();
     });
@@ -127,7 +127,7 @@ describe('the trained model in step 1', () => {
 });
 
 describe('the trained model in step 8', () => {
-  test('every layer and head has a labelled map of at least 240 px, captioned with its measured shares', async () => {
+  test('every layer and head has a labelled map of at least 240 px, after a table of its measured shares', async () => {
     const { page, errors } = await open('?weights=trained#multi-head');
     const maps = page.locator('#multi-head .trained-head');
     expect(await maps.count()).toBe(4);
@@ -135,9 +135,13 @@ describe('the trained model in step 8', () => {
     const box = await maps.first().locator('table').boundingBox();
     expect(box!.width).toBeGreaterThanOrEqual(240);
     const shares = await page.evaluate(() => window.attentionWalkthrough!.result.trained!.shares);
-    const captions = await maps.locator('.trained-head-shares').allTextContents();
-    shares.forEach((s, i) => expect(captions[i]).toContain(`layer ${s.layer + 1}, head ${s.head + 1}`));
-    shares.forEach((s, i) => expect(captions[i]).toContain(`${s.referent.toFixed(2)} on the referent`));
+    const captions = await maps.locator('caption').allTextContents();
+    shares.forEach((s, i) => expect(captions[i]).toMatch(new RegExp(`^layer ${s.layer + 1}, head ${s.head + 1}`)));
+    const rows = page.locator('#multi-head table.trained-heads-shares tbody tr');
+    for (const [i, s] of shares.entries()) {
+      expect(await rows.nth(i).locator('th').textContent()).toBe(`layer ${s.layer + 1}, head ${s.head + 1}`);
+      expect(await rows.nth(i).locator('td').first().textContent()).toBe(s.referent.toFixed(2));
+    }
     // Token labels on both axes.
     const headers = await maps.first().locator('th').allTextContents();
     expect(headers).toEqual(expect.arrayContaining(['animal', 'road', 'it', 'tired.']));

@@ -152,14 +152,12 @@ describe('step 1 with trained weights', () => {
     const reading = body.querySelector('.reading')!.textContent!;
     expect(reading).toContain(`In ${name}`);
     expect(reading).toContain(`draws most from “animal”: ${percent(Math.max(...row))}`);
-    expect(reading).toContain(`The whole model’s answer at “it” is “animal” (${percent(t.top[0].probability, 1)})`);
+    expect(reading).toContain(`The model’s answer at “it” is “animal” (${percent(t.top[0].probability, 1)})`);
     const items = [...body.querySelectorAll('.trained-prediction-list li')].map((li) => li.textContent);
     expect(items).toEqual(t.top.map((x) => `${x.word} ${percent(x.probability, 1)}`));
     const facts = body.querySelector('.problem-model-facts')!.textContent!;
-    expect(facts).toContain(
-      `${t.model.layers} attention layers × ${t.model.heads} heads, d_model ${t.model.dModel}, 12,160 parameters, trained for 400 steps`,
-    );
-    expect(facts).toContain(`Measured just now on 910 held-out sentences`);
+    expect(facts).toContain(`${t.model.layers} layers × ${t.model.heads} heads, d_model ${t.model.dModel}, 12,160 parameters, 400 steps`);
+    expect(facts).toContain(`On 910 held-out sentences just now: ${percent(t.evaluation.accuracy, 1)} correct`);
     expect(body.querySelector('.problem-notes')!.hasAttribute('hidden')).toBe(true);
   });
 
@@ -191,7 +189,7 @@ describe('step 1 with trained weights', () => {
 });
 
 describe('step 8 with trained weights', () => {
-  test('one labelled map per layer and head, captioned with its measured shares; the shortcut layer is named', async () => {
+  test('one labelled map per layer and head, after a table of their measured shares; the shortcut layer is named', async () => {
     const s = await trainedSnapshotFor();
     const t = s.trained!;
     const { body, view } = mountStep(multiHeadStep);
@@ -202,10 +200,13 @@ describe('step 8 with trained weights', () => {
     expect(maps).toHaveLength(t.model.layers * t.model.heads);
     t.shares.forEach((share, i) => {
       expect(maps[i].querySelector('caption')!.textContent).toMatch(new RegExp(`^layer ${share.layer + 1}, head ${share.head + 1}`));
-      const caption = maps[i].querySelector('figcaption.trained-head-shares')!.textContent!;
-      expect(caption).toContain(
-        `${fmt(share.referent)} on the referent, ${fmt(share.otherNoun)} on the other noun, ${fmt(share.adjective)} on the adjective, ${fmt(share.self)} on itself`,
+      // The shares are said once, in the table above the maps (row i is head i), not again under each map.
+      const row = section.querySelectorAll('table.trained-heads-shares tbody tr')[i];
+      expect(row.querySelector('th')!.textContent).toBe(`layer ${share.layer + 1}, head ${share.head + 1}`);
+      expect([...row.querySelectorAll('td')].map((td) => td.textContent)).toEqual(
+        [share.referent, share.otherNoun, share.adjective, share.self].map((v) => fmt(v)),
       );
+      expect(maps[i].querySelector('figcaption')).toBeNull();
       // Row labels and column labels are the sentence's tokens; the cells are that head's weights.
       const cells = [...maps[i].querySelectorAll('tbody td')].map((td) => td.textContent);
       const n = t.words.length;
@@ -229,7 +230,7 @@ describe('step 8 with trained weights', () => {
     const mean = (key: 'referent' | 'otherNoun') => layer1.reduce((a, x) => a + x[key], 0) / layer1.length;
     expect(Math.abs(mean('referent') - mean('otherNoun'))).toBeLessThan(0.1);
     expect(section.querySelector('.trained-heads-shortcut')!.textContent).toBe(
-      `Layer 1 takes a shortcut: on average its heads put ${fmt(mean('referent'))} on the referent and ${fmt(mean('otherNoun'))} on the other noun, so it gathers both candidates without choosing. Layer 2 then chooses between them, and the adjective is what it has to go on.`,
+      `Layer 1 takes a shortcut, on average ${fmt(mean('referent'))} on the referent and ${fmt(mean('otherNoun'))} on the other noun: it gathers both. Layer 2 chooses, using the adjective.`,
     );
     // h is the model's: the other counts are disabled with a note.
     const buttons = [...body.querySelectorAll('.multi-head-choices button')] as HTMLButtonElement[];

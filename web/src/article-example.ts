@@ -397,47 +397,39 @@ export const ARTICLE_NUMBERS: readonly ArticleNumber[] = [
 export const ARTICLE_DEVIATIONS: readonly Deviation[] = [
   {
     what: 'The inputs',
-    article: 'X = np.random.randn(4, 8), W_q, W_k, W_v = np.random.randn(8, 4): random, never printed',
-    reconstructed:
-      'X (one decimal) and W_q, W_k, W_v (two decimals) chosen by web/scripts/article-example.py so that the printed numbers come out; Q, K, V have one-decimal entries',
+    article: 'random, never printed',
+    reconstructed: 'found by web/scripts/article-example.py',
     difference: "not the article's (unknown) draws: the page should say these inputs were chosen to match the article",
   },
   {
-    what: 'Output row 1, first entry (step 4)',
-    article: '0.31(2.0) + 0.26(0.5) + 0.25(1.5) + 0.18(0.0) = 1.13',
-    reconstructed: '1.1276 from the unrounded weights 0.3091, 0.2595, 0.2531, 0.1783',
+    what: 'Output row 1, first entry',
+    article: '1.13',
+    reconstructed: '1.1276, from unrounded weights',
     difference:
       "the printed terms add up to 1.125, which the article rounds half up to 1.13; the exact sum differs from 1.13 by 0.0024 and from the printed terms' 1.125 by 0.0026",
   },
   {
-    what: 'Row 1 of the attention weights (steps 3 and 4)',
-    article: '0.31 / 0.26 / 0.25 / 0.18',
-    reconstructed: '0.3091 / 0.2595 / 0.2531 / 0.1783',
-    difference: 'each within 0.0031 of the printed value (rounding only)',
+    what: 'Row 1 of the weights, and the causal weights',
+    article: 'two decimals',
+    reconstructed: 'within 0.0031 and 0.0019 (rounding)',
+    difference: 'each within 0.0031 (the weights) or 0.0019 (the causal weights) of the printed value: rounding only',
   },
   {
-    what: 'The causal weights (masking)',
-    article: '[[1 0 0 0] [0.51 0.49 0 0] [0.38 0.22 0.40 0] [0.24 0.33 0.20 0.23]]',
-    reconstructed: '1.0000; 0.5112 0.4888; 0.3781 0.2204 0.4015; 0.2398 0.3303 0.1983 0.2316',
-    difference: 'each within 0.0019 of the printed value (rounding only)',
-  },
-  {
-    what: 'q_1 · k_1 has four terms, the article prints two',
-    article: '1.0(1.1) + 0.5(0.4) = 1.30',
-    reconstructed: 'q_1 = (1.0, 0.5, 0.0, 0.0): the third and fourth terms are zero, so the printed terms are the whole dot product',
+    what: 'q_1 · k_1',
+    article: 'two of four terms printed',
+    reconstructed: 'the other two are zero',
     difference: 'none in value; k_1 = (1.1, 0.4, -0.2, -0.8) has two components the article does not show',
   },
   {
-    what: 'The engine has no (d_model, d_k) projection with one head',
-    article: 'one head, W_q of shape (8, 4), d_k = 4',
-    reconstructed:
-      "engine run with d_model 8 and 2 heads: head 1 is the article's head (W_* columns 1-4), head 2 has all-zero weights (uniform 0.25 attention, zero output), W_o = identity",
+    what: 'One head',
+    article: 'W_q (8, 4)',
+    reconstructed: "the engine's head 1 of 2 (head 2 zero, W_o the identity)",
     difference: "none in any printed number; the engine's output columns 5-8 and its head 2 are padding, not the article's",
   },
   {
-    what: 'The four tokens',
-    article: '"a four-word sentence" (its words are never named; the masking paragraph speaks of positions 4 and 5)',
-    reconstructed: 'the animal was tired',
+    what: 'The words',
+    article: 'never named',
+    reconstructed: 'ours, labels only',
     difference: 'labels only: X is given, so the words do not change any number',
   },
 ];

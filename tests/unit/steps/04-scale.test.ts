@@ -19,21 +19,21 @@ function mount() {
 const text = (body: HTMLElement, selector: string) => body.querySelector(selector)!.textContent!;
 
 describe('scale step', () => {
-  test('the scaled-scores table is scores / √d_k, and a cell shows its division', async () => {
-    const snapshot = await snapshotFor();
+  test('the first score of the shown head is divided by √d_k, and the step draws no score matrix of its own', async () => {
+    const snapshot = await snapshotFor({ head: 1 });
     const { pipeline: p } = snapshot;
     const { body, view } = mount();
     view.render(snapshot);
-    const table = body.querySelector('table.matrix')!;
-    expect([...table.querySelectorAll('td')].map((td) => td.textContent)).toEqual(
-      Array.from(p.scoresScaled.data.subarray(0, p.n * p.n), (v) => fmt(v)),
-    );
-    expect(table.querySelector('caption')!.textContent).toBe('scores / √4, head 1 of 2, (n, n) = (9, 9)');
-    (table.querySelector('td[data-row="6"][data-col="1"]') as HTMLElement).click();
-    const raw = p.scores.data[6 * p.n + 1];
+    // The (n, n) scores are step 3's figure; the only matrix table here is the largest weight per row.
+    expect([...body.querySelectorAll('table.matrix caption')].map((c) => c.textContent)).toEqual([
+      'Largest attention weight in each row of head 2',
+    ]);
+    const raw = p.scores.data[p.n * p.n];
     const line = body.querySelector('.scale-division')!;
-    expect(line.textContent).toBe(`scaled[7, 2] = ${fmt(raw)} ÷ √4 = ${fmt(raw)} ÷ 2.00 = ${fmt(p.scoresScaled.data[6 * p.n + 1])}`);
+    expect(raw).not.toBe(p.scores.data[0]);
+    expect(line.textContent).toBe(`scaled[1, 1] = ${fmt(raw)} ÷ √4 = ${fmt(raw)} ÷ 2.00 = ${fmt(p.scoresScaled.data[p.n * p.n])}`);
     expect(Number((line.querySelector('.by-hand-result') as HTMLElement).dataset.value)).toBeCloseTo(raw / 2, 5);
+    expect(text(body, '.scale-division-note')).toBe(`“${snapshot.tokens[0]}” against itself, the first cell of step 3’s scores.`);
   });
 
   test('the variance experiment: std labels and table are the engine’s, next to √d_k', async () => {
@@ -95,7 +95,7 @@ describe('scale step', () => {
     expect(sharp.jacobianNorm).toBeLessThan(soft.jacobianNorm / 100);
     const reading = body.querySelector('.scale-saturation')!.nextElementSibling!.textContent!;
     expect(reading).toContain(
-      `It falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}, ${fmt(soft.jacobianNorm / sharp.jacobianNorm, 0)} times smaller`,
+      `falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}, ${fmt(soft.jacobianNorm / sharp.jacobianNorm, 0)} times smaller`,
     );
     expect(reading).toContain('training stalls');
     // Already at the article's d_k: no button to go there.
@@ -129,7 +129,7 @@ describe('scale step', () => {
     const most = gaps.indexOf(Math.max(...gaps));
     const effect = body.querySelector('.scale-toggle')!.parentElement!.textContent!;
     expect(effect).toContain(
-      `Without it, the largest weight in row ${most + 1} (“${snapshot.tokens[most]}”) would be ${percent(without[most])} instead of ${percent(withScaling[most])}.`,
+      `Without scaling, the largest weight in row ${most + 1} (“${snapshot.tokens[most]}”) would be ${percent(without[most])} instead of ${percent(withScaling[most])}.`,
     );
     const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
     expect(effect).toContain(
@@ -152,14 +152,13 @@ describe('scale step', () => {
     const { body, view, update } = mount();
     view.render(snapshot);
     expect(p.scaleFactor).toBe(1);
-    expect(body.querySelector('table.matrix caption')!.textContent).toContain('unscaled (scaling is off)');
+    expect(body.textContent).toContain('Scaling is switched off in the settings bar, so the scores pass on unchanged');
     const toggle = body.querySelector('.scale-toggle') as HTMLButtonElement;
     expect(toggle.textContent).toBe('Switch scaling back on');
     expect(toggle.parentElement!.textContent).toContain('Scaling is switched off');
     expect(toggle.parentElement!.textContent).toContain(
       `the largest weight averages ${percent(rowMaxima(p.weights, 0).reduce((a, b) => a + b, 0) / p.n)}`,
     );
-    (body.querySelector('table.matrix td[data-row="0"][data-col="0"]') as HTMLElement).click();
     expect(text(body, '.scale-division')).toBe(`scaled[1, 1] = ${fmt(p.scores.data[0])} × 1 = ${fmt(p.scores.data[0])}`);
     toggle.click();
     expect(update).toHaveBeenCalledWith({ scale: true });

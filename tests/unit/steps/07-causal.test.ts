@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
-// The causal step on real snapshots: the mask, the scores with −∞, the right-way weights with exact
-// zeros and rows summing to 100%, and the wrong way with the real (short) row sums, whatever the
-// page's own causal setting. The checkbox drives the page setting through context.update.
+// The causal step on real snapshots: the mask in force (the editor's table), the right-way weights
+// with exact zeros and rows summing to 100%, and the wrong way with the real (short) row sums, whatever
+// the page's own mask. The editor's presets are the step's one control (no checkbox of its own).
 import { describe, expect, test } from 'vitest';
 import { CAUSAL_MASK_LINE } from '../../../web/src/figures/numpy-script';
 import { causalStep, numpyPrint, rowSums } from '../../../web/src/steps/07-causal';
@@ -18,6 +18,8 @@ function mount() {
 }
 
 const tables = (body: HTMLElement) => [...body.querySelectorAll('table.matrix')];
+/** The right way and the wrong way: the two tables of the comparison. */
+const compared = (body: HTMLElement) => [...body.querySelectorAll('.causal-compare table.matrix')];
 const cell = (table: Element, r: number, c: number) => table.querySelector(`td[data-row="${r}"][data-col="${c}"]`)!;
 const totals = (table: Element) => [...table.querySelectorAll('td.row-total')].map((td) => td.textContent);
 
@@ -29,7 +31,7 @@ describe('causal step', () => {
       view.render(snapshot);
       const { pipeline: p } = snapshot;
       const n = p.n;
-      const right = tables(body)[2];
+      const [right] = compared(body);
       for (let r = 0; r < n; r++) {
         for (let c = 0; c < n; c++) {
           const value = p.weightsCausal.data[r * n + c];
@@ -53,7 +55,7 @@ describe('causal step', () => {
       view.render(snapshot);
       const { pipeline: p } = snapshot;
       const n = p.n;
-      const wrong = tables(body)[3];
+      const [, wrong] = compared(body);
       const sums = rowSums(p.weightsMaskedAfter.data, 0, n);
       expect(totals(wrong)).toEqual(sums.map((s) => percent(s)));
       for (let r = 0; r < n - 1; r++) expect(sums[r]).toBeLessThan(1);
@@ -70,20 +72,31 @@ describe('causal step', () => {
     });
   }
 
-  test('the mask and the −∞ scores', async () => {
-    const snapshot = await snapshotFor({ heads: 2, head: 1 });
+  test('each figure once: the mask in force and the comparison, no score matrix; a custom mask adds its weights', async () => {
     const { body, view } = mount();
-    view.render(snapshot);
-    const { pipeline: p } = snapshot;
-    const n = p.n;
-    const [mask, scores] = tables(body);
-    for (let r = 0; r < n; r++) {
-      for (let c = 0; c < n; c++) {
-        expect(cell(mask, r, c).textContent).toBe(c <= r ? '1' : '0');
-        expect(cell(scores, r, c).textContent).toBe(c > r ? '−∞' : fmt(p.scoresScaled.data[(n + r) * n + c]));
-      }
-    }
-    expect(scores.querySelector('caption')!.textContent).toContain('head 2 of 2');
+    const captions = () => tables(body).map((t) => t.querySelector('caption')!.textContent);
+    // No mask: the mask table is all ones, and the weights it gives are step 5's, not drawn again.
+    view.render(await snapshotFor({ heads: 2, head: 1 }));
+    expect(captions()).toEqual([
+      'mask (9, 9) in force: 1 = may look, 0 = blocked',
+      'softmax(masked scores), head 2 of 2',
+      'softmax(scores), then zeroed, head 2 of 2',
+    ]);
+    const mask = tables(body)[0];
+    for (let r = 0; r < 9; r++) for (let c = 0; c < 9; c++) expect(cell(mask, r, c).textContent).toBe('1');
+    // Causal: the mask table is lower-triangular, and its weights are the comparison's right-hand table.
+    view.render(await snapshotFor({ heads: 2, head: 1, causal: true }));
+    expect(tables(body)).toHaveLength(3);
+    for (let r = 0; r < 9; r++) for (let c = 0; c < 9; c++) expect(cell(tables(body)[0], r, c).textContent).toBe(c <= r ? '1' : '0');
+    // A custom mask: its weights are new, so they are drawn next to the mask.
+    const window = await snapshotFor({ heads: 2, head: 1, mask: 'window:2' });
+    view.render(window);
+    expect(captions()[1]).toBe('softmax(masked scores), head 2 of 2: the weights every step uses');
+    const weights = body.querySelector('table.mask-weights')!;
+    expect(cell(weights, 3, 2).textContent).toBe(fmt(window.pipeline.weights.data[(9 + 3) * 9 + 2]));
+    expect(cell(weights, 3, 1).textContent).toBe('0');
+    view.render(await snapshotFor({ heads: 2, head: 1 }));
+    expect(body.querySelector('table.mask-weights')).toBeNull();
   });
 
   test('the two weight tables are the shown head’s: softmax of that head’s scores, masked before or zeroed after', async () => {
@@ -93,7 +106,7 @@ describe('causal step', () => {
     const { pipeline: p } = snapshot;
     const n = p.n;
     expect(p.comparisonHead).toBe(1);
-    const [, , right, wrong] = tables(body);
+    const [right, wrong] = compared(body);
     for (let r = 0; r < n; r++) {
       // Head 2's scaled scores, row r, softmaxed in float64 over the visible keys (before) or all of them (after).
       const row = Array.from(p.scoresScaled.data.subarray((n + r) * n, (n + r + 1) * n));
@@ -113,27 +126,35 @@ describe('causal step', () => {
     expect(right.querySelector('caption')!.textContent).toContain('head 2 of 2');
   });
 
-  test('the checkbox shows the page setting and changes it', async () => {
+  test('one control for the mask: the presets show the page setting and change it, and there is no checkbox', async () => {
     const { body, view, changes } = mount();
     view.render(await snapshotFor({ causal: false }));
-    const box = body.querySelector('input[type="checkbox"]') as HTMLInputElement;
-    expect(box.checked).toBe(false);
-    expect(body.querySelector('.causal-toggle-state')!.textContent).toMatch(/^Off/);
-    box.checked = true;
-    box.dispatchEvent(new Event('change'));
+    expect(body.querySelectorAll('input[type="checkbox"]')).toHaveLength(0);
+    const radio = (kind: string) => body.querySelector(`input.mask-kind[value="${kind}"]`) as HTMLInputElement;
+    expect([...body.querySelectorAll<HTMLInputElement>('input.mask-kind')].map((r) => r.value)).toEqual([
+      'none',
+      'causal',
+      'pad',
+      'window',
+      'prefix',
+      'paint',
+    ]);
+    expect(radio('none').checked).toBe(true);
+    expect(body.querySelector('.mask-state')!.textContent).toBe('No mask: every token may look at every token.');
+    radio('causal').checked = true;
+    radio('causal').dispatchEvent(new Event('change'));
     expect(changes).toEqual([{ causal: true }]);
     view.render(await snapshotFor({ causal: true }));
-    expect(box.checked).toBe(true);
-    expect(body.querySelector('.causal-toggle-state')!.textContent).toMatch(/^On/);
-    // Not named like the settings bar's own checkbox.
-    expect(box.name).not.toBe('causal');
+    expect(radio('causal').checked).toBe(true);
+    expect(radio('none').checked).toBe(false);
+    expect(body.querySelector('.mask-state')!.textContent).toBe('In force on every step: the causal mask.');
   });
 
   test('every field is inside a form that never submits (Enter in the lone number field stays on the page)', async () => {
     const { body, view } = mount();
     view.render(await snapshotFor({}));
     const fields = [...body.querySelectorAll<HTMLInputElement>('input, select, textarea')];
-    expect(fields.length).toBeGreaterThanOrEqual(8);
+    expect(fields.length).toBeGreaterThanOrEqual(7);
     expect(fields.filter((field) => !field.form)).toEqual([]);
     const submit = new Event('submit', { cancelable: true });
     body.querySelector<HTMLInputElement>('.mask-param-input')!.form!.dispatchEvent(submit);
@@ -165,7 +186,7 @@ describe('causal step', () => {
     const reading = body.querySelector('.causal-reading')!.textContent!;
     expect(reading).toContain(`row 1 (“hello”) would sum to only ${percent(sums[0])}`);
     expect(reading).toContain(`(${fmt(sums[0])} for row 1)`);
-    expect(totals(tables(body)[3])).toEqual([percent(sums[0]), '100%']);
+    expect(totals(compared(body)[1])).toEqual([percent(sums[0]), '100%']);
   });
 
   test('one token, and large n: no NaN, sensible words', async () => {
@@ -177,9 +198,10 @@ describe('causal step', () => {
     const long = await snapshotFor({ sentence: Array.from({ length: 66 }, (_, i) => `w${i}`).join(' ') });
     view.render(long);
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
-    // 66 × 66 without numbers: the four maps are pictures, and the two weights maps keep their row sums
-    // as a table under the picture (the wrong way's sums are the lesson).
-    const figures = [...body.querySelectorAll('.matrix-figure')].slice(0, 4);
+    // 66 × 66 without numbers: the three maps (mask, right, wrong) are pictures, and the two weights maps
+    // keep their row sums as a table under the picture (the wrong way's sums are the lesson).
+    const figures = [...body.querySelectorAll('.matrix-figure')];
+    expect(figures).toHaveLength(3);
     expect(
       figures.map(
         (f) =>
@@ -188,10 +210,10 @@ describe('causal step', () => {
             ?.getAttribute('aria-label')
             ?.match(/a 66 × 66 heatmap/) !== null,
       ),
-    ).toEqual([true, true, true, true]);
+    ).toEqual([true, true, true]);
     expect((body.querySelector('.code-output')!.parentElement as HTMLElement).hidden).toBe(true);
     const sums = rowSums(long.pipeline.weightsMaskedAfter.data, 0, 66);
-    const wrongTotals = figures[3].querySelector('table.picture-totals-table')!;
+    const wrongTotals = figures[2].querySelector('table.picture-totals-table')!;
     expect(totals(wrongTotals)).toEqual(sums.map((s) => percent(s)));
     expect(sums.some((s) => Math.abs(s - 1) > 0.01)).toBe(true);
     expect(wrongTotals.querySelectorAll('td.row-total-short').length).toBeGreaterThan(0);

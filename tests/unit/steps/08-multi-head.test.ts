@@ -105,7 +105,7 @@ describe('multi-head step', () => {
     const snapshot = await snapshotFor({ dModel: 8, heads: 2 });
     const { body, view, changes } = mount();
     view.render(snapshot);
-    expect(body.textContent).toContain('Point at or click a token on the left to highlight its row in every head.');
+    expect(body.textContent).toContain('Point at or click a token on the left to highlight its row in every head;');
     const bands = () =>
       [...body.querySelectorAll<HTMLElement>('.head-map-band')].map((b) => (b.hidden ? null : b.style.getPropertyValue('--row')));
     const highlighted = () =>

@@ -61,14 +61,12 @@ describe('cost step', () => {
     expect(costLengths(1)).toEqual([1, 2, 4, 8, ...REFERENCE_LENGTHS]);
   });
 
-  test('the score matrix is the shown head’s, n × n', async () => {
+  test('the score matrix is counted, not drawn again (step 3 draws it)', async () => {
     const snapshot = await snapshotFor({ heads: 2, head: 1 });
     const { body, view } = mount();
     view.render(snapshot);
-    const table = body.querySelector('table.matrix')!;
-    expect(table.querySelectorAll('td').length).toBe(81);
-    expect(table.querySelector('caption')!.textContent).toContain('(n, n) = (9, 9), 81 numbers');
-    expect(body.querySelector('.reading')!.textContent).toContain('81 scores per head, 162 for all 2 heads, 648 B');
+    expect(body.querySelector('table.matrix, .matrix-picture')).toBeNull();
+    expect(body.querySelector('.reading')!.textContent).toBe('9 tokens: 81 scores per head, 162 for all 2 heads, 648 B as float32.');
   });
 
   test('the chart is an image with words, plotting every row', async () => {
@@ -89,7 +87,9 @@ describe('cost step', () => {
     view.render(snapshot);
     const aside = body.querySelector('.cost-flash')!;
     expect(aside.querySelector('a')).toBeNull();
-    expect(aside.textContent).toContain('FlashAttention leaves the arithmetic exactly as it is');
+    expect(aside.textContent).toContain(
+      'FlashAttention computes the same output in tiles: memory stops growing like n², the multiply-adds do not.',
+    );
     const flash = document.createElement('section');
     flash.id = 'flash';
     document.body.appendChild(flash);
@@ -122,8 +122,7 @@ describe('cost step', () => {
     const { body, view } = mount();
     view.render(await snapshotFor({ sentence: Array.from({ length: 70 }, (_, i) => `w${i}`).join(' '), dModel: 512, heads: 64 }));
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
-    // 70 × 70 scores without numbers: a picture (figures/matrix-picture.ts), not a 4,900-cell table.
-    expect(body.querySelector('.matrix-picture')!.getAttribute('aria-label')).toMatch(/a 70 × 70 heatmap/);
+    expect(body.querySelector('.reading')!.textContent).toContain('70 tokens: 4,900 scores per head, 313,600 for all 64 heads');
     expect(Object.values(cellsOf(body.querySelector('tr.cost-ratio-2k-8k')!))).toEqual(Array(5).fill('×16'));
   });
 });

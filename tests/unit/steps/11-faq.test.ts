@@ -38,8 +38,7 @@ describe('FAQ step', () => {
     view.render(snapshot);
     const { dots, saturation } = snapshot;
     const spread = body.querySelector('.faq-spread')!.textContent!;
-    expect(spread).toContain(`dₖ = 4: 4,000 random dot products have a standard deviation of ${fmt(dots.rawStd)}`);
-    expect(spread).toContain(`it is ${fmt(dots.scaledStd)}`);
+    expect(spread).toBe(`Here dₖ = 4: 4,000 dot products spread ${fmt(dots.rawStd)} (√4 = 2.00); divided, ${fmt(dots.scaledStd)}.`);
     const [soft, sharp] = [...body.querySelectorAll('.faq-bars table.bar-chart')];
     expect(barValues(soft)).toEqual(Array.from(saturation.soft.probabilities, (p, i) => [`score ${i + 1}`, fmt(p)]));
     expect(barValues(sharp)).toEqual(Array.from(saturation.sharp.probabilities, (p, i) => [`score ${i + 1}`, fmt(p)]));
@@ -99,7 +98,7 @@ describe('FAQ step', () => {
     const { body, view } = mount();
     view.render(await snapshotFor());
     const text = body.querySelector('.faq-growth')!.textContent!;
-    expect(text).toContain(`9 tokens: ${count(81)} scores per head. 36 tokens: ${count(1296)}, 16 times as many.`);
+    expect(text).toContain(`9 tokens: ${count(81)} scores per head; 36 tokens: ${count(1296)}, 16 times as many.`);
     const svg = body.querySelector('svg.faq-squares')!;
     expect(svg.getAttribute('role')).toBe('img');
     expect(svg.getAttribute('aria-label')).toContain('fits 16 times');
@@ -127,7 +126,7 @@ describe('FAQ step', () => {
     expect(body.querySelector('.faq-flash-ref a')!.getAttribute('href')).toBe('#flash');
     expect(body.querySelector('.faq-measured a')!.getAttribute('href')).toBe('#flash-run');
     expect(body.querySelector('.faq-measured')!.textContent).toContain(
-      'cuts the second to 10 floats whatever the length, but still computes all 1,296 scores',
+      'Tiled: 10 floats of memory, yet all 1,296 scores for 36 tokens computed.',
     );
   });
 

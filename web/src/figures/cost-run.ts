@@ -90,7 +90,7 @@ export class CostRunFigure {
     this.status = el(
       'p',
       { class: 'flash-run-status', role: 'status', 'aria-live': 'polite' },
-      'Nothing has run yet. Press Run to start: it takes from about twenty seconds to a few minutes, depending on the machine, and you can cancel at any time.',
+      'Not run yet; it takes seconds to minutes.',
     );
     this.reading = el('div', { class: 'flash-run-reading' });
     this.table = el('table', { class: 'data-table flash-run-table' });
@@ -104,21 +104,13 @@ export class CostRunFigure {
           'figure',
           { class: 'figure flash-run-chart' },
           this.timeChart.element,
-          el(
-            'figcaption',
-            {},
-            'Time of one call (the fastest of several) against n, both axes logarithmic: a cost that grows like n² is a straight line of slope 2.',
-          ),
+          el('figcaption', {}, 'Fastest call against n, log-log: n² is a slope of 2.'),
         ),
         el(
           'figure',
           { class: 'figure flash-run-chart' },
           this.memoryChart.element,
-          el(
-            'figcaption',
-            {},
-            'The WebAssembly memory each kernel’s engine needed (its high-water mark, log scale): the inputs, the output, the 16 MiB every engine starts with, and for the naive kernel the n × n matrix.',
-          ),
+          el('figcaption', {}, 'Peak WebAssembly memory per kernel, with its 16 MiB start and naive’s n × n matrix.'),
         ),
       ),
       this.reading,
@@ -132,9 +124,7 @@ export class CostRunFigure {
       el(
         'p',
         {},
-        `This times both methods right here, in your browser: one attention head with d = ${COST_D} on random inputs, for n = 128, 256, 512, … tokens. ` +
-          `The naive method is measured while its n × n matrix fits in ${bytes(COST_BUDGET_BYTES)} (up to n = ${tokenCountLabel(this.naiveLimit(COST_MAX_N))}); ` +
-          `the tiled one carries on to n = ${tokenCountLabel(COST_MAX_N)}. The work runs in a background thread, so the page stays usable.`,
+        `Run times both methods here: one head, d = ${COST_D}, n = 128 to ${tokenCountLabel(this.naiveLimit(COST_MAX_N))} (naive, within ${bytes(COST_BUDGET_BYTES)}) or ${tokenCountLabel(COST_MAX_N)} (tiled).`,
       ),
       el('div', { class: 'flash-run-bar' }, this.run, this.cancel, this.progress),
       this.status,

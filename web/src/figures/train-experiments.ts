@@ -17,9 +17,7 @@ const LABELS: Record<ExperimentName, string> = {
 
 // Our own summary of each experiment: what to watch for. The numbers the page then quotes are the run's.
 const EXPLANATIONS: Record<ExperimentName, string> = {
-  'who-is-it':
-    'Step 1’s question. Each sentence has an animal, a place and an adjective that fits only one of them; the model must output the noun “it” stands for. ' +
-    'Watch the bars from “it” move from an even spread to the right noun, and swap the adjective to see the answer flip.',
+  'who-is-it': 'Step 1’s question: the adjective fits the animal or the place, and the model must name the noun “it” stands for.',
   heads:
     'Sequences of random symbols that repeat with a random period, in a causal model with two attention layers. ' +
     'Predicting a repeat means finding the earlier copy of the current symbol and reading what came after it. ' +

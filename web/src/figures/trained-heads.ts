@@ -1,13 +1,13 @@
 // The trained model's heads (step 8, weights=trained): one labelled attention map per layer and head
-// (rows read from columns, token labels on both axes, the weights as numbers), each captioned with
-// what that head does, measured: its mean weight from "it" on the referent, the other noun, the
-// adjective and itself over the held-out sentences. A layer that reads both nouns alike is named.
+// (rows read from columns, token labels on both axes, the weights as numbers), after one table of what
+// each head does, measured: its mean weight from "it" on the referent, the other noun, the adjective
+// and itself over the held-out sentences. A layer that reads both nouns alike is named.
 import type { TrainedSnapshot } from '../trained';
 import { el, setText, showChildren } from './dom';
 import { fmt, percent, quoted } from './format';
 import { tokenLabels } from './labels';
 import { MatrixTable } from './matrix-table';
-import { headName, shareOf, shareSentence, shortcutLayers } from './trained-model';
+import { headName, shareOf, shortcutLayers } from './trained-model';
 
 export class TrainedHeads {
   readonly element: HTMLElement;
@@ -16,8 +16,6 @@ export class TrainedHeads {
   private readonly grid = el('div', { class: 'trained-heads-grid' });
   private readonly table = el('table', { class: 'data-table trained-heads-shares' });
   private tables: MatrixTable[] = [];
-  /** Under each map's short caption: what the head does on average (a table caption would scroll away with a wide map). */
-  private notes: HTMLElement[] = [];
   private shape = '';
 
   constructor() {
@@ -46,9 +44,8 @@ export class TrainedHeads {
     const bestShare = shareOf(trained, best);
     setText(
       this.summary,
-      `The shipped model has ${layers} layers of ${heads} heads. Averaged over its ${trained.evaluation.examples} held-out sentences, ` +
-        `${headName(best)} puts ${fmt(bestShare.referent)} of the weight from “it” on the noun “it” refers to and ${fmt(bestShare.otherNoun)} on the other noun: ` +
-        'it is the head that resolves “it”, the one step 1 shows. The maps below are every head on your sentence.',
+      `Over ${trained.evaluation.examples} held-out sentences, ${headName(best)} puts ${fmt(bestShare.referent)} of the weight from “it” on its noun ` +
+        `and ${fmt(bestShare.otherNoun)} on the other: it resolves “it”, and step 1 shows it.`,
     );
 
     const columns = ['referent', 'other noun', 'adjective', 'itself'];
@@ -76,9 +73,8 @@ export class TrainedHeads {
       shortcuts
         .map(
           (s) =>
-            `Layer ${s.layer + 1} takes a shortcut: on average its heads put ${fmt(s.referent)} on the referent and ${fmt(s.otherNoun)} on the other noun, ` +
-            'so it gathers both candidates without choosing. ' +
-            (s.layer < layers - 1 ? `Layer ${s.layer + 2} then chooses between them, and the adjective is what it has to go on.` : ''),
+            `Layer ${s.layer + 1} takes a shortcut, on average ${fmt(s.referent)} on the referent and ${fmt(s.otherNoun)} on the other noun: it gathers both.` +
+            (s.layer < layers - 1 ? ` Layer ${s.layer + 2} chooses, using the adjective.` : ''),
         )
         .join(' '),
     );
@@ -88,7 +84,6 @@ export class TrainedHeads {
     if (shape !== this.shape) {
       this.shape = shape;
       this.tables = [];
-      this.notes = [];
       const figures: HTMLElement[] = [];
       for (let layer = 0; layer < layers; layer++)
         for (let head = 0; head < heads; head++) {
@@ -103,22 +98,15 @@ export class TrainedHeads {
             legend: 'more weight',
           });
           this.tables.push(table);
-          const note = el('figcaption', { class: 'trained-head-shares' });
-          this.notes.push(note);
-          figures.push(el('figure', { class: 'figure trained-head' }, note, table.element));
+          figures.push(el('figure', { class: 'figure trained-head' }, table.element));
         }
       this.grid.replaceChildren(...figures);
     }
     this.tables.forEach((table, index) => {
       const layer = Math.floor(index / heads);
       const head = index % heads;
-      const share = shareOf(trained, { layer, head });
       const data = trained.attention[layer].data.subarray(head * n * n, (head + 1) * n * n);
       const resolves = layer === best.layer && head === best.head ? ' — resolves “it”' : '';
-      setText(
-        this.notes[index],
-        `${headName({ layer, head })}${resolves}. From “it”, on average over the held-out sentences: ${shareSentence(share)}.`,
-      );
       table.update(
         { data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: true },
         `${headName({ layer, head })}${resolves}: row i is what word i reads`,

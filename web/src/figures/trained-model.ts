@@ -4,7 +4,7 @@
 import type { HeadShare } from '../engine/training';
 import type { HeadRef, TrainedSnapshot } from '../trained';
 import { el } from './dom';
-import { count, fmt, percent, quoted } from './format';
+import { count, percent, quoted } from './format';
 
 /** "layer 2, head 1" for a 0-based head. */
 export function headName(ref: HeadRef): string {
@@ -25,12 +25,11 @@ export function shareOf(trained: TrainedSnapshot, ref: HeadRef): HeadShare {
 export function modelFacts(trained: TrainedSnapshot): string {
   const { model, evaluation, record } = trained;
   return (
-    `${trained.origin === 'reader' ? 'Your model, trained in this tab in “Train it yourself”' : 'The trained model'} (task “${model.task}”): ` +
-    `${model.layers} attention layer${model.layers === 1 ? '' : 's'} × ${model.heads} heads, d_model ${model.dModel}, ` +
-    `${count(model.parameters)} parameters, trained for ${count(model.steps)} steps (${record.optimizer === 'adamw' ? 'AdamW' : record.optimizer === 'sgd' ? 'SGD' : record.optimizer}, ` +
-    `learning rate ${record.learningRate}, batch ${record.batch}, seed ${record.seed}) by this page’s own C++. ` +
-    `Measured just now on ${count(evaluation.examples)} held-out sentences, noun and adjective pairs it never trained on: ` +
-    `${percent(evaluation.accuracy, 1)} answered correctly (${percent(record.heldoutAccuracy, 1)} when it was trained).`
+    `${trained.origin === 'reader' ? 'Your model, trained in “Train it yourself”' : 'The trained model'}: ` +
+    `${model.layers} layer${model.layers === 1 ? '' : 's'} × ${model.heads} heads, d_model ${model.dModel}, ` +
+    `${count(model.parameters)} parameters, ${count(model.steps)} steps (${record.optimizer === 'adamw' ? 'AdamW' : record.optimizer === 'sgd' ? 'SGD' : record.optimizer}, ` +
+    `learning rate ${record.learningRate}, batch ${record.batch}, seed ${record.seed}) in this page’s C++. ` +
+    `On ${count(evaluation.examples)} held-out sentences just now: ${percent(evaluation.accuracy, 1)} correct (${percent(record.heldoutAccuracy, 1)} when trained).`
   );
 }
 
@@ -40,7 +39,7 @@ export function predictionList(trained: TrainedSnapshot): HTMLElement {
   return el(
     'div',
     { class: 'trained-prediction' },
-    el('p', { class: 'trained-prediction-title' }, `What the whole model outputs at ${quoted(word)} (its most probable words):`),
+    el('p', { class: 'trained-prediction-title' }, `The model’s most probable words at ${quoted(word)}:`),
     el(
       'ol',
       { class: 'trained-prediction-list' },
@@ -75,11 +74,6 @@ export function readingNotes(trained: TrainedSnapshot, tokens: readonly string[]
     );
   }
   return notes;
-}
-
-/** "0.62 on the referent, 0.01 on the other noun, …" for one head. */
-export function shareSentence(share: HeadShare): string {
-  return `${fmt(share.referent)} on the referent, ${fmt(share.otherNoun)} on the other noun, ${fmt(share.adjective)} on the adjective, ${fmt(share.self)} on itself`;
 }
 
 /**

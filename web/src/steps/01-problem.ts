@@ -112,16 +112,15 @@ export const problemStep: StepDefinition = {
       el(
         'p',
         {},
-        `Take the sentence “${ARTICLE_SENTENCE}” You know at once what “it” means: roads do not get tired, so “it” is the animal. ` +
-          'A model that handled each token on its own could never tell, because the vector it starts with for “it” is the same in every sentence. ' +
-          'To read “it” correctly it has to take something from “animal”.',
+        `Take the sentence “${ARTICLE_SENTENCE}” Roads do not get tired, so “it” is the animal. ` +
+          'A model reading each token alone could not tell: “it” starts as the same vector everywhere.',
       ),
       el(
         'p',
         {},
-        'Attention is how it does that. Every token gets a new vector that is a ',
+        'Attention gives every token a new vector: a ',
         el('strong', {}, 'weighted mixture'),
-        ' of what all the tokens carry, its own included. The proportions are not fixed in advance: they are worked out from the tokens themselves, and the formula above is the whole recipe. The steps below take it apart one operation at a time.',
+        ' of what all the tokens carry, in proportions computed from the tokens themselves.',
       ),
       el('div', { role: 'status' }, notes),
       ...(predict ? [predict.element] : []),
@@ -134,10 +133,7 @@ export const problemStep: StepDefinition = {
           'p',
           {},
           el('strong', {}, 'How to use this page. '),
-          'The settings bar at the top picks the numbers: the article’s four-token example (the default for steps 2 to 7), the sentence with the trained model, or the sentence with random weights. ' +
-            'It also changes the sentence, the model width d_model, the mask, the scaling and the random seed; the number of heads belongs to step 8. Every number on the page is recomputed in your browser as soon as you change one. In the tables, click a cell (or Tab into the table and use the arrow keys) to see how that number was worked out; ' +
-            'point at any cell to read it in words under its table, and use “Copy or save” under a table to take its numbers home as CSV, NumPy, PNG or SVG. ' +
-            'In the small example you can edit the numbers themselves (step 2) and paint your own mask (step 7).',
+          'The settings bar sets the weights, sentence, d_model, mask, scaling and seed; everything is recomputed in your browser. Click a table cell (or Tab in and use the arrows) to see how it was worked out.',
         ),
         context.predictions ? predictionToggle() : null,
       ),
@@ -215,8 +211,7 @@ export const problemStep: StepDefinition = {
 
       setText(
         intro,
-        `${next.settings.sentence === ARTICLE_SENTENCE ? 'The sentence' : 'Your sentence'} as the model sees it: ${p.n} token${p.n === 1 ? '' : 's'}, one per word. ` +
-          'Choose a token to see what its new vector is mixed from.',
+        `${next.settings.sentence === ARTICLE_SENTENCE ? 'The sentence' : 'Your sentence'}, ${p.n} token${p.n === 1 ? '' : 's'}: choose one to see its mixture.`,
       );
       const isIt = focusTokenIndex(tokens) === focus && tokens[focus].toLowerCase().replace(/[^\p{L}\p{N}]/gu, '') === 'it';
       setText(
@@ -245,20 +240,19 @@ export const problemStep: StepDefinition = {
         const answer = trained.top[0];
         setText(
           reading,
-          `In ${headName(trained.resolving)}, the head of the trained model that puts the most weight on the noun “it” refers to, ` +
+          `In ${headName(trained.resolving)}, the head that resolves “it”, ` +
             `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
             (focus === trained.query && answer
-              ? `The whole model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)}). `
+              ? `The model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)}). `
               : '') +
-            'Nobody wrote that rule: training adjusted W_q and W_k until the right noun wins. Change “tired” to “wide” in the sentence and watch it switch.',
+            'Training made that happen; change “tired” to “wide” and watch it switch.',
         );
         return;
       }
       setText(
         reading,
-        `With the current weights, ${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
-          `These weights come from random, untrained projections (seed ${settings.seed}), so which word wins is down to chance; ` +
-          'training is what adjusts the projections until the right word wins: choose “Trained model” under Weights to see a model that resolves “it”. The arithmetic is the same either way, and it is what the next steps work through.',
+        `With these random, untrained weights (seed ${settings.seed}), ${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
+          'Which word wins is chance; choose “Trained model” under Weights to see a model that resolves “it”. The arithmetic is the same.',
       );
     }
 

@@ -50,9 +50,9 @@ function crop(m: Matrix, rows: number, c0: number, cols: number): Float32Array {
 }
 
 const ROLES: { name: string; symbol: string; text: string }[] = [
-  { name: 'query', symbol: 'q', text: 'the question this token puts to the others.' },
-  { name: 'key', symbol: 'k', text: 'how this token presents itself to be found: the label every query is compared against.' },
-  { name: 'value', symbol: 'v', text: 'the content this token hands over once another token picks it.' },
+  { name: 'query', symbol: 'q', text: 'what this token is looking for.' },
+  { name: 'key', symbol: 'k', text: 'what it offers, for queries to match against.' },
+  { name: 'value', symbol: 'v', text: 'what it hands over once picked.' },
 ];
 
 export const qkvStep: StepDefinition = {
@@ -142,25 +142,15 @@ export const qkvStep: StepDefinition = {
       el(
         'p',
         {},
-        'Every number of X, W_q, W_k and W_v below is yours to change, and everything further down the page is recomputed from it. ' +
-          'With a pointer, drag a number sideways (hold Shift for bigger steps). With the keyboard, Tab into a table and move with the arrow keys, press ',
+        'Every number of X and the W matrices is yours: drag it sideways, or select it and press ',
         el('kbd', {}, 'Enter'),
-        ' to edit the number, then type a new one or nudge it with ',
+        ' to type or ',
         el('kbd', {}, '↑'),
-        ' and ',
+        ' ',
         el('kbd', {}, '↓'),
-        ' (0.1 a press, 1 with ',
-        el('kbd', {}, 'Shift'),
-        '); ',
-        el('kbd', {}, 'Enter'),
-        ' keeps it and ',
+        ' to nudge (',
         el('kbd', {}, 'Escape'),
-        ' puts the old number back.',
-      ),
-      el(
-        'p',
-        {},
-        'Numbers that your change reached get a dashed outline on every table of the page, with how much they moved in the corner: one weight of W_q only ever reaches the queries, so watch where it stops.',
+        ' undoes). What it changed gets a dashed outline everywhere.',
       ),
     );
     const editStatus = el('p', { class: 'qkv-edit-status', 'aria-live': 'polite' });
@@ -183,12 +173,7 @@ export const qkvStep: StepDefinition = {
 
     body.append(
       worked.element,
-      el(
-        'p',
-        {},
-        'Each token enters as a vector of d_model numbers, its embedding; stacked, they form the rows of X. In a trained model these come from training; with random weights every distinct word gets its own random vector (so “The” and “the” share one).',
-      ),
-      el('p', {}, 'Attention then asks every token to play three parts, and gives it a separate vector for each:'),
+      el('p', {}, 'Each token’s embedding, d_model numbers, is a row of X. Attention gives every token three vectors:'),
       el(
         'dl',
         { class: 'qkv-roles' },
@@ -197,15 +182,9 @@ export const qkvStep: StepDefinition = {
       el(
         'p',
         {},
-        'Why three vectors and not one? Because being found and being useful are different jobs. A token can be an easy match for one kind of question (through its key) while passing on something else entirely (its value), and what it asks about (its query) depends on neither. ' +
-          'Each vector is the embedding times a learned matrix, so row i of Q is token i’s query, row i of K its key, row i of V its value.',
+        'Kept apart, they let a token match one query (its key) yet pass on something else (its value). Each is X times a learned matrix.',
       ),
       sizes,
-      el(
-        'p',
-        {},
-        'Pick a cell of Q (click it, or Tab into the table and use the arrow keys) to see it worked out below the tables: one row of X against one column of W_q, multiplied term by term and added up.',
-      ),
       editPanel,
       el('figure', { class: 'figure' }, xTable.element),
       // One column per role: the matrix, and under it what it makes of X.
@@ -243,11 +222,7 @@ export const qkvStep: StepDefinition = {
           'aria-label': long ? 'The three sums, term by term' : null,
         },
         line(p.W_q, p.Q, 'Q'),
-        el(
-          'p',
-          { class: 'qkv-then' },
-          `The same row of X against column ${shownCol + 1} of W_k and of W_v gives the key and the value in that column:`,
-        ),
+        el('p', { class: 'qkv-then' }, `The same row with column ${shownCol + 1} of W_k and W_v:`),
         line(p.W_k, p.K, 'K'),
         line(p.W_v, p.V, 'V'),
       );
@@ -259,11 +234,7 @@ export const qkvStep: StepDefinition = {
           `Cell (${row + 1}, ${shownCol + 1}) of Q: row ${row + 1} of X (${quoted(tokens[row])}) times column ${shownCol + 1} of W_q`,
         ),
         sums,
-        el(
-          'p',
-          { class: 'qkv-note' },
-          `${d} products, one per embedding dimension: number ${shownCol + 1} of the ${p.dK} in the query of ${quoted(tokens[row])}.`,
-        ),
+        el('p', { class: 'qkv-note' }, `${d} products, one per embedding dimension.`),
       );
       xTable.highlight([row], []);
       wTables[0].highlight([], [shownCol]);

@@ -60,21 +60,13 @@ export const scoresStep: StepDefinition = {
       el(
         'p',
         {},
-        'Every token now carries a query (what it is looking for) and a key (what it offers). To find out how well token ',
+        'How well does token ',
         el('em', {}, 'i'),
-        '’s question fits token ',
+        '’s query match token ',
         el('em', {}, 'j'),
-        '’s advertisement, multiply the two vectors component by component and add the products up. Do that for every pair and you get a square table: the scores.',
+        '’s key? Take their dot product: multiply component by component and add up. Every pair gives one score, a square table.',
       ),
-      el(
-        'p',
-        {},
-        'Read it row by row. Row ',
-        el('em', {}, 'i'),
-        ' lists how strongly token ',
-        el('em', {}, 'i'),
-        ' is drawn to each token of the sentence, itself included. Pick any cell (click it, or Tab into the table and use the arrow keys) to see its dot product worked out term by term.',
-      ),
+      el('p', {}, 'Row ', el('em', {}, 'i'), ' is how strongly token ', el('em', {}, 'i'), ' is drawn to each token, itself included.'),
       el(
         'div',
         { class: 'figure-row' },
@@ -84,11 +76,7 @@ export const scoresStep: StepDefinition = {
       el('figure', { class: 'figure' }, scores.element),
       byHand,
       reading,
-      el(
-        'p',
-        { class: 'aside' },
-        'The table has one row and one column per token. With n tokens that is n × n numbers: the quadratic cost that the last sections measure starts right here.',
-      ),
+      el('p', { class: 'aside' }, 'One row and one column per token: n × n numbers. The quadratic cost of step 9 starts here.'),
     );
 
     function showArithmetic(): void {
@@ -118,7 +106,7 @@ export const scoresStep: StepDefinition = {
       setText(
         reading,
         `Row ${row + 1} (${quoted(tokens[row])}) scores highest against ${quoted(tokens[best])} ` +
-          `(${fmt(p.scores.data[(h * p.n + row) * p.n + best])}). Scores are not yet probabilities: they can be negative and do not add up to anything in particular.`,
+          `(${fmt(p.scores.data[(h * p.n + row) * p.n + best])}). Scores can be negative and need not add up to anything yet.`,
       );
     }
 

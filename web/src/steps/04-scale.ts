@@ -1,5 +1,5 @@
-// Step 2 of the article: divide the scores by sqrt(d_k), and why. The division on the live scores,
-// the variance experiment (random dot products before and after), the saturation demo (softmax of
+// Step 2 of the article: divide the scores by sqrt(d_k), and why. The division of one live score (the
+// score matrix itself is drawn once, in step 3), the variance experiment (random dot products before and after), the saturation demo (softmax of
 // [1, 2, 3] with and without the spread that d_k would cause, and how much gradient survives), and
 // what scaling does to the current sentence's weights.
 import { BarChart } from '../figures/bars';
@@ -60,13 +60,6 @@ export const scaleStep: StepDefinition = {
     let snapshot: Snapshot | null = null;
 
     const what = el('p', {});
-    const scaled = new MatrixTable({
-      caption: 'scaled scores',
-      scale: 'diverging',
-      corner: 'query ↓ key →',
-      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}, scaled: ${fmt(v)}` : ''),
-      onSelect: () => showDivision(),
-    });
     const division = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
 
     const experimentIntro = el('p', {});
@@ -167,15 +160,9 @@ export const scaleStep: StepDefinition = {
     body.append(
       worked.element,
       what,
-      el('figure', { class: 'figure' }, scaled.element),
       division,
-      el('h3', { class: 'scale-heading' }, 'Why: longer vectors give wider scores'),
-      el(
-        'p',
-        {},
-        'A score is a sum of dₖ products, one per dimension. If the query and key components are roughly independent with variance about 1, each product also has variance about 1, and variances of independent terms add up. ' +
-          'So the sum has variance about dₖ: its typical size, the standard deviation, is about √dₖ. Double the vector length and the scores spread 1.4 times wider, whatever the sentence.',
-      ),
+      el('h3', { class: 'scale-heading' }, 'Why: longer vectors, wider scores'),
+      el('p', {}, 'A score adds up dₖ products of variance about 1, and variances add: its standard deviation is about √dₖ.'),
       experimentIntro,
       el(
         'figure',
@@ -189,42 +176,39 @@ export const scaleStep: StepDefinition = {
         stats,
       ),
       experimentReading,
-      el('h3', { class: 'scale-heading' }, 'What goes wrong without it: softmax saturates'),
+      el('h3', { class: 'scale-heading' }, 'Without it, softmax saturates'),
       el(
         'p',
         {},
-        'The next step feeds each row of scores to softmax, which exponentiates them. Exponentials turn differences into ratios, so when the inputs are spread wide the largest one takes almost everything. Here is the same row of three scores, [1, 2, 3], as it is and stretched by √dₖ, the spread unscaled scores would have at this dₖ:',
+        'Softmax (next step) exponentiates, so with spread-out inputs the largest takes almost everything. The row [1, 2, 3], and stretched by √dₖ:',
       ),
       ...(predict ? [predict.element] : []),
       saturationFigure,
       saturationReading,
       el('p', { class: 'scale-try-row' }, tryButton),
-      el('h3', { class: 'scale-heading' }, 'What it does to this sentence'),
+      el('h3', { class: 'scale-heading' }, 'What it does here'),
       effect,
       effectHolder,
     );
 
-    function showDivision(): void {
-      if (!snapshot || !scaled.selection) return;
-      const { pipeline: p, tokens, settings } = snapshot;
-      const [row, col] = scaled.selection;
-      const at = (settings.head * p.n + row) * p.n + col;
+    /** The division of the first score (the article's q₁ · k₁ by default): every other cell is the same sum. */
+    function showDivision(next: Snapshot): void {
+      const { pipeline: p, tokens, settings } = next;
+      const at = settings.head * p.n * p.n;
       const raw = p.scores.data[at];
       const result = p.scoresScaled.data[at];
-      const line = el(
-        'p',
-        { class: 'by-hand scale-division' },
-        el('span', { class: 'by-hand-label' }, `scaled[${row + 1}, ${col + 1}]`),
-        ' = ',
-        el('span', { class: 'scale-raw', 'data-value': raw }, fmt(raw)),
-        settings.scale ? ` ÷ √${p.dK} = ${fmt(raw)} ÷ ${fmt(Math.sqrt(p.dK))} = ` : ' × 1 = ',
-        el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result)),
-      );
       showChildren(
         division,
-        el('p', { class: 'by-hand-title' }, `Cell (${row + 1}, ${col + 1}): ${quoted(tokens[row])} against ${quoted(tokens[col])}`),
-        line,
-        settings.scale ? null : el('p', {}, 'Scaling is switched off in the settings bar, so the scores pass through unchanged.'),
+        el(
+          'p',
+          { class: 'by-hand scale-division' },
+          el('span', { class: 'by-hand-label' }, 'scaled[1, 1]'),
+          ' = ',
+          el('span', { class: 'scale-raw', 'data-value': raw }, fmt(raw)),
+          settings.scale ? ` ÷ √${p.dK} = ${fmt(raw)} ÷ ${fmt(Math.sqrt(p.dK))} = ` : ' × 1 = ',
+          el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result)),
+        ),
+        el('p', { class: 'scale-division-note' }, `${quoted(tokens[0])} against itself, the first cell of step 3’s scores.`),
       );
     }
 
@@ -239,8 +223,7 @@ export const scaleStep: StepDefinition = {
       const limit = Math.max(4, Math.ceil(4 * spread));
       setText(
         experimentIntro,
-        `You do not have to take that on trust. The engine drew ${count(dots.raw.length)} pairs of random vectors with dₖ = ${dK} components each, ` +
-          'every component from a standard normal distribution (mean 0, variance 1), and took their dot products. Top: the dot products as they come. Bottom: the same numbers divided by √dₖ. Both use the same horizontal axis.',
+        `${count(dots.raw.length)} dot products of random standard-normal vectors with dₖ = ${dK}, as they come (top) and divided by √dₖ (bottom):`,
       );
       histogram.update(
         [
@@ -288,7 +271,7 @@ export const scaleStep: StepDefinition = {
         experimentReading,
         dK === 1
           ? `With dₖ = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
-          : `Measured: ${fmt(dots.rawStd)} before, against √${dK} = ${root} predicted; ${fmt(dots.scaledStd)} after. Change d_model or the number of heads and watch the top panel widen or narrow with √dₖ while the bottom one stays put.`,
+          : `Measured: ${fmt(dots.rawStd)} before (√${dK} = ${root} predicted), ${fmt(dots.scaledStd)} after.`,
       );
     }
 
@@ -315,16 +298,15 @@ export const scaleStep: StepDefinition = {
       } else {
         const ratio = sharp.jacobianNorm > 0 ? soft.jacobianNorm / sharp.jacobianNorm : Infinity;
         saturationReading.textContent =
-          `Stretched by √${dK} = ${fmt(factor)}, the largest score takes ${percent(top, top > 0.99 ? 1 : 0)} instead of ${percent(soft.probabilities[soft.probabilities.length - 1])}. ` +
-          'The “gradient that still flows” is the size (Frobenius norm) of softmax’s Jacobian, diag(p) − p pᵀ: how strongly the outputs respond when the scores move. ' +
-          `It falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}${Number.isFinite(ratio) && ratio >= 1.05 ? `, ${fmt(ratio, ratio < 10 ? 1 : 0)} times smaller` : ''}. ` +
-          'When one weight sits near 1 and the rest near 0, every entry of that matrix is near 0: almost no error signal gets back to W_q and W_k, and training stalls. ' +
-          'Dividing by √dₖ brings the spread back to about 1, where softmax still responds to its inputs.';
+          `Stretched by √${dK} = ${fmt(factor)}, the largest score takes ${percent(top, top > 0.99 ? 1 : 0)} instead of ${percent(soft.probabilities[soft.probabilities.length - 1])}, ` +
+          'and the gradient that still flows (the norm of softmax’s Jacobian, diag(p) − p pᵀ) ' +
+          `falls from ${fmt(soft.jacobianNorm, 3)} to ${fmt(sharp.jacobianNorm, 3)}${Number.isFinite(ratio) && ratio >= 1.05 ? `, ${fmt(ratio, ratio < 10 ? 1 : 0)} times smaller` : ''}: ` +
+          'W_q and W_k get almost no error signal, and training stalls.';
       }
       const before = soft.probabilities[soft.probabilities.length - 1];
       predict?.update({
         key: 'scale-saturation',
-        question: 'Suppose we leave out the division by √dₖ. As dₖ grows, what happens to the largest weight in a row of softmax?',
+        question: 'Without the division by √dₖ, what happens to the largest weight of a softmax row as dₖ grows?',
         choices: [
           { id: 'grows', label: 'It grows' },
           { id: 'shrinks', label: 'It shrinks' },
@@ -373,12 +355,10 @@ export const scaleStep: StepDefinition = {
         for (const i of rows) if (without[i] - withScaling[i] > without[most] - withScaling[most]) most = i;
         replaceChildren(
           effect,
-          `Scaling is on: every score${headNote} was divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))} before softmax. ` +
-            `Without it, the largest weight in row ${most + 1} (${quoted(tokens[most])}) would be ${percent(without[most])} instead of ${percent(withScaling[most])}. ` +
-            `Averaged over the ${rows.length} rows, the largest weight is ${percent(mean(rows.map((i) => withScaling[i])))} with scaling and would be ${percent(mean(rows.map((i) => without[i])))} without; ` +
-            `rows giving ${percent(ONE_HOT)} or more to one token: ${nearlyOneHot(withScaling)} with scaling, ${nearlyOneHot(without)} without. `,
+          `Without scaling, the largest weight in row ${most + 1} (${quoted(tokens[most])}) would be ${percent(without[most])} instead of ${percent(withScaling[most])}. ` +
+            `Over the ${rows.length} rows${headNote}, the largest weight is ${percent(mean(rows.map((i) => withScaling[i])))} with scaling and would be ${percent(mean(rows.map((i) => without[i])))} without. `,
           scaleButton,
-          ' to see the rest of the page without it.',
+          ' to compare.',
         );
       }
 
@@ -424,34 +404,15 @@ export const scaleStep: StepDefinition = {
       render(next) {
         worked.update(next);
         snapshot = next;
-        const { pipeline: p, tokens, settings } = next;
-        const h = settings.head;
-        const labels = tokenLabels(tokens);
-        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
+        const { pipeline: p, settings } = next;
         setText(
           what,
           settings.scale
-            ? `Before softmax, every score is divided by √dₖ, the square root of the query and key length. Here dₖ = ${p.dK}, so each score is divided by √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
-                `${p.dK === 1 ? ', which leaves it as it was' : `, which is the same as multiplying by ${fmt(p.scaleFactor, 3)}`}. Pick a cell to see its division.`
-            : `Normally every score is now divided by √dₖ, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so in this table the scores are passed on unchanged; the rest of this section shows what that costs.`,
+            ? `Before softmax, every score is divided by √dₖ, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}` +
+                `${p.dK === 1 ? ', which leaves it as it was' : ''}. For the first score:`
+            : `Normally every score is now divided by √dₖ, here √${p.dK} = ${fmt(Math.sqrt(p.dK))}. Scaling is switched off in the settings bar, so the scores pass on unchanged; this section shows what that costs.`,
         );
-        scaled.update(
-          {
-            data: p.scoresScaled.data,
-            offset: h * p.n * p.n,
-            rows: p.n,
-            cols: p.n,
-            rowLabels: labels,
-            colLabels: labels,
-            showNumbers: p.n <= LIMITS.maxTokensWithNumbers,
-            baseline: next.baseline?.scoresScaled.data,
-          },
-          settings.scale
-            ? `scores / √${p.dK}${headNote}, (n, n) = (${p.n}, ${p.n})`
-            : `scores, unscaled (scaling is off)${headNote}, (n, n) = (${p.n}, ${p.n})`,
-        );
-        if (scaled.selection) showDivision();
-        else scaled.select(0, 0);
+        showDivision(next);
         // The experiments depend only on (d_k, seed), and compute.ts hands back the same objects while
         // those stay: a causal or sentence change does not redraw the histogram or the bars.
         if (next.dots !== shownDots) {

@@ -79,18 +79,16 @@ export const softmaxStep: StepDefinition = {
       el(
         'p',
         {},
-        'Softmax turns each row of scaled scores into weights: raise e to the power of every score, then divide each result by the row’s total. ' +
-          'The weights come out positive and add up to 1, so a row reads as a budget of 100%: how token i splits its attention across all the tokens, itself included. ' +
-          'Higher scores get more, and the exponential makes it lopsided: a score one point higher earns about 2.7 times the weight.',
+        'Softmax raises e to every score of a row and divides by the row’s total: positive weights that add up to 100%. One point more of score earns 2.7 times the weight.',
       ),
       el(
         'p',
         {},
-        'Before exponentiating, the row’s largest score is subtracted from every score. That changes nothing in the result, since the same factor e',
+        'Subtracting the row’s largest score first changes nothing (e',
         el('sup', {}, '−max'),
-        ' appears above and below the fraction line, but it keeps e',
+        ' cancels above and below the line) but keeps e',
         el('sup', {}, 'x'),
-        ' from overflowing when scores are large. Pick any cell to see its row worked out.',
+        ' from overflowing.',
       ),
       el('figure', { class: 'figure' }, map.element, legend),
       reading,
@@ -99,8 +97,7 @@ export const softmaxStep: StepDefinition = {
       el(
         'p',
         { class: 'aside' },
-        'When papers and blog posts show “attention maps”, this is the table they draw: row i is how much token i drew from every token. ' +
-          'Read it as a record of where each token’s information came from, not of what the layer went on to compute with it.',
+        'This is what attention maps draw: where each token’s information came from, not what was computed with it.',
       ),
     );
 
@@ -150,11 +147,7 @@ export const softmaxStep: StepDefinition = {
           { class: 'by-hand-title' },
           `Cell (${row + 1}, ${col + 1}): how much ${quoted(labels[row])} draws from ${quoted(labels[col])}`,
         ),
-        el(
-          'p',
-          {},
-          `Take ${scoreName} of row ${row + 1}. The largest is ${fmt(max)}: subtract it from every score, raise e to each result, add those up, and divide each by the total.`,
-        ),
+        el('p', {}, `Row ${row + 1} of ${scoreName}, minus its largest (${fmt(max)}), exponentiated and divided by the total:`),
         el(
           'div',
           {

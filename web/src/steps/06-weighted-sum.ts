@@ -100,13 +100,7 @@ export const weightedSumStep: StepDefinition = {
       el(
         'p',
         {},
-        'The weights decide how much to take from each token; the values decide what each token hands over. ' +
-          'Multiplying the two matrices turns every output row into a blend of the value rows, mixed in exactly the proportions of that row’s weights.',
-      ),
-      el(
-        'p',
-        {},
-        'Pick an output cell (click it, or Tab into the table and use the arrow keys). The row of weights and the column of V that make it are outlined, and the sum is written out term by term.',
+        'The weights say how much to take from each token, the values what it hands over: each output row blends the value rows in its weights’ proportions.',
       ),
       el('figure', { class: 'figure' }, weights.element),
       el(
@@ -118,35 +112,30 @@ export const weightedSumStep: StepDefinition = {
       byHand,
       reading,
       el('h3', {}, 'The whole mechanism in code'),
-      el(
-        'p',
-        {},
-        'Everything so far fits in one NumPy function. It is the one our “Reproduce in NumPy” script runs, so it is written for any number of heads and any mask:',
-      ),
+      el('p', {}, 'All of it fits in one NumPy function, for any number of heads and any mask:'),
       codeBlock(ATTENTION_FUNCTION, { label: 'attention_heads(): this page’s attention in NumPy' }),
       el(
         'p',
         {},
-        'Line 3 makes Q, K and V (',
-        link('#qkv', 'step 2'),
-        '); line 9 is the scores (',
-        link('#scores', 'step 3'),
-        '), lines 10–11 divide them by √dₖ (',
-        link('#scale', 'step 4'),
-        ') and lines 12–13 give every blocked pair −∞ (',
-        link('#causal', 'step 7'),
-        '). Lines 14–18 are the softmax (',
-        link('#softmax', 'step 5'),
-        '), written to survive a row whose keys are all blocked. Line 19 is this step. With one head, split() only adds an axis of length 1 and W_o is the identity; lines 20–21 matter from ',
+        'Lines 3, 9, 10–11, 12–13 and 14–18 are ',
+        link('#qkv', 'steps 2'),
+        ', ',
+        link('#scores', '3'),
+        ', ',
+        link('#scale', '4'),
+        ', ',
+        link('#causal', '7'),
+        ' and ',
+        link('#softmax', '5'),
+        '; line 19 is this step; lines 20–21 are ',
         link('#multi-head', 'step 8'),
-        ' on. The weights come back too: they are what attention maps draw.',
+        '.',
       ),
       el('h3', {}, 'Reproduce it in NumPy'),
       el(
         'p',
         {},
-        'The page’s numbers are no black box. The button below copies a short Python script: the function above, followed by this page’s X, W_q, W_k, W_v and W_o written out in full, with the mask and scaling the page uses. ' +
-          'Run it with NumPy and it prints the weights and outputs you see here, to the two decimals printed on the page.',
+        'The button copies this function with this page’s matrices, mask and scaling: a script that prints the numbers shown here.',
       ),
       repro,
     );
@@ -191,9 +180,8 @@ export const weightedSumStep: StepDefinition = {
       const hi = Math.max(...vCol);
       setText(
         reading,
-        `The weights of row ${row + 1} are never negative and add up to ${fmt(total)}, so ${fmt(value)} is an average of column ${col + 1} of V: ` +
-          `it has to land between that column’s smallest value (${fmt(lo)}) and its largest (${fmt(hi)}). ` +
-          `The biggest share, ${percent(wRow[best])}, comes from ${quoted(tokens[best])}, whose value there is ${fmt(vCol[best])}.`,
+        `Row ${row + 1}’s weights are never negative and add up to ${fmt(total)}, so ${fmt(value)} averages column ${col + 1} of V, ` +
+          `between its smallest value (${fmt(lo)}) and its largest (${fmt(hi)}); the biggest share, ${percent(wRow[best])}, is of ${quoted(tokens[best])}’s value, ${fmt(vCol[best])}.`,
       );
     }
 

@@ -1,7 +1,8 @@
 // Causal masking: a token may look at itself and earlier tokens only. Blocked scores become -inf
-// before the softmax (weights exactly 0, rows still sum to 1); next to it, the wrong way (softmax
-// first, zero afterwards) with its row sums, which fall short of 100%. Then a mask editor: presets
-// (none, causal, padding, sliding window, prefix-LM) and free painting, applied to the whole page.
+// before the softmax (weights exactly 0, rows still sum to 1). The mask editor is the step's one
+// control for the page's mask: presets (none, causal, padding, sliding window, prefix-LM, painted),
+// with the mask in force drawn as the table to paint on. Below it, always with the causal mask, the
+// right way next to the wrong way (softmax first, zero afterwards), whose row sums fall short of 100%.
 import { codeBlock, outputBlock } from '../figures/code-block';
 import { CAUSAL_MASK_LINE } from '../figures/numpy-script';
 import { controlForm, el, setText } from '../figures/dom';
@@ -60,30 +61,9 @@ export const causalStep: StepDefinition = {
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
-    let drawnMask = '';
 
+    // The one control for the mask: the editor's presets (painting is its "painted" option).
     const editor = maskEditor(context);
-    const toggle = el('input', { type: 'checkbox', class: 'causal-toggle-input' });
-    const toggleState = el('p', { class: 'causal-toggle-state', 'aria-live': 'polite' });
-    toggle.addEventListener('change', () => context.update({ causal: toggle.checked }));
-
-    const lower = (r: number, c: number) => c > r;
-    const mask = new MatrixTable({
-      caption: 'mask',
-      scale: 'sequential',
-      corner: 'query ↓ key →',
-      format: (v) => (v === 1 ? '1' : '0'),
-      legend: 'a 1: may look',
-      describe: (r, c) =>
-        snapshot ? `${quoted(snapshot.tokens[r])} ${c > r ? 'may not' : 'may'} look at ${quoted(snapshot.tokens[c])}` : '',
-    });
-    const scores = new MatrixTable({
-      caption: 'masked scores',
-      scale: 'diverging',
-      corner: 'query ↓ key →',
-      describe: (r, c, v) =>
-        snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}: ${c > r ? 'blocked, −∞' : fmt(v)}` : '',
-    });
     const right = new MatrixTable({
       caption: 'weights, masked before softmax',
       scale: 'sequential',
@@ -134,32 +114,18 @@ export const causalStep: StepDefinition = {
       el(
         'p',
         {},
-        'A language model learns by guessing each next word. If position 3 could see positions 4 and 5, it would just read the answer off, and learn nothing useful. ' +
-          'So in causal attention every token may look at itself and at the tokens before it, never after.',
+        'A language model learns by guessing the next word, so position 3 must not see positions 4 and 5. Where the mask says 0, the score becomes −∞ before the softmax: e',
+        el('sup', {}, '−∞'),
+        ' = 0, and each row still adds up to 1.',
       ),
-      el(
-        'p',
-        {},
-        'The rule is a lower-triangular table of ones. Where it says 0, the score is replaced by −∞ before the softmax. Because e to the −∞ is 0, those keys get exactly zero weight, ' +
-          'and what is left in each row still adds up to 1.',
-      ),
-      controlForm({ class: 'causal-toggle' }, el('label', {}, toggle, ' Use the causal mask in every step of this page'), toggleState),
-      el(
-        'div',
-        { class: 'figure-row causal-pair' },
-        el('figure', { class: 'figure' }, mask.element),
-        el('figure', { class: 'figure' }, scores.element),
-      ),
+      ...editor.elements,
+      el('h3', {}, 'Mask first, then softmax'),
+      el('p', {}, 'Both tables use the causal mask, whatever is chosen above.'),
       ...(predict ? [predict.element] : []),
       compare,
       reading,
-      ...editor.elements,
       el('h3', {}, 'In code'),
-      el(
-        'p',
-        {},
-        'In NumPy the causal mask is one comparison of positions. The script passes it to attention_heads() from step 6, whose lines 12–13 turn every False into −∞:',
-      ),
+      el('p', {}, 'In NumPy the causal mask is one comparison:'),
       codeBlock(`n = len(tokens)\n${CAUSAL_MASK_LINE}`, { label: 'The causal mask in NumPy' }),
       printedLabel,
       printed.element,
@@ -175,54 +141,8 @@ export const causalStep: StepDefinition = {
         const labels = tokenLabels(tokens);
         const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
         const numbers = n <= LIMITS.maxTokensWithNumbers;
-
-        toggle.checked = settings.causal;
-        setText(
-          toggleState,
-          settings.causal
-            ? 'On: the weights in every step of the page are masked like the ones below.'
-            : isCustomMask(settings.mask)
-              ? `Off: ${describeMask(settings.mask, false)} (from the mask editor below) is in force on every step instead. Ticking this replaces it with the causal mask. The figures here show the causal version, so you can compare.`
-              : 'Off: the steps above let every token see every token. The figures here show the masked version anyway, so you can compare.',
-        );
         const base = next.baseline;
 
-        // The mask depends on n only: redrawn when the tokens change, not on every head or seed.
-        const maskKey = labels.join('\u0001');
-        if (maskKey !== drawnMask) {
-          drawnMask = maskKey;
-          const tril = new Float32Array(n * n);
-          for (let r = 0; r < n; r++) for (let c = 0; c <= r; c++) tril[r * n + c] = 1;
-          mask.update(
-            {
-              data: tril,
-              rows: n,
-              cols: n,
-              rowLabels: labels,
-              colLabels: labels,
-              extent: 1,
-              showNumbers: numbers,
-              blocked: lower,
-              blockedText: '0',
-            },
-            `mask (${n}, ${n}): 1 = may look, 0 = blocked`,
-          );
-        }
-        scores.update(
-          {
-            data: p.scoresScaled.data,
-            offset: h * n * n,
-            rows: n,
-            cols: n,
-            rowLabels: labels,
-            colLabels: labels,
-            showNumbers: numbers,
-            blocked: lower,
-            blockedText: '−∞',
-            baseline: base?.scoresScaled.data,
-          },
-          `scores${p.scaleFactor !== 1 ? ' / √dₖ' : ''}${headNote}, blocked set to −∞`,
-        );
         // The comparison tables hold the shown head only: (n, n), no head offset.
         const exactZero = (data: Float32Array) => (r: number, c: number) => c > r && data[r * n + c] === 0;
         const sumsRight = rowSums(p.weightsCausal.data, 0, n);
@@ -264,7 +184,7 @@ export const causalStep: StepDefinition = {
         if (n === 1) {
           setText(
             reading,
-            'With a single token there is no future to hide, so both ways give the same weight of 1. Add words to the sentence to see them part.',
+            'With a single token there is no future to hide, so both ways give the same weight of 1. Add words to see them part.',
           );
         } else {
           let worst = 0;
@@ -278,9 +198,9 @@ export const causalStep: StepDefinition = {
               : `${rowText(second)} would sum to ${percent(sumsWrong[second])} and ${rowText(worst)} to just ${percent(sumsWrong[worst])}`;
           setText(
             reading,
-            `Zero the weights after the softmax instead, and ${pair}; only the last row, which has nothing to hide, still reaches ${percent(sumsWrong[n - 1])}. ` +
-              `Each output row would then be a proper average shrunk by its own factor (${fmt(sumsWrong[second])} for row ${second + 1}), so positions would no longer be on the same scale. ` +
-              `Masked first, every row sums to ${percent(sumsRight[second])}, and row 1 puts all of its weight, ${fmt(p.weightsCausal.data[0])}, on itself.`,
+            `Zeroed after the softmax, ${pair}; only the last row still reaches ${percent(sumsWrong[n - 1])}, ` +
+              `and each output shrinks by its own factor (${fmt(sumsWrong[second])} for row ${second + 1}). ` +
+              `Masked first, every row sums to ${percent(sumsRight[second])}.`,
           );
         }
 
@@ -292,7 +212,7 @@ export const causalStep: StepDefinition = {
               ? null
               : {
                   key: 'causal-zero-after',
-                  question: `Suppose we skip the mask before the softmax and instead set the future weights to 0 afterwards. Will row ${row + 1} (${quoted(tokens[row])}) still add up to 1?`,
+                  question: `Skip the mask and zero the future weights after the softmax instead: will row ${row + 1} (${quoted(tokens[row])}) still add up to 1?`,
                   choices: [
                     { id: 'yes', label: 'Yes, still 1' },
                     { id: 'no', label: 'No, less than 1' },
@@ -309,8 +229,8 @@ export const causalStep: StepDefinition = {
         setText(
           printedLabel,
           n <= PRINT_MAX_TOKENS
-            ? `With this page’s ${n} token${n === 1 ? '' : 's'} instead of 4${headNote.replace(', ', ' (') + (headNote ? ')' : '')}, the print shows:`
-            : `With this page’s ${n} tokens the printed array is ${n} × ${n}, too wide to show here; the left-hand weights table above holds the same numbers.`,
+            ? `print(w.round(2)) for these ${n} token${n === 1 ? '' : 's'}${headNote.replace(', ', ' (') + (headNote ? ')' : '')}:`
+            : `With ${n} tokens the printed array is ${n} × ${n}, too wide to show; the left-hand table above holds the same numbers.`,
         );
         printed.set(n <= PRINT_MAX_TOKENS ? numpyPrint(p.weightsCausal.data, 0, n, n) : '');
         printed.element.hidden = n > PRINT_MAX_TOKENS;
@@ -322,8 +242,9 @@ export const causalStep: StepDefinition = {
 let editorId = 0;
 
 /**
- * The mask editor: presets and free painting. The mask is a page setting (the URL's `mask`), applied
- * before the softmax in every step; a custom one replaces the causal checkbox.
+ * The mask editor, the step's one control for the mask: presets, of which "painted" is free painting
+ * on the mask table (painting any cell switches to it). The mask is a page setting (the URL's `mask`,
+ * or its `causal` flag for the causal preset), applied before the softmax in every step.
  */
 function maskEditor(context: { update(change: Partial<Snapshot['settings']>): void }): {
   elements: HTMLElement[];
@@ -411,33 +332,24 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
     context.update({ mask: `${kind}:${params[kind]}` });
   });
 
+  // The weights a custom mask gives, drawn only for one: with no mask they are step 5's, with the causal
+  // mask they are the "right" table below.
+  const weightsFigure = el('figure', { class: 'figure' }, weights.element);
+  const pair = el('div', { class: 'figure-row mask-pair' }, el('figure', { class: 'figure' }, painter.element));
+
   const elements = [
-    el('h3', {}, 'Paint your own mask'),
     el(
       'p',
       {},
-      'Causal is one mask among many. Padding blocks the filler tokens at the end of a short sentence in a batch; a sliding window lets each token see only its nearest predecessors; ' +
-        'a prefix-LM lets a prompt read itself in both directions while the rest stays causal. Pick one, or paint cells yourself. Whatever you choose is applied before the softmax in every step of the page.',
+      'Other masks: padding blocks a batch’s filler tokens, a sliding window shows only the nearest predecessors, a prefix-LM lets a prompt read itself both ways.',
     ),
     el(
       'div',
       { class: 'mask-editor' },
       controlForm({}, presets),
       state,
-      el(
-        'p',
-        { class: 'mask-help' },
-        'Paint: click a cell to switch it between 1 (may look) and 0 (blocked), or drag across cells to paint several. ' +
-          'With the keyboard, Tab into the mask, move with the arrow keys and press ',
-        el('kbd', {}, 'Space'),
-        ' to switch the cell.',
-      ),
-      el(
-        'div',
-        { class: 'figure-row mask-pair' },
-        el('figure', { class: 'figure' }, painter.element),
-        el('figure', { class: 'figure' }, weights.element),
-      ),
+      el('p', { class: 'mask-help' }, 'To paint, click or drag across cells of the mask (or press ', el('kbd', {}, 'Space'), ').'),
+      pair,
       emptyNote,
     ),
   ];
@@ -468,9 +380,9 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
       setText(
         state,
         custom
-          ? `In force on every step: ${describeMask(settings.mask, false)}. It replaces the causal checkbox, which is off while it is in force; ticking that checkbox puts the plain causal mask back.`
+          ? `In force on every step: ${describeMask(settings.mask, false)}.`
           : settings.causal
-            ? 'In force on every step: the causal mask (the checkbox in the settings bar and above).'
+            ? 'In force on every step: the causal mask.'
             : 'No mask: every token may look at every token.',
       );
 
@@ -500,33 +412,38 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
         },
         `mask (${n}, ${n}) in force: 1 = may look, 0 = blocked`,
       );
-      const sums = Array.from({ length: n }, (_, r) => {
-        let sum = 0;
-        for (let c = 0; c < n; c++) sum += p.weights.data[(h * n + r) * n + c];
-        return sum;
-      });
-      const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
-      weights.update(
-        {
-          data: p.weights.data,
-          offset: h * n * n,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          extent: 1,
-          showNumbers: numbers,
-          blocked: (r, c) => bits[r * n + c] === 0,
-          blockedText: '0',
-          baseline: next.baseline?.weights.data,
-          rowTotals: {
-            label: 'row sum',
-            text: (r) => percent(sums[r]),
-            className: (r) => (p.fullyMaskedRows[r] ? 'mask-row-empty' : undefined),
+      if (!custom) {
+        weightsFigure.remove();
+      } else {
+        const sums = Array.from({ length: n }, (_, r) => {
+          let sum = 0;
+          for (let c = 0; c < n; c++) sum += p.weights.data[(h * n + r) * n + c];
+          return sum;
+        });
+        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
+        weights.update(
+          {
+            data: p.weights.data,
+            offset: h * n * n,
+            rows: n,
+            cols: n,
+            rowLabels: labels,
+            colLabels: labels,
+            extent: 1,
+            showNumbers: numbers,
+            blocked: (r, c) => bits[r * n + c] === 0,
+            blockedText: '0',
+            baseline: next.baseline?.weights.data,
+            rowTotals: {
+              label: 'row sum',
+              text: (r) => percent(sums[r]),
+              className: (r) => (p.fullyMaskedRows[r] ? 'mask-row-empty' : undefined),
+            },
           },
-        },
-        `softmax(masked scores)${headNote}: the weights every step uses`,
-      );
+          `softmax(masked scores)${headNote}: the weights every step uses`,
+        );
+        if (weightsFigure.parentElement !== pair) pair.append(weightsFigure);
+      }
       const empty = Array.from(p.fullyMaskedRows).flatMap((flag, r) => (flag ? [r] : []));
       emptyNote.hidden = empty.length === 0;
       setText(

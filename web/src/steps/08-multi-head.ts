@@ -79,7 +79,7 @@ export const multiHeadStep: StepDefinition = {
     const topDetails = el(
       'details',
       { class: 'multi-head-top-details' },
-      el('summary', {}, 'The same maps in words: which token each head looks at most'),
+      el('summary', {}, 'The same maps in words'),
       el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Each head’s strongest key per token', tabindex: 0 }, topTable),
     );
     let outputTokens: string[] = [];
@@ -101,10 +101,8 @@ export const multiHeadStep: StepDefinition = {
       el(
         'p',
         {},
-        'A single head hands each token one set of weights: one answer to one question. A word like “it” has several questions at once: which noun does it stand for, which verb is it the subject of, what came just before it? ' +
-          'Multi-head attention cuts the d_model columns of Q, K and V into h slices of dₖ = d_model / h columns, runs the attention of the previous steps on each slice independently, and glues the h results back together.',
+        'One head gives each token one set of weights, but “it” asks several questions. Multi-head attention cuts Q, K and V into h slices of dₖ = d_model / h columns, runs each, and joins the results.',
       ),
-      el('p', {}, 'Try a different number of heads. d_model stays the same; only the slicing changes.'),
       choices,
       choicesNote,
       el(
@@ -112,19 +110,10 @@ export const multiHeadStep: StepDefinition = {
         { class: 'figure multi-head-diagram' },
         split,
         flow,
-        el(
-          'figcaption',
-          {},
-          'Every shape above is this page’s. The strip shows the d_model columns of Q (and K, V) cut into one slice per head.',
-        ),
+        el('figcaption', {}, 'The strip: Q’s columns, one slice per head.'),
       ),
       el('h3', {}, 'The same work, however you slice it'),
-      el(
-        'p',
-        {},
-        'Splitting does not add work: h heads of width dₖ do h · n² · dₖ = n² · d_model multiply-adds for the scores, exactly what one head of full width would. ' +
-          'The table counts every product of this layer for each h that d_model allows; the column for the current h is counted from the engine’s actual matrices.',
-      ),
+      el('p', {}, 'h heads of width dₖ do h · n² · dₖ = n² · d_model multiply-adds for the scores, as one wide head would:'),
       ...(predict ? [predict.element] : []),
       costRegion,
       costReading,
@@ -132,8 +121,7 @@ export const multiHeadStep: StepDefinition = {
       el(
         'p',
         {},
-        'Each square is one head’s weights: rows are query tokens, columns are key tokens, a stronger blue means more weight. Same sentence, same d_model, different slices, and the heads spread their attention differently. ' +
-          'Point at or click a token on the left to highlight its row in every head. Pick a map to show that head in the single-head figures of the steps above.',
+        'Each square is one head’s weights; a stronger blue means more weight. Point at or click a token on the left to highlight its row in every head; pick a map to show that head in the steps above.',
       ),
       trainedHeads.element,
       grid.element,
@@ -141,18 +129,10 @@ export const multiHeadStep: StepDefinition = {
       gridNote,
       topDetails,
       el('h3', {}, 'Concatenate, then mix with W_o'),
-      el(
-        'p',
-        {},
-        'Concatenating the head outputs gives back an (n, d_model) matrix. W_o, one more learned d_model × d_model matrix, mixes the heads’ findings into the layer’s output:',
-      ),
+      el('p', {}, 'Side by side the head outputs are (n, d_model) again; one more learned matrix, W_o, mixes them:'),
       el('figure', { class: 'figure' }, output.element),
       el('h3', {}, 'In code'),
-      el(
-        'p',
-        {},
-        'Step 6’s function already handles heads. The highlighted lines are the ones that matter now: split() reshapes each (n, d_model) projection into a stack of h matrices of dₖ columns, the scores and the weighted sum run on the whole stack at once, and the last two lines glue the heads back together and mix them with W_o.',
-      ),
+      el('p', {}, 'In step 6’s function, split() makes the h slices and the last two lines join them and apply W_o.'),
       codeBlock(ATTENTION_FUNCTION, { label: 'attention_heads(): the head lines highlighted', highlight: [...HEAD_LINES] }),
     );
 
@@ -188,10 +168,10 @@ export const multiHeadStep: StepDefinition = {
         .forEach((button) => button.setAttribute('aria-pressed', String(Number(button.dataset.heads) === current)));
       setText(
         choicesNote,
-        `Now: h = ${current}, so each head works in dₖ = ${dModel} / ${current} = ${dModel / current} dimensions. ` +
+        `h = ${current}: dₖ = ${dModel} / ${current} = ${dModel / current}. ` +
           (trained
-            ? `The trained model was trained with h = ${current}, so that is the h its weights have; choose random weights (settings bar) to try the other values that divide d_model = ${dModel}.`
-            : `These are all the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`),
+            ? `The model was trained with h = ${current}; random weights allow other divisors of ${dModel}.`
+            : `d_model stays; these are the values that divide d_model = ${dModel}${maxHeadsFor(n) < Math.min(dModel, LIMITS.maxHeads) ? ` up to ${maxHeadsFor(n)}, the most heads ${n} tokens may have` : dModel > LIMITS.maxHeads ? ` (up to ${LIMITS.maxHeads})` : ''}.`),
       );
     }
 
@@ -295,7 +275,7 @@ export const multiHeadStep: StepDefinition = {
         costReading,
         same
           ? `Every column is identical: ${count(actual.total)} multiply-adds and ${count(actual.params)} parameters, whether ${options.length === 1 ? 'h is 1' : `h is ${options[0]} or ${options[options.length - 1]}`}. ` +
-              `At n = ${p.n}, the n × n products are ${percent(attentionShare)} of the work; they take over as the sentence grows (see the next step).`
+              `At n = ${p.n} the n × n products are ${percent(attentionShare)} of the work.`
           : `With these shapes the count changes with h: ${count(actual.total)} multiply-adds at h = ${p.heads}.`,
       );
     }

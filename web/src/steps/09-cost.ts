@@ -1,16 +1,13 @@
-// The cost, precisely: the (n, n) score matrix, and what it costs as n grows, computed for this
-// page's d_model and h (not quoted): entries, float32 bytes, multiply-adds, and the ratios that make
-// "double the context, four times the cost" and "2k -> 8k is 16x" checkable.
+// The cost, precisely: what the (n, n) score matrix (drawn once, in step 3) costs as n grows, computed
+// for this page's d_model and h (not quoted): entries, float32 bytes, multiply-adds, and the ratios that
+// make "double the context, four times the cost" and "2k -> 8k is 16x" checkable.
 import { attentionMultiplyAdds, FLOAT32_BYTES, ratioLabel, scoreEntries, tokenCountLabel } from '../figures/cost-model';
 import { el, replaceChildren, setText, showChildren } from '../figures/dom';
-import { bytes, count, quoted } from '../figures/format';
+import { bytes, count } from '../figures/format';
 import { tex } from '../figures/formula';
-import { tokenLabels } from '../figures/labels';
 import { figureTools } from '../figures/export-toolbar';
 import { LogLogChart, type ChartTick } from '../figures/line-chart';
-import { MatrixTable } from '../figures/matrix-table';
-import { LIMITS } from '../settings';
-import { type Snapshot, sentenceView } from '../snapshot';
+import { sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 
 /** Context lengths every reader sees, whatever the sentence: 1k ... 128k tokens. */
@@ -69,13 +66,6 @@ export const costStep: StepDefinition = {
   summary: 'The score matrix has n² entries per head: double the tokens and its memory and work grow four times.',
   formula: tex`\text{scores} \in \mathbb{R}^{n \times n}: \quad n^2 \text{ entries per head}, \quad 4 n^2 \text{ bytes in float32}, \quad 2\, n^2 d_{\text{model}} \text{ multiply-adds per layer}`,
   mount(body) {
-    let snapshot: Snapshot | null = null;
-    const matrix = new MatrixTable({
-      caption: 'scores',
-      scale: 'diverging',
-      corner: 'query ↓ key →',
-      describe: (r, c, v) => (snapshot ? `${quoted(snapshot.tokens[r])} against ${quoted(snapshot.tokens[c])}: ${v.toFixed(2)}` : ''),
-    });
     const matrixReading = el('p', { class: 'reading' });
     const table = el('table', { class: 'data-table cost-table' });
     const ratios = el('p', { class: 'reading cost-ratios' });
@@ -87,16 +77,9 @@ export const costStep: StepDefinition = {
       el(
         'p',
         {},
-        'Everything that makes long context expensive sits in one table: the scores, with one row and one column per token. Here it is for this page’s sentence, one head:',
+        'Step 3’s score table has a row and a column per token: double the sentence, four times the numbers. Counted for this page’s d_model and heads, up to 128k tokens (1k = 1,024).',
       ),
-      el('figure', { class: 'figure' }, matrix.element),
       matrixReading,
-      el(
-        'p',
-        {},
-        'Double the sentence and the table doubles in height and in width: four times as many numbers to compute, store and push through the softmax. ' +
-          'The table below works this out for this page’s d_model and number of heads, from this sentence up to 128k tokens (1k = 1,024).',
-      ),
       el(
         'div',
         { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 },
@@ -112,11 +95,7 @@ export const costStep: StepDefinition = {
           () => 'Memory of the score matrices against n (log-log)',
           (palette) => chart.svgFile(palette),
         ),
-        el(
-          'figcaption',
-          {},
-          'Memory of one layer’s score matrices against n, both axes logarithmic: a curve that grows like n² is a straight line twice as steep as one that grows like n. The table above lists the same points.',
-        ),
+        el('figcaption', {}, 'One layer’s score memory against n, log-log: n² is twice as steep as n.'),
       ),
       el(
         'aside',
@@ -125,11 +104,9 @@ export const costStep: StepDefinition = {
         el(
           'p',
           {},
-          'Long-context tricks (sliding windows, sparse patterns, linear attention) all try to avoid building that table. ',
+          'Sliding windows, sparse patterns and linear attention avoid that table; ',
           flashLink,
-          ' leaves the arithmetic exactly as it is: ' +
-            'it walks through the keys a tile at a time in the GPU’s small, fast on-chip memory, keeps a running softmax per row, and writes out only the final (n, dₖ) result. ' +
-            'The output is identical. The memory columns above stop growing like n²; the multiply-adds column does not change at all. So it knocks down the memory wall but leaves the n² arithmetic where it was.',
+          ' computes the same output in tiles: memory stops growing like n², the multiply-adds do not.',
           runLink,
         ),
       ),
@@ -138,31 +115,13 @@ export const costStep: StepDefinition = {
     return {
       render(shown) {
         // The cost of n × n shows on the sentence rather than on the article's four tokens.
-        const next = sentenceView(shown);
-        snapshot = next;
-        const { pipeline: p, tokens, settings } = next;
+        const { pipeline: p } = sentenceView(shown);
         const n = p.n;
-        const h = settings.head;
-        const labels = tokenLabels(tokens);
-        const numbers = n <= LIMITS.maxTokensWithNumbers;
-        matrix.update(
-          {
-            data: p.scores.data,
-            offset: h * n * n,
-            rows: n,
-            cols: n,
-            rowLabels: labels,
-            colLabels: labels,
-            showNumbers: numbers,
-            baseline: next.baseline?.scores.data,
-          },
-          `scores${p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : ''}: (n, n) = (${n}, ${n}), ${count(n * n)} numbers`,
-        );
         const here = costRow(n, p.dModel, p.heads);
         setText(
           matrixReading,
           `${n} token${n === 1 ? '' : 's'}: ${count(here.entries)} scores per head, ${count(here.entries * p.heads)} for all ${p.heads} head${p.heads === 1 ? '' : 's'}, ` +
-            `${bytes(here.bytesPerLayer)} as float32. Tiny here; watch the columns below.`,
+            `${bytes(here.bytesPerLayer)} as float32.`,
         );
 
         const COLUMNS = columns(p.heads);
@@ -250,8 +209,7 @@ export const costStep: StepDefinition = {
         const root = body.getRootNode() as Document | ShadowRoot;
         const has = (id: string) => Boolean(root.getElementById?.(id) ?? document.getElementById(id));
         showChildren(flashLink, has('flash') ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
-        if (has('flash-run'))
-          showChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), ' to see it.');
+        if (has('flash-run')) showChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), '.');
         else replaceChildren(runLink);
       },
     };

@@ -202,11 +202,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       'aria-describedby': `flash-stepper-keys-${id}`,
     },
     el('figcaption', { class: 'flash-stepper-title', id: `flash-stepper-title-${id}` }, 'The tiled pass, one tile at a time'),
-    el(
-      'p',
-      { class: 'hint', id: `flash-stepper-keys-${id}` },
-      'Use the buttons, or focus this figure and press ← and → (Home and End jump to the first and last tile).',
-    ),
+    el('p', { class: 'hint', id: `flash-stepper-keys-${id}` }, 'Use the buttons, or ← and → (Home, End) with the figure focused.'),
     el('div', { class: 'flash-nav' }, previous, next, autoplay, positionLabel),
     el(
       'div',
@@ -271,16 +267,13 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     el(
       'p',
       {},
-      'Every method so far filled the whole score table before doing anything with it. The tiled method never builds that table. ' +
-        'It takes a few query rows at a time, and for them walks through the keys and values a block at a time: compute one small tile of scores, use it, throw it away. ' +
-        'On a GPU the tile lives in the small, fast memory next to the arithmetic units, so the slow main memory never sees an n × n anything.',
+      'The tiled method never builds the score table: a few query rows at a time walk through the keys block by block, each small tile of scores used and dropped in fast on-chip memory.',
     ),
     el(
       'p',
       {},
-      'The catch is the softmax. It needs each row’s largest score (to keep exp from overflowing) and the sum over the whole row, and a tile only sees part of the row. ' +
-        'So each row keeps three running numbers: m, the largest score seen so far; l, the sum of exp(score − m) so far; and acc, the weighted sum of value rows so far, not yet divided. ' +
-        'When a tile brings a larger score, everything gathered under the old max is simply multiplied by exp(m_old − m_new), which puts it on the new scale. After the last tile, out = acc / l: the same numbers as before, up to float rounding.',
+      'Softmax needs each row’s maximum and total, so rows keep m (largest score so far), l (sum of exp(score − m)) and acc (weighted sum of values); ' +
+        'a larger score rescales l and acc by exp(m_old − m_new). Finally out = acc / l.',
     ),
     controlForm(
       { class: 'flash-block-control' },
@@ -292,12 +285,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     unavailable,
     stepper,
     el('h3', { class: 'flash-heading' }, 'What each method keeps in memory'),
-    el(
-      'p',
-      {},
-      'The naive method holds all n² weights of a head at once. The tiled one holds one b × b tile of scores plus three numbers per query row of the tile (m, l and the rescale factor): ' +
-        'b² + 3b floats, the same for ten tokens or ten thousand. (Q, K, V and the output are needed by both, so they are left out of the count.)',
-    ),
+    el('p', {}, 'Naive holds all n² weights of a head; tiled, a b × b tile plus three numbers per row: b² + 3b floats at any length.'),
     el(
       'div',
       { class: 'figure-row flash-meter' },
@@ -673,8 +661,8 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       meterReading,
       `Here the naive method holds ${count(here.naiveFloats)} floats and the tiled one ${count(here.tiledFloats)}` +
         `${here.naiveFloats > here.tiledFloats ? ` (${times(here.naiveFloats, here.tiledFloats)} times less)` : here.naiveFloats < here.tiledFloats ? ': at this size the tile is larger than the whole table' : ': the same'}. ` +
-        `At ${tokenCountLabel(METER_LONG_N)} tokens the n × n matrix is ${bytes(4 * long.naiveFloats)} per head, while the tiles stay at ${bytes(4 * long.tiledFloats)}, ` +
-        `${times(long.naiveFloats, long.tiledFloats)} times less. GPUs use blocks of 64 to 128 rows: a 128 × 128 tile with its m and l is ${bytes(4 * tiledScratchFloats(METER_LONG_N, 128))}, small enough for on-chip memory.`,
+        `At ${tokenCountLabel(METER_LONG_N)} tokens: ${bytes(4 * long.naiveFloats)} per head against ${bytes(4 * long.tiledFloats)}, ` +
+        `${times(long.naiveFloats, long.tiledFloats)} times less; a GPU’s 128 × 128 tile is ${bytes(4 * tiledScratchFloats(METER_LONG_N, 128))}.`,
     );
   }
 
@@ -704,7 +692,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
               (flash.prefixNaive
                 ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.`
                 : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
-          : `The tiles below are computed from Q, K and V of ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √dₖ' : ', no scaling'}): exactly the numbers the other steps use.`,
+          : `The tiles use ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √dₖ' : ', no scaling'}).`,
       );
       unavailable.hidden = !flash.unavailable;
       setText(unavailable, flash.unavailable ?? '');

@@ -136,9 +136,7 @@ export const trainStep: StepDefinition = {
       el(
         'p',
         {},
-        'The model behind steps 1 and 8 learned its weights; it was not given them. Here you can watch that happen. ' +
-          'Start trains a new copy from random numbers, on sentences built like the article’s, in a background thread of this tab. ' +
-          'Every few steps the page measures it on sentences it has never seen and shows what its last layer attends to from “it”.',
+        'The model of steps 1 and 8 learned its weights. Start trains a copy from random numbers, in the background, testing it on unseen sentences.',
       ),
       experiments.presets,
       experiments.explanation,

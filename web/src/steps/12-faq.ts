@@ -73,15 +73,13 @@ export const faqStep: StepDefinition = {
     const measured = el('p', { class: 'faq-live faq-measured' });
 
     body.append(
-      el('p', {}, 'The questions readers ask most, each answered with the numbers on this page.'),
       controlForm({ class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
       question(
         'Why divide by the square root of dₖ?',
         el(
           'p',
           {},
-          'A dot product adds up dₖ products, and each one brings its own spread, so the total’s standard deviation grows like √dₖ. ' +
-            'Scores that far apart make the softmax hand almost everything to one key, and there its gradient is nearly zero, so training stalls. Dividing by √dₖ brings the spread back to about 1.',
+          'Dot products of dₖ terms spread like √dₖ, making softmax nearly one-hot with almost no gradient; dividing restores a spread of 1.',
         ),
         spread,
         el(
@@ -94,12 +92,7 @@ export const faqStep: StepDefinition = {
       ),
       question(
         'What is the difference between query, key and value?',
-        el(
-          'p',
-          {},
-          'The query describes what a token wants to find, the key how it presents itself to other tokens’ queries, and the value what it hands over once it is picked. ' +
-            'Because these are three separate projections, a word can be easy to find for one kind of question and still pass on information of another kind.',
-        ),
+        el('p', {}, 'Looking, offering and handing over are separate jobs: a word can match one question and pass on something else.'),
         el('figure', { class: 'figure' }, qkv.element),
         qkvReading,
       ),
@@ -108,8 +101,7 @@ export const faqStep: StepDefinition = {
         el(
           'p',
           {},
-          'With one head, each token gets a single set of weights, so it has to settle on one kind of relationship. With h heads it gets h sets, one per slice of d_model, and each slice can follow something different. ' +
-            'The slices share d_model out rather than adding to it, so the layer costs the same (',
+          'Each head, one slice of d_model, follows its own relationship at no extra cost (',
           link('#multi-head', 'step 8'),
           ' counts it).',
         ),
@@ -122,12 +114,7 @@ export const faqStep: StepDefinition = {
       ),
       question(
         'Is attention the same as the attention maps I see visualised?',
-        el(
-          'p',
-          {},
-          'They are the same numbers: a drawn attention map is the weights matrix after the softmax, one row per token, like the bars below. ' +
-            'What the picture cannot show is what the layer then does with the mixed values (V, W_o and every layer after), so it tells you where information came from, not how it was used.',
-        ),
+        el('p', {}, 'Yes, the weights after the softmax: where information came from, not what was done with it.'),
         el('figure', { class: 'figure' }, row.element),
         rowReading,
       ),
@@ -136,8 +123,7 @@ export const faqStep: StepDefinition = {
         el(
           'p',
           {},
-          'Every token adds a row and a column to the score matrix, so its size and the work to fill it grow with n²: a context four times longer means sixteen times the attention work. ' +
-            'FlashAttention avoids keeping the matrix in memory but still does every multiplication (',
+          'The score matrix grows with n²: four times the context, sixteen times the work. FlashAttention saves memory, not multiplications (',
           link('#cost', 'step 9'),
           '; ',
           flashRef,
@@ -162,8 +148,7 @@ export const faqStep: StepDefinition = {
       const { dots, saturation } = s;
       setText(
         spread,
-        `With this page’s dₖ = ${dots.dK}: ${count(dots.raw.length)} random dot products have a standard deviation of ${fmt(dots.rawStd)} ` +
-          `(√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided by √${dots.dK} it is ${fmt(dots.scaledStd)}.`,
+        `Here dₖ = ${dots.dK}: ${count(dots.raw.length)} dot products spread ${fmt(dots.rawStd)} (√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided, ${fmt(dots.scaledStd)}.`,
       );
       const probs = (values: Float32Array): Bar[] => {
         const top = values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
@@ -178,8 +163,8 @@ export const faqStep: StepDefinition = {
         gradient,
         saturation.factor === 1
           ? `At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
-          : `How much gradient still flows (the size of the softmax’s derivative): ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
-              `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}. The sharper the softmax, the less there is to learn from.`,
+          : `Gradient left: ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
+              `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}.`,
       );
 
       // 2. The token's q, k and v rows in the shown head.
@@ -209,9 +194,7 @@ export const faqStep: StepDefinition = {
       };
       setText(
         qkvReading,
-        `The query of ${who} matches the key of ${quoted(tokens[match])} best (score ${fmt(scoreRow[match])}). ` +
-          `Yet what ${quoted(tokens[match])} passes on is its value, v = ${vector(p.V_heads.data, match)}, not its key, k = ${vector(p.K_heads.data, match)}: ` +
-          'one word, three different vectors.',
+        `${who} matches the key of ${quoted(tokens[match])} best (${fmt(scoreRow[match])}) but takes its value, v = ${vector(p.V_heads.data, match)}, not its key.`,
       );
 
       // 3. Where each head sends the token.
@@ -253,7 +236,7 @@ export const faqStep: StepDefinition = {
       setText(
         headsReading,
         p.heads === 1
-          ? `With one head there is one answer: ${who} looks most at ${quoted(tokens[tops[0].key])}. Give the page more heads (step 8) to compare.`
+          ? `With one head there is one answer: ${who} looks most at ${quoted(tokens[tops[0].key])}.`
           : `Across ${p.heads} heads, ${who} looks most at ${distinct} different token${distinct === 1 ? '' : 's'}${distinct === 1 ? ' (these heads agree here; try another token or seed)' : ''}. ` +
               `These weights are random, not trained; in trained models such differences become specialised heads.`,
       );
@@ -291,16 +274,13 @@ export const faqStep: StepDefinition = {
         lines.push(svg('line', { class: 'faq-square-grid', x1: 5, x2: 165, y1: 5 + 40 * i, y2: 5 + 40 * i }));
       }
       lines.push(svg('rect', { class: 'faq-square-small', x: 5, y: 5, width: 40, height: 40 }));
-      const words = `${n} tokens: ${count(now)} scores per head. ${4 * n} tokens: ${count(later)}, ${ratioLabel(later / now).slice(1)} times as many.`;
+      const words = `${n} tokens: ${count(now)} scores per head; ${4 * n} tokens: ${count(later)}, ${ratioLabel(later / now).slice(1)} times as many.`;
       squares.setAttribute(
         'aria-label',
         `Two squares: the score matrix for ${n} tokens fits ${later / now} times into the one for ${4 * n} tokens.`,
       );
       showChildren(squares, svg('title', {}, words), ...lines);
-      setText(
-        growth,
-        `${words} The small square is this page’s score matrix; the large one is the matrix for a sentence four times as long.`,
-      );
+      setText(growth, words);
 
       // What each method holds at 4n: the whole matrix against one tile (step 10's meter, in small).
       const b = Math.min(settings.block, 4 * n);
@@ -315,12 +295,12 @@ export const faqStep: StepDefinition = {
       // Links only where the walkthrough has the sections; a single-step embed names them instead.
       const root = squares.getRootNode() as Document | ShadowRoot;
       const has = (id: string) => Boolean(root.getElementById?.(id));
-      showChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10', ' shows how it tiles the work');
+      showChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10');
       showChildren(
         measured,
-        `Work and memory are two different bills: the tiled method cuts the second to ${count(tile)} floats whatever the length, but still computes all ${count(later)} scores for ${4 * n} tokens. `,
+        `Tiled: ${count(tile)} floats of memory, yet all ${count(later)} scores for ${4 * n} tokens computed. `,
         has('flash-run') ? link('#flash-run', 'Time both methods in your browser') : 'Step 10 times both methods in your browser',
-        ': on log-log axes both lines should come out with a slope near 2, and 2k → 8k tokens near ×16.',
+        '.',
       );
     }
 

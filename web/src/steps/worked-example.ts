@@ -25,12 +25,8 @@ export function workedExampleNote(context: StepContext, details = false): Worked
     ? el(
         'details',
         { class: 'worked-example-details' },
-        el('summary', {}, 'How the example was rebuilt, and what differs from the article'),
-        el(
-          'p',
-          {},
-          'The article draws its inputs at random and never prints them. We searched for inputs with short decimals (one decimal in X, two in the weights) that give back every number the article does print. Where an exact match was impossible, here is by how much they differ:',
-        ),
+        el('summary', {}, 'How we rebuilt the example'),
+        el('p', {}, 'Our short-decimal inputs give back the numbers the article prints. What differs:'),
         el(
           'ul',
           {},
@@ -56,10 +52,13 @@ export function workedExampleNote(context: StepContext, details = false): Worked
       example = settings.weights === 'example';
       if (differences) differences.hidden = !example;
       if (example) {
+        // Said in full once (the first worked step); the later steps only name it.
         setText(
           text,
-          `Worked on the article’s example: the ${EXAMPLE_TOKENS.length} tokens ${EXAMPLE_TOKENS.map(quoted).join(' ')}, d_model ${EXAMPLE_D_MODEL}, one head with dₖ ${EXAMPLE_D_K}. ` +
-            'We chose its inputs so that the numbers the article prints come out here.',
+          differences
+            ? `Worked on the article’s example: the ${EXAMPLE_TOKENS.length} tokens ${EXAMPLE_TOKENS.map(quoted).join(' ')}, d_model ${EXAMPLE_D_MODEL}, dₖ ${EXAMPLE_D_K}. ` +
+                'We chose its inputs so that the numbers the article prints come out here.'
+            : 'The article’s example.',
         );
         setText(button, 'Use the full sentence instead');
         return;
