@@ -330,7 +330,10 @@ describe('keyboard only, every control of every step', () => {
           el.localName === 'select' && (el as HTMLSelectElement).selectedIndex === (el as HTMLSelectElement).options.length - 1;
         // A table cell in the last column has nowhere to go on ArrowRight (the row total is not a grid cell).
         const lastColumn = el.localName === 'td' && (el.nextElementSibling as HTMLElement | null)?.dataset.col === undefined;
-        return { kind, region, lastOption, lastColumn, label: w.__describe(el) };
+        // A cell of a one-column table (a FlashAttention tile one key wide) has no neighbour on its row: it moves down, or up from the last row.
+        const onlyColumn = lastColumn && (el.previousElementSibling as HTMLElement | null)?.dataset.col === undefined;
+        const lastRow = el.localName === 'td' && !el.parentElement?.nextElementSibling?.querySelector('td[data-col]');
+        return { kind, region, lastOption, lastColumn, onlyColumn, lastRow, label: w.__describe(el) };
       }, index);
       if (!target) break;
       // A select already on its last option goes up instead, and a cell in the last column goes left.
@@ -344,7 +347,7 @@ describe('keyboard only, every control of every step', () => {
           select: target.lastOption ? 'ArrowUp' : 'ArrowDown',
           range: 'ArrowRight',
           number: 'ArrowUp',
-          cell: target.lastColumn ? 'ArrowLeft' : 'ArrowRight',
+          cell: target.onlyColumn ? (target.lastRow ? 'ArrowUp' : 'ArrowDown') : target.lastColumn ? 'ArrowLeft' : 'ArrowRight',
           text: 'x',
         }[target.kind] ?? null;
       if (target.region || key === null) {
@@ -448,7 +451,7 @@ describe('keyboard only, every control of every step', () => {
         );
       operated[`${target.kind} (${key})`] = (operated[`${target.kind} (${key})`] ?? 0) + 1;
       // A cell moved focus to its neighbour: go on from the next control, not the next cell.
-      if (target.kind === 'cell') await page.keyboard.press('ArrowLeft');
+      if (target.kind === 'cell') await page.keyboard.press(target.onlyColumn ? (target.lastRow ? 'ArrowDown' : 'ArrowUp') : 'ArrowLeft');
     }
     console.log(`[a11y] operated from the keyboard: ${JSON.stringify(operated)}`);
     expect(failed, 'controls that did nothing when operated from the keyboard').toEqual([]);

@@ -1,4 +1,4 @@
-// The trained model in the walkthrough (weights=trained, the default): in Debian's Chromium with real
+// The trained model in the walkthrough (weights=trained; the default shows it in step 1): in Debian's Chromium with real
 // clicks and typing, step 1's "Predict first" box says "animal" is right for the article's sentence,
 // "road" once the reader types "wide" instead of "tired", and the numbers come from the page's own
 // snapshot of the trained model. weights=random keeps the old question; weights=bogus gets one notice.
