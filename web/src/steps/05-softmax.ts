@@ -6,6 +6,7 @@ import { fmt, formatPercentDelta, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
+import { scrollRegion } from '../figures/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -154,13 +155,10 @@ export const softmaxStep: StepDefinition = {
           {},
           `Take ${scoreName} of row ${row + 1}. The largest is ${fmt(max)}: subtract it from every score, raise e to each result, add those up, and divide each by the total.`,
         ),
-        el(
-          'div',
+        scrollRegion(
           {
-            class: long ? 'matrix-scroll softmax-steps long' : 'matrix-scroll softmax-steps',
-            tabindex: 0,
-            role: 'region',
-            'aria-label': `Softmax of row ${row + 1}, step by step`,
+            label: `Softmax of row ${row + 1}, step by step`,
+            className: long ? 'matrix-scroll softmax-steps long' : 'matrix-scroll softmax-steps',
           },
           el(
             'table',

@@ -9,6 +9,7 @@ import { tokenLabels } from '../figures/labels';
 import { figureTools } from '../figures/export-toolbar';
 import { LogLogChart, type ChartTick } from '../figures/line-chart';
 import { MatrixTable } from '../figures/matrix-table';
+import { scrollRegion } from '../figures/scroll-region';
 import { LIMITS } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -97,11 +98,7 @@ export const costStep: StepDefinition = {
         'Double the sentence and the table doubles in height and in width: four times as many numbers to compute, store and push through the softmax. ' +
           'The table below works this out for this page’s d_model and number of heads, from this sentence up to 128k tokens (1k = 1,024).',
       ),
-      el(
-        'div',
-        { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 },
-        table,
-      ),
+      scrollRegion({ label: 'Size and work of the score matrix as n grows', className: 'matrix-scroll' }, table),
       ratios,
       el(
         'figure',
