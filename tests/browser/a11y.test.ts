@@ -6,7 +6,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
-import { collectErrors, launchBrowser, nextFrames, serve, settled, started, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, nextFrames, serve, settled, showAllSections, started, type StaticServer } from './harness';
 
 const TAGS = [...Object.values(STEP_ELEMENTS), WALKTHROUGH_ELEMENT];
 
@@ -49,6 +49,7 @@ async function seriousViolations(path: string, colorScheme: 'light' | 'dark'): P
   const errors = collectErrors(page);
   await page.goto(`${server.url}${path}`);
   expect(await startAll(page)).toBeGreaterThanOrEqual(10);
+  await showAllSections(page);
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -10,7 +10,17 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodePaint } from '../../web/src/hands-on-settings';
-import { collectErrors, launchBrowser, nextFrames, serve, settled, started, textMatching, type StaticServer } from './harness';
+import {
+  collectErrors,
+  launchBrowser,
+  nextFrames,
+  serve,
+  settled,
+  showAllSections,
+  started,
+  textMatching,
+  type StaticServer,
+} from './harness';
 
 // The editable example: random weights (the trained model's d_model 32 is too wide to edit).
 const FOUR = '?weights=random&tokens=the+cat+sat+down';
@@ -654,6 +664,7 @@ describe('reading a heatmap in words', () => {
       await ready(page);
       await page.locator('#problem .predict-choice').first().click();
       await page.locator('#softmax .export-toggle').first().click();
+      await showAllSections(page);
       const results = await new AxeBuilder({ page }).analyze();
       const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       expect(

@@ -183,6 +183,23 @@ export function textMatching(element: Locator, pattern: RegExp): Promise<string>
 }
 
 /**
+ * Lays out every section of every walkthrough on the page, as a reader scrolling through sees them. An
+ * off-screen section skips layout (content-visibility: auto) and keeps its placeholder height while a
+ * script reads the boxes inside it, so a section taller than that seems to overlap the next one: axe
+ * then takes a button of the next section for the background of a table's text.
+ */
+export function showAllSections(page: Page): Promise<void> {
+  return page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const host of document.querySelectorAll('attention-walkthrough'))
+          for (const section of host.shadowRoot?.querySelectorAll<HTMLElement>('.step') ?? []) section.style.contentVisibility = 'visible';
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
+      }),
+  );
+}
+
+/**
  * Two animation frames: pointer moves (which Chromium delivers with the next frame) have been handled,
  * and what a handler scheduled for the frame after has run. Not for pages under page.clock (it fakes
  * requestAnimationFrame).

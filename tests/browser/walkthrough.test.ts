@@ -3,7 +3,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, serve, settled, showAllSections, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -182,6 +182,7 @@ describe('the walkthrough in Chromium', () => {
       const page = await context.newPage();
       await page.goto(`${server.url}/`);
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+      await showAllSections(page);
       const results = await new AxeBuilder({ page }).analyze();
       const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       expect(

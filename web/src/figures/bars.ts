@@ -6,6 +6,7 @@ import { el, replaceChildren, setText, setVar } from './dom';
 import { esc, svgOpening, textWidth, wrap, type SvgFile } from './export-svg';
 import { percent } from './format';
 import { hex, LIGHT_PALETTE, mixOklab, type Palette } from './palette';
+import { scrollRegion } from './scroll-region';
 
 export interface Bar {
   label: string;
@@ -70,6 +71,9 @@ function drawnBars(bars: readonly Bar[], options: Pick<BarChartOptions, 'max' | 
   }));
 }
 
+/** The name of a chart's scroll region: its caption (some charts have none until their first update). */
+const barChartLabel = (caption: string) => caption || 'Bar chart';
+
 export class BarChart {
   readonly element: HTMLElement;
   private readonly table: HTMLTableElement;
@@ -100,11 +104,13 @@ export class BarChart {
       ),
       this.body,
     );
-    this.element = el('div', { class: 'bar-chart-scroll' }, this.table);
+    this.element = scrollRegion({ label: barChartLabel(options.caption), className: 'bar-chart-scroll' }, this.table);
   }
 
   update(bars: readonly Bar[], caption = this.options.caption): void {
     setText(this.caption, caption);
+    const label = barChartLabel(caption);
+    if (this.element.getAttribute('aria-label') !== label) this.element.setAttribute('aria-label', label);
     const drawn = drawnBars(bars, this.options);
     this.drawn = { caption, bars: drawn };
     if (bars.length !== this.rows.length) this.build(bars.length);

@@ -2,6 +2,7 @@
 // constant text, but it still goes in as text nodes. Line numbers are separate aria-hidden spans,
 // so prose can say "line 2" and a screen reader reads only the code; comments are dimmed.
 import { el, setText } from './dom';
+import { scrollRegion } from './scroll-region';
 
 export interface CodeBlockOptions {
   /** Accessible name of the scrollable region, e.g. "The article’s attention() in NumPy". */
@@ -36,7 +37,7 @@ export function codeBlock(source: string, options: CodeBlockOptions): HTMLElemen
   return el(
     'figure',
     { class: 'code-figure' },
-    el('div', { class: 'code-scroll', role: 'region', 'aria-label': options.label, tabindex: 0 }, el('pre', { class: 'code' }, code)),
+    scrollRegion({ label: options.label, className: 'code-scroll' }, el('pre', { class: 'code' }, code)),
     options.caption ? el('figcaption', {}, options.caption) : null,
   );
 }
@@ -44,7 +45,7 @@ export function codeBlock(source: string, options: CodeBlockOptions): HTMLElemen
 /** A block of program output (e.g. a live print() of this page's numbers). */
 export function outputBlock(label: string): { element: HTMLElement; set(text: string): void } {
   const pre = el('pre', { class: 'code code-output' });
-  const element = el('div', { class: 'code-scroll', role: 'region', 'aria-label': label, tabindex: 0 }, pre);
+  const element = scrollRegion({ label, className: 'code-scroll' }, pre);
   return {
     element,
     set(text) {

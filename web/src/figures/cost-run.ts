@@ -11,6 +11,7 @@ import { tokenCountLabel } from './cost-model';
 import { el, replaceChildren, setText } from './dom';
 import { bytes, count } from './format';
 import { LogLogChart, type ChartTick } from './line-chart';
+import { scrollRegion } from './scroll-region';
 import {
   COST_BLOCK,
   COST_BUDGET_BYTES,
@@ -114,7 +115,7 @@ export class CostRunFigure {
         ),
       ),
       this.reading,
-      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Measured times and memory, as a table', tabindex: 0 }, this.table),
+      scrollRegion({ label: 'Measured times and memory, as a table', className: 'matrix-scroll' }, this.table),
     );
 
     this.element = el(

@@ -1,6 +1,8 @@
 // Formulas are written as tex`...` in the step files and replaced at build time (and in Vitest)
 // by { mathml } objects holding their KaTeX MathML (web/tooling/katex-formulas.ts). What reaches this module is our own
 // build output, never reader input.
+import { scrollRegion } from './scroll-region';
+
 export interface Formula {
   readonly mathml: string;
 }
@@ -11,12 +13,9 @@ export function tex(strings: TemplateStringsArray): Formula {
 }
 
 export function formulaElement(formula: Formula, label = 'Formula'): HTMLElement {
-  const holder = document.createElement('div');
-  holder.className = 'formula';
-  // A wide formula scrolls sideways on phones; a scrollable region must be reachable by keyboard.
-  holder.setAttribute('role', 'group');
-  holder.setAttribute('aria-label', label);
-  holder.tabIndex = 0;
+  // Its clauses wrap on a narrow screen (katex-formulas.ts); one clause wider than the screen scrolls
+  // sideways, in the same scroll box as a wide table.
+  const holder = scrollRegion({ label, className: 'formula', role: 'group' });
   holder.innerHTML = formula.mathml; // build-time KaTeX output (see above)
   return holder;
 }

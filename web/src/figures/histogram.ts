@@ -8,6 +8,7 @@ import { el, showChildren, svg } from './dom';
 import { serializeSvg, type SvgFile } from './export-svg';
 import { fmt, percent } from './format';
 import { LIGHT_PALETTE, type Palette } from './palette';
+import { scrollRegion } from './scroll-region';
 
 export interface HistogramMarker {
   /** x position in data units. */
@@ -100,7 +101,7 @@ export class Histogram {
         'details',
         { class: 'histogram-details' },
         el('summary', {}, 'The same histogram as a table'),
-        el('div', { class: 'matrix-scroll', tabindex: 0, role: 'region', 'aria-label': `${options.title}: table` }, this.table),
+        scrollRegion({ label: `${options.title}: table`, className: 'matrix-scroll' }, this.table),
       ),
     );
   }

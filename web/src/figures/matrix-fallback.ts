@@ -5,6 +5,7 @@ import { el, setText } from './dom';
 import { MatrixPicture, type PictureHost } from './matrix-picture';
 import type { MatrixView } from './matrix-view';
 import { colourPosition } from './palette';
+import { scrollRegion } from './scroll-region';
 
 export class PictureFallback {
   private picture: MatrixPicture | null = null;
@@ -96,9 +97,8 @@ export class PictureFallback {
         ),
         el('tbody', {}, ...rows),
       );
-      const box = el(
-        'div',
-        { class: 'picture-totals matrix-scroll', role: 'region', 'aria-label': `${totals.label}, every row`, tabindex: 0, 'data-key': key },
+      const box = scrollRegion(
+        { label: `${totals.label}, every row`, className: 'picture-totals matrix-scroll', attributes: { 'data-key': key } },
         table,
       );
       if (this.totals) this.totals.replaceWith(box);

@@ -29,6 +29,7 @@ import { PaintSession, type MatrixPaint } from './matrix-paint';
 import { drawnAsPicture } from './matrix-picture';
 import { cellText, tableData, valueAt, viewExtent, type CellFormat, type MatrixView } from './matrix-view';
 import { colourSpan, readPalette, type ColourScale } from './palette';
+import { scrollRegion } from './scroll-region';
 
 export interface MatrixTableOptions {
   /** Visible caption: what the matrix is and its shape. */
@@ -80,7 +81,8 @@ export class MatrixTable {
       class: `matrix ${options.scale === 'sequential' ? 'sequential' : ''} ${options.className ?? ''}${modes}`.replace(/\s+/g, ' ').trim(),
       role: grid ? 'grid' : null,
     });
-    this.scroller = el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': options.caption }, this.table);
+    // No tab stop of its own: the table is a keyboard grid, and moving its cursor scrolls the cell into view.
+    this.scroller = scrollRegion({ label: options.caption, className: 'matrix-scroll', tabStop: false }, this.table);
     this.readout = el('p', { class: 'matrix-readout', 'aria-live': 'polite' });
     this.legend = options.scale === 'none' ? null : new ColourLegend(options.legend);
     const foot = el('div', { class: 'matrix-foot' }, this.legend?.element, this.readout);

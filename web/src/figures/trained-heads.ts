@@ -7,6 +7,7 @@ import { el, setText, showChildren } from './dom';
 import { fmt, percent, quoted } from './format';
 import { tokenLabels } from './labels';
 import { MatrixTable } from './matrix-table';
+import { scrollRegion } from './scroll-region';
 import { headName, shareOf, shortcutLayers } from './trained-model';
 
 export class TrainedHeads {
@@ -24,11 +25,7 @@ export class TrainedHeads {
       { class: 'trained-heads', hidden: true },
       el('h3', {}, 'The trained model’s heads'),
       this.summary,
-      el(
-        'div',
-        { class: 'matrix-scroll', role: 'region', 'aria-label': 'What each trained head reads from “it”, on average', tabindex: 0 },
-        this.table,
-      ),
+      scrollRegion({ label: 'What each trained head reads from “it”, on average', className: 'matrix-scroll' }, this.table),
       this.shortcut,
       this.grid,
     );

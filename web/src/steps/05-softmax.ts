@@ -6,6 +6,7 @@ import { fmt, formatPercentDelta, percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
+import { scrollRegion } from '../figures/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -148,13 +149,10 @@ export const softmaxStep: StepDefinition = {
           `Cell (${row + 1}, ${col + 1}): how much ${quoted(labels[row])} draws from ${quoted(labels[col])}`,
         ),
         el('p', {}, `Row ${row + 1} of ${scoreName}, minus its largest (${fmt(max)}), exponentiated and divided by the total:`),
-        el(
-          'div',
+        scrollRegion(
           {
-            class: long ? 'matrix-scroll softmax-steps long' : 'matrix-scroll softmax-steps',
-            tabindex: 0,
-            role: 'region',
-            'aria-label': `Softmax of row ${row + 1}, step by step`,
+            label: `Softmax of row ${row + 1}, step by step`,
+            className: long ? 'matrix-scroll softmax-steps long' : 'matrix-scroll softmax-steps',
           },
           el(
             'table',

@@ -12,6 +12,7 @@ import { HeadGrid, LABELLED_TOKENS } from '../figures/head-grid';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
 import { Prediction } from '../figures/predict';
+import { scrollRegion } from '../figures/scroll-region';
 import { TrainedHeads } from '../figures/trained-heads';
 import { headChoices, LIMITS, maxHeadsFor, type Settings } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
@@ -80,7 +81,7 @@ export const multiHeadStep: StepDefinition = {
       'details',
       { class: 'multi-head-top-details' },
       el('summary', {}, 'The same maps in words'),
-      el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Each head’s strongest key per token', tabindex: 0 }, topTable),
+      scrollRegion({ label: 'Each head’s strongest key per token', className: 'matrix-scroll' }, topTable),
     );
     let outputTokens: string[] = [];
     const output = new MatrixTable({
@@ -89,9 +90,8 @@ export const multiHeadStep: StepDefinition = {
       corner: 'token ↓ dim →',
       describe: (r, c, v) => `layer output for ${quoted(outputTokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
     });
-    const costRegion = el(
-      'div',
-      { class: 'matrix-scroll', role: 'region', 'aria-label': 'Multiply-adds and parameters for each number of heads', tabindex: 0 },
+    const costRegion = scrollRegion(
+      { label: 'Multiply-adds and parameters for each number of heads', className: 'matrix-scroll' },
       costTable,
     );
     // Predict first: does splitting into more heads cost more work?

@@ -7,6 +7,7 @@ import { bytes, count } from '../figures/format';
 import { tex } from '../figures/formula';
 import { figureTools } from '../figures/export-toolbar';
 import { LogLogChart, type ChartTick } from '../figures/line-chart';
+import { scrollRegion } from '../figures/scroll-region';
 import { sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 
@@ -80,11 +81,7 @@ export const costStep: StepDefinition = {
         'Step 3’s score table has a row and a column per token: double the sentence, four times the numbers. Counted for this page’s d_model and heads, up to 128k tokens (1k = 1,024).',
       ),
       matrixReading,
-      el(
-        'div',
-        { class: 'matrix-scroll', role: 'region', 'aria-label': 'Size and work of the score matrix as n grows', tabindex: 0 },
-        table,
-      ),
+      scrollRegion({ label: 'Size and work of the score matrix as n grows', className: 'matrix-scroll' }, table),
       ratios,
       el(
         'figure',

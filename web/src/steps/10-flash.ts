@@ -12,6 +12,7 @@ import { bytes, count, fmt, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
 import { dimensionLabels, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
+import { scrollRegion } from '../figures/scroll-region';
 import type { FlashTrace, Matrix } from '../engine/types';
 import { LIMITS } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
@@ -210,7 +211,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       el(
         'figure',
         { class: 'figure flash-tiles-figure' },
-        el('div', { class: 'matrix-scroll', role: 'region', 'aria-label': 'Tiles done, current and to do', tabindex: 0 }, tileMap),
+        scrollRegion({ label: 'Tiles done, current and to do', className: 'matrix-scroll' }, tileMap),
       ),
       status,
     ),
@@ -231,11 +232,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     el(
       'figure',
       { class: 'figure flash-state-figure' },
-      el(
-        'div',
-        { class: 'matrix-scroll', role: 'region', 'aria-label': 'Running max, sum and rescale factor per row', tabindex: 0 },
-        stateTable,
-      ),
+      scrollRegion({ label: 'Running max, sum and rescale factor per row', className: 'matrix-scroll' }, stateTable),
     ),
     el(
       'div',

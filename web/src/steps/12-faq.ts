@@ -7,6 +7,7 @@ import { controlForm, el, replaceChildren, setText, showChildren, svg } from '..
 import { count, fmt, percent, quoted } from '../figures/format';
 import { dimensionLabels, focusTokenIndex, tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
+import { scrollRegion } from '../figures/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
@@ -105,11 +106,7 @@ export const faqStep: StepDefinition = {
           link('#multi-head', 'step 8'),
           ' counts it).',
         ),
-        el(
-          'div',
-          { class: 'matrix-scroll', role: 'region', 'aria-label': 'Where each head sends the chosen token', tabindex: 0 },
-          headsTable,
-        ),
+        scrollRegion({ label: 'Where each head sends the chosen token', className: 'matrix-scroll' }, headsTable),
         headsReading,
       ),
       question(
