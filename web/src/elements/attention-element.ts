@@ -229,6 +229,7 @@ export abstract class AttentionElement extends HTMLElement {
       embedCode: this.withEmbedCode ? embedCodePanel : undefined,
       timing: workerTimingService(),
       training: workerTrainingService(),
+      prerendered: this.prerendered && !this.walkthrough, // not on a remount
       onSnapshot: (snapshot) => {
         this.dataset.ready = 'true';
         this.dispatchEvent(
