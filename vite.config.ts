@@ -2,12 +2,13 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import { katexFormulas } from './web/tooling/katex-formulas';
 import { preloadEngine } from './web/tooling/preload-engine';
+import { prerenderWalkthrough } from './web/tooling/prerender-walkthrough';
 
 // The site lives in web/; `npm run build` writes the deployable static site to dist/.
 export default defineConfig({
   root: resolve(import.meta.dirname, 'web'),
   base: './',
-  plugins: [katexFormulas(), preloadEngine(['index.html'])],
+  plugins: [katexFormulas(), prerenderWalkthrough(['index.html']), preloadEngine(['index.html'])],
   publicDir: false,
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),

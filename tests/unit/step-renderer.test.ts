@@ -1,6 +1,7 @@
 // The step renderer's schedule: sections in view are drawn with the change; the others wait until
 // the settings have been still for QUIET_MS and are then drawn one per idle slice, so a burst of
-// changes (a held arrow key) draws the off-screen sections once, for the last settings only; and
+// changes (a held arrow key) draws the off-screen sections once, for the last settings only; the first
+// drawing over a prerendered page draws what is in view at once and the rest without a quiet period; and
 // settled(), which the elements' updateComplete waits on, resolves only once nothing is stale.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { StepRenderer } from '../../web/src/step-renderer';
@@ -143,5 +144,26 @@ describe('StepRenderer', () => {
     renderer.flush();
     expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 1]);
     expect(renderer.drawn).toBe(true);
+  });
+
+  test('over a prerendered page, the first drawing draws the top sections through the viewport now and the rest in idle slices at once', async () => {
+    const { renderer, drawnWith, sections } = setup(4);
+    // Sections 900 px apart in a 800 px window: the first two start within the viewport and its 600 px margin.
+    sections.forEach(({ section }, i) => Object.assign(section, { getBoundingClientRect: () => ({ top: i * 900 }) }));
+    vi.stubGlobal('innerHeight', 800);
+    const first = snapshot(1);
+    renderer.renderFromTop(first);
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 0, 0]);
+    let done = false;
+    const waiting = renderer.settled().then(() => {
+      done = true;
+    });
+    expect(idleQueue).toHaveLength(1); // no quiet period to wait out: nothing has changed yet
+    runIdleSlice();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 1, 0]);
+    runIdleSlice();
+    await waiting;
+    expect(done).toBe(true);
+    expect(drawnWith.every((log) => log.length === 1 && log[0] === first)).toBe(true);
   });
 });

@@ -1,5 +1,7 @@
 // The walkthrough page: one <attention-walkthrough sync-url embed-code>, the same element authors
-// embed. Prose in the HTML reads without the engine; the figures appear once the wasm has loaded.
+// embed. The build prerenders it into the HTML at the default settings (web/tooling/prerender-walkthrough.ts),
+// so the whole explanation reads before the engine has loaded, or without JavaScript; the element then
+// replaces that copy with the live figures.
 import './styles/page.css';
 import './elements/index';
 import type { AttentionChangeDetail } from './elements/attention-element';

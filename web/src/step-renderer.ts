@@ -15,7 +15,8 @@ interface Entry {
 }
 
 /** How far outside the viewport a section still counts as visible. */
-const NEAR = '600px 0px';
+const NEAR_PX = 600;
+const NEAR = `${NEAR_PX}px 0px`;
 
 /**
  * Off-screen sections wait until the settings have been still this long. While the reader holds an
@@ -53,6 +54,27 @@ export class StepRenderer {
   renderAll(snapshot: Snapshot): void {
     this.latest = snapshot;
     for (const entry of this.entries) this.draw(entry);
+  }
+
+  /**
+   * The first drawing over a prerendered page, which already shows every section: draws the sections
+   * from the top through the last one near the viewport now, and the rest in idle time, one per slice,
+   * without waiting for the settings to be still. The sections above the viewport are drawn too: one
+   * that changed height would move what the reader is looking at.
+   */
+  renderFromTop(snapshot: Snapshot): void {
+    if (!this.observer) {
+      this.renderAll(snapshot);
+      return;
+    }
+    this.latest = snapshot;
+    this.changedAt = -Infinity;
+    const reach = innerHeight + NEAR_PX;
+    for (const entry of this.entries) {
+      if (entry.section.getBoundingClientRect().top > reach) break;
+      this.draw(entry);
+    }
+    this.queueIdle();
   }
 
   /** Draws the visible sections now and queues the others for idle time. */

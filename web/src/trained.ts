@@ -126,16 +126,45 @@ function loadedModel(engine: AttentionEngine): LoadedModel {
   // After a restart the old trainer's memory went with the old instance: nothing to free.
   const trainer = Trainer.fromWeights(engine, entry.bytes);
   // Held-out accuracy and head shares are fixed for fixed weights: measured once per trainer.
-  const shares = trainer.headShares();
-  entry.loaded = {
-    trainer,
-    restarts: engine.restarts,
-    description: trainer.describe(),
-    evaluation: trainer.evaluate(),
-    shares,
-    resolving: resolvingHead(shares),
-  };
+  entry.loaded = loadedModelOf(engine, trainer, trainer.headShares(), trainer.evaluate());
   return entry.loaded;
+}
+
+function loadedModelOf(engine: AttentionEngine, trainer: Trainer, shares: HeadShare[], evaluation: Evaluation): LoadedModel {
+  return { trainer, restarts: engine.restarts, description: trainer.describe(), evaluation, shares, resolving: resolvingHead(shares) };
+}
+
+/** Lets the browser run input and paint between two pieces of work. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Reads the model ahead of the first computation that needs it, one piece per task: reading the
+ * weights, the head shares and the held-out evaluation take about 70 ms together on a fast machine,
+ * four times that on a phone, which as one task would block the page's input that long. Whatever
+ * goes wrong here goes wrong again, with its message, in the computation (loadedModel).
+ */
+async function readModelInPieces(engine: AttentionEngine): Promise<void> {
+  const entry = entries.get(engine);
+  if (!entry || (entry.loaded && entry.loaded.restarts === engine.restarts)) return;
+  const restarts = engine.restarts;
+  const trainer = Trainer.fromWeights(engine, entry.bytes);
+  let kept = false;
+  try {
+    await nextTask();
+    const shares = trainer.headShares();
+    await nextTask();
+    const evaluation = trainer.evaluate();
+    // Meanwhile a computation may have read the model itself, other weights may have come, or the
+    // engine may have restarted: then this reading is not needed.
+    const current = entries.get(engine) === entry && !(entry.loaded && entry.loaded.restarts === restarts);
+    if (current && engine.restarts === restarts) {
+      entry.loaded = loadedModelOf(engine, trainer, shares, evaluation);
+      kept = true;
+    }
+  } finally {
+    // After a restart the trainer's memory went with the old instance: nothing to free.
+    if (!kept && engine.restarts === restarts) trainer.dispose();
+  }
 }
 
 /**
@@ -194,11 +223,11 @@ export function trainedSentence(
  * not fatal: the walkthrough still runs with random weights, and the message says why.
  */
 export async function loadTrainedWeights(engine: AttentionEngine): Promise<{ failure: string | null }> {
-  if (hasTrainedWeights(engine)) return { failure: null };
   try {
-    provideTrainedWeights(engine, await loadShippedWeights());
-    return { failure: null };
+    if (!hasTrainedWeights(engine)) provideTrainedWeights(engine, await loadShippedWeights());
   } catch (error) {
     return { failure: error instanceof Error ? error.message : String(error) };
   }
+  await readModelInPieces(engine).catch(() => {});
+  return { failure: null };
 }

@@ -36,6 +36,12 @@ export interface WalkthroughOptions {
   /** The page's training service for "Train it yourself"; without it, none. */
   training?: TrainingService;
   onSnapshot?: (snapshot: Snapshot) => void;
+  /**
+   * The root showed this walkthrough prerendered at its settings (web/tooling/prerender-walkthrough.ts):
+   * the first drawing then replaces what is in view at once and the rest in idle time, instead of
+   * drawing every step in one long task, and onSnapshot hears of it once every step is drawn.
+   */
+  prerendered?: boolean;
 }
 
 export interface Walkthrough {
@@ -181,6 +187,15 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       lastGood = snapshot.settings;
       retried = null;
       answer(snapshot.settings);
+      if (firstPaint && options.prerendered && sectionViews.length > 1) {
+        firstPaint = false;
+        renderer.renderFromTop(snapshot);
+        // As on a page drawn in one go: the first attention-change says that every step shows the numbers.
+        void renderer.settled().then(() => {
+          if (latest === snapshot) onSnapshot?.(snapshot);
+        });
+        return;
+      }
       // A single embedded step is drawn before its attention-change goes out, on screen or not (its
       // host may read the figure at once); the whole walkthrough leaves off-screen steps to idle time.
       if (firstPaint || sectionViews.length === 1) renderer.renderAll(snapshot);

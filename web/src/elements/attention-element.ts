@@ -63,6 +63,8 @@ export abstract class AttentionElement extends HTMLElement {
   }
 
   private readonly shadow: ShadowRoot;
+  /** The page's HTML already holds this element's drawing (a declarative shadow root from the build). */
+  private readonly prerendered: boolean;
   private state: WalkthroughState | null = null;
   private walkthrough: Walkthrough | null = null;
   private observer: IntersectionObserver | null = null;
@@ -72,7 +74,10 @@ export abstract class AttentionElement extends HTMLElement {
 
   constructor() {
     super();
-    this.shadow = this.attachShadow({ mode: 'open' });
+    // A prerendered page (web/tooling/prerender-walkthrough.ts) parsed the shadow root already: its
+    // content stays on screen, instead of the placeholder, until the live drawing replaces it.
+    this.prerendered = this.shadowRoot !== null;
+    this.shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     this.shadow.adoptedStyleSheets = [sharedStyleSheet()];
   }
 
@@ -120,7 +125,7 @@ export abstract class AttentionElement extends HTMLElement {
 
   connectedCallback(): void {
     if (this.walkthrough || this.starting) return;
-    this.showPlaceholder();
+    if (!this.prerendered) this.showPlaceholder();
     if (typeof IntersectionObserver === 'undefined') {
       this.startOnce();
       return;
@@ -224,6 +229,7 @@ export abstract class AttentionElement extends HTMLElement {
       embedCode: this.withEmbedCode ? embedCodePanel : undefined,
       timing: workerTimingService(),
       training: workerTrainingService(),
+      prerendered: this.prerendered && !this.walkthrough, // not on a remount
       onSnapshot: (snapshot) => {
         this.dataset.ready = 'true';
         this.dispatchEvent(

@@ -1,0 +1,256 @@
+// The page without JavaScript, and the same page as its script takes over. The build prerenders the
+// walkthrough at the default settings (web/tooling/prerender-walkthrough.ts): with scripting off, the
+// reader gets every step's heading and prose, the article's example's numbers and a note that says
+// what they are, and no control that would do nothing; axe finds nothing serious. Under a strict CSP
+// that names the prerendered <style> by its hash, the page styles and starts with no violation. With
+// the script, the live drawing replaces the prerendered one without moving anything (CLS ≤ 0.1 over
+// the load, on a phone and a desktop) and 20 settings changes stay under the same bound.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Settings } from '../../web/src/settings';
+import { collectErrors, distDir, launchBrowser, serve, settled, type StaticServer } from './harness';
+
+/** The article's example's numbers (tests/unit/article-numbers.test.ts checks where they come from). */
+const ARTICLE_NUMBERS = ['1.30', '0.31', '0.26', '0.25', '0.18', '1.13'];
+const PHONE = { width: 412, height: 823 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/** The prerendered shadow root's one inline <style>, as a CSP's style-src names it. */
+function prerenderedStyleHash(): string {
+  const html = readFileSync(join(distDir, 'index.html'), 'utf8');
+  const css = /<template shadowrootmode="open"><style>([\s\S]*?)<\/style>/.exec(html)?.[1];
+  if (css === undefined) throw new Error('dist/index.html has no prerendered walkthrough: build it from this tree');
+  return `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
+}
+
+let server: StaticServer;
+let browser: Browser;
+let strictCsp: string;
+
+beforeAll(async () => {
+  strictCsp = `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' ${prerenderedStyleHash()}`;
+  server = await serve({
+    headers: (path): Record<string, string> => (path === '/strict.html' ? { 'content-security-policy': strictCsp } : {}),
+    routes: { '/strict.html': { body: readFileSync(join(distDir, 'index.html')) } },
+  });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(options: BrowserContextOptions, path = '/index.html', init?: () => void): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  if (init) await page.addInitScript(init);
+  const errors = collectErrors(page);
+  await page.goto(`${server.url}${path}`);
+  return { page, errors };
+}
+
+interface StepText {
+  id: string;
+  heading: string;
+  /** The step's first visible paragraphs of prose. */
+  paragraphs: string[];
+  /** Everything the step shows. */
+  text: string;
+}
+
+/** Each step's heading, first paragraphs and visible text (innerText), read through the shadow root. */
+function stepTexts(page: Page): Promise<StepText[]> {
+  return page.locator('attention-walkthrough').evaluate((host) => {
+    const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+    const sections = [...host.shadowRoot!.querySelectorAll<HTMLElement>('section.step')];
+    // Off-screen sections skip rendering (content-visibility: auto), and innerText with them.
+    for (const section of sections) section.style.setProperty('content-visibility', 'visible');
+    return sections.map((section) => ({
+      id: section.id,
+      heading: squash(section.querySelector('h2')!.innerText),
+      paragraphs: [...section.querySelectorAll<HTMLElement>('.step-body p:not(figure p, .predict p, .notice-area p)')]
+        .filter((p) => p.checkVisibility()) // not inside a closed <details>
+        .map((p) => {
+          // The prose, without the buttons some paragraphs end with (scripting off hides those).
+          const prose = p.cloneNode(true) as HTMLElement;
+          for (const control of prose.querySelectorAll('button, input, select')) control.remove();
+          return squash(prose.textContent ?? '');
+        })
+        .filter(Boolean)
+        .slice(0, 3),
+      text: squash(section.innerText),
+    }));
+  });
+}
+
+/** Buttons, fields and sliders anywhere on the page (light DOM and the shadow root) that are visible. */
+function visibleControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const controls = 'button, input, select, textarea, [role="slider"], [role="button"], nav.toc';
+    const host = document.querySelector('attention-walkthrough')!;
+    return [...document.querySelectorAll<HTMLElement>(controls), ...host.shadowRoot!.querySelectorAll<HTMLElement>(controls)]
+      .filter((node) => node.checkVisibility({ visibilityProperty: true }))
+      .map((node) => `${node.localName}.${node.className} “${(node.textContent ?? '').trim().slice(0, 40)}”`);
+  });
+}
+
+describe('with JavaScript off', () => {
+  test('every step’s heading and prose reads as the live page shows it, with the article’s numbers and no control', async () => {
+    const live = await open({ viewport: DESKTOP });
+    await settled(live.page);
+    const expected = await stepTexts(live.page);
+    await live.page.context().close();
+    expect(expected.length).toBeGreaterThanOrEqual(12);
+
+    const { page, errors } = await open({ viewport: DESKTOP, javaScriptEnabled: false });
+    const shown = await stepTexts(page);
+    expect(shown.map((step) => step.heading)).toEqual(expected.map((step) => step.heading));
+    for (const [i, step] of expected.entries()) {
+      expect(step.paragraphs.length, step.id).toBeGreaterThan(0);
+      for (const paragraph of step.paragraphs) expect(shown[i].text, `${step.id}: ${paragraph}`).toContain(paragraph);
+    }
+    const walkthroughText = shown.map((step) => step.text).join(' ');
+    for (const number of ARTICLE_NUMBERS) expect(walkthroughText).toContain(number);
+
+    expect(await visibleControls(page)).toEqual([]);
+    // The note says what the numbers are; the engine's loading status, which would never change, is hidden.
+    const note = page.locator('noscript p');
+    expect(await note.isVisible()).toBe(true);
+    expect(await note.textContent()).toContain('the numbers below are the article’s example');
+    expect(await page.locator('#engine-status').isVisible()).toBe(false);
+    // Nothing has started: the element is not even defined, and its shadow root is the build's.
+    expect(await page.locator('attention-walkthrough').getAttribute('data-ready')).toBeNull();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('axe-core finds no serious or critical violation', async () => {
+    // axe runs as an injected script, so the page's own scripts are kept out by serving the HTML alone.
+    const html = readFileSync(join(distDir, 'index.html'), 'utf8').replace(/<script\b[^>]*><\/script>/g, '');
+    const alone = await serve({ routes: { '/no-script.html': { body: html } } });
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${alone.url}/no-script.html`);
+      const results = await new AxeBuilder({ page }).analyze();
+      const serious = results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')}`);
+      expect(serious).toEqual([]);
+    } finally {
+      await context.close();
+      await alone.close();
+    }
+  });
+});
+
+/** Layout shifts as CLS counts them (not within 500 ms of input), with what moved. */
+function watchLayoutShifts(): void {
+  const shifts = { cls: 0, entries: [] as string[] };
+  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & {
+      value: number;
+      hadRecentInput: boolean;
+      sources?: { node?: Node }[];
+    })[]) {
+      if (entry.hadRecentInput) continue;
+      shifts.cls += entry.value;
+      const moved = (entry.sources ?? []).map((s) =>
+        s.node instanceof Element ? `${s.node.localName}.${s.node.className}` : String(s.node?.nodeName),
+      );
+      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms: ${moved.join(', ')}`);
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+}
+
+const layoutShifts = (page: Page) =>
+  page.evaluate(() => (window as unknown as { layoutShifts: { cls: number; entries: string[] } }).layoutShifts);
+
+describe('with JavaScript on', () => {
+  for (const [name, viewport] of [
+    ['a phone', PHONE],
+    ['a desktop', DESKTOP],
+  ] as const) {
+    test(`on ${name}, the live drawing replaces the prerendered one with CLS ≤ 0.1`, async () => {
+      const { page, errors } = await open({ viewport }, '/index.html', watchLayoutShifts);
+      await settled(page);
+      expect(await page.evaluate(() => document.documentElement.dataset.ready)).toBe('true');
+      // The live drawing, not the build's: the prerendered <style> is gone, the adopted sheet styles it.
+      expect(await page.locator('attention-walkthrough').evaluate((host) => host.shadowRoot!.querySelector('style'))).toBeNull();
+      const { cls, entries } = await layoutShifts(page);
+      expect(cls, entries.join('\n')).toBeLessThanOrEqual(0.1);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    });
+  }
+
+  test('20 settings changes, each computed and drawn: CLS ≤ 0.1 over them all', async () => {
+    const { page, errors } = await open({ viewport: PHONE }, '/index.html', watchLayoutShifts);
+    await settled(page);
+    await page.locator('attention-walkthrough').evaluate((host) => host.setAttribute('debug', ''));
+    const changes: Partial<Settings>[] = [
+      { causal: true },
+      { causal: false },
+      { scale: false },
+      { scale: true },
+      { weights: 'trained' },
+      { weights: 'random' },
+      { seed: 7 },
+      { seed: 8 },
+      { heads: 1 },
+      { heads: 2 },
+      { causal: true },
+      { weights: 'example' },
+      { causal: false },
+      { weights: 'trained', scale: false },
+      { scale: true },
+      { weights: 'random', seed: 9 },
+      { causal: true },
+      { causal: false },
+      { weights: 'example' },
+      { scale: false },
+    ];
+    for (const change of changes) {
+      // Through the element's state, as a control's change goes (no input event: every shift counts).
+      await page.locator('attention-walkthrough').evaluate((host, c) => {
+        (host as unknown as { debug: { update(change: Partial<Settings>): void } }).debug.update(c);
+      }, change);
+      await settled(page);
+    }
+    expect(await page.evaluate(() => window.attentionWalkthrough!.config.scale)).toBe(false);
+    const { cls, entries } = await layoutShifts(page);
+    expect(cls, entries.join('\n')).toBeLessThanOrEqual(0.1);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('under a strict CSP naming the prerendered style’s hash: styled before the script, live after, no violation', async () => {
+    const violations = () => {
+      const seen: string[] = [];
+      (window as unknown as { violations: string[] }).violations = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective}: ${event.blockedURI}`));
+    };
+    for (const javaScriptEnabled of [false, true]) {
+      const { page, errors } = await open({ viewport: DESKTOP, javaScriptEnabled }, '/strict.html', violations);
+      if (javaScriptEnabled) {
+        await settled(page);
+        expect(await page.evaluate(() => document.documentElement.dataset.ready)).toBe('true');
+        expect(await page.evaluate(() => (window as unknown as { violations: string[] }).violations)).toEqual([]);
+      }
+      // The element's CSS applies: the step headings' numbers are in the accent colour, not the text's.
+      const colours = await page.locator('attention-walkthrough').evaluate((host) => {
+        const number = host.shadowRoot!.querySelector('.step-number')!;
+        return [getComputedStyle(number).color, getComputedStyle(number.closest('h2')!).color];
+      });
+      expect(colours[0]).not.toBe(colours[1]);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  });
+});
