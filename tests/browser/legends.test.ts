@@ -151,7 +151,8 @@ describe('every heatmap has a legend that matches its cells', () => {
         if (f.cells.bottom) expect(near(f.cells.bottom, hexRgb(f.gradient[0])), `${f.caption}: bottom`).toBe(true);
         if (f.cells.zero) expect(near(f.cells.zero, hexRgb(f.gradient[f.sequential ? 0 : 4])), `${f.caption}: zero`).toBe(true);
       }
-      expect(matchedTop).toBeGreaterThanOrEqual(10);
+      // Enough tables reach their top colour for the check to mean something (six on this page since each figure is drawn once).
+      expect(matchedTop).toBeGreaterThanOrEqual(5);
       // The head grid's legend: 0% to the largest weight among the maps.
       const grid = await page.locator('#multi-head .head-grid-figure > .colour-legend').evaluate((legend) => ({
         label: legend.getAttribute('aria-label'),

@@ -14,8 +14,10 @@ export interface ProductTerm {
 export function byHandSum(label: Node | string, terms: ProductTerm[], result: number, digits = 2): HTMLElement {
   const line = el('p', { class: 'by-hand' }, el('span', { class: 'by-hand-label' }, label), ' = ');
   terms.forEach((term, index) => {
-    if (index > 0) line.appendChild(document.createTextNode(term.a < 0 ? ' ' : ' + '));
-    line.appendChild(el('span', { class: 'term', 'data-a': term.a, 'data-b': term.b }, `${fmt(term.a, digits)}(${fmt(term.b, digits)})`));
+    const a = fmt(term.a, digits);
+    // The sign as printed: a tiny negative that rounds to 0.00 still needs its plus.
+    if (index > 0) line.appendChild(document.createTextNode(a.startsWith('\u2212') ? ' ' : ' + '));
+    line.appendChild(el('span', { class: 'term', 'data-a': term.a, 'data-b': term.b }, `${a}(${fmt(term.b, digits)})`));
   });
   line.append(' = ', el('strong', { class: 'by-hand-result', 'data-value': result }, fmt(result, digits)));
   return line;

@@ -40,9 +40,12 @@ export class ColourLegend {
       this.words,
       el('span', { class: 'colour-legend-scale' }, this.bar, this.ticks),
     );
-    if (typeof matchMedia === 'function') {
-      matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => this.schedulePaint());
-    }
+    watchTheme(this);
+  }
+
+  /** The reader's light/dark setting changed: mix the bar again with the theme's colours. */
+  themeChanged(): void {
+    this.schedulePaint();
   }
 
   /** The scale to show (null: no colours, no legend); `colourOnly`: cells without numbers (the full-strength cap). */
@@ -99,6 +102,27 @@ export class ColourLegend {
     this.paintedKey = key;
     this.paint(readPalette(this.element));
   }
+}
+
+/**
+ * Every legend made, held weakly, and one listener for the whole page: a listener per legend would keep
+ * the legend, and the table around it, alive after a step rebuilds its tables (tests/browser/memory.test.ts).
+ */
+const legends = new Set<WeakRef<ColourLegend>>();
+let watching = false;
+
+function watchTheme(legend: ColourLegend): void {
+  if (legends.size >= 256) for (const ref of legends) if (!ref.deref()) legends.delete(ref);
+  legends.add(new WeakRef(legend));
+  if (watching || typeof matchMedia !== 'function') return;
+  watching = true;
+  matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
+    for (const ref of legends) {
+      const live = ref.deref();
+      if (live) live.themeChanged();
+      else legends.delete(ref);
+    }
+  });
 }
 
 /** A tick in the table's format; the top of a diverging scale gets its + (the bottom has its minus). */
