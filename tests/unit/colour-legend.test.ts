@@ -23,20 +23,7 @@ import {
   type RGB,
 } from '../../web/src/figures/palette';
 import { themePalette, token } from './theme-palettes';
-
-const view = (data: number[], rows: number, cols: number, extra: Record<string, unknown> = {}) => ({
-  data: Float32Array.from(data),
-  rows,
-  cols,
-  rowLabels: Array.from({ length: rows }, (_, i) => `r${i + 1}`),
-  colLabels: Array.from({ length: cols }, (_, i) => `c${i + 1}`),
-  ...extra,
-});
-
-function mounted(table: MatrixTable): HTMLElement {
-  document.body.replaceChildren(table.element);
-  return table.element;
-}
+import { mounted, view } from './table-fixtures';
 
 const ticks = (root: Element) => [...root.querySelectorAll('.colour-legend-tick')].map((t) => t.textContent);
 

@@ -15,20 +15,7 @@ import { ATTENTION_FUNCTION, CAUSAL_MASK_LINE, numpyScript } from '../../web/src
 import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/figures/predict';
 import { encodePaint } from '../../web/src/hands-on-settings';
 import { exampleSnapshotFor, snapshotFor } from './fixtures';
-
-const view = (data: number[], rows: number, cols: number, extra: Record<string, unknown> = {}) => ({
-  data: Float32Array.from(data),
-  rows,
-  cols,
-  rowLabels: Array.from({ length: rows }, (_, i) => `r${i + 1}`),
-  colLabels: Array.from({ length: cols }, (_, i) => `c${i + 1}`),
-  ...extra,
-});
-
-function mounted(table: MatrixTable): HTMLElement {
-  document.body.replaceChildren(table.element);
-  return table.element;
-}
+import { mounted, view } from './table-fixtures';
 
 const key = (target: Element, k: string, init: KeyboardEventInit = {}) =>
   target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...init }));
