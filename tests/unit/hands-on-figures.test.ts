@@ -260,6 +260,51 @@ describe('exports', () => {
     );
   });
 
+  test('the head grid’s SVG file labels every map’s axes with its tokens, from the labels it was given', () => {
+    const heads = new HeadGrid(() => {}, 'maps');
+    const tokens = ['the (1)', 'cat', 'sat', '<b>'];
+    const map = (i: number) => ({
+      data: Float32Array.from({ length: 16 }, (_, k) => ((k + i) % 4) / 4),
+      n: 4,
+      caption: `Head ${i + 1}`,
+      description: `head ${i + 1}`,
+    });
+    heads.update([map(0), map(1), map(2)], 1, tokens);
+    document.body.replaceChildren(); // the file is drawn from the data, not from the page
+    const file = heads.svgFile('Attention maps, one per head', LIGHT_PALETTE);
+    const doc = new DOMParser().parseFromString(file.svg, 'image/svg+xml');
+    expect(doc.querySelector('parsererror')).toBeNull();
+    const texts = [...doc.querySelectorAll('text')].map((t) => t.textContent);
+    // The title, then per map: its caption, the key tokens along the top, the query tokens down the left.
+    expect(texts).toEqual(['Attention maps, one per head', ...[0, 1, 2].flatMap((i) => [`Head ${i + 1}`, ...tokens, ...tokens])]);
+    expect(file.svg).toContain('&lt;b&gt;'); // escaped, not markup
+    // Column labels read upwards and sit over their columns in order; row labels end left of the map, rows in order.
+    const first = [...doc.querySelectorAll('text')].slice(2, 10);
+    const cols = first.slice(0, 4).map((t) => /translate\(([\d.]+) ([\d.]+)\) rotate\(-90\)/.exec(t.getAttribute('transform') ?? ''));
+    expect(cols.every(Boolean)).toBe(true);
+    const xs = cols.map((m) => Number(m![1]));
+    expect([...xs].sort((a, b) => a - b)).toEqual(xs);
+    const rows = first.slice(4);
+    expect(rows.map((t) => t.getAttribute('text-anchor'))).toEqual(['end', 'end', 'end', 'end']);
+    const ys = rows.map((t) => Number(t.getAttribute('y')));
+    expect([...ys].sort((a, b) => a - b)).toEqual(ys);
+    const frame = doc.querySelectorAll('rect')[1];
+    expect(Number(rows[0].getAttribute('x'))).toBeLessThan(Number(frame.getAttribute('x')));
+    expect(Math.max(...cols.map((m) => Number(m![2])))).toBeLessThan(Number(frame.getAttribute('y')));
+    // Everything fits in the file.
+    for (const t of doc.querySelectorAll('text[x]')) expect(Number(t.getAttribute('x'))).toBeLessThan(file.width);
+    expect(
+      Math.max(...[...doc.querySelectorAll('rect')].map((r) => Number(r.getAttribute('y') ?? 0) + Number(r.getAttribute('height')))),
+    ).toBeLessThanOrEqual(file.height);
+
+    // Past LABELLED_TOKENS tokens the page's maps go without labels, and so does the file.
+    const n = 40;
+    const words = Array.from({ length: n }, (_, i) => `w${i}`);
+    heads.update([{ data: new Float32Array(n * n).fill(1 / n), n, caption: 'Head 1', description: 'head 1' }], 0, words);
+    const big = new DOMParser().parseFromString(heads.svgFile('maps').svg, 'image/svg+xml');
+    expect([...big.querySelectorAll('text')].map((t) => t.textContent)).toEqual(['maps', 'Head 1']);
+  });
+
   test('colours mix like CSS color-mix(in oklab): the ends are the inputs, the middle is in between', () => {
     expect(parseColour('rgb(179, 88, 6)')).toEqual([179, 88, 6]);
     expect(parseColour('#08306b')).toEqual([8, 48, 107]);

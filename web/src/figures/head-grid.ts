@@ -12,10 +12,11 @@
 // Colours are the cells' own: every map's weights are coloured as a colour-only table's cells would be
 // (palette.ts cellRgb, full-strength cap), up to the largest weight in the grid, so the heads compare on
 // one scale and the legend's 0 … max is every map's. A theme change repaints. Saved as SVG (svgFile),
-// the maps are drawn again from the weights they were painted from, in the same colours.
+// the maps are drawn again from the weights they were painted from, in the same colours, each under its
+// caption with the same token labels as on the page (from the labels given, not read from the page).
 import { ColourLegend } from './colour-legend';
 import { el, replaceChildren, setText, setVar } from './dom';
-import { esc, svgOpening, wrap, type SvgFile } from './export-svg';
+import { esc, svgOpening, textWidth, wrap, type SvgFile } from './export-svg';
 import { percent } from './format';
 import { cellColour, cellRgb, colourPosition, colourSpan, hex, LIGHT_PALETTE, readPalette, type Palette } from './palette';
 
@@ -47,6 +48,8 @@ export class HeadGrid {
   private readonly grid: HTMLElement;
   private readonly legend = new ColourLegend('more weight');
   private maps: HeadMap[] = [];
+  /** The token labels the maps show (none past LABELLED_TOKENS), for the SVG file too. */
+  private labels: string[] = [];
   private parts: MapParts[] = [];
   private extent = 1;
   private key = '';
@@ -97,6 +100,7 @@ export class HeadGrid {
     this.maps = maps;
     const n = maps[0]?.n ?? 0;
     const shown = labels.length === n && n <= LABELLED_TOKENS ? [...labels] : [];
+    this.labels = shown;
     const key = `${maps.map((m) => `${m.caption}:${m.n}`).join('|')}#${shown.join('\u0001')}`;
     if (key !== this.key) this.build(maps, shown, key);
     let extent = 0;
@@ -121,7 +125,7 @@ export class HeadGrid {
 
   /** The maps last drawn as small multiples in one SVG file, under `title`. */
   svgFile(title: string, palette: Palette = LIGHT_PALETTE): SvgFile {
-    return headGridSvg(title, this.maps, this.extent, palette);
+    return headGridSvg(title, this.maps, this.extent, palette, this.labels);
   }
 
   private build(maps: HeadMap[], labels: string[], key: string): void {
@@ -314,29 +318,53 @@ function paint(canvas: HTMLCanvasElement | undefined, map: HeadMap, extent: numb
   context.putImageData(image, 0, 0);
 }
 
-/** Small multiples of attention maps as SVG: each weight a square in the colour the page paints it. */
-function headGridSvg(title: string, maps: readonly HeadMap[], extent: number, palette: Palette): SvgFile {
+/**
+ * Small multiples of attention maps as SVG: each weight a square in the colour the page paints it, each
+ * map under its caption with the tokens down its left (query rows) and along its top (key columns), as
+ * the page labels them; without labels (past LABELLED_TOKENS tokens) the maps go without, as on the page.
+ */
+function headGridSvg(title: string, maps: readonly HeadMap[], extent: number, palette: Palette, labels: readonly string[] = []): SvgFile {
   const pad = 12;
   const columns = Math.min(4, Math.max(1, maps.length));
-  const size = 150;
+  const n = maps[0]?.n ?? 0;
+  const labelled = labels.length > 0 && labels.length === n;
+  // A labelled map gives each row at least 12 px, so its labels stay readable (32 tokens: 384 px).
+  const size = labelled ? Math.max(150, n * 12) : 150;
+  const labelSize = labelled ? Math.min(11, Math.max(7, Math.floor((size / n) * 0.8))) : 0;
+  const labelRoom = labelled ? Math.ceil(Math.max(...labels.map((label) => textWidth(label, labelSize)))) + 6 : 0;
   const gap = 16;
   const captionH = 18;
+  const blockW = labelRoom + size;
+  const blockH = captionH + labelRoom + size;
   const rows = Math.ceil(maps.length / columns);
-  const titleLines = wrap(title, columns * (size + gap), 13);
+  const titleLines = wrap(title, columns * (blockW + gap), 13);
   const top = pad + titleLines.length * 18 + 6;
-  const width = pad * 2 + columns * size + (columns - 1) * gap;
-  const height = top + rows * (size + captionH + gap) + pad - gap;
+  const width = Math.ceil(pad * 2 + columns * blockW + (columns - 1) * gap);
+  const height = Math.ceil(top + rows * (blockH + gap) + pad - gap);
+  const muted = hex(palette.muted);
   const parts = [
     svgOpening(width, height, title, palette),
     `<rect width="${width}" height="${height}" fill="${hex(palette.surface)}"/>`,
-    ...titleLines.map(
-      (line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${hex(palette.muted)}">${esc(line)}</text>`,
-    ),
+    ...titleLines.map((line, i) => `<text x="${pad}" y="${pad + 13 + i * 18}" font-size="13" fill="${muted}">${esc(line)}</text>`),
   ];
   maps.forEach((map, k) => {
-    const x0 = pad + (k % columns) * (size + gap);
-    const y0 = top + Math.floor(k / columns) * (size + captionH + gap);
+    const bx = pad + (k % columns) * (blockW + gap);
+    const by = top + Math.floor(k / columns) * (blockH + gap);
+    const x0 = bx + labelRoom;
+    const y0 = by + captionH + labelRoom;
     const cell = size / Math.max(1, map.n);
+    parts.push(`<text x="${bx}" y="${by + 13}" font-size="12" fill="${hex(palette.ink)}">${esc(map.caption)}</text>`);
+    if (labelled) {
+      // Key tokens along the top, read upwards as on the page; query tokens down the left, flush right.
+      labels.forEach((label, c) => {
+        const x = (x0 + (c + 0.5) * cell + labelSize * 0.35).toFixed(2);
+        parts.push(`<text transform="translate(${x} ${y0 - 4}) rotate(-90)" font-size="${labelSize}" fill="${muted}">${esc(label)}</text>`);
+      });
+      labels.forEach((label, r) => {
+        const y = (y0 + (r + 0.5) * cell + labelSize * 0.35).toFixed(2);
+        parts.push(`<text x="${x0 - 4}" y="${y}" font-size="${labelSize}" fill="${muted}" text-anchor="end">${esc(label)}</text>`);
+      });
+    }
     parts.push(`<rect x="${x0}" y="${y0}" width="${size}" height="${size}" fill="${hex(palette.seq0)}" stroke="${hex(palette.rule)}"/>`);
     for (let r = 0; r < map.n; r++) {
       for (let c = 0; c < map.n; c++) {
@@ -348,7 +376,6 @@ function headGridSvg(title: string, maps: readonly HeadMap[], extent: number, pa
         );
       }
     }
-    parts.push(`<text x="${x0}" y="${y0 + size + 14}" font-size="12" fill="${hex(palette.ink)}">${esc(map.caption)}</text>`);
   });
   parts.push('</svg>');
   return { svg: parts.join(''), width, height };
