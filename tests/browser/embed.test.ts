@@ -1,6 +1,6 @@
 // Authors' pages: ten elements on a host page under a strict CSP, served from a second origin,
 // the iframe embed, its step names and its resize messages, attribute changes, the docs page's stated
-// sizes, and the "Copy embed code" snippet.
+// sizes, and the "Embed this step" snippet.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -274,14 +274,16 @@ describe('embedding', () => {
     await page.close();
   });
 
-  test('the "Copy embed code" snippet, pasted into a blank page, reproduces the same figure', async () => {
+  test('the "Embed this step" snippet, pasted into a blank page, reproduces the same figure', async () => {
     const context = await browser.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
     const { page } = await newPage(context);
     await page.goto(`${site.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99`);
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
     const expected = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
-    await page.locator('#softmax .embed-toggle').click();
+    const tools = page.locator('#softmax .export-tools').first();
+    await tools.locator('.export-toggle').click();
+    await tools.getByRole('button', { name: 'Embed this step' }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('<attention-softmax');
     const snippet = await page.evaluate(() => navigator.clipboard.readText());
     expect(snippet).toContain('tokens="fish swim in water"');

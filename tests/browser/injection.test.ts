@@ -1,7 +1,7 @@
 // No injection: markup, script, javascript: URLs and CSS-breaking strings fed everywhere the product
 // accepts text — the URL (tokens and every other parameter), the sentence input typed key by key,
 // every element attribute (in the host page's HTML and set later), embed.html's parameters and the
-// "Copy embed code" snippet — run no script (no dialog, window.__pwned stays unset), create no
+// "Embed this step" snippet — run no script (no dialog, window.__pwned stays unset), create no
 // element, hide nothing, and appear in the DOM as text.
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -239,14 +239,16 @@ describe('untrusted text is only ever text', () => {
     await page.close();
   }, 600_000);
 
-  test('"Copy embed code" with payload tokens writes snippets that paste as exactly one inert element', async () => {
+  test('"Embed this step" with payload tokens writes snippets that paste as exactly one inert element', async () => {
     const { page, errors, dialogs } = await watchedPage();
     for (const payload of PAYLOADS.slice(0, 6)) {
       await page.goto(`${server.url}/index.html?${new URLSearchParams({ tokens: payload })}`);
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
-      await page.locator('#scores .embed-toggle').click();
-      const [elementSnippet, iframeSnippet] = await page
-        .locator('#scores .embed-code textarea')
+      const tools = page.locator('#scores .export-tools').first();
+      await tools.locator('.export-toggle').click();
+      await tools.getByRole('button', { name: 'Embed this step' }).click();
+      const [elementSnippet, iframeSnippet] = await tools
+        .locator('.embed-code textarea')
         .evaluateAll((areas) => areas.map((a) => (a as HTMLTextAreaElement).value));
       // Pasted, as the snippet says, into a blank page on the site's origin.
       routes['/blank.html'] = {

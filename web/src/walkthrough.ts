@@ -1,12 +1,13 @@
 // Assembles a walkthrough (all steps, or one for an embed) inside a root: settings bar, notices,
 // contents, one section per step. Data flows one way:
 // control -> state.update() -> FrameScheduler (at most one engine call per frame) -> snapshot -> steps.
-// What the page provides besides the engine (the timing service, embed-code panels) comes in through
+// What the page provides besides the engine (the timing service, embed code) comes in through
 // the options and reaches each step through its context; this module imports nothing above it.
 import { FrameScheduler } from './compute';
 import { createControls, type ControlName } from './controls';
 import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
+import { embedTools } from './figures/export-toolbar';
 import { formulaElement } from './figures/formula';
 import { loadShippedWeights } from './model/shipped';
 import { noticeArea } from './notices';
@@ -17,7 +18,7 @@ import type { Snapshot } from './snapshot';
 import { StepRenderer } from './step-renderer';
 import { provideTrainedWeights, type ReaderModel } from './trained';
 import { STEPS } from './steps/index';
-import type { EmbedCodePanel, StepContext, StepDefinition, StepView } from './steps/types';
+import type { EmbedCode, StepContext, StepDefinition, StepView } from './steps/types';
 import type { TimingService } from './workers/cost-plan';
 import type { TrainingService } from './workers/training-service';
 
@@ -29,8 +30,8 @@ export interface WalkthroughOptions {
   controls?: ReadonlySet<ControlName>;
   /** A table of contents (the full walkthrough). */
   toc?: boolean;
-  /** Makes a step's "Copy embed code" panel (the main page's element layer); without it, none. */
-  embedCode?: (step: StepDefinition, settings: () => { settings: Settings; training: TrainSettings }) => EmbedCodePanel;
+  /** Makes a step's "Embed this step" for its figures' menus (the main page's element layer); without it, none. */
+  embedCode?: (step: StepDefinition, settings: () => { settings: Settings; training: TrainSettings }) => EmbedCode;
   /** The page's timing service for the "Run it on my machine" measurement; without it, none. */
   timing?: TimingService;
   /** The page's training service for "Train it yourself"; without it, none. */
@@ -59,7 +60,7 @@ export interface Walkthrough {
   readonly updateComplete: Promise<void>;
 }
 
-function stepSection(step: StepDefinition): { section: HTMLElement; header: HTMLElement; body: HTMLElement } {
+function stepSection(step: StepDefinition): { section: HTMLElement; body: HTMLElement } {
   const headingId = `step-${step.id}-title`;
   const body = el('div', { class: 'step-body', part: 'body' });
   const header = el(
@@ -74,7 +75,12 @@ function stepSection(step: StepDefinition): { section: HTMLElement; header: HTML
     step.formula ? formulaElement(step.formula, `Formula: ${step.title}`) : null,
     body,
   );
-  return { section, header, body };
+  return { section, body };
+}
+
+/** Whether a figure's menu in the section is always usable: one not covered by a prediction (figures/predict.ts). */
+function hasReachableMenu(body: HTMLElement): boolean {
+  return [...body.querySelectorAll('.export-tools')].some((menu) => !menu.closest('.predict-target'));
 }
 
 export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
@@ -126,14 +132,11 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   }
   for (const step of steps) {
     const context = contextFor(step);
-    const { section, header, body } = stepSection(step);
+    const { section, body } = stepSection(step);
     sectionViews.push({ section, view: step.mount(body, context) });
-    // An embed-code panel the step did not place among its own tools goes in the section's header.
-    const panel = context.embedCode;
-    if (panel && !body.contains(panel.button)) {
-      header.appendChild(panel.button);
-      section.insertBefore(panel.element, header.nextSibling);
-    }
+    // "Embed this step" is in every figure's menu. A section without a figure menu that is always in
+    // reach (none, or each behind a prediction until it is answered) gets one at its end instead.
+    if (context.embedCode && !hasReachableMenu(body)) body.appendChild(embedTools(() => step.title, context.embedCode));
     content.appendChild(section);
   }
   root.append(controls.element, content);

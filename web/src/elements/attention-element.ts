@@ -15,7 +15,7 @@ import { mountWalkthrough, type Walkthrough } from '../walkthrough';
 import { workerTimingService } from '../workers/timing-service';
 import { workerTrainingService } from '../workers/training-service';
 import { debugHandle, type AttentionDebug } from './debug';
-import { embedCodePanel } from './embed-code';
+import { embedCode } from './embed-code';
 import {
   OBSERVED_ATTRIBUTES,
   SETTING_ATTRIBUTES,
@@ -226,7 +226,7 @@ export abstract class AttentionElement extends HTMLElement {
       steps: this.steps,
       controls: controls.visible,
       toc: this.withToc,
-      embedCode: this.withEmbedCode ? embedCodePanel : undefined,
+      embedCode: this.withEmbedCode ? embedCode : undefined,
       timing: workerTimingService(),
       training: workerTrainingService(),
       prerendered: this.prerendered && !this.walkthrough, // not on a remount

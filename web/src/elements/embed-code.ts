@@ -1,11 +1,12 @@
-// "Copy embed code": the snippets that reproduce a section, with the reader's current settings,
-// on another page: the custom element (one script tag) or an iframe for hosts that strip scripts.
-// Part of the element layer (it writes element attributes); the walkthrough element hands the panels
-// down to the steps through their context (steps/types.ts), so nothing below imports this file.
+// "Embed this step", in every figure's menu: the snippets that reproduce a section, with the reader's
+// current settings, on another page: the custom element (one script tag) or an iframe for hosts that
+// strip scripts. Part of the element layer (it writes element attributes); the walkthrough element hands
+// it down to the steps through their context (steps/types.ts), and the steps give it to their figures'
+// menus (figures/export-toolbar.ts), so nothing below imports this file.
 import { el } from '../figures/dom';
 import { settingsToParams, type Settings } from '../settings';
 import { TRAIN_ATTRIBUTES, TRAIN_PARAMS, trainSettingsTo, type TrainSettings } from '../train-settings';
-import type { EmbedCodePanel, StepDefinition } from '../steps/types';
+import type { EmbedCode, EmbedPanel, StepDefinition } from '../steps/types';
 import { settingsToAttributes } from './attributes';
 import { stepElementTag } from './registry';
 
@@ -74,15 +75,15 @@ export function iframeSnippet(
 }
 
 /** The section's drawn height as a starting height for its iframe (clamped; the fallback when not laid out). */
-function sectionHeight(button: HTMLElement): number {
-  const height = button.closest('section')?.getBoundingClientRect().height ?? 0;
+function sectionHeight(panel: HTMLElement): number {
+  const height = panel.closest('section')?.getBoundingClientRect().height ?? 0;
   return height > 0 ? Math.min(Math.max(height, 200), 6000) : FALLBACK_FRAME_HEIGHT;
 }
 
-async function copy(text: string, source: HTMLTextAreaElement, status: HTMLElement): Promise<void> {
+async function copy(what: string, text: string, source: HTMLTextAreaElement, status: HTMLElement): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
-    status.textContent = 'Copied.';
+    status.textContent = `Copied the ${what} snippet.`;
   } catch {
     // No clipboard permission (e.g. an insecure origin): select it so Ctrl+C works.
     source.focus();
@@ -91,29 +92,24 @@ async function copy(text: string, source: HTMLTextAreaElement, status: HTMLEleme
   }
 }
 
-export function embedCodePanel(step: StepDefinition, settings: () => SnippetSettings): EmbedCodePanel {
-  const panelId = `embed-${step.id}`;
-  const button = el(
-    'button',
-    { type: 'button', class: 'button quiet embed-toggle', 'aria-expanded': 'false', 'aria-controls': panelId },
-    'Copy embed code',
-  );
-  const element = el('div', { class: 'embed-code', id: panelId, hidden: true });
-  // The snippets' text fields are made when the panel first opens: Chromium's autofill walks every
-  // text field on the page after each settings change, and there is a panel per section.
+/** One figure menu's "Embed this step" panel: the element and iframe snippets, each with its Copy button. */
+function embedPanel(step: StepDefinition, settings: () => SnippetSettings): EmbedPanel {
+  const element = el('div', { class: 'embed-code', hidden: true });
+  // The snippets' text fields are made when the panel is first shown: Chromium's autofill walks every
+  // text field on the page after each settings change, and there is a menu per figure.
   let fields: { elementCode: HTMLTextAreaElement; iframeCode: HTMLTextAreaElement; status: HTMLElement } | null = null;
 
   const build = () => {
     const elementCode = el('textarea', { rows: 3, readonly: true, 'aria-label': 'Custom element snippet', spellcheck: 'false' });
     const iframeCode = el('textarea', { rows: 3, readonly: true, 'aria-label': 'Iframe snippet', spellcheck: 'false' });
     const status = el('span', { class: 'hint', role: 'status' });
-    const copyElement = el('button', { type: 'button', class: 'button' }, 'Copy element');
-    const copyIframe = el('button', { type: 'button', class: 'button' }, 'Copy iframe');
+    const copyElement = el('button', { type: 'button', class: 'export-action' }, 'Copy element');
+    const copyIframe = el('button', { type: 'button', class: 'export-action' }, 'Copy iframe');
     element.append(
       el(
         'p',
         { class: 'hint' },
-        'Paste into your page to show this section with the current settings. The element needs one script tag; the iframe works where scripts are stripped (it then keeps its starting height and scrolls).',
+        'Paste into your page to show this step with the current settings. The element needs one script tag; the iframe works where scripts are stripped (it then keeps its starting height and scrolls).',
       ),
       elementCode,
       el('div', { class: 'row' }, copyElement),
@@ -122,29 +118,33 @@ export function embedCodePanel(step: StepDefinition, settings: () => SnippetSett
     );
     copyElement.addEventListener('click', () => {
       refresh();
-      void copy(elementCode.value, elementCode, status);
+      void copy('element', elementCode.value, elementCode, status);
     });
     copyIframe.addEventListener('click', () => {
       refresh();
-      void copy(iframeCode.value, iframeCode, status);
+      void copy('iframe', iframeCode.value, iframeCode, status);
     });
     return { elementCode, iframeCode, status };
   };
+  // Written while the panel is still hidden the first time, so the iframe's height is the section's own.
   const refresh = () => {
     fields ??= build();
     fields.elementCode.value = elementSnippet(step.id, settings());
-    fields.iframeCode.value = iframeSnippet(step, settings(), siteBase(), sectionHeight(button));
+    fields.iframeCode.value = iframeSnippet(step, settings(), siteBase(), sectionHeight(element));
     return fields;
   };
-  button.addEventListener('click', () => {
-    const { elementCode, status } = refresh();
-    const open = element.hidden;
-    element.hidden = !open;
-    button.setAttribute('aria-expanded', String(open));
-    if (open) {
+  return {
+    element,
+    show() {
+      const { elementCode, status } = refresh();
+      element.hidden = false;
       status.textContent = '';
-      void copy(elementCode.value, elementCode, status);
-    }
-  });
-  return { button, element };
+      void copy('element', elementCode.value, elementCode, status);
+    },
+  };
+}
+
+/** "Embed this step" for every figure menu of one step: each menu gets a panel of its own. */
+export function embedCode(step: StepDefinition, settings: () => SnippetSettings): EmbedCode {
+  return { panel: () => embedPanel(step, settings) };
 }

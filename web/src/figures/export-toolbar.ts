@@ -1,6 +1,9 @@
-// "Copy or save" under every table and chart: copying text to the clipboard (with a select-the-text
-// fallback where the clipboard is blocked) and saving files through <a download> with a blob: URL.
-// What is copied or saved comes from the figure (export-text.ts, export-svg.ts, a chart's svgFile).
+// The small menu under every table and chart, with the author tools for that figure: copying text to
+// the clipboard (with a select-the-text fallback where the clipboard is blocked), saving files through
+// <a download> with a blob: URL and, where the page offers it, "Embed this step" (the snippets that
+// show the figure's section on another page). What is copied or saved comes from the figure
+// (export-text.ts, export-svg.ts, a chart's svgFile); the embed panel comes from the page (the element
+// layer makes it and hands it to the step through its context, steps/types.ts).
 import { el, setText } from './dom';
 import { fileStem } from './export-text';
 import { rasterize, type SvgFile } from './export-svg';
@@ -36,19 +39,45 @@ export async function copyText(text: string): Promise<boolean> {
   return false;
 }
 
+/** One figure menu's "Embed this step" panel: the snippets and their Copy buttons. */
+export interface EmbedPanel {
+  /** Hidden until shown; the menu places it under its actions. */
+  readonly element: HTMLElement;
+  /** Writes the snippets for the current settings, shows them and copies the element snippet. */
+  show(): void;
+}
+
+/** "Embed this step" for every figure menu of one step (made by the page; absent where it offers none). */
+export interface EmbedCode {
+  /** A panel for one menu (made when the reader first asks for it). */
+  panel(): EmbedPanel;
+}
+
 export interface ExportSource {
   /** What the files and copies are of, for labels and file names. */
   label: () => string;
   csv?: () => string;
   numpy?: () => string;
   svg?: () => SvgFile;
+  /** The step's embed code: the menu then offers "Embed this step". */
+  embed?: EmbedCode;
+}
+
+/** The menu's visible name, from what it offers: "Copy, save or embed", "Save or embed", "Copy or save"… */
+export function menuLabel(source: Pick<ExportSource, 'csv' | 'numpy' | 'svg' | 'embed'>): string {
+  const verbs = [source.csv || source.numpy ? 'copy' : '', source.svg ? 'save' : '', source.embed ? 'embed' : ''].filter(Boolean);
+  if (verbs.length === 1 && source.embed) return 'Embed this step';
+  const text = verbs.length > 1 ? `${verbs.slice(0, -1).join(', ')} or ${verbs.at(-1)}` : (verbs[0] ?? '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 let uid = 0;
 
 /**
- * "Copy or save" under a figure: a button that opens Copy CSV, Copy NumPy, Save PNG, Save SVG. Status in
- * a polite live region; when the clipboard is blocked, the text appears selected in a box to copy by hand.
+ * The menu under a figure: a quiet button ("Copy, save or embed") that opens Copy CSV, Copy NumPy, Save
+ * PNG, Save SVG and Embed this step. Enter or Space opens it, Tab moves through the actions, Escape
+ * closes it and gives the focus back to the button. Status in a polite live region; when the clipboard
+ * is blocked, the text appears selected in a box to copy by hand.
  */
 export function exportToolbar(source: ExportSource): HTMLElement {
   const id = `export-${++uid}`;
@@ -56,7 +85,7 @@ export function exportToolbar(source: ExportSource): HTMLElement {
   const toggle = el(
     'button',
     { type: 'button', class: 'export-toggle', 'aria-expanded': 'false', 'aria-controls': `${id}-menu` },
-    'Copy or save',
+    menuLabel(source),
   );
   const status = el('p', { class: 'export-status', role: 'status' });
   const element = el('div', { class: 'export-tools' }, toggle, menu, status);
@@ -110,18 +139,51 @@ export function exportToolbar(source: ExportSource): HTMLElement {
       button('Save PNG', () => void save('png')),
       button('Save SVG', () => void save('svg')),
     );
+  // "Embed this step": its panel opens under the menu (made on the first press: see the fallback above).
+  // A menu with nothing else to offer is that one button: it opens the panel itself.
+  const embedOnly = Boolean(source.embed) && menu.childElementCount === 0;
+  let embedPanel: EmbedPanel | null = null;
+  const embedButton = !source.embed
+    ? null
+    : embedOnly
+      ? toggle
+      : el('button', { type: 'button', class: 'export-action', 'aria-expanded': 'false' }, 'Embed this step');
+  const embedOpen = () => embedButton?.getAttribute('aria-expanded') === 'true';
+  const showEmbed = (open: boolean) => {
+    if (!embedButton || !source.embed) return;
+    if (open) {
+      if (!embedPanel) {
+        embedPanel = source.embed.panel();
+        embedPanel.element.id = `${id}-embed`;
+        embedButton.setAttribute('aria-controls', embedPanel.element.id);
+        element.insertBefore(embedPanel.element, status);
+      }
+      say('');
+      embedPanel.show();
+    } else if (embedPanel) embedPanel.element.hidden = true;
+    embedButton.setAttribute('aria-expanded', String(open));
+  };
+  if (embedOnly) {
+    menu.remove();
+    toggle.removeAttribute('aria-controls'); // until the panel is made
+  } else if (embedButton) {
+    embedButton.addEventListener('click', () => showEmbed(!embedOpen()));
+    menu.append(embedButton);
+  }
 
   const setOpen = (open: boolean) => {
     menu.hidden = !open;
     toggle.setAttribute('aria-expanded', String(open));
-    if (open) menu.setAttribute('aria-label', `Copy or save ${source.label()}`);
+    if (open) menu.setAttribute('aria-label', `${menuLabel(source)}: ${source.label()}`);
+    else showEmbed(false);
   };
-  toggle.addEventListener('click', () => setOpen(menu.hidden));
+  toggle.addEventListener('click', () => (embedOnly ? showEmbed(!embedOpen()) : setOpen(menu.hidden)));
   element.addEventListener('keydown', (event) => {
     // Arrow keys stay here (a figure around the table may use them to step).
     if (event.key.startsWith('Arrow')) event.stopPropagation();
-    if (event.key === 'Escape' && !menu.hidden) {
-      setOpen(false);
+    if (event.key === 'Escape' && (embedOnly ? embedOpen() : !menu.hidden)) {
+      if (embedOnly) showEmbed(false);
+      else setOpen(false);
       toggle.focus();
       event.stopPropagation();
     }
@@ -129,7 +191,17 @@ export function exportToolbar(source: ExportSource): HTMLElement {
   return element;
 }
 
-/** "Copy or save" (Save PNG, Save SVG) for a figure the page draws without SVG: the builder makes the file. */
-export function figureTools(anchor: () => Element, label: () => string, build: (palette: Palette) => SvgFile): HTMLElement {
-  return el('div', { class: 'chart-tools' }, exportToolbar({ label, svg: () => build(readPalette(anchor())) }));
+/** The menu (Save PNG, Save SVG, Embed this step) for a chart: the builder makes the file from its data. */
+export function figureTools(
+  anchor: () => Element,
+  label: () => string,
+  build: (palette: Palette) => SvgFile,
+  embed?: EmbedCode,
+): HTMLElement {
+  return el('div', { class: 'chart-tools' }, exportToolbar({ label, svg: () => build(readPalette(anchor())), embed }));
+}
+
+/** A menu with only "Embed this step", for a section without a figure menu of its own (placed at its end). */
+export function embedTools(label: () => string, embed: EmbedCode): HTMLElement {
+  return el('div', { class: 'chart-tools step-tools' }, exportToolbar({ label, embed }));
 }

@@ -9,7 +9,8 @@
 // A large matrix without numbers (drawnAsPicture: over 4,096 cells, e.g. the weights of 65 or more
 // tokens) is drawn as a picture instead of a table (figures/matrix-picture.ts), with the same readout,
 // selection, highlights, painting and exports.
-// Under every table, "Copy or save": CSV, a NumPy literal, PNG and SVG files of exactly what is shown.
+// Under every table, its menu: CSV, a NumPy literal, PNG and SVG files of exactly what is shown, and
+// "Embed this step" where the page offers it.
 //
 // This class routes events and keeps what the modes share (the view, the selection, the readout); each
 // part does one thing: the cells and their skip-unchanged writes (matrix-grid.ts), the tab stop
@@ -19,7 +20,7 @@ import { ColourLegend } from './colour-legend';
 import { el, setText } from './dom';
 import { tableCsv, tableNumpy, type TableData } from './export-text';
 import { tableSvg } from './export-svg';
-import { exportToolbar } from './export-toolbar';
+import { exportToolbar, type EmbedCode } from './export-toolbar';
 import { fmt, formatDelta } from './format';
 import { cursorTarget, GridCursor } from './matrix-cursor';
 import { EditSession, type MatrixEdit } from './matrix-edit';
@@ -46,8 +47,10 @@ export interface MatrixTableOptions {
   className?: string;
   edit?: MatrixEdit;
   paint?: MatrixPaint;
-  /** Show the Copy or save toolbar (default true). */
+  /** Show the menu of copies and files (default true). */
   tools?: boolean;
+  /** The step's embed code (its context's embedCode): the menu then offers "Embed this step" too. */
+  embed?: EmbedCode;
   /** How a change since the reader's edits is written (default: signed, 2 or 3 decimals). */
   formatDelta?: (delta: number) => string;
   /** What a stronger colour means, for the legend of a sequential table (default "a larger value"). */
@@ -93,6 +96,7 @@ export class MatrixTable {
           csv: () => tableCsv(this.exportData()),
           numpy: () => tableNumpy(this.exportData()),
           svg: () => tableSvg(this.exportData(), readPalette(this.element)),
+          embed: options.embed,
         }),
       );
     }

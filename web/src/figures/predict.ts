@@ -126,6 +126,8 @@ export class Prediction {
     private readonly store: PredictionStore = predictions,
   ) {
     const id = `predict-${++uid}`;
+    // Marked for good, covered or not: the walkthrough looks for a figure menu outside every prediction.
+    for (const target of covers) target.classList.add('predict-target');
     this.questionText = el('p', { class: 'predict-question', id: `${id}-q` });
     this.choices = el('div', { class: 'predict-choices' });
     // Not a live region (it would repeat itself whenever the numbers change): focus moves here after an answer.

@@ -4,6 +4,7 @@
 // and itself over the held-out sentences. A layer that reads both nouns alike is named.
 import type { TrainedSnapshot } from '../trained';
 import { el, setText, showChildren } from './dom';
+import type { EmbedCode } from './export-toolbar';
 import { fmt, percent, quoted } from './format';
 import { tokenLabels } from './labels';
 import { MatrixTable } from './matrix-table';
@@ -19,7 +20,8 @@ export class TrainedHeads {
   private tables: MatrixTable[] = [];
   private shape = '';
 
-  constructor() {
+  /** `embed`: the step's embed code, offered in every map's menu. */
+  constructor(private readonly embed?: EmbedCode) {
     this.element = el(
       'div',
       { class: 'trained-heads', hidden: true },
@@ -93,6 +95,7 @@ export class TrainedHeads {
               `${headName({ layer, head })}: ${quoted(labels[r] ?? '')} takes ${percent(v)} from ${quoted(labels[c] ?? '')}`,
             className: 'trained-head-map',
             legend: 'more weight',
+            embed: this.embed,
           });
           this.tables.push(table);
           figures.push(el('figure', { class: 'figure trained-head' }, table.element));

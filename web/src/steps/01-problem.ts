@@ -102,6 +102,7 @@ export const problemStep: StepDefinition = {
         () => bars.element,
         () => 'The mixture of one token',
         (palette) => bars.svgFile(palette),
+        context.embedCode,
       ),
       model,
     );

@@ -107,6 +107,7 @@ export const qkvStep: StepDefinition = {
 
     const sizes = el('p', { class: 'qkv-sizes' });
     const xTable = new MatrixTable({
+      embed: context.embedCode,
       caption: 'X',
       scale: 'diverging',
       corner: 'token',
@@ -116,6 +117,7 @@ export const qkvStep: StepDefinition = {
     const wTables = (['Wq', 'Wk', 'Wv'] as const).map((matrix) => {
       const name = EDIT_MATRIX_KEYS[matrix];
       return new MatrixTable({
+        embed: context.embedCode,
         caption: name,
         scale: 'diverging',
         corner: 'row',
@@ -125,14 +127,27 @@ export const qkvStep: StepDefinition = {
     });
     const wFigures = wTables.map((t) => el('figure', { class: 'figure qkv-w' }, t.element));
     const qTable: MatrixTable = new MatrixTable({
+      embed: context.embedCode,
       caption: 'Q',
       scale: 'diverging',
       corner: 'token',
       describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, column ${c + 1}: ${fmt(v)}` : ''),
       onSelect: () => showArithmetic(),
     });
-    const kTable = new MatrixTable({ caption: 'K', scale: 'diverging', corner: 'token', describe: describeDim('key') });
-    const vTable = new MatrixTable({ caption: 'V', scale: 'diverging', corner: 'token', describe: describeDim('value') });
+    const kTable = new MatrixTable({
+      embed: context.embedCode,
+      caption: 'K',
+      scale: 'diverging',
+      corner: 'token',
+      describe: describeDim('key'),
+    });
+    const vTable = new MatrixTable({
+      embed: context.embedCode,
+      caption: 'V',
+      scale: 'diverging',
+      corner: 'token',
+      describe: describeDim('value'),
+    });
     const byHand = el('div', { class: 'by-hand-box qkv-by-hand', 'aria-live': 'polite' });
 
     // The edit panel: how to edit, what is edited, Reset; or, when the example is too large, the way to a small one.

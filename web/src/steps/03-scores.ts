@@ -32,18 +32,21 @@ export const scoresStep: StepDefinition = {
     const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
     const reading = el('p', { class: 'reading' });
     const queries = new MatrixTable({
+      embed: context.embedCode,
       caption: 'Q',
       scale: 'diverging',
       corner: 'token',
       describe: (r, c, v) => (snapshot ? `query of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
     });
     const keysT = new MatrixTable({
+      embed: context.embedCode,
       caption: 'Kᵀ',
       scale: 'diverging',
       corner: 'dim',
       describe: (r, c, v) => (snapshot ? `key of ${quoted(snapshot.tokens[c])}, dimension ${r + 1}: ${fmt(v)}` : ''),
     });
     const scores: MatrixTable = new MatrixTable({
+      embed: context.embedCode,
       caption: 'scores',
       scale: 'diverging',
       corner: 'query ↓ key →',

@@ -112,6 +112,7 @@ export const scaleStep: StepDefinition = {
 
     const effect = el('p', { 'aria-live': 'polite' });
     const effectTable = new MatrixTable({
+      embed: context.embedCode,
       caption: 'largest weight per row',
       scale: 'sequential',
       corner: 'token',
@@ -140,6 +141,7 @@ export const scaleStep: StepDefinition = {
           () => softBars.element,
           () => 'Softmax of 1, 2, 3',
           (palette) => softBars.svgFile(palette),
+          context.embedCode,
         ),
       ),
       el(
@@ -151,6 +153,7 @@ export const scaleStep: StepDefinition = {
           () => sharpBars.element,
           () => 'Softmax of 1, 2, 3 stretched by the square root of dₖ',
           (palette) => sharpBars.svgFile(palette),
+          context.embedCode,
         ),
       ),
     );
@@ -172,6 +175,7 @@ export const scaleStep: StepDefinition = {
           () => histogram.element,
           () => 'Random dot products before and after dividing by the square root of dₖ',
           (palette) => histogram.svgFile(palette),
+          context.embedCode,
         ),
         stats,
       ),

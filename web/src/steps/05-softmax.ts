@@ -60,6 +60,7 @@ export const softmaxStep: StepDefinition = {
     let sentenceKey = '';
 
     const map: MatrixTable = new MatrixTable({
+      embed: context.embedCode,
       caption: 'attention weights',
       scale: 'sequential',
       corner: 'query ↓ key →',

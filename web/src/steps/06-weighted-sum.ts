@@ -32,6 +32,7 @@ export const weightedSumStep: StepDefinition = {
     const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
     const reading = el('p', { class: 'reading' });
     const weights = new MatrixTable({
+      embed: context.embedCode,
       caption: 'weights',
       scale: 'sequential',
       corner: 'query ↓ key →',
@@ -40,12 +41,14 @@ export const weightedSumStep: StepDefinition = {
       legend: 'more weight',
     });
     const values = new MatrixTable({
+      embed: context.embedCode,
       caption: 'V',
       scale: 'diverging',
       corner: 'token',
       describe: (r, c, v) => (snapshot ? `value of ${quoted(snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
     });
     const output: MatrixTable = new MatrixTable({
+      embed: context.embedCode,
       caption: 'output',
       scale: 'diverging',
       corner: 'token ↓ dim →',

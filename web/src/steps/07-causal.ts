@@ -14,7 +14,7 @@ import { Prediction } from '../figures/predict';
 import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } from '../hands-on-settings';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
-import type { StepDefinition } from './types';
+import type { StepContext, StepDefinition } from './types';
 import { workedExampleNote } from './worked-example';
 
 /** Largest n whose weights are printed the way NumPy would. */
@@ -65,6 +65,7 @@ export const causalStep: StepDefinition = {
     // The one control for the mask: the editor's presets (painting is its "painted" option).
     const editor = maskEditor(context);
     const right = new MatrixTable({
+      embed: context.embedCode,
       caption: 'weights, masked before softmax',
       scale: 'sequential',
       corner: 'query ↓ key →',
@@ -73,6 +74,7 @@ export const causalStep: StepDefinition = {
       legend: 'more weight',
     });
     const wrong = new MatrixTable({
+      embed: context.embedCode,
       caption: 'weights, zeroed after softmax',
       scale: 'sequential',
       corner: 'query ↓ key →',
@@ -246,7 +248,7 @@ let editorId = 0;
  * on the mask table (painting any cell switches to it). The mask is a page setting (the URL's `mask`,
  * or its `causal` flag for the causal preset), applied before the softmax in every step.
  */
-function maskEditor(context: { update(change: Partial<Snapshot['settings']>): void }): {
+function maskEditor(context: Pick<StepContext, 'update' | 'embedCode'>): {
   elements: HTMLElement[];
   render(snapshot: Snapshot): void;
 } {
@@ -280,6 +282,7 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
   const emptyNote = el('p', { class: 'mask-empty-note', hidden: true, 'aria-live': 'polite' });
 
   const painter: MatrixTable = new MatrixTable({
+    embed: context.embedCode,
     caption: 'mask',
     scale: 'sequential',
     corner: 'query ↓ key →',
@@ -299,6 +302,7 @@ function maskEditor(context: { update(change: Partial<Snapshot['settings']>): vo
     },
   });
   const weights = new MatrixTable({
+    embed: context.embedCode,
     caption: 'weights with this mask',
     scale: 'sequential',
     corner: 'query ↓ key →',

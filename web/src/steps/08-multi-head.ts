@@ -62,7 +62,7 @@ export const multiHeadStep: StepDefinition = {
     const split = el('div', { class: 'multi-head-split', 'aria-hidden': 'true' });
     const costTable = el('table', { class: 'data-table multi-head-cost' });
     const costReading = el('p', { class: 'reading multi-head-cost-reading' });
-    const trainedHeads = new TrainedHeads();
+    const trainedHeads = new TrainedHeads(context.embedCode);
     // Beside the article's example the steps above show its one head: choosing a head of the sentence
     // here moves them to the sentence, with that head.
     let sentenceWeights: Settings['weights'] | null = null;
@@ -75,6 +75,7 @@ export const multiHeadStep: StepDefinition = {
       () => grid.element,
       () => 'Attention maps, one per head',
       (palette) => grid.svgFile('Attention maps, one per head: rows are query tokens, columns are key tokens', palette),
+      context.embedCode,
     );
     const topTable = el('table', { class: 'data-table multi-head-top' });
     const topDetails = el(
@@ -85,6 +86,7 @@ export const multiHeadStep: StepDefinition = {
     );
     let outputTokens: string[] = [];
     const output = new MatrixTable({
+      embed: context.embedCode,
       caption: 'output',
       scale: 'diverging',
       corner: 'token ↓ dim →',

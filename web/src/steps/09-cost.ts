@@ -66,7 +66,7 @@ export const costStep: StepDefinition = {
   title: 'The cost, precisely',
   summary: 'The score matrix has n² entries per head: double the tokens and its memory and work grow four times.',
   formula: tex`\text{scores} \in \mathbb{R}^{n \times n}: \quad n^2 \text{ entries per head}, \quad 4 n^2 \text{ bytes in float32}, \quad 2\, n^2 d_{\text{model}} \text{ multiply-adds per layer}`,
-  mount(body) {
+  mount(body, context) {
     const matrixReading = el('p', { class: 'reading' });
     const table = el('table', { class: 'data-table cost-table' });
     const ratios = el('p', { class: 'reading cost-ratios' });
@@ -91,6 +91,7 @@ export const costStep: StepDefinition = {
           () => chart.element,
           () => 'Memory of the score matrices against n (log-log)',
           (palette) => chart.svgFile(palette),
+          context.embedCode,
         ),
         el('figcaption', {}, 'One layer’s score memory against n, log-log: n² is twice as steep as n.'),
       ),

@@ -131,7 +131,7 @@ export const flashStep: StepDefinition = {
 };
 
 /** The step's view; the measurement runs on the page's timing service (context.timing). */
-export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update' | 'timing'>, options: FlashOptions = {}) {
+export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update' | 'timing' | 'embedCode'>, options: FlashOptions = {}) {
   const { clock = pageClock } = options;
   const id = ++uid;
   let snapshot: Snapshot | null = null;
@@ -190,8 +190,20 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   const explain = el('p', { class: 'flash-explain by-hand-box' });
   const stateTable = el('table', { class: 'data-table flash-state' });
   const acc = new MatrixTable({ caption: 'acc', scale: 'diverging', corner: 'row ↓ dim →', className: 'flash-acc', tools: false });
-  const output = new MatrixTable({ caption: 'output', scale: 'diverging', corner: 'token ↓ dim →', className: 'flash-output' });
-  const naive = new MatrixTable({ caption: 'naive output', scale: 'diverging', corner: 'token ↓ dim →', className: 'flash-naive' });
+  const output = new MatrixTable({
+    embed: context.embedCode,
+    caption: 'output',
+    scale: 'diverging',
+    corner: 'token ↓ dim →',
+    className: 'flash-output',
+  });
+  const naive = new MatrixTable({
+    embed: context.embedCode,
+    caption: 'naive output',
+    scale: 'diverging',
+    corner: 'token ↓ dim →',
+    className: 'flash-naive',
+  });
   const naiveFigure = el('figure', { class: 'figure flash-naive-figure', hidden: true }, naive.element);
   const difference = el('p', { class: 'flash-diff', hidden: true });
   const stepper = el(

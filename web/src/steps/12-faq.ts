@@ -29,7 +29,7 @@ export const faqStep: StepDefinition = {
   number: 12,
   title: 'Frequently asked questions',
   summary: 'Five common questions, each answered with this page’s live numbers.',
-  mount(body) {
+  mount(body, context) {
     let snapshot: Snapshot | null = null;
     let focus = -1;
     let focusKey = '';
@@ -52,7 +52,7 @@ export const faqStep: StepDefinition = {
     const sharp = new BarChart({ caption: 'sharp', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v) });
     const gradient = el('p', { class: 'faq-live faq-gradient' });
     // 2. q, k, v
-    const qkv = new MatrixTable({ caption: 'q, k, v', scale: 'diverging', corner: 'row' });
+    const qkv = new MatrixTable({ embed: context.embedCode, caption: 'q, k, v', scale: 'diverging', corner: 'row' });
     const qkvReading = el('p', { class: 'faq-live faq-qkv-reading' });
     // 3. heads
     const headsTable = el('table', { class: 'data-table faq-heads' });

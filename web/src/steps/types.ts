@@ -1,7 +1,8 @@
 // What a walkthrough step is: metadata as data, plus a view that renders a snapshot. Steps never
 // call the engine and never read the URL; the only thing they can do to the world is ask for a
 // settings change through the context. What else a step needs from the page (the timing service,
-// its embed-code panel) comes through the context too, so no step imports the page's layers.
+// its embed code) comes through the context too, so no step imports the page's layers.
+import type { EmbedCode } from '../figures/export-toolbar';
 import type { Formula } from '../figures/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
@@ -11,11 +12,8 @@ import type { ReaderModel } from '../trained';
 import type { TimingService } from '../workers/cost-plan';
 import type { TrainingService } from '../workers/training-service';
 
-/** "Copy embed code" for one step: a toggle button and the panel it opens (made by the element layer). */
-export interface EmbedCodePanel {
-  button: HTMLElement;
-  element: HTMLElement;
-}
+/** "Embed this step" in a figure's menu: its panels are made by the element layer (elements/embed-code.ts). */
+export type { EmbedCode, EmbedPanel } from '../figures/export-toolbar';
 
 /** The "Train it yourself" settings, owned by the state module (the URL's train_* parameters, or attributes). */
 export interface TrainingSettingsContext {
@@ -46,10 +44,11 @@ export interface StepContext {
   /** The training run's settings; absent in a bare mount (tests), where the step keeps its own. */
   trainingSettings?: TrainingSettingsContext;
   /**
-   * This step's "Copy embed code" panel, absent where the page offers none. A step may place it among its
-   * own figure's tools; one it leaves unplaced goes in the section's header.
+   * This step's "Embed this step", absent where the page offers none. A step hands it to every figure
+   * menu it makes (MatrixTable's `embed`, figureTools); a section without a figure menu always in reach
+   * (none, or each behind a prediction) gets one "Embed this step" button at its end, from the walkthrough.
    */
-  embedCode?: EmbedCodePanel;
+  embedCode?: EmbedCode;
 }
 
 export interface StepView {
