@@ -1,5 +1,6 @@
 // Accessibility beyond the walkthrough (whose axe run is in walkthrough.test.ts): axe-core on the docs
-// page and on an author's page of embeds, in light and dark, with every element started; and a
+// page and on an author's page of embeds, in light and dark, with every element started; on the
+// walkthrough's figure menus opened with their "Embed this step" panels; and a
 // keyboard-only pass through every control of <attention-walkthrough>'s settings bar — reached with
 // Tab, operated with keys alone, each one changing the state it names, each one showing focus.
 import AxeBuilder from '@axe-core/playwright';
@@ -69,6 +70,48 @@ describe('axe-core: no serious or critical violation', () => {
         expect(await seriousViolations(path, scheme)).toEqual([]);
       }, 600_000);
     }
+  }
+});
+
+describe('the figure menus with "Embed this step" open', () => {
+  // The main page's author tools, opened: a table's menu with its embed panel, a chart's menu, and the
+  // embed button at the end of a section without a figure menu in reach, each under axe, light and dark.
+  for (const colorScheme of ['light', 'dark'] as const) {
+    test(`axe finds nothing serious or critical in them, ${colorScheme}`, async () => {
+      const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      const page = await context.newPage();
+      const errors = collectErrors(page);
+      await page.goto(`${server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+      await showAllSections(page);
+      const table = page.locator('#softmax .export-tools').first();
+      await table.locator('.export-toggle').click();
+      await table.getByRole('button', { name: 'Embed this step' }).click();
+      await page.locator('#cost .chart-tools .export-toggle').click();
+      const end = page.locator('#train .step-tools');
+      await end.locator('.export-toggle').click();
+      for (const tools of [table, end]) await expect.poll(() => tools.locator('.embed-code').isVisible()).toBe(true);
+      // Named for what it offers, with its state, and pointing at what it opens.
+      expect(await table.locator('.export-toggle').getAttribute('aria-expanded')).toBe('true');
+      expect(await table.getByRole('group', { name: /^Copy, save or embed: / }).isVisible()).toBe(true);
+      expect(await end.getByRole('button', { name: 'Embed this step' }).getAttribute('aria-expanded')).toBe('true');
+      await nextFrames(page);
+      const results = await new AxeBuilder({ page })
+        .include({ fromShadowDom: ['attention-walkthrough', '#softmax'] })
+        .include({ fromShadowDom: ['attention-walkthrough', '#cost'] })
+        .include({ fromShadowDom: ['attention-walkthrough', '#train'] })
+        .analyze();
+      expect(results.passes.length).toBeGreaterThan(0); // it did look at them
+      const serious = results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map(
+          (v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`,
+        );
+      expect(serious).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 600_000);
   }
 });
 

@@ -542,6 +542,42 @@ describe('take the numbers home', () => {
     expect(values.flat().map((v) => Math.fround(v))).toEqual(
       s.weights.slice(s.settings.head * 16, (s.settings.head + 1) * 16).map((v) => Math.fround(v)),
     );
+    // Tab goes on through the rest of the menu: Save PNG, Save SVG, then Embed this step, whose panel
+    // opens under the menu with the page's settings; Escape closes it all and the focus is on the button again.
+    const toggle = figure.locator('.export-toggle');
+    expect(await toggle.textContent()).toBe('Copy, save or embed');
+    const focusedText = () =>
+      page.evaluate(() => {
+        let node: Element | null = document.activeElement;
+        while (node?.shadowRoot?.activeElement) node = node.shadowRoot.activeElement;
+        return node?.textContent ?? '';
+      });
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focusedText());
+    }
+    expect(order).toEqual(['Save PNG', 'Save SVG', 'Embed this step']);
+    await page.keyboard.press('Enter');
+    const panel = figure.locator('.embed-code');
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    const elementSnippet = await panel.locator('textarea[aria-label="Custom element snippet"]').inputValue();
+    expect(elementSnippet).toMatch(/<attention-softmax [^>]*tokens="the cat sat down"/);
+    expect(elementSnippet).toContain('weights="random"');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(elementSnippet);
+    await page.keyboard.press('Escape');
+    expect(await figure.locator('.export-menu').isVisible()).toBe(false);
+    expect(await panel.isVisible()).toBe(false);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await focusedText()).toBe('Copy, save or embed');
+    // Space opens it too, and Escape from an action closes it again.
+    await page.keyboard.press('Space');
+    expect(await figure.locator('.export-menu').isVisible()).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await focusedText()).toBe('Copy CSV');
+    await page.keyboard.press('Escape');
+    expect(await figure.locator('.export-menu').isVisible()).toBe(false);
+    expect(await focusedText()).toBe('Copy, save or embed');
     await page.context().close();
   });
 
@@ -598,6 +634,32 @@ describe('take the numbers home', () => {
     expect(chart.texts.join(' ')).toMatch(/tokens n \(log scale\)/);
     const [chartPng] = await Promise.all([page.waitForEvent('download'), chartTools.getByRole('button', { name: 'Save PNG' }).click()]);
     expect([...readFileSync((await chartPng.path())!).subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+
+    // Step 8's attention maps: every map under its caption, the tokens along its top and down its left.
+    const gridTools = page.locator('#multi-head .chart-tools').first();
+    await gridTools.locator('.export-toggle').click();
+    const [gridSvg] = await Promise.all([page.waitForEvent('download'), gridTools.getByRole('button', { name: 'Save SVG' }).click()]);
+    const grid = await page.evaluate(
+      (text) => {
+        const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+        return {
+          error: doc.querySelector('parsererror') !== null,
+          texts: [...doc.querySelectorAll('text')].map((t) => t.textContent ?? ''),
+        };
+      },
+      readFileSync((await gridSvg.path())!, 'utf8'),
+    );
+    expect(grid.error).toBe(false);
+    const captions = await page.locator('#multi-head .head-map-caption').allTextContents();
+    expect(captions.length).toBe((await settingsOf(page)).heads);
+    const labels = await page.locator('#multi-head .head-map').first().locator('.head-map-row').allTextContents();
+    expect(labels).toEqual(['the', 'cat', 'sat', 'down']);
+    for (const caption of captions) {
+      const at = grid.texts.indexOf(caption.replace(' · shown', ''));
+      expect(at, caption).toBeGreaterThan(0);
+      // After each caption: the key tokens, then the query tokens, as the page shows them.
+      expect(grid.texts.slice(at + 1, at + 9)).toEqual([...labels, ...labels]);
+    }
     expect(errors).toEqual([]);
     await page.context().close();
   });
