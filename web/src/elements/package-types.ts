@@ -71,7 +71,7 @@ export interface AttentionElementAttributes {
 export interface AttentionWalkthroughAttributes extends AttentionElementAttributes {
   /** Keep the settings in the page's URL instead of attributes (the main page does). */
   'sync-url'?: boolean | '';
-  /** Add a "Copy embed code" button to every section. */
+  /** Add "Embed this step" (the snippets for the current settings) to the menu under every figure. */
   'embed-code'?: boolean | '';
 }
 
