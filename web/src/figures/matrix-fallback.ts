@@ -49,7 +49,7 @@ export class PictureFallback {
         position: (i) => colourPosition(view.data[offset + i], scale, extent),
         blocked: blocked ? (i) => blocked(Math.floor(i / view.cols), i % view.cols) : () => false,
       },
-      `${caption}: a ${view.rows} × ${view.cols} heatmap, too large to print as a table. The arrow keys move through it one cell at a time and the line below reads the cell out; Copy or save has every number.`,
+      `${caption}: a ${view.rows} × ${view.cols} heatmap, too large to print as a table. The arrow keys move through it one cell at a time and the line below reads the cell out; Copy CSV, in the menu under it, has every number.`,
     );
   }
 

@@ -6,8 +6,8 @@
 // a time), Page Up/Down, Home/End and Ctrl+Home/End move a cursor, and the cell under the cursor or the
 // pointer is read out in words by the owner (MatrixTable's live readout line). Enter or Space select the
 // cell (or toggle it, for a painted mask); clicking selects; dragging paints. The selection and the rows
-// or columns the owner highlights are outlined over the picture, and the owner's Copy or save tools still
-// export every number.
+// or columns the owner highlights are outlined over the picture, and the owner's menu (Copy CSV, Save
+// SVG…) still exports every number.
 import { el, setVar, whenPointerReleased } from './dom';
 import { cellRgb, readPalette, type ColourScale } from './palette';
 
