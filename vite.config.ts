@@ -1,21 +1,29 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { inlinePageCss } from './web/tooling/inline-page-css';
 import { katexFormulas } from './web/tooling/katex-formulas';
-import { preloadEngine } from './web/tooling/preload-engine';
 import { prerenderWalkthrough } from './web/tooling/prerender-walkthrough';
 
 // The site lives in web/; `npm run build` writes the deployable static site to dist/.
 export default defineConfig({
   root: resolve(import.meta.dirname, 'web'),
   base: './',
-  plugins: [katexFormulas(), prerenderWalkthrough(['index.html']), preloadEngine(['index.html'])],
+  plugins: [katexFormulas(), prerenderWalkthrough(['index.html']), inlinePageCss(['index.html'])],
   publicDir: false,
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0, // the .wasm must stay a file served as application/wasm
+    // The one stylesheet is the page's own (page.css; the elements' CSS lives in their shadow roots).
+    // Every page has it before any script runs (index.html inlines it, docs and embed link it): one
+    // file, so a dynamic import does not fetch and apply it a second time.
+    cssCodeSplit: false,
     rollupOptions: {
+      output: {
+        assetFileNames: (asset) =>
+          asset.names.some((name) => name.endsWith('.css')) ? 'assets/page-[hash][extname]' : 'assets/[name]-[hash][extname]',
+      },
       input: {
         index: resolve(import.meta.dirname, 'web/index.html'),
         embed: resolve(import.meta.dirname, 'web/embed.html'),

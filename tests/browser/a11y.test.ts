@@ -377,7 +377,11 @@ describe('keyboard only, every control of every step', () => {
         // A cell of a one-column table (a FlashAttention tile one key wide) has no neighbour on its row: it moves down, or up from the last row.
         const onlyColumn = lastColumn && (el.previousElementSibling as HTMLElement | null)?.dataset.col === undefined;
         const lastRow = el.localName === 'td' && !el.parentElement?.nextElementSibling?.querySelector('td[data-col]');
-        return { kind, region, lastOption, lastColumn, onlyColumn, lastRow, label: w.__describe(el) };
+        // The one cell of a 1 × 1 table (the last FlashAttention tile can be one query by one key) has no
+        // neighbour at all: like a scroll region, it only takes focus.
+        const firstRow = el.localName === 'td' && !el.parentElement?.previousElementSibling?.querySelector('td[data-col]');
+        const onlyCell = onlyColumn && lastRow && firstRow;
+        return { kind, region: region || onlyCell, lastOption, lastColumn, onlyColumn, lastRow, label: w.__describe(el) };
       }, index);
       if (!target) break;
       // A select already on its last option goes up instead, and a cell in the last column goes left.

@@ -117,8 +117,12 @@ type Drawn = HTMLElement & { updateComplete: Promise<void> };
 
 /** After a change: the element (by default the page's walkthrough) shows its current settings everywhere. */
 export function settled(page: Page | Frame, selector = 'attention-walkthrough'): Promise<void> {
-  return page.evaluate((s) => {
-    const promise = (document.querySelector(s) as Drawn | null)?.updateComplete;
+  return page.evaluate(async (s) => {
+    const element = document.querySelector(s);
+    if (!element) throw new Error(`the page has no ${s}`);
+    // The walkthrough page defines its elements once it has painted (web/src/main.ts).
+    await customElements.whenDefined(element.localName);
+    const promise = (element as Drawn).updateComplete;
     if (!(promise instanceof Promise)) throw new Error(`${s} has no updateComplete: is dist/ built from this tree?`);
     return promise;
   }, selector);

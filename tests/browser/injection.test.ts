@@ -3,11 +3,13 @@
 // every element attribute (in the host page's HTML and set later), embed.html's parameters and the
 // "Embed this step" snippet — run no script (no dialog, window.__pwned stays unset), create no
 // element, hide nothing, and appear in the DOM as text.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { frameResizeListener } from '../../web/src/elements/embed-code';
 import { tokenize, validateSettings } from '../../web/src/settings';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from './harness';
 
 /** Each one, if it ever ran, sets window.__pwned and/or opens a dialog. */
 export const PAYLOADS = [
@@ -75,6 +77,12 @@ async function watchedPage(): Promise<Watched> {
   return { page, errors, dialogs };
 }
 
+/** The <style>s the build inlined into the head of the built index.html (web/tooling/inline-page-css.ts). */
+function builtPageStyles(): string[] {
+  const head = /<head>([\s\S]*?)<\/head>/.exec(readFileSync(join(distDir, 'index.html'), 'utf8'))?.[1] ?? '';
+  return [...head.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(([, css]) => css);
+}
+
 /** Script never ran in any frame; no element from a payload exists in any document or shadow root; nothing is hidden. */
 async function expectInert(page: Page, dialogs: string[]): Promise<void> {
   expect(dialogs).toEqual([]);
@@ -82,9 +90,10 @@ async function expectInert(page: Page, dialogs: string[]): Promise<void> {
 }
 
 async function expectFrameInert(frame: Frame): Promise<void> {
-  // The one inline script allowed: the pasted iframe snippet's own resize listener, exactly as the site writes it.
+  // The one inline script allowed: the pasted iframe snippet's own resize listener, exactly as the site
+  // writes it; the inline styles allowed: the page's own stylesheet, exactly as the build inlined it.
   const report = await frame.evaluate(
-    (snippetListener) => {
+    ({ snippetListener, pageStyles }) => {
       const roots: (Document | ShadowRoot)[] = [document];
       for (let i = 0; i < roots.length; i++)
         for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
@@ -99,6 +108,8 @@ async function expectFrameInert(frame: Frame): Promise<void> {
           if (node.tagName.toLowerCase() === 'mtext' && node.closest('.formula')) continue;
           if (node.tagName.toLowerCase() === 'iframe' && /\/embed\.html\?/.test(node.getAttribute('src') ?? '')) continue;
           if (node.tagName.toLowerCase() === 'script' && node.textContent === snippetListener) continue;
+          if (node.tagName.toLowerCase() === 'style' && node.parentNode === document.head && pageStyles.includes(node.textContent ?? ''))
+            continue;
           injected.push(node.outerHTML.slice(0, 80));
         }
         for (const section of root.querySelectorAll('section.step, .controls, .notices:not([hidden])')) {
@@ -113,7 +124,7 @@ async function expectFrameInert(frame: Frame): Promise<void> {
       }
       return { pwned: (window as unknown as { __pwned?: unknown }).__pwned, injected, hidden, badStyles };
     },
-    frameResizeListener(new URL(server.url).origin),
+    { snippetListener: frameResizeListener(new URL(server.url).origin), pageStyles: builtPageStyles() },
   );
   expect(report).toEqual({ pwned: undefined, injected: [], hidden: [], badStyles: [] });
 }

@@ -19,12 +19,19 @@ const ARTICLE_NUMBERS = ['1.30', '0.31', '0.26', '0.25', '0.18', '1.13'];
 const PHONE = { width: 412, height: 823 };
 const DESKTOP = { width: 1280, height: 900 };
 
-/** The prerendered shadow root's one inline <style>, as a CSP's style-src names it. */
-function prerenderedStyleHash(): string {
+/**
+ * The page's inline <style>s as a CSP's style-src names them: the page's own stylesheet (inlined by
+ * the build, web/tooling/inline-page-css.ts) and the prerendered shadow root's.
+ */
+function inlineStyleHashes(): string {
   const html = readFileSync(join(distDir, 'index.html'), 'utf8');
-  const css = /<template shadowrootmode="open"><style>([\s\S]*?)<\/style>/.exec(html)?.[1];
-  if (css === undefined) throw new Error('dist/index.html has no prerendered walkthrough: build it from this tree');
-  return `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
+  if (!/<template shadowrootmode="open"><style>/.test(html))
+    throw new Error('dist/index.html has no prerendered walkthrough: build it from this tree');
+  const hashes = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
+    ([, css]) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`,
+  );
+  if (hashes.length !== 2) throw new Error(`dist/index.html has ${hashes.length} inline <style>s, not the page's and the walkthrough's`);
+  return hashes.join(' ');
 }
 
 let server: StaticServer;
@@ -32,7 +39,7 @@ let browser: Browser;
 let strictCsp: string;
 
 beforeAll(async () => {
-  strictCsp = `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' ${prerenderedStyleHash()}`;
+  strictCsp = `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' ${inlineStyleHashes()}`;
   server = await serve({
     headers: (path): Record<string, string> => (path === '/strict.html' ? { 'content-security-policy': strictCsp } : {}),
     routes: { '/strict.html': { body: readFileSync(join(distDir, 'index.html')) } },

@@ -13,7 +13,13 @@ class StubObserver {
   constructor(private readonly callback: (records: IntersectionObserverEntry[]) => void) {
     StubObserver.last = this;
   }
-  observe(): void {}
+  readonly observed = new Set<object>();
+  observe(target: object): void {
+    this.observed.add(target);
+  }
+  unobserve(target: object): void {
+    this.observed.delete(target);
+  }
   disconnect(): void {}
   show(target: object, isIntersecting = true): void {
     this.callback([{ target, isIntersecting } as unknown as IntersectionObserverEntry]);
@@ -165,5 +171,57 @@ describe('StepRenderer', () => {
     await waiting;
     expect(done).toBe(true);
     expect(drawnWith.every((log) => log.length === 1 && log[0] === first)).toBe(true);
+  });
+
+  test('a prerendered copy stays until its first drawing, which mounts the live section in its place and observes it instead', () => {
+    // A parent that records which child is where, like the section's place in the page.
+    const page: object[] = [];
+    const copies = [0, 1].map((i) => {
+      const copy = {
+        getBoundingClientRect: () => ({ top: i * 2000 }),
+        replaceWith: (live: object) => page.splice(page.indexOf(copy), 1, live),
+      };
+      page.push(copy);
+      return copy as unknown as HTMLElement;
+    });
+    const mounted: number[] = [];
+    const drawn: [number, Snapshot][] = [];
+    const live = [0, 1].map((i) => ({
+      section: { live: i } as unknown as HTMLElement,
+      view: { render: (s: Snapshot) => drawn.push([i, s]) },
+    }));
+    const renderer = new StepRenderer(
+      copies.map((section, i) => ({
+        section,
+        mount: () => {
+          mounted.push(i);
+          return live[i];
+        },
+      })),
+    );
+    const observer = StubObserver.last!;
+    vi.stubGlobal('innerHeight', 800);
+    const first = snapshot(1);
+    renderer.renderFromTop(first);
+    expect(mounted).toEqual([0]);
+    expect(page).toEqual([live[0].section, copies[1]]);
+    expect(observer.observed).toEqual(new Set([live[0].section, copies[1]]));
+    expect(drawn).toEqual([[0, first]]);
+    runIdleSlice();
+    expect(mounted).toEqual([0, 1]);
+    expect(page).toEqual([live[0].section, live[1].section]);
+    expect(observer.observed).toEqual(new Set([live[0].section, live[1].section]));
+    // Later drawings reuse the live sections.
+    const second = snapshot(2);
+    renderer.flush();
+    renderer.render(second);
+    renderer.flush();
+    expect(mounted).toEqual([0, 1]);
+    expect(drawn).toEqual([
+      [0, first],
+      [1, first],
+      [0, second],
+      [1, second],
+    ]);
   });
 });

@@ -6,9 +6,19 @@
 import type { Snapshot } from './snapshot';
 import type { StepView } from './steps/types';
 
+/**
+ * One step's section. Over a prerendered page the live section is made at its first drawing, which
+ * puts it in the prerendered copy's place: the copy already shows the default settings, and making all
+ * ten sections' DOM up front (~5,000 elements) was the longest task of the page's start on a phone.
+ */
+export type StepSection =
+  { section: HTMLElement; view: StepView } | { section: HTMLElement; mount: () => { section: HTMLElement; view: StepView } };
+
 interface Entry {
+  /** The section on the page: the live one, or the prerendered copy until it is mounted. */
   section: HTMLElement;
-  view: StepView;
+  view: StepView | null;
+  mount: (() => { section: HTMLElement; view: StepView }) | null;
   /** The snapshot this section shows; it is stale when it is not the latest. */
   drawn: Snapshot | null;
   near: boolean;
@@ -41,8 +51,14 @@ export class StepRenderer {
   /** Callers of settled() waiting for the idle drawing to catch up. */
   private settledWaiters: (() => void)[] = [];
 
-  constructor(sections: { section: HTMLElement; view: StepView }[]) {
-    this.entries = sections.map(({ section, view }) => ({ section, view, drawn: null, near: false }));
+  constructor(sections: StepSection[]) {
+    this.entries = sections.map((step) => ({
+      section: step.section,
+      view: 'view' in step ? step.view : null,
+      mount: 'mount' in step ? step.mount : null,
+      drawn: null,
+      near: false,
+    }));
     this.observer =
       typeof IntersectionObserver === 'function'
         ? new IntersectionObserver((records) => this.onIntersect(records), { rootMargin: NEAR })
@@ -115,8 +131,20 @@ export class StepRenderer {
   private draw(entry: Entry): void {
     if (!this.latest || entry.drawn === this.latest) return;
     entry.drawn = this.latest;
-    entry.view.render(this.latest);
+    if (!entry.view) this.mountLive(entry);
+    entry.view!.render(this.latest);
     if (this.settledWaiters.length > 0 && this.drawn) for (const resolve of this.settledWaiters.splice(0)) resolve();
+  }
+
+  /** Makes the live section and puts it where the prerendered copy was. */
+  private mountLive(entry: Entry): void {
+    const live = entry.mount!();
+    this.observer?.unobserve(entry.section);
+    entry.section.replaceWith(live.section);
+    entry.section = live.section;
+    entry.view = live.view;
+    entry.mount = null;
+    this.observer?.observe(live.section);
   }
 
   private onIntersect(records: IntersectionObserverEntry[]): void {

@@ -15,7 +15,7 @@ import { shapeOf, type Settings } from './settings';
 import type { WalkthroughState } from './state';
 import type { TrainSettings } from './train-settings';
 import type { Snapshot } from './snapshot';
-import { StepRenderer } from './step-renderer';
+import { StepRenderer, type StepSection } from './step-renderer';
 import { provideTrainedWeights, type ReaderModel } from './trained';
 import { STEPS } from './steps/index';
 import type { EmbedCode, StepContext, StepDefinition, StepView } from './steps/types';
@@ -38,11 +38,12 @@ export interface WalkthroughOptions {
   training?: TrainingService;
   onSnapshot?: (snapshot: Snapshot) => void;
   /**
-   * The root showed this walkthrough prerendered at its settings (web/tooling/prerender-walkthrough.ts):
-   * the first drawing then replaces what is in view at once and the rest in idle time, instead of
-   * drawing every step in one long task, and onSnapshot hears of it once every step is drawn.
+   * The sections of this walkthrough prerendered at its settings (web/tooling/prerender-walkthrough.ts),
+   * by step id. Each stays on the page until its step's first drawing makes the live section, which
+   * takes its place: what is in view at once, the rest in idle time, instead of in one long task.
+   * onSnapshot hears of the first drawing once every step is drawn.
    */
-  prerendered?: boolean;
+  prerendered?: ReadonlyMap<string, HTMLElement>;
 }
 
 export interface Walkthrough {
@@ -88,7 +89,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   let latest: Snapshot | null = null;
   const notice = noticeArea();
   const controls = createControls((change, history) => state.update(change, history), options.controls);
-  const sectionViews: { section: HTMLElement; view: StepView }[] = [];
+  const sections: StepSection[] = [];
   // Predictions (figures/predict.ts) belong to the full walkthrough; a single embedded figure shows its answer.
   const contextFor = (step: StepDefinition): StepContext => ({
     update: (change) => state.update(change),
@@ -130,17 +131,23 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       ),
     );
   }
-  for (const step of steps) {
+  const mountStep = (step: StepDefinition): { section: HTMLElement; view: StepView } => {
     const context = contextFor(step);
     const { section, body } = stepSection(step);
-    sectionViews.push({ section, view: step.mount(body, context) });
+    const view = step.mount(body, context);
     // "Embed this step" is in every figure's menu. A section without a figure menu that is always in
     // reach (none, or each behind a prediction until it is answered) gets one at its end instead.
     if (context.embedCode && !hasReachableMenu(body)) body.appendChild(embedTools(() => step.title, context.embedCode));
-    content.appendChild(section);
+    return { section, view };
+  };
+  for (const step of steps) {
+    const copy = options.prerendered?.get(step.id);
+    const entry: StepSection = copy ? { section: copy, mount: () => mountStep(step) } : mountStep(step);
+    sections.push(entry);
+    content.appendChild(entry.section);
   }
   root.append(controls.element, content);
-  const renderer = new StepRenderer(sectionViews);
+  const renderer = new StepRenderer(sections);
   let firstPaint = true;
 
   // For updateComplete: the last settings asked of the scheduler, the last it answered (with a
@@ -190,7 +197,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       lastGood = snapshot.settings;
       retried = null;
       answer(snapshot.settings);
-      if (firstPaint && options.prerendered && sectionViews.length > 1) {
+      if (firstPaint && options.prerendered && sections.length > 1) {
         firstPaint = false;
         renderer.renderFromTop(snapshot);
         // As on a page drawn in one go: the first attention-change says that every step shows the numbers.
@@ -201,7 +208,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       }
       // A single embedded step is drawn before its attention-change goes out, on screen or not (its
       // host may read the figure at once); the whole walkthrough leaves off-screen steps to idle time.
-      if (firstPaint || sectionViews.length === 1) renderer.renderAll(snapshot);
+      if (firstPaint || sections.length === 1) renderer.renderAll(snapshot);
       else renderer.render(snapshot);
       firstPaint = false;
       onSnapshot?.(snapshot);

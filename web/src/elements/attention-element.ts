@@ -126,7 +126,9 @@ export abstract class AttentionElement extends HTMLElement {
   connectedCallback(): void {
     if (this.walkthrough || this.starting) return;
     if (!this.prerendered) this.showPlaceholder();
-    if (typeof IntersectionObserver === 'undefined') {
+    // A prerendered element is the page's own walkthrough, already on screen: it starts at once rather
+    // than a viewport report later, so updateComplete from its first moment waits for its live drawing.
+    if (this.prerendered || typeof IntersectionObserver === 'undefined') {
       this.startOnce();
       return;
     }
@@ -217,6 +219,12 @@ export abstract class AttentionElement extends HTMLElement {
   private mount(engine: AttentionEngine, notices: string[]): void {
     this.engineRef = engine;
     const controls = parseControls(this.getAttribute('controls') ?? this.defaultControls);
+    // The prerendered copy's sections stay on the page until each step's live section replaces it
+    // (not on a remount: the copy is gone by then).
+    const prerendered =
+      this.prerendered && !this.walkthrough
+        ? new Map([...this.shadow.querySelectorAll<HTMLElement>('section[data-step]')].map((section) => [section.dataset.step!, section]))
+        : undefined;
     const frame = el('div', { class: `frame${this.withToc ? '' : ' framed'}`, part: 'frame' });
     this.shadow.replaceChildren(frame);
     this.walkthrough = mountWalkthrough({
@@ -229,7 +237,7 @@ export abstract class AttentionElement extends HTMLElement {
       embedCode: this.withEmbedCode ? embedCode : undefined,
       timing: workerTimingService(),
       training: workerTrainingService(),
-      prerendered: this.prerendered && !this.walkthrough, // not on a remount
+      prerendered,
       onSnapshot: (snapshot) => {
         this.dataset.ready = 'true';
         this.dispatchEvent(

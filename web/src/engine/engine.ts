@@ -8,6 +8,7 @@
 // after which restart() re-creates the instance.
 import createAttentionEngine from './generated/attention_engine.mjs';
 import { RecentPipelines, inputKeys, type InputKeys } from './result-sharing';
+import { engineWasmUrl } from './wasm-url';
 import type {
   AttentionOptions,
   AttentionResult,
@@ -557,14 +558,6 @@ function instantiate(module: WebAssembly.Module): Promise<RawEngineModule> {
  * (every failure is an EngineError that says which and what to do), then instantiates it; the engine
  * keeps the compiled module, so restart() after an EngineCrash re-instantiates without a download.
  */
-/**
- * Where this build's .wasm is, as resolved by whatever bundled this module. A worker bundled apart from
- * the page (an author's bundler renames the .wasm but copies the worker as is) is sent this URL.
- */
-export function engineWasmUrl(): string {
-  return new URL('./generated/attention_engine.wasm', import.meta.url).href;
-}
-
 export async function createEngine(options: LoadOptions = {}): Promise<AttentionEngine> {
   requireWasmSimd();
   const url = options.wasmUrl ?? engineWasmUrl();

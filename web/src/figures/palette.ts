@@ -5,8 +5,8 @@
 // (blue), diverging is purple <-> orange (ColorBrewer PuOr), which survives all common forms of
 // colour blindness, and the numbers are always there as text.
 //
-// Nothing here writes an inline style attribute: the one probe element that resolves a custom property
-// (readPalette) is styled through the CSSOM, which a strict CSP allows.
+// Nothing here writes an inline style attribute: the probe spans that resolve custom properties
+// (readPalette) are styled through the CSSOM, which a strict CSP allows.
 import { el } from './dom';
 
 export type ColourScale = 'diverging' | 'sequential' | 'none';
@@ -143,44 +143,78 @@ export function hex([r, g, b]: RGB): string {
     .join('')}`;
 }
 
-/** The theme's colours where `from` sits (inside a shadow root: that element's :host variables). */
-export function readPalette(from: Element): Palette {
-  if (typeof getComputedStyle !== 'function' || !from.isConnected) return LIGHT_PALETTE;
+type Theme = Omit<Palette, 'cap' | 'capColourOnly'>;
+
+const COLOURS = {
+  pos: '--abh-pos',
+  neg: '--abh-neg',
+  mid: '--abh-mid',
+  seq0: '--abh-seq-0',
+  seq1: '--abh-seq-1',
+  ink: '--abh-ink',
+  muted: '--abh-ink-muted',
+  surface: '--abh-surface',
+  surface2: '--abh-surface-2',
+  rule: '--abh-rule',
+} as const;
+const FONTS = { font: '--abh-font', mono: '--abh-mono' } as const;
+
+/**
+ * The theme's colours and fonts where `from` sits: one probe span per variable, all resolved by one
+ * style recalculation (setting a property and reading it back one variable at a time recalculated
+ * styles twelve times per figure drawn).
+ */
+function readTheme(from: Element): Theme {
   const probe = el('span', { 'aria-hidden': 'true', class: 'export-probe' });
-  from.appendChild(probe);
-  const read = (name: string, fallback: RGB): RGB => {
-    probe.style.setProperty('color', `var(${name})`);
-    return parseColour(getComputedStyle(probe).color) ?? fallback;
+  const span = (property: string, variable: string) => {
+    const child = el('span', {});
+    child.style.setProperty(property, `var(${variable})`);
+    probe.appendChild(child);
+    return child;
   };
+  const colours = Object.entries(COLOURS).map(([key, variable]) => [key, span('color', variable)] as const);
+  const fonts = Object.entries(FONTS).map(([key, variable]) => [key, span('font-family', variable)] as const);
+  from.appendChild(probe);
   try {
-    const family = (name: string, fallback: string) => {
-      probe.style.setProperty('font-family', `var(${name})`);
-      return getComputedStyle(probe).fontFamily || fallback;
-    };
-    const palette: Palette = {
-      pos: read('--abh-pos', LIGHT_PALETTE.pos),
-      neg: read('--abh-neg', LIGHT_PALETTE.neg),
-      mid: read('--abh-mid', LIGHT_PALETTE.mid),
-      seq0: read('--abh-seq-0', LIGHT_PALETTE.seq0),
-      seq1: read('--abh-seq-1', LIGHT_PALETTE.seq1),
-      ink: read('--abh-ink', LIGHT_PALETTE.ink),
-      muted: read('--abh-ink-muted', LIGHT_PALETTE.muted),
-      surface: read('--abh-surface', LIGHT_PALETTE.surface),
-      surface2: read('--abh-surface-2', LIGHT_PALETTE.surface2),
-      rule: read('--abh-rule', LIGHT_PALETTE.rule),
-      cap: LIGHT_PALETTE.cap,
-      capColourOnly: LIGHT_PALETTE.capColourOnly,
-      font: family('--abh-font', LIGHT_PALETTE.font),
-      mono: family('--abh-mono', LIGHT_PALETTE.mono),
-    };
-    const cap = Number.parseFloat(
-      getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'),
-    );
-    if (Number.isFinite(cap) && cap > 0 && cap <= 1) palette.cap = cap;
-    return palette;
+    const theme: Theme = { ...LIGHT_PALETTE };
+    for (const [key, child] of colours)
+      theme[key as keyof typeof COLOURS] = parseColour(getComputedStyle(child).color) ?? theme[key as keyof typeof COLOURS];
+    for (const [key, child] of fonts)
+      theme[key as keyof typeof FONTS] = getComputedStyle(child).fontFamily || theme[key as keyof typeof FONTS];
+    return theme;
   } finally {
     probe.remove();
   }
+}
+
+/**
+ * Themes read during the current synchronous run, by shadow root (or document): one drawing pass
+ * draws many figures, and each would otherwise probe the same theme again. The cache empties at the
+ * next microtask checkpoint, before any event (a colour-scheme switch, a theme attribute) can run.
+ */
+const themes = new Map<Node, Theme>();
+
+function themeAt(from: Element): Theme {
+  const root = from.getRootNode();
+  let theme = themes.get(root);
+  if (!theme) {
+    if (themes.size === 0) queueMicrotask(() => themes.clear());
+    theme = readTheme(from);
+    themes.set(root, theme);
+  }
+  return theme;
+}
+
+/** The theme's colours where `from` sits (inside a shadow root: that element's :host variables). */
+export function readPalette(from: Element): Palette {
+  if (typeof getComputedStyle !== 'function' || !from.isConnected) return LIGHT_PALETTE;
+  const palette: Palette = { ...themeAt(from), cap: LIGHT_PALETTE.cap, capColourOnly: LIGHT_PALETTE.capColourOnly };
+  // The opacity cap is the figure's own (a table with numbers caps its colours; see matrix.css).
+  const cap = Number.parseFloat(
+    getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'),
+  );
+  if (Number.isFinite(cap) && cap > 0 && cap <= 1) palette.cap = cap;
+  return palette;
 }
 
 // sRGB <-> OKLab, as CSS Color 4 defines them (color-mix(in oklab, …)).

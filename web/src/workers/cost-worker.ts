@@ -5,7 +5,8 @@
 // kernel (wasm memory only grows, and sizes run in ascending order, so after size n it is the peak
 // that size needed: the inputs, the result, the engine's 16 MiB start, and for the naive kernel the
 // (n, n) weight matrix).
-import { createEngine, engineWasmUrl, type AttentionEngine, type Matrix } from '../engine/engine';
+import { createEngine, type AttentionEngine, type Matrix } from '../engine/engine';
+import { engineWasmUrl } from '../engine/wasm-url';
 import {
   COST_BLOCK,
   COST_D,

@@ -1,7 +1,7 @@
 // The page's timing service (cost-plan.ts, TimingService): each run is a fresh module worker
 // (cost-worker.ts) with its own engines, started when the reader presses Run and terminated to stop.
 // It lives with the worker, not in a figure, so steps and figures never start threads or engines.
-import { engineWasmUrl } from '../engine/engine';
+import { engineWasmUrl } from '../engine/wasm-url';
 import { COST_BUDGET_BYTES, type CostRunRequest, type CostWorkerMessage, type TimingService } from './cost-plan';
 
 /** The parts of a Worker the service uses: tests pass a fake. */

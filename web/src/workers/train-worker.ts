@@ -1,7 +1,8 @@
 // The training worker: its own engine and one training run (train-plan.ts's TrainingRun), so the
 // page stays responsive while the model trains. The page (training-service.ts) starts one worker per
 // run with a TrainStartRequest and terminates it to reset: nothing of an old run survives a Reset.
-import { createEngine, engineWasmUrl } from '../engine/engine';
+import { createEngine } from '../engine/engine';
+import { engineWasmUrl } from '../engine/wasm-url';
 import { Trainer } from '../engine/training';
 import { TrainingRun, type TrainRequest, type TrainStartRequest, type TrainWorkerMessage } from './train-plan';
 

@@ -1,7 +1,7 @@
 // The page's training service (StepContext.training): each run is a fresh module worker
 // (train-worker.ts) with its own engine; Reset terminates it. A worker that dies is replaced once (the
 // run starts again from step 0, and the step says so); a second death ends the run with a message. Steps and figures never start threads or engines themselves.
-import { engineWasmUrl } from '../engine/engine';
+import { engineWasmUrl } from '../engine/wasm-url';
 import type { TrainingConfig } from '../engine/training';
 import type { TrainRequest, TrainWorkerMessage } from './train-plan';
 
