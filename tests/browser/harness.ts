@@ -1,6 +1,6 @@
 // Shared by every browser test: a static file server for dist/ on loopback (with the headers a
 // test asks for, e.g. a strict CSP) and Debian's Chromium driven by playwright-core.
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -8,6 +8,19 @@ import { chromium, type Browser, type Frame, type Locator, type Page } from 'pla
 
 /** The built site: dist/, or DIST_DIR when a build lives elsewhere (as for the screenshots script). */
 export const distDir = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : resolve(import.meta.dirname, '..', '..', 'dist');
+
+/**
+ * The built walkthrough page's inline <style>s, in order: the page's own stylesheet in the head
+ * (web/tooling/inline-page-css.ts), then the prerendered shadow root's (web/tooling/prerender-walkthrough.ts).
+ */
+export function builtInlineStyles(): { page: string; walkthrough: string } {
+  const html = readFileSync(join(distDir, 'index.html'), 'utf8');
+  const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(([, css]) => css);
+  const walkthrough = /<template shadowrootmode="open"><style>([\s\S]*?)<\/style>/.exec(html)?.[1];
+  if (styles.length !== 2 || walkthrough === undefined || styles[1] !== walkthrough)
+    throw new Error('dist/index.html lacks the inlined page style or the prerendered walkthrough: build it from this tree');
+  return { page: styles[0], walkthrough };
+}
 
 const mimeTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

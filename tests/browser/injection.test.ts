@@ -3,13 +3,11 @@
 // every element attribute (in the host page's HTML and set later), embed.html's parameters and the
 // "Embed this step" snippet — run no script (no dialog, window.__pwned stays unset), create no
 // element, hide nothing, and appear in the DOM as text.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { frameResizeListener } from '../../web/src/elements/embed-code';
 import { tokenize, validateSettings } from '../../web/src/settings';
-import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from './harness';
+import { builtInlineStyles, collectErrors, launchBrowser, serve, type StaticServer } from './harness';
 
 /** Each one, if it ever ran, sets window.__pwned and/or opens a dialog. */
 export const PAYLOADS = [
@@ -77,12 +75,6 @@ async function watchedPage(): Promise<Watched> {
   return { page, errors, dialogs };
 }
 
-/** The <style>s the build inlined into the head of the built index.html (web/tooling/inline-page-css.ts). */
-function builtPageStyles(): string[] {
-  const head = /<head>([\s\S]*?)<\/head>/.exec(readFileSync(join(distDir, 'index.html'), 'utf8'))?.[1] ?? '';
-  return [...head.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(([, css]) => css);
-}
-
 /** Script never ran in any frame; no element from a payload exists in any document or shadow root; nothing is hidden. */
 async function expectInert(page: Page, dialogs: string[]): Promise<void> {
   expect(dialogs).toEqual([]);
@@ -124,7 +116,7 @@ async function expectFrameInert(frame: Frame): Promise<void> {
       }
       return { pwned: (window as unknown as { __pwned?: unknown }).__pwned, injected, hidden, badStyles };
     },
-    { snippetListener: frameResizeListener(new URL(server.url).origin), pageStyles: builtPageStyles() },
+    { snippetListener: frameResizeListener(new URL(server.url).origin), pageStyles: [builtInlineStyles().page] },
   );
   expect(report).toEqual({ pwned: undefined, injected: [], hidden: [], badStyles: [] });
 }

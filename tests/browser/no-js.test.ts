@@ -12,26 +12,17 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Settings } from '../../web/src/settings';
-import { collectErrors, distDir, launchBrowser, serve, settled, type StaticServer } from './harness';
+import { builtInlineStyles, collectErrors, distDir, launchBrowser, serve, settled, type StaticServer } from './harness';
 
 /** The article's example's numbers (tests/unit/article-numbers.test.ts checks where they come from). */
 const ARTICLE_NUMBERS = ['1.30', '0.31', '0.26', '0.25', '0.18', '1.13'];
 const PHONE = { width: 412, height: 823 };
 const DESKTOP = { width: 1280, height: 900 };
 
-/**
- * The page's inline <style>s as a CSP's style-src names them: the page's own stylesheet (inlined by
- * the build, web/tooling/inline-page-css.ts) and the prerendered shadow root's.
- */
+/** The page's two inline <style>s (its own and the prerendered walkthrough's), as a CSP's style-src names them. */
 function inlineStyleHashes(): string {
-  const html = readFileSync(join(distDir, 'index.html'), 'utf8');
-  if (!/<template shadowrootmode="open"><style>/.test(html))
-    throw new Error('dist/index.html has no prerendered walkthrough: build it from this tree');
-  const hashes = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
-    ([, css]) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`,
-  );
-  if (hashes.length !== 2) throw new Error(`dist/index.html has ${hashes.length} inline <style>s, not the page's and the walkthrough's`);
-  return hashes.join(' ');
+  const { page, walkthrough } = builtInlineStyles();
+  return [page, walkthrough].map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`).join(' ');
 }
 
 let server: StaticServer;
