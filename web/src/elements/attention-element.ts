@@ -292,10 +292,27 @@ export abstract class AttentionElement extends HTMLElement {
     this.dispatchEvent(new CustomEvent('attention-error', { detail: { message: reason }, bubbles: true, composed: true }));
   }
 
+  /**
+   * The sections just above `target` that the scroll to it brings near the viewport, laid out at their
+   * real height now: each would otherwise get it in the frame after the scroll and push the target
+   * down under the reader (a layout shift of most of the screen on a deep link). They stay laid out:
+   * handed back to content-visibility, one the browser skips again takes the stylesheet's estimated
+   * height for a frame, which moves the target just the same.
+   */
+  private layOutSectionsAbove(target: HTMLElement): void {
+    const sections = [...this.shadow.querySelectorAll<HTMLElement>('section.step')];
+    let covered = 0;
+    for (let i = sections.indexOf(target) - 1; i >= 0 && covered < innerHeight; i--) {
+      sections[i].style.contentVisibility = 'visible';
+      covered += sections[i].getBoundingClientRect().height;
+    }
+  }
+
   /** Scrolls to a step by id (hash links cannot see into a shadow root). */
   scrollToStep(id: string): boolean {
     const target = this.shadow.getElementById(id);
     if (!target) return false;
+    this.layOutSectionsAbove(target);
     target.scrollIntoView();
     // Off-screen sections are laid out at an estimated height (content-visibility: auto) until they
     // near the viewport. The ones that came near with this scroll get their real height in the next

@@ -43,6 +43,7 @@ export interface LogLogChartOptions {
   yLabel: string;
 }
 
+/** Height over width, clamped to 220–360 px; figures.css sizes the box by the same rule (svg.line-chart). */
 const HEIGHT_RATIO = 0.56;
 
 export class LogLogChart {

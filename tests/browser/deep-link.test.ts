@@ -1,0 +1,108 @@
+// A link to one step (index.html#causal) opens the page at that step, below the settings bar, and the
+// page does not move under the reader while the live figures replace the prerendered ones: layout
+// shift (CLS, as Lighthouse counts it) at most 0.1 for every step, on a desktop and on a phone.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, launchBrowser, serve, settled, type StaticServer } from './harness';
+
+let server: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await serve();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Layout shifts as CLS counts them (none here follows input), from the first paint. */
+function watchLayoutShifts(): void {
+  const shifts = { cls: 0, entries: [] as string[] };
+  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
+      if (entry.hadRecentInput) continue;
+      shifts.cls += entry.value;
+      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms`);
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+}
+
+/**
+ * The step's top once it has stayed put for 30 frames. scrollToStep realigns it for at most 20 frames
+ * after the first computation, so a later move would be a shift this test exists to catch.
+ */
+function stillTop(page: Page, id: string): Promise<{ top: number; barBottom: number; margin: number }> {
+  return page.evaluate(
+    (id) =>
+      new Promise<{ top: number; barBottom: number; margin: number }>((resolve) => {
+        const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
+        const target = root.getElementById(id)!;
+        let last = target.getBoundingClientRect().top;
+        let still = 0;
+        const frame = () => {
+          const now = target.getBoundingClientRect().top;
+          still = Math.abs(now - last) < 1 ? still + 1 : 0;
+          last = now;
+          if (still >= 30)
+            resolve({
+              top: now,
+              barBottom: root.querySelector('.controls')!.getBoundingClientRect().bottom,
+              margin: parseFloat(getComputedStyle(target).scrollMarginTop),
+            });
+          else requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+    id,
+  );
+}
+
+const VIEWPORTS = [
+  ['desktop', { width: 1280, height: 900 }],
+  ['phone', { width: 360, height: 740 }],
+] as const;
+
+describe('a link to a step', () => {
+  for (const [name, viewport] of VIEWPORTS) {
+    test(`on a ${name}, every step's link lands on it below the bar, with CLS ≤ 0.1`, async () => {
+      const context = await browser.newContext({ viewport });
+      await context.addInitScript(watchLayoutShifts);
+      // Every step the page has, in its order, as its table of contents links them.
+      const first = await context.newPage();
+      await first.goto(`${server.url}/index.html`);
+      const ids = await first.evaluate(() =>
+        [...document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('nav.toc a')].map((a) =>
+          a.getAttribute('href')!.slice(1),
+        ),
+      );
+      await first.close();
+      expect(ids.length).toBeGreaterThanOrEqual(12);
+      // The last steps: the page cannot scroll them to the top when what follows is shorter than the screen.
+      const lastFull = ids.length - 2;
+      for (const [index, id] of ids.entries()) {
+        // A page of its own each: a goto that changes only the fragment would not load the page again.
+        const page = await context.newPage();
+        const errors = collectErrors(page);
+        await page.goto(`${server.url}/index.html#${id}`);
+        await settled(page);
+        const { top, barBottom, margin } = await stillTop(page, id);
+        const label = `#${id} on a ${name}`;
+        // Not under the bar, and where scroll-margin-top puts it (half a line below the bar, walkthrough.css).
+        expect(top, label).toBeGreaterThanOrEqual(barBottom - 1);
+        if (index <= lastFull) expect(Math.abs(top - margin), label).toBeLessThan(2);
+        expect(top, label).toBeLessThan(viewport.height / 2);
+        const { cls, entries } = await page.evaluate(
+          () => (window as unknown as { layoutShifts: { cls: number; entries: string[] } }).layoutShifts,
+        );
+        expect(cls, `${label}: ${entries.join(', ')}`).toBeLessThanOrEqual(0.1);
+        expect(errors, label).toEqual([]);
+        await page.close();
+      }
+      await context.close();
+    }, 300_000);
+  }
+});
