@@ -7,7 +7,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 const AUTOPLAY_MS = 1400;
@@ -39,12 +39,53 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function open(query = '', reducedMotion: 'reduce' | 'no-preference' = 'reduce'): Promise<{ page: Page; errors: string[] }> {
+/**
+ * @param clock installs Playwright's fake clock before the page loads: its timers (autoplay's
+ * setInterval among them) then run only as the test advances time with page.clock.runFor().
+ */
+async function open(
+  query = '',
+  reducedMotion: 'reduce' | 'no-preference' = 'reduce',
+  clock = false,
+): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion });
   const errors = collectErrors(page);
+  if (clock) await page.clock.install();
   await page.goto(`${server.url}/${query}`);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   return { page, errors };
+}
+
+/**
+ * For autoplay: the page is loaded and every step drawn (the fake clock still runs as real time), then
+ * the clock stops, so no tile moves unless the test advances it.
+ */
+async function drawnThenPaused(page: Page): Promise<void> {
+  await settled(page);
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
+}
+
+/**
+ * Scrolls the stepper into view and resolves once the step's own IntersectionObserver has been told: an
+ * observer made here, with the step's margin, is notified in the same task, after the step's (observers
+ * are notified in the order they were made).
+ */
+function scrollIntoStepperView(page: Page): Promise<void> {
+  return stepperOf(page).evaluate(
+    (stepper) =>
+      new Promise<void>((resolve) => {
+        const observer = new IntersectionObserver(
+          (entries) => {
+            if (!entries.some((entry) => entry.isIntersecting)) return;
+            observer.disconnect();
+            resolve();
+          },
+          { rootMargin: '0px 0px -40% 0px' },
+        );
+        observer.observe(stepper);
+        stepper.scrollIntoView({ block: 'center' });
+      }),
+  );
 }
 
 const stepperOf = (page: Page) => page.locator('#flash .flash-stepper');
@@ -58,8 +99,11 @@ async function runCapped(page: Page, scope: string, maxN: number): Promise<void>
     (el as HTMLElement).dataset.maxN = String(n);
   }, maxN);
   await figure.locator('.flash-run-start').click();
-  await expect.poll(() => figure.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toMatch(/done|failed|cancelled/);
+  await attributeMatching(figure, 'data-phase', /^(done|failed|cancelled)$/);
 }
+
+/** The progress bar's value once a first measurement has come in (start() removes it; 'started' sets 0). */
+const SOME_PROGRESS = /^(0\.\d*[1-9]|[1-9])/;
 
 describe('FlashAttention in the walkthrough', () => {
   test('every tile, with the buttons and the keyboard; the last one shows step 6’s output and a difference below 1e-5', async () => {
@@ -127,7 +171,24 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await page.locator('#cost .cost-flash a[href="#flash-run"]').count()).toBe(1);
     expect(await page.locator('#faq a[href="#flash-run"]').count()).toBe(1);
     await page.locator('#cost .cost-flash a[href="#flash"]').click();
-    await expect.poll(() => page.locator('#flash h2').evaluate((h) => Math.round(h.getBoundingClientRect().top))).toBeLessThan(200);
+    // The step realigns its target for a few frames as sections near it get their real height
+    // (attention-element.ts, scrollToStep: until it stays put for 3 frames, 20 at most): wait for 4 still ones.
+    const top = await page.locator('#flash h2').evaluate(
+      (h) =>
+        new Promise<number>((resolve) => {
+          let last = h.getBoundingClientRect().top;
+          let still = 0;
+          const frame = () => {
+            const now = h.getBoundingClientRect().top;
+            still = Math.abs(now - last) < 1 ? still + 1 : 0;
+            last = now;
+            if (still >= 4) resolve(Math.round(now));
+            else requestAnimationFrame(frame);
+          };
+          requestAnimationFrame(frame);
+        }),
+    );
+    expect(top).toBeLessThan(200);
     const text = await page.locator('#flash').innerText();
     expect(text).not.toMatch(/\bNaN\b|undefined|Infinity/);
     expect(errors).toEqual([]);
@@ -135,15 +196,23 @@ describe('FlashAttention in the walkthrough', () => {
   });
 
   test('reduced motion: nothing plays by itself; Autoplay, once pressed, advances without transitions', async () => {
-    const { page } = await open('', 'reduce');
+    const { page } = await open('', 'reduce', true);
     const autoplay = page.locator('#flash .flash-autoplay');
-    await stepperOf(page).scrollIntoViewIfNeeded();
-    await page.waitForTimeout(AUTOPLAY_MS * 2);
+    await drawnThenPaused(page);
+    await scrollIntoStepperView(page);
+    // Two autoplay intervals of the page's (fake) time with the figure in view: nothing moved.
+    await page.clock.runFor(AUTOPLAY_MS * 2);
     expect(await positionOf(page)).toBe(0);
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
     await autoplay.click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('true');
-    await expect.poll(() => positionOf(page), { timeout: AUTOPLAY_MS * 4 }).toBeGreaterThanOrEqual(2);
+    // One tile an interval, exactly.
+    await page.clock.runFor(AUTOPLAY_MS - 1);
+    expect(await positionOf(page)).toBe(0);
+    await page.clock.runFor(1);
+    expect(await positionOf(page)).toBe(1);
+    await page.clock.runFor(AUTOPLAY_MS);
+    expect(await positionOf(page)).toBe(2);
     const duration = await page
       .locator('#flash .flash-tile-cell')
       .first()
@@ -151,16 +220,23 @@ describe('FlashAttention in the walkthrough', () => {
     expect(duration).toBeLessThan(0.001);
     await autoplay.click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
+    await page.clock.runFor(AUTOPLAY_MS * 2);
+    expect(await positionOf(page)).toBe(2);
     await page.close();
   });
 
   test('no reduced-motion preference: the tiles play when the figure comes into view, until the reader steps', async () => {
-    const { page } = await open('', 'no-preference');
+    const { page } = await open('', 'no-preference', true);
     const autoplay = page.locator('#flash .flash-autoplay');
+    await drawnThenPaused(page);
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
-    await stepperOf(page).scrollIntoViewIfNeeded();
-    await expect.poll(() => autoplay.getAttribute('aria-pressed'), { timeout: 5000 }).toBe('true');
-    await expect.poll(() => positionOf(page), { timeout: AUTOPLAY_MS * 3 }).toBeGreaterThanOrEqual(1);
+    await page.clock.runFor(AUTOPLAY_MS * 2); // out of view, nothing plays
+    expect(await positionOf(page)).toBe(0);
+    await scrollIntoStepperView(page);
+    expect(await autoplay.getAttribute('aria-pressed')).toBe('true');
+    expect(await positionOf(page)).toBe(0);
+    await page.clock.runFor(AUTOPLAY_MS);
+    expect(await positionOf(page)).toBe(1);
     const duration = await page
       .locator('#flash .flash-tile-cell')
       .first()
@@ -168,9 +244,9 @@ describe('FlashAttention in the walkthrough', () => {
     expect(duration).toBeGreaterThan(0.05);
     await page.locator('#flash .flash-next').click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
-    const stopped = await positionOf(page);
-    await page.waitForTimeout(AUTOPLAY_MS * 1.5);
-    expect(await positionOf(page)).toBe(stopped);
+    expect(await positionOf(page)).toBe(2);
+    await page.clock.runFor(AUTOPLAY_MS * 3);
+    expect(await positionOf(page)).toBe(2);
     await page.close();
   });
 
@@ -190,8 +266,9 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await range.inputValue()).toBe('2');
     await range.focus();
     await page.keyboard.press('ArrowRight');
-    await expect.poll(() => page.evaluate(() => location.search)).toContain('block=3');
-    await expect.poll(() => totalOf(page)).toBe(9);
+    await settled(page);
+    expect(await page.evaluate(() => location.search)).toContain('block=3');
+    expect(await totalOf(page)).toBe(9);
     expect(await positionOf(page)).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
@@ -206,7 +283,7 @@ describe('FlashAttention in the walkthrough', () => {
     const { page, errors } = await open();
     const figure = page.locator('#flash .flash-run');
     const progress = figure.locator('progress');
-    await page.waitForTimeout(300);
+    await settled(page); // every step drawn: the measurement has not started by itself
     expect(await figure.getAttribute('data-phase')).toBeNull();
     expect(await figure.locator('.flash-run-results').isHidden()).toBe(true);
 
@@ -217,9 +294,8 @@ describe('FlashAttention in the walkthrough', () => {
     await figure.locator('.flash-run-start').click();
     expect(await figure.locator('.flash-run-start').isDisabled()).toBe(true);
     expect(await figure.locator('.flash-run-cancel').isEnabled()).toBe(true);
-    await expect
-      .poll(() => progress.evaluate((p) => (p as HTMLProgressElement).position), { timeout: 60_000, interval: 50 })
-      .toBeGreaterThan(0);
+    await attributeMatching(progress, 'value', SOME_PROGRESS);
+    expect(await progress.evaluate((p) => (p as HTMLProgressElement).position)).toBeGreaterThan(0);
     // The measurement runs in a worker (its script was fetched), and the stepper answers meanwhile. Whether
     // the run is still going at the click depends on the machine's speed, so it is not asserted; how fast
     // the page answers during a run is a timing, measured by npm run bench.
@@ -227,7 +303,7 @@ describe('FlashAttention in the walkthrough', () => {
     await page.locator('#flash .flash-next').click();
     expect(await positionOf(page)).toBe(before + 1);
     expect(server.requests.some((path) => /^\/assets\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
-    await expect.poll(() => figure.getAttribute('data-phase'), { timeout: 90_000, interval: 250 }).toBe('done');
+    expect(await attributeMatching(figure, 'data-phase', /^(done|failed|cancelled)$/)).toBe('done');
     expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBe(1);
     const slope = figure.locator('.flash-run-slope');
     expect(await slope.innerText()).toMatch(/naive time slope \d\.\d\d, tiled time slope \d\.\d\d/);
@@ -245,10 +321,11 @@ describe('FlashAttention in the walkthrough', () => {
     await figure.evaluate((el) => {
       delete (el as HTMLElement).dataset.maxN;
     });
+    const worker = page.waitForEvent('worker');
     await figure.locator('.flash-run-start').click();
-    await expect
-      .poll(() => figure.locator('table.flash-run-table td[data-ms]').count(), { timeout: 60_000, interval: 50 })
-      .toBeGreaterThan(0);
+    const terminated = new Promise<void>((resolve) => void worker.then((w) => w.once('close', () => resolve())));
+    await attributeMatching(progress, 'value', SOME_PROGRESS); // a first size measured
+    expect(await figure.locator('table.flash-run-table td[data-ms]').count()).toBeGreaterThan(0);
     await figure.locator('.flash-run-cancel').click();
     expect(await figure.getAttribute('data-phase')).toBe('cancelled');
     expect(await figure.locator('.flash-run-status').innerText()).toMatch(/^Cancelled/);
@@ -256,7 +333,9 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await figure.locator('.flash-run-cancel').isDisabled()).toBe(true);
     expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBeLessThan(1);
     const table = await figure.locator('table.flash-run-table').innerText();
-    await page.waitForTimeout(1500);
+    // The worker is terminated (nothing it measures can arrive any more), and the table stays as it was.
+    await terminated;
+    await settled(page);
     expect(await figure.locator('table.flash-run-table').innerText()).toBe(table);
     expect(table).toContain('16k');
     expect(errors).toEqual([]);
@@ -303,7 +382,7 @@ describe('<attention-flash> from the embed bundle', () => {
     await page.goto(`${server.url}/host.html`);
     const element = page.locator('attention-flash');
     await element.scrollIntoViewIfNeeded();
-    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    expect(await started(element)).toBe('true');
     const stepper = element.locator('.flash-stepper');
     expect(await stepper.getAttribute('data-total')).toBe('16'); // 10 tokens in blocks of 3: 4 x 4 tiles
     expect(await element.locator('table.flash-tiles td[data-state="skipped"]').count()).toBe(6);
@@ -329,11 +408,11 @@ describe('<attention-flash> from the embed bundle', () => {
     await page.goto(`${host.url}/article.html`);
     const element = page.locator('attention-flash');
     await element.scrollIntoViewIfNeeded();
-    await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+    expect(await started(element)).toBe('true');
     expect(await element.locator('.flash-stepper').getAttribute('data-total')).toBe('16');
     await element.locator('.flash-run-start').click();
     // A worker script must come from the page's own origin: the browser refuses it, and the figure says so.
-    await expect.poll(() => element.locator('.flash-run').getAttribute('data-phase'), { timeout: 20_000 }).toBe('failed');
+    expect(await attributeMatching(element.locator('.flash-run'), 'data-phase', /^(done|failed|cancelled)$/)).toBe('failed');
     expect(await element.locator('.flash-run-status').innerText()).toMatch(/runs on the walkthrough’s own page/);
     expect(await element.locator('.flash-run-start').isEnabled()).toBe(true);
     // The rest keeps working.

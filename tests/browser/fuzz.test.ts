@@ -1,11 +1,17 @@
 // Fuzz: random parameter sets through the page's two outside boundaries, in the real page.
-//   - URL: 700 queries on ONE walkthrough page (pushState + popstate, the page's own back/forward path;
-//     plus 30 full loads of index.html?<query>).
-//   - Attributes: 700 random attribute sets on running elements of every kind on ONE host page.
+//   - URL: random queries on ONE walkthrough page (pushState + popstate, the page's own back/forward
+//     path), and some more as full loads of index.html?<query>.
+//   - Attributes: random attribute sets on running elements of every kind on ONE host page.
 // For each: no uncaught error or console error, the settings shown are exactly what validation in
-// settings.ts makes of the input, its notices are on screen, no NaN / Infinity / undefined in any figure,
-// every weight finite and every row summing to 1 (or 0 where fully masked), the page intact.
-// FUZZ_SEED=<n> replays a run; FUZZ_URL_CASES / FUZZ_ATTRIBUTE_CASES change the counts.
+// settings.ts makes of the input, its notices are on screen, every step is drawn for them, no NaN /
+// Infinity / undefined in any figure, every weight finite and every row summing to 1 (or 0 where fully
+// masked), the page intact.
+// Depth: by default 200 URL queries through popstate plus 9 full page loads, and 250 attribute sets
+// (seed 20240611, so every run is the same run). The deep run is
+//   FUZZ_URL_CASES=700 FUZZ_ATTRIBUTE_CASES=700 npx vitest run --config vitest.browser.config.ts tests/browser/fuzz.test.ts
+// (the page loads scale with FUZZ_URL_CASES: 30 at 700). FUZZ_SEED=<n> replays another run.
+// Waiting: each case waits on what the page reports (attention-change, the element's updateComplete),
+// never on a time.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
@@ -13,11 +19,12 @@ import { STEP_ELEMENTS } from '../../web/src/elements/registry';
 import { DEFAULT_SETTINGS, settingsFromParams, type Settings } from '../../web/src/settings';
 import { TRAIN_ATTRIBUTES, trainSettingsFrom } from '../../web/src/train-settings';
 import { FuzzRng, fuzzSeed, rawParams } from '../unit/fuzz-values';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
-const URL_CASES = Number(process.env.FUZZ_URL_CASES ?? 700);
-const URL_LOADS = 30;
-const ATTRIBUTE_CASES = Number(process.env.FUZZ_ATTRIBUTE_CASES ?? 700);
+const URL_CASES = Number(process.env.FUZZ_URL_CASES ?? 200);
+/** Full page loads after the popstate cases: 30 for 700 cases (the deep run), at least 3. */
+const URL_LOADS = Math.max(3, Math.round((URL_CASES * 30) / 700));
+const ATTRIBUTE_CASES = Number(process.env.FUZZ_ATTRIBUTE_CASES ?? 250);
 const SEED = fuzzSeed(20240611);
 /** Per test. The hardening run took 1,479 s for the URL test and 1,376 s for the attributes on the shared two-core
  *  box at load 8–22: 25 minutes was too close. Every case still asserts everything; this only allows a slow machine. */
@@ -46,6 +53,8 @@ afterAll(async () => {
 });
 
 interface PageReport {
+  /** Every step shows the element's latest snapshot (nothing left for idle time). */
+  drawn: boolean;
   settings: Settings | null;
   resultSettings: Settings | null;
   notices: string[];
@@ -61,16 +70,23 @@ interface PageReport {
  * NaN, Infinity or undefined; notices may quote the reader's own input (“NaN”) but nothing else.
  */
 function inspect(element: Element): PageReport {
-  type WithState = Element & { config: Settings | null; result: { settings: Settings; pipeline: Record<string, unknown> } | null };
+  type WithState = Element & {
+    config: Settings | null;
+    result: { settings: Settings; pipeline: Record<string, unknown> } | null;
+    debug: { drawn(): boolean } | null;
+  };
   const el = element as WithState;
   const root = el.shadowRoot!;
   const badText: string[] = [];
   const bad = /\bNaN\b|Infinity|undefined|\[object /;
   for (const part of root.querySelectorAll('section.step, .controls')) {
     // A step's own notice area (the train step's) may quote the reader's input: checked like the notices below.
-    const copy = part.cloneNode(true) as Element;
-    copy.querySelectorAll('.notice-area').forEach((area) => area.remove());
-    const text = copy.textContent ?? '';
+    let text = part.textContent ?? '';
+    if (part.querySelector('.notice-area')) {
+      const copy = part.cloneNode(true) as Element;
+      copy.querySelectorAll('.notice-area').forEach((area) => area.remove());
+      text = copy.textContent ?? '';
+    }
     for (const item of part.querySelectorAll('.notice-area li')) {
       const unquoted = (item.textContent ?? '').replace(/“[^”]*”/g, '');
       if (bad.test(unquoted)) badText.push(`step notice: ${item.textContent}`);
@@ -124,6 +140,7 @@ function inspect(element: Element): PageReport {
     }
   }
   return {
+    drawn: el.debug?.drawn() ?? false,
     settings: el.config,
     resultSettings: result?.settings ?? null,
     notices,
@@ -136,6 +153,7 @@ function inspect(element: Element): PageReport {
 }
 
 function checkReport(report: PageReport, expected: { settings: Settings; notices: string[] }, sections: number, label: string): void {
+  expect(report.drawn, label).toBe(true);
   expect(report.settings, label).toEqual(expected.settings);
   expect(report.resultSettings, label).toEqual(expected.settings);
   if (sections === ALL_STEPS) {
@@ -188,26 +206,30 @@ describe(`fuzz (seed ${SEED})`, () => {
       await withInspect(page);
       await page.goto(`${server.url}/index.html`);
       await waitReady(page);
+      await page.evaluate(() => document.querySelector('attention-walkthrough')!.setAttribute('debug', ''));
       for (let i = 0; i < URL_CASES + URL_LOADS; i++) {
         const query = new URLSearchParams(rawParams(rng)).toString();
         const expected = settingsFromParams(new URLSearchParams(query));
         const label = `URL case ${i}: ?${query.slice(0, 300)}`;
         let report: PageReport;
-        const started = performance.now();
+        const begun = performance.now();
         if (i < URL_CASES) {
           // The page's own history path: a new entry, then back/forward's popstate reads it.
           report = await page.evaluate(async (query) => {
-            const element = document.querySelector('attention-walkthrough')!;
-            const changed = new Promise<boolean>((resolve) => {
-              element.addEventListener('attention-change', () => resolve(true), { once: true });
-              setTimeout(() => resolve(false), 20_000);
-            });
+            type Walkthrough = Element & { debug: { flush(): void }; updateComplete: Promise<void> };
+            const element = document.querySelector('attention-walkthrough') as Walkthrough;
+            let changes = 0;
+            const changed = () => changes++;
+            element.addEventListener('attention-change', changed);
             history.pushState(null, '', `?${query}`);
             dispatchEvent(new PopStateEvent('popstate'));
-            if (!(await changed)) throw new Error('no attention-change within 20 s');
-            // Steps off screen are drawn in idle time: draw them all now, then look at every one.
-            element.setAttribute('debug', '');
-            (element as unknown as { debug: { flush(): void } }).debug.flush();
+            // The popstate handler has validated the URL and asked for a drawing. Steps off screen would
+            // wait for idle time: compute the asked-for settings and draw every step now (one engine call),
+            // then look at every one once the element says it is done.
+            element.debug.flush();
+            await element.updateComplete;
+            element.removeEventListener('attention-change', changed);
+            if (changes === 0) throw new Error('the popstate drew no snapshot (no attention-change)');
             return window.__fuzzInspect(element);
           }, query);
         } else {
@@ -219,14 +241,16 @@ describe(`fuzz (seed ${SEED})`, () => {
             }));
             throw new Error(`${label}: not ready (${JSON.stringify(state)}; errors ${JSON.stringify(errors)}): ${String(error)}`);
           });
+          // The first attention-change of a loaded page comes once every step is drawn; updateComplete
+          // also covers any change after it. Nothing is flushed: this is the page drawing on its own.
+          await settled(page);
           report = await page.evaluate(() => {
             const element = document.querySelector('attention-walkthrough')!;
             element.setAttribute('debug', '');
-            (element as unknown as { debug: { flush(): void } }).debug.flush();
             return window.__fuzzInspect(element);
           });
         }
-        timed(performance.now() - started, label);
+        timed(performance.now() - begun, label);
         checkReport(report, expected, ALL_STEPS, label);
         expect(errors, label).toEqual([]);
         urlCount++;
@@ -251,8 +275,9 @@ describe(`fuzz (seed ${SEED})`, () => {
       for (const tag of tags) {
         const element = page.locator(tag);
         await element.scrollIntoViewIfNeeded();
-        await expect.poll(() => element.getAttribute('data-ready'), { timeout: 30_000 }).toBe('true');
+        expect(await started(element), tag).toBe('true');
       }
+      await page.evaluate((tags) => tags.forEach((tag) => document.querySelector(tag)!.setAttribute('debug', '')), tags);
       const paramToAttribute = Object.fromEntries(Object.entries(SETTING_ATTRIBUTES).map(([attribute, param]) => [param, attribute]));
       for (let i = 0; i < ATTRIBUTE_CASES; i++) {
         // Mostly single steps (cheap to draw); every tenth case the whole walkthrough.
@@ -269,36 +294,40 @@ describe(`fuzz (seed ${SEED})`, () => {
         const trains = tag === STEP_ELEMENTS.train;
         const expected = trains ? { settings: { ...DEFAULT_SETTINGS }, notices: [] } : settingsFromParams(params);
         const label = `attribute case ${i} on <${tag}>: ${JSON.stringify(attributes).slice(0, 300)}`;
-        const started = performance.now();
-        const report = await page.evaluate(
-          async ({ tag, attributes, settingAttributes }) => {
-            const element = document.querySelector(tag)!;
+        const begun = performance.now();
+        const { report, form } = await page.evaluate(
+          async ({ tag, attributes, settingAttributes, whole }) => {
+            type Drawn = Element & { debug: { flush(): void }; updateComplete: Promise<void> };
+            const element = document.querySelector(tag) as Drawn;
             // The author's new attribute set replaces the old one.
             for (const name of [...Object.keys(settingAttributes), 'theme'])
               if (!attributes.some(([a]) => a === name)) element.removeAttribute(name);
             for (const [name, value] of attributes) element.setAttribute(name, value);
-            await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-            element.setAttribute('debug', '');
-            (element as unknown as { debug: { flush(): void } }).debug.flush(); // draw steps queued for idle time
-            return window.__fuzzInspect(element);
+            // A single step draws itself whole with each change (on screen or not); the walkthrough leaves
+            // its off-screen steps to idle time: draw them now (computing the asked-for settings once).
+            if (whole) element.debug.flush();
+            await element.updateComplete;
+            const report = window.__fuzzInspect(element);
+            if (tag !== 'attention-train') return { report, form: null };
+            const root = element.shadowRoot!;
+            const value = (name: string) => root.querySelector<HTMLInputElement>(`[name="${name}"]`)!;
+            return {
+              report,
+              form: {
+                dModel: Number(value('train-d-model').value),
+                heads: Number(value('train-heads').value),
+                seed: Number(value('train-seed').value),
+                scale: value('train-scale').checked,
+              },
+            };
           },
-          { tag, attributes, settingAttributes: SETTING_ATTRIBUTES },
+          { tag, attributes, settingAttributes: SETTING_ATTRIBUTES, whole: tag === 'attention-walkthrough' },
         );
-        timed(performance.now() - started, label);
+        timed(performance.now() - begun, label);
         checkReport(report, expected, tag === 'attention-walkthrough' ? ALL_STEPS : 1, label);
         if (trains) {
           const given = Object.fromEntries(attributes);
           const training = trainSettingsFrom((name) => given[name] ?? null, TRAIN_ATTRIBUTES).settings;
-          const form = await page.evaluate(() => {
-            const root = document.querySelector('attention-train')!.shadowRoot!;
-            const value = (name: string) => root.querySelector<HTMLInputElement>(`[name="${name}"]`)!;
-            return {
-              dModel: Number(value('train-d-model').value),
-              heads: Number(value('train-heads').value),
-              seed: Number(value('train-seed').value),
-              scale: value('train-scale').checked,
-            };
-          });
           expect(form, label).toEqual({ dModel: training.dModel, heads: training.heads, seed: training.seed + 0, scale: training.scale }); // + 0: "-0" is seed 0
         }
         expect(errors, label).toEqual([]);

@@ -560,11 +560,13 @@ describe('take the numbers home', () => {
     expect(order).toEqual(['Save PNG', 'Save SVG', 'Embed this step']);
     await page.keyboard.press('Enter');
     const panel = figure.locator('.embed-code');
-    await expect.poll(() => panel.isVisible()).toBe(true);
+    expect(await panel.isVisible()).toBe(true); // shown in the click's handler
     const elementSnippet = await panel.locator('textarea[aria-label="Custom element snippet"]').inputValue();
     expect(elementSnippet).toMatch(/<attention-softmax [^>]*tokens="the cat sat down"/);
     expect(elementSnippet).toContain('weights="random"');
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(elementSnippet);
+    // The clipboard write is asynchronous: the panel's status line says when it is done.
+    await textMatching(panel.locator('[role="status"]'), /^Copied the element snippet\.$/);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(elementSnippet);
     await page.keyboard.press('Escape');
     expect(await figure.locator('.export-menu').isVisible()).toBe(false);
     expect(await panel.isVisible()).toBe(false);

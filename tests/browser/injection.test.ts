@@ -3,11 +3,15 @@
 // every element attribute (in the host page's HTML and set later), embed.html's parameters and the
 // "Embed this step" snippet — run no script (no dialog, window.__pwned stays unset), create no
 // element, hide nothing, and appear in the DOM as text.
+// The URL's payloads: each payload in every parameter at once as a full page load, then in the seven
+// combinations one by one (tokens with each other parameter; tokens alone) through the page's own
+// back/forward path (pushState + popstate) on that loaded page. Every wait is on what the page reports
+// (data-ready, the element's updateComplete, the text it shows), never on a time.
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { frameResizeListener } from '../../web/src/elements/embed-code';
-import { tokenize, validateSettings } from '../../web/src/settings';
-import { builtInlineStyles, collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { settingsFromParams, tokenize, validateSettings } from '../../web/src/settings';
+import { builtInlineStyles, collectErrors, launchBrowser, serve, settled, started, textMatching, type StaticServer } from './harness';
 
 /** Each one, if it ever ran, sets window.__pwned and/or opens a dialog. */
 export const PAYLOADS = [
@@ -75,17 +79,21 @@ async function watchedPage(): Promise<Watched> {
   return { page, errors, dialogs };
 }
 
-/** Script never ran in any frame; no element from a payload exists in any document or shadow root; nothing is hidden. */
-async function expectInert(page: Page, dialogs: string[]): Promise<void> {
+/**
+ * Script never ran in any frame; no element from a payload exists in any document or shadow root; nothing
+ * is hidden; no computed background names a javascript: URL. `styles: false` leaves out the last (it asks
+ * every element of the page for its computed style), for the popstate steps between two full checks.
+ */
+async function expectInert(page: Page, dialogs: string[], options: { styles?: boolean } = {}): Promise<void> {
   expect(dialogs).toEqual([]);
-  for (const frame of page.frames()) await expectFrameInert(frame);
+  for (const frame of page.frames()) await expectFrameInert(frame, options.styles ?? true);
 }
 
-async function expectFrameInert(frame: Frame): Promise<void> {
+async function expectFrameInert(frame: Frame, styles: boolean): Promise<void> {
   // The one inline script allowed: the pasted iframe snippet's own resize listener, exactly as the site
   // writes it; the inline styles allowed: the page's own stylesheet, exactly as the build inlined it.
   const report = await frame.evaluate(
-    ({ snippetListener, pageStyles }) => {
+    ({ snippetListener, pageStyles, styles }) => {
       const roots: (Document | ShadowRoot)[] = [document];
       for (let i = 0; i < roots.length; i++)
         for (const node of roots[i].querySelectorAll('*')) if (node.shadowRoot) roots.push(node.shadowRoot);
@@ -109,14 +117,15 @@ async function expectFrameInert(frame: Frame): Promise<void> {
           if (style.display === 'none' || style.visibility === 'hidden' || (section as HTMLElement).offsetHeight === 0)
             hidden.push(section.className);
         }
-        for (const node of root.querySelectorAll('*')) {
-          const bg = getComputedStyle(node).backgroundImage;
-          if (/javascript/i.test(bg)) badStyles.push(bg);
-        }
+        if (styles)
+          for (const node of root.querySelectorAll('*')) {
+            const bg = getComputedStyle(node).backgroundImage;
+            if (/javascript/i.test(bg)) badStyles.push(bg);
+          }
       }
       return { pwned: (window as unknown as { __pwned?: unknown }).__pwned, injected, hidden, badStyles };
     },
-    { snippetListener: frameResizeListener(new URL(server.url).origin), pageStyles: [builtInlineStyles().page] },
+    { snippetListener: frameResizeListener(new URL(server.url).origin), pageStyles: [builtInlineStyles().page], styles },
   );
   expect(report).toEqual({ pwned: undefined, injected: [], hidden: [], badStyles: [] });
 }
@@ -141,17 +150,38 @@ let cases = 0;
 describe('untrusted text is only ever text', () => {
   test('URL parameters: every payload in tokens and in every other parameter', async () => {
     const { page, errors, dialogs } = await watchedPage();
+    /** The walkthrough's settings, once it shows them everywhere. */
+    const shownSettings = async () => {
+      await settled(page);
+      return page.evaluate(() => window.attentionWalkthrough!.config);
+    };
     for (const payload of PAYLOADS) {
-      for (const param of URL_PARAMS) {
-        const query = new URLSearchParams({ [param]: payload, ...(param === 'tokens' ? {} : { tokens: payload }) });
-        await page.goto(`${server.url}/index.html?${query}`);
-        await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
-        cases++;
-      }
-      // The last load had the payload as tokens: its words are on the page as text.
-      const text = await allText(page);
+      // A full load with the payload in every parameter: each is parsed, validated and its notice drawn.
+      const everywhere = new URLSearchParams(Object.fromEntries(URL_PARAMS.map((param) => [param, payload])));
+      await page.goto(`${server.url}/index.html?${everywhere}`);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+      expect(await shownSettings()).toEqual(settingsFromParams(everywhere).settings);
+      let text = await allText(page);
       for (const word of wordsOf(payload)) expect(text).toContain(word);
       await expectInert(page, dialogs);
+      cases++;
+      // Then each parameter with the payload in tokens too, as Back and Forward bring them; tokens alone last.
+      await page.evaluate(() => document.querySelector('attention-walkthrough')!.setAttribute('debug', ''));
+      for (const param of [...URL_PARAMS.filter((p) => p !== 'tokens'), 'tokens']) {
+        const query = new URLSearchParams({ [param]: payload, ...(param === 'tokens' ? {} : { tokens: payload }) });
+        await page.evaluate((query) => {
+          history.pushState(null, '', `?${query}`);
+          dispatchEvent(new PopStateEvent('popstate'));
+          // Every step drawn now, not in idle time (the settings computed once, as the popstate asked).
+          (document.querySelector('attention-walkthrough') as unknown as { debug: { flush(): void } }).debug.flush();
+        }, query.toString());
+        expect(await shownSettings()).toEqual(settingsFromParams(query).settings);
+        await expectInert(page, dialogs, { styles: param === 'tokens' });
+        cases++;
+      }
+      // Tokens alone: its words are on the page as text.
+      text = await allText(page);
+      for (const word of wordsOf(payload)) expect(text).toContain(word);
     }
     expect(errors).toEqual([]);
     await page.close();
@@ -167,11 +197,18 @@ describe('untrusted text is only ever text', () => {
       await input.pressSequentially(payload);
       await page.keyboard.press('Tab');
       const shown = validateSettings({ sentence: payload }).settings.sentence;
-      await expect.poll(() => page.evaluate(() => window.attentionWalkthrough!.config.sentence)).toBe(shown);
-      // The scores step may be off screen and drawn in idle time once the settings are still: wait for it.
-      await expect
-        .poll(async () => (await page.locator('#scores table.matrix').nth(2).locator('tbody th').allTextContents()).map(unlabel))
-        .toEqual(wordsOf(payload));
+      // The scores step may be off screen, left for idle time: draw every step now, then wait until the
+      // walkthrough says it shows its settings everywhere.
+      await page.evaluate(() => {
+        const walkthrough = document.querySelector('attention-walkthrough')!;
+        walkthrough.setAttribute('debug', '');
+        (walkthrough as unknown as { debug: { flush(): void } }).debug.flush();
+      });
+      await settled(page);
+      expect(await page.evaluate(() => window.attentionWalkthrough!.config.sentence)).toBe(shown);
+      expect((await page.locator('#scores table.matrix').nth(2).locator('tbody th').allTextContents()).map(unlabel)).toEqual(
+        wordsOf(payload),
+      );
       expect(await input.inputValue()).toBe(shown);
       await expectInert(page, dialogs);
       cases++;
@@ -187,7 +224,7 @@ describe('untrusted text is only ever text', () => {
     const count = await elements.count();
     for (let i = 0; i < count; i++) {
       await elements.nth(i).scrollIntoViewIfNeeded();
-      await expect.poll(() => elements.nth(i).getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      expect(await started(elements.nth(i))).toBe('true');
       cases++;
     }
     // The attribute's words are the figure's labels; bad values are named in the notice, as text.
@@ -200,11 +237,17 @@ describe('untrusted text is only ever text', () => {
     // Set later, on a running element: every attribute, every payload.
     const target = page.locator('attention-scores').first();
     for (const payload of PAYLOADS) {
-      for (const attribute of SETTING_ATTRIBUTES) {
-        await target.evaluate((el, [name, value]) => el.setAttribute(name, value), [attribute, payload] as const);
-        cases++;
-      }
-      await page.waitForTimeout(50);
+      // One attribute at a time, each change computed and drawn before the next.
+      await target.evaluate(
+        async (el, { attributes, value }) => {
+          for (const name of attributes) {
+            el.setAttribute(name, value);
+            await (el as HTMLElement & { updateComplete: Promise<void> }).updateComplete;
+          }
+        },
+        { attributes: SETTING_ATTRIBUTES, value: payload },
+      );
+      cases += SETTING_ATTRIBUTES.length;
       await expectInert(page, dialogs);
       expect(await target.getAttribute('data-ready')).toBe('true');
     }
@@ -224,7 +267,7 @@ describe('untrusted text is only ever text', () => {
         seed: payload,
       });
       await page.goto(`${server.url}/embed.html?${query}`);
-      await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      expect(await started(page.locator('attention-scores'))).toBe('true');
       const notice = await page.locator('.embed-notice').innerText();
       expect(notice).toContain('There is no step called “');
       expect(notice).toContain(payload.slice(0, 20));
@@ -234,8 +277,10 @@ describe('untrusted text is only ever text', () => {
     // Names that exist on every object are not steps either.
     for (const step of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       await page.goto(`${server.url}/embed.html?step=${step}`);
-      await expect.poll(() => page.locator('.embed-notice').innerText()).toContain(`no step called “${step}”`);
-      await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      expect(await textMatching(page.locator('.embed-notice'), new RegExp(`no step called “${step}”`))).toContain(
+        `no step called “${step}”`,
+      );
+      expect(await started(page.locator('attention-scores'))).toBe('true');
       cases++;
     }
     expect(errors).toEqual([]);
@@ -267,7 +312,7 @@ describe('untrusted text is only ever text', () => {
         'iframe',
         'script',
       ]);
-      await expect.poll(() => pasted.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
+      expect(await started(pasted)).toBe('true');
       await expectInert(page, dialogs);
       cases++;
     }

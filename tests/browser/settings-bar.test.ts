@@ -19,6 +19,9 @@ afterAll(async () => {
   await server?.close();
 });
 
+// Each test has a page (a context) of its own. The suites whose checks wait only on what the page reports
+// (or poll a layout) run concurrently; the history suite, whose commits hang on real pauses between keys
+// and on the bar's one-second history throttle, runs alone.
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 360, height: 740 };
 
@@ -65,13 +68,13 @@ const box = (page: Page, selector: string) =>
       return { top: r.top, bottom: r.bottom, height: r.height, left: r.left, right: r.right };
     });
 
-describe('the bar’s size', () => {
+describe.concurrent('the bar’s size', () => {
   // Trained weights (the default) hide the seed, which only picks random weights; random ones show it.
   for (const [query, count] of [
     ['', 7],
     ['?weights=random&seed=4294967295', 8],
   ] as const) {
-    test(`at 1280 px${query}: one row, at most 72 px tall, every control in it`, async () => {
+    test(`at 1280 px${query}: one row, at most 72 px tall, every control in it`, async ({ expect }) => {
       const { page, errors } = await open(query);
       const bar = await box(page, '.settings-bar');
       expect(bar.height).toBeGreaterThan(40);
@@ -97,7 +100,7 @@ describe('the bar’s size', () => {
     });
   }
 
-  test('at 360 px: a slim sticky row, reachable at step 7, opened and closed with the keyboard', async () => {
+  test('at 360 px: a slim sticky row, reachable at step 7, opened and closed with the keyboard', async ({ expect }) => {
     const { page, errors } = await open('', PHONE);
     await page.evaluate(() => document.querySelector('attention-walkthrough')!.scrollToStep('causal'));
     await expect.poll(async () => (await box(page, '#causal')).top).toBeLessThan(200);
@@ -141,12 +144,12 @@ describe('the bar’s size', () => {
   });
 });
 
-describe('anchors land below the bar', () => {
+describe.concurrent('anchors land below the bar', () => {
   for (const [name, viewport] of [
     ['1280 px', DESKTOP],
     ['360 px', PHONE],
   ] as const) {
-    test(`a contents link at ${name}`, async () => {
+    test(`a contents link at ${name}`, async ({ expect }) => {
       const { page, errors } = await open('', viewport);
       await page.locator('nav.toc a[href="#softmax"]').click();
       await expect.poll(() => page.evaluate(() => location.hash)).toBe('#softmax');
@@ -168,7 +171,7 @@ describe('anchors land below the bar', () => {
     });
   }
 
-  test('a #step link opened from outside', async () => {
+  test('a #step link opened from outside', async ({ expect }) => {
     const { page, errors } = await open('#weighted-sum');
     const barBottom = (await box(page, '.settings-bar')).bottom;
     await expect
@@ -237,8 +240,8 @@ describe('history: Back and Forward walk the reader’s changes', () => {
 const noticeItems = (page: Page) => page.locator('.notices li').allTextContents();
 const settingsOfPage = (page: Page) => page.evaluate(() => window.attentionWalkthrough!.config);
 
-describe('notices: once, in view, never contradicting', () => {
-  test('?head=99: exactly one notice, and it names what is shown', async () => {
+describe.concurrent('notices: once, in view, never contradicting', () => {
+  test('?head=99: exactly one notice, and it names what is shown', async ({ expect }) => {
     const { page, errors } = await open('?weights=random&heads=2&head=99'); // the random weights' wording
     expect(await noticeItems(page)).toEqual(['There are only 2 heads, so head 2 is shown instead of head 99.']);
     // Step 8's maps mark the head the single-head figures show.
@@ -247,7 +250,7 @@ describe('notices: once, in view, never contradicting', () => {
     await page.context().close();
   });
 
-  test('a long word: “shortened” once, and not again at the next change', async () => {
+  test('a long word: “shortened” once, and not again at the next change', async ({ expect }) => {
     const { page, errors } = await open(`?tokens=${'x'.repeat(60)}+cat`);
     expect(await noticeItems(page)).toEqual(['Words longer than 40 characters were shortened.']);
     await page.locator('input[name="scale"]').click();
@@ -257,7 +260,7 @@ describe('notices: once, in view, never contradicting', () => {
     await page.context().close();
   });
 
-  test('pasting 5,000 words at step 5: nothing cut silently, one notice, in view', async () => {
+  test('pasting 5,000 words at step 5: nothing cut silently, one notice, in view', async ({ expect }) => {
     const { page, errors } = await open('?weights=random'); // all 256 words (the trained model reads 16)
     await page.evaluate(() => document.querySelector('attention-walkthrough')!.scrollToStep('softmax'));
     await page.waitForTimeout(300);
@@ -282,8 +285,8 @@ describe('notices: once, in view, never contradicting', () => {
   });
 });
 
-describe('no layout shift under the reader', () => {
-  test('CLS at most 0.1 over the load and 20 changes made at step 6', async () => {
+describe.concurrent('no layout shift under the reader', () => {
+  test('CLS at most 0.1 over the load and 20 changes made at step 6', async ({ expect }) => {
     const { page, errors } = await open('?weights=random', DESKTOP, watchLayoutShifts); // changes d_model too
     await settled(page);
     const load = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number } }).layoutShifts.cls);
@@ -340,8 +343,8 @@ describe('no layout shift under the reader', () => {
   });
 });
 
-describe('d_k is written with a subscript', () => {
-  test('no literal “d_k” in any heading, paragraph, list, table, label, caption, control or notice', async () => {
+describe.concurrent('d_k is written with a subscript', () => {
+  test('no literal “d_k” in any heading, paragraph, list, table, label, caption, control or notice', async ({ expect }) => {
     const { page, errors } = await open('?d_model=12&heads=5'); // a notice that names dₖ
     await settled(page);
     const found = await page.evaluate(() => {

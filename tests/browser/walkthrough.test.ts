@@ -2,7 +2,7 @@
 // keyboard and pointer events, numbers checked against the engine's own snapshot.
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { collectErrors, launchBrowser, serve, settled, showAllSections, type StaticServer } from './harness';
 
 let server: StaticServer;
@@ -35,8 +35,10 @@ function settingsOf(page: Page) {
 
 const number = (text: string | null) => Number((text ?? '').replace('\u2212', '-'));
 
-describe('the walkthrough in Chromium', () => {
-  test('loads straight into a complete page: every step, numbers, no console error', async () => {
+// Every test has its own page (a context of its own) and waits only on what that page reports, so they
+// run concurrently: on two cores the axe run's two pages and the short tests' page loads overlap.
+describe.concurrent('the walkthrough in Chromium', () => {
+  test('loads straight into a complete page: every step, numbers, no console error', async ({ expect }) => {
     const { page, errors } = await open();
     const headings = await page.locator('section.step h2').allTextContents();
     expect(headings.length).toBe(12);
@@ -57,7 +59,7 @@ describe('the walkthrough in Chromium', () => {
     await page.close();
   });
 
-  test('a score cell chosen with the keyboard shows arithmetic that adds up to the cell', async () => {
+  test('a score cell chosen with the keyboard shows arithmetic that adds up to the cell', async ({ expect }) => {
     const { page, errors } = await open();
     const scores = page.locator('#scores table.matrix').nth(2);
     await scores.locator('td[tabindex="0"]').focus();
@@ -84,7 +86,7 @@ describe('the walkthrough in Chromium', () => {
     await page.close();
   });
 
-  test('a click on a score cell selects it', async () => {
+  test('a click on a score cell selects it', async ({ expect }) => {
     const { page } = await open('?weights=random');
     const cell = page.locator('#scores table.matrix').nth(2).locator('td[data-row="6"][data-col="1"]');
     await cell.click();
@@ -93,7 +95,7 @@ describe('the walkthrough in Chromium', () => {
     await page.close();
   });
 
-  test('the controls work from the keyboard, and the URL reproduces the state after reload', async () => {
+  test('the controls work from the keyboard, and the URL reproduces the state after reload', async ({ expect }) => {
     // Random weights: with the trained model, h is the model's and its control is disabled.
     const { page, errors } = await open('?weights=random');
     // The heads control is step 8's: its buttons h = 1, 2, 4, 8.
@@ -126,7 +128,7 @@ describe('the walkthrough in Chromium', () => {
     await page.close();
   });
 
-  test('back and forward move between settings', async () => {
+  test('back and forward move between settings', async ({ expect }) => {
     const { page } = await open('', { clock: true });
     const entries = () => page.evaluate(() => history.length);
     const first = await entries();
@@ -150,7 +152,7 @@ describe('the walkthrough in Chromium', () => {
     await page.close();
   });
 
-  test('"New random weights" changes the seed and every number', async () => {
+  test('"New random weights" changes the seed and every number', async ({ expect }) => {
     const { page } = await open();
     const before = await page.evaluate(() => window.attentionWalkthrough!.result.pipeline.scores.data[1]);
     await page.getByRole('button', { name: 'New random weights' }).click();
@@ -161,7 +163,7 @@ describe('the walkthrough in Chromium', () => {
     await page.close();
   });
 
-  test('a broken URL shows a notice and a working page', async () => {
+  test('a broken URL shows a notice and a working page', async ({ expect }) => {
     const { page, errors } = await open('?d_model=1e9&heads=-3&seed=NaN&causal=perhaps&tokens=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
     const notice = page.locator('.notices');
     expect(await notice.isVisible()).toBe(true); // shown with the first drawing
@@ -176,21 +178,24 @@ describe('the walkthrough in Chromium', () => {
     await page.close();
   });
 
-  test('axe finds no serious or critical accessibility violation, light and dark', async () => {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ colorScheme });
-      const page = await context.newPage();
-      await page.goto(`${server.url}/`);
-      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
-      await showAllSections(page);
-      const results = await new AxeBuilder({ page }).analyze();
-      const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect(
-        serious.map(
-          (v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`,
-        ),
-      ).toEqual([]);
-      await context.close();
-    }
-  }, 600_000); // axe walks every shadow-DOM table of twelve sections twice: minutes on a loaded 2-core machine
+  test('axe finds no serious or critical accessibility violation, light and dark', async ({ expect }) => {
+    // The two schemes in two pages at once: axe's colour-contrast rule is one renderer thread per page.
+    const violations = await Promise.all(
+      (['light', 'dark'] as const).map(async (colorScheme) => {
+        const context = await browser.newContext({ colorScheme });
+        const page = await context.newPage();
+        await page.goto(`${server.url}/`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+        await showAllSections(page);
+        const results = await new AxeBuilder({ page }).analyze();
+        await context.close();
+        return results.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map(
+            (v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`,
+          );
+      }),
+    );
+    expect(violations.flat()).toEqual([]);
+  }, 1_200_000); // axe walks every shadow-DOM table of twelve sections twice, beside the other tests: minutes on a loaded 2-core machine
 });
