@@ -3,7 +3,7 @@
 // shift (CLS, as Lighthouse counts it) at most 0.1 for every step, on a desktop and on a phone.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, serve, settled, stillTop, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -32,32 +32,22 @@ function watchLayoutShifts(): void {
 }
 
 /**
- * The step's top once it has stayed put for 30 frames. scrollToStep realigns it for at most 20 frames
- * after the first computation, so a later move would be a shift this test exists to catch.
+ * The step's top once it has stayed put for 30 frames (scrollToStep realigns it for at most 20 frames after
+ * the first computation, so a later move would be a shift this test exists to catch), the settings bar's
+ * bottom and the step's scroll-margin-top.
  */
-function stillTop(page: Page, id: string): Promise<{ top: number; barBottom: number; margin: number }> {
+async function landing(page: Page, id: string): Promise<{ top: number; barBottom: number; margin: number }> {
+  const top = await stillTop(page.locator(`attention-walkthrough #${id}`), 30);
   return page.evaluate(
-    (id) =>
-      new Promise<{ top: number; barBottom: number; margin: number }>((resolve) => {
-        const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
-        const target = root.getElementById(id)!;
-        let last = target.getBoundingClientRect().top;
-        let still = 0;
-        const frame = () => {
-          const now = target.getBoundingClientRect().top;
-          still = Math.abs(now - last) < 1 ? still + 1 : 0;
-          last = now;
-          if (still >= 30)
-            resolve({
-              top: now,
-              barBottom: root.querySelector('.controls')!.getBoundingClientRect().bottom,
-              margin: parseFloat(getComputedStyle(target).scrollMarginTop),
-            });
-          else requestAnimationFrame(frame);
-        };
-        requestAnimationFrame(frame);
-      }),
-    id,
+    ({ id, top }) => {
+      const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
+      return {
+        top,
+        barBottom: root.querySelector('.controls')!.getBoundingClientRect().bottom,
+        margin: parseFloat(getComputedStyle(root.getElementById(id)!).scrollMarginTop),
+      };
+    },
+    { id, top },
   );
 }
 
@@ -89,7 +79,7 @@ describe('a link to a step', () => {
         const errors = collectErrors(page);
         await page.goto(`${server.url}/index.html#${id}`);
         await settled(page);
-        const { top, barBottom, margin } = await stillTop(page, id);
+        const { top, barBottom, margin } = await landing(page, id);
         const label = `#${id} on a ${name}`;
         // Not under the bar, and where scroll-margin-top puts it (half a line below the bar, walkthrough.css).
         expect(top, label).toBeGreaterThanOrEqual(barBottom - 1);

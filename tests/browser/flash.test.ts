@@ -7,7 +7,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, stillTop, type StaticServer } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 const AUTOPLAY_MS = 1400;
@@ -173,21 +173,7 @@ describe('FlashAttention in the walkthrough', () => {
     await page.locator('#cost .cost-flash a[href="#flash"]').click();
     // The step realigns its target for a few frames as sections near it get their real height
     // (attention-element.ts, scrollToStep: until it stays put for 3 frames, 20 at most): wait for 4 still ones.
-    const top = await page.locator('#flash h2').evaluate(
-      (h) =>
-        new Promise<number>((resolve) => {
-          let last = h.getBoundingClientRect().top;
-          let still = 0;
-          const frame = () => {
-            const now = h.getBoundingClientRect().top;
-            still = Math.abs(now - last) < 1 ? still + 1 : 0;
-            last = now;
-            if (still >= 4) resolve(Math.round(now));
-            else requestAnimationFrame(frame);
-          };
-          requestAnimationFrame(frame);
-        }),
-    );
+    const top = Math.round(await stillTop(page.locator('#flash h2'), 4));
     expect(top).toBeLessThan(200);
     const text = await page.locator('#flash').innerText();
     expect(text).not.toMatch(/\bNaN\b|undefined|Infinity/);

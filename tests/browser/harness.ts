@@ -224,3 +224,23 @@ export function showAllSections(page: Page): Promise<void> {
 export function nextFrames(page: Page): Promise<void> {
   return page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
+
+/** The element's viewport top once it has stayed within 1 px for `frames` animation frames in a row. */
+export function stillTop(element: Locator, frames: number): Promise<number> {
+  return element.evaluate(
+    (target, frames) =>
+      new Promise<number>((resolve) => {
+        let last = target.getBoundingClientRect().top;
+        let still = 0;
+        const frame = () => {
+          const now = target.getBoundingClientRect().top;
+          still = Math.abs(now - last) < 1 ? still + 1 : 0;
+          last = now;
+          if (still >= frames) resolve(now);
+          else requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+    frames,
+  );
+}
