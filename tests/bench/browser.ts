@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { build } from 'vite';
-import { serve } from '../browser/harness';
+import { goLive, serve } from '../browser/harness';
 import { median, quantile } from './data';
 import { measureChanges, measureFirstLoad } from './latency';
 import type { EnvironmentResult } from './setup';
@@ -125,7 +125,7 @@ export async function runLatency(browser: Browser, log: (line: string) => void, 
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
       await page.goto(`${server.url}/index.html${s.query}`);
-      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 60_000 });
+      await goLive(page, 60_000);
       const notices = await page.evaluate(() => {
         const host = document.querySelector('attention-walkthrough');
         const text = host?.shadowRoot?.querySelector('[role="status"], .notice, .notices')?.textContent ?? '';

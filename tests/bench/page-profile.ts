@@ -10,7 +10,7 @@
 // Prints numbers only; nothing here asserts a time (the machines are noisy).
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { launchBrowser, serve } from '../browser/harness';
+import { goLive, launchBrowser, serve } from '../browser/harness';
 import { median, quantile } from './data';
 import { CONTROLS, measureChanges, measureFirstLoad, type ControlName } from './latency';
 
@@ -68,7 +68,7 @@ try {
   const t0 = performance.now();
   if (args.floor) await page.setContent(FLOOR_PAGE);
   else await page.goto(`${server.url}/index.html${query}`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120_000 });
+  await goLive(page, 120_000);
   console.log(`${args.floor ? 'floor page' : 'walkthrough'} ready after ${(performance.now() - t0).toFixed(0)} ms (incl. navigation)`);
   if (args.scroll) {
     await page.evaluate((y) => window.scrollTo(0, Number(y)), args.scroll);

@@ -5,7 +5,7 @@
 // test tests/unit/default-snapshot.test.ts checks the same numbers in the snapshot these are drawn from.
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, settled, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   errors = collectErrors(page);
   await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   await settled(page);
 });
 

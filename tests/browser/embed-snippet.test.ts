@@ -7,7 +7,7 @@
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS } from '../../web/src/elements/registry';
-import { collectErrors, launchBrowser, serve, showAllSections, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, showAllSections, type StaticServer } from './harness';
 
 let site: StaticServer;
 let browser: Browser;
@@ -43,7 +43,7 @@ describe('"Embed this step"', () => {
     const page = await context.newPage();
     const errors = collectErrors(page);
     await page.goto(`${site.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99&causal=1`);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await goLive(page);
     await showAllSections(page);
     const endMenus: string[] = [];
     for (const id of Object.keys(STEP_ELEMENTS) as (keyof typeof STEP_ELEMENTS)[]) {
@@ -106,7 +106,7 @@ describe('the copied iframe snippet', () => {
     const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
     const errors = collectErrors(page);
     await page.goto(`${site.url}/index.html?tokens=one+two+three&heads=1`);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await goLive(page);
     const { iframe: snippet } = await embedFrom(page.locator('#softmax .export-tools').first());
     // The section's height as drawn, without the embed panel that just opened (the snippet was written before it).
     const sectionHeight = await page

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, goLive, launchBrowser, serve, type StaticServer } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -106,7 +106,7 @@ describe('embedding', () => {
   test('an element shows the same numbers as the main page for the same settings, and `result` is the engine’s', async () => {
     const { page } = await newPage();
     await page.goto(`${site.url}/index.html?weights=random&tokens=the+cat+sat+on+the+mat&d_model=16&heads=4`);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await goLive(page);
     const mainWeights = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     await page.goto(`${site.url}/host.html`);
     await startAll(page, 'attention-scores');
@@ -279,7 +279,7 @@ describe('embedding', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
     const { page } = await newPage(context);
     await page.goto(`${site.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99`);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await goLive(page);
     const expected = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     const tools = page.locator('#softmax .export-tools').first();
     await tools.locator('.export-toggle').click();

@@ -5,7 +5,7 @@
 // that there is more (a fade, a shadow or a scrollbar). The page itself never scrolls sideways.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, nextFrames, serve, settled, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, nextFrames, serve, settled, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -151,7 +151,7 @@ async function open(query: string, viewport: { width: number; height: number }):
   const page = await browser.newPage({ viewport, reducedMotion: 'reduce' });
   const errors = collectErrors(page);
   await page.goto(`${server.url}/${query}`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   return { page, errors };
 }
 

@@ -4,10 +4,21 @@
 // "Run it on my machine" measurement in its Web Worker (capped at small n through the figure's
 // data-max-n test hook): progress, a responsive page while it runs, a fitted slope, cancel. Then the
 // <attention-flash> element from the embed bundle, same-origin under a strict CSP and from another origin.
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, stillTop, type StaticServer } from './harness';
+import {
+  attributeMatching,
+  collectErrors,
+  goLive,
+  launchBrowser,
+  serve,
+  settled,
+  started,
+  type StaticServer,
+  stillTop,
+  axeFor,
+  seriousViolations,
+} from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 const AUTOPLAY_MS = 1400;
@@ -52,7 +63,7 @@ async function open(
   const errors = collectErrors(page);
   if (clock) await page.clock.install();
   await page.goto(`${server.url}/${query}`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   return { page, errors };
 }
 
@@ -334,22 +345,17 @@ test('axe: no serious accessibility violation in the step at its last tile (skip
     const context = await browser.newContext({ colorScheme, reducedMotion: 'reduce', viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${server.url}/?causal=1&block=3`);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await goLive(page);
     await runCapped(page, '#flash', 512);
     const problems: string[] = [];
     for (const key of ['End']) {
       await stepperOf(page).focus();
       await page.keyboard.press(key);
       // Only the flash section (inside the walkthrough's shadow root): the rest of the page has its own axe test.
-      const results = await new AxeBuilder({ page }).include({ fromShadowDom: ['attention-walkthrough', '#flash'] }).analyze();
-      for (const v of results.violations) {
-        if (v.impact !== 'serious' && v.impact !== 'critical') continue;
-        const nodes = v.nodes;
-        if (nodes.length)
-          problems.push(
-            `${colorScheme} tile ${await positionOf(page)} ${v.id}: ${nodes.length} nodes, e.g. ${JSON.stringify(nodes[0].target)} — ${nodes[0].failureSummary}`,
-          );
-      }
+      const results = await axeFor(page, colorScheme)
+        .include({ fromShadowDom: ['attention-walkthrough', '#flash'] })
+        .analyze();
+      problems.push(...seriousViolations(results, `${colorScheme} tile ${await positionOf(page)}`));
     }
     expect(problems).toEqual([]);
     await context.close();

@@ -19,7 +19,7 @@ import { STEP_ELEMENTS } from '../../web/src/elements/registry';
 import { DEFAULT_SETTINGS, settingsFromParams, type Settings } from '../../web/src/settings';
 import { TRAIN_ATTRIBUTES, trainSettingsFrom } from '../../web/src/train-settings';
 import { FuzzRng, fuzzSeed, rawParams } from '../unit/fuzz-values';
-import { collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { collectErrors, launchBrowser, serve, settled, started, type StaticServer, goLive } from './harness';
 
 const URL_CASES = Number(process.env.FUZZ_URL_CASES ?? 200);
 /** Full page loads after the popstate cases: 30 for 700 cases (the deep run), at least 3. */
@@ -181,8 +181,8 @@ declare global {
   }
 }
 
-function waitReady(page: Page): Promise<unknown> {
-  return page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, { timeout: 60_000 });
+function waitReady(page: Page): Promise<void> {
+  return goLive(page, 60_000);
 }
 
 /** The slowest cases, for the log: a drawing-time regression shows up here first. */

@@ -4,6 +4,8 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 
 /** The built site: dist/, or DIST_DIR when a build lives elsewhere (as for the screenshots script). */
@@ -128,8 +130,30 @@ export function collectErrors(page: Page): string[] {
 
 type Drawn = HTMLElement & { updateComplete: Promise<void> };
 
+/**
+ * The walkthrough page loads its live part when the reader first reaches for the page (web/src/main.ts);
+ * a link without settings shows the prerendered copy until then. A scroll event stands in for that
+ * reader: it moves nothing, and unlike a key or a click it is no input that would exempt the layout
+ * shifts after it from CLS. (no-js.test.ts reaches with a real key.) Pages without the wait are left alone.
+ */
+function reachForPage(): void {
+  if (document.documentElement.dataset.live === 'waiting') window.dispatchEvent(new Event('scroll'));
+}
+
+/** Reaches for the page as a reader would, once: the walkthrough starts loading its live part. */
+export async function reach(page: Page | Frame): Promise<void> {
+  await page.evaluate(reachForPage);
+}
+
+/** The walkthrough page, reached for, has drawn every step (data-ready). */
+export async function goLive(page: Page, timeout?: number): Promise<void> {
+  await reach(page);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, timeout ? { timeout } : {});
+}
+
 /** After a change: the element (by default the page's walkthrough) shows its current settings everywhere. */
-export function settled(page: Page | Frame, selector = 'attention-walkthrough'): Promise<void> {
+export async function settled(page: Page | Frame, selector = 'attention-walkthrough'): Promise<void> {
+  await reach(page);
   return page.evaluate(async (s) => {
     const element = document.querySelector(s);
     if (!element) throw new Error(`the page has no ${s}`);
@@ -243,4 +267,30 @@ export function stillTop(element: Locator, frames: number): Promise<number> {
       }),
     frames,
   );
+}
+
+// ---- axe-core ---------------------------------------------------------------------------------------
+
+/** axe's rules whose outcome depends on colours. */
+export const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+
+/**
+ * axe on `page` as it is, in one colour scheme. Between the light and the dark theme only colours
+ * change (the markup, its names, roles and ARIA are the same), so a dark run checks the colour rules
+ * alone and the light run of the same state checks every rule. axe takes tens of seconds on the
+ * walkthrough, most of it in rules that would only repeat the light run's answer.
+ */
+export function axeFor(page: Page, colorScheme: 'light' | 'dark'): AxeBuilder {
+  const builder = new AxeBuilder({ page });
+  return colorScheme === 'dark' ? builder.withRules(COLOUR_RULES) : builder;
+}
+
+/** The serious and critical violations of axe's results, one line each, prefixed with `label`. */
+export function seriousViolations(results: AxeResults, label: string): string[] {
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${label} ${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary?.replace(/\s+/g, ' ')}`,
+    );
 }

@@ -3,7 +3,7 @@
 // page or lose the state: the figures follow every change, and the link catches up with the last one.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -40,7 +40,7 @@ async function open(init?: () => void): Promise<{ page: Page; errors: string[] }
   if (init) await page.addInitScript(init);
   const errors = collectErrors(page);
   await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   return { page, errors };
 }
 

@@ -11,7 +11,17 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { frameResizeListener } from '../../web/src/elements/embed-code';
 import { settingsFromParams, tokenize, validateSettings } from '../../web/src/settings';
-import { builtInlineStyles, collectErrors, launchBrowser, serve, settled, started, textMatching, type StaticServer } from './harness';
+import {
+  builtInlineStyles,
+  collectErrors,
+  goLive,
+  launchBrowser,
+  serve,
+  settled,
+  started,
+  type StaticServer,
+  textMatching,
+} from './harness';
 
 /** Each one, if it ever ran, sets window.__pwned and/or opens a dialog. */
 export const PAYLOADS = [
@@ -159,7 +169,7 @@ describe('untrusted text is only ever text', () => {
       // A full load with the payload in every parameter: each is parsed, validated and its notice drawn.
       const everywhere = new URLSearchParams(Object.fromEntries(URL_PARAMS.map((param) => [param, payload])));
       await page.goto(`${server.url}/index.html?${everywhere}`);
-      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+      await goLive(page);
       expect(await shownSettings()).toEqual(settingsFromParams(everywhere).settings);
       let text = await allText(page);
       for (const word of wordsOf(payload)) expect(text).toContain(word);
@@ -190,7 +200,7 @@ describe('untrusted text is only ever text', () => {
   test('the sentence input, typed key by key, then committed with Tab', async () => {
     const { page, errors, dialogs } = await watchedPage();
     await page.goto(`${server.url}/index.html`);
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await goLive(page);
     const input = page.locator('input[name="tokens"]');
     for (const payload of PAYLOADS) {
       await input.fill('');
@@ -291,7 +301,7 @@ describe('untrusted text is only ever text', () => {
     const { page, errors, dialogs } = await watchedPage();
     for (const payload of PAYLOADS.slice(0, 6)) {
       await page.goto(`${server.url}/index.html?${new URLSearchParams({ tokens: payload })}`);
-      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+      await goLive(page);
       const tools = page.locator('#scores .export-tools').first();
       await tools.locator('.export-toggle').click();
       await tools.getByRole('button', { name: 'Embed this step' }).click();

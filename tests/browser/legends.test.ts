@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenLabels } from '../../web/src/figures/labels';
 import { contrast, type RGB } from '../../web/src/figures/palette';
-import { collectErrors, launchBrowser, nextFrames, serve, settled, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, nextFrames, serve, settled, type StaticServer } from './harness';
 
 const QUERY = '?weights=random&d_model=8&heads=2';
 
@@ -39,7 +39,7 @@ async function open(colorScheme: 'light' | 'dark', width = 1280): Promise<Opened
   const page = await context.newPage();
   const errors = collectErrors(page);
   await page.goto(`${server.url}/${QUERY}`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   await settled(page);
   await nextFrames(page); // legends and maps mix their colours in an animation frame
   return { page, errors, close: () => context.close() };

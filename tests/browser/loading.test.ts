@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, launchBrowser, serve, started, type StaticServer } from './harness';
+import { collectErrors, distDir, launchBrowser, serve, started, type StaticServer, reach } from './harness';
 
 const wasmName = readdirSync(join(distDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
 const embedWasmName = readdirSync(join(distDir, 'embed')).find((f) => f.endsWith('.wasm'))!;
@@ -61,6 +61,7 @@ async function hostShowsErrors(page: Page, message: RegExp): Promise<void> {
 }
 
 async function indexShowsError(page: Page, message: RegExp): Promise<void> {
+  await reach(page);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'error', undefined, { timeout: 20_000 });
   expect(await page.locator('#engine-status').innerText()).toMatch(message);
   const walkthrough = page.locator('attention-walkthrough');

@@ -14,7 +14,7 @@
 // --enable-precise-memory-info (performance.memory is exact, not bucketed).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
 
 /** A multiple of the 40-setting cycle (and of CHUNK), so every checkpoint is at the cycle's start. */
 const COMPUTE_CALLS = Number(process.env.MEMORY_COMPUTE_CALLS ?? 10_000);
@@ -83,7 +83,7 @@ async function openPage(): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
   await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   await page.evaluate(PAGE_HELPERS);
   return { page, errors };
 }

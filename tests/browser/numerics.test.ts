@@ -5,7 +5,7 @@
 // The softmax step must also explain the overflow that subtracting the max prevents.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -25,7 +25,7 @@ async function open(query: string): Promise<{ page: Page; errors: string[] }> {
   const errors = collectErrors(page);
   await page.goto(`${server.url}/index.html?weights=random&${query}`);
   // The largest setting draws every step with 128 x 128 figures: seconds on a busy two-core machine.
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, { timeout: 120_000 });
+  await goLive(page, 120_000);
   return { page, errors };
 }
 

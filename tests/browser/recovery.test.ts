@@ -7,7 +7,7 @@
 // that offers the tiled kernel.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 /** 128 distinct words, d_model 512, 64 heads: about 30 MB of working memory, over the initial 16 MiB. */
 const HEAVY = { sentence: Array.from({ length: 128 }, (_, i) => `w${i}`).join(' '), dModel: 512, heads: 64, head: 0 };
@@ -64,7 +64,7 @@ async function openWalkthrough(): Promise<{ page: Page; errors: string[] }> {
   await page.addInitScript(REFUSE_MEMORY);
   await page.addInitScript(HOOKS_HELPER);
   await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   return { page, errors };
 }
 

@@ -7,7 +7,7 @@ import { extname, join, relative } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
-import { collectErrors, distDir, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, goLive, launchBrowser, serve, type StaticServer } from './harness';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -138,7 +138,7 @@ describe('network: only the page’s own origin', () => {
     [
       '/index.html',
       async (page) => {
-        await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+        await goLive(page);
         await page.locator('select[name="weights"]').selectOption('random');
         await page.locator('#multi-head button[data-heads="4"]').click();
         await page.locator('input[name="causal"]').check();

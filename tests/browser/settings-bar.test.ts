@@ -4,7 +4,7 @@
 // reader, and d_k written with a subscript.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, settled, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -54,7 +54,7 @@ async function open(query = '', viewport = DESKTOP, init?: () => void): Promise<
   if (init) await page.addInitScript(init);
   const errors = collectErrors(page);
   await page.goto(`${server.url}/index.html${query}`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   return { page, errors };
 }
 

@@ -4,7 +4,7 @@
 // snapshot of the trained model. weights=random keeps the old question; weights=bogus gets one notice.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -23,7 +23,7 @@ async function open(query = ''): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
   await page.goto(`${server.url}/${query}`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   return { page, errors };
 }
 

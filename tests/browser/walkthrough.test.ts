@@ -1,9 +1,18 @@
 // The walkthrough as a reader uses it: the built site in Debian's Chromium, driven with real
 // keyboard and pointer events, numbers checked against the engine's own snapshot.
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, showAllSections, type StaticServer } from './harness';
+import {
+  collectErrors,
+  goLive,
+  launchBrowser,
+  serve,
+  settled,
+  showAllSections,
+  type StaticServer,
+  axeFor,
+  seriousViolations,
+} from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -24,7 +33,7 @@ async function open(query = '', { clock = false } = {}): Promise<{ page: Page; e
   const errors = collectErrors(page);
   if (clock) await page.clock.install();
   await page.goto(`${server.url}/${query}`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await goLive(page);
   return { page, errors };
 }
 
@@ -119,7 +128,7 @@ describe.concurrent('the walkthrough in Chromium', () => {
     expect(url).toContain('tokens=a+cat+sat');
     const before = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     await page.reload();
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await goLive(page);
     expect(await settingsOf(page)).toMatchObject({ heads: 4, causal: true, sentence: 'a cat sat' });
     const after = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     expect(after).toEqual(before);
@@ -179,21 +188,17 @@ describe.concurrent('the walkthrough in Chromium', () => {
   });
 
   test('axe finds no serious or critical accessibility violation, light and dark', async ({ expect }) => {
-    // The two schemes in two pages at once: axe's colour-contrast rule is one renderer thread per page.
+    // The two schemes in two pages at once, one renderer thread each; dark checks the colour rules (axeFor).
     const violations = await Promise.all(
       (['light', 'dark'] as const).map(async (colorScheme) => {
         const context = await browser.newContext({ colorScheme });
         const page = await context.newPage();
         await page.goto(`${server.url}/`);
-        await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+        await goLive(page);
         await showAllSections(page);
-        const results = await new AxeBuilder({ page }).analyze();
+        const results = await axeFor(page, colorScheme).analyze();
         await context.close();
-        return results.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map(
-            (v) => `${colorScheme} ${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.target.join(' ')} — ${v.nodes[0]?.failureSummary}`,
-          );
+        return seriousViolations(results, colorScheme);
       }),
     );
     expect(violations.flat()).toEqual([]);

@@ -1,15 +1,23 @@
 // The walkthrough page: one <attention-walkthrough sync-url embed-code>, the same element authors
 // embed. The build prerenders it into the HTML at the default settings (web/tooling/prerender-walkthrough.ts),
-// so the whole explanation reads before the engine has loaded, or without JavaScript.
+// so the whole explanation, with the article's example worked out, reads before the engine has loaded,
+// or without JavaScript.
 //
-// This first script is tiny on purpose. Parsing and running the elements' bundle (~120 KB gzipped)
-// and downloading the engine before the first paint delayed the prerendered text by more than a second
-// on a phone (Lighthouse's mobile profile: largest contentful paint 2.55 s, against 1.39 s this way).
-// So the page paints the prerendered copy first; then the engine and the weights start downloading and
-// the live part (page.ts) loads and takes over.
+// This first script is tiny on purpose, and it loads the live part (page.ts: the elements' bundle,
+// the engine's .wasm and the shipped weights, ~270 KB gzipped) only when the reader first reaches for
+// the page: a pointer, a key, a touch, a wheel or a scroll. A reader who only looks has everything the
+// prerendered copy shows and downloads ~65 KB; starting the live part at load instead cost a phone
+// (Lighthouse's mobile profile) ~1.3 s of blocked main thread right as the text appeared. A link that
+// carries settings or a step (`?tokens=…`, `#causal`) asks for the live page itself: it starts at once.
 import './styles/page.css';
 import { engineWasmUrl } from './engine/wasm-url';
 import { shippedWeightsUrl } from './model/shipped';
+
+/** What counts as reaching for the page. Passive listeners: none of them delays a scroll. */
+const INTENT_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'touchstart', 'wheel', 'scroll'] as const;
+
+const root = document.documentElement;
+const status = document.getElementById('engine-status');
 
 function preload(href: string, type: string): void {
   const link = document.createElement('link');
@@ -23,25 +31,28 @@ function preload(href: string, type: string): void {
 }
 
 function startLivePart(): void {
+  for (const type of INTENT_EVENTS) window.removeEventListener(type, startLivePart, true);
+  if (root.dataset.live !== 'waiting') return;
+  root.dataset.live = 'loading';
+  if (status) status.textContent = 'Loading the engine…';
   preload(engineWasmUrl(), 'application/wasm');
   preload(shippedWeightsUrl(), 'application/octet-stream');
   import('./page').catch((error: unknown) => {
-    const status = document.getElementById('engine-status');
     if (status) {
       status.textContent = `The live figures could not load (${error instanceof Error ? error.message : String(error)}). The text still reads.`;
       status.classList.add('error');
     }
-    document.documentElement.dataset.ready = 'error';
+    root.dataset.ready = 'error';
   });
 }
 
-let started = false;
-function startOnce(): void {
-  if (started) return;
-  started = true;
-  startLivePart();
+root.dataset.live = 'waiting';
+if (location.search || location.hash) {
+  // After the first frame has painted, so the prerendered copy shows first: a frame callback runs
+  // before that paint, a task queued from it after. A tab opened in the background paints no frames:
+  // the timer starts the live part there too.
+  requestAnimationFrame(() => setTimeout(startLivePart, 0));
+  setTimeout(startLivePart, 1000);
+} else {
+  for (const type of INTENT_EVENTS) window.addEventListener(type, startLivePart, { capture: true, passive: true });
 }
-// After the first frame has painted: a frame callback runs before that paint, a task queued from it
-// after. A tab opened in the background paints no frames: the timer starts the live part there too.
-requestAnimationFrame(() => setTimeout(startOnce, 0));
-setTimeout(startOnce, 1000);

@@ -1,6 +1,6 @@
-// The walkthrough page's live part, loaded by main.ts once the prerendered copy has painted: the
-// elements, the engine and the shipped weights. The element adopts the prerendered shadow root and
-// replaces it with the live figures.
+// The walkthrough page's live part, loaded by main.ts when the reader first reaches for the page (or at
+// once for a link with settings): the elements, the engine and the shipped weights. The element adopts
+// the prerendered shadow root and replaces it with the live figures.
 import './elements/index';
 import type { AttentionChangeDetail } from './elements/attention-element';
 import { loadEngine } from './engine/engine';
