@@ -1,6 +1,9 @@
 // The only file that knows about Emscripten. It converts between plain JS objects and the engine's
 // structs and nothing else: no math here.
 //
+// Length (~900 lines): every conversion between JS values and the engine's structs lives here and
+// nowhere else, so that this stays the only file that includes Emscripten's headers.
+//
 // Boundary shapes (mirrored by web/src/engine/types.ts; pipeline() has its own, see below):
 //   JsMatrix  = { rows, cols, data: Float32Array }            row-major
 //   JsTensor3 = { heads, rows, cols, data: Float32Array }     row-major, heads outermost

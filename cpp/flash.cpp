@@ -1,3 +1,7 @@
+// The tiled FlashAttention kernel (flash.h): packing, the SIMD tile steps, the online softmax, the
+// trace and the checks. ~510 lines in one file on purpose: the tile steps are separate noinline
+// functions (CMakeLists.txt says why) that share this file's helpers and Scratch layout, which no
+// other file should see.
 #include "flash.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The walkthrough's one engine call (pipeline.h): the generated inputs, the published layout of its
+// tensors, the reused workspace and the pass itself. ~440 lines in one file on purpose: the layout, the
+// workspace and the pass share one set of shapes, and split apart each part would restate them.
 #include "pipeline.h"
 
 #include <algorithm>

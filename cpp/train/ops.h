@@ -2,6 +2,9 @@
 // train_gpt2.c). Templated on the scalar: the model trains in float; the tests run the same code in
 // double and compare every backward pass with central finite differences.
 //
+// Length (~440 lines): every layer's forward and backward stay side by side in one header, and as
+// templates they must be visible to the float model and to the double-precision gradient tests alike.
+//
 // Conventions: B = batch, T = positions, C = d_model, NH = heads, HS = C / NH (the walkthrough's d_k),
 // V = vocabulary, OC/IC = a matmul's output/input channels. Every buffer is row-major with its axes
 // named in the comment at its entry. Backward passes ACCUMULATE (+=) into gradient buffers, so the

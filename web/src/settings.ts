@@ -1,6 +1,8 @@
 // The walkthrough's settings: their defaults, their limits, and the one validation boundary that
 // every outside value passes through (URL parameters now, element attributes later). Pure: no DOM,
 // no engine, so it is unit-tested directly.
+// Length (~400 lines): it is the one place that clamps each setting and words its notice; split
+// apart, two modules would clamp the same value.
 import { EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from './article-example';
 import { ENGINE_LIMITS } from './engine/limits';
 import { isCustomMask, validateEdits, validateMask } from './hands-on-settings';

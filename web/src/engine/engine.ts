@@ -6,6 +6,8 @@
 // Loading failures (no SIMD, a missing or damaged .wasm, a CSP that blocks WebAssembly) are
 // EngineErrors that say which; a failure inside the instance (out of memory) is an EngineCrash,
 // after which restart() re-creates the instance.
+// Length (~570 lines): the JavaScript side of the wasm boundary, each entry point's type checks and
+// copies next to the loading and restart logic they all share (the result sharing is its own module).
 import createAttentionEngine from './generated/attention_engine.mjs';
 import { RecentPipelines, inputKeys, type InputKeys } from './result-sharing';
 import { engineWasmUrl } from './wasm-url';

@@ -4,6 +4,9 @@
 // Run; Cancel stops the run. Every number on the charts is also in the table below them (the text
 // equivalent). The figure starts no thread and no engine itself: it only sees the TimingService.
 //
+// Length (~400 lines): the run's state drives both charts, the table and the controls, and nothing
+// outside this figure uses any of them.
+//
 // Test hook (not part of the embed API, no attribute or URL parameter): a `data-max-n` attribute on
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.

@@ -3,6 +3,8 @@
 // cell of Q worked out by hand (with the same row and column of K and V next to it). In the small example every number of X and the
 // three W matrices can be edited (typed, nudged, dragged); the edits live in the settings (and the
 // URL), and every figure of the page marks what they changed.
+// Length: each step is one file; this one is long because it holds four editable matrices, three products
+// and the worked cell.
 import { byHandSum } from '../figures/arithmetic';
 import { el, replaceChildren, setText, showChildren } from '../figures/dom';
 import { fmt, quoted } from '../figures/format';

@@ -2,6 +2,8 @@
 // score matrix itself is drawn once, in step 3), the variance experiment (random dot products before and after), the saturation demo (softmax of
 // [1, 2, 3] with and without the spread that d_k would cause, and how much gradient survives), and
 // what scaling does to the current sentence's weights.
+// Length: each step is one file; this one is long because it holds three figures: the live division, the
+// variance experiment and the saturation demo.
 import { BarChart } from '../figures/bars';
 import { el, replaceChildren, setText, showChildren } from '../figures/dom';
 import { count, fmt, formatPercentDelta, percent, quoted } from '../figures/format';

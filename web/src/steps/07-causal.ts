@@ -3,6 +3,8 @@
 // control for the page's mask: presets (none, causal, padding, sliding window, prefix-LM, painted),
 // with the mask in force drawn as the table to paint on. Below it, always with the causal mask, the
 // right way next to the wrong way (softmax first, zero afterwards), whose row sums fall short of 100%.
+// Length: each step is one file; this one is long because it holds the mask editor with its presets as
+// well as the causal comparison.
 import { codeBlock, outputBlock } from '../figures/code-block';
 import { CAUSAL_MASK_LINE } from '../figures/numpy-script';
 import { controlForm, el, setText } from '../figures/dom';

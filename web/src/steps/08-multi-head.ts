@@ -1,6 +1,8 @@
 // Multi-head attention: d_model stays fixed while h changes. The columns of Q, K, V are cut into h
 // slices of d_k, each slice runs its own attention, the results are glued back together and mixed
 // by W_o. Every head's map is drawn, and the work is counted to show it does not depend on h.
+// Length: each step is one file; this one is long because it holds every head's map, the split-and-merge
+// code and the work count.
 import { codeBlock } from '../figures/code-block';
 import { ATTENTION_FUNCTION, HEAD_LINES } from '../figures/numpy-script';
 import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-model';

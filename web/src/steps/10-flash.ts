@@ -4,6 +4,8 @@
 // m, sum l and accumulator per row, the rescaling when a larger max arrives, skipped tiles under the
 // causal mask, and at the end the output next to the naive one. Below it: what each method holds in
 // memory, and a measurement of both in the reader's browser (figures/cost-run.ts).
+// Length: each step is one file; this one is long because it holds the tile-by-tile replay with its
+// controls, the memory comparison and the timing.
 import { BarChart } from '../figures/bars';
 import { tokenCountLabel } from '../figures/cost-model';
 import { CostRunFigure } from '../figures/cost-run';

@@ -7,6 +7,8 @@
 // Longer than most steps (about 600 lines) because it is the one owner of the runs' life cycle (two
 // sessions, their messages, pause/step/reset, restarts): split, the pieces would share all that state.
 // What it draws lives in figures/train-chart.ts, train-experiments.ts and train-findings.ts.
+// Length: each step is one file; this one is long because it holds the run controls, the charts, the probe
+// and the use-these-weights path.
 import { BarChart } from '../figures/bars';
 import { controlForm, el, replaceChildren, setText } from '../figures/dom';
 import { fmt, groupDigits, percent, quoted } from '../figures/format';
