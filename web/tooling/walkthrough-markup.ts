@@ -52,6 +52,18 @@ export async function walkthroughMarkup(
     cover.removeAttribute('inert');
     cover.removeAttribute('aria-hidden');
   }
+  // The copy's controls do nothing until the live part has loaded, which the page starts at the reader's
+  // first reach (web/src/main.ts). Disabled, they say so, and a press on one is not taken for a change
+  // that the live drawing would then drop with the copy. Without the script they are hidden (no-script.css).
+  for (const control of root.querySelectorAll('button, input, select, textarea')) control.setAttribute('disabled', '');
+  // A control's current value is a property, which markup does not keep: written back as the attribute
+  // it starts from, the copy shows the settings it was drawn with (not an empty sentence or d_model 2).
+  for (const input of root.querySelectorAll('input')) {
+    if (input.type === 'checkbox' || input.type === 'radio') input.toggleAttribute('checked', input.checked);
+    else input.setAttribute('value', input.value);
+  }
+  for (const option of root.querySelectorAll('option')) option.toggleAttribute('selected', option.selected);
+  for (const area of root.querySelectorAll('textarea')) area.textContent = area.value;
   const css = [ELEMENT_CSS, ...[...rules].map(([declarations, id]) => `[data-prerender-style='${id}']{${declarations}}`)].join('\n');
   return { html: root.innerHTML, css };
 }
