@@ -48,9 +48,13 @@ val copy_floats(const float* data, std::size_t size) {
   return out;
 }
 
-val copy_bytes(const std::vector<std::uint8_t>& bytes) {
-  return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+val copy_bytes(const std::uint8_t* data, std::size_t size) {
+  val out = val::global("Uint8Array").new_(size);
+  out.call<void>("set", emscripten::typed_memory_view(size, data));
+  return out;
 }
+
+val copy_bytes(const std::vector<std::uint8_t>& bytes) { return copy_bytes(bytes.data(), bytes.size()); }
 
 val to_js(const abh::Matrix& m) {
   val out = val::object();
@@ -597,32 +601,6 @@ namespace training_bindings {
 
 using abh::train::Trainer;
 
-val copy_float_array(const float* data, std::size_t size) {
-  val out = val::global("Float32Array").new_(size);
-  if (size) out.call<void>("set", emscripten::typed_memory_view(size, data));
-  return out;
-}
-
-val copy_byte_array(const std::uint8_t* data, std::size_t size) {
-  val out = val::global("Uint8Array").new_(size);
-  if (size) out.call<void>("set", emscripten::typed_memory_view(size, data));
-  return out;
-}
-
-val matrix_js(const abh::Matrix& m) {
-  val out = val::object();
-  out.set("rows", int(m.rows()));
-  out.set("cols", int(m.cols()));
-  out.set("data", copy_float_array(m.data(), std::size_t(m.size())));
-  return out;
-}
-
-val error_js(const std::string& message) {
-  val out = val::object();
-  out.set("error", message);
-  return out;
-}
-
 // Reads config[key] into target when present; a wrong type is an error naming the key.
 abh::Status read_int(const val& config, const char* key, int& target) {
   const val v = config[key];
@@ -681,7 +659,7 @@ class TrainerJs {
  public:
   val configure(val config) {
     if (config.typeOf().as<std::string>() != "object" || config.isNull())
-      return error_js("the training configuration must be an object");
+      return failure("the training configuration must be an object");
     abh::train::TrainConfig c;
     double seed = c.seed;
     for (const abh::Status& read :
@@ -691,11 +669,11 @@ class TrainerJs {
           read_string(config, "optimizer", c.optimizer), read_float(config, "learningRate", c.learning_rate),
           read_float(config, "weightDecay", c.weight_decay), read_float(config, "momentum", c.momentum),
           read_float(config, "clip", c.clip), read_int(config, "batch", c.batch)})
-      if (!read.ok()) return error_js(read.error());
+      if (!read.ok()) return failure(read.error());
     if (!config["seed"].isUndefined()) {
       seed = config["seed"].isNumber() ? config["seed"].as<double>() : NAN;
       if (!(seed >= 0 && seed <= 4294967295.0 && seed == std::floor(seed)))
-        return error_js("seed must be a whole number from 0 to 4294967295");
+        return failure("seed must be a whole number from 0 to 4294967295");
       c.seed = std::uint32_t(seed);
     }
     return adopt(Trainer::create(c));
@@ -703,18 +681,18 @@ class TrainerJs {
 
   val load(val bytes) {
     if (bytes.typeOf().as<std::string>() != "object" || bytes.isNull() || !bytes["length"].isNumber())
-      return error_js("the weights must be a Uint8Array");
+      return failure("the weights must be a Uint8Array");
     const double length = bytes["length"].as<double>();
     if (length > double(abh::train::kMaxWeightsBytes))
-      return error_js("the weights file is too large (" + std::to_string(std::int64_t(length)) + " bytes)");
+      return failure("the weights file is too large (" + std::to_string(std::int64_t(length)) + " bytes)");
     const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
     return adopt(Trainer::import_weights(data.data(), data.size()));
   }
 
   val step(int steps) {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
     const auto r = trainer_->step(steps);
-    if (!r.ok()) return error_js(r.error());
+    if (!r.ok()) return failure(r.error());
     val out = val::object();
     out.set("step", r.value().step);
     out.set("loss", r.value().loss);
@@ -724,7 +702,7 @@ class TrainerJs {
   }
 
   val evaluate() const {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
     const auto e = trainer_->evaluate();
     val out = val::object();
     out.set("accuracy", e.accuracy);
@@ -735,20 +713,20 @@ class TrainerJs {
   }
 
   val analyze(val words_js, int top_k) const {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
-    if (!words_js.isArray()) return error_js("the words must be an array of strings");
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
+    if (!words_js.isArray()) return failure("the words must be an array of strings");
     const int count = words_js["length"].as<int>();
     if (count > abh::train::kMaxPositions)
-      return error_js("the trained model reads at most " + std::to_string(abh::train::kMaxPositions) + " words (got " +
-                      std::to_string(count) + ")");
+      return failure("the trained model reads at most " + std::to_string(abh::train::kMaxPositions) + " words (got " +
+                     std::to_string(count) + ")");
     std::vector<std::string> words;
     for (int i = 0; i < count; ++i) {
       const val w = words_js[i];
-      if (!w.isString()) return error_js("word " + std::to_string(i + 1) + " is not a string");
+      if (!w.isString()) return failure("word " + std::to_string(i + 1) + " is not a string");
       words.push_back(w.as<std::string>());
     }
     const auto r = trainer_->analyze(words, top_k);
-    if (!r.ok()) return error_js(r.error());
+    if (!r.ok()) return failure(r.error());
     const auto& a = r.value();
     val out = val::object();
     val normalized = val::array(), ids = val::array();
@@ -758,7 +736,7 @@ class TrainerJs {
     }
     out.set("words", normalized);
     out.set("ids", ids);
-    out.set("unknown", copy_byte_array(a.tokens.unknown.data(), a.tokens.unknown.size()));
+    out.set("unknown", copy_bytes(a.tokens.unknown.data(), a.tokens.unknown.size()));
     out.set("query", a.query);
     val top = val::array();
     for (const auto& p : a.top) {
@@ -776,13 +754,13 @@ class TrainerJs {
       att.set("heads", l.attention.heads);
       att.set("rows", l.attention.rows);
       att.set("cols", l.attention.cols);
-      att.set("data", copy_float_array(l.attention.data.data(), l.attention.data.size()));
+      att.set("data", copy_floats(l.attention.data.data(), l.attention.data.size()));
       layer.set("attention", att);
-      layer.set("attentionInput", matrix_js(l.attention_input));
-      layer.set("W_q", matrix_js(l.W_q));
-      layer.set("W_k", matrix_js(l.W_k));
-      layer.set("W_v", matrix_js(l.W_v));
-      layer.set("W_o", matrix_js(l.W_o));
+      layer.set("attentionInput", to_js(l.attention_input));
+      layer.set("W_q", to_js(l.W_q));
+      layer.set("W_k", to_js(l.W_k));
+      layer.set("W_v", to_js(l.W_v));
+      layer.set("W_o", to_js(l.W_o));
       layers.call<void>("push", layer);
     }
     out.set("layers", layers);
@@ -806,7 +784,7 @@ class TrainerJs {
   }
 
   val attention_scores() const {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
     const auto scores = trainer_->attention_scores();
     val heads = val::array();
     for (const auto& h : scores.heads) {
@@ -831,7 +809,7 @@ class TrainerJs {
   }
 
   val gradient_norms() const {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
     const auto& norms = trainer_->gradient_norms();
     const auto& entries = trainer_->layout().entries;
     val out = val::array();
@@ -845,18 +823,18 @@ class TrainerJs {
   }
 
   val export_weights() const {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
     const auto bytes = trainer_->export_weights();
-    return copy_byte_array(bytes.data(), bytes.size());
+    return copy_bytes(bytes.data(), bytes.size());
   }
 
   val parameters() const {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
-    return copy_float_array(trainer_->parameters().data(), trainer_->parameters().size());
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
+    return copy_floats(trainer_->parameters().data(), trainer_->parameters().size());
   }
 
   val describe() const {
-    if (!trainer_) return error_js("the trainer has no model yet: configure or load one first");
+    if (!trainer_) return failure("the trainer has no model yet: configure or load one first");
     val out = val::object();
     out.set("config", config_js(trainer_->config()));
     out.set("steps", trainer_->steps_done());
@@ -889,7 +867,7 @@ class TrainerJs {
 
  private:
   val adopt(abh::Expected<std::unique_ptr<Trainer>> created) {
-    if (!created.ok()) return error_js(created.error());
+    if (!created.ok()) return failure(created.error());
     trainer_ = std::move(created.value());
     val out = val::object();
     out.set("parameterCount", double(trainer_->layout().count));

@@ -3,11 +3,11 @@ import { byHandSum } from '../figures/arithmetic';
 import { el, setText, showChildren } from '../figures/dom';
 import { fmt, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
-import { dimensionLabels, tokenLabels } from '../figures/labels';
+import { dimensionLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
-import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { headView } from './head-view';
 import { workedExampleNote } from './worked-example';
 
 /** (rows, cols) slice of head `head` of a Tensor3, transposed to (cols, rows). */
@@ -117,12 +117,8 @@ export const scoresStep: StepDefinition = {
       render(next) {
         worked.update(next);
         snapshot = next;
-        const { pipeline: p, tokens, settings } = next;
-        const h = settings.head;
-        const labels = tokenLabels(tokens);
-        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
-        const numbers = p.n <= LIMITS.maxTokensWithNumbers;
-        const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
+        const p = next.pipeline;
+        const { h, labels, headNote, numbers, dimNumbers } = headView(next);
         queries.update(
           {
             data: p.Q_heads.data,

@@ -10,6 +10,7 @@ import { scrollRegion } from '../figures/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { headView } from './head-view';
 import { workedExampleNote } from './worked-example';
 
 /** How many tokens the row sentence names before summing up the rest. */
@@ -213,9 +214,7 @@ export const softmaxStep: StepDefinition = {
         worked.update(next);
         snapshot = next;
         const { pipeline: p, tokens, settings } = next;
-        const h = settings.head;
-        const labels = tokenLabels(tokens);
-        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
+        const { h, labels, headNote } = headView(next);
         const base = h * p.n * p.n;
         let peak = 0;
         for (let i = 0; i < p.n * p.n; i++) peak = Math.max(peak, p.weights.data[base + i]);

@@ -7,11 +7,11 @@ import { copyText } from '../figures/export-toolbar';
 import { ATTENTION_FUNCTION, numpyScript, SCRIPT_MAX_DMODEL } from '../figures/numpy-script';
 import { fmt, formatPercentDelta, percent, quoted, sub } from '../figures/format';
 import { tex } from '../figures/formula';
-import { dimensionLabels, tokenLabels } from '../figures/labels';
+import { dimensionLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
-import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { headView } from './head-view';
 import { workedExampleNote } from './worked-example';
 
 function link(href: string, text: string): HTMLAnchorElement {
@@ -192,13 +192,8 @@ export const weightedSumStep: StepDefinition = {
       render(next) {
         worked.update(next);
         snapshot = next;
-        const { pipeline: p, tokens, settings } = next;
-        const h = settings.head;
-        const n = p.n;
-        const labels = tokenLabels(tokens);
-        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
-        const numbers = n <= LIMITS.maxTokensWithNumbers;
-        const dimNumbers = numbers && p.dK <= LIMITS.maxTokensWithNumbers;
+        const p = next.pipeline;
+        const { h, n, labels, headNote, numbers, dimNumbers } = headView(next);
         const masked = (r: number, c: number) => p.mask.data[r * n + c] === 0 && p.weights.data[(h * n + r) * n + c] === 0;
         const base = next.baseline;
         reproButton.disabled = p.dModel > SCRIPT_MAX_DMODEL;

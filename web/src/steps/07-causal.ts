@@ -17,6 +17,7 @@ import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type 
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepContext, StepDefinition } from './types';
+import { headView } from './head-view';
 import { workedExampleNote } from './worked-example';
 
 /** Largest n whose weights are printed the way NumPy would. */
@@ -139,49 +140,41 @@ export const causalStep: StepDefinition = {
       render(next) {
         worked.update(next);
         snapshot = next;
-        const { pipeline: p, tokens, settings } = next;
-        const h = settings.head;
-        const n = p.n;
-        const labels = tokenLabels(tokens);
-        const headNote = p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '';
-        const numbers = n <= LIMITS.maxTokensWithNumbers;
+        const { pipeline: p, tokens } = next;
+        const { n, labels, headNote, numbers } = headView(next);
         const base = next.baseline;
 
-        // The comparison tables hold the shown head only: (n, n), no head offset.
-        const exactZero = (data: Float32Array) => (r: number, c: number) => c > r && data[r * n + c] === 0;
-        const sumsRight = rowSums(p.weightsCausal.data, 0, n);
-        const sumsWrong = rowSums(p.weightsMaskedAfter.data, 0, n);
-        const short = (sums: number[]) => (r: number) => (sums[r] < 0.995 ? 'row-total-short' : undefined);
-        right.update(
-          {
-            data: p.weightsCausal.data,
-            rows: n,
-            cols: n,
-            rowLabels: labels,
-            colLabels: labels,
-            extent: 1,
-            showNumbers: numbers,
-            blocked: exactZero(p.weightsCausal.data),
-            blockedText: '0',
-            rowTotals: { label: 'row sum', text: (r) => percent(sumsRight[r]), className: short(sumsRight) },
-            baseline: base?.weightsCausal.data,
-          },
-          `softmax(masked scores)${headNote}`,
-        );
-        wrong.update(
-          {
-            data: p.weightsMaskedAfter.data,
-            rows: n,
-            cols: n,
-            rowLabels: labels,
-            colLabels: labels,
-            extent: 1,
-            showNumbers: numbers,
-            blocked: exactZero(p.weightsMaskedAfter.data),
-            blockedText: '0',
-            rowTotals: { label: 'row sum', text: (r) => percent(sumsWrong[r]), className: short(sumsWrong) },
-            baseline: base?.weightsMaskedAfter.data,
-          },
+        // The comparison tables hold the shown head only: (n, n), no head offset. Each is the weights
+        // with blocked cells shown as 0 and its row sums, one short of 100% where the mask came too late.
+        const comparison = (table: MatrixTable, data: Float32Array, baseline: Float32Array | undefined, caption: string) => {
+          const sums = rowSums(data, 0, n);
+          table.update(
+            {
+              data,
+              rows: n,
+              cols: n,
+              rowLabels: labels,
+              colLabels: labels,
+              extent: 1,
+              showNumbers: numbers,
+              blocked: (r, c) => c > r && data[r * n + c] === 0,
+              blockedText: '0',
+              rowTotals: {
+                label: 'row sum',
+                text: (r) => percent(sums[r]),
+                className: (r) => (sums[r] < 0.995 ? 'row-total-short' : undefined),
+              },
+              baseline,
+            },
+            caption,
+          );
+          return sums;
+        };
+        const sumsRight = comparison(right, p.weightsCausal.data, base?.weightsCausal.data, `softmax(masked scores)${headNote}`);
+        const sumsWrong = comparison(
+          wrong,
+          p.weightsMaskedAfter.data,
+          base?.weightsMaskedAfter.data,
           `softmax(scores), then zeroed${headNote}`,
         );
 
