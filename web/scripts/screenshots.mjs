@@ -39,11 +39,14 @@ for (const [name, width, scheme] of [
   ['desktop', 1280, 'light'],
   ['phone', 360, 'light'],
   ['desktop-dark', 1280, 'dark'],
+  ['phone-dark', 360, 'dark'],
 ]) {
   const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
   page.on('console', (m) => m.type() === 'error' && console.log(`[${name}] console error: ${m.text()}`));
   page.on('pageerror', (e) => console.log(`[${name}] page error: ${e}`));
   await page.goto(base + target);
+  // The walkthrough goes live at the reader's first reach (web/src/main.ts): a scroll event is that reader.
+  await page.evaluate(() => window.dispatchEvent(new Event('scroll')));
   await page.waitForFunction(() => document.documentElement.dataset.ready, null, { timeout: 20000 });
   // Off-screen sections skip painting (content-visibility: auto) and a full-page screenshot does not
   // scroll to them: show every section, as a reader scrolling down sees it.

@@ -60,7 +60,7 @@ export const causalStep: StepDefinition = {
   number: 7,
   title: 'Causal masking: no peeking at the future',
   summary: 'Scores for later tokens become −∞ before the softmax, so each token attends only to itself and what came before.',
-  formula: tex`\text{mask}_{ij} = \begin{cases} 1 & j \le i \\ 0 & j > i \end{cases}, \qquad \text{weights} = \operatorname{softmax}\!\big(\text{scores} \text{ with } {-\infty} \text{ where } \text{mask}_{ij} = 0\big)`,
+  formula: tex`\text{mask}_{ij} = \begin{cases} 1 & j \le i \\ 0 & j > i \end{cases}, \qquad \text{masked}_{ij} = \begin{cases} \text{scores}_{ij} & \text{mask}_{ij} = 1 \\ -\infty & \text{mask}_{ij} = 0 \end{cases}, \qquad \text{weights} = \operatorname{softmax}(\text{masked})`,
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
