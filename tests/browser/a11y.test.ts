@@ -3,7 +3,6 @@
 // walkthrough's figure menus opened with their "Embed this step" panels; and a
 // keyboard-only pass through every control of <attention-walkthrough>'s settings bar — reached with
 // Tab, operated with keys alone, each one changing the state it names, each one showing focus.
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
@@ -17,6 +16,7 @@ import {
   showAllSections,
   started,
   type StaticServer,
+  axe,
   axeFor,
   COLOUR_RULES,
   seriousViolations,
@@ -73,7 +73,7 @@ async function violationsOn(path: string, colorScheme: 'light' | 'dark'): Promis
   // dark, and those rules take most of axe's time.
   const found: string[] = [];
   if (colorScheme === 'light') {
-    const rules = await new AxeBuilder({ page }).disableRules(COLOUR_RULES).analyze();
+    const rules = await axe(page).disableRules(COLOUR_RULES).analyze();
     expect(rules.passes.length).toBeGreaterThan(10);
     found.push(...seriousViolations(rules, `${path} ${colorScheme}`));
   }

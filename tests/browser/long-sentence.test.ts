@@ -4,10 +4,9 @@
 // keyboard or the pointer, the pixels of masked cells, the by-hand sum of the selected score. Also: the
 // head count is fitted to the sentence (at most 16 heads at 256 tokens), the page is back to tables
 // with numbers when the sentence is short again, and axe finds no serious violation.
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, type StaticServer, seriousViolations } from './harness';
+import { axe, collectErrors, goLive, launchBrowser, serve, type StaticServer, seriousViolations } from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -187,7 +186,7 @@ describe('256 tokens', () => {
     const errors = collectErrors(page);
     await page.goto(`${server.url}/embed.html?step=softmax&weights=random&causal=1&tokens=${encodeURIComponent(WORDS.join(' '))}`);
     await page.locator('.matrix-picture').first().waitFor({ timeout: 120_000 });
-    const results = await new AxeBuilder({ page }).analyze();
+    const results = await axe(page).analyze();
     expect(seriousViolations(results, 'softmax step')).toEqual([]);
     expect(results.passes.map((rule) => rule.id)).toEqual(
       expect.arrayContaining(['aria-allowed-attr', 'aria-allowed-role', 'color-contrast']),

@@ -9,11 +9,20 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Settings } from '../../web/src/settings';
-import { builtInlineStyles, collectErrors, distDir, launchBrowser, serve, settled, type StaticServer, seriousViolations } from './harness';
+import {
+  axe,
+  builtInlineStyles,
+  collectErrors,
+  distDir,
+  launchBrowser,
+  serve,
+  settled,
+  type StaticServer,
+  seriousViolations,
+} from './harness';
 
 /** The article's example's numbers (tests/unit/article-numbers.test.ts checks where they come from). */
 const ARTICLE_NUMBERS = ['1.30', '0.31', '0.26', '0.25', '0.18', '1.13'];
@@ -136,7 +145,7 @@ describe('with JavaScript off', () => {
     const page = await context.newPage();
     try {
       await page.goto(`${alone.url}/no-script.html`);
-      const results = await new AxeBuilder({ page }).analyze();
+      const results = await axe(page).analyze();
       expect(seriousViolations(results, 'no-script')).toEqual([]);
     } finally {
       await context.close();

@@ -1,7 +1,8 @@
 // Compile-time checks of the package's generated declarations (dist/embed/attention-by-hand.d.ts, made
 // by the embed build) against the code they were generated from: every public type is identical to the
-// code's. Not part of `tsc -p .` (the file exists only after a build): tests/unit/package.test.ts builds,
-// then compiles this file with tests/unit/tsconfig.package.json, where a mismatch is a compile error.
+// code's. Not part of `tsc -p .` (the file exists only after a build): tests/unit/package.test.ts checks
+// that dist/embed is what a fresh build of this tree makes, then compiles this file with
+// tests/unit/tsconfig.package.json, where a mismatch is a compile error.
 import type * as Pkg from '../../dist/embed/attention-by-hand';
 import type { OTHER_ATTRIBUTES, SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
 import type {

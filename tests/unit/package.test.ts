@@ -8,7 +8,7 @@
 // package-declarations.check.ts (tsconfig.package.json) after the build; and for a consumer, by packing
 // the package for real and compiling an author's code against the tarball with the strictest settings.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -38,9 +38,19 @@ let consumer: string;
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'abh-package-'));
   // A fresh bundle, as `prepack` makes it (its build:wasm step is left out: the unit tests use the
-  // generated .wasm that is already there), then the real tarball.
-  execFileSync('npm', ['run', '--silent', 'build:embed', '--', '--logLevel', 'error'], { cwd: root, stdio: 'pipe' });
-  const json = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' });
+  // generated .wasm that is already there), then the real tarball. Both are made in a copy of the
+  // package's root, so dist/embed stays as `npm run build` left it for the browser suite, which
+  // `npm test` runs at the same time.
+  const source = join(work, 'source');
+  mkdirSync(source);
+  for (const file of readdirSync(root).filter((name) => /^(package\.json|README\.md|LICENSE(\.md)?)$/.test(name)))
+    copyFileSync(join(root, file), join(source, file));
+  const outDir = join(source, 'dist', 'embed');
+  execFileSync('npm', ['run', '--silent', 'build:embed', '--', '--logLevel', 'error', '--outDir', outDir, '--emptyOutDir'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
+  const json = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: source, encoding: 'utf8' });
   [packed] = JSON.parse(json) as PackResult[];
   consumer = join(work, 'consumer');
   const installed = join(consumer, 'node_modules', 'attention-by-hand');
@@ -148,7 +158,10 @@ describe('npm pack', () => {
       join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'attention-by-hand.d.ts'),
       'utf8',
     );
-    expect(packedTypes).toBe(readFileSync(join(root, 'dist', 'embed', 'attention-by-hand.d.ts'), 'utf8'));
+    // The check below compiles against dist/embed, `npm run build`'s bundle: it must be this tree's.
+    const built = join(root, 'dist', 'embed', 'attention-by-hand.d.ts');
+    const stale = `${built} differs from a fresh build of this tree: run \`npm run build:embed\``;
+    expect(existsSync(built) ? readFileSync(built, 'utf8') : '', stale).toBe(packedTypes);
     expect(packedTypes).toMatch(
       /^\/\/ Type declarations of the package attention-by-hand, generated from web\/src\/elements\/package-types\.ts/,
     );
