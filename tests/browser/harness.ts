@@ -92,6 +92,16 @@ export async function serve(options: ServeOptions = {}): Promise<StaticServer> {
   };
 }
 
+/**
+ * In the test suites only (Vitest sets VITEST; the benches, run with tsx, measure the optimized code
+ * readers run): the .wasm runs as V8's baseline (Liftoff) code. Tier-up recompiles it with the optimizing
+ * compiler on a background thread at every page load, about 0.65 s of CPU a load (3.5 s → 2.85 s of
+ * renderer CPU per load of the walkthrough) for code a test's few computations barely run. Both tiers
+ * compute the same results by the wasm spec, and the unit suite runs the same .wasm in Node, optimized.
+ * (A later --js-flags, as memory.test.ts passes, replaces this one.)
+ */
+const TEST_ONLY_ARGS = ['--js-flags=--no-wasm-tier-up'];
+
 /** @param extraArgs e.g. ['--js-flags=--expose-gc', '--enable-precise-memory-info'] for the memory test. */
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
@@ -105,6 +115,7 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
       '--disable-component-update',
       '--disable-sync',
       '--disable-quic',
+      ...(process.env.VITEST ? TEST_ONLY_ARGS : []),
       ...extraArgs,
     ],
   });

@@ -1,12 +1,12 @@
-// `npm test`: builds everything, then runs every suite, and prints how long each took.
+// `npm test`: installs what is missing, builds everything, runs every suite, and prints how long each took.
 //
-// After the build, two lanes run side by side. The browser suite drives Chromium, which on this
-// 2-core machine keeps about one and a half cores busy: the rest of each second goes to page waits
-// (frames, idle slices, the settle after a change). The other lane runs the native, sanitizer,
-// fuzzing, lint, type and unit stages in order under `nice -n 19`, so they take that spare CPU and
-// yield it whenever Chromium wants it; the fuzzer runs beside the single-threaded lint and type check.
-// The browser suite's output is live; the other lane's is printed as each of its stages ends. Any
-// failure fails the run, after the stages already under way have finished.
+// After `npm run setup`, two lanes run side by side. One builds the wasm and the site, then runs the
+// browser suite, whose Chromium keeps about one and a half of this 2-core machine's cores busy: the rest
+// of each second goes to page waits (frames, idle slices, the settle after a change). The other lane runs
+// the native, sanitizer, fuzzing, lint, type and unit stages in order under `nice -n 19`, so they take
+// that spare CPU and yield it whenever the first lane wants it; the fuzzer runs beside the
+// single-threaded lint and type check. The first lane's output is live; the other lane's is printed as
+// each of its stages ends. Any failure fails the run, after the stages already under way have finished.
 import { spawn } from 'node:child_process';
 
 /**
@@ -40,26 +40,40 @@ async function inOrder(scripts, options) {
   return results;
 }
 
-/** Native, sanitizer, then the fuzzer beside lint, type check and unit tests. */
-async function otherLane() {
+/** The browser lane: the wasm and the site, then the browser suite. */
+async function browserLane() {
+  const results = await inOrder(['build:wasm', 'build:site']);
+  if (results.every((r) => r.code === 0)) results.push(await run('test:browser'));
+  return results;
+}
+
+/**
+ * The other lane: native, sanitizer, then (once the wasm the later stages load is built) the fuzzer
+ * beside lint, type check and unit tests.
+ */
+async function otherLane(built) {
   const options = { capture: true, background: true };
   const results = await inOrder(['test:native', 'test:sanitize'], options);
-  if (results.some((r) => r.code !== 0)) return results;
+  if (results.some((r) => r.code !== 0) || !(await built)) return results;
   const [fuzz, rest] = await Promise.all([run('test:fuzz', options), inOrder(['lint', 'typecheck', 'test:unit'], options)]);
   return [...results, fuzz, ...rest];
 }
 
 const started = Date.now();
-const results = [await run('build')];
+const results = [await run('setup')];
+const installed = Date.now();
 if (results[0].code === 0) {
-  const [browser, other] = await Promise.all([run('test:browser'), otherLane()]);
-  results.push(browser, ...other);
+  const browser = browserLane();
+  const built = browser.then((r) => r.slice(0, 2).every((s) => s.code === 0));
+  const [browserResults, otherResults] = await Promise.all([browser, otherLane(built)]);
+  results.push(...browserResults, ...otherResults);
 }
 
 const failed = results.filter((r) => r.code !== 0);
-console.log('\nnpm test, stage by stage (after the build, the browser suite ran beside the others, which ran in order):');
+console.log('\nnpm test, stage by stage (after setup, two lanes: build and browser; the others, in order):');
 for (const r of results) console.log(`  ${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.script.padEnd(14)} ${r.seconds.toFixed(0).padStart(5)} s`);
-console.log(`  total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
+console.log(`  total ${seconds(started)} s, of which ${seconds(installed)} s after the installs (setup)`);
 if (failed.length > 0) {
   console.log(`failed: ${failed.map((r) => r.script).join(', ')}`);
   process.exit(1);
