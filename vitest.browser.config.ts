@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Real headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core against the built
-// site in dist/. One file at a time: two cores, one browser.
+// Real headless Chromium (Debian's chromium-headless-shell, tests/browser/harness.ts says why) driven
+// by playwright-core against the built site in dist/. One file at a time: two cores, one browser.
 export default defineConfig({
   // `npm test` runs this suite beside the unit suite (web/scripts/test-all.mjs): a cache of its own keeps
   // the two runs from writing Vitest's results file at the same time.

@@ -21,6 +21,7 @@ const debianPackages = [
   ['emscripten', () => has('emcc')],
   ['libeigen3-dev', () => existsSync('/usr/include/eigen3/Eigen/Core')],
   ['chromium', () => existsSync('/usr/bin/chromium')],
+  ['chromium-headless-shell', () => existsSync('/usr/bin/chromium-headless-shell')],
   ['wabt', () => has('wasm-objdump')],
   ['python3-numpy', numpyWorks],
   ['cmake', () => has('cmake')],
