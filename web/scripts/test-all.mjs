@@ -40,11 +40,16 @@ async function inOrder(scripts, options) {
   return results;
 }
 
-/** The browser lane: the wasm and the site, then the browser suite. */
-async function browserLane() {
-  const results = await inOrder(['build:wasm', 'build:site']);
-  if (results.every((r) => r.code === 0)) results.push(await run('test:browser'));
-  return results;
+/**
+ * The browser lane: the wasm and the site, then the browser suite. `built` settles as soon as the
+ * builds have (true when both passed), not when the whole lane has: the other lane's later stages wait
+ * for the wasm, not for the browser suite.
+ */
+function browserLane() {
+  const builds = inOrder(['build:wasm', 'build:site']);
+  const built = builds.then((results) => results.length === 2 && results.every((r) => r.code === 0));
+  const done = builds.then(async (results) => ((await built) ? [...results, await run('test:browser')] : results));
+  return { built, done };
 }
 
 /**
@@ -64,8 +69,7 @@ const results = [await run('setup')];
 const installed = Date.now();
 if (results[0].code === 0) {
   const browser = browserLane();
-  const built = browser.then((r) => r.slice(0, 2).every((s) => s.code === 0));
-  const [browserResults, otherResults] = await Promise.all([browser, otherLane(built)]);
+  const [browserResults, otherResults] = await Promise.all([browser.done, otherLane(browser.built)]);
   results.push(...browserResults, ...otherResults);
 }
 
