@@ -14,6 +14,7 @@ import {
   type Settings,
   type WeightsChoice,
 } from './settings';
+import { CONTROL_NAMES } from './settings-schema';
 import type { HistoryMode } from './state';
 
 const WEIGHTS_LABELS: Record<WeightsChoice, string> = {
@@ -43,8 +44,8 @@ export function subscripted(base: string, subscript: string): DocumentFragment {
   return fragment;
 }
 
-/** Control names, as an embed's `controls` attribute lists them. */
-export const CONTROL_NAMES = ['tokens', 'preset', 'weights', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
+/** Control names, as an embed's `controls` attribute lists them (declared with the `controls` attribute). */
+export { CONTROL_NAMES };
 export type ControlName = (typeof CONTROL_NAMES)[number];
 
 /**
