@@ -4,7 +4,7 @@
 // that dist/embed is what a fresh build of this tree makes, then compiles this file with
 // tests/unit/tsconfig.package.json, where a mismatch is a compile error.
 import type * as Pkg from '../../dist/embed/attention-by-hand';
-import type { OTHER_ATTRIBUTES, SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
+import type * as Attributes from '../../web/src/elements/attribute-types';
 import type {
   AttentionElement as SourceElement,
   AttentionChangeDetail as SourceChangeDetail,
@@ -52,6 +52,11 @@ export type DeclarationsMatchTheCode = [
   Assert<Equal<typeof Pkg.defineElements, typeof Entry.defineElements>>,
   // One element type per registry tag, and no other; one attribute type per attribute the elements read.
   Assert<Equal<keyof Pkg.AttentionElementTagNameMap, StepElementTag | typeof WALKTHROUGH_ELEMENT>>,
-  Assert<Equal<keyof Pkg.AttentionElementAttributes, keyof typeof SETTING_ATTRIBUTES | (typeof OTHER_ATTRIBUTES)[number] | 'debug'>>,
+  // The attribute interfaces, spelled out from the schema with their descriptions, are exactly the types
+  // attribute-types.ts computes from it: the same attributes, the same value types.
+  Assert<Equal<Pkg.AttentionElementAttributes, Attributes.AttentionElementAttributes>>,
+  Assert<Equal<Pkg.AttentionWalkthroughAttributes, Attributes.AttentionWalkthroughAttributes>>,
+  Assert<Equal<Pkg.AttentionTrainAttributes, Attributes.AttentionTrainAttributes>>,
+  Assert<Equal<Pkg.AttentionFlag, Attributes.AttentionFlag>>,
   Assert<Equal<Exclude<keyof Pkg.AttentionWalkthroughAttributes, keyof Pkg.AttentionElementAttributes>, 'sync-url' | 'embed-code'>>,
 ];

@@ -8,9 +8,11 @@
 //
 // Descriptions are one line of prose where `backticks` mark code: the README keeps them, the docs page
 // turns them into <code>, the declarations keep them as they are.
+import { EXAMPLE_D_K, EXAMPLE_D_MODEL } from './article-example';
 import { ENGINE_LIMITS, TRAINING_LIMITS } from './engine/limits';
 import type { TrainingTask } from './engine/training';
 import { EDIT_LIMITS, EDIT_MATRICES } from './hands-on-settings';
+import { SHIPPED_MODEL } from './model/shipped';
 
 interface Described {
   /** The URL parameter; null for a setting only elements have. */
@@ -249,8 +251,8 @@ export const WALKTHROUGH_SETTINGS = {
     label: 'The weights',
     description:
       '`example`: the article’s four-token example, with inputs chosen so that every number the article prints comes out ' +
-      '(d_model 8, one head of d_k 4; steps 1, 8, 9 and 10 show the sentence with the trained model beside it); ' +
-      '`trained`: the shipped trained model’s X and W_q, W_k, W_v, W_o (its own d_model 32 and h 2); ' +
+      `(d_model ${EXAMPLE_D_MODEL}, one head of d_k ${EXAMPLE_D_K}; steps 1, 8, 9 and 10 show the sentence with the trained model beside it); ` +
+      `\`trained\`: the shipped trained model’s X and W_q, W_k, W_v, W_o (its own d_model ${SHIPPED_MODEL.dModel} and h ${SHIPPED_MODEL.heads}); ` +
       '`random`: seeded like the article’s `np.random.randn`. Without `weights`, a d_model, heads or seed asks for ' +
       '`random` and a new sentence for `trained`; with `example` or `trained` they are not used, and a notice says so',
     choices: WEIGHTS_CHOICES,

@@ -144,6 +144,16 @@ export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>
   return { dModel, heads, dK: dModel / heads };
 }
 
+/**
+ * The settings as the figures show them: d_model and the heads of the shape the pipeline runs at (the
+ * trained model's 32 and 2, the article's example's 8 and 1, the reader's with random weights), so
+ * `element.config` never reports a shape the element is not showing.
+ */
+export function shownSettings(settings: Settings): Settings {
+  const { dModel, heads } = shapeOf(settings);
+  return { ...settings, dModel, heads };
+}
+
 /** How many tokens the worked steps show: the example's four, or the sentence's. */
 export function workedTokenCount(settings: Pick<Settings, 'weights' | 'sentence'>): number {
   return settings.weights === 'example' ? EXAMPLE_TOKENS.length : tokenize(settings.sentence).tokens.length;
@@ -209,7 +219,19 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     maskedCausal = false;
   }
   const edits = validateEdits(raw.edits ?? base.edits, workedTokens, shape.dModel, notices);
-  const checked: Partial<Settings> = { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask, weights };
+  const checked: Partial<Settings> = {
+    sentence: finalSentence,
+    dModel,
+    heads,
+    causal: maskedCausal,
+    scale,
+    seed,
+    head,
+    block,
+    edits,
+    mask,
+    weights,
+  };
   // A setting with no rule relating it to the others is checked by its kind alone (settings-schema.ts).
   for (const key of SETTING_KEYS)
     if (!(key in checked)) Object.assign(checked, { [key]: checkSetting(spec[key], raw[key], base[key] as never, notices) });

@@ -3,7 +3,7 @@
 // the same thing.
 import { settingsFromParams, settingsToParams, type Settings, type ValidatedSettings } from '../settings';
 import { shorten } from '../setting-checks';
-import { CONTROL_NAMES, ELEMENT_SETTINGS, THEMES, WALKTHROUGH_SETTINGS, type ElementScope } from '../settings-schema';
+import { CONTROL_NAMES, ELEMENT_SETTINGS, THEMES, WALKTHROUGH_SETTINGS } from '../settings-schema';
 import { TRAIN_ATTRIBUTES, trainSettingsFrom, type ValidatedTrainSettings } from '../train-settings';
 
 type WalkthroughSchema = typeof WALKTHROUGH_SETTINGS;
@@ -11,18 +11,6 @@ type WalkthroughSchema = typeof WALKTHROUGH_SETTINGS;
 export const SETTING_ATTRIBUTES = Object.freeze(
   Object.fromEntries(Object.values(WALKTHROUGH_SETTINGS).map((spec) => [spec.attribute, spec.param])),
 ) as { readonly [K in keyof WalkthroughSchema as WalkthroughSchema[K]['attribute']]: WalkthroughSchema[K]['param'] };
-
-type ElementSchema = typeof ELEMENT_SETTINGS;
-/** The element-only attributes of `scope`'s elements, by name. */
-export function elementAttributes<Scope extends ElementScope>(scope: Scope) {
-  return Object.values(ELEMENT_SETTINGS)
-    .filter((spec) => spec.scope === scope)
-    .map((spec) => spec.attribute) as ElementSchema[keyof ElementSchema] extends infer S
-    ? S extends { scope: Scope; attribute: infer A }
-      ? A[]
-      : never
-    : never;
-}
 
 /** The element-only attributes every element watches (an on/off one such as `debug` is read when needed). */
 export const OTHER_ATTRIBUTES = Object.values(ELEMENT_SETTINGS)
