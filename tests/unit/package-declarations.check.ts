@@ -19,6 +19,19 @@ import type { TrainedSnapshot } from '../../web/src/trained';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
+/**
+ * The same members, each optional in both or in neither and of an identical type: how an interface is
+ * compared with the mapped type it spells out (the two are never identical as wholes).
+ */
+type IsOptional<T, K extends keyof T> = Pick<T, K> extends Required<Pick<T, K>> ? false : true;
+type SameMember<A, B, K extends keyof A & keyof B> = Equal<A[K], B[K]> extends true ? Equal<IsOptional<A, K>, IsOptional<B, K>> : false;
+type SameMembers<A, B> =
+  Equal<keyof A, keyof B> extends true
+    ? false extends { [K in keyof A & keyof B]-?: SameMember<A, B, K> }[keyof A & keyof B]
+      ? false
+      : true
+    : false;
+
 /** A class's public surface: classes with private members compare by declaration, not by shape. */
 type Public<T> = { [K in keyof T]: T[K] };
 type PublicDebug<D extends { engine: unknown }> = Omit<D, 'engine'> & { engine: Public<D['engine']> };
@@ -54,9 +67,14 @@ export type DeclarationsMatchTheCode = [
   Assert<Equal<keyof Pkg.AttentionElementTagNameMap, StepElementTag | typeof WALKTHROUGH_ELEMENT>>,
   // The attribute interfaces, spelled out from the schema with their descriptions, are exactly the types
   // attribute-types.ts computes from it: the same attributes, the same value types.
-  Assert<Equal<Pkg.AttentionElementAttributes, Attributes.AttentionElementAttributes>>,
-  Assert<Equal<Pkg.AttentionWalkthroughAttributes, Attributes.AttentionWalkthroughAttributes>>,
-  Assert<Equal<Pkg.AttentionTrainAttributes, Attributes.AttentionTrainAttributes>>,
+  Assert<SameMembers<Pkg.AttentionElementAttributes, Attributes.AttentionElementAttributes>>,
+  Assert<SameMembers<Pkg.AttentionWalkthroughAttributes, Attributes.AttentionWalkthroughAttributes>>,
+  Assert<SameMembers<Pkg.AttentionTrainAttributes, Attributes.AttentionTrainAttributes>>,
   Assert<Equal<Pkg.AttentionFlag, Attributes.AttentionFlag>>,
   Assert<Equal<Exclude<keyof Pkg.AttentionWalkthroughAttributes, keyof Pkg.AttentionElementAttributes>, 'sync-url' | 'embed-code'>>,
+  // SameMembers itself tells a different type and a different optionality apart.
+  Assert<Equal<SameMembers<{ a?: string }, { a?: number }>, false>>,
+  Assert<Equal<SameMembers<{ a?: string }, { a: string }>, false>>,
+  Assert<Equal<SameMembers<{ a?: string }, { a?: string; b?: string }>, false>>,
+  Assert<Equal<SameMembers<{ a?: string }, { [K in 'a']?: string }>, true>>,
 ];

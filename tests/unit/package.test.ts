@@ -327,6 +327,26 @@ export const page = [
 export const n = (element as AttentionScoresElement | null)?.result?.pipeline.n;
 `;
 
+/**
+ * The TypeScript snippets an author copies from the docs page and the README (those that use the package;
+ * the React 19 augmentation needs React's own types, which this project does not have), one file each.
+ */
+function packageSnippets(): string[] {
+  const decode = (html: string) =>
+    html
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
+  const docs = [
+    ...readFileSync(join(root, 'web', 'docs.html'), 'utf8').matchAll(/<pre class="snippet"><code>([\s\S]*?)<\/code><\/pre>/g),
+  ].map(([, code]) => decode(code));
+  const readme = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code);
+  return [...docs, ...readme].filter(
+    (code) => /from 'attention-by-hand'|import 'attention-by-hand'/.test(code) && !/declare module 'react'/.test(code),
+  );
+}
+
 function compile(options: Record<string, unknown>, files: string[]): string {
   writeFileSync(
     join(consumer, 'tsconfig.json'),
@@ -348,6 +368,7 @@ function compile(options: Record<string, unknown>, files: string[]): string {
 }
 
 describe('the declarations, for a consumer of the packed package', () => {
+  let snippets: string[] = [];
   beforeAll(() => {
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     const tags = [WALKTHROUGH_ELEMENT, ...Object.values(STEP_ELEMENTS)].map((tag) => `document.createElement('${tag}'),`).join('\n  ');
@@ -356,11 +377,22 @@ describe('the declarations, for a consumer of the packed package', () => {
       CONSUMER_TS.replace('__TAGS__', tags).replace('__STEP_ELEMENTS__', JSON.stringify(STEP_ELEMENTS)),
     );
     writeFileSync(join(consumer, 'consumer-jsx.tsx'), CONSUMER_TSX);
+    snippets = packageSnippets().map((code, i) => {
+      writeFileSync(join(consumer, `snippet-${i}.ts`), code);
+      return `snippet-${i}.ts`;
+    });
+  });
+
+  test('the docs page and the README have TypeScript snippets that use the package', () => {
+    // The docs page's import line and its typed example, the README's example.
+    expect(snippets.length).toBeGreaterThanOrEqual(3);
   });
 
   test("type-check with a bundler's resolution (exports → types), JSX included", () => {
     expect(existsSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'attention-by-hand.d.ts'))).toBe(true);
-    expect(compile({ module: 'ESNext', moduleResolution: 'bundler', jsx: 'preserve' }, ['consumer.ts', 'consumer-jsx.tsx'])).toBe('');
+    expect(
+      compile({ module: 'ESNext', moduleResolution: 'bundler', jsx: 'preserve' }, ['consumer.ts', 'consumer-jsx.tsx', ...snippets]),
+    ).toBe('');
   }, 180_000);
 
   test("type-check with Node's ESM resolution (module nodenext)", () => {
