@@ -1,10 +1,12 @@
 // Every element and iframe snippet the docs page and the README show does what they say: each tag is one
 // the bundle defines, each attribute one that element reads, and each value is taken as written (no
 // notice, nothing clamped), through the same validation the elements and embed.html use. The live examples
-// on the docs page are such snippets too. The TypeScript snippets are compiled against the packed
+// on the docs page are such snippets too. The iframe-resizing script runs in happy-dom, and the styling
+// snippet names only custom properties the elements' styles read and parts they have. The TypeScript snippets are compiled against the packed
 // declarations by tests/unit/package.test.ts; tests/browser/embed-snippet.test.ts runs the embed snippets.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Window } from 'happy-dom';
 import { describe, expect, test } from 'vitest';
 import {
   OBSERVED_ATTRIBUTES,
@@ -109,5 +111,48 @@ describe('iframe snippets', () => {
     expect(embedStep(params.get('step')).known).toBe(true);
     params.delete('step');
     expect(settingsFromParams(params).notices).toEqual([]);
+  });
+});
+
+describe('script and style snippets', () => {
+  const docsSnippets = () => snippets().filter((snippet) => snippet.where === 'docs.html');
+
+  test('the iframe-resizing listener sizes the embedded frame from its own origin only', () => {
+    const [script] = docsSnippets().filter(({ code }) => code.includes("addEventListener('message'"));
+    expect(script, 'the docs page shows a listener for the frame’s height').toBeDefined();
+    const window = new Window({ url: 'https://host.example/article.html' });
+    try {
+      window.document.body.innerHTML = '<iframe src="https://YOUR-HOST/embed.html?step=softmax" height="640"></iframe>';
+      // The snippet as an author pastes it, with the page's own globals.
+      new Function('addEventListener', 'document', script.code)(window.addEventListener.bind(window), window.document);
+      const frame = window.document.querySelector('iframe')!;
+      const post = (origin: string, data: unknown) => window.dispatchEvent(new window.MessageEvent('message', { origin, data }));
+      post('https://YOUR-HOST', { type: 'attention-by-hand:resize', height: 812 });
+      expect(frame.getAttribute('height')).toBe('812');
+      post('https://elsewhere.example', { type: 'attention-by-hand:resize', height: 5 });
+      post('https://YOUR-HOST', { type: 'something-else', height: 5 });
+      expect(frame.getAttribute('height')).toBe('812');
+    } finally {
+      window.close();
+    }
+  });
+
+  test('the styling snippet sets custom properties the styles read and names parts the elements have', () => {
+    const [css] = docsSnippets().filter(({ code }) => code.includes('::part('));
+    expect(css, 'the docs page shows a styling snippet').toBeDefined();
+    const styles = readdirSync(join(root, 'web/src/styles'))
+      .filter((name) => name.endsWith('.css'))
+      .map((name) => read(`web/src/styles/${name}`))
+      .join('\n');
+    const properties = [...css.code.matchAll(/(--abh-[\w-]+)\s*:/g)].map(([, name]) => name);
+    expect(properties.length).toBeGreaterThan(3);
+    for (const name of properties) expect(styles, name).toContain(`var(${name}`);
+    const sources = (readdirSync(join(root, 'web/src'), { recursive: true }) as string[])
+      .filter((path) => path.endsWith('.ts'))
+      .map((path) => read(`web/src/${path}`))
+      .join('\n');
+    const parts = [...css.code.matchAll(/::part\(([\w-]+)\)/g)].map(([, name]) => name);
+    expect(parts.length).toBeGreaterThan(0);
+    for (const name of parts) expect(sources, name).toContain(`part: '${name}'`);
   });
 });
