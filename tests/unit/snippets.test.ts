@@ -156,3 +156,13 @@ describe('script and style snippets', () => {
     for (const name of parts) expect(sources, name).toContain(`part: '${name}'`);
   });
 });
+
+describe('commands', () => {
+  test('every `npm run`, `npm start` and `npm test` the README, tests/README and the docs page give is a script of package.json', () => {
+    const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
+    const text = ['README.md', 'tests/README.md', 'web/docs.html'].map(read).join('\n');
+    const named = [...text.matchAll(/npm (?:run ([\w:-]+)|(start|test)\b)/g)].map(([, script, short]) => script ?? short);
+    expect(named.length).toBeGreaterThan(15);
+    expect([...new Set(named)].filter((name) => !scripts.includes(name))).toEqual([]);
+  });
+});
