@@ -19,7 +19,7 @@ export function shorten(text: string): string {
 }
 
 /** "a", "a or b", "a, b or c": the choices as a notice lists them. */
-export function orList(words: readonly string[]): string {
+function orList(words: readonly string[]): string {
   return words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
 
@@ -91,7 +91,7 @@ export function checkChoice<S extends ChoiceSpec>(
 }
 
 /** A number within [spec.min, spec.max], clamped with a notice; an unreadable one keeps `fallback`. */
-export function checkNumber(spec: NumberSpec, raw: RawValue, fallback: number, notices: string[]): number {
+function checkNumber(spec: NumberSpec, raw: RawValue, fallback: number, notices: string[]): number {
   if (raw === undefined || raw === null || raw === '') return fallback;
   const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
   if (!Number.isFinite(value)) {
