@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { docsPage } from './web/tooling/docs-page';
 import { inlinePageCss } from './web/tooling/inline-page-css';
 import { katexFormulas } from './web/tooling/katex-formulas';
 import { prerenderWalkthrough } from './web/tooling/prerender-walkthrough';
@@ -8,7 +9,7 @@ import { prerenderWalkthrough } from './web/tooling/prerender-walkthrough';
 export default defineConfig({
   root: resolve(import.meta.dirname, 'web'),
   base: './',
-  plugins: [katexFormulas(), prerenderWalkthrough(['index.html']), inlinePageCss(['index.html'])],
+  plugins: [katexFormulas(), docsPage('docs.html'), prerenderWalkthrough(['index.html']), inlinePageCss(['index.html'])],
   publicDir: false,
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),

@@ -4,7 +4,7 @@
 // that dist/embed is what a fresh build of this tree makes, then compiles this file with
 // tests/unit/tsconfig.package.json, where a mismatch is a compile error.
 import type * as Pkg from '../../dist/embed/attention-by-hand';
-import type { OTHER_ATTRIBUTES, SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
+import type * as Attributes from '../../web/src/elements/attribute-types';
 import type {
   AttentionElement as SourceElement,
   AttentionChangeDetail as SourceChangeDetail,
@@ -19,6 +19,19 @@ import type { TrainedSnapshot } from '../../web/src/trained';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
+/**
+ * The same members, each optional in both or in neither and of an identical type: how an interface is
+ * compared with the mapped type it spells out (the two are never identical as wholes).
+ */
+type IsOptional<T, K extends keyof T> = Pick<T, K> extends Required<Pick<T, K>> ? false : true;
+type SameMember<A, B, K extends keyof A & keyof B> = Equal<A[K], B[K]> extends true ? Equal<IsOptional<A, K>, IsOptional<B, K>> : false;
+type SameMembers<A, B> =
+  Equal<keyof A, keyof B> extends true
+    ? false extends { [K in keyof A & keyof B]-?: SameMember<A, B, K> }[keyof A & keyof B]
+      ? false
+      : true
+    : false;
+
 /** A class's public surface: classes with private members compare by declaration, not by shape. */
 type Public<T> = { [K in keyof T]: T[K] };
 type PublicDebug<D extends { engine: unknown }> = Omit<D, 'engine'> & { engine: Public<D['engine']> };
@@ -52,6 +65,16 @@ export type DeclarationsMatchTheCode = [
   Assert<Equal<typeof Pkg.defineElements, typeof Entry.defineElements>>,
   // One element type per registry tag, and no other; one attribute type per attribute the elements read.
   Assert<Equal<keyof Pkg.AttentionElementTagNameMap, StepElementTag | typeof WALKTHROUGH_ELEMENT>>,
-  Assert<Equal<keyof Pkg.AttentionElementAttributes, keyof typeof SETTING_ATTRIBUTES | (typeof OTHER_ATTRIBUTES)[number] | 'debug'>>,
+  // The attribute interfaces, spelled out from the schema with their descriptions, are exactly the types
+  // attribute-types.ts computes from it: the same attributes, the same value types.
+  Assert<SameMembers<Pkg.AttentionElementAttributes, Attributes.AttentionElementAttributes>>,
+  Assert<SameMembers<Pkg.AttentionWalkthroughAttributes, Attributes.AttentionWalkthroughAttributes>>,
+  Assert<SameMembers<Pkg.AttentionTrainAttributes, Attributes.AttentionTrainAttributes>>,
+  Assert<Equal<Pkg.AttentionFlag, Attributes.AttentionFlag>>,
   Assert<Equal<Exclude<keyof Pkg.AttentionWalkthroughAttributes, keyof Pkg.AttentionElementAttributes>, 'sync-url' | 'embed-code'>>,
+  // SameMembers itself tells a different type and a different optionality apart.
+  Assert<Equal<SameMembers<{ a?: string }, { a?: number }>, false>>,
+  Assert<Equal<SameMembers<{ a?: string }, { a: string }>, false>>,
+  Assert<Equal<SameMembers<{ a?: string }, { a?: string; b?: string }>, false>>,
+  Assert<Equal<SameMembers<{ a?: string }, { [K in 'a']?: string }>, true>>,
 ];

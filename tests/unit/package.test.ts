@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OBSERVED_ATTRIBUTES, TRAINING_OBSERVED_ATTRIBUTES } from '../../web/src/elements/attributes';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
 import { elementsManifest } from '../../web/tooling/package-declarations';
+import { manifestAttributes } from '../../web/tooling/settings-docs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -199,7 +200,7 @@ describe('custom-elements.json (the Custom Elements Manifest)', () => {
 
   test('is the one the analyzer makes from the code now (it cannot drift), describing the packed bundle', () => {
     expect(readFileSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'custom-elements.json'), 'utf8')).toBe(
-      elementsManifest(),
+      elementsManifest(manifestAttributes()),
     );
     const { schemaVersion, modules } = read();
     expect(schemaVersion).toBe('1.0.0');
@@ -326,6 +327,26 @@ export const page = [
 export const n = (element as AttentionScoresElement | null)?.result?.pipeline.n;
 `;
 
+/**
+ * The TypeScript snippets an author copies from the docs page and the README (those that use the package;
+ * the React 19 augmentation needs React's own types, which this project does not have), one file each.
+ */
+function packageSnippets(): string[] {
+  const decode = (html: string) =>
+    html
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
+  const docs = [
+    ...readFileSync(join(root, 'web', 'docs.html'), 'utf8').matchAll(/<pre class="snippet"><code>([\s\S]*?)<\/code><\/pre>/g),
+  ].map(([, code]) => decode(code));
+  const readme = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code);
+  return [...docs, ...readme].filter(
+    (code) => /from 'attention-by-hand'|import 'attention-by-hand'/.test(code) && !/declare module 'react'/.test(code),
+  );
+}
+
 function compile(options: Record<string, unknown>, files: string[]): string {
   writeFileSync(
     join(consumer, 'tsconfig.json'),
@@ -347,6 +368,7 @@ function compile(options: Record<string, unknown>, files: string[]): string {
 }
 
 describe('the declarations, for a consumer of the packed package', () => {
+  let snippets: string[] = [];
   beforeAll(() => {
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     const tags = [WALKTHROUGH_ELEMENT, ...Object.values(STEP_ELEMENTS)].map((tag) => `document.createElement('${tag}'),`).join('\n  ');
@@ -355,11 +377,22 @@ describe('the declarations, for a consumer of the packed package', () => {
       CONSUMER_TS.replace('__TAGS__', tags).replace('__STEP_ELEMENTS__', JSON.stringify(STEP_ELEMENTS)),
     );
     writeFileSync(join(consumer, 'consumer-jsx.tsx'), CONSUMER_TSX);
+    snippets = packageSnippets().map((code, i) => {
+      writeFileSync(join(consumer, `snippet-${i}.ts`), code);
+      return `snippet-${i}.ts`;
+    });
+  });
+
+  test('the docs page and the README have TypeScript snippets that use the package', () => {
+    // The docs page's import line and its typed example, the README's example.
+    expect(snippets.length).toBeGreaterThanOrEqual(3);
   });
 
   test("type-check with a bundler's resolution (exports → types), JSX included", () => {
     expect(existsSync(join(consumer, 'node_modules', 'attention-by-hand', 'dist', 'embed', 'attention-by-hand.d.ts'))).toBe(true);
-    expect(compile({ module: 'ESNext', moduleResolution: 'bundler', jsx: 'preserve' }, ['consumer.ts', 'consumer-jsx.tsx'])).toBe('');
+    expect(
+      compile({ module: 'ESNext', moduleResolution: 'bundler', jsx: 'preserve' }, ['consumer.ts', 'consumer-jsx.tsx', ...snippets]),
+    ).toBe('');
   }, 180_000);
 
   test("type-check with Node's ESM resolution (module nodenext)", () => {

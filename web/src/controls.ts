@@ -3,17 +3,8 @@
 // phone it is a slim sticky row with a toggle that opens the settings as a sheet over the page, so it
 // is one tap away from any step without taking a fifth of the screen.
 import { el, replaceChildren, setText, svg } from './figures/dom';
-import {
-  D_MODEL_CHOICES,
-  headChoices,
-  LIMITS,
-  PRESETS,
-  shapeOf,
-  tokenize,
-  WEIGHTS_CHOICES,
-  type Settings,
-  type WeightsChoice,
-} from './settings';
+import { D_MODEL_CHOICES, headChoices, PRESETS, shapeOf, tokenize, WEIGHTS_CHOICES, type Settings, type WeightsChoice } from './settings';
+import { CONTROL_NAMES, WALKTHROUGH_SETTINGS } from './settings-schema';
 import type { HistoryMode } from './state';
 
 const WEIGHTS_LABELS: Record<WeightsChoice, string> = {
@@ -43,8 +34,8 @@ export function subscripted(base: string, subscript: string): DocumentFragment {
   return fragment;
 }
 
-/** Control names, as an embed's `controls` attribute lists them. */
-export const CONTROL_NAMES = ['tokens', 'preset', 'weights', 'd-model', 'heads', 'head', 'causal', 'scale', 'seed'] as const;
+/** Control names, as an embed's `controls` attribute lists them (declared with the `controls` attribute). */
+export { CONTROL_NAMES };
 export type ControlName = (typeof CONTROL_NAMES)[number];
 
 /**
@@ -98,7 +89,8 @@ export function createControls(
   const head = el('select', { name: 'head' });
   const causal = el('input', { type: 'checkbox', name: 'causal' });
   const scale = el('input', { type: 'checkbox', name: 'scale' });
-  const seed = el('input', { type: 'number', name: 'seed', min: 0, max: LIMITS.maxSeed, step: 1, inputmode: 'numeric' });
+  const { min: seedMin, max: seedMax } = WALKTHROUGH_SETTINGS.seed;
+  const seed = el('input', { type: 'number', name: 'seed', min: seedMin, max: seedMax, step: 1, inputmode: 'numeric' });
   // A die, not words: the bar keeps room for the sentence. The name is for screen readers, the title for the pointer.
   const reseed = el(
     'button',

@@ -3,7 +3,8 @@
 // All three name the same step; the table is built from the registry, so a new step needs no entry here.
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './elements/registry';
 
-const PREFIX = 'attention-';
+/** The prefix every element's tag starts with (step=mask names <attention-mask>). */
+export const PREFIX = 'attention-';
 const DEFAULT_STEP = 'scores';
 
 /** Every accepted name (lowercase) -> the element's tag. A Map, so "constructor" or "__proto__" name nothing. */

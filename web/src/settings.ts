@@ -1,89 +1,26 @@
-// The walkthrough's settings: their defaults, their limits, and the one validation boundary that
-// every outside value passes through (URL parameters now, element attributes later). Pure: no DOM,
-// no engine, so it is unit-tested directly.
-// Length (~400 lines): it is the one place that clamps each setting and words its notice; split
-// apart, two modules would clamp the same value.
+// The walkthrough's settings: the one validation boundary that every outside value passes through (URL
+// parameters, element attributes, the controls), and the URL they are written to. Each setting, its
+// parameter, range and default are declared once in settings-schema.ts; this module adds the rules that
+// relate settings to each other (heads dividing d_model, the shown head, sizes the mask and edits fit).
+// Pure: no DOM, no engine, so it is unit-tested directly.
 import { EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from './article-example';
-import { ENGINE_LIMITS } from './engine/limits';
 import { isCustomMask, validateEdits, validateMask } from './hands-on-settings';
 import { SHIPPED_MODEL } from './model/shipped';
+import { checkChoice, checkSetting, checkWhole, clampWhole, INVISIBLE, parseFlag, type RawValue } from './setting-checks';
+import { ARTICLE_SENTENCE, defaultsOf, LIMITS, paramsOf, WALKTHROUGH_SETTINGS, type SettingsOf } from './settings-schema';
 
-/**
- * Which numbers the walkthrough computes with: the article's four-token example (inputs chosen so that
- * the article's printed numbers come out, article-example.ts), or the sentence with the shipped trained
- * model, or the sentence with seeded random weights.
- */
-export const WEIGHTS_CHOICES = ['example', 'trained', 'random'] as const;
-export type WeightsChoice = (typeof WEIGHTS_CHOICES)[number];
+export { ARTICLE_SENTENCE, LIMITS, WEIGHTS_CHOICES } from './settings-schema';
+export { clampWhole, parseFlag, shorten, type RawValue } from './setting-checks';
 
-export interface Settings {
-  /** The reader's sentence; one token per whitespace-separated word. */
-  sentence: string;
-  dModel: number;
-  heads: number;
-  causal: boolean;
-  /** Divide scores by sqrt(d_k). */
-  scale: boolean;
-  /** 0 .. 2^32 - 1: which random weights. */
-  seed: number;
-  /** Which head the single-head figures show, 0-based, < heads. */
-  head: number;
-  /** Rows per tile of the tiled (FlashAttention) step-through, for queries and keys alike. */
-  block: number;
-  /** The reader's edited numbers, canonical "X.3.2:0.5,Wq.1.4:-0.25" (hands-on-settings.ts); '' = none. */
-  edits: string;
-  /** A custom mask: "none", "pad:k", "window:w", "prefix:p" or "paint:…" (causal is the `causal` flag). */
-  mask: string;
-  /**
-   * 'example': the worked steps show the article's four tokens with their chosen inputs (one head, d_model
-   * 8, dₖ 4), while step 1 and the steps from multi-head on read the sentence with the trained model;
-   * 'trained': X and W_q, W_k, W_v, W_o are the shipped model's (web/src/model/who-is-it.bin), so d_model
-   * and h are the model's and dModel/heads above wait for random mode; 'random': seeded as the article's
-   * np.random.randn.
-   */
-  weights: WeightsChoice;
-}
+/** The walkthrough's settings, one per entry of WALKTHROUGH_SETTINGS (settings-schema.ts, which documents each). */
+export type Settings = SettingsOf<typeof WALKTHROUGH_SETTINGS>;
+export type WeightsChoice = Settings['weights'];
 
-export const ARTICLE_SENTENCE = 'The animal crossed the road because it was tired.';
+export const DEFAULT_SETTINGS: Readonly<Settings> = defaultsOf(WALKTHROUGH_SETTINGS);
 
-export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
-  sentence: ARTICLE_SENTENCE,
-  dModel: 8, // the article: "4 tokens, model dimension 8, attention dimension 4"
-  // One head until the multi-head step explains more: the heads control lives there.
-  heads: 1,
-  causal: false,
-  scale: true,
-  seed: 1,
-  head: 0,
-  block: 4,
-  edits: '',
-  mask: 'none',
-  // The worked steps show the article's own numbers; step 1's answer to "what does it refer to?" comes
-  // from the trained model, so it is the right one.
-  weights: 'example',
-});
-
-export const LIMITS = Object.freeze({
-  maxTokens: 256,
-  maxSentenceChars: 2000,
-  maxTokenChars: 40,
-  minDModel: 1,
-  maxDModel: 512,
-  /** The engine's own limit (cpp/engine_limits.h). */
-  maxHeads: ENGINE_LIMITS.maxHeads,
-  /**
-   * h × n × n, the size of each of the snapshot's three per-head tables (scores, scaled scores, weights):
-   * 64 heads at 128 tokens (12 MiB for the three). Longer sentences get fewer heads (16 at 256 tokens)
-   * rather than a snapshot that outgrows a phone's memory.
-   */
-  maxHeadWeights: 2 ** 20,
-  maxSeed: ENGINE_LIMITS.maxSeed,
-  /** Above this many tokens, heatmaps drop their per-cell numbers. */
-  maxTokensWithNumbers: 64,
-  /** Block size (rows per tile) of the FlashAttention step-through. */
-  minBlock: 1,
-  maxBlock: 16,
-});
+/** URL parameter names: short, stable, documented in the README (generated from the schema). */
+const PARAMS = paramsOf(WALKTHROUGH_SETTINGS);
+const SETTING_KEYS = Object.keys(WALKTHROUGH_SETTINGS) as (keyof Settings)[];
 
 /** d_model values the selector offers; a valid value from a URL is added to it. */
 export const D_MODEL_CHOICES = [2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512];
@@ -119,12 +56,6 @@ export function headChoices(dModel: number, tokens = 1): number[] {
   for (let h = 1; h <= Math.min(dModel, maxHeadsFor(tokens)); h++) if (dModel % h === 0) choices.push(h);
   return choices;
 }
-
-/** Bidirectional and invisible control characters are stripped from tokens; tab, newline, form feed and
- * carriage return are ordinary whitespace between words. The zero-width (non-)joiner is kept inside a
- * word, where it shapes emoji sequences and Persian or Indic script, and stripped elsewhere. */
-const INVISIBLE =
-  /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]|(?<=^|\s)[\u200c\u200d]+|[\u200c\u200d]+(?=\s|$)/gu;
 
 export interface TokenizeResult {
   tokens: string[];
@@ -172,41 +103,9 @@ export interface ValidatedSettings {
   notices: string[];
 }
 
-export type RawValue = string | number | boolean | null | undefined;
-
-/** Plain decimal notation only ("8", "-3", "7.5", "1e6"): hex, binary and "Infinity" are not numbers here. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
-function parseWhole(raw: RawValue): number | null {
-  if (raw === null || raw === undefined) return null;
-  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : NaN;
-  if (typeof raw === 'boolean') return NaN;
-  const text = String(raw).trim();
-  if (text === '') return null;
-  const value = DECIMAL.test(text) ? Number(text) : NaN;
-  return Number.isFinite(value) ? value : NaN;
-}
-
-/** A yes/no value of a link or attribute (also the training form's); anything else keeps `fallback`, with a notice. */
-export function parseFlag(raw: RawValue, name: string, fallback: boolean, notices: string[]): boolean {
-  if (raw === null || raw === undefined) return fallback;
-  if (typeof raw === 'boolean') return raw;
-  const text = String(raw).trim().toLowerCase();
-  if (['1', 'true', 'on', 'yes', ''].includes(text)) return true;
-  if (['0', 'false', 'off', 'no'].includes(text)) return false;
-  notices.push(`${name} must be on or off; “${shorten(String(raw))}” was ignored.`);
-  return fallback;
-}
-
 function parseWeights(raw: RawValue, fallback: WeightsChoice, notices: string[]): WeightsChoice {
-  if (raw === null || raw === undefined) return fallback;
-  const text = String(raw).trim().toLowerCase();
-  if ((WEIGHTS_CHOICES as readonly string[]).includes(text)) return text as WeightsChoice;
-  const kept = fallback === 'example' ? 'the article’s example is' : `the ${fallback} weights are`;
-  notices.push(
-    `The weights must be ${WEIGHTS_CHOICES.slice(0, -1).join(', ')} or ${WEIGHTS_CHOICES.at(-1)}; “${shorten(String(raw))}” was ignored, so ${kept} used.`,
-  );
-  return fallback;
+  const kept = fallback === 'example' ? 'the article’s example is used' : `the ${fallback} weights are used`;
+  return checkChoice(WALKTHROUGH_SETTINGS.weights, raw, fallback, notices, kept);
 }
 
 /** The settings that shape and pick the random weights; the trained model has its own shape and no seed. */
@@ -245,40 +144,19 @@ export function shapeOf(settings: Pick<Settings, 'weights' | 'dModel' | 'heads'>
   return { dModel, heads, dK: dModel / heads };
 }
 
+/**
+ * The settings as the figures show them: d_model and the heads of the shape the pipeline runs at (the
+ * trained model's 32 and 2, the article's example's 8 and 1, the reader's with random weights), so
+ * `element.config` never reports a shape the element is not showing.
+ */
+export function shownSettings(settings: Settings): Settings {
+  const { dModel, heads } = shapeOf(settings);
+  return { ...settings, dModel, heads };
+}
+
 /** How many tokens the worked steps show: the example's four, or the sentence's. */
 export function workedTokenCount(settings: Pick<Settings, 'weights' | 'sentence'>): number {
   return settings.weights === 'example' ? EXAMPLE_TOKENS.length : tokenize(settings.sentence).tokens.length;
-}
-
-/** A typed value quoted in a notice: invisible characters dropped, at most 24 characters. */
-export function shorten(text: string): string {
-  const clean = text.replace(INVISIBLE, '');
-  return clean.length > 24 ? `${clean.slice(0, 24)}…` : clean;
-}
-
-/** A whole number within [lo, hi] (also the training form's): rounded and clamped, each change named in `notices`. */
-export function clampWhole(raw: RawValue, name: string, lo: number, hi: number, fallback: number, notices: string[]): number {
-  const value = parseWhole(raw);
-  if (value === null) return fallback;
-  if (Number.isNaN(value)) {
-    notices.push(
-      typeof raw === 'number'
-        ? `${name} must be a number; ${Number.isNaN(raw) ? 'the field was empty or unreadable' : `“${raw}” is not a finite number`}, so it stays ${fallback}.`
-        : `${name} must be a number; “${shorten(String(raw))}” was replaced by ${fallback}.`,
-    );
-    return fallback;
-  }
-  let result = value;
-  if (!Number.isInteger(result)) {
-    result = Math.round(result);
-    notices.push(`${name} must be a whole number; ${value} was rounded to ${result}.`);
-  }
-  if (result < lo || result > hi) {
-    const clamped = Math.min(hi, Math.max(lo, result));
-    notices.push(`${name} must be ${hi === Infinity ? `at least ${lo}` : `from ${lo} to ${hi}`}; ${result} was changed to ${clamped}.`);
-    result = clamped;
-  }
-  return result;
 }
 
 /**
@@ -288,8 +166,9 @@ export function clampWhole(raw: RawValue, name: string, lo: number, hi: number, 
 export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>, base: Settings = DEFAULT_SETTINGS): ValidatedSettings {
   const notices: string[] = [];
   const sentence = raw.sentence === undefined || raw.sentence === null ? base.sentence : String(raw.sentence);
-  const dModel = clampWhole(raw.dModel, 'd_model', LIMITS.minDModel, LIMITS.maxDModel, base.dModel, notices);
-  const requestedHeads = clampWhole(raw.heads, 'The number of heads', 1, LIMITS.maxHeads, base.heads, notices);
+  const spec = WALKTHROUGH_SETTINGS;
+  const dModel = checkWhole(spec.dModel, raw.dModel, base.dModel, notices);
+  const requestedHeads = checkWhole(spec.heads, raw.heads, base.heads, notices);
   const tokenized = tokenize(sentence);
   const n = tokenized.tokens.length;
   let heads = requestedHeads;
@@ -312,12 +191,12 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
   // (the example's four tokens; the model's matrices, when trained).
   const shape = shapeOf({ weights, dModel, heads });
   const workedTokens = weights === 'example' ? EXAMPLE_TOKENS.length : n;
-  const causal = parseFlag(raw.causal, 'The causal mask', base.causal, notices);
-  const scale = parseFlag(raw.scale, 'Scaling', base.scale, notices);
-  const seed = clampWhole(raw.seed, 'The seed', 0, LIMITS.maxSeed, base.seed, notices);
+  const causal = parseFlag(raw.causal, spec.causal.label, base.causal, notices);
+  const scale = parseFlag(raw.scale, spec.scale.label, base.scale, notices);
+  const seed = checkWhole(spec.seed, raw.seed, base.seed, notices);
   // 0-based here; links and attributes count from 1 and are checked in settingsFromParams. No upper
   // bound of its own: the head count is the bound, checked (and explained once) just below.
-  let head = clampWhole(raw.head, 'The shown head (counting from 0)', 0, Infinity, base.head, notices);
+  let head = clampWhole(raw.head, `${spec.head.label} (counting from 0)`, spec.head.min, spec.head.max, base.head, notices);
   if (head >= shape.heads) {
     const had = shape.heads;
     notices.push(
@@ -325,7 +204,7 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     );
     head = had - 1;
   }
-  const block = clampWhole(raw.block, 'The block size', LIMITS.minBlock, LIMITS.maxBlock, base.block, notices);
+  const block = checkWhole(spec.block, raw.block, base.block, notices);
   notices.push(...tokenized.notices);
   const finalSentence = tokenized.notices.length > 0 ? tokenized.tokens.join(' ') : sentence;
   // The hands-on settings depend on the sizes: checked against this sentence's tokens and d_model.
@@ -340,35 +219,33 @@ export function validateSettings(raw: Partial<Record<keyof Settings, RawValue>>,
     maskedCausal = false;
   }
   const edits = validateEdits(raw.edits ?? base.edits, workedTokens, shape.dModel, notices);
-  return {
-    settings: { sentence: finalSentence, dModel, heads, causal: maskedCausal, scale, seed, head, block, edits, mask, weights },
-    notices,
+  const checked: Partial<Settings> = {
+    sentence: finalSentence,
+    dModel,
+    heads,
+    causal: maskedCausal,
+    scale,
+    seed,
+    head,
+    block,
+    edits,
+    mask,
+    weights,
   };
+  // A setting with no rule relating it to the others is checked by its kind alone (settings-schema.ts).
+  for (const key of SETTING_KEYS)
+    if (!(key in checked)) Object.assign(checked, { [key]: checkSetting(spec[key], raw[key], base[key] as never, notices) });
+  return { settings: checked as Settings, notices };
 }
-
-/** URL parameter names: short, stable, documented in the README. */
-const PARAMS: Record<keyof Settings, string> = {
-  sentence: 'tokens',
-  dModel: 'd_model',
-  heads: 'heads',
-  causal: 'causal',
-  scale: 'scale',
-  seed: 'seed',
-  head: 'head',
-  block: 'block',
-  edits: 'edits',
-  mask: 'mask',
-  weights: 'weights',
-};
 
 export function settingsFromParams(params: URLSearchParams, base: Settings = DEFAULT_SETTINGS): ValidatedSettings {
   const raw: Partial<Record<keyof Settings, RawValue>> = {};
   const notices: string[] = [];
-  for (const key of Object.keys(PARAMS) as (keyof Settings)[]) {
+  for (const key of SETTING_KEYS) {
     const value = params.get(PARAMS[key]);
     if (value === null) continue;
     // Heads are counted from 1 in links, as on the page: checked (and explained) in those terms here.
-    raw[key] = key === 'head' ? clampWhole(value, 'The shown head', 1, Infinity, base.head + 1, notices) - 1 : value;
+    raw[key] = key === 'head' ? clampWhole(value, WALKTHROUGH_SETTINGS.head.label, 1, Infinity, base.head + 1, notices) - 1 : value;
   }
   const validated = validateSettings(withImpliedWeights(raw), base);
   const unused = RANDOM_WEIGHTS_SETTINGS.filter((key) => raw[key] !== undefined).map((key) => PARAMS[key]);
@@ -387,7 +264,7 @@ export function settingsToParams(settings: Settings): URLSearchParams {
   const params = new URLSearchParams();
   // Read back, a sentence alone asks for the trained model (withImpliedWeights): the example says so itself.
   if (settings.weights === 'example' && settings.sentence !== DEFAULT_SETTINGS.sentence) params.set(PARAMS.weights, 'example');
-  for (const key of Object.keys(PARAMS) as (keyof Settings)[]) {
+  for (const key of SETTING_KEYS) {
     const value = settings[key];
     if (value === DEFAULT_SETTINGS[key]) continue;
     // Read back, they would ask for random weights (withImpliedWeights); the trained model does not use them.

@@ -2,82 +2,37 @@
 // at one boundary like the walkthrough's settings (settings.ts). Loosely typed values in (a form
 // field, an attribute), settings the training core accepts out, and a sentence for each change made.
 // The bounds are the core's own (cpp/train/model.h and trainer.h, read by engine/limits.ts).
-import { ENGINE_LIMITS, TRAINING_LIMITS } from './engine/limits';
+import { TRAINING_LIMITS } from './engine/limits';
 import type { TrainingConfig, TrainingTask } from './engine/training';
-import { clampWhole as whole, parseFlag as flag, shorten, type RawValue as Raw } from './settings';
+import { checkSetting, type RawValue as Raw } from './setting-checks';
+import { attributesOf, defaultsOf, paramsOf, TRAIN_SETTINGS, type SettingsOf } from './settings-schema';
 
-export const TRAIN_TASKS = ['who-is-it', 'induction'] as const satisfies readonly TrainingTask[];
-export const OPTIMIZERS = ['adamw', 'sgd'] as const;
-export type Optimizer = (typeof OPTIMIZERS)[number];
+export { MAX_TRAIN_STEPS, MIN_LEARNING_RATE, OPTIMIZERS, TRAIN_TASKS } from './settings-schema';
 
-export interface TrainSettings {
-  task: TrainingTask;
-  layers: number;
-  heads: number;
-  dModel: number;
-  optimizer: Optimizer;
-  learningRate: number;
-  scale: boolean;
-  seed: number;
-  /** How many steps the run trains for. */
-  steps: number;
-  /** Also train a twin with scaling the other way: same seed, same data ("Why scale"). */
-  compare: boolean;
-}
+/** A training run's settings, one per entry of TRAIN_SETTINGS (settings-schema.ts, which documents each). */
+export type TrainSettings = SettingsOf<typeof TRAIN_SETTINGS>;
+export type Optimizer = TrainSettings['optimizer'];
 
 /** The shipped model's recipe (web/src/model/who-is-it.args): the reader's first run retrains it. */
-export const DEFAULT_TRAIN_SETTINGS: Readonly<TrainSettings> = Object.freeze({
-  task: 'who-is-it',
-  layers: 2,
-  heads: 2,
-  dModel: 32,
-  optimizer: 'adamw',
-  learningRate: 0.003,
-  scale: true,
-  seed: 1,
-  steps: 400,
-  compare: false,
-});
+export const DEFAULT_TRAIN_SETTINGS: Readonly<TrainSettings> = defaultsOf(TRAIN_SETTINGS);
+
+const TRAIN_KEYS = Object.keys(TRAIN_SETTINGS) as (keyof TrainSettings)[];
 
 /** The d_model choices the form offers (every one the core accepts is valid in an attribute). */
 export const TRAIN_D_MODELS = [8, 16, 32, 64, 128].filter((d) => d >= TRAINING_LIMITS.minDModel && d <= TRAINING_LIMITS.maxDModel);
-
-/** The most steps one run may ask for: the core's whole-run limit, kept short enough to watch. */
-export const MAX_TRAIN_STEPS = Math.min(TRAINING_LIMITS.maxTotalSteps, 5000);
 
 export interface ValidatedTrainSettings {
   settings: TrainSettings;
   notices: string[];
 }
 
-function choice<T extends string>(raw: Raw, name: string, choices: readonly T[], fallback: T, notices: string[]): T {
-  if (raw === undefined || raw === null) return fallback;
-  const value = String(raw).trim().toLowerCase();
-  if ((choices as readonly string[]).includes(value)) return value as T;
-  notices.push(`${name} must be ${choices.join(' or ')}; “${shorten(String(raw))}” was ignored, so it stays ${fallback}.`);
-  return fallback;
-}
-
-/** The smallest learning rate accepted (the largest is the core's kMaxLearningRate). */
-export const MIN_LEARNING_RATE = 1e-5;
-
-function learningRate(raw: Raw, fallback: number, notices: string[]): number {
-  if (raw === undefined || raw === null || raw === '') return fallback;
-  const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
-  if (!Number.isFinite(value)) {
-    notices.push(`The learning rate must be a number; “${shorten(String(raw))}” was ignored, so it stays ${fallback}.`);
-    return fallback;
-  }
-  const max = TRAINING_LIMITS.maxLearningRate;
-  if (value < MIN_LEARNING_RATE || value > max) {
-    const clamped = Math.min(max, Math.max(MIN_LEARNING_RATE, value));
-    notices.push(
-      `The learning rate must be from ${MIN_LEARNING_RATE} to ${max}` +
-        `${value <= 0 ? ' (at 0 or below nothing is learned, or the loss climbs)' : ''}; ${value} was changed to ${clamped}.`,
-    );
-    return clamped;
-  }
-  return value;
+/** The head count nearest `heads` that divides d_model (the core splits d_model evenly between heads). */
+function headsDividing(dModel: number, heads: number, notices: string[]): number {
+  if (dModel % heads === 0) return heads;
+  const fits = Array.from({ length: TRAINING_LIMITS.maxHeads }, (_, i) => i + 1).filter((h) => dModel % h === 0);
+  const nearest = fits.reduce((best, h) => (Math.abs(h - heads) < Math.abs(best - heads) ? h : best), 1);
+  notices.push(`${heads} heads do not divide d_model = ${dModel}, so ${nearest} ${nearest === 1 ? 'head is' : 'heads are'} used.`);
+  return nearest;
 }
 
 export function validateTrainSettings(
@@ -85,23 +40,13 @@ export function validateTrainSettings(
   base: TrainSettings = DEFAULT_TRAIN_SETTINGS,
 ): ValidatedTrainSettings {
   const notices: string[] = [];
-  const task = choice(raw.task, 'The task', TRAIN_TASKS, base.task, notices);
-  const layers = whole(raw.layers, 'The number of layers', 1, TRAINING_LIMITS.maxLayers, base.layers, notices);
-  const dModel = whole(raw.dModel, 'd_model', TRAINING_LIMITS.minDModel, TRAINING_LIMITS.maxDModel, base.dModel, notices);
-  let heads = whole(raw.heads, 'The number of heads', 1, TRAINING_LIMITS.maxHeads, base.heads, notices);
-  if (dModel % heads !== 0) {
-    const fits = Array.from({ length: TRAINING_LIMITS.maxHeads }, (_, i) => i + 1).filter((h) => dModel % h === 0);
-    const nearest = fits.reduce((best, h) => (Math.abs(h - heads) < Math.abs(best - heads) ? h : best), 1);
-    notices.push(`${heads} heads do not divide d_model = ${dModel}, so ${nearest} ${nearest === 1 ? 'head is' : 'heads are'} used.`);
-    heads = nearest;
+  const checked = {} as TrainSettings;
+  for (const key of TRAIN_KEYS) {
+    Object.assign(checked, { [key]: checkSetting(TRAIN_SETTINGS[key], raw[key], base[key] as never, notices) });
+    // The schema lists d_model first, so the heads can be fitted to it here, their notice beside theirs.
+    if (key === 'heads') checked.heads = headsDividing(checked.dModel, checked.heads, notices);
   }
-  const optimizer = choice(raw.optimizer, 'The optimiser', OPTIMIZERS, base.optimizer, notices);
-  const rate = learningRate(raw.learningRate, base.learningRate, notices);
-  const scale = flag(raw.scale, 'Scaling', base.scale, notices);
-  const seed = whole(raw.seed, 'The seed', 0, ENGINE_LIMITS.maxSeed, base.seed, notices);
-  const steps = whole(raw.steps, 'The number of steps', 1, MAX_TRAIN_STEPS, base.steps, notices);
-  const compare = flag(raw.compare, 'Training a twin', base.compare, notices);
-  return { settings: { task, layers, heads, dModel, optimizer, learningRate: rate, scale, seed, steps, compare }, notices };
+  return { settings: checked, notices };
 }
 
 /**
@@ -135,32 +80,10 @@ export function changeTrainSettings(current: TrainSettings, change: Partial<Reco
  * The URL parameter of each setting. The train_ prefix keeps them apart from the walkthrough's own
  * d_model, heads, scale and seed, which describe a different model.
  */
-export const TRAIN_PARAMS = Object.freeze({
-  task: 'train_task',
-  layers: 'train_layers',
-  heads: 'train_heads',
-  dModel: 'train_d_model',
-  optimizer: 'train_optimizer',
-  learningRate: 'train_lr',
-  scale: 'train_scale',
-  seed: 'train_seed',
-  steps: 'train_steps',
-  compare: 'train_compare',
-} as const satisfies Record<keyof TrainSettings, string>);
+export const TRAIN_PARAMS = paramsOf(TRAIN_SETTINGS);
 
 /** The attribute of each setting on <attention-train> (HTML spells multi-word names with dashes). */
-export const TRAIN_ATTRIBUTES = Object.freeze({
-  task: 'task',
-  layers: 'layers',
-  heads: 'heads',
-  dModel: 'd-model',
-  optimizer: 'optimizer',
-  learningRate: 'learning-rate',
-  scale: 'scale',
-  seed: 'seed',
-  steps: 'steps',
-  compare: 'compare',
-} as const satisfies Record<keyof TrainSettings, string>);
+export const TRAIN_ATTRIBUTES = attributesOf(TRAIN_SETTINGS);
 
 /**
  * Settings from named string values (URL parameters or attributes, `read` returns null for an absent one).
@@ -171,7 +94,7 @@ export function trainSettingsFrom(
   names: Readonly<Record<keyof TrainSettings, string>>,
 ): ValidatedTrainSettings {
   const raw: Partial<Record<keyof TrainSettings, Raw>> = {};
-  for (const key of Object.keys(names) as (keyof TrainSettings)[]) {
+  for (const key of TRAIN_KEYS) {
     const value = read(names[key]);
     if (value !== null) raw[key] = value;
   }
@@ -183,7 +106,7 @@ export function trainSettingsFrom(
 export function trainSettingsTo(settings: TrainSettings, names: Readonly<Record<keyof TrainSettings, string>>): [string, string][] {
   const defaults = trainDefaultsFor(settings.task);
   const out: [string, string][] = [];
-  for (const key of Object.keys(names) as (keyof TrainSettings)[]) {
+  for (const key of TRAIN_KEYS) {
     const value = settings[key];
     if (value === defaults[key] && key !== 'task') continue;
     if (key === 'task' && value === DEFAULT_TRAIN_SETTINGS.task) continue;

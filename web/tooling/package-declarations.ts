@@ -2,8 +2,9 @@
 // drift from it: the bundled type declarations (attention-by-hand.d.ts: tsc's declarations of
 // web/src/elements/package-types.ts and everything it reaches, in one file, by dts-bundle-generator)
 // and the Custom Elements Manifest (custom-elements.json, by @custom-elements-manifest/analyzer), which
-// editors and tools such as Storybook read for every element, attribute and event.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// editors and tools such as Storybook read for every element, attribute and event. The attributes in both
+// come from the settings schema (web/src/settings-schema.ts, through web/tooling/settings-docs.ts).
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 // The analyzer brings (and needs) its own TypeScript for reading the sources; declarations use the project's.
@@ -18,23 +19,39 @@ const { create, ts } = analyzer as unknown as {
   ts: typeof import('typescript');
 };
 import type { Plugin } from 'vite';
+import { loadWebModule } from './load-web-module';
+import type { attributeInterfaces, manifestAttributes } from './settings-docs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const elements = resolve(root, 'web/src/elements');
 
 /** The entry of the declarations: the bundle's exports plus the global tag, event and JSX maps. */
 export const DECLARATIONS_ENTRY = resolve(elements, 'package-types.ts');
-/** Modules the manifest is made from: the element classes and the attribute types they document. */
+/** The module whose computed attribute types the declarations spell out as interfaces. */
+const ATTRIBUTE_TYPES = resolve(elements, 'attribute-types.ts');
+/** Modules the manifest is made from: the element classes and the event types they document. */
 const MANIFEST_SOURCES = ['attention-element.ts', 'index.ts', 'package-types.ts'].map((name) => resolve(elements, name));
 /** The bundle the manifest describes, relative to the manifest (both live in dist/embed/). */
 const BUNDLE = 'attention-by-hand.js';
 
+/** The scratch declarations of attribute-types.ts with each computed attribute type spelled out as an interface. */
+function spellOutAttributes(file: string, interfaces: ReturnType<typeof attributeInterfaces>): void {
+  let text = readFileSync(file, 'utf8');
+  for (const [name, declaration] of Object.entries(interfaces)) {
+    const computed = new RegExp(`(/\\*\\*(?:(?!\\*/)[\\s\\S])*\\*/\\s*)?export type ${name}\\b[\\s\\S]*?;\\n`);
+    if (!computed.test(text)) throw new Error(`${file} declares no ${name}`);
+    text = text.replace(computed, `${declaration}\n`);
+  }
+  writeFileSync(file, text);
+}
+
 /**
  * tsc's declarations of the entry and what it imports (without a second type check: `npm run typecheck`
- * does that; members marked @internal left out), written to a scratch directory, then bundled into one
- * file that exports exactly what the entry exports.
+ * does that; members marked @internal left out), written to a scratch directory, the attribute types
+ * spelled out with their descriptions (`interfaces`, from the schema), then bundled into one file that
+ * exports exactly what the entry exports.
  */
-export function bundledDeclarations(): string {
+export function bundledDeclarations(interfaces: ReturnType<typeof attributeInterfaces>): string {
   const scratch = mkdtempSync(join(tmpdir(), 'abh-declarations-'));
   try {
     const config = tsc.getParsedCommandLineOfConfigFile(
@@ -66,6 +83,7 @@ export function bundledDeclarations(): string {
       throw new Error(tsc.formatDiagnostics(emitted.diagnostics, { ...tsc.sys, getCanonicalFileName: (f) => f, getNewLine: () => '\n' }));
     const entry = join(scratch, relative(resolve(root, 'web/src'), DECLARATIONS_ENTRY).replace(/\.ts$/, '.d.ts'));
     if (!existsSync(entry)) throw new Error(`tsc wrote no declarations for ${DECLARATIONS_ENTRY}`);
+    spellOutAttributes(join(scratch, relative(resolve(root, 'web/src'), ATTRIBUTE_TYPES).replace(/\.ts$/, '.d.ts')), interfaces);
     const [text] = generateDtsBundle(
       [{ filePath: entry, output: { inlineDeclareGlobals: true, noBanner: true, exportReferencedTypes: false } }],
       { preferredConfigPath: resolve(root, 'tsconfig.json') },
@@ -79,7 +97,7 @@ export function bundledDeclarations(): string {
   }
 }
 
-type Attribute = { name: string; description?: string; type?: { text: string } };
+type Attribute = { name: string; description?: string; type?: { text: string }; default?: string };
 type Declaration = {
   kind: string;
   name: string;
@@ -91,23 +109,22 @@ type Declaration = {
 };
 type Module = { kind: string; path: string; declarations: Declaration[]; exports?: unknown[] };
 
+type Attributes = ReturnType<typeof manifestAttributes>;
+
 /**
- * Attributes and events come from the interfaces that type them (package-types.ts), so each is written
- * once: AttentionElementAttributes for every element, AttentionWalkthroughAttributes' own for the
- * walkthrough, and AttentionElementEventMap's events (names, types, descriptions) for every element.
+ * Attributes come from the settings schema (`attributes`): every element's on AttentionElement, the
+ * walkthrough's own on it. Events come from the interface that types them (package-types.ts'
+ * AttentionElementEventMap: names, types, descriptions), so each is written once.
  */
-function fromTypes(found: Record<string, Attribute[]>): AnalyzerPlugin {
+function withAttributesAndEvents(attributes: Attributes): AnalyzerPlugin {
+  let events: Attribute[] = [];
   return {
-    name: 'attention-attributes-and-events-from-types',
+    name: 'attention-attributes-and-events',
     collectPhase(params) {
       // Typed with the project's TypeScript; at run time it is the analyzer's, whose nodes these are.
       const node = params.node as unknown as import('typescript').Node;
-      if (
-        !ts.isInterfaceDeclaration(node) ||
-        !/^Attention(ElementAttributes|WalkthroughAttributes|TrainAttributes|ElementEventMap)$/.test(node.name.text)
-      )
-        return;
-      found[node.name.text] = node.members.filter(ts.isPropertySignature).map((member) => {
+      if (!ts.isInterfaceDeclaration(node) || node.name.text !== 'AttentionElementEventMap') return;
+      events = node.members.filter(ts.isPropertySignature).map((member) => {
         const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText();
         const doc = (
           member as unknown as { jsDoc?: { comment?: string | import('typescript').NodeArray<import('typescript').JSDocComment> }[] }
@@ -120,24 +137,24 @@ function fromTypes(found: Record<string, Attribute[]>): AnalyzerPlugin {
       for (const declaration of (moduleDoc as unknown as Module).declarations) {
         const own =
           declaration.name === 'AttentionElement'
-            ? found.AttentionElementAttributes
+            ? attributes.every
             : declaration.name === 'AttentionWalkthroughElement'
-              ? found.AttentionWalkthroughAttributes
+              ? attributes.walkthrough
               : undefined;
         if (own) declaration.attributes = [...(declaration.attributes ?? []), ...own];
         // The analyzer finds the dispatchEvent() calls but knows neither detail types nor meanings.
-        if (declaration.name === 'AttentionElement') declaration.events = found.AttentionElementEventMap;
+        if (declaration.name === 'AttentionElement') declaration.events = events;
       }
     },
   };
 }
 
-export function elementsManifest(): string {
+/** The manifest, with `attributes` (settings-docs.ts' manifestAttributes(), from the schema). */
+export function elementsManifest(attributes: Attributes): string {
   const modules = MANIFEST_SOURCES.map((file) =>
     ts.createSourceFile(relative(root, file), readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true),
   );
-  const found: Record<string, Attribute[]> = {};
-  const manifest = create({ modules, plugins: [fromTypes(found)] }) as { modules: Module[] };
+  const manifest = create({ modules, plugins: [withAttributesAndEvents(attributes)] }) as { modules: Module[] };
   // One module, the bundle: its users import attention-by-hand.js, not the sources, and protected or
   // private members (the element's internals) are not part of what it offers. The analyzer also reads
   // `this.shadow.adoptedStyleSheets = …` in the constructor as a field of the element: it is not one.
@@ -149,8 +166,8 @@ export function elementsManifest(): string {
       members: declaration.members?.filter(
         (member) => (!member.privacy || member.privacy === 'public') && member.name !== 'adoptedStyleSheets',
       ),
-      // <attention-train>'s attributes are a training run's (AttentionTrainAttributes): the walkthrough's it inherits do not apply.
-      ...(declaration.name === 'AttentionTrainElement' ? { attributes: found.AttentionTrainAttributes } : {}),
+      // <attention-train>'s attributes are a training run's: the walkthrough's it inherits do not apply.
+      ...(declaration.name === 'AttentionTrainElement' ? { attributes: attributes.train } : {}),
     }));
   return `${JSON.stringify(
     {
@@ -179,9 +196,10 @@ export function packageDescriptions(): Plugin {
   return {
     name: 'attention-package-descriptions',
     apply: 'build',
-    generateBundle() {
-      this.emitFile({ type: 'asset', fileName: 'attention-by-hand.d.ts', source: bundledDeclarations() });
-      this.emitFile({ type: 'asset', fileName: 'custom-elements.json', source: elementsManifest() });
+    async generateBundle() {
+      const docs = await loadWebModule<typeof import('./settings-docs')>('tooling/settings-docs.ts');
+      this.emitFile({ type: 'asset', fileName: 'attention-by-hand.d.ts', source: bundledDeclarations(docs.attributeInterfaces()) });
+      this.emitFile({ type: 'asset', fileName: 'custom-elements.json', source: elementsManifest(docs.manifestAttributes()) });
     },
   };
 }

@@ -3,7 +3,7 @@
 // or before the script and the engine have loaded, reads the whole explanation with its numbers.
 //
 // At `vite build` the real element runs in Node (web/tooling/walkthrough-markup.ts, loaded through
-// Vite so its CSS imports and build-time formulas resolve as in the bundle) on a happy-dom window,
+// Vite by load-web-module.ts so its CSS imports and build-time formulas resolve as in the bundle) on a happy-dom window,
 // with the real engine and the shipped weights. Its shadow root goes into the page as a declarative
 // shadow root, which the element adopts when its script runs and replaces with the live drawing.
 //
@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Window } from 'happy-dom';
-import { createServer, type Plugin } from 'vite';
-import { katexFormulas } from './katex-formulas';
+import type { Plugin } from 'vite';
+import { withWebModules } from './load-web-module';
 import type { WalkthroughMarkup } from './walkthrough-markup';
 
 const web = resolve(import.meta.dirname, '..');
@@ -64,24 +64,12 @@ async function withWindow<T>(render: () => Promise<T>): Promise<T> {
 async function prerender(attributes: Record<string, string>): Promise<WalkthroughMarkup> {
   const wasm = new Uint8Array(readFileSync(resolve(web, 'src/engine/generated/attention_engine.wasm')));
   const weights = new Uint8Array(readFileSync(resolve(web, 'src/model/who-is-it.bin')));
-  // A throwaway dev server only to load the modules (no HTTP listener): its SSR loader applies the
-  // same transforms as the bundle (CSS ?inline, build-time formulas).
-  const server = await createServer({
-    configFile: false,
-    root: web,
-    logLevel: 'warn',
-    plugins: [katexFormulas()],
-    server: { middlewareMode: true, hmr: false, ws: false },
-    appType: 'custom',
-  });
-  try {
-    return await withWindow(async () => {
-      const module = (await server.ssrLoadModule(resolve(web, 'tooling/walkthrough-markup.ts'))) as typeof import('./walkthrough-markup');
+  return withWebModules((load) =>
+    withWindow(async () => {
+      const module = await load<typeof import('./walkthrough-markup')>('tooling/walkthrough-markup.ts');
       return module.walkthroughMarkup(attributes, wasm, weights);
-    });
-  } finally {
-    await server.close();
-  }
+    }),
+  );
 }
 
 /** The sha256 source a CSP's style-src names an inline <style> by. */

@@ -5,7 +5,7 @@ import { EngineError, loadEngine, type AttentionEngine } from '../engine/engine'
 import { el } from '../figures/dom';
 import { WALKTHROUGH_BAR_CONTROLS } from '../controls';
 import { formulaElement } from '../figures/formula';
-import type { Settings } from '../settings';
+import { shownSettings, type Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
 import { WalkthroughState } from '../state';
 import { loadTrainedWeights } from '../trained';
@@ -81,9 +81,12 @@ export abstract class AttentionElement extends HTMLElement {
     this.shadow.adoptedStyleSheets = [sharedStyleSheet()];
   }
 
-  /** The settings the element shows (read-only copy). */
+  /**
+   * The settings the element shows (a read-only copy), with the shape it computes at: d_model 32 and 2
+   * heads while it shows the trained model, whatever d-model and heads say (they wait for random weights).
+   */
   get config(): Settings | null {
-    return this.state ? { ...this.state.settings } : null;
+    return this.state ? shownSettings(this.state.settings) : null;
   }
 
   /** The numbers the element shows: the engine's snapshot for `config` (treat as read-only). */
@@ -242,7 +245,7 @@ export abstract class AttentionElement extends HTMLElement {
         this.dataset.ready = 'true';
         this.dispatchEvent(
           new CustomEvent<AttentionChangeDetail>('attention-change', {
-            detail: { config: { ...snapshot.settings }, result: snapshot },
+            detail: { config: shownSettings(snapshot.settings), result: snapshot },
             bubbles: true,
             composed: true,
           }),

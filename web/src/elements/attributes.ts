@@ -2,24 +2,20 @@
 // parameters (settings.ts): an element attribute and a URL parameter with the same value mean
 // the same thing.
 import { settingsFromParams, settingsToParams, type Settings, type ValidatedSettings } from '../settings';
-import { CONTROL_NAMES, type ControlName } from '../controls';
+import { shorten } from '../setting-checks';
+import { CONTROL_NAMES, ELEMENT_SETTINGS, THEMES, WALKTHROUGH_SETTINGS } from '../settings-schema';
 import { TRAIN_ATTRIBUTES, trainSettingsFrom, type ValidatedTrainSettings } from '../train-settings';
 
+type WalkthroughSchema = typeof WALKTHROUGH_SETTINGS;
 /** attribute name -> URL parameter name (identical except d-model, which HTML spells with a dash). */
-export const SETTING_ATTRIBUTES = {
-  tokens: 'tokens',
-  'd-model': 'd_model',
-  heads: 'heads',
-  head: 'head',
-  causal: 'causal',
-  scale: 'scale',
-  seed: 'seed',
-  block: 'block',
-  edits: 'edits',
-  mask: 'mask',
-  weights: 'weights',
-} as const;
-export const OTHER_ATTRIBUTES = ['controls', 'theme'] as const;
+export const SETTING_ATTRIBUTES = Object.freeze(
+  Object.fromEntries(Object.values(WALKTHROUGH_SETTINGS).map((spec) => [spec.attribute, spec.param])),
+) as { readonly [K in keyof WalkthroughSchema as WalkthroughSchema[K]['attribute']]: WalkthroughSchema[K]['param'] };
+
+/** The element-only attributes every element watches (an on/off one such as `debug` is read when needed). */
+export const OTHER_ATTRIBUTES = Object.values(ELEMENT_SETTINGS)
+  .filter((spec) => spec.scope === 'every' && spec.kind !== 'presence')
+  .map((spec) => spec.attribute);
 export const OBSERVED_ATTRIBUTES = [...Object.keys(SETTING_ATTRIBUTES), ...OTHER_ATTRIBUTES];
 
 /** <attention-train>'s attributes: a training run's settings (train-settings.ts) instead of the walkthrough's. */
@@ -48,6 +44,8 @@ export function settingsToAttributes(settings: Settings): [string, string][] {
   return [...params.entries()].map(([param, value]) => [byParam[param], value]);
 }
 
+type ControlName = (typeof CONTROL_NAMES)[number];
+
 export interface ControlsAttribute {
   visible: Set<ControlName>;
   notices: string[];
@@ -74,11 +72,9 @@ export function parseControls(value: string | null): ControlsAttribute {
   return { visible: fallback ? new Set(CONTROL_NAMES) : visible, notices };
 }
 
-export const THEMES = ['light', 'dark'] as const;
-
 /** theme="light" | "dark"; anything else follows the reader's colour scheme, and the element says so. */
 export function themeNotices(value: string | null): string[] {
   if (value === null || (THEMES as readonly string[]).includes(value)) return [];
-  const shown = value.length > 24 ? `${value.slice(0, 24)}…` : value;
-  return [`theme must be light or dark; “${shown}” was ignored, so the reader’s colour scheme is used.`];
+  const { label, defaultText } = ELEMENT_SETTINGS.theme;
+  return [`${label} must be ${THEMES.join(' or ')}; “${shorten(value)}” was ignored, so ${defaultText} is used.`];
 }
