@@ -154,6 +154,9 @@ Status check_figure_size(int n) {
   return Ok{};
 }
 
+// Tokens per block of linear attention's summary: a (256, d_v) block of V is 64 KiB at d_v = 64.
+constexpr int kTokenBlock = 256;
+
 const char* const kLinearNormaliserUnderflow =
     "linear attention's normaliser phi(q) . sum phi(k) underflowed float32: the queries' and keys' "
     "features are too far apart in size";
@@ -273,12 +276,20 @@ Expected<LinearAttentionResult> linear_attention(const Matrix& Q, const Matrix& 
   std::vector<float> denominators(static_cast<std::size_t>(n));
   if (!causal) {
     // summary (d_k, d_v) = phi(K)^T V and normaliser (d_k) = phi(K)^T 1, once for every query; then
-    // numerators (n, d_v) = phi(Q) summary. The two products run on the engine's matmul.
-    const Matrix phi_k_t = phi_k.transpose();
-    Matrix summary(d_k, d_v);
-    kernels::matmul(phi_k_t.data(), n, V.data(), d_v, summary.data(), d_v, d_k, n, d_v);
-    std::vector<float> normaliser(static_cast<std::size_t>(d_k));
-    for (int t = 0; t < d_k; ++t) normaliser[std::size_t(t)] = phi_k_t.row(t).sum();
+    // numerators (n, d_v) = phi(Q) summary. The products run on the engine's matmul; the first one
+    // over blocks of tokens, each with its block of phi(K) transposed into a small scratch, so that
+    // the block of V that every 4 rows of phi(K)^T read again stays in cache. (Over all n at once,
+    // V streamed from memory d_k / 4 times and the transpose wrote with a stride of n floats: slope
+    // 1.19 instead of ~1 from n = 4,096 to 65,536, measured natively.)
+    Matrix summary = Matrix::Zero(d_k, d_v), block_summary(d_k, d_v), block_t(d_k, kTokenBlock);
+    for (int j0 = 0; j0 < n; j0 += kTokenBlock) {
+      const int tokens = std::min(kTokenBlock, n - j0);
+      block_t.leftCols(tokens) = phi_k.middleRows(j0, tokens).transpose();
+      kernels::matmul(block_t.data(), kTokenBlock, V.data() + std::size_t(j0) * d_v, d_v, block_summary.data(), d_v,
+                      d_k, tokens, d_v);
+      summary += block_summary;
+    }
+    const Eigen::RowVectorXf normaliser = phi_k.colwise().sum();
     kernels::matmul(phi_q.data(), d_k, summary.data(), d_v, result.output.data(), d_v, n, d_k, d_v);
     for (int i = 0; i < n; ++i)
       denominators[std::size_t(i)] = dot(phi_q.data() + std::size_t(i) * d_k, normaliser.data(), d_k);
