@@ -145,15 +145,6 @@ void features(const Matrix& x, bool per_row, Matrix& out) {
   }
 }
 
-// Whether an (n, n) figure may be returned.
-Status check_figure_size(int n) {
-  using std::to_string;
-  if (n < 1 || n > limits::kMaxPatternMaskSequence)
-    return Failure{"the (n, n) figure is limited to n from 1 to " + to_string(limits::kMaxPatternMaskSequence) +
-                   " (got " + to_string(n) + ")"};
-  return Ok{};
-}
-
 // Tokens per block of linear attention's summary: a (256, d_v) block of V is 64 KiB at d_v = 64.
 constexpr int kTokenBlock = 256;
 
@@ -185,6 +176,14 @@ Status check_sparse_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, in
 
 Status check_linear_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v) {
   return check_self_attention_shapes(n_q, n_k, d_k, k_cols, v_rows, d_v);
+}
+
+Status check_figure_size(int n) {
+  using std::to_string;
+  if (n < 1 || n > limits::kMaxPatternMaskSequence)
+    return Failure{"the (n, n) figure is limited to n from 1 to " + to_string(limits::kMaxPatternMaskSequence) +
+                   " (got " + to_string(n) + ")"};
+  return Ok{};
 }
 
 // ---- sparse attention ----------------------------------------------------------------------------

@@ -96,6 +96,8 @@ class KVCache {
 
   // One token's keys and values for `layer`: K_token and V_token are (kv_heads, d_k), row-major.
   Status append(int layer, const Matrix& K_token, const Matrix& V_token);
+  // append()'s rules on the shapes alone: a layer it has, (kv_heads, d_k) matrices, room left.
+  Status check_append(int layer, int k_rows, int k_cols, int v_rows, int v_cols) const;
 
   int layers() const { return layers_; }
   int kv_heads() const { return kv_heads_; }
@@ -143,6 +145,13 @@ Status check_sparse_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, in
 Status check_sparse_pattern(int n, const SparsePattern& pattern);
 Status check_linear_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v);
 Status check_kv_cache_shape(int layers, int kv_heads, int d_k, int capacity);
+// decode_step(): a layer the cache has, with tokens in it; Q_token (h, q_cols) with q_cols = d_k.
+Status check_decode_inputs(const KVCache& cache, int layer, int h, int q_cols);
+// decode_recompute(): Q (t, q_cols), K (k_rows, k_cols), V (v_rows, v_cols), h and kv_heads.
+Status check_decode_recompute_inputs(int t, int q_cols, int k_rows, int k_cols, int v_rows, int v_cols, int h,
+                                     int kv_heads);
+// The (n, n) figures' size: 1 <= n <= limits::kMaxPatternMaskSequence.
+Status check_figure_size(int n);
 // h query heads against kv_heads: 1 <= h <= limits::kMaxHeads and kv_heads divides h.
 Status check_query_groups(int h, int kv_heads);
 

@@ -15,6 +15,8 @@ namespace abh {
 
 namespace {
 
+const char* const kNoLayers = "the cache has no layers yet: create it with its shape first";
+
 Status check_range(const char* what, int x, int lo, int hi) {
   if (x >= lo && x <= hi) return Ok{};
   return Failure{std::string(what) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " +
@@ -81,17 +83,25 @@ std::int64_t KVCache::bytes_per_token() const {
   return kv_cache_bytes_per_token(layers_, kv_heads_, d_k_, int(sizeof(float))).value();
 }
 
-Status KVCache::append(int layer, const Matrix& K_token, const Matrix& V_token) {
+Status KVCache::check_append(int layer, int k_rows, int k_cols, int v_rows, int v_cols) const {
   using std::to_string;
+  if (layers_ == 0) return Failure{kNoLayers};
   if (auto ok = check_range("layer", layer, 0, layers_ - 1); !ok.ok()) return ok;
-  for (const Matrix* m : {&K_token, &V_token})
-    if (m->rows() != kv_heads_ || m->cols() != d_k_)
+  for (const auto& [rows, cols] : {std::pair{k_rows, k_cols}, {v_rows, v_cols}})
+    if (rows != kv_heads_ || cols != d_k_)
       return Failure{"a token's K and V must be (kv_heads, d_k) = (" + to_string(kv_heads_) + ", " + to_string(d_k_) +
-                     ") (got (" + to_string(m->rows()) + ", " + to_string(m->cols()) + "))"};
+                     ") (got (" + to_string(rows) + ", " + to_string(cols) + "))"};
+  if (length(layer) == capacity_)
+    return Failure{"the cache of layer " + to_string(layer) + " is full (" + to_string(capacity_) + " tokens)"};
+  return Ok{};
+}
+
+Status KVCache::append(int layer, const Matrix& K_token, const Matrix& V_token) {
+  if (auto ok = check_append(layer, int(K_token.rows()), int(K_token.cols()), int(V_token.rows()), int(V_token.cols()));
+      !ok.ok())
+    return ok;
   if (auto finite = check_finite({{"K", &K_token}, {"V", &V_token}}); !finite.ok()) return finite;
   int& length = lengths_[std::size_t(layer)];
-  if (length == capacity_)
-    return Failure{"the cache of layer " + to_string(layer) + " is full (" + to_string(capacity_) + " tokens)"};
   for (int g = 0; g < kv_heads_; ++g) {
     const std::size_t row = block(layer, g) + std::size_t(length) * d_k_;
     std::copy_n(K_token.data() + std::size_t(g) * d_k_, d_k_, keys_.begin() + std::ptrdiff_t(row));
@@ -103,18 +113,24 @@ Status KVCache::append(int layer, const Matrix& K_token, const Matrix& V_token) 
 
 // ---- decoding ------------------------------------------------------------------------------------
 
-Expected<DecodeResult> decode_step(const KVCache& cache, int layer, const Matrix& Q_token) {
+Status check_decode_inputs(const KVCache& cache, int layer, int h, int q_cols) {
   using std::to_string;
-  const int h = int(Q_token.rows()), d_k = cache.d_k(), kv_heads = cache.kv_heads();
-  if (auto ok = check_range("layer", layer, 0, cache.layers() - 1); !ok.ok()) return Failure{ok.error()};
-  if (Q_token.cols() != d_k)
-    return Failure{"the new token's queries have " + to_string(Q_token.cols()) +
-                   " columns but the cache holds d_k = " + to_string(d_k)};
-  if (auto ok = check_query_groups(h, kv_heads); !ok.ok()) return Failure{ok.error()};
-  const int t = cache.length(layer);
-  if (t == 0)
+  if (cache.layers() == 0) return Failure{kNoLayers};
+  if (auto ok = check_range("layer", layer, 0, cache.layers() - 1); !ok.ok()) return ok;
+  if (q_cols != cache.d_k())
+    return Failure{"the new token's queries have " + to_string(q_cols) +
+                   " columns but the cache holds d_k = " + to_string(cache.d_k())};
+  if (auto ok = check_query_groups(h, cache.kv_heads()); !ok.ok()) return ok;
+  if (cache.length(layer) == 0)
     return Failure{"the cache of layer " + to_string(layer) + " is empty: append the new token's K and V first"};
+  return Ok{};
+}
+
+Expected<DecodeResult> decode_step(const KVCache& cache, int layer, const Matrix& Q_token) {
+  const int h = int(Q_token.rows()), d_k = cache.d_k(), kv_heads = cache.kv_heads();
+  if (auto ok = check_decode_inputs(cache, layer, h, int(Q_token.cols())); !ok.ok()) return Failure{ok.error()};
   if (auto finite = check_finite({{"Q", &Q_token}}); !finite.ok()) return Failure{finite.error()};
+  const int t = cache.length(layer);
 
   const int group = h / kv_heads;
   const float scale = 1.0f / std::sqrt(float(d_k));
@@ -135,20 +151,34 @@ Expected<DecodeResult> decode_step(const KVCache& cache, int layer, const Matrix
   return result;
 }
 
-Expected<DecodeResult> decode_recompute(const Matrix& Q, const Matrix& K, const Matrix& V, int h, int kv_heads) {
+Status check_decode_recompute_inputs(int t, int q_cols, int k_rows, int k_cols, int v_rows, int v_cols, int h,
+                                     int kv_heads) {
   using std::to_string;
-  if (auto ok = check_query_groups(h, kv_heads); !ok.ok()) return Failure{ok.error()};
-  const int t = int(Q.rows());
-  if (Q.cols() % h != 0)
-    return Failure{"Q has " + to_string(Q.cols()) + " columns: they must split into " + to_string(h) +
+  if (auto ok = check_query_groups(h, kv_heads); !ok.ok()) return ok;
+  if (q_cols % h != 0)
+    return Failure{"Q has " + to_string(q_cols) + " columns: they must split into " + to_string(h) +
                    " heads of equal width"};
+  const int d_k = q_cols / h;
+  for (const auto& [rows, cols] : {std::pair{k_rows, k_cols}, {v_rows, v_cols}})
+    if (rows != t || cols != std::int64_t(kv_heads) * d_k)
+      return Failure{"K and V must be (t, kv_heads * d_k) = (" + to_string(t) + ", " +
+                     to_string(std::int64_t(kv_heads) * d_k) + ") (got (" + to_string(rows) + ", " + to_string(cols) +
+                     "))"};
+  // The tiled kernel's rules, on the K and V with every KV head repeated for its group.
+  FlashOptions options;
+  options.causal = true;
+  return check_flash_multi_head_inputs(t, t, q_cols, q_cols, t, q_cols, h, options);
+}
+
+Expected<DecodeResult> decode_recompute(const Matrix& Q, const Matrix& K, const Matrix& V, int h, int kv_heads) {
+  const int t = int(Q.rows());
+  if (auto ok = check_decode_recompute_inputs(t, int(Q.cols()), int(K.rows()), int(K.cols()), int(V.rows()),
+                                              int(V.cols()), h, kv_heads);
+      !ok.ok())
+    return Failure{ok.error()};
   const int d_k = int(Q.cols()) / h;
-  for (const Matrix* m : {&K, &V})
-    if (m->rows() != t || m->cols() != std::int64_t(kv_heads) * d_k)
-      return Failure{"K and V must be (t, kv_heads * d_k) = (" + to_string(t) + ", " + to_string(kv_heads * d_k) +
-                     ") (got (" + to_string(m->rows()) + ", " + to_string(m->cols()) + "))"};
   // Every query head reads its group's KV head: repeat each KV head group times, then run causal
-  // multi-head attention over all t tokens (the tiled kernel checks the sizes and the values).
+  // multi-head attention over all t tokens (the tiled kernel checks the values).
   const int group = h / kv_heads;
   Matrix K_heads(t, std::int64_t(h) * d_k), V_heads(t, std::int64_t(h) * d_k);
   for (int head = 0; head < h; ++head) {
