@@ -163,7 +163,7 @@ const std::initializer_list<Family> kFamilies = {
     {"path-narrow", {C::kPath}, {"narrow", "steep", "icy", "muddy", "crowded", "busy", "small", "bumpy"}},
     // Size and fit: one word flips the answer between the contents and the container (or opening).
     {"size-contents", {C::kThing, C::kFurniture}, {"big", "large", "long", "tall", "wide", "bulky", "thick"}},
-    {"size-container", {C::kContainer, C::kOpening}, {"small", "narrow", "full", "tiny", "short", "shallow"}},
+    {"size-container", {C::kContainer, C::kOpening}, {"small", "narrow", "full", "tiny", "shallow"}},
     {"size-vehicle", {C::kVehicle}, {"small", "narrow", "full", "tiny", "short", "cramped"}},
     {"mover-big", {C::kVehicle, C::kFurniture}, {"wide", "big", "large", "tall", "high", "bulky"}},
     {"opening-small", {C::kOpening}, {"narrow", "small", "low", "tight"}},
