@@ -242,9 +242,15 @@ TEST(Corpus, AntecedentPositionIsBalancedInEveryFrame) {
   std::vector<int> first(std::size_t(generator.frame_count()), 0), total(first.size(), 0);
   for (Split split : {Split::kTrain, Split::kHeldOutFrames}) {
     for (int n = 0; n < 60000; ++n) {
-      const Sentence s = generator.sample(split);
+      Trace trace;
+      const Sentence s = generator.sample(split, &trace);
+      // The two nouns the frame contrasts: every candidate but the distractor.
+      std::vector<int> contrasted;
+      for (int c : s.candidates)
+        if (c != trace.distractor) contrasted.push_back(c);
+      ASSERT_EQ(contrasted.size(), 2u) << joined(s.words);
       ++total[std::size_t(s.frame)];
-      first[std::size_t(s.frame)] += s.antecedent == s.candidates.front();
+      first[std::size_t(s.frame)] += s.antecedent == contrasted.front();
     }
   }
   for (int f = 0; f < generator.frame_count(); ++f) {

@@ -44,6 +44,11 @@ enum class Slot : std::uint8_t {
   kBe,          // was/were agreeing with the pronoun
   kBeA,
   kBeB,
+  kIs,  // is/are agreeing with the pronoun (the present-tense frames)
+  kIsA,
+  kIsB,
+  kDoesNotA,  // does not / doesn't, or do not / don't, agreeing with A or B
+  kDoesNotB,
   kDecider,
 };
 
@@ -105,10 +110,22 @@ Phrase split_words(std::string_view text) {
 }
 
 Expected<std::vector<Token>> parse_template(std::string_view text) {
-  static constexpr std::pair<std::string_view, Slot> kSlots[] = {
-      {"A", Slot::kNounA},      {"B", Slot::kNounB},     {"C", Slot::kNounC},        {"mA", Slot::kModifierA},
-      {"mB", Slot::kModifierB}, {"pro", Slot::kPronoun}, {"pos", Slot::kPossessive}, {"be", Slot::kBe},
-      {"beA", Slot::kBeA},      {"beB", Slot::kBeB},     {"adj", Slot::kDecider}};
+  static constexpr std::pair<std::string_view, Slot> kSlots[] = {{"A", Slot::kNounA},
+                                                                 {"B", Slot::kNounB},
+                                                                 {"C", Slot::kNounC},
+                                                                 {"mA", Slot::kModifierA},
+                                                                 {"mB", Slot::kModifierB},
+                                                                 {"pro", Slot::kPronoun},
+                                                                 {"pos", Slot::kPossessive},
+                                                                 {"be", Slot::kBe},
+                                                                 {"beA", Slot::kBeA},
+                                                                 {"beB", Slot::kBeB},
+                                                                 {"is", Slot::kIs},
+                                                                 {"isA", Slot::kIsA},
+                                                                 {"isB", Slot::kIsB},
+                                                                 {"doesnotA", Slot::kDoesNotA},
+                                                                 {"doesnotB", Slot::kDoesNotB},
+                                                                 {"adj", Slot::kDecider}};
   std::vector<Token> tokens;
   std::size_t at = 0;
   while (at < text.size()) {
@@ -251,7 +268,7 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
   }
   for (Pronoun p : {Pronoun::kIt, Pronoun::kThey, Pronoun::kHe, Pronoun::kShe})
     for (bool possessive : {false, true}) vocabulary.emplace_back(pronoun_word(p, possessive));
-  vocabulary.insert(vocabulary.end(), {"was", "were"});
+  vocabulary.insert(vocabulary.end(), {"was", "were", "is", "are", "does", "do", "not", "doesn't", "don't"});
   std::sort(vocabulary.begin(), vocabulary.end());
   vocabulary.erase(std::unique(vocabulary.begin(), vocabulary.end()), vocabulary.end());
 
@@ -411,6 +428,26 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Slot::kBeB:
         sentence.words.emplace_back(draw.plural[1] ? "were" : "was");
         break;
+      case Slot::kIs:
+        sentence.words.emplace_back(pronoun_plural ? "are" : "is");
+        break;
+      case Slot::kIsA:
+        sentence.words.emplace_back(draw.plural[0] ? "are" : "is");
+        break;
+      case Slot::kIsB:
+        sentence.words.emplace_back(draw.plural[1] ? "are" : "is");
+        break;
+      case Slot::kDoesNotA:
+      case Slot::kDoesNotB: {
+        const bool plural = draw.plural[token.slot == Slot::kDoesNotA ? 0 : 1];
+        if (coin(rng)) {
+          sentence.words.emplace_back(plural ? "don't" : "doesn't");
+        } else {
+          sentence.words.emplace_back(plural ? "do" : "does");
+          sentence.words.emplace_back("not");
+        }
+        break;
+      }
       case Slot::kDecider: {
         const Phrase& phrase = s.families[std::size_t(draw.family)].phrases[std::size_t(draw.phrase)];
         sentence.words.insert(sentence.words.end(), phrase.begin(), phrase.end());
@@ -429,6 +466,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
     trace->decider = family.joined[std::size_t(draw.phrase)];
     trace->family = family.name;
     trace->agreement = frame.decide != Decide::kMeaning;
+    trace->distractor = noun_position[2];
     trace->candidate_classes.clear();
     for (int position : sentence.candidates)
       for (int slot = 0; slot < 3; ++slot)

@@ -38,6 +38,7 @@ struct Trace {
   std::string family;   // the curated family the decider came from (curated.cpp)
   std::vector<std::string> candidate_classes;  // the noun class of each candidate, in candidates' order
   bool agreement = false;                      // number or gender decides, not meaning
+  int distractor = -1;                         // position of the frame's distractor noun, never the answer
 };
 
 class Generator {

@@ -2,7 +2,9 @@
 // is drawn for either noun with equal chance, so where a noun stands never gives the answer away.
 // Template syntax (corpus.cpp parses it): <A> <B> <C> nouns, <mA> <mB> a modifier before A or B,
 // <pro> the pronoun, <pos> the possessive, <be> "was"/"were" agreeing with the pronoun, <beA> <beB>
-// agreeing with A or B, <adj> the deciding word or phrase, {x|y z} one of the alternatives.
+// agreeing with A or B, <is> <isA> <isB> the same in the present, <doesnotA> <doesnotB> "does not",
+// "doesn't", "do not" or "don't" agreeing with A or B, <adj> the deciding word or phrase, {x|y z} one
+// of the alternatives.
 #include "frames.h"
 
 namespace abh::train::corpus {
@@ -133,6 +135,29 @@ const std::initializer_list<FrameSpec> kFrames = {
      kNone, "person-possession", "", false},
     {"gender-two-sentences", "the <A> {met|saw|greeted} the <B> <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
      "person-feeling", "", true},
+    // the present tense, and more ways of saying "because"
+    {"present-too", "the <A> <doesnotA> {cross|want to cross} the <B> because <pro> <is> too <adj>", D::kMeaning,
+     C::kAnimal, C::kPath, kNone, "animate-too", "path-too", false},
+    {"present-fit", "the <A> <doesnotA> fit {in|into|inside} the <B> because <pro> <is> too <adj>", D::kMeaning,
+     C::kThing, C::kContainer, kNone, "size-contents", "size-container", false},
+    {"present-pass-through",
+     "the <A> {cannot|can't|will not|won't} {pass|go|get} through the <B> because <pro> <is> too <adj>", D::kMeaning,
+     C::kFurniture, C::kOpening, kNone, "mover-big", "opening-small", false},
+    {"present-eat", "the <A> {will not|won't} eat the <B> because <pro> <is> too <adj>", D::kMeaning, C::kAnimal,
+     C::kFood, kNone, "animate-full", "food-bad", false},
+    {"present-passive", "the <B> <isB> {avoided|not crossed} by the <A> because <pro> <is> <adj>", D::kMeaning,
+     C::kAnimal, C::kPath, kNone, "animate", "path", false},
+    {"present-gender", "the <A> {likes|trusts|admires|thanks} the <B> because <pro> <is> <adj>", D::kGender, kNone,
+     kNone, kNone, "person-feeling", "", false},
+    {"since", "the <A> {avoided|stayed off|would not cross|wouldn't cross} the <B> {since|as} <pro> <be> <adj>",
+     D::kMeaning, C::kAnimal, C::kPath, kNone, "animate", "path", false},
+    {"but-too", "the <A> {tried|wanted} to cross the <B> but <pro> <be> too <adj>", D::kMeaning, C::kAnimal, C::kPath,
+     kNone, "animate-too", "path-too", true},
+    {"person-puts",
+     "the <C> {could not|couldn't} {put|fit|squeeze} the <A> {in|into} the <B> because <pro> <be> too <adj>",
+     D::kMeaning, C::kThing, C::kContainer, C::kPerson, "size-contents", "size-container", false},
+    {"number-present", "the <A> <isA> {watching|following|chasing} the <B> because <pro> <is> <adj>", D::kNumber,
+     C::kAnimal, C::kAnimal, kNone, "animate", "", false},
 };
 
 }  // namespace abh::train::corpus
