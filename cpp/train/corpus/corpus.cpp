@@ -231,7 +231,7 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
     frame.heldout = spec.heldout;
     frame.hash = hash_text(spec.name);
     frame.family_a = family_index(spec.family_a);
-    frame.family_b = spec.decide == Decide::kMeaning ? family_index(spec.family_b) : frame.family_a;
+    frame.family_b = spec.family_b.empty() ? frame.family_a : family_index(spec.family_b);
     if (frame.family_a < 0 || frame.family_b < 0) return Failure{"frame " + frame.name + " names an unknown family"};
     auto tokens = parse_template(spec.text);
     if (!tokens.ok()) return Failure{tokens.error()};
@@ -331,7 +331,13 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Decide::kMeaning: {
         const bool plural = may_be_plural(frame.a) && may_be_plural(frame.b) && coin(rng);
         draw.plural[0] = draw.plural[1] = plural;
-        draw.pronoun = plural ? Pronoun::kThey : Pronoun::kIt;
+        // A person is "he" or "she" (either, for a noun of no grammatical gender), anything else "it".
+        const NounClass answer = cls[draw.antecedent];
+        const bool either = answer == NounClass::kPerson && coin(rng);
+        draw.pronoun = plural                                                         ? Pronoun::kThey
+                       : answer == NounClass::kMale || either                         ? Pronoun::kHe
+                       : answer == NounClass::kFemale || answer == NounClass::kPerson ? Pronoun::kShe
+                                                                                      : Pronoun::kIt;
         break;
       }
       case Decide::kNumber: {

@@ -90,16 +90,18 @@ const std::initializer_list<FrameSpec> kFrames = {
     {"distractor-food", "the <A> {by|near|under} the <C> ate the <B> because <pro> <be> <adj>", D::kMeaning, C::kAnimal,
      C::kFood, C::kFurniture, "hungry", "food-good", false},
     {"relative-subject",
-     "the <A> that {slept|sat|lived} {near|by|under} the <C> {avoided|would not cross|wouldn't cross} the <B> because "
+     "the <A> {that|which} {slept|sat|lived} {near|by|under} the <C> {avoided|would not cross|wouldn't cross} the <B> "
+     "because "
      "<pro> <be> "
      "<adj>",
      D::kMeaning, C::kAnimal, C::kPath, C::kTree, "animate", "path", false},
     {"relative-object",
-     "the <A> {avoided|would not cross|wouldn't cross} the <B> that {led|ran|went} past the <C> because <pro> <be> "
+     "the <A> {avoided|would not cross|wouldn't cross} the <B> {that|which} {led|ran|went} past the <C> because <pro> "
+     "<be> "
      "<adj>",
      D::kMeaning, C::kAnimal, C::kPath, C::kTree, "animate", "path", true},
     {"relative-fit",
-     "the <A> that the <C> {brought|found|bought} {did not|didn't} fit in the <B> because <pro> <be> too <adj>",
+     "the <A> {that|which} the <C> {brought|found|bought} {did not|didn't} fit in the <B> because <pro> <be> too <adj>",
      D::kMeaning, C::kThing, C::kContainer, C::kPerson, "size-contents", "size-container", false},
     // two sentences (the full stop is not a token)
     {"two-sentences", "the <A> {crossed|walked along|ran across} the <B> <pro> <be> <adj>", D::kMeaning, C::kAnimal,
@@ -122,15 +124,15 @@ const std::initializer_list<FrameSpec> kFrames = {
      kNone, "animal-possession", "", false},
     {"number-two-sentences", "the <A> {chased|followed} the <B> <pro> <be> <adj>", D::kNumber, C::kAnimal, C::kAnimal,
      kNone, "animate", "", true},
-    {"number-person", "the <A> {thanked|helped|met|visited} the <B> because <pro> <be> <adj>", D::kNumberPerson, kNone,
-     kNone, kNone, "person-feeling", "", false},
+    {"number-person", "the <A> {helped|visited|called} the <B> because <pro> <be> <adj>", D::kNumberPerson, kNone,
+     kNone, kNone, "person-helper", "person-feeling", false},
     // he / she: the pronoun's gender picks the noun
-    {"gender", "the <A> {thanked|helped|called|visited|hugged} the <B> because <pro> <be> <adj>", D::kGender, kNone,
-     kNone, kNone, "person-feeling", "", false},
-    {"gender-neutral", "the <A> {helped|thanked|called|visited} the <B> because <pro> <be> <adj>", D::kGenderNeutral,
-     kNone, kNone, kNone, "person-feeling", "", false},
-    {"gender-passive", "the <A> was {helped|thanked|visited} by the <B> because <pro> <be> <adj>", D::kGender, kNone,
-     kNone, kNone, "person-feeling", "", false},
+    {"gender", "the <A> {helped|called|visited|hugged|comforted} the <B> because <pro> <be> <adj>", D::kGender, kNone,
+     kNone, kNone, "person-helper", "person-feeling", false},
+    {"gender-neutral", "the <A> {helped|called|visited|comforted} the <B> because <pro> <be> <adj>", D::kGenderNeutral,
+     kNone, kNone, kNone, "person-helper", "person-feeling", false},
+    {"gender-passive", "the <A> was {helped|visited|comforted} by the <B> because <pro> <be> <adj>", D::kGender, kNone,
+     kNone, kNone, "person-feeling", "person-helper", false},
     {"gender-possessive", "the <A> {called|visited|phoned} the <B> because <pos> <adj>", D::kGender, kNone, kNone,
      kNone, "person-possession", "", false},
     {"gender-two-sentences", "the <A> {met|saw|greeted} the <B> <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
@@ -147,8 +149,8 @@ const std::initializer_list<FrameSpec> kFrames = {
      C::kFood, kNone, "animate-full", "food-bad", false},
     {"present-passive", "the <B> <isB> {avoided|not crossed} by the <A> because <pro> <is> <adj>", D::kMeaning,
      C::kAnimal, C::kPath, kNone, "animate", "path", false},
-    {"present-gender", "the <A> {likes|trusts|admires|thanks} the <B> because <pro> <is> <adj>", D::kGender, kNone,
-     kNone, kNone, "person-feeling", "", false},
+    {"present-gender", "the <A> {thanks|praises} the <B> because <pro> <is> <adj>", D::kGender, kNone, kNone, kNone,
+     "person-grateful", "person-virtue", false},
     {"since", "the <A> {avoided|stayed off|would not cross|wouldn't cross} the <B> {since|as} <pro> <be> <adj>",
      D::kMeaning, C::kAnimal, C::kPath, kNone, "animate", "path", false},
     {"but-too", "the <A> {tried|wanted} to cross the <B> but <pro> <be> too <adj>", D::kMeaning, C::kAnimal, C::kPath,
@@ -158,6 +160,25 @@ const std::initializer_list<FrameSpec> kFrames = {
      D::kMeaning, C::kThing, C::kContainer, C::kPerson, "size-contents", "size-container", false},
     {"number-present", "the <A> <isA> {watching|following|chasing} the <B> because <pro> <is> <adj>", D::kNumber,
      C::kAnimal, C::kAnimal, kNone, "animate", "", false},
+    // more distractors and relative clauses
+    {"distractor-fit", "the <A> from the <C> {did not|didn't} fit {in|into} the <B> because <pro> <be> too <adj>",
+     D::kMeaning, C::kThing, C::kContainer, C::kBuilding, "size-contents", "size-container", false},
+    {"distractor-gender", "the <A> from the <C> {helped|visited|called} the <B> because <pro> <be> <adj>", D::kGender,
+     kNone, kNone, C::kBuilding, "person-helper", "person-feeling", false},
+    {"relative-who",
+     "the <A> who {lived next door|worked nearby|came early} {helped|called|visited} the <B> because <pro> <be> <adj>",
+     D::kGender, kNone, kNone, kNone, "person-helper", "person-feeling", false},
+    {"gender-thanked", "the <A> {thanked|praised} the <B> because <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
+     "person-grateful", "person-virtue", false},
+    {"number-person-thanked", "the <A> {thanked|praised} the <B> because <pro> <be> <adj>", D::kNumberPerson, kNone,
+     kNone, kNone, "person-grateful", "person-virtue", true},
+    // a person and a thing: "he" or "she" against "it", and the meaning agrees
+    {"person-path", "the <A> {did not|didn't} {cross|walk across} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kPerson, C::kPath, kNone, "person-too", "path-too", false},
+    {"person-carry", "the <A> {could not|couldn't} {carry|lift} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kPerson, C::kThing, kNone, "person-weak", "load-heavy", false},
+    {"person-eat", "the <A> {did not|didn't} {eat|finish} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kPerson, C::kFood, kNone, "person-full", "food-bad", false},
 };
 
 }  // namespace abh::train::corpus
