@@ -191,6 +191,12 @@ TEST(Corpus, EveryFrameWritesWellFormedSentences) {
         EXPECT_LT(c, s.pronoun) << text;
         EXPECT_GE(lexicon.find(s.words[std::size_t(c)]), 0) << s.words[std::size_t(c)] << " in: " << text;
       }
+      // Every noun before the pronoun is a candidate: no verb, modifier or other frame word is also
+      // one of the lexicon's nouns (a reader's "watch" or "can" would be ambiguous).
+      for (int w = 0; w < s.pronoun; ++w)
+        if (lexicon.find(s.words[std::size_t(w)]) >= 0)
+          EXPECT_NE(std::find(s.candidates.begin(), s.candidates.end(), w), s.candidates.end())
+              << s.words[std::size_t(w)] << " in: " << text;
     }
   }
   for (int f = 0; f < generator.frame_count(); ++f)

@@ -74,7 +74,9 @@ const WordList kBlockedNouns = {
     "concessionaire", "individualist", "existentialist", "symbolist", "secularist", "socialist", "anarchist",
     "capitalist", "atheist", "believer", "heretic", "electrotherapist", "naturopath", "promoter", "personage",
     "stepchild", "grandchild", "dependent", "descendent", "deportee", "enrollee", "appointee", "cosigner", "depositor",
-    "litigant", "beneficiary",
+    "litigant", "beneficiary", "whale", "pro", "southpaw", "lightweight", "user", "subjectivist", "ward",
+    "cowpuncher", "wearer", "saver", "giver", "crafter", "hurler", "fielder", "hitter", "aborigine", "barbarian",
+    "alien",
 };
 // clang-format on
 

@@ -127,8 +127,8 @@ const std::initializer_list<FrameSpec> kFrames = {
     {"number-person", "the <A> {helped|visited|called} the <B> because <pro> <be> <adj>", D::kNumberPerson, kNone,
      kNone, kNone, "person-helper", "person-feeling", false},
     // he / she: the pronoun's gender picks the noun
-    {"gender", "the <A> {helped|called|visited|hugged|comforted} the <B> because <pro> <be> <adj>", D::kGender, kNone,
-     kNone, kNone, "person-helper", "person-feeling", false},
+    {"gender", "the <A> {helped|called|visited|comforted} the <B> because <pro> <be> <adj>", D::kGender, kNone, kNone,
+     kNone, "person-helper", "person-feeling", false},
     {"gender-neutral", "the <A> {helped|called|visited|comforted} the <B> because <pro> <be> <adj>", D::kGenderNeutral,
      kNone, kNone, kNone, "person-helper", "person-feeling", false},
     {"gender-passive", "the <A> was {helped|visited|comforted} by the <B> because <pro> <be> <adj>", D::kGender, kNone,
@@ -166,7 +166,8 @@ const std::initializer_list<FrameSpec> kFrames = {
     {"distractor-gender", "the <A> from the <C> {helped|visited|called} the <B> because <pro> <be> <adj>", D::kGender,
      kNone, kNone, C::kBuilding, "person-helper", "person-feeling", false},
     {"relative-who",
-     "the <A> who {lived next door|worked nearby|came early} {helped|called|visited} the <B> because <pro> <be> <adj>",
+     "the <A> who {lived nearby|worked nearby|came early|arrived late} {helped|called|visited} the <B> because <pro> "
+     "<be> <adj>",
      D::kGender, kNone, kNone, kNone, "person-helper", "person-feeling", false},
     {"gender-thanked", "the <A> {thanked|praised} the <B> because <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
      "person-grateful", "person-virtue", false},
