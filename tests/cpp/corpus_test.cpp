@@ -53,10 +53,10 @@ struct PronounRule {
 };
 PronounRule rule_of(const std::string& pronoun) {
   using C = NounClass;
-  if (pronoun == "it" || pronoun == "its") return {false, {}};
-  if (pronoun == "they" || pronoun == "their") return {true, {}};
-  if (pronoun == "he" || pronoun == "his") return {false, {C::kMale, C::kPerson}};
-  if (pronoun == "she" || pronoun == "her") return {false, {C::kFemale, C::kPerson}};
+  if (pronoun == "it" || pronoun == "its" || pronoun == "it's") return {false, {}};
+  if (pronoun == "they" || pronoun == "their" || pronoun == "they're") return {true, {}};
+  if (pronoun == "he" || pronoun == "his" || pronoun == "he's") return {false, {C::kMale, C::kPerson}};
+  if (pronoun == "she" || pronoun == "her" || pronoun == "she's") return {false, {C::kFemale, C::kPerson}};
   ADD_FAILURE() << "not a pronoun: " << pronoun;
   return {false, {}};
 }
@@ -193,10 +193,19 @@ TEST(Corpus, EveryFrameWritesWellFormedSentences) {
       }
       // Every noun before the pronoun is a candidate: no verb, modifier or other frame word is also
       // one of the lexicon's nouns (a reader's "watch" or "can" would be ambiguous).
-      for (int w = 0; w < s.pronoun; ++w)
-        if (lexicon.find(s.words[std::size_t(w)]) >= 0)
+      for (int w = 0; w < s.pronoun; ++w) {
+        if (lexicon.find(s.words[std::size_t(w)]) >= 0) {
           EXPECT_NE(std::find(s.candidates.begin(), s.candidates.end(), w), s.candidates.end())
               << s.words[std::size_t(w)] << " in: " << text;
+        }
+      }
+      // "a" before a consonant, "an" before a vowel.
+      for (std::size_t w = 0; w + 1 < s.words.size(); ++w) {
+        const bool vowel = std::string("aeiou").find(s.words[w + 1][0]) != std::string::npos;
+        if (s.words[w] == "a" || s.words[w] == "an") {
+          EXPECT_EQ(s.words[w] == "an", vowel) << text;
+        }
+      }
     }
   }
   for (int f = 0; f < generator.frame_count(); ++f)

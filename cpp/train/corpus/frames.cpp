@@ -1,10 +1,6 @@
 // The frames. Each one is balanced between its two nouns: the deciding word (or the pronoun's form)
 // is drawn for either noun with equal chance, so where a noun stands never gives the answer away.
-// Template syntax (corpus.cpp parses it): <A> <B> <C> nouns, <mA> <mB> a modifier before A or B,
-// <pro> the pronoun, <pos> the possessive, <be> "was"/"were" agreeing with the pronoun, <beA> <beB>
-// agreeing with A or B, <is> <isA> <isB> the same in the present, <doesnotA> <doesnotB> "does not",
-// "doesn't", "do not" or "don't" agreeing with A or B, <adj> the deciding word or phrase, {x|y z} one
-// of the alternatives.
+// The template language is template.h's.
 #include "frames.h"
 
 namespace abh::train::corpus {
@@ -138,18 +134,18 @@ const std::initializer_list<FrameSpec> kFrames = {
     {"gender-two-sentences", "the <A> {met|saw|greeted} the <B> <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
      "person-feeling", "", true},
     // the present tense, and more ways of saying "because"
-    {"present-too", "the <A> <doesnotA> {cross|want to cross} the <B> because <pro> <is> too <adj>", D::kMeaning,
+    {"present-too", "the <A> <doesnotA> {cross|want to cross} the <B> because <prois> too <adj>", D::kMeaning,
      C::kAnimal, C::kPath, kNone, "animate-too", "path-too", false},
-    {"present-fit", "the <A> <doesnotA> fit {in|into|inside} the <B> because <pro> <is> too <adj>", D::kMeaning,
-     C::kThing, C::kContainer, kNone, "size-contents", "size-container", false},
+    {"present-fit", "the <A> <doesnotA> fit {in|into|inside} the <B> because <prois> too <adj>", D::kMeaning, C::kThing,
+     C::kContainer, kNone, "size-contents", "size-container", false},
     {"present-pass-through",
-     "the <A> {cannot|can't|will not|won't} {pass|go|get} through the <B> because <pro> <is> too <adj>", D::kMeaning,
+     "the <A> {cannot|can't|will not|won't} {pass|go|get} through the <B> because <prois> too <adj>", D::kMeaning,
      C::kFurniture, C::kOpening, kNone, "mover-big", "opening-small", false},
-    {"present-eat", "the <A> {will not|won't} eat the <B> because <pro> <is> too <adj>", D::kMeaning, C::kAnimal,
-     C::kFood, kNone, "animate-full", "food-bad", false},
-    {"present-passive", "the <B> <isB> {avoided|not crossed} by the <A> because <pro> <is> <adj>", D::kMeaning,
-     C::kAnimal, C::kPath, kNone, "animate", "path", false},
-    {"present-gender", "the <A> {thanks|praises} the <B> because <pro> <is> <adj>", D::kGender, kNone, kNone, kNone,
+    {"present-eat", "the <A> {will not|won't} eat the <B> because <prois> too <adj>", D::kMeaning, C::kAnimal, C::kFood,
+     kNone, "animate-full", "food-bad", false},
+    {"present-passive", "the <B> <isB> {avoided|not crossed} by the <A> because <prois> <adj>", D::kMeaning, C::kAnimal,
+     C::kPath, kNone, "animate", "path", false},
+    {"present-gender", "the <A> {thanks|praises} the <B> because <prois> <adj>", D::kGender, kNone, kNone, kNone,
      "person-grateful", "person-virtue", false},
     {"since", "the <A> {avoided|stayed off|would not cross|wouldn't cross} the <B> {since|as} <pro> <be> <adj>",
      D::kMeaning, C::kAnimal, C::kPath, kNone, "animate", "path", false},
@@ -158,7 +154,7 @@ const std::initializer_list<FrameSpec> kFrames = {
     {"person-puts",
      "the <C> {could not|couldn't} {put|fit|squeeze} the <A> {in|into} the <B> because <pro> <be> too <adj>",
      D::kMeaning, C::kThing, C::kContainer, C::kPerson, "size-contents", "size-container", false},
-    {"number-present", "the <A> <isA> {watching|following|chasing} the <B> because <pro> <is> <adj>", D::kNumber,
+    {"number-present", "the <A> <isA> {watching|following|chasing} the <B> because <prois> <adj>", D::kNumber,
      C::kAnimal, C::kAnimal, kNone, "animate", "", false},
     // more distractors and relative clauses
     {"distractor-fit", "the <A> from the <C> {did not|didn't} fit {in|into} the <B> because <pro> <be> too <adj>",
