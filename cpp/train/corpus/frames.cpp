@@ -176,6 +176,18 @@ const std::initializer_list<FrameSpec> kFrames = {
      C::kPerson, C::kThing, kNone, "person-weak", "load-heavy", false},
     {"person-eat", "the <A> {did not|didn't} {eat|finish} the <B> because <pro> <be> too <adj>", D::kMeaning,
      C::kPerson, C::kFood, kNone, "person-full", "food-bad", false},
+    // a vehicle and a building; an animal and a person; the speaker ("i", "we") as a word no pronoun means
+    {"fit-vehicle", "the <A> {did not|didn't} fit {in|into|inside} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kVehicle, C::kBuilding, kNone, "mover-big", "size-building", false},
+    {"animal-person", "the <A> {chased|followed|barked at|ran after} the <B> because <pro> <be> <adj>", D::kMeaning,
+     C::kAnimal, C::kPerson, kNone, "animal-chaser", "person-chased", false},
+    {"person-animal", "the <A> {fed|walked|patted|stroked} the <B> because <pro> <be> <adj>", D::kMeaning, C::kPerson,
+     C::kAnimal, kNone, "person-helper", "animal-needy", false},
+    {"speaker-puts",
+     "{i|we|you} {could not|couldn't} {put|fit|squeeze} the <A> {in|into} the <B> because <pro> <be> too <adj>",
+     D::kMeaning, C::kThing, C::kContainer, kNone, "size-contents", "size-container", false},
+    {"speaker-gave", "{i|we} gave the <A> the <B> because <pro> <be> <adj>", D::kMeaning, C::kAnimal, C::kFood, kNone,
+     "hungry", "food-good", true},
 };
 
 }  // namespace abh::train::corpus
