@@ -8,6 +8,11 @@
 // pronoun's form, drawn with equal chance, picks one. Distractor nouns (<C>) come from a class no
 // word of the frame's families can describe.
 //
+// Candidates are the nouns of the frame's slots written before the pronoun, whatever their number
+// or gender ("the dogs chased the cat because it ..." has two): agreement is for the model to learn,
+// not for a candidate mask to give away. Nouns inside a deciding phrase ("its door was open") come
+// after the pronoun and are not candidates.
+//
 // Held-out data. Whole frames marked `heldout` are drawn only for kHeldOutFrames. A combination
 // (frame, antecedent noun, deciding word) is held out when a hash of the three falls in one eighth
 // of its range: kTrain redraws such a sentence, kHeldOutWords redraws every other one. So every
