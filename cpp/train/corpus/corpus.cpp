@@ -2,7 +2,7 @@
 //
 // Design. A sentence is a frame (frames.cpp) filled with nouns of the frame's classes (lexicon.cpp)
 // and one deciding word. In a "meaning" frame the deciding word is drawn, with equal chance, from the
-// family of words that fits only the first noun's class or only the second's (curated.cpp: "tired"
+// family of words that fits only the first noun's class or only the second's (curated_words.cpp: "tired"
 // fits animals, "busy" paths), so the same words in the same order answer either noun and position
 // never gives the answer away. In an agreement frame the nouns differ in number or gender and the
 // pronoun's form, drawn with equal chance, picks one. Distractor nouns (<C>) come from a class no
