@@ -299,7 +299,9 @@ describe('<attention-train>', () => {
     expect(await page.locator('attention-train .train-induction polyline.train-line').count()).toBe(2);
     // It stays under 99%; what to try never names what is in force (scaling is on, the optimiser AdamW).
     const status = await page.locator('attention-train .train-status').innerText();
-    expect(status).toMatch(/It never reached 99% held-out accuracy: .* Try (more steps or )?a learning rate other than 0\.01\.$/);
+    expect(status).toMatch(
+      /It never reached 99% held-out accuracy: .* Try (more steps \(at that rate about \d+ more\) or )?a learning rate other than 0\.01\.$/,
+    );
     expect(status).not.toMatch(/scaling|AdamW/);
 
     const scale = page.getByRole('button', { name: 'Why scale' });

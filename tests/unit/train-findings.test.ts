@@ -184,7 +184,7 @@ describe('answer and attention, measured', () => {
     expect(first[animal]).toBeGreaterThan(0.5);
     expect(answerFinding(reading)).toBe(
       `Answer and attention disagree: the model answers “animal” (${pct(reading.top[0]!.probability)}), yet the last layer’s head puts ${pct(last[road]!)} of its weight from “it” on “road” (${pct(last[animal]!)} on “animal”). ` +
-        `Another route carries it: layer 1’s head puts ${pct(first[animal]!)} of its weight from “it” on “animal”, and the residual connection adds each layer’s output to “it”’s own vector, so what layer 1 read is still there when the model answers.`,
+        `Another route carries it: layer 1’s head puts ${pct(first[animal]!)} of its weight from “it” on “animal”, and the residual connection adds each layer’s output to the vector at “it”, so what layer 1 read is still there when the model answers.`,
     );
     // With "wide" the answer is the road, where the last layer reads: they agree.
     expect(swapped.top[0]).toMatchObject({ word: 'road' });
@@ -210,6 +210,22 @@ describe('answer and attention, measured', () => {
       `Answer and attention agree: the model answers “animal” (${pct(reading.top[0]!.probability)}), and the last layer’s head 1 puts ${pct(heads[0]![animal]!)} of its weight from “it” on it and the last layer’s head 2 puts ${pct(heads[1]![animal]!)} of its weight from “it” on it.`,
     );
   }, 120_000);
+
+  it('Heads specialise: a symbol that occurs twice counts as one answer, its weights added', async () => {
+    const reading = (await measured(EXPERIMENTS.heads)).readings[0]!;
+    const answer = reading.top[0]!.word;
+    const at = reading.words.flatMap((w, c) => (w === answer ? [c] : []));
+    // The repeated pattern holds the answer twice; each last-layer head splits its weight between them.
+    expect(at.length).toBe(2);
+    const onAnswer = [0, 1].map((h) => at.reduce((sum, c) => sum + rowOf(reading, 1, h)[c]!, 0));
+    for (const [h, weight] of onAnswer.entries()) {
+      expect(Math.max(...at.map((c) => rowOf(reading, 1, h)[c]!))).toBeLessThan(weight);
+      expect(weight).toBeGreaterThan(0.5);
+    }
+    expect(answerFinding(reading)).toBe(
+      `Answer and attention agree: the model answers “${answer}” (${pct(reading.top[0]!.probability)}), and the last layer’s head 1 puts ${pct(onAnswer[0]!)} of its weight from “${reading.words[reading.query]}” on it and the last layer’s head 2 puts ${pct(onAnswer[1]!)} of its weight from “${reading.words[reading.query]}” on it.`,
+    );
+  });
 });
 
 describe('the end of a run, measured', () => {
@@ -220,11 +236,15 @@ describe('the end of a run, measured', () => {
     expect(heads.finished.targetStep).toBeNull();
     const last = heads.scores.at(-1)!;
     const before = heads.scores.findLast((s) => s.step <= last.step - 100)!;
-    const rising = last.accuracy - before.accuracy >= 0.01;
+    // At seed 1 it was still rising over its last 100 steps: at that rate, the steps it would need.
+    const change = last.accuracy - before.accuracy;
+    expect(change).toBeGreaterThan(0);
+    const needed = Math.ceil(((0.99 - last.accuracy) * 100) / change / 25) * 25;
+    expect(800 + needed).toBeLessThanOrEqual(5000);
     const percent1 = (v: number) => `${(v * 100).toFixed(1)}%`;
     expect(targetFinding(EXPERIMENTS.heads, heads.finished, heads.scores)).toBe(
-      `It never reached 99% held-out accuracy: ${percent1(last.accuracy)} at step ${last.step} against ${percent1(before.accuracy)} at step ${before.step}, ` +
-        `${rising ? 'still rising' : 'levelled off'}. Try ${rising ? 'more steps or ' : ''}a learning rate other than 0.01.`,
+      `It never reached 99% held-out accuracy: ${percent1(last.accuracy)} at step 800, up from ${percent1(before.accuracy)} at step 700. ` +
+        `Try more steps (at that rate about ${needed} more) or a learning rate other than 0.01.`,
     );
     // The unscaled twin of Why scale stalls: there scaling is the first thing to try.
     const unscaledSettings = { ...EXPERIMENTS.scale, scale: false };
@@ -232,7 +252,7 @@ describe('the end of a run, measured', () => {
     expect(unscaled.finished.targetStep).toBeNull();
     const sentence = targetFinding(unscaledSettings, unscaled.finished, unscaled.scores);
     expect(sentence).toMatch(
-      /^It never reached 99% held-out accuracy: [\d.]+% at step 200 against [\d.]+% at step 100, (still rising|levelled off)\. Try /,
+      /^It never reached 99% held-out accuracy: [\d.]+% at step 200, (up|down|no change) from [\d.]+% at step 100\. Try /,
     );
     expect(sentence).toMatch(/a learning rate other than 0\.003 or scaling by √dₖ\.$/);
     // Under SGD at the step limit: neither more steps nor scaling is offered, AdamW is.

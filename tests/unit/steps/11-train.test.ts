@@ -154,7 +154,7 @@ describe('Train it yourself, paced', () => {
     // nor AdamW (in use).
     const status = q(body, '.train-status').textContent!;
     expect(status).toMatch(/^Done: 60 steps in \d+ ms of computing, [\d.]+% held-out accuracy\. It never reached 99% held-out accuracy/);
-    expect(status).toMatch(/Try (more steps or )?a learning rate other than 0\.01\.$/);
+    expect(status).toMatch(/Try (more steps \(at that rate about \d+ more\) or )?a learning rate other than 0\.01\.$/);
     expect(status).not.toMatch(/scaling|AdamW/);
     // The choice stays for the next run.
     button(body, 'Reset').click();

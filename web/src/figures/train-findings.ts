@@ -6,7 +6,7 @@
 import type { HeadScores } from '../engine/training';
 import type { Tensor3 } from '../engine/types';
 import { MAX_TRAIN_STEPS, type TrainSettings } from '../train-settings';
-import { TARGET_ACCURACY, type ProbeReading, type TrainScore } from '../workers/train-plan';
+import { EVALUATE_EVERY, TARGET_ACCURACY, type ProbeReading, type TrainScore } from '../workers/train-plan';
 import { fmt, percent, quoted } from './format';
 
 /** What one run reported: its scores (every EVALUATE_EVERY steps, with attention when measured) and |∇W_q| per step. */
@@ -178,15 +178,14 @@ export function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-/** How far back (in steps) the end of a run is compared with, to tell whether accuracy was still rising. */
+/** How far back (in steps) the end of a run is compared with, for the rate it was still improving at. */
 export const RISING_WINDOW = 100;
-/** A rise in held-out accuracy over RISING_WINDOW smaller than this counts as levelled off. */
-export const RISING_MARGIN = 0.01;
 
 /**
  * The end of a run against TARGET_ACCURACY: when it got there, or what to try, from this run's own
- * numbers. A suggestion never names a setting already in force: more steps only while accuracy was
- * still rising (and the step limit allows), scaling only when it is off, AdamW only under SGD.
+ * numbers. A suggestion never names a setting already in force: more steps only when the held-out
+ * accuracy, rising at the rate of the last RISING_WINDOW steps, would reach the target within the step
+ * limit; scaling only when it is off; AdamW only under SGD.
  */
 export function targetFinding(
   settings: TrainSettings,
@@ -198,17 +197,21 @@ export function targetFinding(
     return `It first reached ${target} held-out accuracy at step ${end.targetStep}, after ${duration(end.targetMs)} of computing on your machine.`;
   const last = scores.at(-1);
   const before = last && scores.findLast((s) => s.step <= last.step - RISING_WINDOW);
-  const rising = last && before ? last.accuracy - before.accuracy >= RISING_MARGIN : false;
   const tries: string[] = [];
-  if (rising && settings.steps < MAX_TRAIN_STEPS) tries.push('more steps');
+  let trend = '';
+  if (last && before) {
+    const change = last.accuracy - before.accuracy;
+    trend = `: ${percent(last.accuracy, 1)} at step ${last.step}, ${change > 0 ? 'up' : change < 0 ? 'down' : 'no change'} from ${percent(before.accuracy, 1)} at step ${before.step}`;
+    // Steps still needed at the recent rate, in whole scoring intervals.
+    const needed =
+      change > 0
+        ? Math.ceil(((TARGET_ACCURACY - last.accuracy) * (last.step - before.step)) / change / EVALUATE_EVERY) * EVALUATE_EVERY
+        : Infinity;
+    if (settings.steps + needed <= MAX_TRAIN_STEPS) tries.push(`more steps (at that rate about ${needed} more)`);
+  }
   tries.push(`a learning rate other than ${settings.learningRate}`);
   if (!settings.scale) tries.push('scaling by √dₖ');
   if (settings.optimizer === 'sgd') tries.push('AdamW');
-  const trend =
-    last && before
-      ? `: ${percent(last.accuracy, 1)} at step ${last.step} against ${percent(before.accuracy, 1)} at step ${before.step}, ` +
-        (rising ? 'still rising' : 'levelled off')
-      : '';
   return `It never reached ${target} held-out accuracy${trend}. Try ${joinList(tries, 'or')}.`;
 }
 
@@ -260,12 +263,17 @@ export function answerFinding(reading: ProbeReading): string {
   const at = words.flatMap((word, c) => (word === answer.word && !reading.unknown[c] ? [c] : []));
   if (!at.length) return `The model answers ${said}, a word that is not in this sentence, so no attention weight can point at it.`;
   const lastLayer = reading.layers.length - 1;
+  // Per head, the word its row weighs most, a word's occurrences counted together ("f" twice in a
+  // repeated pattern is one answer), and that word's heaviest position.
   const heads = Array.from({ length: last.heads }, (_, head) => {
     const row = attentionRow(last, head, query);
-    const top = largest(row);
-    return { head, top, weight: row[top]!, onAnswer: weightOn(row, at) };
+    const totals = new Map<string, number>();
+    words.forEach((w, c) => totals.set(w, (totals.get(w) ?? 0) + row[c]!));
+    const [word, weight] = [...totals].reduce((a, b) => (b[1] > a[1] ? b : a));
+    const top = largest(row.map((v, c) => (words[c] === word ? v : -1)));
+    return { head, word, weight, top, onAnswer: totals.get(answer.word) ?? 0 };
   });
-  const agreeing = heads.filter((h) => at.includes(h.top));
+  const agreeing = heads.filter((h) => h.word === answer.word);
   if (agreeing.length)
     return (
       `Answer and attention agree: the model answers ${said}, and ` +
@@ -277,18 +285,18 @@ export function answerFinding(reading: ProbeReading): string {
     );
   const looks = heads.map(
     (h) =>
-      `${headLabel(lastLayer, h.head, reading)} puts ${percent(h.weight)} of its weight from ${from} on ${quoted(words[h.top] ?? '')}` +
+      `${headLabel(lastLayer, h.head, reading)} puts ${percent(h.weight)} of its weight from ${from} on ${quoted(h.word)}` +
       ` (${percent(h.onAnswer)} on ${quoted(answer.word)})`,
   );
   const disagree = `Answer and attention disagree: the model answers ${said}, yet ${joinList(looks, 'and')}.`;
   if (lastLayer === 0)
-    return `${disagree} With one layer, the answer comes from what the values of the attended words carry and from ${from}’s own vector, which the residual connection adds to the head’s output.`;
+    return `${disagree} With one layer, the answer comes from what the values of the attended words carry and from the vector at ${from} itself, which the residual connection adds to the head’s output.`;
   const earlier = Array.from({ length: lastLayer }, (_, l) => l);
   const direct = strongestReader(reading, earlier, query, at);
   if (direct.weight > ROLE_THRESHOLD)
     return (
       `${disagree} Another route carries it: ${headLabel(direct.layer, direct.head, reading)} puts ${percent(direct.weight)} of its weight from ${from} on ${quoted(answer.word)}, ` +
-      `and the residual connection adds each layer’s output to ${from}’s own vector, so what layer ${direct.layer + 1} read is still there when the model answers.`
+      `and the residual connection adds each layer’s output to the vector at ${from}, so what layer ${direct.layer + 1} read is still there when the model answers.`
     );
   // The word the last layer reads most may itself have read the answer in an earlier layer.
   const main = heads.reduce((a, b) => (b.weight > a.weight ? b : a));
