@@ -393,6 +393,34 @@ describe('a training run', () => {
     expect(first).toMatchObject({ step: stepsPerUpdate(400), leftMs: (UPDATES_PER_RUN - 1) * 250 });
   });
 
+  it('Pause and Resume while an update waits: the waiting loop ends, and only one trains', async () => {
+    const waiting: (() => void)[] = [];
+    const run = new TrainingRun(stubTrainer(), {
+      steps: 400,
+      probe: ['it'],
+      post: () => {},
+      pace: 'normal',
+      clock: { now: () => 0, sleep: () => new Promise<void>((resolve) => waiting.push(resolve)) },
+    });
+    const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+    const first = run.resume();
+    await flush();
+    expect([run.step, waiting.length]).toEqual([stepsPerUpdate(400), 1]);
+    run.pauseRun();
+    void run.resume(); // trains its first update at once
+    await flush();
+    expect([run.step, waiting.length]).toEqual([2 * stepsPerUpdate(400), 2]);
+    waiting[0]!(); // the first loop wakes up superseded: it trains nothing more and ends
+    await first;
+    await flush();
+    expect([run.step, waiting.length]).toEqual([2 * stepsPerUpdate(400), 2]);
+    waiting[1]!();
+    await flush();
+    expect([run.step, waiting.length]).toEqual([3 * stepsPerUpdate(400), 3]);
+    run.stop();
+    waiting[2]!();
+  });
+
   it('chunks fit the measured rate and what is left', () => {
     expect(chunkSteps(0, 400)).toBe(1);
     expect(chunkSteps(2, 400)).toBe(20);

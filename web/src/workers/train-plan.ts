@@ -182,6 +182,8 @@ export class TrainingRun {
   private done = 0;
   private elapsed = 0;
   private running = false;
+  /** Which resume() trains: a Pause and a Resume while one waits start another, and the waiting one ends. */
+  private turn = 0;
   private stopped = false;
   /** After a diverged loss or an engine error the weights are not worth reading. */
   private broken = false;
@@ -227,7 +229,8 @@ export class TrainingRun {
   async resume(): Promise<void> {
     if (this.running || this.stopped) return;
     this.running = true;
-    while (this.running && !this.stopped && this.done < this.steps) {
+    const turn = ++this.turn;
+    while (this.running && turn === this.turn && !this.stopped && this.done < this.steps) {
       const began = this.clock.now();
       const { intervalMs } = PACES[this.pace];
       if (intervalMs === 0) this.chunk(this.chunkLength(chunkSteps(this.msPerStep(), this.steps - this.done)));
@@ -237,6 +240,7 @@ export class TrainingRun {
       }
       await this.clock.sleep(Math.max(0, intervalMs - (this.clock.now() - began)));
     }
+    if (turn !== this.turn) return;
     const paused = !this.running;
     this.running = false;
     if (this.stopped) return;
