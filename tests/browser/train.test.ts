@@ -2,6 +2,9 @@
 // in a worker to the target accuracy and the page says how long it took; Pause stops the counter
 // (Step then adds exactly one); Reset returns to step 0; bad learning rates are clamped with a notice
 // and no NaN reaches the screen; and the walkthrough's own controls keep drawing while it trains.
+// Runs are shown at a pace (about 20 s a run by default): the tests pick "As fast as possible" with
+// the Speed control, except one short run that checks the default pace draws the curve step by step
+// (tests/unit/steps/11-train.test.ts checks the presets' pace on a moved clock).
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, textMatching, type StaticServer } from './harness';
@@ -42,25 +45,36 @@ async function open(): Promise<{ page: Page; errors: string[]; body: Locator }> 
 
 const stepOf = async (body: Locator) => Number(await body.getAttribute('data-train-step'));
 
+/** Runs in this page are shown as fast as possible from now on (the choice outlives Reset). */
+const fastest = (page: Page) => page.getByLabel('Speed').selectOption('fastest');
+
 describe('<attention-train>', () => {
   test('Start trains to 99% held-out accuracy and says how long it took; Reset returns to step 0', async () => {
     const { page, errors, body } = await open();
     expect(await body.getAttribute('data-train-phase')).toBe('idle');
+    await fastest(page);
     await page.getByRole('button', { name: 'Start' }).click();
     await attributeMatching(body, 'data-train-phase', /^finished$/);
     expect(await stepOf(body)).toBe(400);
     const status = await page.locator('attention-train .train-status').innerText();
     expect(status).toMatch(
-      /^Done: 400 steps in [\d.]+ (ms|s), 100\.0% held-out accuracy\. It first reached 99% held-out accuracy at step \d+, after [\d.]+ (ms|s) of training on your machine\.$/,
+      /^Done: 400 steps in [\d.]+ (ms|s) of computing, 100\.0% held-out accuracy\. It first reached 99% held-out accuracy at step \d+, after [\d.]+ (ms|s) of computing on your machine\.$/,
     );
     expect(await page.locator('attention-train progress').evaluate((p: HTMLProgressElement) => [p.value, p.max])).toEqual([400, 400]);
-    // The probe's prediction and the bars from "it": the model answers step 1's question.
+    // The probe's prediction and the bars from "it": the model answers step 1's question, where its
+    // last layer looks.
     expect(await page.locator('attention-train .train-prediction').innerText()).toMatch(
       /^At “it” the model now predicts “animal” \(\d+%\)/,
+    );
+    expect(await page.locator('attention-train .train-answer').innerText()).toMatch(
+      /^Answer and attention agree: the model answers “animal” \(\d+%\), and the last layer’s head \d puts \d+% of its weight from “it” on it/,
     );
     // Swapping the adjective changes the answer to the road.
     await page.getByRole('button', { name: 'Swap the adjective' }).click();
     await textMatching(page.locator('attention-train .train-prediction'), /predicts “road”/);
+    expect(await page.locator('attention-train .train-answer').innerText()).toMatch(
+      /^Answer and attention agree: the model answers “road”/,
+    );
     expect(await page.locator('attention-train input.train-probe-input').inputValue()).toBe(
       'the animal crossed the road because it was wide',
     );
@@ -197,8 +211,19 @@ describe('<attention-train>', () => {
     const before = await prediction.textContent();
     const use = page.getByRole('button', { name: 'Use these weights in the walkthrough' });
     expect(await use.isDisabled()).toBe(true); // nothing trained yet
+    // At the default pace the curve is drawn as it goes: 25 steps, one update each (about 6 s), where
+    // as fast as possible they arrive in two or three chunks. Each change of the loss line is a draw.
+    expect(await page.getByLabel('Speed').inputValue()).toBe('normal');
+    await page.locator('attention-walkthrough .train-loss').evaluate((chart) => {
+      const seen = { draws: 0 };
+      new MutationObserver((changes) => {
+        if (changes.some((c) => c.attributeName === 'points')) seen.draws++;
+      }).observe(chart, { attributes: true, subtree: true, attributeFilter: ['points'] });
+      (window as unknown as { lossDraws: typeof seen }).lossDraws = seen;
+    });
     await page.getByRole('button', { name: 'Start' }).click();
     await attributeMatching(page.locator('attention-walkthrough [data-train-phase]'), 'data-train-phase', /^finished$/);
+    expect(await page.evaluate(() => (window as unknown as { lossDraws: { draws: number } }).lossDraws.draws)).toBeGreaterThanOrEqual(20);
     await use.click();
     await textMatching(
       page.locator('attention-walkthrough .train-use-note'),
@@ -233,6 +258,7 @@ describe('<attention-train>', () => {
     page.on('worker', (worker) => closed.push(new Promise((resolve) => worker.once('close', () => resolve()))));
     await page.locator('attention-train input[name="train-steps"]').fill('50');
     await page.keyboard.press('Tab');
+    await fastest(page);
     const sizes: number[] = [];
     for (let cycle = 1; cycle <= 20; cycle++) {
       await page.getByRole('button', { name: 'Start' }).click();
@@ -252,6 +278,7 @@ describe('<attention-train>', () => {
 
   test('the experiments: presets by click, per-head roles and the scaled/unscaled twins, in the run’s numbers', async () => {
     const { page, errors, body } = await open();
+    await fastest(page);
     const heads = page.getByRole('button', { name: 'Heads specialise' });
     await heads.click();
     expect(await heads.getAttribute('aria-pressed')).toBe('true');
@@ -270,6 +297,12 @@ describe('<attention-train>', () => {
     );
     // Two heads, two lines on each head chart.
     expect(await page.locator('attention-train .train-induction polyline.train-line').count()).toBe(2);
+    // It stays under 99%; what to try never names what is in force (scaling is on, the optimiser AdamW).
+    const status = await page.locator('attention-train .train-status').innerText();
+    expect(status).toMatch(
+      /It never reached 99% held-out accuracy: .* Try (more steps \(at that rate about \d+ more\) or )?a learning rate other than 0\.01\.$/,
+    );
+    expect(status).not.toMatch(/scaling|AdamW/);
 
     const scale = page.getByRole('button', { name: 'Why scale' });
     await scale.click();
@@ -288,6 +321,10 @@ describe('<attention-train>', () => {
       /^Before any training the scaled model's attention has an entropy of [\d.]+ nats per row, the unscaled one's [\d.]+: already close to one-hot\.$/,
     );
     expect(compared[2]).toMatch(/× larger, not small\./);
+    // The scaled model answers "animal" while its only last-layer head reads "road": the page says so.
+    expect(await page.locator('attention-train .train-answer').innerText()).toMatch(
+      /^Answer and attention disagree: the model answers “animal” \(\d+%\), yet the last layer’s head puts \d+% of its weight from “it” on “road”.*Another route carries it: layer 1’s head/,
+    );
     expect(await page.locator('attention-train').innerText()).not.toMatch(/\bNaN\b|Infinity|undefined|\?%/);
     // Changing one setting leaves the preset: no button is pressed, and the note says so.
     await page.locator('attention-train [name="train-seed"]').fill('2');

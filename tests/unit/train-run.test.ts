@@ -2,7 +2,8 @@
 // with a sentence), the limits the page reads from the C++ headers, and TrainingRun (the loop the
 // training worker drives) with the real SIMD engine: the default settings retrain the shipped model
 // bit for bit, scores arrive every EVALUATE_EVERY steps, Pause stops between chunks, and a diverged
-// loss stops the run with a message instead of NaN.
+// loss stops the run with a message instead of NaN. Its pace on a clock the test moves: each preset
+// unfolds over 10-30 s in at least 20 updates at the default pace, and as fast as possible never waits.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ import {
   changeTrainSettings,
   DEFAULT_PROBES,
   DEFAULT_TRAIN_SETTINGS,
+  EXPERIMENT_NAMES,
+  EXPERIMENTS,
   MAX_TRAIN_STEPS,
   TASK_RECIPES,
   TRAIN_ATTRIBUTES,
@@ -25,12 +28,19 @@ import {
 } from '../../web/src/train-settings';
 import {
   chunkSteps,
+  DEFAULT_PACE,
   EVALUATE_EVERY,
+  pacedMs,
+  stepsPerUpdate,
   TrainingRun,
+  UPDATES_PER_RUN,
+  type Pace,
+  type RunClock,
   type RunTrainer,
   type TrainRequest,
   type TrainWorkerMessage,
 } from '../../web/src/workers/train-plan';
+import { measuresHeads } from '../../web/src/figures/train-experiments';
 import { workerTrainingService, type TrainWorkerHandle } from '../../web/src/workers/training-service';
 import { loadSimdEngine } from './load-engine';
 
@@ -136,6 +146,56 @@ describe('training settings', () => {
   });
 });
 
+/** A trainer without maths: each step counts; from step `nanAfter` on the loss is NaN. */
+function stubTrainer(nanAfter = Infinity): RunTrainer {
+  let step = 0;
+  return {
+    step: (n = 1) => {
+      step += n;
+      const loss = step > nanAfter ? Number.NaN : 1;
+      return { step, loss, meanLoss: loss, gradientNorm: 1 };
+    },
+    evaluate: () => ({ accuracy: 0.5, loss: 1, examples: 1, positions: 1 }),
+    analyze: () => ({
+      words: ['it'],
+      ids: [2],
+      unknown: new Uint8Array(1),
+      query: 0,
+      top: [{ token: 2, word: 'it', probability: 1 }],
+      layers: [{ attention: { heads: 1, rows: 1, cols: 1, data: new Float32Array([1]) } }] as never,
+    }),
+    dispose: () => {},
+    exportWeights: () => {
+      throw new Error('a broken run must not read its weights');
+    },
+  };
+}
+
+/**
+ * A clock the run waits on without waiting: sleep(ms) moves the time on by ms (the maths takes no time
+ * on it). Each sleep is where the page gets to paint, so an update is drawn at a sleep that follows new
+ * progress.
+ */
+function movedClock(messages: readonly TrainWorkerMessage[], onSleep: (sleeps: number) => void = () => {}) {
+  let time = 0;
+  let seen = 0;
+  const waits: number[] = [];
+  let drawn = 0;
+  const clock: RunClock = {
+    now: () => time,
+    sleep: (ms) => {
+      const progress = messages.filter((m) => m.type === 'progress').length;
+      if (progress > seen) drawn++;
+      seen = progress;
+      waits.push(ms);
+      time += ms;
+      onSleep(waits.length);
+      return Promise.resolve();
+    },
+  };
+  return { clock, waits, time: () => time, drawn: () => drawn };
+}
+
 /** Runs a TrainingRun to its end with a fake clock (1 ms per step) and no real waiting between chunks. */
 async function runToEnd(trainer: RunTrainer, steps: number, probe: string[]): Promise<TrainWorkerMessage[] & { run: TrainingRun }> {
   const messages: TrainWorkerMessage[] = [];
@@ -150,16 +210,21 @@ async function runToEnd(trainer: RunTrainer, steps: number, probe: string[]): Pr
       dispose: () => trainer.dispose(),
       exportWeights: () => trainer.exportWeights(),
     },
-    steps,
-    probe,
-    (m) => messages.push(m),
-    () => {
-      const step = run.step;
-      clock += step - lastStep;
-      lastStep = step;
-      return clock;
+    {
+      steps,
+      probe,
+      post: (m) => messages.push(m),
+      pace: 'fastest',
+      clock: {
+        now: () => {
+          const step = run.step;
+          clock += step - lastStep;
+          lastStep = step;
+          return clock;
+        },
+        sleep: () => Promise.resolve(),
+      },
     },
-    () => Promise.resolve(),
   );
   run.start();
   await run.resume();
@@ -195,8 +260,9 @@ describe('a training run', () => {
     const probe = progress.at(-1)!.probe;
     expect(probe.query).toBe(6);
     expect(probe.top[0].word).toBe('animal');
-    const n = probe.attention.cols;
-    const fromIt = Array.from({ length: probe.attention.heads }, (_, h) => probe.attention.data[(h * n + 6) * n + 1]);
+    const lastLayer = probe.layers.at(-1)!;
+    const n = lastLayer.cols;
+    const fromIt = Array.from({ length: lastLayer.heads }, (_, h) => lastLayer.data[(h * n + 6) * n + 1]);
     expect(Math.max(...fromIt)).toBeGreaterThan(0.9);
     expect(messages.flatMap((m) => nonFinite(m))).toEqual([]);
     // A finished run still reads a new probe: with "wide" the answer is the road.
@@ -230,16 +296,18 @@ describe('a training run', () => {
     const trainer = Trainer.create(engine, trainingConfig(DEFAULT_TRAIN_SETTINGS));
     const messages: TrainWorkerMessage[] = [];
     let turns = 0;
-    const run: TrainingRun = new TrainingRun(
-      trainer,
-      400,
-      ['it'],
-      (m) => messages.push(m),
-      () => 10 * turns, // 10 ms a chunk at first: chunks of a few steps
-      async () => {
-        if (++turns === 3) run.pauseRun();
+    const run: TrainingRun = new TrainingRun(trainer, {
+      steps: 400,
+      probe: ['it'],
+      post: (m) => messages.push(m),
+      pace: 'fastest',
+      clock: {
+        now: () => 10 * turns, // 10 ms a chunk at first: chunks of a few steps
+        sleep: async () => {
+          if (++turns === 3) run.pauseRun();
+        },
       },
-    );
+    });
     await run.resume();
     const paused = run.step;
     expect(paused).toBeGreaterThan(0);
@@ -252,29 +320,105 @@ describe('a training run', () => {
   });
 
   it('a loss that becomes NaN stops the run with a message, and nothing NaN is posted', async () => {
-    let step = 0;
-    const fake: RunTrainer = {
-      step: (n = 1) => ((step += n), { step, loss: step > 30 ? Number.NaN : 1, meanLoss: step > 30 ? Number.NaN : 1, gradientNorm: 1 }),
-      evaluate: () => ({ accuracy: 0.5, loss: 1, examples: 1, positions: 1 }),
-      analyze: () => ({
-        words: ['it'],
-        ids: [2],
-        unknown: new Uint8Array(1),
-        query: 0,
-        top: [{ token: 2, word: 'it', probability: 1 }],
-        layers: [{ attention: { heads: 1, rows: 1, cols: 1, data: new Float32Array([1]) } }] as never,
-      }),
-      dispose: () => {},
-      exportWeights: () => {
-        throw new Error('a broken run must not read its weights');
-      },
-    };
-    const messages = await runToEnd(fake, 100, ['it']);
+    const messages = await runToEnd(stubTrainer(30), 100, ['it']);
     const last = messages.at(-1)!;
     expect(last.type).toBe('diverged');
     if (last.type !== 'diverged') throw new Error('unreachable');
     expect(last.message).toMatch(/^The loss became NaN at step \d+: the learning rate is too large/);
     expect(messages.flatMap((m) => nonFinite(m))).toEqual([]);
+  });
+
+  it.each(EXPERIMENT_NAMES)(
+    'the %s preset unfolds over 10-30 s in at least 20 drawn updates at the default pace; as fast as possible it never waits',
+    async (name) => {
+      const settings = EXPERIMENTS[name];
+      const measure = measuresHeads(settings) || settings.compare;
+      const shown = async (pace: Pace) => {
+        const messages: TrainWorkerMessage[] = [];
+        const time = movedClock(messages);
+        const run = new TrainingRun(stubTrainer(), {
+          steps: settings.steps,
+          probe: ['it'],
+          post: (m) => messages.push(m),
+          measure,
+          pace,
+          clock: time.clock,
+        });
+        run.start();
+        await run.resume();
+        expect(messages.at(-1)).toMatchObject({ type: 'finished', step: settings.steps });
+        return time;
+      };
+      const normal = await shown(DEFAULT_PACE);
+      expect(normal.time()).toBe(pacedMs(settings.steps, DEFAULT_PACE));
+      expect(normal.time()).toBeGreaterThanOrEqual(10_000);
+      expect(normal.time()).toBeLessThanOrEqual(30_000);
+      expect(normal.drawn()).toBeGreaterThanOrEqual(20);
+      expect(normal.drawn()).toBe(Math.ceil(settings.steps / stepsPerUpdate(settings.steps)));
+      const fastest = await shown('fastest');
+      expect(fastest.time()).toBe(0);
+      expect(fastest.waits.every((ms) => ms === 0)).toBe(true);
+    },
+  );
+
+  it('a paced run waits only what its update left of the interval, and takes a new pace at its next update', async () => {
+    const messages: TrainWorkerMessage[] = [];
+    let run: TrainingRun | null = null;
+    const time = movedClock(messages, (sleeps) => {
+      if (sleeps === 5) run!.setPace('slow');
+      if (sleeps === 10) run!.setPace('fastest');
+    });
+    // The maths takes 6 ms a step on this clock, 30 ms an update of 5 steps: the wait is the rest of the interval.
+    expect(stepsPerUpdate(400)).toBe(5);
+    const trainer = stubTrainer();
+    let computed = 0;
+    const clock: RunClock = { now: () => time.clock.now() + computed, sleep: time.clock.sleep };
+    run = new TrainingRun(
+      {
+        ...trainer,
+        step: (n = 1) => {
+          computed += 6 * n;
+          return trainer.step(n);
+        },
+      },
+      { steps: 400, probe: ['it'], post: (m) => messages.push(m), pace: 'normal', clock },
+    );
+    await run.resume();
+    expect(time.waits.slice(0, 5).map(Math.round)).toEqual([220, 220, 220, 220, 220]);
+    expect(time.waits.slice(5, 10).map(Math.round)).toEqual([470, 470, 470, 470, 470]);
+    expect(time.waits.slice(10).every((ms) => ms === 0)).toBe(true);
+    expect(messages.at(-1)).toMatchObject({ type: 'finished', step: 400 });
+    // The first report of a paced run says how long the rest takes at its pace.
+    const first = messages.find((m) => m.type === 'progress' && m.step > 0);
+    expect(first).toMatchObject({ step: stepsPerUpdate(400), leftMs: (UPDATES_PER_RUN - 1) * 250 });
+  });
+
+  it('Pause and Resume while an update waits: the waiting loop ends, and only one trains', async () => {
+    const waiting: (() => void)[] = [];
+    const run = new TrainingRun(stubTrainer(), {
+      steps: 400,
+      probe: ['it'],
+      post: () => {},
+      pace: 'normal',
+      clock: { now: () => 0, sleep: () => new Promise<void>((resolve) => waiting.push(resolve)) },
+    });
+    const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+    const first = run.resume();
+    await flush();
+    expect([run.step, waiting.length]).toEqual([stepsPerUpdate(400), 1]);
+    run.pauseRun();
+    void run.resume(); // trains its first update at once
+    await flush();
+    expect([run.step, waiting.length]).toEqual([2 * stepsPerUpdate(400), 2]);
+    waiting[0]!(); // the first loop wakes up superseded: it trains nothing more and ends
+    await first;
+    await flush();
+    expect([run.step, waiting.length]).toEqual([2 * stepsPerUpdate(400), 2]);
+    waiting[1]!();
+    await flush();
+    expect([run.step, waiting.length]).toEqual([3 * stepsPerUpdate(400), 3]);
+    run.stop();
+    waiting[2]!();
   });
 
   it('chunks fit the measured rate and what is left', () => {
@@ -343,17 +487,18 @@ describe('the training service', () => {
     const { made, create } = fakeWorkers();
     const reports: TrainWorkerMessage[] = [];
     const session = workerTrainingService(create).start(
-      { config: trainingConfig(DEFAULT_TRAIN_SETTINGS), steps: 400, probe: ['it'], measure: true },
+      { config: trainingConfig(DEFAULT_TRAIN_SETTINGS), steps: 400, probe: ['it'], measure: true, pace: 'normal' },
       (m) => reports.push(m),
     );
     session.resume();
     session.probe(['the', 'road']);
+    session.pace('fast');
     made[0]!.die('out of memory');
     expect(made[0]!.terminated).toBe(true);
     expect(reports).toEqual([{ type: 'restarted', message: 'the training worker stopped (out of memory) and a new one was started' }]);
     expect(made).toHaveLength(2);
     expect(made[1]!.sent.map((m) => m.type)).toEqual(['start', 'resume']);
-    expect(made[1]!.sent[0]).toMatchObject({ steps: 400, probe: ['the', 'road'], measure: true });
+    expect(made[1]!.sent[0]).toMatchObject({ steps: 400, probe: ['the', 'road'], measure: true, pace: 'fast' });
     made[1]!.die('out of memory');
     expect(reports.at(-1)).toEqual({ type: 'error', message: 'the training worker stopped (out of memory), and again after a restart' });
     expect(made).toHaveLength(2);

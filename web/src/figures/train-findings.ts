@@ -1,10 +1,13 @@
 // What the experiments of "Train it yourself" found, in sentences made from the numbers the run
-// measured (held-out scores, per-head attention scores, |∇W_q|): nothing here is written in advance,
-// so the page says what this run did, also where it disagrees with the article. Pure functions of the
-// run's messages, so the unit tests feed them a real run at a fixed seed and check the sentences.
+// measured (held-out scores, per-head attention scores, |∇W_q|, the probe's answer and attention):
+// nothing here is written in advance, so the page says what this run did, also where it disagrees
+// with the article or where its attention disagrees with its answer. Pure functions of the run's
+// messages and settings, so the unit tests feed them real runs at a fixed seed and check the sentences.
 import type { HeadScores } from '../engine/training';
-import type { TrainScore } from '../workers/train-plan';
-import { fmt, percent } from './format';
+import type { Tensor3 } from '../engine/types';
+import { MAX_TRAIN_STEPS, type TrainSettings } from '../train-settings';
+import { EVALUATE_EVERY, TARGET_ACCURACY, type ProbeReading, type TrainScore } from '../workers/train-plan';
+import { fmt, percent, quoted } from './format';
 
 /** What one run reported: its scores (every EVALUATE_EVERY steps, with attention when measured) and |∇W_q| per step. */
 export interface RunRecord {
@@ -163,4 +166,148 @@ export function scaleFindings(scaled: RunRecord, unscaled: RunRecord): string[] 
     );
   }
   return findings;
+}
+
+/** "a", "a and b", "a, b and c" (or with "or"): no Intl.ListFormat, whose first call sets up a locale. */
+export function joinList(items: readonly string[], conjunction: 'and' | 'or'): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)!}`;
+}
+
+/** A duration as the page prints it: "850 ms", "4.20 s", "21.3 s". */
+export function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** How far back (in steps) the end of a run is compared with, for the rate it was still improving at. */
+export const RISING_WINDOW = 100;
+
+/**
+ * The end of a run against TARGET_ACCURACY: when it got there, or what to try, from this run's own
+ * numbers. A suggestion never names a setting already in force: more steps only when the held-out
+ * accuracy, rising at the rate of the last RISING_WINDOW steps, would reach the target within the step
+ * limit; scaling only when it is off; AdamW only under SGD.
+ */
+export function targetFinding(
+  settings: TrainSettings,
+  end: { targetStep: number | null; targetMs: number | null },
+  scores: readonly TrainScore[],
+): string {
+  const target = percent(TARGET_ACCURACY);
+  if (end.targetStep !== null && end.targetMs !== null)
+    return `It first reached ${target} held-out accuracy at step ${end.targetStep}, after ${duration(end.targetMs)} of computing on your machine.`;
+  const last = scores.at(-1);
+  const before = last && scores.findLast((s) => s.step <= last.step - RISING_WINDOW);
+  const tries: string[] = [];
+  let trend = '';
+  if (last && before) {
+    const change = last.accuracy - before.accuracy;
+    trend = `: ${percent(last.accuracy, 1)} at step ${last.step}, ${change > 0 ? 'up' : change < 0 ? 'down' : 'no change'} from ${percent(before.accuracy, 1)} at step ${before.step}`;
+    // Steps still needed at the recent rate, in whole scoring intervals.
+    const needed =
+      change > 0
+        ? Math.ceil(((TARGET_ACCURACY - last.accuracy) * (last.step - before.step)) / change / EVALUATE_EVERY) * EVALUATE_EVERY
+        : Infinity;
+    if (settings.steps + needed <= MAX_TRAIN_STEPS) tries.push(`more steps (at that rate about ${needed} more)`);
+  }
+  tries.push(`a learning rate other than ${settings.learningRate}`);
+  if (!settings.scale) tries.push('scaling by √dₖ');
+  if (settings.optimizer === 'sgd') tries.push('AdamW');
+  return `It never reached ${target} held-out accuracy${trend}. Try ${joinList(tries, 'or')}.`;
+}
+
+/** Row `row` of head `head` of a (heads, n, n) attention tensor. */
+function attentionRow(attention: Tensor3, head: number, row: number): Float32Array {
+  const start = (head * attention.rows + row) * attention.cols;
+  return attention.data.subarray(start, start + attention.cols);
+}
+
+function largest(row: Float32Array): number {
+  let best = 0;
+  for (let c = 1; c < row.length; c++) if (row[c]! > row[best]!) best = c;
+  return best;
+}
+
+/** The weight a row puts on a set of positions. */
+const weightOn = (row: Float32Array, positions: readonly number[]) => positions.reduce((sum, p) => sum + row[p]!, 0);
+
+/** "layer 1's head 2", or "layer 1's head" where the layer has one; the last layer is named as such. */
+function headLabel(layer: number, head: number, reading: ProbeReading): string {
+  const name = layer === reading.layers.length - 1 ? 'the last layer' : `layer ${layer + 1}`;
+  return reading.layers[layer]!.heads > 1 ? `${name}’s head ${head + 1}` : `${name}’s head`;
+}
+
+/** The head of `layers` (layer indices) whose row `row` puts the most weight on `positions`. */
+function strongestReader(reading: ProbeReading, layers: readonly number[], row: number, positions: readonly number[]) {
+  let best = { layer: 0, head: 0, weight: -1 };
+  for (const layer of layers)
+    for (let head = 0; head < reading.layers[layer]!.heads; head++) {
+      const weight = weightOn(attentionRow(reading.layers[layer]!, head, row), positions);
+      if (weight > best.weight) best = { layer, head, weight };
+    }
+  return best;
+}
+
+/**
+ * Whether the probe's answer and the last layer's attention from the query word agree, in the
+ * reading's numbers; when they do not, the route the answer can take instead: an earlier layer that
+ * read the answer from the query word (the residual connection keeps what it read), or the attended
+ * word's own vector, which read the answer in an earlier layer. Empty before a reading has an answer.
+ */
+export function answerFinding(reading: ProbeReading): string {
+  const answer = reading.top[0];
+  const last = reading.layers.at(-1);
+  if (!answer || !last) return '';
+  const { words, query } = reading;
+  const from = quoted(words[query] ?? '');
+  const said = `${quoted(answer.word)} (${percent(answer.probability)})`;
+  const at = words.flatMap((word, c) => (word === answer.word && !reading.unknown[c] ? [c] : []));
+  if (!at.length) return `The model answers ${said}, a word that is not in this sentence, so no attention weight can point at it.`;
+  const lastLayer = reading.layers.length - 1;
+  // Per head, the word its row weighs most, a word's occurrences counted together ("f" twice in a
+  // repeated pattern is one answer), and that word's heaviest position.
+  const heads = Array.from({ length: last.heads }, (_, head) => {
+    const row = attentionRow(last, head, query);
+    const totals = new Map<string, number>();
+    words.forEach((w, c) => totals.set(w, (totals.get(w) ?? 0) + row[c]!));
+    const [word, weight] = [...totals].reduce((a, b) => (b[1] > a[1] ? b : a));
+    const top = largest(row.map((v, c) => (words[c] === word ? v : -1)));
+    return { head, word, weight, top, onAnswer: totals.get(answer.word) ?? 0 };
+  });
+  const agreeing = heads.filter((h) => h.word === answer.word);
+  if (agreeing.length)
+    return (
+      `Answer and attention agree: the model answers ${said}, and ` +
+      joinList(
+        agreeing.map((h) => `${headLabel(lastLayer, h.head, reading)} puts ${percent(h.weight)} of its weight from ${from} on it`),
+        'and',
+      ) +
+      '.'
+    );
+  const looks = heads.map(
+    (h) =>
+      `${headLabel(lastLayer, h.head, reading)} puts ${percent(h.weight)} of its weight from ${from} on ${quoted(h.word)}` +
+      ` (${percent(h.onAnswer)} on ${quoted(answer.word)})`,
+  );
+  const disagree = `Answer and attention disagree: the model answers ${said}, yet ${joinList(looks, 'and')}.`;
+  if (lastLayer === 0)
+    return `${disagree} With one layer, the answer comes from what the values of the attended words carry and from the vector at ${from} itself, which the residual connection adds to the head’s output.`;
+  const earlier = Array.from({ length: lastLayer }, (_, l) => l);
+  const direct = strongestReader(reading, earlier, query, at);
+  if (direct.weight > ROLE_THRESHOLD)
+    return (
+      `${disagree} Another route carries it: ${headLabel(direct.layer, direct.head, reading)} puts ${percent(direct.weight)} of its weight from ${from} on ${quoted(answer.word)}, ` +
+      `and the residual connection adds each layer’s output to the vector at ${from}, so what layer ${direct.layer + 1} read is still there when the model answers.`
+    );
+  // The word the last layer reads most may itself have read the answer in an earlier layer.
+  const main = heads.reduce((a, b) => (b.weight > a.weight ? b : a));
+  const relay = strongestReader(reading, earlier, main.top, at);
+  if (relay.weight > ROLE_THRESHOLD)
+    return (
+      `${disagree} Another route carries it: in ${headLabel(relay.layer, relay.head, reading)}, ${quoted(words[main.top] ?? '')} itself put ${percent(relay.weight)} of its weight on ${quoted(answer.word)}, ` +
+      `so the vector the last layer reads there already carries it.`
+    );
+  return (
+    `${disagree} No earlier head reads ${quoted(answer.word)} from ${from} or from ${quoted(words[main.top] ?? '')} either (at most ${percent(Math.max(direct.weight, relay.weight))}): ` +
+    'a weight says where a head reads, not what the vector there already carries, and here the answer is carried in the vectors.'
+  );
 }

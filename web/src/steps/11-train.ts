@@ -1,20 +1,19 @@
 // Train it yourself: a fresh model, from random weights, trained in a worker in the reader's tab
 // (StepContext.training), with a live loss curve, held-out accuracy and the probe sentence's
-// attention sharpening as it learns; three experiments as presets (figures/train-experiments.ts),
-// with a twin run for "Why scale"; and "use these weights" for the walkthrough. The step never
-// touches the engine: it asks the training service for runs and draws what they report. Changing a
-// setting ends the run (it belongs to the old settings); Reset does too.
-// Longer than most steps (about 600 lines) because it is the one owner of the runs' life cycle (two
-// sessions, their messages, pause/step/reset, restarts): split, the pieces would share all that state.
-// What it draws lives in figures/train-chart.ts, train-experiments.ts and train-findings.ts.
-// Length: each step is one file; this one is long because it holds the run controls, the charts, the probe
-// and the use-these-weights path.
+// attention sharpening as it learns, at a pace the reader picks (train-plan.ts's PACES: the maths
+// runs at full speed, the run is shown over about 20 s by default); three experiments as presets
+// (figures/train-experiments.ts), with a twin run for "Why scale"; and "use these weights" for the
+// walkthrough. The step never touches the engine: it asks the training service for runs and draws
+// what they report. Changing a setting ends the run (it belongs to the old settings); Reset does too.
+// Length: longer than most steps (about 600 lines) because it is the one owner of the runs' life cycle
+// (two sessions, their messages, pause/step/reset, pace, restarts): split, the pieces would share all
+// that state. What it draws lives in figures/train-chart.ts, train-experiments.ts and train-findings.ts.
 import { BarChart } from '../figures/bars';
 import { controlForm, el, replaceChildren, setText } from '../figures/dom';
 import { fmt, groupDigits, percent, quoted } from '../figures/format';
 import { formatLoss, TrainChart } from '../figures/train-chart';
 import { ExperimentPanel, measuresHeads } from '../figures/train-experiments';
-import type { RunRecord } from '../figures/train-findings';
+import { answerFinding, duration, targetFinding, type RunRecord } from '../figures/train-findings';
 import { noticeArea } from '../notices';
 import type { RawTrainingChange, TrainingChange } from '../state';
 import {
@@ -32,7 +31,17 @@ import {
 } from '../train-settings';
 import { TRAINING_LIMITS } from '../engine/limits';
 import { SHIPPED_MODEL, type ShippedModelRecord } from '../model/shipped';
-import { EVALUATE_EVERY, TARGET_ACCURACY, type ExportedWeights, type ProbeReading, type TrainWorkerMessage } from '../workers/train-plan';
+import {
+  DEFAULT_PACE,
+  EVALUATE_EVERY,
+  PACE_NAMES,
+  pacedMs,
+  PACES,
+  type ExportedWeights,
+  type Pace,
+  type ProbeReading,
+  type TrainWorkerMessage,
+} from '../workers/train-plan';
 import type { TrainingSession } from '../workers/training-service';
 import type { StepDefinition } from './types';
 
@@ -43,8 +52,9 @@ const ADJECTIVE_SWAP: Record<string, string> = { tired: 'wide', wide: 'tired', h
 
 type Phase = 'idle' | 'loading' | 'running' | 'paused' | 'finished' | 'stopped';
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+/** A time ahead, to the second: it is an estimate. */
+function about(ms: number): string {
+  return ms < 1000 ? duration(ms) : `${Math.round(ms / 1000)} s`;
 }
 
 function words(sentence: string): string[] {
@@ -61,6 +71,8 @@ export const trainStep: StepDefinition = {
     let probe = DEFAULT_PROBES[settings.task];
     let session: TrainingSession | null = null;
     let phase: Phase = 'idle';
+    // How runs are shown: the reader's choice, kept across runs and settings (it is not in the link).
+    let pace: Pace = DEFAULT_PACE;
     let done = 0;
     let losses: [number, number][] = [];
     let scores: [number, number][] = [];
@@ -111,6 +123,8 @@ export const trainStep: StepDefinition = {
     const startButton = el('button', { type: 'button', class: 'button train-start' }, 'Start');
     const stepButton = el('button', { type: 'button', class: 'button train-step' }, 'Step');
     const resetButton = el('button', { type: 'button', class: 'button train-reset' }, 'Reset');
+    const speed = el('select', { class: 'train-speed' }, ...PACE_NAMES.map((name) => el('option', { value: name }, PACES[name].label)));
+    speed.value = pace;
     const progress = el('progress', { class: 'train-progress', max: settings.steps, value: 0, 'aria-label': 'Training progress' });
     const progressText = el('p', { class: 'train-progress-text', 'aria-live': 'off' });
     const status = el('p', { class: 'train-status', role: 'status' });
@@ -121,6 +135,7 @@ export const trainStep: StepDefinition = {
     probeInput.id = `train-probe-${Math.random().toString(36).slice(2, 8)}`;
     const swapButton = el('button', { type: 'button', class: 'button train-swap' }, 'Swap the adjective');
     const prediction = el('p', { class: 'train-prediction' });
+    const answer = el('p', { class: 'train-answer' });
     // "Use these weights": offered where the walkthrough's other steps are on the page.
     const useButton = el('button', { type: 'button', class: 'button train-use' }, 'Use these weights in the walkthrough');
     const shippedButton = el('button', { type: 'button', class: 'button train-use-shipped' }, 'Back to the shipped model');
@@ -143,7 +158,7 @@ export const trainStep: StepDefinition = {
       experiments.presets,
       experiments.explanation,
       form,
-      el('div', { class: 'train-buttons' }, startButton, stepButton, resetButton),
+      el('div', { class: 'train-buttons' }, startButton, stepButton, resetButton, field('train-speed', 'Speed', speed)),
       notice.element,
       progress,
       progressText,
@@ -161,6 +176,7 @@ export const trainStep: StepDefinition = {
         el('div', { class: 'train-probe-row' }, probeInput, swapButton),
       ),
       prediction,
+      answer,
       headCharts,
       useRow,
     );
@@ -182,6 +198,12 @@ export const trainStep: StepDefinition = {
       compare.checked = settings.compare;
       swapButton.hidden = settings.task !== 'who-is-it'; // only its sentences have an adjective to swap
       probeInput.value = probe;
+      // Each speed says how long this run takes at it, when the reader's machine keeps up.
+      for (const option of speed.options) {
+        const name = option.value as Pace;
+        const ms = pacedMs(settings.steps, name);
+        setText(option, ms > 0 ? `${PACES[name].label} (about ${about(ms)})` : PACES[name].label);
+      }
       experiments.show(settings);
     };
 
@@ -242,7 +264,8 @@ export const trainStep: StepDefinition = {
     };
 
     const showProbe = (reading: ProbeReading) => {
-      const { words: read, query, attention } = reading;
+      const { words: read, query } = reading;
+      const attention = reading.layers.at(-1)!;
       const top = reading.top[0];
       setText(
         prediction,
@@ -251,6 +274,7 @@ export const trainStep: StepDefinition = {
               (reading.top[1] ? `, then ${quoted(reading.top[1].word)} (${percent(reading.top[1].probability)}).` : '.')
           : '',
       );
+      setText(answer, answerFinding(reading));
       if (charts.length !== attention.heads) {
         charts = Array.from(
           { length: attention.heads },
@@ -275,15 +299,14 @@ export const trainStep: StepDefinition = {
       });
     };
 
-    const showProgress = (elapsedMs: number, perSecond: number) => {
+    const showProgress = (elapsedMs: number, perSecond: number, leftMs: number | null) => {
       progress.max = settings.steps;
       progress.value = done;
-      const left = perSecond > 0 ? ((settings.steps - done) / perSecond) * 1000 : null;
       setText(
         progressText,
         `Step ${done} of ${settings.steps}` +
-          (perSecond > 0 ? ` · ${Math.round(perSecond)} steps/s · ${seconds(elapsedMs)} of training` : '') +
-          (left !== null && done < settings.steps ? ` · about ${seconds(left)} left` : ''),
+          (leftMs !== null && done < settings.steps ? ` · about ${about(leftMs)} left at this speed` : '') +
+          (perSecond > 0 ? ` · your machine computes ${groupDigits(Math.round(perSecond))} steps/s (${duration(elapsedMs)} so far)` : ''),
       );
       drawCharts();
     };
@@ -320,13 +343,10 @@ export const trainStep: StepDefinition = {
       const message = mainFinished;
       if (!message || (twin && !twin.finished)) return;
       phase = 'finished';
-      const reached =
-        message.targetStep !== null && message.targetMs !== null
-          ? `It first reached ${percent(TARGET_ACCURACY)} held-out accuracy at step ${message.targetStep}, after ${seconds(message.targetMs)} of training on your machine.`
-          : `It never reached ${percent(TARGET_ACCURACY)} held-out accuracy: try more steps, another learning rate, or scaling on.`;
       setText(
         status,
-        `Done: ${message.step} steps in ${seconds(message.elapsedMs)}, ${percent(message.accuracy, 1)} held-out accuracy. ${reached}`,
+        `Done: ${message.step} steps in ${duration(message.elapsedMs)} of computing, ${percent(message.accuracy, 1)} held-out accuracy. ` +
+          targetFinding(settings, message, record.scores),
       );
       experiments.finish(settings, record, twin?.record ?? null);
     };
@@ -367,7 +387,7 @@ export const trainStep: StepDefinition = {
         done = message.step;
         if (message.loss !== null && Number.isFinite(message.loss)) losses.push([message.step, message.loss]);
         if (message.queryGradient) record.queryGradients.push([message.step, message.queryGradient]);
-        showProgress(message.elapsedMs, message.stepsPerSecond);
+        showProgress(message.elapsedMs, message.stepsPerSecond, message.leftMs);
         showProbe(message.probe);
       } else if (message.type === 'paused') {
         done = message.step;
@@ -389,7 +409,7 @@ export const trainStep: StepDefinition = {
         losses = [];
         scores = [];
         record = { scores: [], queryGradients: [] };
-        showProgress(0, 0);
+        showProgress(0, 0, null);
         notice.show([`Training restarted: ${message.message}, so the run began again from step 0.`]);
       } else if (message.type === 'weights') {
         useWeights(message);
@@ -430,9 +450,10 @@ export const trainStep: StepDefinition = {
       scores = [];
       setText(status, '');
       setText(prediction, '');
+      setText(answer, '');
       replaceChildren(headCharts);
       charts = [];
-      showProgress(0, 0);
+      showProgress(0, 0, null);
       showButtons();
     };
 
@@ -443,12 +464,15 @@ export const trainStep: StepDefinition = {
       }
       phase = thenRun ? 'loading' : 'paused';
       const measure = measuresHeads(settings) || settings.compare;
-      session = context.training.start({ config: trainingConfig(settings), steps: settings.steps, probe: words(probe), measure }, report);
+      session = context.training.start(
+        { config: trainingConfig(settings), steps: settings.steps, probe: words(probe), measure, pace },
+        report,
+      );
       if (settings.compare) {
         // The twin: the same seed, data and settings with scaling the other way, in a worker of its own.
         const config = trainingConfig({ ...settings, scale: !settings.scale });
         twin = {
-          session: context.training.start({ config, steps: settings.steps, probe: words(probe), measure }, reportTwin),
+          session: context.training.start({ config, steps: settings.steps, probe: words(probe), measure, pace }, reportTwin),
           record: { scores: [], queryGradients: [] },
           losses: [],
           finished: false,
@@ -473,6 +497,10 @@ export const trainStep: StepDefinition = {
     stepButton.addEventListener('click', () => {
       if (phase === 'idle') begin(false);
       everyRun((run) => run.step());
+    });
+    speed.addEventListener('change', () => {
+      pace = speed.value as Pace;
+      everyRun((run) => run.pace(pace));
     });
     useButton.addEventListener('click', () => session?.exportWeights());
     shippedButton.addEventListener('click', () => {

@@ -4,7 +4,7 @@
 import { createEngine } from '../engine/engine';
 import { engineWasmUrl } from '../engine/wasm-url';
 import { Trainer } from '../engine/training';
-import { TrainingRun, type TrainRequest, type TrainStartRequest, type TrainWorkerMessage } from './train-plan';
+import { DEFAULT_PACE, isPace, TrainingRun, type TrainRequest, type TrainStartRequest, type TrainWorkerMessage } from './train-plan';
 
 const scope = self as unknown as {
   postMessage(message: TrainWorkerMessage): void;
@@ -24,7 +24,13 @@ async function start(request: TrainStartRequest): Promise<void> {
   const trainer = Trainer.create(engine, request.config);
   const { parameterCount, config } = trainer.describe();
   post({ type: 'ready', parameterCount, batch: config.batch ?? 0 });
-  run = new TrainingRun(trainer, request.steps, request.probe, post, undefined, undefined, request.measure === true);
+  run = new TrainingRun(trainer, {
+    steps: request.steps,
+    probe: request.probe,
+    post,
+    measure: request.measure === true,
+    pace: isPace(request.pace) ? request.pace : DEFAULT_PACE,
+  });
   run.start();
   const queued = pending;
   pending = [];
@@ -40,6 +46,7 @@ function applyControl(request: TrainRequest): void {
   else if (request.type === 'pause') run.pauseRun();
   else if (request.type === 'step') run.stepOnce();
   else if (request.type === 'probe') run.setProbe(request.words);
+  else if (request.type === 'pace') run.setPace(isPace(request.pace) ? request.pace : DEFAULT_PACE);
   else if (request.type === 'export') {
     const exported = run.exportWeights();
     if (exported) scope.postMessage({ type: 'weights', ...exported });

@@ -3,13 +3,15 @@
 // run starts again from step 0, and the step says so); a second death ends the run with a message. Steps and figures never start threads or engines themselves.
 import { engineWasmUrl } from '../engine/wasm-url';
 import type { TrainingConfig } from '../engine/training';
-import type { TrainRequest, TrainWorkerMessage } from './train-plan';
+import type { Pace, TrainRequest, TrainWorkerMessage } from './train-plan';
 
 export interface TrainingSession {
   resume(): void;
   pause(): void;
   step(): void;
   probe(words: string[]): void;
+  /** Shows the rest of the run at another pace. */
+  pace(pace: Pace): void;
   /** Asks for the weights as they are now: they arrive as a 'weights' message. */
   exportWeights(): void;
   /** Ends the run and frees its worker. */
@@ -18,7 +20,7 @@ export interface TrainingSession {
 
 export interface TrainingService {
   start(
-    run: { config: TrainingConfig; steps: number; probe: string[]; measure?: boolean },
+    run: { config: TrainingConfig; steps: number; probe: string[]; measure?: boolean; pace: Pace },
     report: (message: TrainWorkerMessage) => void,
   ): TrainingSession;
 }
@@ -40,13 +42,14 @@ export const WORKER_RESTARTS = 1;
 
 export function workerTrainingService(createWorker: () => TrainWorkerHandle = moduleWorker): TrainingService {
   return {
-    start({ config, steps, probe, measure = false }, report) {
+    start({ config, steps, probe, measure = false, pace }, report) {
       let stopped = false;
       let restarts = 0;
       // What the worker has been told since the start, replayed to a replacement: whether it should be
-      // training, and the latest probe. A replacement starts from step 0 (the weights died with the worker).
+      // training, the latest probe and pace. A replacement starts from step 0 (the weights died with the worker).
       let running = false;
       let words = probe;
+      let shown = pace;
       let worker: TrainWorkerHandle;
       const launch = () => {
         const current = createWorker();
@@ -68,7 +71,7 @@ export function workerTrainingService(createWorker: () => TrainWorkerHandle = mo
           stopped = true;
           report({ type: 'error', message: `the training worker stopped (${reason}), and again after a restart` });
         });
-        current.postMessage({ type: 'start', config, steps, probe: words, wasmUrl: engineWasmUrl(), measure });
+        current.postMessage({ type: 'start', config, steps, probe: words, wasmUrl: engineWasmUrl(), measure, pace: shown });
         if (running) current.postMessage({ type: 'resume' });
       };
       launch();
@@ -77,6 +80,7 @@ export function workerTrainingService(createWorker: () => TrainWorkerHandle = mo
         if (request.type === 'resume') running = true;
         else if (request.type === 'pause' || request.type === 'step') running = false;
         else if (request.type === 'probe') words = request.words;
+        else if (request.type === 'pace') shown = request.pace;
         worker.postMessage(request);
       };
       return {
@@ -84,6 +88,7 @@ export function workerTrainingService(createWorker: () => TrainWorkerHandle = mo
         pause: () => send({ type: 'pause' }),
         step: () => send({ type: 'step' }),
         probe: (next) => send({ type: 'probe', words: next }),
+        pace: (next) => send({ type: 'pace', pace: next }),
         exportWeights: () => send({ type: 'export' }),
         stop() {
           stopped = true;
