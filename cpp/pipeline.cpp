@@ -134,42 +134,47 @@ PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
   return layout;
 }
 
-const char* const kPipelineFieldNames[kPipelineFieldCount] = {"W_q",
-                                                              "W_k",
-                                                              "W_v",
-                                                              "W_o",
-                                                              "X",
-                                                              "Q",
-                                                              "K",
-                                                              "V",
-                                                              "Q_heads",
-                                                              "K_heads",
-                                                              "V_heads",
-                                                              "scores",
-                                                              "scoresScaled",
-                                                              "weights",
-                                                              "headOutputs",
-                                                              "merged",
-                                                              "output",
-                                                              "weightsUnscaled",
-                                                              "weightsCausal",
-                                                              "weightsMaskedAfter",
-                                                              "mask",
-                                                              "fullyMaskedRows"};
+const PipelineFieldSpec kPipelineFieldSpecs[kPipelineFieldCount] = {
+    {"W_q", PipelineLevel::kWeights},
+    {"W_k", PipelineLevel::kWeights},
+    {"W_v", PipelineLevel::kWeights},
+    {"W_o", PipelineLevel::kWeights},
+    {"X", PipelineLevel::kTokens},
+    {"Q", PipelineLevel::kTokens},
+    {"K", PipelineLevel::kTokens},
+    {"V", PipelineLevel::kTokens},
+    {"Q_heads", PipelineLevel::kHeads},
+    {"K_heads", PipelineLevel::kHeads},
+    {"V_heads", PipelineLevel::kHeads},
+    {"scores", PipelineLevel::kHeads},
+    {"scoresScaled", PipelineLevel::kScaling},
+    {"weights", PipelineLevel::kMask},
+    {"headOutputs", PipelineLevel::kMask},
+    {"merged", PipelineLevel::kMask},
+    {"output", PipelineLevel::kMask},
+    {"weightsUnscaled", PipelineLevel::kComparisonHead},
+    {"weightsCausal", PipelineLevel::kComparisonHead},
+    {"weightsMaskedAfter", PipelineLevel::kComparisonHead},
+    {"mask", PipelineLevel::kMask},
+    {"fullyMaskedRows", PipelineLevel::kMask},
+};
 
 std::array<PipelineField, kPipelineFieldCount> pipeline_fields(const PipelineView& v) {
   std::array<PipelineField, kPipelineFieldCount> fields;
   for (int t = 0; t < kPipelineTensorCount; ++t)
-    fields[t] = {kPipelineFieldNames[t], PipelineElement::kFloat32,
+    fields[t] = {kPipelineFieldSpecs[t].name, kPipelineFieldSpecs[t].level, PipelineElement::kFloat32,
                  pipeline_tensor_shape(PipelineTensor(t), v.n, v.d_model, v.heads), v.layout.offset[t] * sizeof(float)};
-  fields[kPipelineTensorCount] = {kPipelineFieldNames[kPipelineTensorCount],
-                                  PipelineElement::kUint8,
-                                  {2, {v.n, v.n, 0}},
-                                  v.layout.mask_byte_offset};
-  fields[kPipelineTensorCount + 1] = {kPipelineFieldNames[kPipelineTensorCount + 1],
-                                      PipelineElement::kUint8,
-                                      {1, {v.n, 0, 0}},
-                                      v.layout.rows_byte_offset};
+  constexpr int kMaskField = kPipelineTensorCount, kRowsField = kPipelineTensorCount + 1;
+  fields[kMaskField] = {kPipelineFieldSpecs[kMaskField].name,
+                        kPipelineFieldSpecs[kMaskField].level,
+                        PipelineElement::kUint8,
+                        {2, {v.n, v.n, 0}},
+                        v.layout.mask_byte_offset};
+  fields[kRowsField] = {kPipelineFieldSpecs[kRowsField].name,
+                        kPipelineFieldSpecs[kRowsField].level,
+                        PipelineElement::kUint8,
+                        {1, {v.n, 0, 0}},
+                        v.layout.rows_byte_offset};
   return fields;
 }
 

@@ -14,37 +14,40 @@ beforeAll(async () => {
 });
 const raw = () => (engine as unknown as { raw: RawEngineModule }).raw;
 
-const FIELDS = [
-  'W_q',
-  'W_k',
-  'W_v',
-  'W_o',
-  'X',
-  'Q',
-  'K',
-  'V',
-  'Q_heads',
-  'K_heads',
-  'V_heads',
-  'scores',
-  'scoresScaled',
-  'weights',
-  'headOutputs',
-  'merged',
-  'output',
-  'weightsUnscaled',
-  'weightsCausal',
-  'weightsMaskedAfter',
-  'mask',
-  'fullyMaskedRows',
-];
+/** Each array of the snapshot, in block order, with its shape at 9 tokens, d_model 8 and 2 heads. */
+const SHAPES = {
+  W_q: ['float32', 8, 8, 64],
+  W_k: ['float32', 8, 8, 64],
+  W_v: ['float32', 8, 8, 64],
+  W_o: ['float32', 8, 8, 64],
+  X: ['float32', 9, 8, 72],
+  Q: ['float32', 9, 8, 72],
+  K: ['float32', 9, 8, 72],
+  V: ['float32', 9, 8, 72],
+  Q_heads: ['float32', 2, 9, 4, 72],
+  K_heads: ['float32', 2, 9, 4, 72],
+  V_heads: ['float32', 2, 9, 4, 72],
+  scores: ['float32', 2, 9, 9, 162],
+  scoresScaled: ['float32', 2, 9, 9, 162],
+  weights: ['float32', 2, 9, 9, 162],
+  headOutputs: ['float32', 2, 9, 4, 72],
+  merged: ['float32', 9, 8, 72],
+  output: ['float32', 9, 8, 72],
+  weightsUnscaled: ['float32', 9, 9, 81],
+  weightsCausal: ['float32', 9, 9, 81],
+  weightsMaskedAfter: ['float32', 9, 9, 81],
+  mask: ['uint8', 9, 9, 81],
+  fullyMaskedRows: ['uint8', 9],
+};
+const FIELDS = Object.keys(SHAPES);
 
 describe('the published pipeline format', () => {
-  it('names the header words, the arrays in block order and the words of each array record', () => {
+  it('names the header words, the arrays in block order with their levels and the words of each array record', () => {
     expect(raw().pipelineFormat()).toEqual({
       header: ['n', 'dModel', 'heads', 'dK', 'scaleFactor', 'comparisonHead', 'blockAddress', 'blockBytes'],
       floatWords: ['scaleFactor'],
       fields: FIELDS,
+      levels: [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 4, 4, 4, 5, 5, 5, 4, 4],
       fieldWords: 6,
       fieldWordNames: ['byteOffset', 'element', 'rank', 'dim0', 'dim1', 'dim2'],
       elements: ['float32', 'uint8'],
@@ -68,30 +71,7 @@ describe('the published pipeline format', () => {
       ];
     };
     const shapes = Object.fromEntries(FIELDS.map((name) => [name, shape(s[name as keyof PipelineSnapshot])]));
-    expect(shapes).toEqual({
-      W_q: ['float32', 8, 8, 64],
-      W_k: ['float32', 8, 8, 64],
-      W_v: ['float32', 8, 8, 64],
-      W_o: ['float32', 8, 8, 64],
-      X: ['float32', 9, 8, 72],
-      Q: ['float32', 9, 8, 72],
-      K: ['float32', 9, 8, 72],
-      V: ['float32', 9, 8, 72],
-      Q_heads: ['float32', 2, 9, 4, 72],
-      K_heads: ['float32', 2, 9, 4, 72],
-      V_heads: ['float32', 2, 9, 4, 72],
-      scores: ['float32', 2, 9, 9, 162],
-      scoresScaled: ['float32', 2, 9, 9, 162],
-      weights: ['float32', 2, 9, 9, 162],
-      headOutputs: ['float32', 2, 9, 4, 72],
-      merged: ['float32', 9, 8, 72],
-      output: ['float32', 9, 8, 72],
-      weightsUnscaled: ['float32', 9, 9, 81],
-      weightsCausal: ['float32', 9, 9, 81],
-      weightsMaskedAfter: ['float32', 9, 9, 81],
-      mask: ['uint8', 9, 9, 81],
-      fullyMaskedRows: ['uint8', 9],
-    });
+    expect(shapes).toEqual(SHAPES);
     // The arrays are where the header says: the causal mask, and the comparison head's causal weights.
     expect(Array.from(s.mask.data.subarray(0, 18))).toEqual([1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
     expect(Array.from(s.weightsCausal.data)).toEqual(Array.from(s.weights.data.subarray(81, 162)));

@@ -254,7 +254,7 @@ class PipelineReader {
       const count = dims.reduce((a, b) => a * b, 1);
       const floats = format.elements[record[field.element!]!] === 'float32';
       const data =
-        (whole ? null : sharing.find(candidates, keys, name, raw.HEAPU8, base + offset, count)) ??
+        (whole ? null : sharing.find(candidates, keys, name, format.levels[i], raw.HEAPU8, base + offset, count)) ??
         (floats
           ? whole
             ? new Float32Array(whole, offset, count)

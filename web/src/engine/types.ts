@@ -248,6 +248,11 @@ export interface PipelineFormat {
   header: string[];
   floatWords: string[];
   fields: string[];
+  /**
+   * Each field's dependency level (cpp/pipeline.h, PipelineLevel): an array of level L is computed from
+   * the inputs of levels 0 to L only (seed and d_model; tokens; heads; scaling; mask; comparison head).
+   */
+  levels: number[];
   fieldWords: number;
   fieldWordNames: string[];
   elements: string[];
