@@ -7,7 +7,8 @@
 //                                                      -> { output: JsMatrix, weights: JsTensor3, fullyMaskedRows }
 //   dotProductSamples({ dK, samples, seed })           -> { dK, raw, scaled, rawStd, scaledStd }
 //   softmaxSaturation(row: Float32Array, factor)       -> { probabilities, jacobianNorm }
-//   engineInfo()                                       -> { simd, limits }
+//   engineInfo()                                       -> { simd, limits }  limits: engine_limits.h, which
+//                                                         build:wasm writes into generated/limits.json
 //   heapStats()                                        -> { allocatedBytes, memoryBytes }
 //   pipelineFormat(), pipelineError() and three plain exports: the pipeline, below.
 #include "attention.h"

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { computeSnapshot } from '../../web/src/compute';
 import { AttentionEngine, EngineCrash, EngineError, createEngine, requireWasmSimd } from '../../web/src/engine/engine';
+import { ENGINE_LIMITS } from '../../web/src/engine/limits';
 import { DEFAULT_SETTINGS, LIMITS, maxHeadsFor, validateSettings } from '../../web/src/settings';
 import { floatBitsHex } from './helpers';
 import { generatedDir, loadSimdEngine } from './load-engine';
@@ -115,9 +116,8 @@ describe('a failure inside the instance', () => {
   });
 
   test('a thrown C++ exception (a bare number) is a crash, too', async () => {
-    const limits = (await loadSimdEngine()).info().limits;
     const raw = {
-      engineInfo: () => ({ simd: true, limits }),
+      engineInfo: () => ({ simd: true, limits: ENGINE_LIMITS }),
       _abh_pipeline_stage: () => {
         throw 5_243_184;
       },
@@ -199,7 +199,7 @@ describe('wrapper checks added by the hardening (each was a TypeError or a needl
 describe('the page path and the memory budget', () => {
   test('validated settings can never exceed the engine’s budget', async () => {
     const engine = await loadSimdEngine();
-    const limits = engine.info().limits;
+    const limits = ENGINE_LIMITS;
     expect(LIMITS.maxTokens).toBeLessThanOrEqual(limits.maxPipelineTokens);
     expect(LIMITS.maxDModel).toBeLessThanOrEqual(limits.maxDModel);
     expect(LIMITS.maxHeads).toBeLessThanOrEqual(limits.maxHeads);

@@ -1,18 +1,19 @@
 // The pipeline's wire format is the C++ side's (cpp/pipeline.h pipeline_fields, cpp/bindings/attention.cpp
 // pipelineFormat): engine.ts reads it and mirrors nothing. This pins what it publishes and that a
 // snapshot built from it has every field of PipelineSnapshot with the shape the walkthrough draws;
-// and that the limits the page's settings read from cpp/engine_limits.h are the engine's.
+// and that the limits the page's settings read (generated/limits.json, written by build:wasm) are the
+// ones the engine beside them publishes.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AttentionEngine, PipelineSnapshot, RawEngineModule } from '../../web/src/engine/engine';
-import { ENGINE_LIMITS } from '../../web/src/engine/limits';
+import type { AttentionEngine, PipelineSnapshot } from '../../web/src/engine/engine';
+import { ENGINE_LIMITS, TRAINING_LIMITS } from '../../web/src/engine/limits';
 import { LIMITS } from '../../web/src/settings';
-import { loadSimdEngine } from './load-engine';
+import { loadSimdEngine, rawOf } from './load-engine';
 
 let engine: AttentionEngine;
 beforeAll(async () => {
   engine = await loadSimdEngine();
 });
-const raw = () => (engine as unknown as { raw: RawEngineModule }).raw;
+const raw = () => rawOf(engine);
 
 /** Each array of the snapshot, in block order, with its shape at 9 tokens, d_model 8 and 2 heads. */
 const SHAPES = {
@@ -79,9 +80,10 @@ describe('the published pipeline format', () => {
 });
 
 describe('engine limits the page restates', () => {
-  it('are read from cpp/engine_limits.h and equal what the engine publishes', () => {
-    const { limits } = engine.info();
-    expect(ENGINE_LIMITS).toEqual({ maxHeads: limits.maxHeads, maxSeed: limits.maxSeed });
+  it('are the ones the engine publishes, the engine’s and the training core’s', () => {
+    const { limits } = raw().engineInfo();
+    expect(ENGINE_LIMITS).toEqual(limits);
+    expect(TRAINING_LIMITS).toEqual(raw().trainingLimits());
     expect([ENGINE_LIMITS.maxHeads, ENGINE_LIMITS.maxSeed]).toEqual([64, 4294967295]);
     expect([LIMITS.maxHeads, LIMITS.maxSeed]).toEqual([limits.maxHeads, limits.maxSeed]);
   });

@@ -449,8 +449,9 @@ export class AttentionEngine {
     return this.call('flashTrace', (raw) => raw.flashTrace(q, k, v, plain));
   }
 
+  /** Whether this build runs the SIMD kernels. The limits are ENGINE_LIMITS (limits.ts), read without an engine. */
   info(): EngineInfo {
-    return this.call('engineInfo', (raw) => raw.engineInfo());
+    return this.call('engineInfo', (raw) => ({ simd: raw.engineInfo().simd }));
   }
 
   heapStats(): HeapStats {

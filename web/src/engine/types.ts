@@ -143,9 +143,25 @@ export interface EngineLimits {
   maxSeed: number;
 }
 
+/** The training core's limits (cpp/train/model.h, trainer.h), as trainingLimits() publishes them. */
+export interface TrainingLimits {
+  /** The longest sequence a model reads (learned position embeddings). */
+  maxPositions: number;
+  maxLayers: number;
+  maxHeads: number;
+  minDModel: number;
+  maxDModel: number;
+  maxBatch: number;
+  /** Steps of one step(n) call. */
+  maxStepsPerCall: number;
+  /** Steps of a model's whole training run. */
+  maxTotalSteps: number;
+  maxLearningRate: number;
+}
+
+/** What the engine says of itself; its limits are read from engine/limits.ts (written at build time). */
 export interface EngineInfo {
   simd: boolean;
-  limits: EngineLimits;
 }
 
 export interface HeapStats {
@@ -291,6 +307,8 @@ export interface RawEngineModule {
   flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult | Failure;
   flashMultiHead(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult | Failure;
   flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace | Failure;
-  engineInfo(): EngineInfo;
+  /** The build's kind and limits: web/scripts/build-wasm.mjs writes the limits into generated/limits.json. */
+  engineInfo(): EngineInfo & { limits: EngineLimits };
+  trainingLimits(): TrainingLimits;
   heapStats(): HeapStats;
 }
