@@ -18,8 +18,11 @@
 #include "kernels.h"
 #include "random.h"
 #include "reference.h"
+#include "test_util.h"
 
 namespace {
+
+using abh::test::relative_error;
 
 using abh::Mask;
 using abh::Matrix;
@@ -27,13 +30,6 @@ using abh::PipelineConfig;
 using abh::PipelineSnapshot;
 using abh::Tensor3;
 using MatrixD = abh::reference::MatrixD;
-
-#define EXPECT_CONTAINS(haystack, needle)                                   \
-  do {                                                                      \
-    const std::string abh_haystack = (haystack);                            \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
-  } while (0)
 
 const std::vector<std::string> kSentence = {"the",     "animal", "crossed", "the",   "road",
                                             "because", "it",     "was",     "tired."};
@@ -60,13 +56,6 @@ PipelineSnapshot run_ok(const PipelineConfig& config) {
 
 // One head of a (h, r, c) tensor as an Eigen matrix.
 Matrix head_of(const Tensor3& t, int head) { return Eigen::Map<const Matrix>(t.head(head), t.rows, t.cols); }
-
-double relative_error(const Matrix& got, const MatrixD& want) {
-  if (got.rows() != want.rows() || got.cols() != want.cols()) return std::numeric_limits<double>::infinity();
-  const double max_ref = want.cwiseAbs().maxCoeff();
-  const double max_diff = (got.cast<double>() - want).cwiseAbs().maxCoeff();
-  return max_ref == 0.0 ? max_diff : max_diff / max_ref;
-}
 
 void expect_shape(const Tensor3& t, int h, int r, int c, const char* name) {
   EXPECT_EQ(t.heads, h) << name;
