@@ -58,7 +58,7 @@ describe('a failure inside the instance', () => {
   test('a real out-of-memory abort becomes an EngineCrash; the engine refuses calls until restart() re-creates it', async () => {
     const engine = await loadSimdEngine();
     // A fresh instance already holds embind's registrations: the Trainer class and, for each field of
-    // the value_object results (cpp/bindings/), a getter's and a setter's context of 16 bytes (4,624
+    // the value_object results (cpp/bindings/), a getter's and a setter's context of 16 bytes (4,656
     // bytes in all in this build). The restarted one must hold exactly that, nothing the aborted
     // instance had allocated.
     const freshBytes = engine.heapStats().allocatedBytes;
