@@ -12,12 +12,20 @@ const char* const kProjectionOverflow =
     "the inputs are too large: X times a projection overflows float32 (keep |values| well below 1e19)";
 const char* const kOutputOverflow = "the values are too large: the weighted sum of V overflows float32";
 
+void fill_causal_mask(std::uint8_t* mask, int n) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) mask[std::size_t(i) * n + j] = j <= i ? 1 : 0;
+}
+
 Mask causal_mask(int n) {
   Mask mask(n, n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) mask(i, j) = j <= i ? 1 : 0;
+  fill_causal_mask(mask.data(), n);
   return mask;
 }
+
+float score_scale(int d_k, bool scale) { return scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f; }
+
+bool all_finite(const float* p, std::size_t count) { return kernels::first_non_finite(p, count) == count; }
 
 Status check_whole_number(const char* name, double x, double lo, double hi) {
   if (std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi) return Ok{};
@@ -116,7 +124,7 @@ Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matr
   result.weights.resize(n_q, n_k);
   result.output.resize(n_q, d_v);
   result.fully_masked_rows.assign(n_q, 0);
-  const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  const float scale = score_scale(d_k, options.scale);
 
   // Step 1: scores = Q K^T, written straight into the weights buffer.
   kernels::scores_qkt(Q.data(), d_k, K.data(), d_k, result.weights.data(), n_q, n_k, d_k);
@@ -126,7 +134,7 @@ Expected<AttentionResult> attention(const Matrix& Q, const Matrix& K, const Matr
                               scale, result.fully_masked_rows.data());
   // Step 4: output = weights V.
   kernels::weighted_sum(result.weights.data(), V.data(), d_v, result.output.data(), d_v, n_q, n_k, d_v);
-  if (!result.output.allFinite()) return Failure{kOutputOverflow};
+  if (!all_finite(result.output)) return Failure{kOutputOverflow};
   return result;
 }
 
@@ -151,13 +159,13 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
   kernels::matmul(X.data(), d_model, W_q.data(), d_model, Q.data(), d_model, n, d_model, d_model);
   kernels::matmul(X.data(), d_model, W_k.data(), d_model, K.data(), d_model, n, d_model, d_model);
   kernels::matmul(X.data(), d_model, W_v.data(), d_model, V.data(), d_model, n, d_model, d_model);
-  if (!Q.allFinite() || !K.allFinite() || !V.allFinite()) return Failure{kProjectionOverflow};
+  if (!all_finite(Q) || !all_finite(K) || !all_finite(V)) return Failure{kProjectionOverflow};
 
   MultiHeadResult result;
   result.weights = Tensor3(h, n, n);
   result.fully_masked_rows.assign(n, 0);
   const Mask mask = causal ? causal_mask(n) : Mask();
-  const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  const float scale = score_scale(d_k, options.scale);
   for (int head = 0; head < h; ++head) {
     float* W = result.weights.head(head);
     const int offset = head * d_k;
@@ -169,7 +177,7 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
   }
   result.output.resize(n, d_model);
   kernels::matmul(merged.data(), d_model, W_o.data(), d_model, result.output.data(), d_model, n, d_model, d_model);
-  if (!result.output.allFinite()) return Failure{kOutputOverflow};
+  if (!all_finite(result.output)) return Failure{kOutputOverflow};
   return result;
 }
 

@@ -9,6 +9,7 @@
 //   - bad shapes and oversized requests return an error message instead of raising.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -50,8 +51,18 @@ Expected<MultiHeadResult> multi_head_attention(const Matrix& X, const Matrix& W_
 extern const char* const kProjectionOverflow;
 extern const char* const kOutputOverflow;
 
-// A lower-triangular (n, n) mask: token i sees tokens 0..i.
+// A lower-triangular (n, n) mask: token i sees tokens 0..i. fill_causal_mask writes one into mask,
+// (n, n) row-major bytes; causal_mask returns one.
+void fill_causal_mask(std::uint8_t* mask, int n);
 Mask causal_mask(int n);
+
+// The factor scores are multiplied by: 1/sqrt(d_k), or 1 with scaling off. Every kernel (attention,
+// the pipeline, the tiles) computes it here, so all of them scale by the same float.
+float score_scale(int d_k, bool scale);
+
+// No NaN or infinity among the `count` values at p (the overflow checks on projections and outputs).
+bool all_finite(const float* p, std::size_t count);
+inline bool all_finite(const Matrix& m) { return all_finite(m.data(), std::size_t(m.size())); }
 
 // ---- the rules, with the messages the reader sees -------------------------------------------
 // Every rule lives in one function here (or, for the tiled kernel and the walkthrough, next to

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <limits>
 
-#include "attention.h"  // kOutputOverflow
+#include "attention.h"  // kOutputOverflow, score_scale, all_finite
 #include "engine_limits.h"
 #include "kernels.h"
 #include "microkernels.h"  // OuterTile, vf; the same exp polynomial as the naive softmax
@@ -256,10 +256,6 @@ void normalise_row(float* row, int d_v, float l) {
   for (; t < d_v; ++t) row[t] *= inv;
 }
 
-bool all_finite(const Matrix& m) {
-  return kernels::first_non_finite(m.data(), std::size_t(m.size())) == std::size_t(m.size());
-}
-
 // The working memory of one call, allocated once before the loops and shared by every head: one
 // score/probability tile (round_up4(block_k), ldt), the running max, sum and rescale factor of one
 // query block's rows (ldt = round_up4(block_q)), and the packed Q_b^T (d_k, ldt) and K_c panels
@@ -438,7 +434,7 @@ Expected<FlashResult> flash_attention(const Matrix& Q, const Matrix& K, const Ma
     return Failure{inputs.error()};
   if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
   const int block_q = std::min(options.block_q, n_q), block_k = std::min(options.block_k, n_k);
-  const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  const float scale = score_scale(d_k, options.scale);
 
   Scratch scratch(block_q, block_k, d_k);
   FlashResult result;
@@ -459,7 +455,7 @@ Expected<FlashResult> flash_multi_head(const Matrix& Q, const Matrix& K, const M
   if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
   const int d_k = width_qk / heads, d_v = width_v / heads;
   const int block_q = std::min(options.block_q, n_q), block_k = std::min(options.block_k, n_k);
-  const float scale = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  const float scale = score_scale(d_k, options.scale);
 
   Scratch scratch(block_q, block_k, d_k);
   FlashResult result;
@@ -501,7 +497,7 @@ Expected<FlashTrace> flash_attention_trace(const Matrix& Q, const Matrix& K, con
   trace.query_blocks = (n_q + trace.block_q - 1) / trace.block_q;
   trace.key_blocks = (n_k + trace.block_k - 1) / trace.block_k;
   trace.causal = options.causal;
-  trace.scale_factor = options.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  trace.scale_factor = score_scale(d_k, options.scale);
   trace.steps.reserve(std::size_t(trace.query_blocks) * trace.key_blocks);
 
   Scratch scratch(trace.block_q, trace.block_k, d_k);

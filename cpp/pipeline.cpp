@@ -37,12 +37,6 @@ void split_heads(const float* M, int n, int h, int d_k, float* out) {
                   sizeof(float) * std::size_t(d_k));
 }
 
-bool all_finite(const float* p, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i)
-    if (!std::isfinite(p[i])) return false;
-  return true;
-}
-
 void fill_embedding_row(std::uint32_t token_id, int d_model, std::uint32_t seed, float* x) {
   SplitMix64 stream(stream_seed(seed, kEmbeddingTag | token_id));
   for (int col = 0; col < d_model; ++col) x[col] = stream.normal();
@@ -134,42 +128,47 @@ PipelineLayout PipelineLayout::of(int n, int d_model, int heads) {
   return layout;
 }
 
-const char* const kPipelineFieldNames[kPipelineFieldCount] = {"W_q",
-                                                              "W_k",
-                                                              "W_v",
-                                                              "W_o",
-                                                              "X",
-                                                              "Q",
-                                                              "K",
-                                                              "V",
-                                                              "Q_heads",
-                                                              "K_heads",
-                                                              "V_heads",
-                                                              "scores",
-                                                              "scoresScaled",
-                                                              "weights",
-                                                              "headOutputs",
-                                                              "merged",
-                                                              "output",
-                                                              "weightsUnscaled",
-                                                              "weightsCausal",
-                                                              "weightsMaskedAfter",
-                                                              "mask",
-                                                              "fullyMaskedRows"};
+const PipelineFieldSpec kPipelineFieldSpecs[kPipelineFieldCount] = {
+    {"W_q", PipelineLevel::kWeights},
+    {"W_k", PipelineLevel::kWeights},
+    {"W_v", PipelineLevel::kWeights},
+    {"W_o", PipelineLevel::kWeights},
+    {"X", PipelineLevel::kTokens},
+    {"Q", PipelineLevel::kTokens},
+    {"K", PipelineLevel::kTokens},
+    {"V", PipelineLevel::kTokens},
+    {"Q_heads", PipelineLevel::kHeads},
+    {"K_heads", PipelineLevel::kHeads},
+    {"V_heads", PipelineLevel::kHeads},
+    {"scores", PipelineLevel::kHeads},
+    {"scoresScaled", PipelineLevel::kScaling},
+    {"weights", PipelineLevel::kMask},
+    {"headOutputs", PipelineLevel::kMask},
+    {"merged", PipelineLevel::kMask},
+    {"output", PipelineLevel::kMask},
+    {"weightsUnscaled", PipelineLevel::kComparisonHead},
+    {"weightsCausal", PipelineLevel::kComparisonHead},
+    {"weightsMaskedAfter", PipelineLevel::kComparisonHead},
+    {"mask", PipelineLevel::kMask},
+    {"fullyMaskedRows", PipelineLevel::kMask},
+};
 
 std::array<PipelineField, kPipelineFieldCount> pipeline_fields(const PipelineView& v) {
   std::array<PipelineField, kPipelineFieldCount> fields;
   for (int t = 0; t < kPipelineTensorCount; ++t)
-    fields[t] = {kPipelineFieldNames[t], PipelineElement::kFloat32,
+    fields[t] = {kPipelineFieldSpecs[t].name, kPipelineFieldSpecs[t].level, PipelineElement::kFloat32,
                  pipeline_tensor_shape(PipelineTensor(t), v.n, v.d_model, v.heads), v.layout.offset[t] * sizeof(float)};
-  fields[kPipelineTensorCount] = {kPipelineFieldNames[kPipelineTensorCount],
-                                  PipelineElement::kUint8,
-                                  {2, {v.n, v.n, 0}},
-                                  v.layout.mask_byte_offset};
-  fields[kPipelineTensorCount + 1] = {kPipelineFieldNames[kPipelineTensorCount + 1],
-                                      PipelineElement::kUint8,
-                                      {1, {v.n, 0, 0}},
-                                      v.layout.rows_byte_offset};
+  constexpr int kMaskField = kPipelineTensorCount, kRowsField = kPipelineTensorCount + 1;
+  fields[kMaskField] = {kPipelineFieldSpecs[kMaskField].name,
+                        kPipelineFieldSpecs[kMaskField].level,
+                        PipelineElement::kUint8,
+                        {2, {v.n, v.n, 0}},
+                        v.layout.mask_byte_offset};
+  fields[kRowsField] = {kPipelineFieldSpecs[kRowsField].name,
+                        kPipelineFieldSpecs[kRowsField].level,
+                        PipelineElement::kUint8,
+                        {1, {v.n, 0, 0}},
+                        v.layout.rows_byte_offset};
   return fields;
 }
 
@@ -254,7 +253,7 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
   v.heads = h;
   v.d_k = d_k;
   v.comparison_head = config.comparison_head;
-  v.scale_factor = config.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f;
+  v.scale_factor = score_scale(d_k, config.scale);
   v.layout = PipelineLayout::of(n, d_model, h);
   v.block = workspace.acquire(v.layout.floats);
   if (v.block != workspace.cached_block_) {
@@ -286,9 +285,10 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
   std::uint8_t* const mask = v.mask();
   if (!config.mask.empty())
     std::memcpy(mask, config.mask.data(), nn);
+  else if (config.causal)
+    fill_causal_mask(mask, n);
   else
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) mask[std::size_t(i) * n + j] = (!config.causal || j <= i) ? 1 : 0;
+    std::memset(mask, 1, nn);
   // Which comparisons equal the configured path (the kernels only tell zero from non-zero).
   bool mask_all_visible = true, mask_is_causal = true;
   for (int i = 0; i < n; ++i)
@@ -317,8 +317,7 @@ Status run_pipeline_into(const PipelineConfig& config, PipelineWorkspace& worksp
   std::uint8_t* causal = mask;
   if (!mask_is_causal) {
     causal = reinterpret_cast<std::uint8_t*>(v.block) + v.layout.scratch_byte_offset;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) causal[std::size_t(i) * n + j] = j <= i ? 1 : 0;
+    fill_causal_mask(causal, n);
   }
 
   // Steps 1-4 for a block of query rows at a time, head by head: the block's scores, scaled scores

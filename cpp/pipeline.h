@@ -129,14 +129,37 @@ struct PipelineView {
 // then the mask ((n, n) bytes) and fully_masked_rows ((n) bytes). The names are the fields of
 // PipelineSnapshot in web/src/engine/types.ts.
 enum class PipelineElement : std::uint8_t { kFloat32 = 0, kUint8 = 1 };
+
+// What each array is computed from, in six nested levels: an array of level L depends on the inputs
+// of levels 0 to L only, so a run whose inputs of levels 0 to L are unchanged computes the same
+// bits for it (the engine is deterministic). The page's result sharing takes such an array from the
+// previous result without comparing it (web/src/engine/result-sharing.ts); tests/cpp/pipeline_test.cpp
+// checks every level against runs that change one input.
+enum class PipelineLevel : std::uint8_t {
+  kWeights = 0,         // seed, d_model (and given weight matrices)
+  kTokens = 1,          // the token ids (and a given X)
+  kHeads = 2,           // the number of heads
+  kScaling = 3,         // scaling by 1/sqrt(d_k) on or off
+  kMask = 4,            // the causal flag or a custom mask
+  kComparisonHead = 5,  // the head the comparison tables are for
+};
+constexpr int kPipelineLevelCount = 6;
+
+// One array of the published layout, declared once: its name and its level.
+struct PipelineFieldSpec {
+  const char* name;
+  PipelineLevel level;
+};
+constexpr int kPipelineFieldCount = kPipelineTensorCount + 2;
+extern const PipelineFieldSpec kPipelineFieldSpecs[kPipelineFieldCount];
+
 struct PipelineField {
   const char* name = nullptr;
+  PipelineLevel level = PipelineLevel::kWeights;
   PipelineElement element = PipelineElement::kFloat32;
   PipelineShape shape;          // rank 1 is (length)
   std::size_t byte_offset = 0;  // from the start of the block; float tensors are 16-byte aligned
 };
-constexpr int kPipelineFieldCount = kPipelineTensorCount + 2;
-extern const char* const kPipelineFieldNames[kPipelineFieldCount];
 std::array<PipelineField, kPipelineFieldCount> pipeline_fields(const PipelineView& view);
 
 // The memory run_pipeline_into() writes to, kept between runs so that a run allocates nothing once

@@ -7,7 +7,8 @@
 //                                                      -> { output: JsMatrix, weights: JsTensor3, fullyMaskedRows }
 //   dotProductSamples({ dK, samples, seed })           -> { dK, raw, scaled, rawStd, scaledStd }
 //   softmaxSaturation(row: Float32Array, factor)       -> { probabilities, jacobianNorm }
-//   engineInfo()                                       -> { simd, limits }
+//   engineInfo()                                       -> { simd, limits }  limits: engine_limits.h, which
+//                                                         build:wasm writes into generated/limits.json
 //   heapStats()                                        -> { allocatedBytes, memoryBytes }
 //   pipelineFormat(), pipelineError() and three plain exports: the pipeline, below.
 #include "attention.h"
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,8 +165,9 @@ HeapStatsJs heap_stats() {
 // The header is uint32 words: the kHeaderWordNames in that order (scaleFactor holds float32 bits),
 // then one record of kFieldWords words per array of pipeline_fields() (pipeline.h): byte offset
 // from the block address, element type (0 float32, 1 uint8), rank, dims[3]. pipelineFormat()
-// publishes the word names, the array names, the record's words and the element types, so the
-// wrapper mirrors nothing (tests/unit/pipeline-format.test.ts pins it).
+// publishes the word names, the array names with their levels (pipeline.h's PipelineLevel), the
+// record's words and the element types, so the wrapper mirrors nothing
+// (tests/unit/pipeline-format.test.ts pins it).
 //
 // Results up to kFixedPipelineFloats (the page at d_model 512 with its usual sentence lengths) live
 // in a static block (not malloc'd: it cannot leak and heapStats() does not count it), which also
@@ -199,22 +202,21 @@ std::string pipeline_message;
 std::string pipeline_error() { return pipeline_message; }
 
 val pipeline_format() {
-  val header = val::array(), fields = val::array();
-  for (const char* name : kHeaderWordNames) header.call<void>("push", std::string(name));
-  for (const char* name : kPipelineFieldNames) fields.call<void>("push", std::string(name));
+  std::vector<std::string> fields;
+  std::vector<int> levels;
+  for (const PipelineFieldSpec& spec : kPipelineFieldSpecs) {
+    fields.push_back(spec.name);
+    levels.push_back(int(spec.level));
+  }
   val out = val::object();
-  out.set("header", header);
-  val float_words = val::array();
-  float_words.call<void>("push", std::string(kHeaderWordNames[kWordScaleFactor]));
-  out.set("floatWords", float_words);
-  out.set("fields", fields);
+  out.set("header", to_js_array(std::vector<std::string>(std::begin(kHeaderWordNames), std::end(kHeaderWordNames))));
+  out.set("floatWords", to_js_array(std::vector<std::string>{kHeaderWordNames[kWordScaleFactor]}));
+  out.set("fields", to_js_array(fields));
+  out.set("levels", to_js_array(levels));
   out.set("fieldWords", kFieldWords);
-  val field_words = val::array(), elements = val::array();
-  for (const char* name : {"byteOffset", "element", "rank", "dim0", "dim1", "dim2"})
-    field_words.call<void>("push", std::string(name));
-  for (const char* name : {"float32", "uint8"}) elements.call<void>("push", std::string(name));
-  out.set("fieldWordNames", field_words);
-  out.set("elements", elements);
+  out.set("fieldWordNames",
+          to_js_array(std::vector<std::string>{"byteOffset", "element", "rank", "dim0", "dim1", "dim2"}));
+  out.set("elements", to_js_array(std::vector<std::string>{"float32", "uint8"}));
   return out;
 }
 

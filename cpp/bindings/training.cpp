@@ -23,7 +23,9 @@
 //   .exportWeights()                    -> Uint8Array (the weights file)
 //   .parameters()                       -> Float32Array (the flat buffer, in layout order)
 //   .describe()                         -> { config, steps, parameterCount, causal, vocabulary: string[],
-//                                            layout: [{ name, offset, rows, cols }], limits }
+//                                            layout: [{ name, offset, rows, cols }] }
+//   trainingLimits()                    -> { maxPositions, maxLayers, maxHeads, minDModel, maxDModel, maxBatch,
+//                                            maxStepsPerCall, maxTotalSteps, maxLearningRate }
 // Every output is a copy; no view into wasm memory leaves this section.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -64,8 +66,9 @@ struct GradientNormJs {
   float norm = 0;
 };
 struct TrainingLimitsJs {
-  int maxPositions = 0, maxLayers = 0, maxHeads = 0, maxDModel = 0, maxBatch = 0, maxStepsPerCall = 0,
+  int maxPositions = 0, maxLayers = 0, maxHeads = 0, minDModel = 0, maxDModel = 0, maxBatch = 0, maxStepsPerCall = 0,
       maxTotalSteps = 0;
+  float maxLearningRate = 0;
 };
 struct DescriptionJs {
   train::TrainConfig config;
@@ -73,7 +76,6 @@ struct DescriptionJs {
   double parameterCount = 0;
   bool causal = false;
   val vocabulary = val::undefined(), layout = val::undefined();
-  TrainingLimitsJs limits;
 };
 struct CreatedJs {
   double parameterCount = 0;
@@ -112,6 +114,14 @@ Status read_string(const val& config, const char* key, std::string& target) {
   if (!v.isString()) return Failure{std::string(key) + " must be a string"};
   target = v.as<std::string>();
   return Ok{};
+}
+
+// The training core's limits (model.h, trainer.h), with or without a model: `npm run build:wasm`
+// writes them into web/src/engine/generated/limits.json, which the training settings clamp to.
+TrainingLimitsJs training_limits() {
+  using namespace train;
+  return {kMaxPositions, kMaxLayers,       kMaxHeads,      kMinDModel,      kMaxDModel,
+          kMaxBatch,     kMaxStepsPerCall, kMaxTotalSteps, kMaxLearningRate};
 }
 
 class TrainerJs {
@@ -212,14 +222,8 @@ class TrainerJs {
 
   val describe() {
     return with_model([](Trainer& t) {
-      return val(DescriptionJs{t.config(),
-                               t.steps_done(),
-                               double(t.layout().count),
-                               t.model_config().causal,
-                               to_js_array(t.task().vocabulary().words),
-                               to_js_array(t.layout().entries),
-                               {train::kMaxPositions, train::kMaxLayers, train::kMaxHeads, train::kMaxDModel,
-                                train::kMaxBatch, train::kMaxStepsPerCall, train::kMaxTotalSteps}});
+      return val(DescriptionJs{t.config(), t.steps_done(), double(t.layout().count), t.model_config().causal,
+                               to_js_array(t.task().vocabulary().words), to_js_array(t.layout().entries)});
     });
   }
 
@@ -323,20 +327,22 @@ EMSCRIPTEN_BINDINGS(training) {
       .field("maxPositions", &TrainingLimitsJs::maxPositions)
       .field("maxLayers", &TrainingLimitsJs::maxLayers)
       .field("maxHeads", &TrainingLimitsJs::maxHeads)
+      .field("minDModel", &TrainingLimitsJs::minDModel)
       .field("maxDModel", &TrainingLimitsJs::maxDModel)
       .field("maxBatch", &TrainingLimitsJs::maxBatch)
       .field("maxStepsPerCall", &TrainingLimitsJs::maxStepsPerCall)
-      .field("maxTotalSteps", &TrainingLimitsJs::maxTotalSteps);
+      .field("maxTotalSteps", &TrainingLimitsJs::maxTotalSteps)
+      .field("maxLearningRate", &TrainingLimitsJs::maxLearningRate);
   value_object<DescriptionJs>("TrainerDescription")
       .field("config", &DescriptionJs::config)
       .field("steps", &DescriptionJs::steps)
       .field("parameterCount", &DescriptionJs::parameterCount)
       .field("causal", &DescriptionJs::causal)
       .field("vocabulary", &DescriptionJs::vocabulary)
-      .field("layout", &DescriptionJs::layout)
-      .field("limits", &DescriptionJs::limits);
+      .field("layout", &DescriptionJs::layout);
   value_object<CreatedJs>("TrainerCreated").field("parameterCount", &CreatedJs::parameterCount);
 
+  emscripten::function("trainingLimits", &training_limits);
   emscripten::class_<TrainerJs>("Trainer")
       .constructor<>()
       .function("configure", &TrainerJs::configure)

@@ -22,6 +22,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { AttentionEngine, createEngine } from '../../web/src/engine/engine';
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
+import { TRAINING_LIMITS } from '../../web/src/engine/limits';
 import { Trainer } from '../../web/src/engine/training';
 import { useTfjsWasmInNode } from './peers/tfjs-node';
 import { batchMaker, tfjsTrainer, WHO_IS_IT_LENGTHS, type TfjsTrainer, type TrainingShape } from './peers/tfjs-training';
@@ -91,7 +92,7 @@ if (ourConfig.task !== 'who-is-it' || frameLengths.join() !== WHO_IS_IT_LENGTHS.
   throw new Error(`who-is-it's frames changed (${frameLengths.join()}): update WHO_IS_IT_LENGTHS in peers/tfjs-training.ts`);
 const shape: TrainingShape = {
   vocab: described.vocabulary.length,
-  positions: described.limits.maxPositions,
+  positions: TRAINING_LIMITS.maxPositions,
   sequenceLength: Math.max(...frameLengths),
   batch: ourConfig.batch,
   layers: ourConfig.layers,

@@ -16,42 +16,17 @@
 #include "kernels.h"
 #include "random.h"
 #include "reference.h"
+#include "test_util.h"
 
 namespace {
+
+using abh::test::random_matrix;
+using abh::test::relative_error;
+using abh::test::uniform_int;
 
 using abh::Mask;
 using abh::Matrix;
 using MatrixD = abh::reference::MatrixD;
-
-// gtest only (no gmock in the link): a substring check that prints the whole message on failure.
-#define EXPECT_CONTAINS(haystack, needle)                                   \
-  do {                                                                      \
-    const std::string abh_haystack = (haystack);                            \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
-  } while (0)
-
-Matrix random_matrix(abh::SplitMix64& rng, int rows, int cols, float scale = 1.0f) {
-  Matrix m(rows, cols);
-  for (int i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale;
-  return m;
-}
-
-int uniform_int(abh::SplitMix64& rng, int lo, int hi) {  // inclusive
-  return lo + int(rng.next() % std::uint64_t(hi - lo + 1));
-}
-
-// max |got - want| / max |want|: the suite's one tolerance measure.
-double relative_error(const Matrix& got, const MatrixD& want) {
-  EXPECT_EQ(got.rows(), want.rows());
-  EXPECT_EQ(got.cols(), want.cols());
-  if (got.rows() != want.rows() || got.cols() != want.cols()) return std::numeric_limits<double>::infinity();
-  if (!got.allFinite()) return std::numeric_limits<double>::infinity();
-  const double max_ref = want.cwiseAbs().maxCoeff();
-  const double max_diff = (got.cast<double>() - want).cwiseAbs().maxCoeff();
-  if (max_ref == 0.0) return max_diff;  // e.g. a fully masked single row: both must be exactly zero
-  return max_diff / max_ref;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The article's worked numbers.

@@ -17,8 +17,13 @@
 #include "engine_limits.h"
 #include "random.h"
 #include "reference.h"
+#include "test_util.h"
 
 namespace {
+
+using abh::test::random_matrix;
+using abh::test::relative_error;
+using abh::test::uniform_int;
 
 using abh::FlashOptions;
 using abh::Mask;
@@ -26,32 +31,6 @@ using abh::Matrix;
 using MatrixD = abh::reference::MatrixD;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-#define EXPECT_CONTAINS(haystack, needle)                                   \
-  do {                                                                      \
-    const std::string abh_haystack = (haystack);                            \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
-  } while (0)
-
-Matrix random_matrix(abh::SplitMix64& rng, int rows, int cols, float scale = 1.0f) {
-  Matrix m(rows, cols);
-  for (int i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale;
-  return m;
-}
-
-int uniform_int(abh::SplitMix64& rng, int lo, int hi) {  // inclusive
-  return lo + int(rng.next() % std::uint64_t(hi - lo + 1));
-}
-
-// max |got - want| / max |want|: the suite's one tolerance measure. Non-finite output is infinitely wrong.
-double relative_error(const Matrix& got, const MatrixD& want) {
-  if (got.rows() != want.rows() || got.cols() != want.cols() || !got.allFinite())
-    return std::numeric_limits<double>::infinity();
-  const double max_ref = want.cwiseAbs().maxCoeff();
-  const double max_diff = (got.cast<double>() - want).cwiseAbs().maxCoeff();
-  return max_ref == 0.0 ? max_diff : max_diff / max_ref;
-}
 
 FlashOptions flash_options(int block_q, int block_k, bool causal, bool scale) {
   FlashOptions o;

@@ -13,36 +13,17 @@
 #include <vector>
 
 #include "random.h"
+#include "test_util.h"
 
 namespace {
+
+using abh::test::random_strided;
+using abh::test::relative_error;
 
 namespace k = abh::kernels;
 
 // Sizes that hit every tail case of a 4-wide and 16-wide SIMD loop, plus tiny shapes.
 const int kOddSizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 33};
-
-// A strided buffer of `rows` rows with row stride `ld`; padding is NaN, so a kernel that reads
-// outside the logical (rows, cols) block poisons its result and fails the comparison.
-std::vector<float> random_buffer(abh::SplitMix64& rng, int rows, int cols, int ld) {
-  std::vector<float> buffer(std::size_t(rows) * ld, std::numeric_limits<float>::quiet_NaN());
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) buffer[std::size_t(r) * ld + c] = rng.normal();
-  return buffer;
-}
-
-// max |got - want| / max(|want|, tiny) over the logical block.
-double relative_max_error(const std::vector<float>& got, int ld_got, const std::vector<double>& want, int rows,
-                          int cols) {
-  double max_diff = 0.0, max_ref = 0.0;
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      const double g = got[std::size_t(r) * ld_got + c], w = want[std::size_t(r) * cols + c];
-      if (std::isnan(g)) return std::numeric_limits<double>::infinity();
-      max_diff = std::max(max_diff, std::abs(g - w));
-      max_ref = std::max(max_ref, std::abs(w));
-    }
-  return max_diff / std::max(max_ref, 1e-30);
-}
 
 double exp_relative_error(float x) {
   const double want = std::exp(double(x));
@@ -132,14 +113,14 @@ TEST(Matmul, MatchesDoubleLoopForOddShapesContiguous) {
   for (int m : kOddSizes)
     for (int kk : kOddSizes)
       for (int n : kOddSizes) {
-        const auto A = random_buffer(rng, m, kk, kk), B = random_buffer(rng, kk, n, n);
+        const auto A = random_strided(rng, m, kk, kk), B = random_strided(rng, kk, n, n);
         std::vector<float> C(std::size_t(m) * n, -777.0f);
         k::matmul(A.data(), kk, B.data(), n, C.data(), n, m, kk, n);
         std::vector<double> want(std::size_t(m) * n, 0.0);
         for (int r = 0; r < m; ++r)
           for (int c = 0; c < n; ++c)
             for (int p = 0; p < kk; ++p) want[r * n + c] += double(A[r * kk + p]) * B[p * n + c];
-        ASSERT_LE(relative_max_error(C, n, want, m, n), 1e-5) << m << "x" << kk << " * " << kk << "x" << n;
+        ASSERT_LE(relative_error(C.data(), n, want, m, n), 1e-5) << m << "x" << kk << " * " << kk << "x" << n;
         ++checked;
       }
   EXPECT_EQ(checked, 9 * 9 * 9);
@@ -152,14 +133,14 @@ TEST(Matmul, StridedInputsAndOutputLeavePaddingUntouched) {
     for (int n : kOddSizes) {
       const int kk = (m + n) % 17 + 1;
       const int lda = kk + 3, ldb = n + 5, ldc = n + 2;
-      const auto A = random_buffer(rng, m, kk, lda), B = random_buffer(rng, kk, n, ldb);
+      const auto A = random_strided(rng, m, kk, lda), B = random_strided(rng, kk, n, ldb);
       std::vector<float> C(std::size_t(m) * ldc, -777.0f);
       k::matmul(A.data(), lda, B.data(), ldb, C.data(), ldc, m, kk, n);
       std::vector<double> want(std::size_t(m) * n, 0.0);
       for (int r = 0; r < m; ++r)
         for (int c = 0; c < n; ++c)
           for (int p = 0; p < kk; ++p) want[r * n + c] += double(A[r * lda + p]) * B[p * ldb + c];
-      ASSERT_LE(relative_max_error(C, ldc, want, m, n), 1e-5) << m << "x" << kk << "x" << n;
+      ASSERT_LE(relative_error(C.data(), ldc, want, m, n), 1e-5) << m << "x" << kk << "x" << n;
       for (int r = 0; r < m; ++r)
         for (int c = n; c < ldc; ++c) ASSERT_EQ(C[r * ldc + c], -777.0f) << "padding written at " << r << "," << c;
     }
@@ -183,14 +164,14 @@ TEST(ScoresQKt, MatchesDoubleLoopForOddShapesAndStrides) {
       for (int d : kOddSizes)
         for (int pad : {0, 3}) {
           const int ldq = d + pad, ldk = d + 2 * pad;
-          const auto Q = random_buffer(rng, n_q, d, ldq), K = random_buffer(rng, n_k, d, ldk);
+          const auto Q = random_strided(rng, n_q, d, ldq), K = random_strided(rng, n_k, d, ldk);
           std::vector<float> S(std::size_t(n_q) * n_k, -777.0f);
           k::scores_qkt(Q.data(), ldq, K.data(), ldk, S.data(), n_q, n_k, d);
           std::vector<double> want(std::size_t(n_q) * n_k, 0.0);
           for (int i = 0; i < n_q; ++i)
             for (int j = 0; j < n_k; ++j)
               for (int t = 0; t < d; ++t) want[i * n_k + j] += double(Q[i * ldq + t]) * K[j * ldk + t];
-          ASSERT_LE(relative_max_error(S, n_k, want, n_q, n_k), 1e-5)
+          ASSERT_LE(relative_error(S.data(), n_k, want, n_q, n_k), 1e-5)
               << "n_q=" << n_q << " n_k=" << n_k << " d=" << d << " pad=" << pad;
         }
 }
@@ -202,14 +183,14 @@ TEST(WeightedSum, MatchesDoubleLoopForOddShapesAndStrides) {
       for (int d_v : kOddSizes)
         for (int pad : {0, 4}) {
           const int ldv = d_v + pad, ldo = d_v + pad / 2;
-          const auto W = random_buffer(rng, n_q, n_k, n_k), V = random_buffer(rng, n_k, d_v, ldv);
+          const auto W = random_strided(rng, n_q, n_k, n_k), V = random_strided(rng, n_k, d_v, ldv);
           std::vector<float> O(std::size_t(n_q) * ldo, -777.0f);
           k::weighted_sum(W.data(), V.data(), ldv, O.data(), ldo, n_q, n_k, d_v);
           std::vector<double> want(std::size_t(n_q) * d_v, 0.0);
           for (int i = 0; i < n_q; ++i)
             for (int t = 0; t < d_v; ++t)
               for (int j = 0; j < n_k; ++j) want[i * d_v + t] += double(W[i * n_k + j]) * V[j * ldv + t];
-          ASSERT_LE(relative_max_error(O, ldo, want, n_q, d_v), 1e-5)
+          ASSERT_LE(relative_error(O.data(), ldo, want, n_q, d_v), 1e-5)
               << "n_q=" << n_q << " n_k=" << n_k << " d_v=" << d_v << " pad=" << pad;
           for (int i = 0; i < n_q; ++i)
             for (int t = d_v; t < ldo; ++t) ASSERT_EQ(O[i * ldo + t], -777.0f);
@@ -238,7 +219,7 @@ TEST(ScoresQKt, SmallDepthIsTheSequentialSumBitForBit) {
     for (int n_q : {1, 3, 4, 5, 9})
       for (int n_k : {1, 3, 4, 7, 8, 63, 64, 65, 130}) {
         const int ldq = d + 2, ldk = d + 1;  // padded rows: strides are honoured
-        const auto Q = random_buffer(rng, n_q, d, ldq), K = random_buffer(rng, n_k, d, ldk);
+        const auto Q = random_strided(rng, n_q, d, ldq), K = random_strided(rng, n_k, d, ldk);
         std::vector<float> S(std::size_t(n_q) * n_k, -1.0f);
         k::scores_qkt(Q.data(), ldq, K.data(), ldk, S.data(), n_q, n_k, d);
         for (int i = 0; i < n_q; ++i)
@@ -258,7 +239,7 @@ TEST(ScoresQKt, SmallDepthIsTheSequentialSumBitForBit) {
 TEST(RepairOverflowedScores, FiniteScoresAreLeftBitIdentical) {
   abh::SplitMix64 rng(108);
   const int n_q = 17, n_k = 33, d = 15;
-  const auto Q = random_buffer(rng, n_q, d, d), K = random_buffer(rng, n_k, d, d);
+  const auto Q = random_strided(rng, n_q, d, d), K = random_strided(rng, n_k, d, d);
   std::vector<float> S(std::size_t(n_q) * n_k);
   k::scores_qkt(Q.data(), d, K.data(), d, S.data(), n_q, n_k, d);
   const std::vector<float> before = S;
@@ -305,7 +286,7 @@ TEST(ScaleMaskSoftmax, RowsSumToOneAndMatchReference) {
   abh::SplitMix64 rng(105);
   for (int n_q : kOddSizes)
     for (int n_k : kOddSizes) {
-      auto S = random_buffer(rng, n_q, n_k, n_k);
+      auto S = random_strided(rng, n_q, n_k, n_k);
       for (float& v : S) v *= 3.0f;
       std::vector<float> W(S.size(), -1.0f);
       std::vector<std::uint8_t> fully(n_q, 7);
@@ -330,7 +311,7 @@ TEST(ScaleMaskSoftmax, MaskedEntriesAreExactlyZeroAndRowsStillSumToOne) {
   abh::SplitMix64 rng(106);
   for (int n_q : kOddSizes)
     for (int n_k : kOddSizes) {
-      const auto S = random_buffer(rng, n_q, n_k, n_k);
+      const auto S = random_strided(rng, n_q, n_k, n_k);
       std::vector<std::uint8_t> mask(S.size());
       for (int i = 0; i < n_q; ++i) {
         for (int j = 0; j < n_k; ++j) mask[i * n_k + j] = (rng.next() >> 63) ? 1 : 0;
@@ -395,7 +376,7 @@ TEST(ScaleMaskSoftmax, InPlaceMatchesOutOfPlace) {
   abh::SplitMix64 rng(107);
   for (int n_k : kOddSizes) {
     const int n_q = 7;
-    const auto S = random_buffer(rng, n_q, n_k, n_k);
+    const auto S = random_strided(rng, n_q, n_k, n_k);
     std::vector<std::uint8_t> mask(S.size(), 1);
     for (int i = 0; i < n_q; ++i)
       for (int j = i + 1; j < n_k; ++j) mask[i * n_k + j] = 0;

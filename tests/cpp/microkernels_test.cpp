@@ -19,32 +19,15 @@
 #include "kernels.h"
 #include "random.h"
 #include "reference.h"
+#include "test_util.h"
 
 namespace {
 
+using abh::test::random_strided;
+using abh::test::relative_error;
+
 namespace k = abh::kernels;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-// rows x cols values in a buffer with row stride ld; the padding is NaN so stray reads show.
-std::vector<float> buffer(abh::SplitMix64& rng, int rows, int cols, int ld) {
-  std::vector<float> b(std::size_t(rows) * ld, kNaN);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) b[std::size_t(r) * ld + c] = rng.normal();
-  return b;
-}
-
-// max |got - want| / max |want| over the (rows, cols) block; NaN anywhere is infinitely wrong.
-double rel_error(const float* got, int ld, const std::vector<double>& want, int rows, int cols) {
-  double diff = 0, scale = 0;
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      const double g = got[std::size_t(r) * ld + c], w = want[std::size_t(r) * cols + c];
-      if (std::isnan(g)) return std::numeric_limits<double>::infinity();
-      diff = std::max(diff, std::abs(g - w));
-      scale = std::max(scale, std::abs(w));
-    }
-  return diff / std::max(scale, 1e-300);
-}
 
 // Why: matmul and weighted_sum accumulate in depth blocks of 512 steps; the second block adds to C.
 TEST(Microkernels, MatmulAcrossDepthBlocks) {
@@ -52,7 +35,7 @@ TEST(Microkernels, MatmulAcrossDepthBlocks) {
   for (int depth : {511, 512, 513, 1029})
     for (int m : {1, 4, 7})
       for (int n : {1, 5, 8, 13}) {
-        const auto A = buffer(rng, m, depth, depth + 3), B = buffer(rng, depth, n, n + 2);
+        const auto A = random_strided(rng, m, depth, depth + 3), B = random_strided(rng, depth, n, n + 2);
         std::vector<float> C(std::size_t(m) * (n + 1), kNaN);
         k::matmul(A.data(), depth + 3, B.data(), n + 2, C.data(), n + 1, m, depth, n);
         std::vector<double> want(std::size_t(m) * n, 0.0);
@@ -60,7 +43,7 @@ TEST(Microkernels, MatmulAcrossDepthBlocks) {
           for (int c = 0; c < n; ++c)
             for (int p = 0; p < depth; ++p)
               want[r * n + c] += double(A[std::size_t(r) * (depth + 3) + p]) * B[std::size_t(p) * (n + 2) + c];
-        ASSERT_LE(rel_error(C.data(), n + 1, want, m, n), 1e-5) << m << "x" << depth << "x" << n;
+        ASSERT_LE(relative_error(C.data(), n + 1, want, m, n), 1e-5) << m << "x" << depth << "x" << n;
         for (int r = 0; r < m; ++r) ASSERT_TRUE(std::isnan(C[std::size_t(r) * (n + 1) + n])) << "padding written";
       }
 }
@@ -72,13 +55,13 @@ TEST(Microkernels, WeightedSumZeroSpansDifferPerRow) {
   for (int n_q : {1, 3, 4, 5, 9})
     for (int n_k : {1, 2, 7, 64, 600})
       for (int d_v : {1, 3, 4, 8, 12, 19}) {
-        auto W = buffer(rng, n_q, n_k, n_k);
+        auto W = random_strided(rng, n_q, n_k, n_k);
         for (int r = 0; r < n_q; ++r)  // row r: zeros outside a window that moves with r; every 3rd row all zero
           for (int j = 0; j < n_k; ++j) {
             const bool inside = r % 3 != 2 && j >= (r * n_k) / 8 && j <= (r * n_k) / 4 + r;
             if (!inside) W[std::size_t(r) * n_k + j] = 0.0f;
           }
-        const auto V = buffer(rng, n_k, d_v, d_v + 5);
+        const auto V = random_strided(rng, n_k, d_v, d_v + 5);
         std::vector<float> O(std::size_t(n_q) * (d_v + 2), kNaN);
         k::weighted_sum(W.data(), V.data(), d_v + 5, O.data(), d_v + 2, n_q, n_k, d_v);
         std::vector<double> want(std::size_t(n_q) * d_v, 0.0);
@@ -86,7 +69,7 @@ TEST(Microkernels, WeightedSumZeroSpansDifferPerRow) {
           for (int c = 0; c < d_v; ++c)
             for (int j = 0; j < n_k; ++j)
               want[r * d_v + c] += double(W[std::size_t(r) * n_k + j]) * V[std::size_t(j) * (d_v + 5) + c];
-        ASSERT_LE(rel_error(O.data(), d_v + 2, want, n_q, d_v), 1e-5) << n_q << " " << n_k << " " << d_v;
+        ASSERT_LE(relative_error(O.data(), d_v + 2, want, n_q, d_v), 1e-5) << n_q << " " << n_k << " " << d_v;
         for (int r = 0; r < n_q; ++r)
           if (r % 3 == 2) {
             for (int c = 0; c < d_v; ++c)
@@ -102,7 +85,7 @@ TEST(Microkernels, ScoresAcrossKeyBlocksAndDepthTails) {
   for (int n_q : {1, 2, 3})
     for (int n_k : {63, 64, 65, 67, 130})
       for (int d : {1, 2, 3, 4, 5, 8, 67}) {
-        const auto Q = buffer(rng, n_q, d, d + 1), K = buffer(rng, n_k, d, d + 3);
+        const auto Q = random_strided(rng, n_q, d, d + 1), K = random_strided(rng, n_k, d, d + 3);
         std::vector<float> S(std::size_t(n_q) * n_k, kNaN);
         k::scores_qkt(Q.data(), d + 1, K.data(), d + 3, S.data(), n_q, n_k, d);
         std::vector<double> want(std::size_t(n_q) * n_k, 0.0);
@@ -110,7 +93,7 @@ TEST(Microkernels, ScoresAcrossKeyBlocksAndDepthTails) {
           for (int j = 0; j < n_k; ++j)
             for (int t = 0; t < d; ++t)
               want[i * n_k + j] += double(Q[std::size_t(i) * (d + 1) + t]) * K[std::size_t(j) * (d + 3) + t];
-        ASSERT_LE(rel_error(S.data(), n_k, want, n_q, n_k), 1e-5) << n_q << " " << n_k << " " << d;
+        ASSERT_LE(relative_error(S.data(), n_k, want, n_q, n_k), 1e-5) << n_q << " " << n_k << " " << d;
       }
 }
 
@@ -145,7 +128,7 @@ TEST(Microkernels, SoftmaxMaskSpansIncludingTheTail) {
           if (m[j]) sum += want[j] = std::exp(0.5 * S_copy[j] - max);
         for (double& w : want) w /= sum;
         ASSERT_EQ(flag, 0);
-        ASSERT_LE(rel_error(got, n_k, want, 1, n_k), 2e-6) << "n_k " << n_k << (alias ? " in place" : "");
+        ASSERT_LE(relative_error(got, n_k, want, 1, n_k), 2e-6) << "n_k " << n_k << (alias ? " in place" : "");
         for (int j = 0; j < n_k; ++j)
           if (!m[j]) {
             ASSERT_EQ(got[j], 0.0f) << "masked entries are exactly zero";

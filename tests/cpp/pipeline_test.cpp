@@ -18,8 +18,11 @@
 #include "kernels.h"
 #include "random.h"
 #include "reference.h"
+#include "test_util.h"
 
 namespace {
+
+using abh::test::relative_error;
 
 using abh::Mask;
 using abh::Matrix;
@@ -27,13 +30,6 @@ using abh::PipelineConfig;
 using abh::PipelineSnapshot;
 using abh::Tensor3;
 using MatrixD = abh::reference::MatrixD;
-
-#define EXPECT_CONTAINS(haystack, needle)                                   \
-  do {                                                                      \
-    const std::string abh_haystack = (haystack);                            \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
-  } while (0)
 
 const std::vector<std::string> kSentence = {"the",     "animal", "crossed", "the",   "road",
                                             "because", "it",     "was",     "tired."};
@@ -60,13 +56,6 @@ PipelineSnapshot run_ok(const PipelineConfig& config) {
 
 // One head of a (h, r, c) tensor as an Eigen matrix.
 Matrix head_of(const Tensor3& t, int head) { return Eigen::Map<const Matrix>(t.head(head), t.rows, t.cols); }
-
-double relative_error(const Matrix& got, const MatrixD& want) {
-  if (got.rows() != want.rows() || got.cols() != want.cols()) return std::numeric_limits<double>::infinity();
-  const double max_ref = want.cwiseAbs().maxCoeff();
-  const double max_diff = (got.cast<double>() - want).cwiseAbs().maxCoeff();
-  return max_ref == 0.0 ? max_diff : max_diff / max_ref;
-}
 
 void expect_shape(const Tensor3& t, int h, int r, int c, const char* name) {
   EXPECT_EQ(t.heads, h) << name;
@@ -802,43 +791,24 @@ TEST(PipelineLayout, PublishedFieldsPinTheFormat) {
   abh::PipelineView v;
   ASSERT_EQ(abh::run_pipeline_into(config, workspace, v).error(), "");
   const auto fields = abh::pipeline_fields(v);
-  const char* const names[] = {"W_q",
-                               "W_k",
-                               "W_v",
-                               "W_o",
-                               "X",
-                               "Q",
-                               "K",
-                               "V",
-                               "Q_heads",
-                               "K_heads",
-                               "V_heads",
-                               "scores",
-                               "scoresScaled",
-                               "weights",
-                               "headOutputs",
-                               "merged",
-                               "output",
-                               "weightsUnscaled",
-                               "weightsCausal",
-                               "weightsMaskedAfter",
-                               "mask",
-                               "fullyMaskedRows"};
-  ASSERT_EQ(std::size(names), fields.size());
   const std::vector<std::vector<int>> shapes = {
       {8, 8},    {8, 8},    {8, 8},    {8, 8},    {9, 8}, {9, 8}, {9, 8}, {9, 8}, {2, 9, 4}, {2, 9, 4}, {2, 9, 4},
       {2, 9, 9}, {2, 9, 9}, {2, 9, 9}, {2, 9, 4}, {9, 8}, {9, 8}, {9, 9}, {9, 9}, {9, 9},    {9, 9},    {9}};
   std::size_t end = 0;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const abh::PipelineField& f = fields[i];
-    EXPECT_STREQ(f.name, names[i]);
-    EXPECT_EQ(std::vector<int>(f.shape.dims, f.shape.dims + f.shape.rank), shapes[i]) << names[i];
+    const std::string name = f.name;
+    EXPECT_EQ(name, abh::kPipelineFieldSpecs[i].name);  // the one declaration, in block order
+    EXPECT_EQ(f.level, abh::kPipelineFieldSpecs[i].level) << name;
+    EXPECT_FALSE(name.empty());
+    for (std::size_t k = 0; k < i; ++k) EXPECT_NE(name, fields[k].name) << "two fields named " << name;
+    EXPECT_EQ(std::vector<int>(f.shape.dims, f.shape.dims + f.shape.rank), shapes[i]) << name;
     const bool bytes = i >= std::size_t(abh::kPipelineTensorCount);
-    EXPECT_EQ(f.element, bytes ? abh::PipelineElement::kUint8 : abh::PipelineElement::kFloat32) << names[i];
+    EXPECT_EQ(f.element, bytes ? abh::PipelineElement::kUint8 : abh::PipelineElement::kFloat32) << name;
     if (!bytes) {
-      EXPECT_EQ(f.byte_offset % 16, 0u) << names[i];
+      EXPECT_EQ(f.byte_offset % 16, 0u) << name;
     }
-    EXPECT_GE(f.byte_offset, end) << names[i];  // after the previous field: no overlap
+    EXPECT_GE(f.byte_offset, end) << name;  // after the previous field: no overlap
     end = f.byte_offset + f.shape.elements() * (bytes ? 1 : sizeof(float));
   }
   EXPECT_EQ(end, v.bytes());
@@ -846,6 +816,53 @@ TEST(PipelineLayout, PublishedFieldsPinTheFormat) {
   EXPECT_EQ(fields[abh::kPipeWeights].byte_offset, v.layout.offset[abh::kPipeWeights] * sizeof(float));
   EXPECT_EQ(fields[abh::kPipelineTensorCount].byte_offset, v.layout.mask_byte_offset);
   EXPECT_EQ(fields[abh::kPipelineTensorCount + 1].byte_offset, v.layout.rows_byte_offset);
+}
+
+// The published levels (PipelineLevel) are what the page's result sharing trusts without comparing:
+// a run that changes one input of level L leaves every array of a lower level bit for bit as it was.
+// Each change also alters some array of its level or above, so no level is too high to be tested.
+TEST(PipelineLayout, EachFieldDependsOnlyOnTheInputsOfItsLevel) {
+  const PipelineConfig base = default_config();  // 9 tokens, d_model 8, 2 heads, scaled, no mask
+  abh::PipelineWorkspace base_workspace;
+  abh::PipelineView base_view;
+  ASSERT_EQ(abh::run_pipeline_into(base, base_workspace, base_view).error(), "");
+  const auto base_fields = abh::pipeline_fields(base_view);
+  const auto bytes_of = [](const abh::PipelineView& v, const abh::PipelineField& f) {
+    const auto* at = reinterpret_cast<const std::uint8_t*>(v.block) + f.byte_offset;
+    const std::size_t size = f.shape.elements() * (f.element == abh::PipelineElement::kUint8 ? 1 : sizeof(float));
+    return std::vector<std::uint8_t>(at, at + size);
+  };
+  struct Change {
+    abh::PipelineLevel level;
+    const char* what;
+    void (*apply)(PipelineConfig&);
+  };
+  const Change changes[] = {
+      {abh::PipelineLevel::kTokens, "one token", [](PipelineConfig& c) { c.token_ids[4] = abh::token_id("street"); }},
+      {abh::PipelineLevel::kHeads, "heads 2 -> 4", [](PipelineConfig& c) { c.heads = 4; }},
+      {abh::PipelineLevel::kScaling, "scaling off", [](PipelineConfig& c) { c.scale = false; }},
+      {abh::PipelineLevel::kMask, "causal", [](PipelineConfig& c) { c.causal = true; }},
+      {abh::PipelineLevel::kComparisonHead, "comparison head 0 -> 1", [](PipelineConfig& c) { c.comparison_head = 1; }},
+  };
+  for (const Change& change : changes) {
+    PipelineConfig config = base;
+    change.apply(config);
+    abh::PipelineWorkspace workspace;
+    abh::PipelineView view;
+    ASSERT_EQ(abh::run_pipeline_into(config, workspace, view).error(), "") << change.what;
+    const auto fields = abh::pipeline_fields(view);
+    int changed_at_or_above = 0;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const bool same = fields[i].shape.elements() == base_fields[i].shape.elements() &&
+                        bytes_of(view, fields[i]) == bytes_of(base_view, base_fields[i]);
+      if (fields[i].level < change.level) {
+        EXPECT_TRUE(same) << fields[i].name << " changed with " << change.what;
+      } else {
+        changed_at_or_above += !same;
+      }
+    }
+    EXPECT_GT(changed_at_or_above, 0) << change.what;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,12 +3,13 @@
 // and pipeline() recomputed from its own snapshot's inputs.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AttentionEngine, Matrix } from '../../web/src/engine/engine';
+import { ENGINE_LIMITS } from '../../web/src/engine/limits';
 import { loadSimdEngine } from './load-engine';
 import { MaxTracker, Rng, divisors, normwiseRelError } from './helpers';
 import * as ref from './reference';
 
 const TOLERANCE = 1e-5;
-const MAX_HEADS = 64; // engine_limits.h kMaxHeads: heads is a divisor of d_model no larger than this
+const MAX_HEADS = ENGINE_LIMITS.maxHeads; // heads is a divisor of d_model no larger than this
 
 let engine: AttentionEngine;
 beforeAll(async () => {

@@ -2,6 +2,7 @@
 // working afterwards: after every failure a normal call returns the same bits as before any failure.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EngineError } from '../../web/src/engine/engine';
+import { ENGINE_LIMITS } from '../../web/src/engine/limits';
 import type { AttentionEngine, Matrix, PipelineConfig, PipelineSnapshot } from '../../web/src/engine/engine';
 import { loadSimdEngine } from './load-engine';
 import { floatBitsHex, hasNaN } from './helpers';
@@ -112,7 +113,7 @@ describe('heads and d_model', () => {
 
 describe('tokens and budgets', () => {
   it('600 tokens is over the 512 limit; 512 is accepted', () => {
-    expect(engine.info().limits.maxPipelineTokens).toBe(512);
+    expect(ENGINE_LIMITS.maxPipelineTokens).toBe(512);
     expectFailure(
       () => engine.pipeline({ tokens: new Array<string>(600).fill('a'), dModel: 8, heads: 1 }),
       'the walkthrough shows at most 512 tokens (got 600)',

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AttentionEngine, Matrix, PipelineSnapshot } from '../../web/src/engine/engine';
-import { loadScalarEngine, loadSimdEngine } from './load-engine';
+import { loadScalarEngine, loadSimdEngine, rawOf } from './load-engine';
 import { MaxTracker, Rng, divisors, floatBitsHex, normwiseRelError } from './helpers';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -100,7 +100,7 @@ describe('SIMD vs scalar wasm builds', () => {
   it('report their kind', () => {
     expect(simd.info().simd).toBe(true);
     expect(scalar.info().simd).toBe(false);
-    expect(scalar.info().limits).toEqual(simd.info().limits);
+    expect(rawOf(scalar).engineInfo().limits).toEqual(rawOf(simd).engineInfo().limits);
   });
 
   it('generate bit-identical matrices and agree on weights and outputs on 100 random configurations', () => {

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { computeSnapshot } from '../../web/src/compute';
 import { AttentionEngine, EngineCrash, EngineError, createEngine, requireWasmSimd } from '../../web/src/engine/engine';
+import { ENGINE_LIMITS } from '../../web/src/engine/limits';
 import { DEFAULT_SETTINGS, LIMITS, maxHeadsFor, validateSettings } from '../../web/src/settings';
 import { floatBitsHex } from './helpers';
 import { generatedDir, loadSimdEngine } from './load-engine';
@@ -57,7 +58,7 @@ describe('a failure inside the instance', () => {
   test('a real out-of-memory abort becomes an EngineCrash; the engine refuses calls until restart() re-creates it', async () => {
     const engine = await loadSimdEngine();
     // A fresh instance already holds embind's registrations: the Trainer class and, for each field of
-    // the value_object results (cpp/bindings/), a getter's and a setter's context of 16 bytes (4,624
+    // the value_object results (cpp/bindings/), a getter's and a setter's context of 16 bytes (4,656
     // bytes in all in this build). The restarted one must hold exactly that, nothing the aborted
     // instance had allocated.
     const freshBytes = engine.heapStats().allocatedBytes;
@@ -115,9 +116,8 @@ describe('a failure inside the instance', () => {
   });
 
   test('a thrown C++ exception (a bare number) is a crash, too', async () => {
-    const limits = (await loadSimdEngine()).info().limits;
     const raw = {
-      engineInfo: () => ({ simd: true, limits }),
+      engineInfo: () => ({ simd: true, limits: ENGINE_LIMITS }),
       _abh_pipeline_stage: () => {
         throw 5_243_184;
       },
@@ -199,7 +199,7 @@ describe('wrapper checks added by the hardening (each was a TypeError or a needl
 describe('the page path and the memory budget', () => {
   test('validated settings can never exceed the engine’s budget', async () => {
     const engine = await loadSimdEngine();
-    const limits = engine.info().limits;
+    const limits = ENGINE_LIMITS;
     expect(LIMITS.maxTokens).toBeLessThanOrEqual(limits.maxPipelineTokens);
     expect(LIMITS.maxDModel).toBeLessThanOrEqual(limits.maxDModel);
     expect(LIMITS.maxHeads).toBeLessThanOrEqual(limits.maxHeads);

@@ -2,7 +2,7 @@
 // Node passes the bytes in instead of letting the glue fetch them.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AttentionEngine, createEngine } from '../../web/src/engine/engine';
+import { AttentionEngine, createEngine, type RawEngineModule } from '../../web/src/engine/engine';
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
 
 export const generatedDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'engine', 'generated');
@@ -15,3 +15,6 @@ export async function loadScalarEngine(): Promise<AttentionEngine> {
   const raw = await createScalarModule({ wasmBinary: readFileSync(resolve(generatedDir, 'attention_engine_scalar.wasm')) });
   return new AttentionEngine(raw);
 }
+
+/** The Emscripten module behind an engine, for tests of what the C++ publishes itself. */
+export const rawOf = (engine: AttentionEngine): RawEngineModule => (engine as unknown as { raw: RawEngineModule }).raw;

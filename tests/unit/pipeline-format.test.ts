@@ -1,50 +1,54 @@
 // The pipeline's wire format is the C++ side's (cpp/pipeline.h pipeline_fields, cpp/bindings/attention.cpp
 // pipelineFormat): engine.ts reads it and mirrors nothing. This pins what it publishes and that a
 // snapshot built from it has every field of PipelineSnapshot with the shape the walkthrough draws;
-// and that the limits the page's settings read from cpp/engine_limits.h are the engine's.
+// and that the limits the page's settings read (generated/limits.json, written by build:wasm) are the
+// ones the engine beside them publishes.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AttentionEngine, PipelineSnapshot, RawEngineModule } from '../../web/src/engine/engine';
-import { ENGINE_LIMITS } from '../../web/src/engine/limits';
+import type { AttentionEngine, PipelineSnapshot } from '../../web/src/engine/engine';
+import { ENGINE_LIMITS, TRAINING_LIMITS } from '../../web/src/engine/limits';
 import { LIMITS } from '../../web/src/settings';
-import { loadSimdEngine } from './load-engine';
+import { loadSimdEngine, rawOf } from './load-engine';
 
 let engine: AttentionEngine;
 beforeAll(async () => {
   engine = await loadSimdEngine();
 });
-const raw = () => (engine as unknown as { raw: RawEngineModule }).raw;
+const raw = () => rawOf(engine);
 
-const FIELDS = [
-  'W_q',
-  'W_k',
-  'W_v',
-  'W_o',
-  'X',
-  'Q',
-  'K',
-  'V',
-  'Q_heads',
-  'K_heads',
-  'V_heads',
-  'scores',
-  'scoresScaled',
-  'weights',
-  'headOutputs',
-  'merged',
-  'output',
-  'weightsUnscaled',
-  'weightsCausal',
-  'weightsMaskedAfter',
-  'mask',
-  'fullyMaskedRows',
-];
+/** Each array of the snapshot, in block order, with its shape at 9 tokens, d_model 8 and 2 heads. */
+const SHAPES = {
+  W_q: ['float32', 8, 8, 64],
+  W_k: ['float32', 8, 8, 64],
+  W_v: ['float32', 8, 8, 64],
+  W_o: ['float32', 8, 8, 64],
+  X: ['float32', 9, 8, 72],
+  Q: ['float32', 9, 8, 72],
+  K: ['float32', 9, 8, 72],
+  V: ['float32', 9, 8, 72],
+  Q_heads: ['float32', 2, 9, 4, 72],
+  K_heads: ['float32', 2, 9, 4, 72],
+  V_heads: ['float32', 2, 9, 4, 72],
+  scores: ['float32', 2, 9, 9, 162],
+  scoresScaled: ['float32', 2, 9, 9, 162],
+  weights: ['float32', 2, 9, 9, 162],
+  headOutputs: ['float32', 2, 9, 4, 72],
+  merged: ['float32', 9, 8, 72],
+  output: ['float32', 9, 8, 72],
+  weightsUnscaled: ['float32', 9, 9, 81],
+  weightsCausal: ['float32', 9, 9, 81],
+  weightsMaskedAfter: ['float32', 9, 9, 81],
+  mask: ['uint8', 9, 9, 81],
+  fullyMaskedRows: ['uint8', 9],
+};
+const FIELDS = Object.keys(SHAPES);
 
 describe('the published pipeline format', () => {
-  it('names the header words, the arrays in block order and the words of each array record', () => {
+  it('names the header words, the arrays in block order with their levels and the words of each array record', () => {
     expect(raw().pipelineFormat()).toEqual({
       header: ['n', 'dModel', 'heads', 'dK', 'scaleFactor', 'comparisonHead', 'blockAddress', 'blockBytes'],
       floatWords: ['scaleFactor'],
       fields: FIELDS,
+      levels: [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 4, 4, 4, 5, 5, 5, 4, 4],
       fieldWords: 6,
       fieldWordNames: ['byteOffset', 'element', 'rank', 'dim0', 'dim1', 'dim2'],
       elements: ['float32', 'uint8'],
@@ -68,30 +72,7 @@ describe('the published pipeline format', () => {
       ];
     };
     const shapes = Object.fromEntries(FIELDS.map((name) => [name, shape(s[name as keyof PipelineSnapshot])]));
-    expect(shapes).toEqual({
-      W_q: ['float32', 8, 8, 64],
-      W_k: ['float32', 8, 8, 64],
-      W_v: ['float32', 8, 8, 64],
-      W_o: ['float32', 8, 8, 64],
-      X: ['float32', 9, 8, 72],
-      Q: ['float32', 9, 8, 72],
-      K: ['float32', 9, 8, 72],
-      V: ['float32', 9, 8, 72],
-      Q_heads: ['float32', 2, 9, 4, 72],
-      K_heads: ['float32', 2, 9, 4, 72],
-      V_heads: ['float32', 2, 9, 4, 72],
-      scores: ['float32', 2, 9, 9, 162],
-      scoresScaled: ['float32', 2, 9, 9, 162],
-      weights: ['float32', 2, 9, 9, 162],
-      headOutputs: ['float32', 2, 9, 4, 72],
-      merged: ['float32', 9, 8, 72],
-      output: ['float32', 9, 8, 72],
-      weightsUnscaled: ['float32', 9, 9, 81],
-      weightsCausal: ['float32', 9, 9, 81],
-      weightsMaskedAfter: ['float32', 9, 9, 81],
-      mask: ['uint8', 9, 9, 81],
-      fullyMaskedRows: ['uint8', 9],
-    });
+    expect(shapes).toEqual(SHAPES);
     // The arrays are where the header says: the causal mask, and the comparison head's causal weights.
     expect(Array.from(s.mask.data.subarray(0, 18))).toEqual([1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
     expect(Array.from(s.weightsCausal.data)).toEqual(Array.from(s.weights.data.subarray(81, 162)));
@@ -99,9 +80,10 @@ describe('the published pipeline format', () => {
 });
 
 describe('engine limits the page restates', () => {
-  it('are read from cpp/engine_limits.h and equal what the engine publishes', () => {
-    const { limits } = engine.info();
-    expect(ENGINE_LIMITS).toEqual({ maxHeads: limits.maxHeads, maxSeed: limits.maxSeed });
+  it('are the ones the engine publishes, the engine’s and the training core’s', () => {
+    const { limits } = raw().engineInfo();
+    expect(ENGINE_LIMITS).toEqual(limits);
+    expect(TRAINING_LIMITS).toEqual(raw().trainingLimits());
     expect([ENGINE_LIMITS.maxHeads, ENGINE_LIMITS.maxSeed]).toEqual([64, 4294967295]);
     expect([LIMITS.maxHeads, LIMITS.maxSeed]).toEqual([limits.maxHeads, limits.maxSeed]);
   });

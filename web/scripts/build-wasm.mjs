@@ -1,10 +1,12 @@
 // Builds the WebAssembly engine twice with emcmake: the SIMD build the page ships and a scalar
 // build of the same code (parity tests and benchmarks), then copies both next to the engine
-// wrapper, where Vite and Vitest pick them up.
+// wrapper, where Vite and Vitest pick them up. Last, it loads the fresh SIMD build in Node and writes
+// the limits the C++ publishes (engineInfo().limits, trainingLimits()) to generated/limits.json:
+// the page's settings clamp to them synchronously, before any engine exists (web/src/engine/limits.ts).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const generated = join(root, 'web', 'src', 'engine', 'generated');
@@ -23,3 +25,9 @@ for (const { dir, simd, name } of variants) {
   for (const ext of ['mjs', 'wasm']) copyFileSync(join(root, dir, `${name}.${ext}`), join(generated, `${name}.${ext}`));
   copyFileSync(join(root, dir, `${name}.mjs.symbols`), join(generated, `${name}.symbols`));
 }
+
+// The glue is built for web and worker; given the bytes, it runs in Node as well.
+const { default: createAttentionEngine } = await import(pathToFileURL(join(generated, 'attention_engine.mjs')).href);
+const engine = await createAttentionEngine({ wasmBinary: readFileSync(join(generated, 'attention_engine.wasm')) });
+const limits = { engine: engine.engineInfo().limits, training: engine.trainingLimits() };
+writeFileSync(join(generated, 'limits.json'), `${JSON.stringify(limits, null, 2)}\n`);

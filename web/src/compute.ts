@@ -2,6 +2,7 @@
 // The only module of the walkthrough that calls the engine.
 import { EngineError, type AttentionEngine } from './engine/engine';
 import { keptExperiments } from './engine/result-sharing';
+import { ENGINE_LIMITS } from './engine/limits';
 import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './hands-on-settings';
 import { EXAMPLE_TOKENS, examplePipelineConfig } from './article-example';
 import { tokenize, type Settings } from './settings';
@@ -192,7 +193,7 @@ function headRows(tensor: Tensor3, head: number, rows: number): Matrix {
  */
 export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot, settings: Settings): FlashSnapshot {
   const tokens = Math.min(pipeline.n, FLASH_MAX_TOKENS);
-  const { maxTraceDim } = engine.info().limits;
+  const { maxTraceDim } = ENGINE_LIMITS;
   if (pipeline.dK > maxTraceDim) {
     return {
       tokens,

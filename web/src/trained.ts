@@ -2,6 +2,7 @@
 // shipped weights file, and what a snapshot needs from it for one sentence. Called only from
 // compute.ts, the walkthrough's one caller of the engine; steps read the TrainedSnapshot it returns.
 import { EngineError, type AttentionEngine } from './engine/engine';
+import { TRAINING_LIMITS } from './engine/limits';
 import { Trainer, type Evaluation, type HeadShare, type TrainerDescription } from './engine/training';
 import type { Matrix, Tensor3 } from './engine/types';
 import { loadShippedWeights, SHIPPED_MODEL, type ShippedModelRecord } from './model/shipped';
@@ -177,8 +178,8 @@ export function trainedSentence(
 ): { trained: TrainedSnapshot; input: TrainedPipelineInput } {
   const model = loadedModel(engine);
   const entry = entries.get(engine)!;
-  const { config, limits, steps, parameterCount, vocabulary } = model.description;
-  const read = tokens.slice(0, limits.maxPositions);
+  const { config, steps, parameterCount, vocabulary } = model.description;
+  const read = tokens.slice(0, TRAINING_LIMITS.maxPositions);
   const analysis = model.trainer.analyze(read, PREDICTION_TOP);
   const layer = analysis.layers[model.resolving.layer];
   return {
@@ -200,7 +201,7 @@ export function trainedSentence(
         parameters: parameterCount,
         steps,
         vocabularySize: vocabulary.length,
-        maxPositions: limits.maxPositions,
+        maxPositions: TRAINING_LIMITS.maxPositions,
       },
       record: entry.record,
       origin: entry.origin,

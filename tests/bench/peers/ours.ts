@@ -3,6 +3,7 @@
 // every head in one call (multiHeadFlashAttention, like onnxruntime-web's one session.run); the naive
 // attention() takes one head per call.
 import type { AttentionEngine, Matrix } from '../../../web/src/engine/engine';
+import { ENGINE_LIMITS } from '../../../web/src/engine/limits';
 import { head, type Inputs, type Shape } from '../data';
 import type { Peer, Runner } from '../suite';
 
@@ -82,7 +83,7 @@ export function naivePeer(id: string, label: string, kind: 'ours', engine: Atten
     id,
     label,
     kind,
-    unsupported: (s: Shape) => (s.n * s.n > engine.info().limits.maxScoreElements ? 'n x n weights exceed the engine limit' : null),
+    unsupported: (s: Shape) => (s.n * s.n > ENGINE_LIMITS.maxScoreElements ? 'n x n weights exceed the engine limit' : null),
     async prepare(inputs: Inputs): Promise<Runner> {
       const heads = perHead(inputs);
       const options = inputs.shape.causal ? { mask: causalMask(inputs.shape.n) } : {};

@@ -254,7 +254,7 @@ class PipelineReader {
       const count = dims.reduce((a, b) => a * b, 1);
       const floats = format.elements[record[field.element!]!] === 'float32';
       const data =
-        (whole ? null : sharing.find(candidates, keys, name, raw.HEAPU8, base + offset, count)) ??
+        (whole ? null : sharing.find(candidates, keys, name, format.levels[i], raw.HEAPU8, base + offset, count)) ??
         (floats
           ? whole
             ? new Float32Array(whole, offset, count)
@@ -449,8 +449,9 @@ export class AttentionEngine {
     return this.call('flashTrace', (raw) => raw.flashTrace(q, k, v, plain));
   }
 
+  /** Whether this build runs the SIMD kernels. The limits are ENGINE_LIMITS (limits.ts), read without an engine. */
   info(): EngineInfo {
-    return this.call('engineInfo', (raw) => raw.engineInfo());
+    return this.call('engineInfo', (raw) => ({ simd: raw.engineInfo().simd }));
   }
 
   heapStats(): HeapStats {

@@ -1,54 +1,14 @@
-// The engine's documented limits (cpp/engine_limits.h), for code that needs them before an engine
-// exists: the page's settings clamp to them synchronously. They are read from the header itself,
-// which the bundler inlines as text, so no number is copied; engine.info().limits publishes the same
-// constants at run time (tests/unit/pipeline-format.test.ts checks that both agree).
-import header from '../../../cpp/engine_limits.h?raw';
-import modelHeader from '../../../cpp/train/model.h?raw';
-import trainerHeader from '../../../cpp/train/trainer.h?raw';
+// The engine's and the training core's documented limits, for code that needs them before an engine
+// exists: the page's settings clamp to them synchronously. The C++ publishes them (engineInfo().limits
+// from cpp/engine_limits.h, trainingLimits() from cpp/train/model.h and trainer.h) and
+// `npm run build:wasm` writes what the fresh build publishes into generated/limits.json, so no number
+// is copied here and TypeScript reads them this one way (tests/unit/pipeline-format.test.ts checks the
+// file against the engine beside it).
+import published from './generated/limits.json';
+import type { EngineLimits, TrainingLimits } from './types';
 
-/**
- * Each `constexpr <type> kName = <number>` of a header (several per declaration too: `kMin = 4, kMax = 128`),
- * by name; `std::int64_t(1) << <bits>` is a power of two, and a float's `f` suffix is dropped.
- */
-function readLimits(text: string): Record<string, number> {
-  const limits: Record<string, number> = {};
-  for (const [, declarators] of text.matchAll(/constexpr\s+[\w:]+\s+(k\w+\s*=[^;]+);/g)) {
-    for (const declarator of declarators!.split(',')) {
-      const [name, value] = declarator.split('=').map((part) => part.trim());
-      const shift = /^std::int64_t\(1\)\s*<<\s*(\d+)$/.exec(value!);
-      limits[name!] = shift ? 2 ** Number(shift[1]) : Number(value!.replace(/f$/, ''));
-    }
-  }
-  return limits;
-}
-
-function limitsOf(file: string, text: string): (name: string) => number {
-  const read = readLimits(text);
-  return (name) => {
-    const value = read[name];
-    if (value === undefined || !Number.isFinite(value)) throw new Error(`${file} has no number ${name}`);
-    return value;
-  };
-}
-
-const limit = limitsOf('cpp/engine_limits.h', header);
-const modelLimit = limitsOf('cpp/train/model.h', modelHeader);
-const trainerLimit = limitsOf('cpp/train/trainer.h', trainerHeader);
-
-/** The limits the page's settings restate. */
-export const ENGINE_LIMITS = Object.freeze({
-  maxHeads: limit('kMaxHeads'),
-  maxSeed: limit('kMaxSeed'),
-});
+/** The engine's size limits (cpp/engine_limits.h), which the page's settings restate. */
+export const ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze(published.engine);
 
 /** The training core's limits (cpp/train/model.h, trainer.h), which the training settings clamp to. */
-export const TRAINING_LIMITS = Object.freeze({
-  maxLayers: modelLimit('kMaxLayers'),
-  maxHeads: modelLimit('kMaxHeads'),
-  minDModel: modelLimit('kMinDModel'),
-  maxDModel: modelLimit('kMaxDModel'),
-  maxPositions: modelLimit('kMaxPositions'),
-  maxStepsPerCall: trainerLimit('kMaxStepsPerCall'),
-  maxTotalSteps: trainerLimit('kMaxTotalSteps'),
-  maxLearningRate: trainerLimit('kMaxLearningRate'),
-});
+export const TRAINING_LIMITS: Readonly<TrainingLimits> = Object.freeze(published.training);

@@ -19,38 +19,10 @@ import type { AttentionEngine } from './engine';
 import type { PipelineConfig, PipelineSnapshot } from './types';
 
 /**
- * What each result array is computed from, in six nested levels: the seeded weights (seed, d_model);
- * X, Q, K, V (and the token ids); the heads split and the scores (and heads); the scaled scores (and
- * scaling); the weights and everything after them (and the mask); the comparison tables (and the
- * head they are for). An array not listed here (a field the engine adds later) is compared, never
- * taken by key.
+ * A result's inputs as strings, one per level of cpp/pipeline.h's PipelineLevel (seed and d_model;
+ * tokens; heads; scaling; mask; comparison head), each including the ones before it; null where they
+ * are not known by key (given matrices, a custom mask).
  */
-const LEVEL: Readonly<Record<string, number>> = {
-  W_q: 0,
-  W_k: 0,
-  W_v: 0,
-  W_o: 0,
-  X: 1,
-  Q: 1,
-  K: 1,
-  V: 1,
-  Q_heads: 2,
-  K_heads: 2,
-  V_heads: 2,
-  scores: 2,
-  scoresScaled: 3,
-  weights: 4,
-  headOutputs: 4,
-  merged: 4,
-  output: 4,
-  mask: 4,
-  fullyMaskedRows: 4,
-  weightsUnscaled: 5,
-  weightsCausal: 5,
-  weightsMaskedAfter: 5,
-};
-
-/** A result's inputs as strings, one per level; null where they are not known by key (given matrices, a custom mask). */
 export type InputKeys = readonly (string | null)[];
 
 export function inputKeys(ids: Uint32Array, c: PipelineConfig): InputKeys {
@@ -99,10 +71,17 @@ export class RecentPipelines {
 
   /**
    * The array `name` of a candidate that equals the `count` elements at byte `at` of the heap, or
-   * null. `keys` are the new result's.
+   * null. `keys` are the new result's; `level` is the array's (pipelineFormat().levels).
    */
-  find(candidates: readonly PipelineSnapshot[], keys: InputKeys, name: string, heap: Uint8Array, at: number, count: number): Arrays | null {
-    const level = LEVEL[name];
+  find(
+    candidates: readonly PipelineSnapshot[],
+    keys: InputKeys,
+    name: string,
+    level: number | undefined,
+    heap: Uint8Array,
+    at: number,
+    count: number,
+  ): Arrays | null {
     for (const old of candidates) {
       const data = arrayOf((old as unknown as Record<string, unknown>)[name]);
       if (!data || data.length !== count) continue;

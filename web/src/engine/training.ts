@@ -147,15 +147,6 @@ export interface TrainerDescription {
   causal: boolean;
   vocabulary: string[];
   layout: ParameterEntry[];
-  limits: {
-    maxPositions: number;
-    maxLayers: number;
-    maxHeads: number;
-    maxDModel: number;
-    maxBatch: number;
-    maxStepsPerCall: number;
-    maxTotalSteps: number;
-  };
 }
 
 type Result<T> = T | { error: string };

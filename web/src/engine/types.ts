@@ -143,9 +143,25 @@ export interface EngineLimits {
   maxSeed: number;
 }
 
+/** The training core's limits (cpp/train/model.h, trainer.h), as trainingLimits() publishes them. */
+export interface TrainingLimits {
+  /** The longest sequence a model reads (learned position embeddings). */
+  maxPositions: number;
+  maxLayers: number;
+  maxHeads: number;
+  minDModel: number;
+  maxDModel: number;
+  maxBatch: number;
+  /** Steps of one step(n) call. */
+  maxStepsPerCall: number;
+  /** Steps of a model's whole training run. */
+  maxTotalSteps: number;
+  maxLearningRate: number;
+}
+
+/** What the engine says of itself; its limits are read from engine/limits.ts (written at build time). */
 export interface EngineInfo {
   simd: boolean;
-  limits: EngineLimits;
 }
 
 export interface HeapStats {
@@ -248,6 +264,11 @@ export interface PipelineFormat {
   header: string[];
   floatWords: string[];
   fields: string[];
+  /**
+   * Each field's dependency level (cpp/pipeline.h, PipelineLevel): an array of level L is computed from
+   * the inputs of levels 0 to L only (seed and d_model; tokens; heads; scaling; mask; comparison head).
+   */
+  levels: number[];
   fieldWords: number;
   fieldWordNames: string[];
   elements: string[];
@@ -286,6 +307,8 @@ export interface RawEngineModule {
   flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult | Failure;
   flashMultiHead(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult | Failure;
   flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace | Failure;
-  engineInfo(): EngineInfo;
+  /** The build's kind and limits: web/scripts/build-wasm.mjs writes the limits into generated/limits.json. */
+  engineInfo(): EngineInfo & { limits: EngineLimits };
+  trainingLimits(): TrainingLimits;
   heapStats(): HeapStats;
 }

@@ -1,0 +1,74 @@
+// Helpers shared by the GoogleTest suites in tests/cpp/: random inputs from the engine's own seeded
+// generator, the suite's tolerance measures, and a substring check. Test code only.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "random.h"
+#include "reference.h"
+#include "tensor.h"
+
+// gtest only (no gmock in the link): a substring check that prints the whole message on failure.
+#define EXPECT_CONTAINS(haystack, needle)                                   \
+  do {                                                                      \
+    const std::string abh_haystack = (haystack);                            \
+    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
+        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
+  } while (0)
+
+namespace abh::test {
+
+// (rows, cols) unit normals times scale.
+inline Matrix random_matrix(SplitMix64& rng, int rows, int cols, float scale = 1.0f) {
+  Matrix m(rows, cols);
+  for (int i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale;
+  return m;
+}
+
+// rows x cols unit normals in a buffer with row stride ld; the padding is NaN, so a kernel that reads
+// outside the logical (rows, cols) block poisons its result and fails the comparison.
+inline std::vector<float> random_strided(SplitMix64& rng, int rows, int cols, int ld) {
+  std::vector<float> buffer(std::size_t(rows) * ld, std::numeric_limits<float>::quiet_NaN());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) buffer[std::size_t(r) * ld + c] = rng.normal();
+  return buffer;
+}
+
+// lo to hi, both included.
+inline int uniform_int(SplitMix64& rng, int lo, int hi) { return lo + int(rng.next() % std::uint64_t(hi - lo + 1)); }
+
+// max |got - want| / max |want|: the suite's one tolerance measure. A shape mismatch or a non-finite
+// value is infinitely wrong; against an all-zero reference (a fully masked row) the difference itself
+// is the error, so both must be exactly zero.
+inline double relative_error(const Matrix& got, const reference::MatrixD& want) {
+  EXPECT_EQ(got.rows(), want.rows());
+  EXPECT_EQ(got.cols(), want.cols());
+  if (got.rows() != want.rows() || got.cols() != want.cols() || !got.allFinite())
+    return std::numeric_limits<double>::infinity();
+  const double max_ref = want.cwiseAbs().maxCoeff();
+  const double max_diff = (got.cast<double>() - want).cwiseAbs().maxCoeff();
+  return max_ref == 0.0 ? max_diff : max_diff / max_ref;
+}
+
+// The same over the (rows, cols) block of a buffer with row stride ld, against a row-major reference.
+inline double relative_error(const float* got, int ld, const std::vector<double>& want, int rows, int cols) {
+  double max_diff = 0.0, max_ref = 0.0;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const double g = got[std::size_t(r) * ld + c], w = want[std::size_t(r) * cols + c];
+      if (std::isnan(g)) return std::numeric_limits<double>::infinity();
+      max_diff = std::max(max_diff, std::abs(g - w));
+      max_ref = std::max(max_ref, std::abs(w));
+    }
+  return max_diff / std::max(max_ref, 1e-300);
+}
+
+}  // namespace abh::test
