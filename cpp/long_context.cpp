@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "attention.h"  // check_qkv_shapes, check_finite, kOutputOverflow
+#include "attention.h"  // check_qkv_shapes, check_finite, all_finite, score_scale, kOutputOverflow
 #include "engine_limits.h"
 #include "kernels.h"
 #include "microkernels.h"  // vf and its operations; exp_scalar
@@ -37,10 +37,6 @@ ABH_INLINE void axpy(float* y, float a, const float* x, int d) {
   int t = 0;
   for (; t + 4 <= d; t += 4) vstore(y + t, vmadd(vload(y + t), av, vload(x + t)));
   for (; t < d; ++t) y[t] += a * x[t];
-}
-
-bool all_finite(const Matrix& m) {
-  return kernels::first_non_finite(m.data(), std::size_t(m.size())) == std::size_t(m.size());
 }
 
 Status check_self_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v) {
@@ -217,7 +213,7 @@ Expected<SparseAttentionResult> sparse_attention(const Matrix& Q, const Matrix& 
       !inputs.ok())
     return Failure{inputs.error()};
   if (auto finite = check_finite({{"Q", &Q}, {"K", &K}, {"V", &V}}); !finite.ok()) return Failure{finite.error()};
-  const float scale = 1.0f / std::sqrt(float(d_k));
+  const float scale = score_scale(d_k, true);
 
   SparseAttentionResult result;
   result.output.setZero(n, d_v);

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "attention.h"  // check_finite, kOutputOverflow
+#include "attention.h"  // check_finite, score_scale, kOutputOverflow
 #include "engine_limits.h"
 #include "flash.h"
 #include "kernels.h"
@@ -133,7 +133,7 @@ Expected<DecodeResult> decode_step(const KVCache& cache, int layer, const Matrix
   const int t = cache.length(layer);
 
   const int group = h / kv_heads;
-  const float scale = 1.0f / std::sqrt(float(d_k));
+  const float scale = score_scale(d_k, true);
   DecodeResult result;
   result.output.resize(h, d_k);
   std::vector<float> weights(std::size_t(group) * t);  // (group, t): one row per query head of the group

@@ -16,6 +16,7 @@
 #include "engine_limits.h"
 #include "random.h"
 #include "reference.h"
+#include "test_util.h"
 
 namespace {
 
@@ -24,27 +25,8 @@ using abh::Matrix;
 using abh::SparsePattern;
 using MatrixD = abh::reference::MatrixD;
 
-#define EXPECT_CONTAINS(haystack, needle)                                   \
-  do {                                                                      \
-    const std::string abh_haystack = (haystack);                            \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
-  } while (0)
-
-Matrix random_matrix(abh::SplitMix64& rng, int rows, int cols, float scale = 1.0f, float shift = 0.0f) {
-  Matrix m(rows, cols);
-  for (int i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale + shift;
-  return m;
-}
-
-// max |got - want| / max |want|; non-finite or misshapen output is infinitely wrong.
-double relative_error(const Matrix& got, const MatrixD& want) {
-  if (got.rows() != want.rows() || got.cols() != want.cols() || !got.allFinite())
-    return std::numeric_limits<double>::infinity();
-  const double max_ref = want.cwiseAbs().maxCoeff();
-  const double max_diff = (got.cast<double>() - want).cwiseAbs().maxCoeff();
-  return max_ref == 0.0 ? max_diff : max_diff / max_ref;
-}
+using abh::test::random_matrix;
+using abh::test::relative_error;
 
 template <class T>
 std::string error_of(const abh::Expected<T>& r) {

@@ -26,10 +26,10 @@
 
 namespace abh::test {
 
-// (rows, cols) unit normals times scale.
-inline Matrix random_matrix(SplitMix64& rng, int rows, int cols, float scale = 1.0f) {
+// (rows, cols) unit normals times scale, plus shift.
+inline Matrix random_matrix(SplitMix64& rng, int rows, int cols, float scale = 1.0f, float shift = 0.0f) {
   Matrix m(rows, cols);
-  for (int i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale;
+  for (int i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale + shift;
   return m;
 }
 
