@@ -4,8 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tasks.h"
-
 namespace abh::train {
 
 namespace {
@@ -48,6 +46,67 @@ std::vector<int> query_positions(bool causal, int n, int pronoun, int antecedent
 
 bool is_reader_pronoun(std::string_view word) {
   return std::find(std::begin(kPronouns), std::end(kPronouns), word) != std::end(kPronouns);
+}
+
+std::string reader_token(std::string_view word) {
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  std::size_t first = 0, last = word.size();
+  while (first < last && !alnum(word[first])) ++first;
+  while (last > first && !alnum(word[last - 1])) --last;
+  std::string out(word.substr(first, last - first));
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+Expected<std::vector<MarkedSentence>> parse_marked_sentences(std::string_view text) {
+  using E = Expected<std::vector<MarkedSentence>>;
+  std::vector<MarkedSentence> out;
+  int line_number = 0;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    const std::size_t content = line.find_first_not_of(" \t\r");
+    if (content == std::string_view::npos || line[content] == '#') continue;
+    MarkedSentence m;
+    const std::size_t hash = line.find('#');
+    if (hash != std::string_view::npos) {
+      std::string_view tags = line.substr(hash + 1);
+      for (std::size_t t = 0; t < tags.size();) {
+        const std::size_t stop = std::min(tags.find(' ', t), tags.size());
+        if (stop > t) m.tags.emplace_back(tags.substr(t, stop - t));
+        t = stop + 1;
+      }
+      line = line.substr(0, hash);
+    }
+    corpus::Sentence& s = m.sentence;
+    int rival = -1;
+    for (std::size_t w = 0; w < line.size();) {
+      const std::size_t stop = std::min(line.find_first_of(" \t\r", w), line.size());
+      std::string_view word = line.substr(w, stop - w);
+      w = stop + 1;
+      if (word.empty()) continue;
+      std::string plain;
+      int* mark = nullptr;
+      for (const char c : word) {
+        if (c == '{') mark = &s.pronoun;
+        if (c == '[') mark = &s.antecedent;
+        if (c == '<') mark = &rival;
+        if (std::string_view("{}[]<>").find(c) == std::string_view::npos) plain += c;
+      }
+      if (mark && *mark >= 0) return E::failure("line " + std::to_string(line_number) + " repeats a mark");
+      if (mark) *mark = int(s.words.size());
+      m.text += (m.text.empty() ? "" : " ") + plain;
+      s.words.push_back(reader_token(plain));
+    }
+    if (s.pronoun < 0 || s.antecedent < 0 || rival < 0)
+      return E::failure("line " + std::to_string(line_number) + " lacks one of the marks {pronoun} [answer] <rival>");
+    s.candidates = {std::min(s.antecedent, rival), std::max(s.antecedent, rival)};
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 ReaderVocabulary ReaderVocabulary::of(const std::vector<std::string>& corpus_words) {
@@ -170,7 +229,7 @@ Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words
   ReaderAnswer out;
   std::vector<int> ids;
   for (const auto& w : words) {
-    out.words.push_back(normalize_word(w));
+    out.words.push_back(reader_token(w));
     const std::string& word = out.words.back();
     const int id = word.empty() || word[0] == '<' ? ReaderVocabulary::kUnk : vocabulary.id(word);
     ids.push_back(id);
@@ -228,7 +287,7 @@ void ReaderModel::for_each_batch(const std::vector<corpus::Sentence>& sentences,
       const int p = acts.target_start[b + 1] - 1;
       const float* pr = acts.probs.data() + std::size_t(p) * batch.T;
       const int best = int(std::max_element(pr, pr + batch.T) - pr);
-      visit(index[first + b], best == acts.target_tokens[p], double(acts.losses[p]));
+      visit(index[first + b], best, double(acts.losses[p]));
     }
   }
 }
@@ -237,8 +296,8 @@ ReaderScore ReaderModel::evaluate(const std::vector<corpus::Sentence>& sentences
   ReaderScore score;
   score.sentences = int(sentences.size());
   int answered = 0;
-  for_each_batch(sentences, [&](std::size_t, bool right, double loss) {
-    score.correct += right;
+  for_each_batch(sentences, [&](std::size_t i, int best, double loss) {
+    score.correct += best == sentences[i].antecedent;
     score.loss += loss;
     ++answered;
   });
@@ -247,9 +306,9 @@ ReaderScore ReaderModel::evaluate(const std::vector<corpus::Sentence>& sentences
   return score;
 }
 
-std::vector<int> ReaderModel::correctness(const std::vector<corpus::Sentence>& sentences) const {
+std::vector<int> ReaderModel::answers(const std::vector<corpus::Sentence>& sentences) const {
   std::vector<int> out(sentences.size(), -1);
-  for_each_batch(sentences, [&](std::size_t i, bool right, double) { out[i] = right; });
+  for_each_batch(sentences, [&](std::size_t i, int best, double) { out[i] = best; });
   return out;
 }
 

@@ -31,6 +31,22 @@ namespace abh::train {
 // The words the reader model resolves; a sentence's question is its first of them.
 bool is_reader_pronoun(std::string_view normalized_word);
 
+// A word as the reader model reads it: ASCII lower case, leading and trailing characters that are not
+// letters or digits stripped ("(Tired." -> "tired"; inner apostrophes stay: "didn't").
+std::string reader_token(std::string_view word);
+
+// A hand-marked sentence (tests/data/reader/README.md): "The [trophy] did not fit in the <suitcase>
+// because {it} was too big.  # size-fit" -> the words, the pronoun, the antecedent and the rival (its
+// candidates), and the tags after '#'.
+struct MarkedSentence {
+  corpus::Sentence sentence;
+  std::string text;  // the line without marks and tags
+  std::vector<std::string> tags;
+};
+// Every sentence of a file's text in order (blank lines and lines starting with '#' skipped); a line
+// without exactly one of each mark is refused with its line number.
+Expected<std::vector<MarkedSentence>> parse_marked_sentences(std::string_view text);
+
 struct ReaderVocabulary {
   static constexpr int kPad = 0, kUnk = 1;
   std::vector<std::string> words;   // id -> word: "<pad>", "<unk>", then the corpus's words
@@ -109,8 +125,8 @@ class ReaderModel {
   Expected<ReaderAnswer> answer(const std::vector<std::string>& words) const;
   // The model's answer on each sentence against its antecedent (batched forward passes).
   ReaderScore evaluate(const std::vector<corpus::Sentence>& sentences) const;
-  // Whether each sentence was answered right (for minimal pairs); -1 where refused.
-  std::vector<int> correctness(const std::vector<corpus::Sentence>& sentences) const;
+  // The position each sentence's answer row points at most (-1 where refused).
+  std::vector<int> answers(const std::vector<corpus::Sentence>& sentences) const;
 
   // The example of a sentence (no dropout), or why it cannot be one.
   Expected<ReaderExample> example(const corpus::Sentence& sentence) const;

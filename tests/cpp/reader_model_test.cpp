@@ -273,6 +273,33 @@ TEST(ReaderModel, AnswerGivesAPointerAtThePronounAndCausallyAtEveryLaterWord) {
   EXPECT_FALSE(model.answer(std::vector<std::string>(kMaxReaderPositions + 1, "dog")).ok());
 }
 
+TEST(ReaderSentences, MarkedLinesGiveWordsPronounAntecedentAndRival) {
+  EXPECT_EQ(reader_token("(Tired.\""), "tired");
+  EXPECT_EQ(reader_token("didn't,"), "didn't");
+  EXPECT_EQ(reader_token("..."), "");
+  const auto parsed = parse_marked_sentences(
+      "# a comment\n\nThe [trophy] did not fit in the <suitcase> because {it} was too big.  # size-fit negation\n"
+      "Before {it} slept, the [puppy] chased the <ball>.\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  ASSERT_EQ(parsed.value().size(), 2u);
+  const MarkedSentence& first = parsed.value()[0];
+  EXPECT_EQ(first.text, "The trophy did not fit in the suitcase because it was too big.");
+  EXPECT_EQ(first.sentence.words[12], "big");
+  EXPECT_EQ(first.sentence.pronoun, 9);
+  EXPECT_EQ(first.sentence.antecedent, 1);
+  EXPECT_EQ(first.sentence.candidates, (std::vector<int>{1, 7}));
+  EXPECT_EQ(first.tags, (std::vector<std::string>{"size-fit", "negation"}));
+  const MarkedSentence& second = parsed.value()[1];
+  EXPECT_EQ(second.sentence.pronoun, 1);
+  EXPECT_EQ(second.sentence.antecedent, 4);
+  EXPECT_EQ(second.sentence.words[2], "slept");
+  EXPECT_TRUE(second.tags.empty());
+  const auto missing = parse_marked_sentences("ok [a] <b> {it}\nno marks here\n");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("line 2"), std::string::npos);
+  EXPECT_FALSE(parse_marked_sentences("[a] [b] <c> {it}").ok());
+}
+
 // ---- the quantized weights file -------------------------------------------------------------------
 
 TEST(ReaderWeights, RoundTripKeepsEveryWeightWithinHalfAStepOfItsRow) {
