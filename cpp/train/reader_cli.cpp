@@ -15,20 +15,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "corpus/corpus.h"
 #include "reader.h"
+#include "reader_eval.h"
 #include "weights_file.h"
 
 using namespace abh::train;
 
 namespace {
-
-constexpr std::uint64_t kHeldoutSeed = 0x68656c64;  // "held": the evaluation sets, whatever the training seed
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -44,20 +41,6 @@ std::string score_json(const ReaderScore& s) {
   std::snprintf(text, sizeof text, "{\"sentences\": %d, \"correct\": %d, \"refused\": %d, \"accuracy\": %.4f}",
                 s.sentences, s.correct, s.refused, double(s.accuracy()));
   return text;
-}
-
-abh::Expected<std::vector<MarkedSentence>> read_marked(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return abh::Failure{"cannot read " + path};
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_marked_sentences(text.str());
-}
-
-std::vector<corpus::Sentence> sentences_of(const std::vector<MarkedSentence>& marked) {
-  std::vector<corpus::Sentence> out;
-  for (const auto& m : marked) out.push_back(m.sentence);
-  return out;
 }
 
 }  // namespace
@@ -124,22 +107,12 @@ int main(int argc, char** argv) {
   };
 
   auto generator = corpus::Generator::make(wordnet, config.seed);
-  auto evaluation_generator = corpus::Generator::make(wordnet, kHeldoutSeed);
   if (!generator.ok()) return fail(generator.error());
-  if (!evaluation_generator.ok()) return fail(evaluation_generator.error());
   corpus::Generator& corpus = generator.value();
-  std::vector<corpus::Sentence> heldout_words, heldout_frames;
-  for (int i = 0; i < heldout_count; ++i) {
-    heldout_words.push_back(evaluation_generator.value().sample(corpus::Split::kHeldOutWords));
-    heldout_frames.push_back(evaluation_generator.value().sample(corpus::Split::kHeldOutFrames));
-  }
-  std::vector<MarkedSentence> handwritten, pairs;
-  for (auto [path, set] : {std::pair{&handwritten_path, &handwritten}, {&pairs_path, &pairs}}) {
-    if (path->empty()) continue;
-    auto read = read_marked(*path);
-    if (!read.ok()) return fail(*path + ": " + read.error());
-    *set = std::move(read.value());
-  }
+  const auto evaluation = reader_evaluation_sets(wordnet, heldout_count, handwritten_path, pairs_path);
+  if (!evaluation.ok()) return fail(evaluation.error());
+  const ReaderEvaluationSets& sets = evaluation.value();
+  const auto handwritten = sentences_of(sets.handwritten);
 
   auto made = ReaderTrainer::create(config, corpus.vocabulary(),
                                     [&corpus](corpus::Split split) { return corpus.sample(split); });
@@ -153,9 +126,9 @@ int main(int argc, char** argv) {
     const auto report = trainer.step(chunk);
     if (!report.ok()) return fail(report.error());
     done += chunk;
-    const ReaderScore words = trainer.model().evaluate(heldout_words);
-    const ReaderScore frames = trainer.model().evaluate(heldout_frames);
-    const ReaderScore hand = trainer.model().evaluate(sentences_of(handwritten));
+    const ReaderScore words = trainer.model().evaluate(sets.heldout_words);
+    const ReaderScore frames = trainer.model().evaluate(sets.heldout_frames);
+    const ReaderScore hand = trainer.model().evaluate(handwritten);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("step %6d  loss %.4f  lr %.5f  held-out words %.4f  frames %.4f  hand-written %.4f  (%.0f s)\n", done,
                 double(report.value().loss), double(report.value().learning_rate), double(words.accuracy()),
@@ -168,34 +141,13 @@ int main(int argc, char** argv) {
   auto decoded = decode_reader_weights(bytes.data(), bytes.size());
   if (!decoded.ok()) return fail(decoded.error());
   const ReaderModel& shipped = decoded.value();
-  const ReaderScore float_words = trainer.model().evaluate(heldout_words);
-  const ReaderScore words = shipped.evaluate(heldout_words), frames = shipped.evaluate(heldout_frames);
-  const ReaderScore hand = shipped.evaluate(sentences_of(handwritten));
-  const auto pair_sentences = sentences_of(pairs);
-  const std::vector<int> pair_answers = shipped.answers(pair_sentences);
-  int pairs_both = 0;
-  for (std::size_t i = 0; i + 1 < pair_answers.size(); i += 2)
-    pairs_both +=
-        pair_answers[i] == pair_sentences[i].antecedent && pair_answers[i + 1] == pair_sentences[i + 1].antecedent;
-  const int pair_count = int(pair_answers.size() / 2);
+  const ReaderScore float_words = trainer.model().evaluate(sets.heldout_words);
+  const ReaderMeasurements m = measure_reader(shipped, sets);
   std::printf("quantized: held-out words %.4f (float %.4f), frames %.4f, hand-written %.4f, pairs %d/%d\n",
-              double(words.accuracy()), double(float_words.accuracy()), double(frames.accuracy()),
-              double(hand.accuracy()), pairs_both, pair_count);
-
-  // the hand-written accuracy per tag (the phenomena), and the sentences it gets wrong
-  const std::vector<int> hand_answers = shipped.answers(sentences_of(handwritten));
-  std::map<std::string, std::pair<int, int>> by_tag;  // tag -> (right, total)
-  std::string wrong;
-  for (std::size_t i = 0; i < handwritten.size(); ++i) {
-    const corpus::Sentence& s = handwritten[i].sentence;
-    const int said = hand_answers[i];
-    for (const auto& tag : handwritten[i].tags) by_tag[tag].first += said == s.antecedent, ++by_tag[tag].second;
-    if (said == s.antecedent) continue;
-    wrong += std::string(wrong.empty() ? "" : ",\n") + "    {\"text\": " + json_string(handwritten[i].text) +
-             ", \"expected\": " + json_string(s.words[s.antecedent]) +
-             ", \"answered\": " + (said >= 0 ? json_string(s.words[said]) : "null") + "}";
-  }
-  for (const auto& [tag, counts] : by_tag) std::printf("  %-16s %3d / %3d\n", tag.c_str(), counts.first, counts.second);
+              double(m.heldout_words.accuracy()), double(float_words.accuracy()), double(m.heldout_frames.accuracy()),
+              double(m.handwritten.accuracy()), m.pairs_both_right, m.pairs);
+  for (const auto& [tag, counts] : m.handwritten_by_tag)
+    std::printf("  %-16s %3d / %3d\n", tag.c_str(), counts.first, counts.second);
 
   if (!out_path.empty()) {
     std::ofstream(out_path, std::ios::binary)
@@ -204,21 +156,24 @@ int main(int argc, char** argv) {
   }
   if (!json_path.empty()) {
     std::ofstream json(json_path);
-    std::string heldout_frame_names;
+    std::string heldout_frame_names, tags, wrong;
     for (int f = 0; f < corpus.frame_count(); ++f)
       if (corpus.frame_is_heldout(f))
         heldout_frame_names += (heldout_frame_names.empty() ? "" : ", ") + json_string(corpus.frame_name(f));
-    std::string tags;
-    for (const auto& [tag, counts] : by_tag)
+    for (const auto& [tag, counts] : m.handwritten_by_tag)
       tags += std::string(tags.empty() ? "" : ", ") + json_string(tag) + ": [" + std::to_string(counts.first) + ", " +
               std::to_string(counts.second) + "]";
+    for (const auto& w : m.handwritten_wrong)
+      wrong += std::string(wrong.empty() ? "" : ",\n") + "    {\"text\": " + json_string(w.text) +
+               ", \"expected\": " + json_string(w.expected) +
+               ", \"answered\": " + (w.answered.empty() ? "null" : json_string(w.answered)) + "}";
     char pairs_accuracy[32];
-    std::snprintf(pairs_accuracy, sizeof pairs_accuracy, "%.4f", pair_count ? double(pairs_both) / pair_count : 0.0);
-    const ModelConfig& m = shipped.config;
+    std::snprintf(pairs_accuracy, sizeof pairs_accuracy, "%.4f", double(m.pairs_accuracy()));
+    const ModelConfig& c = shipped.config;
     json << "{\n  \"task\": \"" << (config.causal ? "reader-causal" : "reader")
-         << "\",\n  \"causal\": " << (config.causal ? "true" : "false") << ",\n  \"layers\": " << m.layers
-         << ",\n  \"heads\": " << m.heads << ",\n  \"dModel\": " << m.d_model
-         << ",\n  \"mlp\": " << (m.mlp ? "true" : "false") << ",\n  \"positions\": " << m.positions
+         << "\",\n  \"causal\": " << (config.causal ? "true" : "false") << ",\n  \"layers\": " << c.layers
+         << ",\n  \"heads\": " << c.heads << ",\n  \"dModel\": " << c.d_model
+         << ",\n  \"mlp\": " << (c.mlp ? "true" : "false") << ",\n  \"positions\": " << c.positions
          << ",\n  \"parameters\": " << shipped.layout.count
          << ",\n  \"vocabulary\": " << shipped.vocabulary.words.size() << ",\n  \"frames\": " << corpus.frame_count()
          << ",\n  \"heldoutFrameNames\": [" << heldout_frame_names << "],\n  \"learningRate\": " << config.learning_rate
@@ -226,11 +181,12 @@ int main(int argc, char** argv) {
          << ",\n  \"wordDropout\": " << config.word_dropout << ",\n  \"batch\": " << config.batch
          << ",\n  \"steps\": " << config.steps << ",\n  \"seed\": " << config.seed << ",\n  \"bytes\": " << bytes.size()
          << ",\n  \"quantization\": \"int8, one float32 scale per row\""
-         << ",\n  \"heldoutWords\": " << score_json(words) << ",\n  \"heldoutWordsFloat\": " << score_json(float_words)
-         << ",\n  \"heldoutFrames\": " << score_json(frames) << ",\n  \"handwritten\": " << score_json(hand)
-         << ",\n  \"handwrittenByTag\": {" << tags << "},\n  \"minimalPairs\": {\"pairs\": " << pair_count
-         << ", \"bothRight\": " << pairs_both << ", \"accuracy\": " << pairs_accuracy << "}"
-         << ",\n  \"handwrittenWrong\": [\n"
+         << ",\n  \"heldoutWords\": " << score_json(m.heldout_words)
+         << ",\n  \"heldoutWordsFloat\": " << score_json(float_words)
+         << ",\n  \"heldoutFrames\": " << score_json(m.heldout_frames)
+         << ",\n  \"handwritten\": " << score_json(m.handwritten) << ",\n  \"handwrittenByTag\": {" << tags
+         << "},\n  \"minimalPairs\": {\"pairs\": " << m.pairs << ", \"bothRight\": " << m.pairs_both_right
+         << ", \"accuracy\": " << pairs_accuracy << "},\n  \"handwrittenWrong\": [\n"
          << wrong << "\n  ]\n}\n";
   }
   return 0;
