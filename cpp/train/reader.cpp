@@ -219,7 +219,7 @@ void ReaderModel::pack(const std::vector<ReaderExample>& examples, std::size_t f
   }
 }
 
-Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words) const {
+Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words, int pronoun) const {
   using E = Expected<ReaderAnswer>;
   const int n = int(words.size());
   if (n == 0) return E::failure("the sentence is empty");
@@ -235,6 +235,11 @@ Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words
     ids.push_back(id);
     out.unknown.push_back(id == ReaderVocabulary::kUnk);
     if (out.pronoun < 0 && is_reader_pronoun(word)) out.pronoun = int(out.words.size()) - 1;
+  }
+  if (pronoun >= 0) {
+    if (pronoun >= n || !is_reader_pronoun(out.words[std::size_t(pronoun)]))
+      return E::failure("word " + std::to_string(pronoun + 1) + " is not a pronoun the model resolves");
+    out.pronoun = pronoun;
   }
   for (int i = 0; i < n; ++i)
     out.candidates.push_back(i != out.pronoun && !is_reader_pronoun(out.words[i]) &&

@@ -125,8 +125,9 @@ class ReaderModel {
   static ReaderModel shaped(const ReaderConfig& config, ReaderVocabulary vocabulary);
   static ReaderModel initialized(const ReaderConfig& config, ReaderVocabulary vocabulary);
 
-  // Normalizes and looks up words; refuses an empty or too long sentence.
-  Expected<ReaderAnswer> answer(const std::vector<std::string>& words) const;
+  // Tokenizes (reader_token) and looks up words; refuses an empty or too long sentence, or a pronoun
+  // index that is not a pronoun of it. pronoun -1: the sentence's first pronoun (none: no question).
+  Expected<ReaderAnswer> answer(const std::vector<std::string>& words, int pronoun = -1) const;
   // The model's answer on each sentence against its antecedent (batched forward passes).
   ReaderScore evaluate(const std::vector<corpus::Sentence>& sentences) const;
   // The position each sentence's answer row points at most (-1 where refused).

@@ -266,6 +266,12 @@ TEST(ReaderModel, AnswerGivesAPointerAtThePronounAndCausallyAtEveryLaterWord) {
   EXPECT_EQ(none.value().pronoun, -1);
   EXPECT_TRUE(none.value().queries.empty());
   EXPECT_EQ(none.value().antecedent, -1);
+  const std::vector<std::string> two = {"the", "dog", "saw", "the", "cat", "and", "it", "said", "it", "was", "tired"};
+  EXPECT_EQ(model.answer(two).value().pronoun, 6);
+  EXPECT_EQ(model.answer(two, 8).value().pronoun, 8);
+  EXPECT_EQ(model.answer(two, 8).value().queries, std::vector<int>{8});
+  EXPECT_FALSE(model.answer(two, 7).ok());
+  EXPECT_FALSE(model.answer(two, 11).ok());
   const auto alone = model.answer({"it"});
   ASSERT_TRUE(alone.ok());
   EXPECT_TRUE(alone.value().queries.empty());
