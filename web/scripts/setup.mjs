@@ -30,6 +30,8 @@ const debianPackages = [
   ['clang-14', () => has('clang++-14')],
   ['clang-format-14', () => has('clang-format-14')],
   ['libclang-rt-14-dev', fuzzerRuntime],
+  // WordNet 3.0: the reader model's corpus generator (cpp/train/corpus) reads it at training time.
+  ['wordnet-base', () => existsSync('/usr/share/wordnet/data.noun')],
 ];
 
 const missing = debianPackages.filter(([, present]) => !present()).map(([name]) => name);

@@ -31,6 +31,16 @@ struct Sentence {
 
 class Lexicon;  // the categorised vocabulary (lexicon.h)
 
+// Why a sentence's answer is what it is, for tests and for reading the corpus (abh_corpus).
+struct Trace {
+  std::string decider;  // the word or phrase after the pronoun ("tired", "paw was sore"): it decides the
+                        // answer unless agreement does
+  std::string family;   // the curated family the decider came from (curated.cpp)
+  std::vector<std::string> candidate_classes;  // the noun class of each candidate, in candidates' order
+  bool agreement = false;                      // number or gender decides, not meaning
+  int distractor = -1;                         // position of the frame's distractor noun, never the answer
+};
+
 class Generator {
  public:
   // wordnet_dir: e.g. /usr/share/wordnet. Fails with a message when the files are missing or unreadable.
@@ -38,6 +48,12 @@ class Generator {
 
   // The next sentence of a split; the same seed gives the same sequence for each split.
   Sentence sample(Split split);
+  Sentence sample(Split split, Trace* trace);  // the same sentence as sample(split), and why
+
+  // Whether (frame, antecedent noun in the singular, decider) is one of the combinations kHeldOutWords keeps from
+  // kTrain.
+  bool heldout_combination(int frame, const std::string& antecedent, const std::string& decider) const;
+  const Lexicon& lexicon() const;
 
   // Every word the generator can write (sorted, unique, >= 3,000 of them): the model's vocabulary.
   const std::vector<std::string>& vocabulary() const;
@@ -52,6 +68,9 @@ class Generator {
 
  private:
   struct State;
+  template <class>
+  friend class abh::Expected;  // holds a default-constructed Generator when make() fails
+  Generator() = default;
   explicit Generator(State* state);
   State* state_ = nullptr;
 };

@@ -1,0 +1,479 @@
+// The corpus generator (issue 38): pronoun-resolution sentences over WordNet's nouns.
+//
+// Design. A sentence is a frame (frames.cpp) filled with nouns of the frame's classes (lexicon.cpp)
+// and one deciding word. In a "meaning" frame the deciding word is drawn, with equal chance, from the
+// family of words that fits only the first noun's class or only the second's (curated.cpp: "tired"
+// fits animals, "busy" paths), so the same words in the same order answer either noun and position
+// never gives the answer away. In an agreement frame the nouns differ in number or gender and the
+// pronoun's form, drawn with equal chance, picks one. Distractor nouns (<C>) come from a class no
+// word of the frame's families can describe.
+//
+// Held-out data. Whole frames marked `heldout` are drawn only for kHeldOutFrames. A combination
+// (frame, antecedent noun, deciding word) is held out when a hash of the three falls in one eighth
+// of its range: kTrain redraws such a sentence, kHeldOutWords redraws every other one. So every
+// noun and every deciding word is trained on, but never in those combinations.
+//
+// Determinism and speed. Each split draws from its own SplitMix64 stream of the seed; the tables
+// are parsed once in make(), and a sentence costs a few table look-ups and string copies.
+#include "corpus.h"
+
+#include <algorithm>
+#include <memory>
+#include <unordered_map>
+
+#include "../../random.h"
+#include "curated.h"
+#include "frames.h"
+#include "lexicon.h"
+
+namespace abh::train::corpus {
+
+namespace {
+
+using Phrase = std::vector<std::string>;
+
+enum class Slot : std::uint8_t {
+  kWords,  // literal words, or one of several alternatives
+  kNounA,
+  kNounB,
+  kNounC,
+  kModifierA,
+  kModifierB,
+  kPronoun,     // it, they, he, she
+  kPossessive,  // its, their, his, her
+  kBe,          // was/were agreeing with the pronoun
+  kBeA,
+  kBeB,
+  kIs,  // is/are agreeing with the pronoun (the present-tense frames)
+  kIsA,
+  kIsB,
+  kDoesNotA,  // does not / doesn't, or do not / don't, agreeing with A or B
+  kDoesNotB,
+  kDecider,
+};
+
+struct Token {
+  Slot slot = Slot::kWords;
+  std::vector<Phrase> alternatives;  // kWords only
+};
+
+struct FamilyData {
+  std::string name;
+  std::vector<NounClass> classes;
+  std::vector<Phrase> phrases;
+  std::vector<std::string> joined;  // each phrase as one string, for the trace and the held-out key
+  std::vector<std::uint64_t> hashes;
+};
+
+struct Frame {
+  std::string name;
+  Decide decide;
+  NounClass a, b, c;
+  int family_a = -1, family_b = -1;
+  bool heldout = false;
+  std::uint64_t hash = 0;
+  std::vector<Token> tokens;
+};
+
+enum class Pronoun : std::uint8_t { kIt, kThey, kHe, kShe };
+
+// One draw of a frame's free choices, before it is written out.
+struct Draw {
+  int noun[3] = {-1, -1, -1};  // A, B, C
+  bool plural[3] = {false, false, false};
+  int antecedent = 0;  // 0 = A, 1 = B
+  int family = -1, phrase = -1;
+  Pronoun pronoun = Pronoun::kIt;
+};
+
+std::uint64_t hash_text(std::string_view text) {
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a, 64-bit
+  for (unsigned char byte : text) {
+    hash ^= byte;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) { return SplitMix64(a * 0x9E3779B97F4A7C15ull ^ b).next(); }
+
+Phrase split_words(std::string_view text) {
+  Phrase words;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > start) words.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return words;
+}
+
+Expected<std::vector<Token>> parse_template(std::string_view text) {
+  static constexpr std::pair<std::string_view, Slot> kSlots[] = {{"A", Slot::kNounA},
+                                                                 {"B", Slot::kNounB},
+                                                                 {"C", Slot::kNounC},
+                                                                 {"mA", Slot::kModifierA},
+                                                                 {"mB", Slot::kModifierB},
+                                                                 {"pro", Slot::kPronoun},
+                                                                 {"pos", Slot::kPossessive},
+                                                                 {"be", Slot::kBe},
+                                                                 {"beA", Slot::kBeA},
+                                                                 {"beB", Slot::kBeB},
+                                                                 {"is", Slot::kIs},
+                                                                 {"isA", Slot::kIsA},
+                                                                 {"isB", Slot::kIsB},
+                                                                 {"doesnotA", Slot::kDoesNotA},
+                                                                 {"doesnotB", Slot::kDoesNotB},
+                                                                 {"adj", Slot::kDecider}};
+  std::vector<Token> tokens;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    if (text[at] == ' ') {
+      ++at;
+      continue;
+    }
+    const char open = text[at];
+    const char close = open == '<' ? '>' : open == '{' ? '}' : ' ';
+    std::size_t end = text.find(close, at + 1);
+    if (close != ' ' && end == std::string_view::npos)
+      return Failure{"unclosed " + std::string(1, open) + " in frame: " + std::string(text)};
+    if (end == std::string_view::npos) end = text.size();
+    Token token;
+    if (open == '<') {
+      const std::string_view name = text.substr(at + 1, end - at - 1);
+      auto slot = std::find_if(std::begin(kSlots), std::end(kSlots), [&](const auto& s) { return s.first == name; });
+      if (slot == std::end(kSlots))
+        return Failure{"unknown slot <" + std::string(name) + "> in frame: " + std::string(text)};
+      token.slot = slot->second;
+    } else if (open == '{') {
+      const std::string_view body = text.substr(at + 1, end - at - 1);
+      std::size_t start = 0;
+      while (start <= body.size()) {
+        std::size_t bar = body.find('|', start);
+        if (bar == std::string_view::npos) bar = body.size();
+        token.alternatives.push_back(split_words(body.substr(start, bar - start)));
+        start = bar + 1;
+      }
+    } else {
+      token.alternatives.push_back({std::string(text.substr(at, end - at))});
+    }
+    tokens.push_back(std::move(token));
+    at = close == ' ' ? end : end + 1;
+  }
+  return tokens;
+}
+
+std::string_view pronoun_word(Pronoun pronoun, bool possessive) {
+  constexpr std::string_view kSubject[] = {"it", "they", "he", "she"};
+  constexpr std::string_view kPossessiveForm[] = {"its", "their", "his", "her"};
+  return (possessive ? kPossessiveForm : kSubject)[static_cast<int>(pronoun)];
+}
+
+// Food nouns stay singular: many are mass nouns ("the rices" is not English).
+bool may_be_plural(NounClass cls) { return cls != NounClass::kFood; }
+
+}  // namespace
+
+struct Generator::State {
+  Lexicon lexicon;
+  std::vector<FamilyData> families;
+  std::vector<std::vector<std::string>> modifiers;  // per noun class
+  std::vector<Frame> frames;
+  std::vector<int> frames_of_split[3];
+  std::vector<std::uint64_t> noun_hash;
+  std::vector<std::string> vocabulary;
+  SplitMix64 streams[3] = {SplitMix64(0), SplitMix64(0), SplitMix64(0)};
+};
+
+Generator::Generator(State* state) : state_(state) {}
+Generator::Generator(Generator&& other) noexcept : state_(other.state_) { other.state_ = nullptr; }
+Generator& Generator::operator=(Generator&& other) noexcept {
+  std::swap(state_, other.state_);
+  return *this;
+}
+Generator::~Generator() { delete state_; }
+
+Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_t seed) {
+  auto lexicon = Lexicon::load(wordnet_dir);
+  if (!lexicon.ok()) return Failure{lexicon.error()};
+  auto state = std::make_unique<State>();
+  state->lexicon = std::move(lexicon.value());
+  const Lexicon& lex = state->lexicon;
+
+  for (const Family& family : kFamilies) {
+    FamilyData data;
+    data.name = std::string(family.name);
+    data.classes.assign(family.classes.begin(), family.classes.end());
+    for (std::string_view phrase : family.words) {
+      data.phrases.push_back(split_words(phrase));
+      data.joined.emplace_back(phrase);
+      data.hashes.push_back(hash_text(phrase));
+    }
+    state->families.push_back(std::move(data));
+  }
+  state->modifiers.resize(kNounClassCount);
+  for (const Modifiers& row : kModifiers)
+    for (std::string_view word : row.words) state->modifiers[static_cast<int>(row.cls)].emplace_back(word);
+
+  auto family_index = [&](std::string_view name) {
+    for (std::size_t i = 0; i < state->families.size(); ++i)
+      if (state->families[i].name == name) return int(i);
+    return -1;
+  };
+  for (const FrameSpec& spec : kFrames) {
+    Frame frame;
+    frame.name = std::string(spec.name);
+    frame.decide = spec.decide;
+    frame.a = spec.a;
+    frame.b = spec.b;
+    frame.c = spec.c;
+    frame.heldout = spec.heldout;
+    frame.hash = hash_text(spec.name);
+    frame.family_a = family_index(spec.family_a);
+    frame.family_b = spec.decide == Decide::kMeaning ? family_index(spec.family_b) : frame.family_a;
+    if (frame.family_a < 0 || frame.family_b < 0) return Failure{"frame " + frame.name + " names an unknown family"};
+    auto tokens = parse_template(spec.text);
+    if (!tokens.ok()) return Failure{tokens.error()};
+    frame.tokens = std::move(tokens.value());
+    // Every class a frame draws from must offer two different nouns.
+    for (NounClass cls : {spec.a, spec.b, spec.c})
+      if (cls != NounClass::kCount && lex.members(cls).size() < 2)
+        return Failure{"WordNet in " + wordnet_dir + " gave fewer than two nouns of class " +
+                       std::string(class_name(cls)) + " (frame " + frame.name + ")"};
+    const int index = int(state->frames.size());
+    state->frames_of_split[static_cast<int>(frame.heldout ? Split::kHeldOutFrames : Split::kTrain)].push_back(index);
+    state->frames.push_back(std::move(frame));
+  }
+  state->frames_of_split[static_cast<int>(Split::kHeldOutWords)] =
+      state->frames_of_split[static_cast<int>(Split::kTrain)];
+  for (NounClass cls : {NounClass::kPerson, NounClass::kMale, NounClass::kFemale})
+    if (lex.members(cls).size() < 2)
+      return Failure{"WordNet in " + wordnet_dir + " gave fewer than two nouns of class " +
+                     std::string(class_name(cls))};
+
+  for (const Noun& noun : lex.nouns()) state->noun_hash.push_back(hash_text(noun.singular));
+
+  // The vocabulary: every word any frame, family, modifier or noun can write.
+  std::vector<std::string>& vocabulary = state->vocabulary;
+  for (const Frame& frame : state->frames)
+    for (const Token& token : frame.tokens)
+      for (const Phrase& phrase : token.alternatives) vocabulary.insert(vocabulary.end(), phrase.begin(), phrase.end());
+  for (const FamilyData& family : state->families)
+    for (const Phrase& phrase : family.phrases) vocabulary.insert(vocabulary.end(), phrase.begin(), phrase.end());
+  for (const auto& words : state->modifiers) vocabulary.insert(vocabulary.end(), words.begin(), words.end());
+  for (const Noun& noun : lex.nouns()) {
+    vocabulary.push_back(noun.singular);
+    if (may_be_plural(noun.cls)) vocabulary.push_back(noun.plural);
+  }
+  for (Pronoun p : {Pronoun::kIt, Pronoun::kThey, Pronoun::kHe, Pronoun::kShe})
+    for (bool possessive : {false, true}) vocabulary.emplace_back(pronoun_word(p, possessive));
+  vocabulary.insert(vocabulary.end(), {"was", "were", "is", "are", "does", "do", "not", "doesn't", "don't"});
+  std::sort(vocabulary.begin(), vocabulary.end());
+  vocabulary.erase(std::unique(vocabulary.begin(), vocabulary.end()), vocabulary.end());
+
+  for (int split = 0; split < 3; ++split)
+    state->streams[split] = SplitMix64(mix(seed, 0x636f72707573ull + std::uint64_t(split)));
+  return Generator(state.release());
+}
+
+const Lexicon& Generator::lexicon() const { return state_->lexicon; }
+const std::vector<std::string>& Generator::vocabulary() const { return state_->vocabulary; }
+int Generator::frame_count() const { return int(state_->frames.size()); }
+const std::string& Generator::frame_name(int frame) const { return state_->frames[std::size_t(frame)].name; }
+bool Generator::frame_is_heldout(int frame) const { return state_->frames[std::size_t(frame)].heldout; }
+
+namespace {
+
+std::uint64_t combination_key(std::uint64_t frame_hash, std::uint64_t noun_hash, std::uint64_t decider_hash) {
+  return mix(mix(frame_hash, noun_hash), decider_hash);
+}
+constexpr std::uint64_t kHeldOutOneIn = 8;
+
+// A uniform index below n (Lemire's multiply-shift; n is small, the bias negligible).
+std::size_t uniform(SplitMix64& rng, std::size_t n) {
+  return std::size_t((static_cast<unsigned __int128>(rng.next()) * n) >> 64);
+}
+bool coin(SplitMix64& rng) { return (rng.next() >> 63) != 0; }
+
+int pick_noun(SplitMix64& rng, const std::vector<int>& members, int avoid_a, int avoid_b) {
+  for (;;) {
+    const int noun = members[uniform(rng, members.size())];
+    if (noun != avoid_a && noun != avoid_b) return noun;
+  }
+}
+
+}  // namespace
+
+bool Generator::heldout_combination(int frame, const std::string& antecedent, const std::string& decider) const {
+  return combination_key(state_->frames[std::size_t(frame)].hash, hash_text(antecedent), hash_text(decider)) %
+             kHeldOutOneIn ==
+         0;
+}
+
+Sentence Generator::sample(Split split) { return sample(split, nullptr); }
+
+Sentence Generator::sample(Split split, Trace* trace) {
+  State& s = *state_;
+  SplitMix64& rng = s.streams[static_cast<int>(split)];
+  const std::vector<int>& pool = s.frames_of_split[static_cast<int>(split)];
+  const int frame_index = pool[uniform(rng, pool.size())];
+  const Frame& frame = s.frames[std::size_t(frame_index)];
+  const Lexicon& lex = s.lexicon;
+  auto members = [&](NounClass cls) -> const std::vector<int>& { return lex.members(cls); };
+
+  Draw draw;
+  for (;;) {
+    draw = Draw{};
+    draw.antecedent = coin(rng) ? 1 : 0;
+    NounClass cls[2] = {frame.a, frame.b};
+    switch (frame.decide) {
+      case Decide::kMeaning: {
+        const bool plural = may_be_plural(frame.a) && may_be_plural(frame.b) && coin(rng);
+        draw.plural[0] = draw.plural[1] = plural;
+        draw.pronoun = plural ? Pronoun::kThey : Pronoun::kIt;
+        break;
+      }
+      case Decide::kNumber: {
+        const bool plural = coin(rng);
+        draw.plural[draw.antecedent] = plural;
+        draw.plural[1 - draw.antecedent] = !plural;
+        draw.pronoun = plural ? Pronoun::kThey : Pronoun::kIt;
+        break;
+      }
+      case Decide::kGender: {
+        const bool male = coin(rng);
+        cls[draw.antecedent] = male ? NounClass::kMale : NounClass::kFemale;
+        cls[1 - draw.antecedent] = male ? NounClass::kFemale : NounClass::kMale;
+        draw.pronoun = male ? Pronoun::kHe : Pronoun::kShe;
+        break;
+      }
+      case Decide::kGenderNeutral: {
+        const bool other_male = coin(rng);
+        cls[draw.antecedent] = NounClass::kPerson;
+        cls[1 - draw.antecedent] = other_male ? NounClass::kMale : NounClass::kFemale;
+        draw.pronoun = other_male ? Pronoun::kShe : Pronoun::kHe;
+        break;
+      }
+      case Decide::kNumberPerson: {
+        // One slot holds people in the plural, the other one gendered person; the pronoun names either.
+        const int plural_slot = coin(rng) ? 1 : 0;
+        const bool male = coin(rng);
+        cls[plural_slot] = NounClass::kPerson;
+        cls[1 - plural_slot] = male ? NounClass::kMale : NounClass::kFemale;
+        draw.plural[plural_slot] = true;
+        draw.pronoun = draw.antecedent == plural_slot ? Pronoun::kThey : male ? Pronoun::kHe : Pronoun::kShe;
+        break;
+      }
+    }
+    draw.noun[0] = pick_noun(rng, members(cls[0]), -1, -1);
+    draw.noun[1] = pick_noun(rng, members(cls[1]), draw.noun[0], -1);
+    if (frame.c != NounClass::kCount) draw.noun[2] = pick_noun(rng, members(frame.c), draw.noun[0], draw.noun[1]);
+    draw.family = draw.antecedent == 0 ? frame.family_a : frame.family_b;
+    draw.phrase = int(uniform(rng, s.families[std::size_t(draw.family)].phrases.size()));
+    if (split == Split::kHeldOutFrames) break;
+    const bool heldout = combination_key(frame.hash, s.noun_hash[std::size_t(draw.noun[draw.antecedent])],
+                                         s.families[std::size_t(draw.family)].hashes[std::size_t(draw.phrase)]) %
+                             kHeldOutOneIn ==
+                         0;
+    if (heldout == (split == Split::kHeldOutWords)) break;
+  }
+
+  // Write the frame out.
+  Sentence sentence;
+  sentence.frame = frame_index;
+  sentence.words.reserve(24);
+  int noun_position[3] = {-1, -1, -1};
+  auto noun_form = [&](int slot) -> const std::string& {
+    const Noun& noun = lex.nouns()[std::size_t(draw.noun[slot])];
+    return draw.plural[slot] ? noun.plural : noun.singular;
+  };
+  auto modifier = [&](int slot) {
+    const auto& words = s.modifiers[static_cast<int>(lex.nouns()[std::size_t(draw.noun[slot])].cls)];
+    if (!words.empty()) sentence.words.push_back(words[uniform(rng, words.size())]);
+  };
+  const bool pronoun_plural = draw.pronoun == Pronoun::kThey;
+  for (const Token& token : frame.tokens) {
+    switch (token.slot) {
+      case Slot::kWords: {
+        const Phrase& phrase = token.alternatives[uniform(rng, token.alternatives.size())];
+        sentence.words.insert(sentence.words.end(), phrase.begin(), phrase.end());
+        break;
+      }
+      case Slot::kNounA:
+      case Slot::kNounB:
+      case Slot::kNounC: {
+        const int slot = token.slot == Slot::kNounA ? 0 : token.slot == Slot::kNounB ? 1 : 2;
+        noun_position[slot] = int(sentence.words.size());
+        sentence.words.push_back(noun_form(slot));
+        break;
+      }
+      case Slot::kModifierA:
+        modifier(0);
+        break;
+      case Slot::kModifierB:
+        modifier(1);
+        break;
+      case Slot::kPronoun:
+      case Slot::kPossessive:
+        sentence.pronoun = int(sentence.words.size());
+        sentence.words.emplace_back(pronoun_word(draw.pronoun, token.slot == Slot::kPossessive));
+        break;
+      case Slot::kBe:
+        sentence.words.emplace_back(pronoun_plural ? "were" : "was");
+        break;
+      case Slot::kBeA:
+        sentence.words.emplace_back(draw.plural[0] ? "were" : "was");
+        break;
+      case Slot::kBeB:
+        sentence.words.emplace_back(draw.plural[1] ? "were" : "was");
+        break;
+      case Slot::kIs:
+        sentence.words.emplace_back(pronoun_plural ? "are" : "is");
+        break;
+      case Slot::kIsA:
+        sentence.words.emplace_back(draw.plural[0] ? "are" : "is");
+        break;
+      case Slot::kIsB:
+        sentence.words.emplace_back(draw.plural[1] ? "are" : "is");
+        break;
+      case Slot::kDoesNotA:
+      case Slot::kDoesNotB: {
+        const bool plural = draw.plural[token.slot == Slot::kDoesNotA ? 0 : 1];
+        if (coin(rng)) {
+          sentence.words.emplace_back(plural ? "don't" : "doesn't");
+        } else {
+          sentence.words.emplace_back(plural ? "do" : "does");
+          sentence.words.emplace_back("not");
+        }
+        break;
+      }
+      case Slot::kDecider: {
+        const Phrase& phrase = s.families[std::size_t(draw.family)].phrases[std::size_t(draw.phrase)];
+        sentence.words.insert(sentence.words.end(), phrase.begin(), phrase.end());
+        break;
+      }
+    }
+  }
+  sentence.antecedent = noun_position[draw.antecedent];
+  for (int slot = 0; slot < 3; ++slot)
+    if (noun_position[slot] >= 0 && noun_position[slot] < sentence.pronoun)
+      sentence.candidates.push_back(noun_position[slot]);
+  std::sort(sentence.candidates.begin(), sentence.candidates.end());
+
+  if (trace) {
+    const FamilyData& family = s.families[std::size_t(draw.family)];
+    trace->decider = family.joined[std::size_t(draw.phrase)];
+    trace->family = family.name;
+    trace->agreement = frame.decide != Decide::kMeaning;
+    trace->distractor = noun_position[2];
+    trace->candidate_classes.clear();
+    for (int position : sentence.candidates)
+      for (int slot = 0; slot < 3; ++slot)
+        if (noun_position[slot] == position)
+          trace->candidate_classes.emplace_back(class_name(lex.nouns()[std::size_t(draw.noun[slot])].cls));
+  }
+  return sentence;
+}
+
+}  // namespace abh::train::corpus

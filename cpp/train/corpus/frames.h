@@ -1,0 +1,36 @@
+// The sentence frames of the corpus (frames.cpp). A frame is a template over noun slots and the one
+// word that decides which noun the pronoun means; see corpus.cpp for the template syntax.
+#pragma once
+
+#include <initializer_list>
+#include <string_view>
+
+#include "lexicon.h"
+
+namespace abh::train::corpus {
+
+// What decides the antecedent.
+enum class Decide : std::uint8_t {
+  kMeaning,        // the deciding word describes only one noun's class ("tired" the dog, "busy" the road);
+                   // both nouns singular ("it", "its") or both plural ("they", "their")
+  kNumber,         // one noun singular, one plural: "it" or "they" picks by agreement
+  kGender,         // a male and a female noun: "he" or "she" picks
+  kGenderNeutral,  // a gendered noun and a person of no grammatical gender: the pronoun of the other
+                   // gender can only be the latter
+  kNumberPerson,   // people in the plural and one gendered person: "they" or "he"/"she" picks
+};
+
+struct FrameSpec {
+  std::string_view name;
+  std::string_view text;
+  Decide decide;
+  NounClass a, b;                       // the classes of <A> and <B> (unused by the person frames)
+  NounClass c;                          // the distractor <C>, or kCount when the frame has none
+  std::string_view family_a, family_b;  // kMeaning: a word of family_a means A, of family_b means B;
+                                        // otherwise family_a is the (non-deciding) predicate
+  bool heldout;                         // never trained on (Split::kHeldOutFrames)
+};
+
+extern const std::initializer_list<FrameSpec> kFrames;
+
+}  // namespace abh::train::corpus

@@ -1,0 +1,312 @@
+// The reader model's corpus generator (cpp/train/corpus/, issue 38), read from Debian's WordNet 3.0
+// (wordnet-base): every frame writes sentences, a deciding word describes only its antecedent's
+// class, the antecedent is a candidate that agrees with the pronoun (and the only one that does when
+// agreement decides), held-out frames and combinations never reach the training split, the same seed
+// gives the same sentences, the vocabulary holds every word written, and a missing WordNet is a
+// message rather than a crash.
+#include "train/corpus/corpus.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "train/corpus/curated.h"
+#include "train/corpus/lexicon.h"
+
+namespace {
+
+using namespace abh::train::corpus;
+
+constexpr const char* kWordnet = "/usr/share/wordnet";
+constexpr Split kSplits[] = {Split::kTrain, Split::kHeldOutWords, Split::kHeldOutFrames};
+
+// One generator for the whole suite: loading WordNet takes a fraction of a second.
+Generator& shared_generator() {
+  static Generator generator = [] {
+    auto made = Generator::make(kWordnet, 20260605);
+    if (!made.ok()) {
+      ADD_FAILURE() << made.error();
+      std::abort();
+    }
+    return std::move(made.value());
+  }();
+  return generator;
+}
+
+std::string joined(const std::vector<std::string>& words, std::size_t from = 0, std::size_t to = std::string::npos) {
+  std::string text;
+  for (std::size_t i = from; i < std::min(to, words.size()); ++i) text += (i > from ? " " : "") + words[i];
+  return text;
+}
+
+// How a pronoun constrains its antecedent: number, and for he/she the gendered classes allowed.
+struct PronounRule {
+  bool plural;
+  std::vector<NounClass> classes;  // empty: any class but a person's
+};
+PronounRule rule_of(const std::string& pronoun) {
+  using C = NounClass;
+  if (pronoun == "it" || pronoun == "its") return {false, {}};
+  if (pronoun == "they" || pronoun == "their") return {true, {}};
+  if (pronoun == "he" || pronoun == "his") return {false, {C::kMale, C::kPerson}};
+  if (pronoun == "she" || pronoun == "her") return {false, {C::kFemale, C::kPerson}};
+  ADD_FAILURE() << "not a pronoun: " << pronoun;
+  return {false, {}};
+}
+
+bool is_person(NounClass cls) {
+  return cls == NounClass::kPerson || cls == NounClass::kMale || cls == NounClass::kFemale;
+}
+
+// Whether the noun written as `form` can be what `pronoun` refers to, by number and gender alone.
+bool agrees(const Lexicon& lexicon, const std::string& form, const std::string& pronoun) {
+  const int id = lexicon.find(form);
+  if (id < 0) return false;
+  const Noun& noun = lexicon.nouns()[std::size_t(id)];
+  const PronounRule rule = rule_of(pronoun);
+  const bool plural = form == noun.plural;
+  if (plural != rule.plural) return false;
+  if (rule.classes.empty()) return rule.plural || !is_person(noun.cls);  // "they" may be people, "it" may not
+  return std::find(rule.classes.begin(), rule.classes.end(), noun.cls) != rule.classes.end();
+}
+
+const Family* family_named(const std::string& name) {
+  for (const Family& family : kFamilies)
+    if (family.name == name) return &family;
+  return nullptr;
+}
+
+TEST(Corpus, MissingWordnetIsAMessageNotACrash) {
+  auto missing = Generator::make("/nonexistent/wordnet", 1);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("/nonexistent/wordnet/"), std::string::npos) << missing.error();
+  EXPECT_NE(missing.error().find("wordnet-base"), std::string::npos) << missing.error();
+
+  // A directory with the files present but not WordNet's: refused with the file named.
+  const auto dir = std::filesystem::temp_directory_path() / "abh_corpus_bad_wordnet";
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"data.noun", "index.noun", "noun.exc", "cntlist.rev"})
+    std::ofstream(dir / name) << "00001740 zz n not-hex entity\n";
+  auto garbled = Generator::make(dir.string(), 1);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(garbled.ok());
+  EXPECT_NE(garbled.error().find("cannot parse"), std::string::npos) << garbled.error();
+}
+
+TEST(Corpus, VocabularyHasThreeThousandSortedUniqueWords) {
+  const auto& vocabulary = shared_generator().vocabulary();
+  EXPECT_GE(vocabulary.size(), 3000u);
+  EXPECT_TRUE(std::is_sorted(vocabulary.begin(), vocabulary.end()));
+  EXPECT_EQ(std::adjacent_find(vocabulary.begin(), vocabulary.end()), vocabulary.end());
+  for (const char* word : {"dog", "dogs", "road", "trophy", "suitcase", "king", "queen", "tired", "it", "they"})
+    EXPECT_TRUE(std::binary_search(vocabulary.begin(), vocabulary.end(), word)) << word;
+}
+
+TEST(Corpus, LexiconClassesComeFromWordnetAndTheCuratedTable) {
+  const Lexicon& lexicon = shared_generator().lexicon();
+  auto class_of = [&](const std::string& word) {
+    const int id = lexicon.find(word);
+    EXPECT_GE(id, 0) << word;
+    return id < 0 ? NounClass::kCount : lexicon.nouns()[std::size_t(id)].cls;
+  };
+  // From WordNet's hypernyms (not in the curated lists) ...
+  EXPECT_EQ(class_of("elephant"), NounClass::kAnimal);
+  EXPECT_EQ(class_of("doctor"), NounClass::kPerson);
+  EXPECT_EQ(class_of("sedan"), NounClass::kVehicle);
+  // ... and from the curated table, whatever WordNet's most frequent sense says ("queen" is a bee there).
+  EXPECT_EQ(class_of("queen"), NounClass::kFemale);
+  EXPECT_EQ(class_of("king"), NounClass::kMale);
+  // Plurals: noun.exc, the -man rule, the regular rules.
+  EXPECT_EQ(lexicon.nouns()[std::size_t(lexicon.find("mouse"))].plural, "mice");
+  EXPECT_EQ(lexicon.nouns()[std::size_t(lexicon.find("knife"))].plural, "knives");
+  EXPECT_EQ(lexicon.nouns()[std::size_t(lexicon.find("woman"))].plural, "women");
+  EXPECT_EQ(lexicon.nouns()[std::size_t(lexicon.find("box"))].plural, "boxes");
+  EXPECT_EQ(lexicon.nouns()[std::size_t(lexicon.find("lady"))].plural, "ladies");
+  // Left out: blocked words, invariant plurals, proper nouns, multi-word lemmas.
+  for (const char* word : {"slave", "sheep", "mississippi", "plato", "domestic_dog"})
+    EXPECT_EQ(lexicon.find(word), -1) << word;
+  // Every noun has exactly one class, and every class the frames draw from is populated.
+  std::set<std::string> forms;
+  for (const Noun& noun : lexicon.nouns()) {
+    EXPECT_TRUE(forms.insert(noun.singular).second) << noun.singular;
+    EXPECT_TRUE(forms.insert(noun.plural).second) << noun.plural;
+  }
+  for (int c = 0; c < kNounClassCount; ++c)
+    EXPECT_GE(lexicon.members(NounClass(c)).size(), 10u) << class_name(NounClass(c));
+}
+
+TEST(Corpus, HasTheFramesTheIssueAsksFor) {
+  Generator& generator = shared_generator();
+  EXPECT_GE(generator.frame_count(), 40);
+  std::set<std::string> names;
+  int heldout = 0;
+  for (int f = 0; f < generator.frame_count(); ++f) {
+    EXPECT_TRUE(names.insert(generator.frame_name(f)).second) << "two frames named " << generator.frame_name(f);
+    heldout += generator.frame_is_heldout(f);
+  }
+  EXPECT_GE(heldout, 3);
+  EXPECT_LE(heldout, generator.frame_count() / 4);
+  // Each construction the issue lists, by the words the frames write (sampled, not read from the table).
+  std::map<std::string, int> seen;
+  const char* kWanted[] = {"because", "so",   "when", "after", "although", "not", "by",    "too", "fit", "through",
+                           "that",    "near", "they", "he",    "she",      "its", "their", "his", "her"};
+  for (Split split : kSplits)
+    for (int n = 0; n < 20000; ++n)
+      for (const std::string& word : generator.sample(split).words) ++seen[word];
+  for (const char* word : kWanted) EXPECT_GT(seen[word], 0) << word;
+}
+
+TEST(Corpus, EveryFrameWritesWellFormedSentences) {
+  Generator& generator = shared_generator();
+  const auto& vocabulary = generator.vocabulary();
+  const Lexicon& lexicon = generator.lexicon();
+  std::vector<int> per_frame(std::size_t(generator.frame_count()), 0);
+  for (Split split : kSplits) {
+    for (int n = 0; n < 30000; ++n) {
+      const Sentence s = generator.sample(split);
+      const std::string text = joined(s.words);
+      ASSERT_GE(s.frame, 0);
+      ASSERT_LT(s.frame, generator.frame_count());
+      ++per_frame[std::size_t(s.frame)];
+      EXPECT_EQ(generator.frame_is_heldout(s.frame), split == Split::kHeldOutFrames) << text;
+      ASSERT_LE(s.words.size(), 40u) << text;
+      for (const std::string& word : s.words) {
+        ASSERT_TRUE(std::binary_search(vocabulary.begin(), vocabulary.end(), word)) << word << " in: " << text;
+        // Lower-case letters, and the apostrophe of a contraction ("didn't") as the page keeps it.
+        for (char c : word) ASSERT_TRUE((c >= 'a' && c <= 'z') || c == '\'') << word << " in: " << text;
+      }
+      ASSERT_GE(s.pronoun, 0) << text;
+      ASSERT_LT(s.pronoun, int(s.words.size())) << text;
+      ASSERT_GE(s.candidates.size(), 2u) << text;
+      EXPECT_TRUE(std::is_sorted(s.candidates.begin(), s.candidates.end())) << text;
+      EXPECT_NE(std::find(s.candidates.begin(), s.candidates.end(), s.antecedent), s.candidates.end()) << text;
+      for (int c : s.candidates) {
+        EXPECT_LT(c, s.pronoun) << text;
+        EXPECT_GE(lexicon.find(s.words[std::size_t(c)]), 0) << s.words[std::size_t(c)] << " in: " << text;
+      }
+    }
+  }
+  for (int f = 0; f < generator.frame_count(); ++f)
+    EXPECT_GT(per_frame[std::size_t(f)], 100) << generator.frame_name(f);
+}
+
+TEST(Corpus, TheAnswerIsDecidedByMeaningOrByAgreementAlone) {
+  Generator& generator = shared_generator();
+  const Lexicon& lexicon = generator.lexicon();
+  for (Split split : kSplits) {
+    for (int n = 0; n < 30000; ++n) {
+      Trace trace;
+      const Sentence s = generator.sample(split, &trace);
+      const std::string text = joined(s.words);
+      const std::string& pronoun = s.words[std::size_t(s.pronoun)];
+      ASSERT_EQ(trace.candidate_classes.size(), s.candidates.size()) << text;
+      // The antecedent always agrees with the pronoun in number and gender.
+      EXPECT_TRUE(agrees(lexicon, s.words[std::size_t(s.antecedent)], pronoun)) << text;
+      // The decider is written right after the pronoun, and comes from its family's list.
+      const Family* family = family_named(trace.family);
+      ASSERT_NE(family, nullptr) << trace.family;
+      EXPECT_NE(std::find(family->words.begin(), family->words.end(), trace.decider), family->words.end()) << text;
+      EXPECT_NE(joined(s.words, std::size_t(s.pronoun)).find(trace.decider), std::string::npos) << text;
+      auto in_family = [&](const std::string& cls) {
+        return std::any_of(family->classes.begin(), family->classes.end(),
+                           [&](NounClass c) { return class_name(c) == cls; });
+      };
+      int agreeing = 0, described = 0;
+      for (std::size_t i = 0; i < s.candidates.size(); ++i) {
+        const bool is_answer = s.candidates[i] == s.antecedent;
+        agreeing += agrees(lexicon, s.words[std::size_t(s.candidates[i])], pronoun);
+        described += in_family(trace.candidate_classes[i]);
+        // The family describes the antecedent's class: an animate word never lands on a path.
+        if (is_answer) {
+          EXPECT_TRUE(in_family(trace.candidate_classes[i])) << text << " (" << trace.family << ")";
+        }
+      }
+      if (trace.agreement) {
+        EXPECT_EQ(agreeing, 1) << "agreement must leave one candidate: " << text;
+      } else {
+        EXPECT_EQ(described, 1) << "\"" << trace.decider << "\" must fit one candidate only: " << text;
+      }
+    }
+  }
+}
+
+TEST(Corpus, AntecedentPositionIsBalancedInEveryFrame) {
+  Generator& generator = shared_generator();
+  std::vector<int> first(std::size_t(generator.frame_count()), 0), total(first.size(), 0);
+  for (Split split : {Split::kTrain, Split::kHeldOutFrames}) {
+    for (int n = 0; n < 60000; ++n) {
+      Trace trace;
+      const Sentence s = generator.sample(split, &trace);
+      // The two nouns the frame contrasts: every candidate but the distractor.
+      std::vector<int> contrasted;
+      for (int c : s.candidates)
+        if (c != trace.distractor) contrasted.push_back(c);
+      ASSERT_EQ(contrasted.size(), 2u) << joined(s.words);
+      ++total[std::size_t(s.frame)];
+      first[std::size_t(s.frame)] += s.antecedent == contrasted.front();
+    }
+  }
+  for (int f = 0; f < generator.frame_count(); ++f) {
+    const double share = double(first[std::size_t(f)]) / total[std::size_t(f)];
+    EXPECT_GT(share, 0.4) << generator.frame_name(f);
+    EXPECT_LT(share, 0.6) << generator.frame_name(f);
+  }
+}
+
+TEST(Corpus, HeldOutFramesAndCombinationsNeverReachTraining) {
+  Generator& generator = shared_generator();
+  const Lexicon& lexicon = generator.lexicon();
+  auto antecedent_singular = [&](const Sentence& s) -> const std::string& {
+    return lexicon.nouns()[std::size_t(lexicon.find(s.words[std::size_t(s.antecedent)]))].singular;
+  };
+  auto key = [&](const Sentence& s, const Trace& trace) {
+    return std::to_string(s.frame) + "|" + antecedent_singular(s) + "|" + trace.decider;
+  };
+  std::set<std::string> trained;
+  for (int n = 0; n < 200000; ++n) {
+    Trace trace;
+    const Sentence s = generator.sample(Split::kTrain, &trace);
+    ASSERT_FALSE(generator.frame_is_heldout(s.frame)) << generator.frame_name(s.frame);
+    ASSERT_FALSE(generator.heldout_combination(s.frame, antecedent_singular(s), trace.decider)) << key(s, trace);
+    trained.insert(key(s, trace));
+  }
+  for (int n = 0; n < 20000; ++n) {
+    Trace trace;
+    const Sentence s = generator.sample(Split::kHeldOutWords, &trace);
+    EXPECT_FALSE(generator.frame_is_heldout(s.frame)) << generator.frame_name(s.frame);
+    EXPECT_TRUE(generator.heldout_combination(s.frame, antecedent_singular(s), trace.decider)) << key(s, trace);
+    // Measured, not only promised: 200,000 training sentences never wrote this combination.
+    EXPECT_EQ(trained.count(key(s, trace)), 0u) << "held-out combination in training: " << key(s, trace);
+  }
+}
+
+TEST(Corpus, SameSeedSameSentencesAndSplitsAreIndependent) {
+  auto one = Generator::make(kWordnet, 7), two = Generator::make(kWordnet, 7), other = Generator::make(kWordnet, 8);
+  ASSERT_TRUE(one.ok() && two.ok() && other.ok());
+  // `two` draws a training sentence first: its held-out stream must not notice, its training stream
+  // runs one sentence ahead of `one`'s.
+  const Sentence two_first = two.value().sample(Split::kTrain);
+  int differing = 0;
+  for (int n = 0; n < 2000; ++n) {
+    const Sentence a = one.value().sample(Split::kHeldOutWords), b = two.value().sample(Split::kHeldOutWords);
+    ASSERT_EQ(a.words, b.words);
+    ASSERT_EQ(a.pronoun, b.pronoun);
+    ASSERT_EQ(a.antecedent, b.antecedent);
+    ASSERT_EQ(a.candidates, b.candidates);
+    ASSERT_EQ(a.frame, b.frame);
+    differing += other.value().sample(Split::kHeldOutWords).words != a.words;
+  }
+  EXPECT_GT(differing, 1900);
+  EXPECT_EQ(one.value().sample(Split::kTrain).words, two_first.words);
+  for (int n = 0; n < 2000; ++n)
+    ASSERT_EQ(one.value().sample(Split::kTrain).words, two.value().sample(Split::kTrain).words);
+}
+
+}  // namespace
