@@ -14,7 +14,10 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const model = join(root, 'web', 'src', 'model');
 const run = (command, args) => execFileSync(command, args, { cwd: root, stdio: 'inherit' });
-const argsOf = (name) => readFileSync(join(model, `${name}.args`), 'utf8').trim().split(/\s+/);
+const argsOf = (name) =>
+  readFileSync(join(model, `${name}.args`), 'utf8')
+    .trim()
+    .split(/\s+/);
 const outputs = (name) => ['--out', join(model, `${name}.bin`), '--json', join(model, `${name}.json`)];
 
 if (!existsSync('/usr/share/wordnet/data.noun')) {
