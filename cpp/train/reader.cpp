@@ -250,12 +250,13 @@ Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words
   batch.tokens = ids;
   batch.lengths = {n};
   batch.targets.assign(n, -1);
-  if (out.pronoun >= 0) {
-    // any visible target: only the probabilities are read
-    const int target = out.pronoun == 0 ? std::min(1, n - 1) : 0;
-    for (int t = out.pronoun; t < (config.causal ? n : out.pronoun + 1); ++t)
-      if (t != target && (!config.causal || target < t)) batch.targets[t] = target, out.queries.push_back(t);
-  }
+  if (out.pronoun >= 0)
+    for (int t = out.pronoun; t < (config.causal ? n : out.pronoun + 1); ++t) {
+      const int seen = t == 0 ? 1 : 0;  // a position row t sees, as its target: only the probabilities are read
+      if (seen >= n || (config.causal && seen > t)) continue;
+      batch.targets[t] = seen;
+      out.queries.push_back(t);
+    }
   Activations<float> acts;
   model_forward(config, layout, parameters.data(), batch, acts);
   out.layers = config.layers;

@@ -284,6 +284,11 @@ TEST(ReaderModel, AnswerGivesAPointerAtThePronounAndCausallyAtEveryLaterWord) {
   EXPECT_EQ(model.answer(two, 8).value().queries, std::vector<int>{8});
   EXPECT_FALSE(model.answer(two, 7).ok());
   EXPECT_FALSE(model.answer(two, 11).ok());
+  // a pronoun first: the bidirectional row reads every other word; causally, the first row that sees a word is 1
+  const std::vector<std::string> first = {"it", "was", "tired", "so", "the", "dog", "slept"};
+  EXPECT_EQ(model.answer(first).value().queries, std::vector<int>{0});
+  ReaderTrainer causal = trainer_of(small_config(true));
+  EXPECT_EQ(causal.model().answer(first).value().queries, (std::vector<int>{1, 2, 3, 4, 5, 6}));
   const auto alone = model.answer({"it"});
   ASSERT_TRUE(alone.ok());
   EXPECT_TRUE(alone.value().queries.empty());
