@@ -12,7 +12,7 @@ ParameterLayout ParameterLayout::of(const ModelConfig& config) {
     return at;
   };
   L.wte = add("wte", V, C);
-  L.wpe = add("wpe", kMaxPositions, C);
+  L.wpe = add("wpe", config.positions, C);
   for (int l = 0; l < config.layers; ++l) {
     const std::string p = "layer" + std::to_string(l) + ".";
     LayerOffsets& o = L.layer[l];
@@ -39,7 +39,7 @@ ParameterLayout ParameterLayout::of(const ModelConfig& config) {
     L.lnf_w = add("lnf_w", 1, C);
     L.lnf_b = add("lnf_b", 1, C);
   }
-  L.w_out = add("w_out", C, V);
+  L.w_out = config.head == Head::kPointer ? add("W_p", C, C) : add("w_out", C, V);
   return L;
 }
 

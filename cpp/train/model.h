@@ -1,7 +1,8 @@
 // The trained model: token + position embeddings, L layers of (optional pre-LayerNorm) multi-head
 // self-attention with a residual, an optional (pre-LayerNorm) ReLU MLP with a residual, a final
-// LayerNorm (when LayerNorm is on), and an unembedding to the vocabulary whose logits are computed
-// only at the positions that carry a target (the loss is cross-entropy there, averaged).
+// LayerNorm (when LayerNorm is on), and a head computed only at the positions that carry a target
+// (the loss is cross-entropy there, averaged): an unembedding to the vocabulary (step 11's tasks), or
+// a pointer over the sequence's own positions (the reader model: its answer is a word of the sentence).
 //
 // All parameters live in one flat buffer and all gradients in another of the same layout, published
 // by ParameterLayout (names, offsets, shapes): the weights file, the bindings and the page read it.
@@ -18,14 +19,20 @@
 
 namespace abh::train {
 
-constexpr int kMaxPositions = 16;  // learned position embeddings: the longest sequence a model reads
+constexpr int kMaxPositions = 16;        // learned position embeddings: the longest sequence step 11's models read
+constexpr int kMaxReaderPositions = 64;  // the reader model's longest sentence (ModelConfig::positions)
 constexpr int kMaxLayers = 4;
 constexpr int kMaxHeads = 8;
 constexpr int kMinDModel = 4, kMaxDModel = 128;
 constexpr int kMlpExpansion = 4;  // the MLP's hidden width is 4 d_model, as in GPT-2
 
+// What the model answers with at a target position: a token of the vocabulary (targets are token ids),
+// or a position of the sequence (targets are positions; ops.h's pointer_forward).
+enum class Head : std::uint8_t { kVocabulary = 0, kPointer = 1 };
+
 struct ModelConfig {
   int vocab = 0;
+  int positions = kMaxPositions;  // rows of the position embedding: a batch's T must not exceed it
   int layers = 2;
   int heads = 2;
   int d_model = 32;
@@ -33,6 +40,7 @@ struct ModelConfig {
   bool mlp = false;
   bool scale = true;    // 1/sqrt(d_k) on the scores
   bool causal = false;  // false: every token sees every (non-padding) token
+  Head head = Head::kVocabulary;
 };
 
 struct ParameterEntry {
@@ -52,10 +60,10 @@ struct LayerOffsets {
 
 struct ParameterLayout {
   std::size_t wte = 0;  // (V,C) token embeddings
-  std::size_t wpe = 0;  // (kMaxPositions,C) position embeddings
+  std::size_t wpe = 0;  // (positions,C) position embeddings
   LayerOffsets layer[kMaxLayers];
   std::size_t lnf_w = 0, lnf_b = 0;     // (C)
-  std::size_t w_out = 0;                // (C,V) unembedding
+  std::size_t w_out = 0;                // (C,V) unembedding "w_out", or (C,C) the pointer head's "W_p"
   std::size_t count = 0;                // total floats
   std::vector<ParameterEntry> entries;  // every tensor in buffer order
 
@@ -95,7 +103,8 @@ struct Activations {
   std::vector<T> last_in,
       last_residual;             // (P,C) the last layer's attention input and residual at the targets (kTargets)
   std::vector<T> gathered;       // (P,C) final hidden state at the target positions
-  std::vector<T> logits, probs;  // (P,V)
+  std::vector<T> logits, probs;  // (P,V); the pointer head: probs (P,T) over positions, no logits
+  std::vector<T> pointer_u;      // (P,C) gathered W_p (the pointer head)
   std::vector<T> losses;         // (P)
   std::vector<T> scratch;        // attention and matmul-transpose workspace
 };
@@ -108,10 +117,12 @@ struct ActivationGrads {
   std::vector<T> ln, q, k, v, atty;      // (B,T,C)
   std::vector<T> fch, fch_relu;          // (B,T,4C)
   std::vector<T> lnf, gathered, logits;  // (B,T,C), (P,C), (P,V)
+  std::vector<T> pointer_u;              // (P,C)
 };
 
-// What a batch is: tokens (B,T), targets (B,T) with -1 where there is no loss, lengths (B) (key
-// positions >= lengths[b] are padding, masked from attention).
+// What a batch is: tokens (B,T), targets (B,T) with -1 where there is no loss (else a token id, or
+// with the pointer head a position of the same sequence), lengths (B) (key positions >= lengths[b]
+// are padding, masked from attention). T <= the model's positions.
 struct Batch {
   int B = 0, T = 0;
   std::vector<int> tokens, targets, lengths;
@@ -148,6 +159,8 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
                 Activations<T>& a, Rows rows = Rows::kAll) {
   const int B = batch.B, Tn = batch.T, C = cfg.d_model, NH = cfg.heads, V = cfg.vocab, H4 = kMlpExpansion * C;
   const std::size_t BT = std::size_t(B) * Tn, BTC = BT * C;
+  const bool pointer = cfg.head == Head::kPointer;
+  if (pointer) rows = Rows::kAll;  // every position is a key of the pointer: all rows reach the loss
   a.B = B;
   a.Tn = Tn;
   a.rows = rows;
@@ -242,15 +255,24 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
     final_hidden = a.lnf.data();
   }
 
-  // pass 4: unembedding and cross-entropy at the target positions only
-  resize(a.gathered, std::size_t(P) * C), resize(a.logits, std::size_t(P) * V), resize(a.probs, std::size_t(P) * V),
-      resize(a.losses, P);
-  if (rows == Rows::kTargets)
-    std::copy(final_hidden, final_hidden + std::size_t(P) * C, a.gathered.data());
-  else
+  // pass 4, pointer head: u = h W_p at the targets, softmax over the sequence's positions
+  if (pointer) {
     gather(a.gathered, final_hidden);
-  matmul_forward(a.logits.data(), a.gathered.data(), params + L.w_out, static_cast<const T*>(nullptr), P, C, V);
-  crossentropy_forward(a.probs.data(), a.losses.data(), a.logits.data(), a.target_tokens.data(), P, V);
+    resize(a.pointer_u, std::size_t(P) * C), resize(a.probs, std::size_t(P) * Tn), resize(a.losses, P);
+    matmul_forward(a.pointer_u.data(), a.gathered.data(), params + L.w_out, static_cast<const T*>(nullptr), P, C, C);
+    const PointerShape shape{B, Tn, C, cfg.causal, a.target_start.data(), a.target_pos.data(), batch.lengths.data()};
+    pointer_forward(a.probs.data(), a.losses.data(), a.pointer_u.data(), final_hidden, a.target_tokens.data(), shape);
+  } else {
+    // pass 4: unembedding and cross-entropy at the target positions only
+    resize(a.gathered, std::size_t(P) * C), resize(a.logits, std::size_t(P) * V), resize(a.probs, std::size_t(P) * V),
+        resize(a.losses, P);
+    if (rows == Rows::kTargets)
+      std::copy(final_hidden, final_hidden + std::size_t(P) * C, a.gathered.data());
+    else
+      gather(a.gathered, final_hidden);
+    matmul_forward(a.logits.data(), a.gathered.data(), params + L.w_out, static_cast<const T*>(nullptr), P, C, V);
+    crossentropy_forward(a.probs.data(), a.losses.data(), a.logits.data(), a.target_tokens.data(), P, V);
+  }
   T loss = 0;
   for (int p = 0; p < P; ++p) loss += a.losses[p];
   return P ? loss / T(P) : T(0);
@@ -271,12 +293,29 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
     std::fill(v.begin(), v.begin() + std::ptrdiff_t(n), T(0));
   };
 
-  // pass 4 backward: cross-entropy and unembedding, scattered back to the target positions (kAll)
+  auto layer_output = [&](int l) -> const T* {
+    if (l < 0) return a.encoded.data();
+    return cfg.mlp ? a.layer[l].residual3.data() : a.layer[l].residual2.data();
+  };
+
+  // pass 4 backward: cross-entropy and unembedding (or the pointer: its scores reach every position's
+  // final hidden state directly, and W_p's product the targets'), scattered back to the targets (kAll)
   const std::size_t R_last = targets_only ? std::size_t(P) : BT;  // rows leaving the last layer
-  zero(d.logits, std::size_t(P) * V), zero(d.gathered, std::size_t(P) * C), zero(d.lnf, R_last * C);
-  crossentropy_backward(d.logits.data(), a.probs.data(), a.target_tokens.data(), P, V, T(1) / T(P));
-  matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.logits.data(), a.gathered.data(),
-                  params + L.w_out, scratch, P, C, V);
+  zero(d.gathered, std::size_t(P) * C), zero(d.lnf, R_last * C);
+  if (cfg.head == Head::kPointer) {
+    const T* final_hidden = cfg.layer_norm ? a.lnf.data() : layer_output(cfg.layers - 1);
+    const PointerShape shape{B, Tn, C, cfg.causal, a.target_start.data(), a.target_pos.data(), batch.lengths.data()};
+    zero(d.pointer_u, std::size_t(P) * C);
+    pointer_backward(d.pointer_u.data(), d.lnf.data(), a.probs.data(), a.pointer_u.data(), final_hidden,
+                     a.target_tokens.data(), shape, T(1) / T(P));
+    matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.pointer_u.data(), a.gathered.data(),
+                    params + L.w_out, scratch, P, C, C);
+  } else {
+    zero(d.logits, std::size_t(P) * V);
+    crossentropy_backward(d.logits.data(), a.probs.data(), a.target_tokens.data(), P, V, T(1) / T(P));
+    matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.logits.data(), a.gathered.data(),
+                    params + L.w_out, scratch, P, C, V);
+  }
   for (int p = 0; p < P; ++p) {
     const std::size_t row = targets_only ? std::size_t(p) : std::size_t(a.target_rows[p]);
     for (int c = 0; c < C; ++c) d.lnf[row * C + c] += d.gathered[std::size_t(p) * C + c];
@@ -286,10 +325,6 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
   zero(d.residual, BTC);
   if (targets_only) zero(d.residual_rows, std::size_t(P) * C);
   T* const dlast = targets_only ? d.residual_rows.data() : d.residual.data();  // (R_last,C)
-  auto layer_output = [&](int l) -> const T* {
-    if (l < 0) return a.encoded.data();
-    return cfg.mlp ? a.layer[l].residual3.data() : a.layer[l].residual2.data();
-  };
   if (cfg.layer_norm)
     layernorm_backward(dlast, grads + L.lnf_w, grads + L.lnf_b, d.lnf.data(), layer_output(cfg.layers - 1),
                        params + L.lnf_w, a.lnf_mean.data(), a.lnf_rstd.data(), int(R_last), C);

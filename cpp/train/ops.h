@@ -2,7 +2,7 @@
 // train_gpt2.c). Templated on the scalar: the model trains in float; the tests run the same code in
 // double and compare every backward pass with central finite differences.
 //
-// Length (~440 lines): every layer's forward and backward stay side by side in one header, and as
+// Length (~510 lines): every layer's forward and backward stay side by side in one header, and as
 // templates they must be visible to the float model and to the double-precision gradient tests alike.
 //
 // Conventions: B = batch, T = positions, C = d_model, NH = heads, HS = C / NH (the walkthrough's d_k),
@@ -15,6 +15,7 @@
 // and log is written below, so no libm result whose last bits depend on the C library is used.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -436,6 +437,77 @@ void crossentropy_backward(T* dlogits, const T* probs, const int* targets, int P
   for (int p = 0; p < P; ++p)
     for (int i = 0; i < V; ++i)
       dlogits[std::size_t(p) * V + i] += (probs[std::size_t(p) * V + i] - (i == targets[p] ? T(1) : T(0))) * dloss;
+}
+
+// ---- 7. pointer head: a distribution over the sequence's own positions ----------------------------
+//
+// The reader model answers with a word of its sentence, not of a vocabulary: at query row p (sequence
+// b_p, position t_p) the logit of position j is s_j = u_p . h_j / sqrt(C), where u = h_query W_p is
+// computed by matmul_forward above and h (B,T,C) is the final hidden state. Visible positions: j <
+// lengths[b], j != t_p (a word does not refer to itself) and, causal, j <= t_p. Invisible positions get
+// probability 0 and no gradient. The target (a position) must be visible; the reader task ensures it.
+struct PointerShape {
+  int B = 0, T = 0, C = 0;
+  bool causal = false;
+  const int* query_start = nullptr;  // (B+1) sequence b's queries are rows query_start[b] .. query_start[b+1]-1
+  const int* query_pos = nullptr;    // (P) the position t_p of each query row
+  const int* lengths = nullptr;      // (B)
+  int visible_end(int b, int t) const { return causal ? std::min(t + 1, lengths[b]) : lengths[b]; }
+};
+
+// probs (P,T), losses (P) = -log probs[p, targets[p]]; u (P,C); hidden (B,T,C); targets (P) positions.
+template <class T>
+void pointer_forward(T* probs, T* losses, const T* u, const T* hidden, const int* targets, const PointerShape& s) {
+  const int Tn = s.T, C = s.C;
+  const T scale = T(1) / std::sqrt(T(C));
+  for (int b = 0; b < s.B; ++b)
+    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
+      const int t = s.query_pos[p], end = s.visible_end(b, t);
+      const T* up = u + std::size_t(p) * C;
+      T* pr = probs + std::size_t(p) * Tn;
+      T max = -std::numeric_limits<T>::infinity();
+      for (int j = 0; j < Tn; ++j) {
+        if (j >= end || j == t) {
+          pr[j] = 0;
+          continue;
+        }
+        const T* h = hidden + (std::size_t(b) * Tn + j) * C;
+        T dot = 0;
+        for (int c = 0; c < C; ++c) dot += up[c] * h[c];
+        pr[j] = dot * scale;  // the logit, until the softmax below
+        max = std::max(max, pr[j]);
+      }
+      const T target_logit = pr[targets[p]];
+      T sum = 0;
+      for (int j = 0; j < end; ++j)
+        if (j != t) sum += pr[j] = exp_of(pr[j] - max);
+      losses[p] = (log_of(sum) + max) - target_logit;
+      const T inv = T(1) / sum;
+      for (int j = 0; j < end; ++j) pr[j] *= inv;
+    }
+}
+// du (P,C) += ...; dhidden (B,T,C) += ...; dloss per query row (1/P for the mean loss).
+template <class T>
+void pointer_backward(T* du, T* dhidden, const T* probs, const T* u, const T* hidden, const int* targets,
+                      const PointerShape& s, T dloss) {
+  const int Tn = s.T, C = s.C;
+  const T scale = T(1) / std::sqrt(T(C));
+  for (int b = 0; b < s.B; ++b)
+    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
+      const int t = s.query_pos[p], end = s.visible_end(b, t);
+      const T* up = u + std::size_t(p) * C;
+      T* dup = du + std::size_t(p) * C;
+      for (int j = 0; j < end; ++j) {
+        if (j == t) continue;
+        const T dlogit = (probs[std::size_t(p) * Tn + j] - (j == targets[p] ? T(1) : T(0))) * dloss * scale;
+        const T* h = hidden + (std::size_t(b) * Tn + j) * C;
+        T* dh = dhidden + (std::size_t(b) * Tn + j) * C;
+        for (int c = 0; c < C; ++c) {
+          dup[c] += dlogit * h[c];
+          dh[c] += dlogit * up[c];
+        }
+      }
+    }
 }
 
 }  // namespace abh::train

@@ -32,6 +32,7 @@ class Optimizer {
   // One update of params with grads (already clipped). t counts from 1.
   void step(float* params, const float* grads);
   int steps() const { return t_; }
+  void set_learning_rate(float learning_rate) { config_.learning_rate = learning_rate; }  // a schedule's
   const OptimizerConfig& config() const { return config_; }
 
  private:

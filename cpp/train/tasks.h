@@ -21,7 +21,8 @@
 
 namespace abh::train {
 
-enum class TaskKind : std::uint32_t { kWhoIsIt = 0, kInduction = 1 };
+// kReader is the reader model's (reader.h): its corpus comes from corpus::Generator, not from Task.
+enum class TaskKind : std::uint32_t { kWhoIsIt = 0, kInduction = 1, kReader = 2 };
 
 struct Vocabulary {
   std::vector<std::string> words;  // id -> word; 0 is "<pad>", 1 is "<unk>"

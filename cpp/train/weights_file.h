@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../tensor.h"
+#include "reader.h"
 #include "trainer.h"
 
 namespace abh::train {
@@ -36,5 +37,24 @@ struct WeightsFile {
 
 std::vector<std::uint8_t> encode_weights(const WeightsFile& file);
 Expected<WeightsFile> decode_weights(const std::uint8_t* bytes, std::size_t size);
+
+// The reader model's file (reader.h), quantized: every matrix as int8 with one float32 scale per row
+// (the row's largest magnitude / 127), every vector (LayerNorm gains and biases) as float32.
+//
+//   bytes 0..3    magic "ABHR"
+//   words 1..11   uint32: version (1), task (TaskKind::kReader), flags (1 causal, 2 MLP), layers, heads,
+//                 d_model, positions, vocabulary size V, steps trained, seed, vocabulary bytes S
+//   then          S bytes: the words joined by '\n' ("<pad>" and "<unk>" first), zero-padded to 4
+//   then          ceil(V/8) bytes: bit i set when word i is a noun the model was trained to point at,
+//                 zero-padded to 4
+//   then          per tensor in ParameterLayout order: a matrix (rows > 1) as rows float32 scales and
+//                 rows*cols int8 values (zero-padded to 4); a vector as cols float32 values
+//   last word     FNV-1a 32 of every byte before it
+constexpr std::uint32_t kReaderWeightsVersion = 1;
+constexpr std::size_t kMaxReaderWeightsBytes = 8 << 20;
+
+std::vector<std::uint8_t> encode_reader_weights(const ReaderModel& model);
+// Refuses a wrong magic, version, size, checksum or configuration, each with its own message.
+Expected<ReaderModel> decode_reader_weights(const std::uint8_t* bytes, std::size_t size);
 
 }  // namespace abh::train

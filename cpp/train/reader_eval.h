@@ -1,0 +1,94 @@
+// The reader model's measurements, shared by its trainer (reader_cli.cpp, which records them) and the
+// shipped-weights test (which reproduces them): the generated held-out sets drawn again from a fixed
+// seed, the hand-written sets of tests/data/reader, and every accuracy on them. Native only: it calls
+// the corpus generator, which reads WordNet (the page never does).
+#pragma once
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "corpus/corpus.h"
+#include "reader.h"
+
+namespace abh::train {
+
+struct ReaderEvaluationSets {
+  std::vector<corpus::Sentence> heldout_words, heldout_frames;  // generated (corpus::Split)
+  std::vector<MarkedSentence> handwritten, pairs;               // pairs: lines 2i and 2i+1
+};
+
+inline Expected<std::vector<MarkedSentence>> read_marked_sentences(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Failure{"cannot read " + path};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto parsed = parse_marked_sentences(text.str());
+  if (!parsed.ok()) return Failure{path + ": " + parsed.error()};
+  return parsed;
+}
+
+// count sentences of each generated held-out split; empty paths leave a hand-written set empty.
+inline Expected<ReaderEvaluationSets> reader_evaluation_sets(const std::string& wordnet_dir, int count,
+                                                             const std::string& handwritten_path,
+                                                             const std::string& pairs_path) {
+  auto generator = corpus::Generator::make(wordnet_dir, kReaderEvaluationSeed);
+  if (!generator.ok()) return Failure{generator.error()};
+  ReaderEvaluationSets sets;
+  for (int i = 0; i < count; ++i) {
+    sets.heldout_words.push_back(generator.value().sample(corpus::Split::kHeldOutWords));
+    sets.heldout_frames.push_back(generator.value().sample(corpus::Split::kHeldOutFrames));
+  }
+  for (auto [path, set] : {std::pair{&handwritten_path, &sets.handwritten}, {&pairs_path, &sets.pairs}}) {
+    if (path->empty()) continue;
+    auto read = read_marked_sentences(*path);
+    if (!read.ok()) return Failure{read.error()};
+    *set = std::move(read.value());
+  }
+  return sets;
+}
+
+struct ReaderWrongAnswer {
+  std::string text, expected, answered;  // answered is empty when the model refused the sentence
+};
+
+struct ReaderMeasurements {
+  ReaderScore heldout_words, heldout_frames, handwritten;
+  int pairs = 0, pairs_both_right = 0;
+  std::map<std::string, std::pair<int, int>> handwritten_by_tag;  // tag -> (right, sentences)
+  std::vector<ReaderWrongAnswer> handwritten_wrong;
+  float pairs_accuracy() const { return pairs ? float(pairs_both_right) / float(pairs) : 0.0f; }
+};
+
+inline std::vector<corpus::Sentence> sentences_of(const std::vector<MarkedSentence>& marked) {
+  std::vector<corpus::Sentence> out;
+  for (const auto& m : marked) out.push_back(m.sentence);
+  return out;
+}
+
+inline ReaderMeasurements measure_reader(const ReaderModel& model, const ReaderEvaluationSets& sets) {
+  ReaderMeasurements m;
+  m.heldout_words = model.evaluate(sets.heldout_words);
+  m.heldout_frames = model.evaluate(sets.heldout_frames);
+  const auto handwritten = sentences_of(sets.handwritten), pairs = sentences_of(sets.pairs);
+  m.handwritten = model.evaluate(handwritten);
+  const std::vector<int> pair_answers = model.answers(pairs);
+  m.pairs = int(pairs.size() / 2);
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
+    m.pairs_both_right += pair_answers[i] == pairs[i].antecedent && pair_answers[i + 1] == pairs[i + 1].antecedent;
+  const std::vector<int> answers = model.answers(handwritten);
+  for (std::size_t i = 0; i < handwritten.size(); ++i) {
+    const corpus::Sentence& s = handwritten[i];
+    const bool right = answers[i] == s.antecedent;
+    for (const auto& tag : sets.handwritten[i].tags)
+      m.handwritten_by_tag[tag].first += right, ++m.handwritten_by_tag[tag].second;
+    if (!right)
+      m.handwritten_wrong.push_back({sets.handwritten[i].text, s.words[std::size_t(s.antecedent)],
+                                     answers[i] >= 0 ? s.words[std::size_t(answers[i])] : std::string()});
+  }
+  return m;
+}
+
+}  // namespace abh::train
