@@ -1,4 +1,4 @@
-// The pipeline's wire format is the C++ side's (cpp/pipeline.h pipeline_fields, cpp/bindings.cpp
+// The pipeline's wire format is the C++ side's (cpp/pipeline.h pipeline_fields, cpp/bindings/attention.cpp
 // pipelineFormat): engine.ts reads it and mirrors nothing. This pins what it publishes and that a
 // snapshot built from it has every field of PipelineSnapshot with the shape the walkthrough draws;
 // and that the limits the page's settings read from cpp/engine_limits.h are the engine's.

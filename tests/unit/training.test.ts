@@ -1,4 +1,4 @@
-// The training core in wasm (cpp/train/ through cpp/bindings.cpp's Training section and
+// The training core in wasm (cpp/train/ through cpp/bindings/training.cpp and
 // web/src/engine/training.ts): the SIMD and scalar builds train bit for bit like the native build,
 // the shipped weights give their recorded held-out accuracy and answer the article's question, the
 // page can reproduce the model's attention with the walkthrough's pipeline, the experiments of issue

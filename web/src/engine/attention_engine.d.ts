@@ -1,4 +1,4 @@
-// Hand-written declaration of the raw Emscripten module built from cpp/bindings.cpp.
+// Hand-written declaration of the raw Emscripten module bound in cpp/bindings/.
 // Application code uses the typed wrapper in engine.ts, which throws instead of returning
 // { error } and checks argument types before they reach embind.
 import type { RawEngineModule } from './types';

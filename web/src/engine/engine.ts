@@ -149,7 +149,7 @@ export function tokenId(token: string): number {
 }
 
 /**
- * One pipeline call through wasm memory (the protocol: cpp/bindings.cpp): stage the token ids and any
+ * One pipeline call through wasm memory (the protocol: cpp/bindings/attention.cpp): stage the token ids and any
  * given matrices, run, copy each result array out, release. Only typed-array views of wasm memory
  * read after the last call that could grow it are used.
  */
@@ -212,7 +212,7 @@ function runPipeline(
 const WHOLE_COPY_BYTES = 256 * 1024;
 
 /**
- * The result header as cpp/bindings.cpp publishes it (pipelineFormat()): word names, the arrays'
+ * The result header as cpp/bindings/attention.cpp publishes it (pipelineFormat()): word names, the arrays'
  * names in block order and the words of each array's record. Nothing of the layout is written here.
  */
 class PipelineReader {

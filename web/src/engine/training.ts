@@ -1,7 +1,7 @@
-// The typed wrapper of the training core (cpp/train/, bound in cpp/bindings.cpp's "Training"
-// section): create a seeded model or load a weights file, train it, measure it, and read what the
-// page draws. Bad input becomes an EngineError with the C++ side's message; the trainer (and the
-// engine) keep working afterwards. A Trainer holds memory in the wasm instance: dispose() it.
+// The typed wrapper of the training core (cpp/train/, bound in cpp/bindings/training.cpp): create a
+// seeded model or load a weights file, train it, measure it, and read what the page draws. Bad input
+// becomes an EngineError with the C++ side's message; the trainer (and the engine) keep working
+// afterwards. A Trainer holds memory in the wasm instance: dispose() it.
 import { AttentionEngine, EngineError } from './engine';
 import type { Matrix, RawEngineModule, Tensor3 } from './types';
 

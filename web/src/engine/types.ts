@@ -239,7 +239,7 @@ export interface FlashTrace {
 type Failure = { error: string };
 
 /**
- * How the pipeline's result header is laid out, as cpp/bindings.cpp publishes it: `header` names its
+ * How the pipeline's result header is laid out, as cpp/bindings/attention.cpp publishes it: `header` names its
  * first words (each a uint32, or float32 bits for the names in `floatWords`), then one record of
  * `fieldWords` words (named by `fieldWordNames`) per array in `fields`; a record's element word indexes
  * `elements`.
@@ -256,7 +256,7 @@ export interface PipelineFormat {
 /**
  * The raw module: embind functions, which return { error } instead of throwing, and the pipeline's
  * three plain exports, which pass addresses in wasm memory (the protocol is described in
- * cpp/bindings.cpp; engine.ts is its only user).
+ * cpp/bindings/attention.cpp; engine.ts is its only user).
  */
 export interface RawEngineModule {
   attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions): AttentionResult | Failure;
