@@ -12,6 +12,7 @@ import { ARTICLE_SENTENCE } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../figures/trained-model';
+import { ReaderFigure } from '../features/reader/figure';
 
 /** Up to this many tokens the reader is asked to predict (one button per token). */
 export const PREDICT_MAX_TOKENS = 12;
@@ -106,6 +107,8 @@ export const problemStep: StepDefinition = {
       ),
       model,
     );
+    // The reader model's answer to the sentence's question (features/reader/): loaded when this figure comes near.
+    const readerFigure = new ReaderFigure((causal) => context.loadReaderModel?.(causal));
     // Predict first: which token will the followed token (“it”) draw from most? The figure and the reading are the answer.
     const predict = context.predictions ? new Prediction([figure, reading]) : null;
 
@@ -124,6 +127,7 @@ export const problemStep: StepDefinition = {
         ' of what all the tokens carry, in proportions computed from the tokens themselves.',
       ),
       el('div', { role: 'status' }, notes),
+      readerFigure.element,
       ...(predict ? [predict.element] : []),
       figure,
       reading,
@@ -238,15 +242,11 @@ export const problemStep: StepDefinition = {
       }
       const self = top === focus ? ' (itself)' : '';
       if (trained) {
-        const answer = trained.top[0];
+        // The reader model above answers the question; these bars are the small who-is-it model that steps 2–10 take apart.
         setText(
           reading,
-          `In ${headName(trained.resolving)}, the head that resolves “it”, ` +
-            `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
-            (focus === trained.query && answer
-              ? `The model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)}). `
-              : '') +
-            'Training made that happen; change “tired” to “wide” and watch it switch.',
+          `In the small who-is-it model that the steps below take apart (${trained.model.vocabularySize} words, ${headName(trained.resolving)}), ` +
+            `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture.`,
         );
         return;
       }
@@ -267,7 +267,11 @@ export const problemStep: StepDefinition = {
         notes.dataset.key = noteKey;
         notes.replaceChildren(...listed.map((text) => el('li', {}, text)));
       }
-      if (!trained) return;
+      // The reader model's answer replaces the small model's word list whenever it is there.
+      if (!trained || next.reader) {
+        model.hidden = true;
+        return;
+      }
       const key = JSON.stringify([trained.top, trained.evaluation.accuracy, trained.words[trained.query]]);
       if (model.dataset.key === key) return;
       model.dataset.key = key;
@@ -288,6 +292,7 @@ export const problemStep: StepDefinition = {
           buildChips(next.tokens, unknown);
         }
         snapshot = next;
+        readerFigure.update(next.reader);
         show(next);
         showModel(next);
       },
