@@ -127,10 +127,10 @@ export const problemStep: StepDefinition = {
         ' of what all the tokens carry, in proportions computed from the tokens themselves.',
       ),
       el('div', { role: 'status' }, notes),
-      readerFigure.element,
       ...(predict ? [predict.element] : []),
       figure,
       reading,
+      readerFigure.element,
       el(
         'div',
         { class: 'aside problem-howto' },
