@@ -64,6 +64,11 @@ async function withWindow<T>(render: () => Promise<T>): Promise<T> {
 async function prerender(attributes: Record<string, string>): Promise<WalkthroughMarkup> {
   const wasm = new Uint8Array(readFileSync(resolve(web, 'src/engine/generated/attention_engine.wasm')));
   const weights = new Uint8Array(readFileSync(resolve(web, 'src/model/who-is-it.bin')));
+  // Step 1's reader model at the default settings (no causal mask), with the sentences its head is measured on.
+  const reader = {
+    bytes: new Uint8Array(readFileSync(resolve(web, 'src/model/reader.bin'))),
+    sentences: readFileSync(resolve(web, '../tests/data/reader/minimal-pairs.txt'), 'utf8'),
+  };
   // A throwaway dev server only to load the modules (no HTTP listener): its SSR loader applies the
   // same transforms as the bundle (CSS ?inline, build-time formulas).
   const server = await createServer({
@@ -77,7 +82,7 @@ async function prerender(attributes: Record<string, string>): Promise<Walkthroug
   try {
     return await withWindow(async () => {
       const module = (await server.ssrLoadModule(resolve(web, 'tooling/walkthrough-markup.ts'))) as typeof import('./walkthrough-markup');
-      return module.walkthroughMarkup(attributes, wasm, weights);
+      return module.walkthroughMarkup(attributes, wasm, weights, reader);
     });
   } finally {
     await server.close();

@@ -245,7 +245,7 @@ export const problemStep: StepDefinition = {
         // The reader model above answers the question; these bars are the small who-is-it model that steps 2–10 take apart.
         setText(
           reading,
-          `In the small who-is-it model that the steps below take apart (${trained.model.vocabularySize} words, ${headName(trained.resolving)}), ` +
+          `In ${trained.origin === 'reader' ? 'your model from “Train it yourself”' : 'the small who-is-it model'} that the steps below take apart (${trained.model.vocabularySize} words, ${headName(trained.resolving)}), ` +
             `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture.`,
         );
         return;
@@ -259,7 +259,10 @@ export const problemStep: StepDefinition = {
 
     function showModel(next: Snapshot): void {
       const { trained } = next;
-      if (model.hidden !== !trained) model.hidden = !trained;
+      // The reader model answers step 1's question: the shipped small model's word list would only contradict it.
+      // A reader's own run (step 11) stays in view, named as theirs.
+      const hide = !trained || (next.reader !== null && trained.origin === 'shipped');
+      if (model.hidden !== hide) model.hidden = hide;
       const listed = trained ? readingNotes(trained, next.tokens) : [];
       if (notes.hidden !== (listed.length === 0)) notes.hidden = listed.length === 0;
       const noteKey = listed.join('\u0001');
@@ -267,11 +270,7 @@ export const problemStep: StepDefinition = {
         notes.dataset.key = noteKey;
         notes.replaceChildren(...listed.map((text) => el('li', {}, text)));
       }
-      // The reader model's answer replaces the small model's word list whenever it is there.
-      if (!trained || next.reader) {
-        model.hidden = true;
-        return;
-      }
+      if (!trained) return;
       const key = JSON.stringify([trained.top, trained.evaluation.accuracy, trained.words[trained.query]]);
       if (model.dataset.key === key) return;
       model.dataset.key = key;
