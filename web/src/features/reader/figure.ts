@@ -11,6 +11,8 @@ import type { ReaderSnapshot, ReaderView } from './model';
 
 /** How close to the viewport step 1's figure must come before its model is downloaded. */
 const NEAR_VIEWPORT = '600px 0px';
+/** How long the figure must stay near before the download starts. */
+const NEAR_DWELL_MS = 300;
 
 /** How many of the model's wrong hand-written sentences one page of the panel lists. */
 export const WRONG_PER_PAGE = 8;
@@ -195,7 +197,9 @@ export class ReaderFigure {
   private readonly ready = el('div', { class: 'reader-ready' });
   private shown: ReaderSnapshot | null = null;
   private page = 0;
+  /** Near the viewport now (IntersectionObserver), and near since the page settled (so it may download). */
   private near = typeof IntersectionObserver !== 'function';
+  private stayedNear = this.near;
   private waiting: boolean | null = null;
 
   /** needModel(causal): the view is waiting for that model and the figure is near the viewport. */
@@ -219,17 +223,28 @@ export class ReaderFigure {
       this.knows.replaceChildren(...knowsPanel(this.shown, this.page));
     });
     if (!this.near) {
-      const observer = new IntersectionObserver(
+      new IntersectionObserver(
         (records) => {
-          if (!records.some((r) => r.isIntersecting)) return;
-          this.near = true;
-          observer.disconnect();
-          if (this.waiting !== null) this.needModel(this.waiting);
+          this.near = records[records.length - 1]!.isIntersecting;
+          if (this.near) void this.requestWhenSettled();
+          else this.stayedNear = false;
         },
         { rootMargin: NEAR_VIEWPORT },
-      );
-      observer.observe(this.element);
+      ).observe(this.element);
     }
+  }
+
+  /**
+   * A page opened at a later step draws step 1 at the top, then scrolls to that step once every step is
+   * drawn: only a figure still near after that (and a moment's dwell) downloads its model.
+   */
+  private async requestWhenSettled(): Promise<void> {
+    const host = (this.element.getRootNode() as ShadowRoot).host as (Element & { updateComplete?: Promise<void> }) | undefined;
+    await host?.updateComplete;
+    await new Promise((resolve) => setTimeout(resolve, NEAR_DWELL_MS));
+    if (!this.near) return;
+    this.stayedNear = true;
+    if (this.waiting !== null) this.needModel(this.waiting);
   }
 
   update(view: ReaderView | null): void {
@@ -240,7 +255,7 @@ export class ReaderFigure {
     const which = view.causal ? 'the causal reader model' : 'the reader model';
     // The weights are downloaded only once the figure comes near the viewport (and not for a link to a later step).
     this.waiting = view.status === 'loading' ? view.causal : null;
-    if (this.waiting !== null && this.near) this.needModel(this.waiting);
+    if (this.waiting !== null && this.stayedNear) this.needModel(this.waiting);
     if (view.status !== 'ready') {
       this.ready.hidden = true;
       this.status.hidden = false;
