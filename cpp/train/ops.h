@@ -2,7 +2,7 @@
 // train_gpt2.c). Templated on the scalar: the model trains in float; the tests run the same code in
 // double and compare every backward pass with central finite differences.
 //
-// Length (~440 lines): every layer's forward and backward stay side by side in one header, and as
+// Length (~510 lines): every layer's forward and backward stay side by side in one header, and as
 // templates they must be visible to the float model and to the double-precision gradient tests alike.
 //
 // Conventions: B = batch, T = positions, C = d_model, NH = heads, HS = C / NH (the walkthrough's d_k),

@@ -235,6 +235,18 @@ TEST(ReaderTrainer, ShortTrainingLowersTheHeldOutLossBothWays) {
   }
 }
 
+TEST(ReaderTrainer, SameSeedGivesTheSameFileAndAnotherSeedDoesNot) {
+  const auto file_after = [](std::uint32_t seed) {
+    ReaderConfig config = small_config(true);
+    config.seed = seed;
+    ReaderTrainer trainer = trainer_of(config);
+    EXPECT_TRUE(trainer.step(10).ok());
+    return encode_reader_weights(trainer.model());
+  };
+  EXPECT_EQ(file_after(3), file_after(3));
+  EXPECT_NE(file_after(3), file_after(4));
+}
+
 TEST(ReaderModel, AnswerGivesAPointerAtThePronounAndCausallyAtEveryLaterWord) {
   for (const bool causal : {false, true}) {
     ReaderTrainer trainer = trainer_of(small_config(causal));

@@ -2,11 +2,16 @@
 //
 // Design. A sentence is a frame (frames.cpp) filled with nouns of the frame's classes (lexicon.cpp)
 // and one deciding word. In a "meaning" frame the deciding word is drawn, with equal chance, from the
-// family of words that fits only the first noun's class or only the second's (curated.cpp: "tired"
+// family of words that fits only the first noun's class or only the second's (curated_words.cpp: "tired"
 // fits animals, "busy" paths), so the same words in the same order answer either noun and position
 // never gives the answer away. In an agreement frame the nouns differ in number or gender and the
 // pronoun's form, drawn with equal chance, picks one. Distractor nouns (<C>) come from a class no
 // word of the frame's families can describe.
+//
+// Candidates are the nouns of the frame's slots written before the pronoun, whatever their number
+// or gender ("the dogs chased the cat because it ..." has two): agreement is for the model to learn,
+// not for a candidate mask to give away. Nouns inside a deciding phrase ("its door was open") come
+// after the pronoun and are not candidates.
 //
 // Held-out data. Whole frames marked `heldout` are drawn only for kHeldOutFrames. A combination
 // (frame, antecedent noun, deciding word) is held out when a hash of the three falls in one eighth
@@ -25,37 +30,11 @@
 #include "curated.h"
 #include "frames.h"
 #include "lexicon.h"
+#include "template.h"
 
 namespace abh::train::corpus {
 
 namespace {
-
-using Phrase = std::vector<std::string>;
-
-enum class Slot : std::uint8_t {
-  kWords,  // literal words, or one of several alternatives
-  kNounA,
-  kNounB,
-  kNounC,
-  kModifierA,
-  kModifierB,
-  kPronoun,     // it, they, he, she
-  kPossessive,  // its, their, his, her
-  kBe,          // was/were agreeing with the pronoun
-  kBeA,
-  kBeB,
-  kIs,  // is/are agreeing with the pronoun (the present-tense frames)
-  kIsA,
-  kIsB,
-  kDoesNotA,  // does not / doesn't, or do not / don't, agreeing with A or B
-  kDoesNotB,
-  kDecider,
-};
-
-struct Token {
-  Slot slot = Slot::kWords;
-  std::vector<Phrase> alternatives;  // kWords only
-};
 
 struct FamilyData {
   std::string name;
@@ -97,77 +76,36 @@ std::uint64_t hash_text(std::string_view text) {
 
 std::uint64_t mix(std::uint64_t a, std::uint64_t b) { return SplitMix64(a * 0x9E3779B97F4A7C15ull ^ b).next(); }
 
-Phrase split_words(std::string_view text) {
-  Phrase words;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string_view::npos) end = text.size();
-    if (end > start) words.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return words;
-}
-
-Expected<std::vector<Token>> parse_template(std::string_view text) {
-  static constexpr std::pair<std::string_view, Slot> kSlots[] = {{"A", Slot::kNounA},
-                                                                 {"B", Slot::kNounB},
-                                                                 {"C", Slot::kNounC},
-                                                                 {"mA", Slot::kModifierA},
-                                                                 {"mB", Slot::kModifierB},
-                                                                 {"pro", Slot::kPronoun},
-                                                                 {"pos", Slot::kPossessive},
-                                                                 {"be", Slot::kBe},
-                                                                 {"beA", Slot::kBeA},
-                                                                 {"beB", Slot::kBeB},
-                                                                 {"is", Slot::kIs},
-                                                                 {"isA", Slot::kIsA},
-                                                                 {"isB", Slot::kIsB},
-                                                                 {"doesnotA", Slot::kDoesNotA},
-                                                                 {"doesnotB", Slot::kDoesNotB},
-                                                                 {"adj", Slot::kDecider}};
-  std::vector<Token> tokens;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    if (text[at] == ' ') {
-      ++at;
-      continue;
-    }
-    const char open = text[at];
-    const char close = open == '<' ? '>' : open == '{' ? '}' : ' ';
-    std::size_t end = text.find(close, at + 1);
-    if (close != ' ' && end == std::string_view::npos)
-      return Failure{"unclosed " + std::string(1, open) + " in frame: " + std::string(text)};
-    if (end == std::string_view::npos) end = text.size();
-    Token token;
-    if (open == '<') {
-      const std::string_view name = text.substr(at + 1, end - at - 1);
-      auto slot = std::find_if(std::begin(kSlots), std::end(kSlots), [&](const auto& s) { return s.first == name; });
-      if (slot == std::end(kSlots))
-        return Failure{"unknown slot <" + std::string(name) + "> in frame: " + std::string(text)};
-      token.slot = slot->second;
-    } else if (open == '{') {
-      const std::string_view body = text.substr(at + 1, end - at - 1);
-      std::size_t start = 0;
-      while (start <= body.size()) {
-        std::size_t bar = body.find('|', start);
-        if (bar == std::string_view::npos) bar = body.size();
-        token.alternatives.push_back(split_words(body.substr(start, bar - start)));
-        start = bar + 1;
-      }
-    } else {
-      token.alternatives.push_back({std::string(text.substr(at, end - at))});
-    }
-    tokens.push_back(std::move(token));
-    at = close == ' ' ? end : end + 1;
-  }
-  return tokens;
-}
-
 std::string_view pronoun_word(Pronoun pronoun, bool possessive) {
   constexpr std::string_view kSubject[] = {"it", "they", "he", "she"};
   constexpr std::string_view kPossessiveForm[] = {"its", "their", "his", "her"};
   return (possessive ? kPossessiveForm : kSubject)[static_cast<int>(pronoun)];
+}
+
+std::string_view contracted_is(Pronoun pronoun) {
+  constexpr std::string_view kContracted[] = {"it's", "they're", "he's", "she's"};
+  return kContracted[static_cast<int>(pronoun)];
+}
+
+// Most nouns take "the"; some take another determiner, as readers write them ("my dog", "a box").
+// Possessives like "his" are left out: they would be a second pronoun before the one to resolve.
+std::string_view determiner(SplitMix64& rng, bool plural) {
+  struct Weighted {
+    std::string_view word;
+    std::uint32_t percent;
+  };
+  constexpr Weighted kSingular[] = {{"the", 70}, {"a", 12},   {"my", 6},  {"this", 4},
+                                    {"our", 3},  {"your", 3}, {"that", 2}};
+  constexpr Weighted kPlural[] = {{"the", 75}, {"my", 8}, {"these", 5}, {"those", 4}, {"our", 4}, {"some", 4}};
+  std::uint32_t draw = std::uint32_t(rng.next() % 100);
+  auto pick = [&](const auto& table) {
+    for (const Weighted& w : table) {
+      if (draw < w.percent) return w.word;
+      draw -= w.percent;
+    }
+    return std::string_view("the");
+  };
+  return plural ? pick(kPlural) : pick(kSingular);
 }
 
 // Food nouns stay singular: many are mass nouns ("the rices" is not English).
@@ -231,7 +169,7 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
     frame.heldout = spec.heldout;
     frame.hash = hash_text(spec.name);
     frame.family_a = family_index(spec.family_a);
-    frame.family_b = spec.decide == Decide::kMeaning ? family_index(spec.family_b) : frame.family_a;
+    frame.family_b = spec.family_b.empty() ? frame.family_a : family_index(spec.family_b);
     if (frame.family_a < 0 || frame.family_b < 0) return Failure{"frame " + frame.name + " names an unknown family"};
     auto tokens = parse_template(spec.text);
     if (!tokens.ok()) return Failure{tokens.error()};
@@ -268,7 +206,9 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
   }
   for (Pronoun p : {Pronoun::kIt, Pronoun::kThey, Pronoun::kHe, Pronoun::kShe})
     for (bool possessive : {false, true}) vocabulary.emplace_back(pronoun_word(p, possessive));
-  vocabulary.insert(vocabulary.end(), {"was", "were", "is", "are", "does", "do", "not", "doesn't", "don't"});
+  vocabulary.insert(vocabulary.end(), {"was",   "were", "is",      "are",  "does",  "do",    "not", "doesn't",
+                                       "don't", "it's", "they're", "he's", "she's", "a",     "an",  "my",
+                                       "this",  "our",  "your",    "that", "these", "those", "some"});
   std::sort(vocabulary.begin(), vocabulary.end());
   vocabulary.erase(std::unique(vocabulary.begin(), vocabulary.end()), vocabulary.end());
 
@@ -331,7 +271,13 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Decide::kMeaning: {
         const bool plural = may_be_plural(frame.a) && may_be_plural(frame.b) && coin(rng);
         draw.plural[0] = draw.plural[1] = plural;
-        draw.pronoun = plural ? Pronoun::kThey : Pronoun::kIt;
+        // A person is "he" or "she" (either, for a noun of no grammatical gender), anything else "it".
+        const NounClass answer = cls[draw.antecedent];
+        const bool either = answer == NounClass::kPerson && coin(rng);
+        draw.pronoun = plural                                                         ? Pronoun::kThey
+                       : answer == NounClass::kMale || either                         ? Pronoun::kHe
+                       : answer == NounClass::kFemale || answer == NounClass::kPerson ? Pronoun::kShe
+                                                                                      : Pronoun::kIt;
         break;
       }
       case Decide::kNumber: {
@@ -393,9 +339,15 @@ Sentence Generator::sample(Split split, Trace* trace) {
     if (!words.empty()) sentence.words.push_back(words[uniform(rng, words.size())]);
   };
   const bool pronoun_plural = draw.pronoun == Pronoun::kThey;
+  std::vector<int> articles;  // where "a" was written: "an" before a vowel
   for (const Token& token : frame.tokens) {
     switch (token.slot) {
       case Slot::kWords: {
+        if (token.determines >= 0) {
+          sentence.words.emplace_back(determiner(rng, draw.plural[token.determines]));
+          if (sentence.words.back() == "a") articles.push_back(int(sentence.words.size()) - 1);
+          break;
+        }
         const Phrase& phrase = token.alternatives[uniform(rng, token.alternatives.size())];
         sentence.words.insert(sentence.words.end(), phrase.begin(), phrase.end());
         break;
@@ -413,6 +365,15 @@ Sentence Generator::sample(Split split, Trace* trace) {
         break;
       case Slot::kModifierB:
         modifier(1);
+        break;
+      case Slot::kPronounIs:
+        sentence.pronoun = int(sentence.words.size());
+        if (coin(rng)) {
+          sentence.words.emplace_back(contracted_is(draw.pronoun));
+        } else {
+          sentence.words.emplace_back(pronoun_word(draw.pronoun, false));
+          sentence.words.emplace_back(pronoun_plural ? "are" : "is");
+        }
         break;
       case Slot::kPronoun:
       case Slot::kPossessive:
@@ -454,6 +415,10 @@ Sentence Generator::sample(Split split, Trace* trace) {
         break;
       }
     }
+  }
+  for (int at : articles) {
+    const std::string& next = sentence.words[std::size_t(at) + 1];
+    if (std::string_view("aeiou").find(next[0]) != std::string_view::npos) sentence.words[std::size_t(at)] = "an";
   }
   sentence.antecedent = noun_position[draw.antecedent];
   for (int slot = 0; slot < 3; ++slot)

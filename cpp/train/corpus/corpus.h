@@ -35,7 +35,7 @@ class Lexicon;  // the categorised vocabulary (lexicon.h)
 struct Trace {
   std::string decider;  // the word or phrase after the pronoun ("tired", "paw was sore"): it decides the
                         // answer unless agreement does
-  std::string family;   // the curated family the decider came from (curated.cpp)
+  std::string family;   // the curated family the decider came from (curated_words.cpp)
   std::vector<std::string> candidate_classes;  // the noun class of each candidate, in candidates' order
   bool agreement = false;                      // number or gender decides, not meaning
   int distractor = -1;                         // position of the frame's distractor noun, never the answer

@@ -1,10 +1,6 @@
 // The frames. Each one is balanced between its two nouns: the deciding word (or the pronoun's form)
 // is drawn for either noun with equal chance, so where a noun stands never gives the answer away.
-// Template syntax (corpus.cpp parses it): <A> <B> <C> nouns, <mA> <mB> a modifier before A or B,
-// <pro> the pronoun, <pos> the possessive, <be> "was"/"were" agreeing with the pronoun, <beA> <beB>
-// agreeing with A or B, <is> <isA> <isB> the same in the present, <doesnotA> <doesnotB> "does not",
-// "doesn't", "do not" or "don't" agreeing with A or B, <adj> the deciding word or phrase, {x|y z} one
-// of the alternatives.
+// The template language is template.h's.
 #include "frames.h"
 
 namespace abh::train::corpus {
@@ -90,16 +86,18 @@ const std::initializer_list<FrameSpec> kFrames = {
     {"distractor-food", "the <A> {by|near|under} the <C> ate the <B> because <pro> <be> <adj>", D::kMeaning, C::kAnimal,
      C::kFood, C::kFurniture, "hungry", "food-good", false},
     {"relative-subject",
-     "the <A> that {slept|sat|lived} {near|by|under} the <C> {avoided|would not cross|wouldn't cross} the <B> because "
+     "the <A> {that|which} {slept|sat|lived} {near|by|under} the <C> {avoided|would not cross|wouldn't cross} the <B> "
+     "because "
      "<pro> <be> "
      "<adj>",
      D::kMeaning, C::kAnimal, C::kPath, C::kTree, "animate", "path", false},
     {"relative-object",
-     "the <A> {avoided|would not cross|wouldn't cross} the <B> that {led|ran|went} past the <C> because <pro> <be> "
+     "the <A> {avoided|would not cross|wouldn't cross} the <B> {that|which} {led|ran|went} past the <C> because <pro> "
+     "<be> "
      "<adj>",
      D::kMeaning, C::kAnimal, C::kPath, C::kTree, "animate", "path", true},
     {"relative-fit",
-     "the <A> that the <C> {brought|found|bought} {did not|didn't} fit in the <B> because <pro> <be> too <adj>",
+     "the <A> {that|which} the <C> {brought|found|bought} {did not|didn't} fit in the <B> because <pro> <be> too <adj>",
      D::kMeaning, C::kThing, C::kContainer, C::kPerson, "size-contents", "size-container", false},
     // two sentences (the full stop is not a token)
     {"two-sentences", "the <A> {crossed|walked along|ran across} the <B> <pro> <be> <adj>", D::kMeaning, C::kAnimal,
@@ -122,33 +120,33 @@ const std::initializer_list<FrameSpec> kFrames = {
      kNone, "animal-possession", "", false},
     {"number-two-sentences", "the <A> {chased|followed} the <B> <pro> <be> <adj>", D::kNumber, C::kAnimal, C::kAnimal,
      kNone, "animate", "", true},
-    {"number-person", "the <A> {thanked|helped|met|visited} the <B> because <pro> <be> <adj>", D::kNumberPerson, kNone,
-     kNone, kNone, "person-feeling", "", false},
+    {"number-person", "the <A> {helped|visited|called} the <B> because <pro> <be> <adj>", D::kNumberPerson, kNone,
+     kNone, kNone, "person-helper", "person-feeling", false},
     // he / she: the pronoun's gender picks the noun
-    {"gender", "the <A> {thanked|helped|called|visited|hugged} the <B> because <pro> <be> <adj>", D::kGender, kNone,
-     kNone, kNone, "person-feeling", "", false},
-    {"gender-neutral", "the <A> {helped|thanked|called|visited} the <B> because <pro> <be> <adj>", D::kGenderNeutral,
-     kNone, kNone, kNone, "person-feeling", "", false},
-    {"gender-passive", "the <A> was {helped|thanked|visited} by the <B> because <pro> <be> <adj>", D::kGender, kNone,
-     kNone, kNone, "person-feeling", "", false},
+    {"gender", "the <A> {helped|called|visited|comforted} the <B> because <pro> <be> <adj>", D::kGender, kNone, kNone,
+     kNone, "person-helper", "person-feeling", false},
+    {"gender-neutral", "the <A> {helped|called|visited|comforted} the <B> because <pro> <be> <adj>", D::kGenderNeutral,
+     kNone, kNone, kNone, "person-helper", "person-feeling", false},
+    {"gender-passive", "the <A> was {helped|visited|comforted} by the <B> because <pro> <be> <adj>", D::kGender, kNone,
+     kNone, kNone, "person-feeling", "person-helper", false},
     {"gender-possessive", "the <A> {called|visited|phoned} the <B> because <pos> <adj>", D::kGender, kNone, kNone,
      kNone, "person-possession", "", false},
     {"gender-two-sentences", "the <A> {met|saw|greeted} the <B> <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
      "person-feeling", "", true},
     // the present tense, and more ways of saying "because"
-    {"present-too", "the <A> <doesnotA> {cross|want to cross} the <B> because <pro> <is> too <adj>", D::kMeaning,
+    {"present-too", "the <A> <doesnotA> {cross|want to cross} the <B> because <prois> too <adj>", D::kMeaning,
      C::kAnimal, C::kPath, kNone, "animate-too", "path-too", false},
-    {"present-fit", "the <A> <doesnotA> fit {in|into|inside} the <B> because <pro> <is> too <adj>", D::kMeaning,
-     C::kThing, C::kContainer, kNone, "size-contents", "size-container", false},
+    {"present-fit", "the <A> <doesnotA> fit {in|into|inside} the <B> because <prois> too <adj>", D::kMeaning, C::kThing,
+     C::kContainer, kNone, "size-contents", "size-container", false},
     {"present-pass-through",
-     "the <A> {cannot|can't|will not|won't} {pass|go|get} through the <B> because <pro> <is> too <adj>", D::kMeaning,
+     "the <A> {cannot|can't|will not|won't} {pass|go|get} through the <B> because <prois> too <adj>", D::kMeaning,
      C::kFurniture, C::kOpening, kNone, "mover-big", "opening-small", false},
-    {"present-eat", "the <A> {will not|won't} eat the <B> because <pro> <is> too <adj>", D::kMeaning, C::kAnimal,
-     C::kFood, kNone, "animate-full", "food-bad", false},
-    {"present-passive", "the <B> <isB> {avoided|not crossed} by the <A> because <pro> <is> <adj>", D::kMeaning,
-     C::kAnimal, C::kPath, kNone, "animate", "path", false},
-    {"present-gender", "the <A> {likes|trusts|admires|thanks} the <B> because <pro> <is> <adj>", D::kGender, kNone,
-     kNone, kNone, "person-feeling", "", false},
+    {"present-eat", "the <A> {will not|won't} eat the <B> because <prois> too <adj>", D::kMeaning, C::kAnimal, C::kFood,
+     kNone, "animate-full", "food-bad", false},
+    {"present-passive", "the <B> <isB> {avoided|not crossed} by the <A> because <prois> <adj>", D::kMeaning, C::kAnimal,
+     C::kPath, kNone, "animate", "path", false},
+    {"present-gender", "the <A> {thanks|praises} the <B> because <prois> <adj>", D::kGender, kNone, kNone, kNone,
+     "person-grateful", "person-virtue", false},
     {"since", "the <A> {avoided|stayed off|would not cross|wouldn't cross} the <B> {since|as} <pro> <be> <adj>",
      D::kMeaning, C::kAnimal, C::kPath, kNone, "animate", "path", false},
     {"but-too", "the <A> {tried|wanted} to cross the <B> but <pro> <be> too <adj>", D::kMeaning, C::kAnimal, C::kPath,
@@ -156,8 +154,40 @@ const std::initializer_list<FrameSpec> kFrames = {
     {"person-puts",
      "the <C> {could not|couldn't} {put|fit|squeeze} the <A> {in|into} the <B> because <pro> <be> too <adj>",
      D::kMeaning, C::kThing, C::kContainer, C::kPerson, "size-contents", "size-container", false},
-    {"number-present", "the <A> <isA> {watching|following|chasing} the <B> because <pro> <is> <adj>", D::kNumber,
+    {"number-present", "the <A> <isA> {watching|following|chasing} the <B> because <prois> <adj>", D::kNumber,
      C::kAnimal, C::kAnimal, kNone, "animate", "", false},
+    // more distractors and relative clauses
+    {"distractor-fit", "the <A> from the <C> {did not|didn't} fit {in|into} the <B> because <pro> <be> too <adj>",
+     D::kMeaning, C::kThing, C::kContainer, C::kBuilding, "size-contents", "size-container", false},
+    {"distractor-gender", "the <A> from the <C> {helped|visited|called} the <B> because <pro> <be> <adj>", D::kGender,
+     kNone, kNone, C::kBuilding, "person-helper", "person-feeling", false},
+    {"relative-who",
+     "the <A> who {lived nearby|worked nearby|came early|arrived late} {helped|called|visited} the <B> because <pro> "
+     "<be> <adj>",
+     D::kGender, kNone, kNone, kNone, "person-helper", "person-feeling", false},
+    {"gender-thanked", "the <A> {thanked|praised} the <B> because <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
+     "person-grateful", "person-virtue", false},
+    {"number-person-thanked", "the <A> {thanked|praised} the <B> because <pro> <be> <adj>", D::kNumberPerson, kNone,
+     kNone, kNone, "person-grateful", "person-virtue", true},
+    // a person and a thing: "he" or "she" against "it", and the meaning agrees
+    {"person-path", "the <A> {did not|didn't} {cross|walk across} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kPerson, C::kPath, kNone, "person-too", "path-too", false},
+    {"person-carry", "the <A> {could not|couldn't} {carry|lift} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kPerson, C::kThing, kNone, "person-weak", "load-heavy", false},
+    {"person-eat", "the <A> {did not|didn't} {eat|finish} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kPerson, C::kFood, kNone, "person-full", "food-bad", false},
+    // a vehicle and a building; an animal and a person; the speaker ("i", "we") as a word no pronoun means
+    {"fit-vehicle", "the <A> {did not|didn't} fit {in|into|inside} the <B> because <pro> <be> too <adj>", D::kMeaning,
+     C::kVehicle, C::kBuilding, kNone, "mover-big", "size-building", false},
+    {"animal-person", "the <A> {chased|followed|barked at|ran after} the <B> because <pro> <be> <adj>", D::kMeaning,
+     C::kAnimal, C::kPerson, kNone, "animal-chaser", "person-chased", false},
+    {"person-animal", "the <A> {fed|walked|patted|stroked} the <B> because <pro> <be> <adj>", D::kMeaning, C::kPerson,
+     C::kAnimal, kNone, "person-helper", "animal-needy", false},
+    {"speaker-puts",
+     "{i|we|you} {could not|couldn't} {put|fit|squeeze} the <A> {in|into} the <B> because <pro> <be> too <adj>",
+     D::kMeaning, C::kThing, C::kContainer, kNone, "size-contents", "size-container", false},
+    {"speaker-gave", "{i|we} gave the <A> the <B> because <pro> <be> <adj>", D::kMeaning, C::kAnimal, C::kFood, kNone,
+     "hungry", "food-good", true},
 };
 
 }  // namespace abh::train::corpus

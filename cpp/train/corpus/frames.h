@@ -26,8 +26,11 @@ struct FrameSpec {
   Decide decide;
   NounClass a, b;                       // the classes of <A> and <B> (unused by the person frames)
   NounClass c;                          // the distractor <C>, or kCount when the frame has none
-  std::string_view family_a, family_b;  // kMeaning: a word of family_a means A, of family_b means B;
-                                        // otherwise family_a is the (non-deciding) predicate
+  std::string_view family_a, family_b;  // a word of family_a follows when A is the answer, of family_b
+                                        // when B is; in the agreement frames the pronoun decides and
+                                        // the family only keeps the sentence sensible ("the king
+                                        // thanked the girl because she was kind", "... he was
+                                        // grateful"); an empty family_b is family_a
   bool heldout;                         // never trained on (Split::kHeldOutFrames)
 };
 

@@ -5,9 +5,10 @@
 #include "lexicon.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <functional>
-#include <sstream>
+#include <iterator>
 #include <unordered_set>
 
 #include "curated.h"
@@ -22,9 +23,45 @@ struct Synset {
   bool proper = false;                   // every word of it starts with a capital ("Jew", "American")
 };
 
-Status open_file(std::ifstream& in, const std::string& path) {
-  in.open(path);
+// The space-separated fields of one line, read without copying (data.noun has 82,000 lines).
+struct Fields {
+  std::string_view rest;
+  bool ok = true;
+
+  std::string_view word() {
+    const std::size_t start = rest.find_first_not_of(' ');
+    if (start == std::string_view::npos) {
+      ok = false;
+      return {};
+    }
+    rest.remove_prefix(start);
+    const std::size_t end = std::min(rest.find(' '), rest.size());
+    const std::string_view field = rest.substr(0, end);
+    rest.remove_prefix(end);
+    return field;
+  }
+  template <class T>
+  T number(int base = 10) {
+    const std::string_view field = word();
+    T value{};
+    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value, base);
+    if (error != std::errc() || end != field.data() + field.size()) ok = false;
+    return value;
+  }
+};
+
+// Calls line(text) for each line of a file; fails when the file cannot be read.
+template <class Line>
+Status for_each_line(const std::string& path, Line line) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return Failure{"cannot read " + path + ": the corpus needs WordNet 3.0 (Debian package wordnet-base)"};
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string_view rest(text);
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
+    if (Status status = line(rest.substr(0, end)); !status.ok()) return status;
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
   return Ok{};
 }
 
@@ -72,31 +109,34 @@ Expected<Lexicon> Lexicon::load(const std::string& wordnet_dir) {
   // data.noun: "offset lex_filenum n w_cnt(hex) word lex_id ... p_cnt ptr_symbol offset pos st ... | gloss".
   std::unordered_map<std::uint32_t, Synset> synsets;
   {
-    std::ifstream in;
-    if (Status s = open_file(in, dir + "data.noun"); !s.ok()) return Failure{s.error()};
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == ' ') continue;  // the licence header
-      std::istringstream fields(line);
-      std::uint32_t offset = 0;
-      std::string lexfile, pos, word, lex_id, symbol, target, target_pos, source_target;
-      int word_count = 0, pointer_count = 0;
-      fields >> offset >> lexfile >> pos >> std::hex >> word_count >> std::dec;
+    const Status read = for_each_line(dir + "data.noun", [&](std::string_view line) -> Status {
+      if (line.empty() || line[0] == ' ') return Ok{};  // the licence header
+      Fields fields{line};
+      const auto offset = fields.number<std::uint32_t>();
+      fields.word();  // lex_filenum
+      fields.word();  // ss_type
+      const int word_count = fields.number<int>(16);
       Synset synset;
       synset.proper = word_count > 0;
-      for (int w = 0; w < word_count; ++w) {
-        fields >> word >> lex_id;
+      for (int w = 0; w < word_count && fields.ok; ++w) {
+        const std::string_view word = fields.word();
+        fields.word();  // lex_id
         if (word.empty() || !(word[0] >= 'A' && word[0] <= 'Z')) synset.proper = false;
       }
-      fields >> pointer_count;
-      for (int p = 0; p < pointer_count; ++p) {
-        fields >> symbol >> target >> target_pos >> source_target;
-        if (symbol == "@" || symbol == "@i") synset.hypernyms.push_back(std::uint32_t(std::stoul(target)));
+      const int pointer_count = fields.number<int>();
+      for (int p = 0; p < pointer_count && fields.ok; ++p) {
+        const std::string_view symbol = fields.word();
+        const auto target = fields.number<std::uint32_t>();
+        fields.word();  // pos
+        fields.word();  // source/target
+        if (symbol == "@" || symbol == "@i") synset.hypernyms.push_back(target);
         if (symbol == "@i") synset.instance = true;
       }
-      if (!fields) return Failure{"cannot parse " + dir + "data.noun near: " + line.substr(0, 60)};
+      if (!fields.ok) return Failure{"cannot parse " + dir + "data.noun near: " + std::string(line.substr(0, 60))};
       synsets.emplace(offset, std::move(synset));
-    }
+      return Ok{};
+    });
+    if (!read.ok()) return Failure{read.error()};
   }
 
   // index.noun: "lemma n synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...",
@@ -104,55 +144,60 @@ Expected<Lexicon> Lexicon::load(const std::string& wordnet_dir) {
   std::vector<std::pair<std::string, std::vector<std::uint32_t>>> lemmas;
   std::unordered_map<std::string, std::size_t> lemma_index;
   {
-    std::ifstream in;
-    if (Status s = open_file(in, dir + "index.noun"); !s.ok()) return Failure{s.error()};
-    std::string line, lemma, pos, symbol;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == ' ') continue;
-      std::istringstream fields(line);
-      int synset_count = 0, pointer_count = 0, sense_count = 0, tagged = 0;
-      fields >> lemma >> pos >> synset_count >> pointer_count;
-      for (int p = 0; p < pointer_count; ++p) fields >> symbol;
-      fields >> sense_count >> tagged;
-      std::vector<std::uint32_t> offsets(std::size_t(std::max(synset_count, 0)));
-      for (auto& offset : offsets) fields >> offset;
-      if (!fields || offsets.empty()) return Failure{"cannot parse " + dir + "index.noun near: " + line.substr(0, 60)};
+    const Status read = for_each_line(dir + "index.noun", [&](std::string_view line) -> Status {
+      if (line.empty() || line[0] == ' ') return Ok{};
+      Fields fields{line};
+      const std::string lemma(fields.word());
+      fields.word();  // pos
+      const int synset_count = fields.number<int>();
+      const int pointer_count = fields.number<int>();
+      for (int p = 0; p < pointer_count && fields.ok; ++p) fields.word();
+      fields.word();  // sense_cnt
+      fields.word();  // tagsense_cnt
+      std::vector<std::uint32_t> offsets;
+      for (int o = 0; o < synset_count && fields.ok; ++o) offsets.push_back(fields.number<std::uint32_t>());
+      if (!fields.ok || offsets.empty())
+        return Failure{"cannot parse " + dir + "index.noun near: " + std::string(line.substr(0, 60))};
       lemma_index.emplace(lemma, lemmas.size());
       lemmas.emplace_back(lemma, std::move(offsets));
-    }
+      return Ok{};
+    });
+    if (!read.ok()) return Failure{read.error()};
   }
 
   // cntlist.rev: "lemma%1:lexfile:lex_id:: sense_number tag_count"; ss_type 1 is a noun.
   std::unordered_map<std::string, int> first_sense_count;
   {
-    std::ifstream in;
-    if (Status s = open_file(in, dir + "cntlist.rev"); !s.ok()) return Failure{s.error()};
-    std::string key;
-    int sense = 0, count = 0;
-    while (in >> key >> sense >> count) {
+    const Status read = for_each_line(dir + "cntlist.rev", [&](std::string_view line) -> Status {
+      Fields fields{line};
+      const std::string_view key = fields.word();
+      const int sense = fields.number<int>();
+      const int count = fields.number<int>();
+      if (!fields.ok) return Failure{"cannot parse " + dir + "cntlist.rev near: " + std::string(line.substr(0, 60))};
       const std::size_t percent = key.find('%');
-      if (percent == std::string::npos || percent + 1 >= key.size() || key[percent + 1] != '1' || sense != 1) continue;
-      first_sense_count[key.substr(0, percent)] = count;
-    }
+      if (percent != std::string_view::npos && percent + 1 < key.size() && key[percent + 1] == '1' && sense == 1)
+        first_sense_count[std::string(key.substr(0, percent))] = count;
+      return Ok{};
+    });
+    if (!read.ok()) return Failure{read.error()};
   }
 
   // noun.exc: "plural singular...".
   std::unordered_map<std::string, std::string> plural_of;
   {
-    std::ifstream in;
-    if (Status s = open_file(in, dir + "noun.exc"); !s.ok()) return Failure{s.error()};
-    std::string line, plural, singular;
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      fields >> plural;
+    const Status read = for_each_line(dir + "noun.exc", [&](std::string_view line) -> Status {
+      Fields fields{line};
+      const std::string plural(fields.word());
       // noun.exc also keeps Latin and archaic plurals ("camerae", "beeves", "pease") beside the
       // regular ones it does not list; only the living irregular patterns are taken from it.
       const bool living = ends_with(plural, "ves") || ends_with(plural, "ren") || ends_with(plural, "ice") ||
                           ends_with(plural, "eet") || ends_with(plural, "eeth") || ends_with(plural, "eese") ||
                           ends_with(plural, "oes") || ends_with(plural, "men") || plural == "oxen";
-      while (fields >> singular)
-        if (living) plural_of.emplace(singular, plural);
-    }
+      for (std::string_view singular = fields.word(); fields.ok; singular = fields.word())
+        if (living) plural_of.emplace(std::string(singular), plural);
+      return Ok{};
+    });
+    if (!read.ok()) return Failure{read.error()};
   }
   for (const auto& override_row : kPluralOverrides)
     plural_of[std::string(override_row.singular)] = std::string(override_row.plural);

@@ -2,6 +2,7 @@
 // beside it (task, size, steps, held-out accuracy when it was trained). The record is the one source
 // of the model's shape before the engine has read the file; the engine's describe() and evaluate()
 // confirm it on the page (tests/unit/trained.test.ts checks that they agree).
+import { fetchWeightsOnce } from './fetch-once';
 import record from './who-is-it.json';
 
 export interface ShippedModelRecord {
@@ -30,23 +31,7 @@ export function shippedWeightsUrl(): string {
   return new URL('./who-is-it.bin', import.meta.url).href;
 }
 
-let shared: Promise<Uint8Array> | null = null;
-
 /** Downloads the weights once per page; a failed download may be retried. */
 export function loadShippedWeights(): Promise<Uint8Array> {
-  shared ??= (async () => {
-    const url = shippedWeightsUrl();
-    let response: Response;
-    try {
-      response = await fetch(url, { credentials: 'same-origin' });
-    } catch (error) {
-      throw new Error(`the trained weights could not be downloaded (${error instanceof Error ? error.message : String(error)})`);
-    }
-    if (!response.ok) throw new Error(`the trained weights could not be downloaded: the server answered ${response.status}`);
-    return new Uint8Array(await response.arrayBuffer());
-  })().catch((error: unknown) => {
-    shared = null;
-    throw error;
-  });
-  return shared;
+  return fetchWeightsOnce(shippedWeightsUrl(), 'the trained weights');
 }

@@ -1,0 +1,66 @@
+// Step 1's reader models (issue 38): where their weights files are, and the records `npm run
+// train:weights` wrote beside them (cpp/train/reader_cli.cpp): shape, training, and every accuracy
+// measured on the shipped (quantized) file. tests/cpp/reader_shipped_test.cpp measures the files again
+// and must reproduce these numbers; the page quotes them, never its own copies.
+import { fetchWeightsOnce } from './fetch-once';
+import causalRecord from './reader-causal.json';
+import bidirectionalRecord from './reader.json';
+
+export interface ReaderScoreRecord {
+  sentences: number;
+  correct: number;
+  refused: number;
+  accuracy: number;
+}
+
+export interface ReaderModelRecord {
+  task: 'reader' | 'reader-causal';
+  causal: boolean;
+  layers: number;
+  heads: number;
+  dModel: number;
+  mlp: boolean;
+  positions: number;
+  parameters: number;
+  vocabulary: number;
+  frames: number;
+  heldoutFrameNames: string[];
+  learningRate: number;
+  warmup: number;
+  weightDecay: number;
+  wordDropout: number;
+  batch: number;
+  steps: number;
+  seed: number;
+  bytes: number;
+  quantization: string;
+  /** Generated sentences whose (word, word, frame) combination was never trained on. */
+  heldoutWords: ReaderScoreRecord;
+  /** The same, measured on the float model before quantization. */
+  heldoutWordsFloat: ReaderScoreRecord;
+  /** Generated sentences of frames never trained on. */
+  heldoutFrames: ReaderScoreRecord;
+  /** tests/data/reader/handwritten.txt. */
+  handwritten: ReaderScoreRecord;
+  /** tag -> [right, sentences] over the hand-written set. */
+  handwrittenByTag: Record<string, readonly number[]>;
+  /** tests/data/reader/minimal-pairs.txt: pairs with both sentences answered right. */
+  minimalPairs: { pairs: number; bothRight: number; accuracy: number };
+  /** The hand-written sentences the model gets wrong (answered: null when it refused one). */
+  handwrittenWrong: { text: string; expected: string; answered: string | null }[];
+}
+
+export const READER_MODELS: Readonly<Record<'bidirectional' | 'causal', Readonly<ReaderModelRecord>>> = Object.freeze({
+  bidirectional: Object.freeze(bidirectionalRecord as ReaderModelRecord),
+  causal: Object.freeze(causalRecord as ReaderModelRecord),
+});
+
+/** The weights file of one reader model as this build emitted it (next to the bundle). */
+export function readerWeightsUrl(causal: boolean): string {
+  return causal ? new URL('./reader-causal.bin', import.meta.url).href : new URL('./reader.bin', import.meta.url).href;
+}
+
+/** Downloads a reader model's weights once per page; a failed download may be retried. */
+export function loadReaderWeights(causal: boolean): Promise<Uint8Array> {
+  return fetchWeightsOnce(readerWeightsUrl(causal), causal ? 'the causal reader model' : 'the reader model');
+}
