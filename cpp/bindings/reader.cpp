@@ -11,6 +11,8 @@
 //   .describe()                        -> { causal, layers, heads, dModel, mlp, positions, parameterCount,
 //                                           steps, seed, vocabularySize } | { error }
 // Every output is a copy; no view into wasm memory leaves this section.
+#include "train/reader.h"
+
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -20,7 +22,6 @@
 #include <vector>
 
 #include "bindings/common.h"
-#include "train/reader.h"
 #include "train/weights_file.h"
 
 namespace abh::bindings {
@@ -66,8 +67,8 @@ ReaderAnswerJs to_js(const ReaderAnswer& a) {
   out.attention = val::array();
   const std::size_t per_layer = std::size_t(a.heads) * std::size_t(n) * std::size_t(n);
   for (int l = 0; l < a.layers; ++l)
-    out.attention.call<void>("push",
-                             JsTensor3{a.heads, n, n, copy_floats(a.attention.data() + std::size_t(l) * per_layer, per_layer)});
+    out.attention.call<void>(
+        "push", JsTensor3{a.heads, n, n, copy_floats(a.attention.data() + std::size_t(l) * per_layer, per_layer)});
   return out;
 }
 
