@@ -6,7 +6,14 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { computeSnapshot } from '../../web/src/compute';
 import type { AttentionEngine } from '../../web/src/engine/engine';
-import { answerSentence, causalSentence, flipSentence, headSentence, modelLine } from '../../web/src/features/reader/figure';
+import {
+  answerSentence,
+  causalSentence,
+  flipSentence,
+  headSentence,
+  modelLine,
+  WRONG_PER_PAGE,
+} from '../../web/src/features/reader/figure';
 import { provideReaderModel, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
 import { percent } from '../../web/src/figures/format';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
@@ -96,7 +103,16 @@ describe('step 1’s figure', () => {
     expect(details.textContent).toContain(
       `Hand-written sentences in varied wording: ${percent(r.record.handwritten.correct / r.record.handwritten.sentences, 1)}`,
     );
-    expect(details.querySelectorAll('.reader-wrong li').length).toBe(Math.min(8, r.record.handwrittenWrong.length));
+    expect(details.querySelectorAll('.reader-wrong li').length).toBe(Math.min(WRONG_PER_PAGE, r.record.handwrittenWrong.length));
+    // browsable: Next shows the next page of the record's wrong sentences, Previous goes back
+    const wrong = r.record.handwrittenWrong;
+    const items = () => [...details.querySelectorAll('.reader-wrong li')].map((li) => li.textContent);
+    expect(items()[0]).toContain(wrong[0]!.text);
+    (details.querySelector('button[data-page="1"]') as HTMLButtonElement).click();
+    expect(items()[0]).toContain(wrong[WRONG_PER_PAGE]!.text);
+    expect(details.querySelector('.reader-wrong')!.getAttribute('start')).toBe(String(WRONG_PER_PAGE + 1));
+    (details.querySelector('button[data-page="0"]') as HTMLButtonElement).click();
+    expect(items()[0]).toContain(wrong[0]!.text);
     // the old canned sentence is gone
     expect(body.textContent).not.toContain('change “tired” to “wide”');
   });
