@@ -227,7 +227,7 @@ describe('<attention-train>', () => {
     await use.click();
     await textMatching(
       page.locator('attention-walkthrough .train-use-note'),
-      /^Every step with trained weights now shows your model \(step 25, /,
+      /^Steps 2–10 with trained weights now show your model \(step 25, /,
     );
     await settled(page);
     expect(await facts.textContent()).toMatch(

@@ -19,12 +19,14 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function open(query = ''): Promise<{ page: Page; errors: string[] }> {
+async function open(query = ''): Promise<{ page: Page; errors: string[]; requests: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
   await page.goto(`${server.url}/${query}`);
   await goLive(page);
-  return { page, errors };
+  return { page, errors, requests };
 }
 
 /** Clicks the quiz choice whose label is `word` (or the token index's choice) and returns the verdict the page gives. */
@@ -59,10 +61,13 @@ describe('the trained model in step 1', () => {
       expect(trained.words[trained.row.indexOf(Math.max(...trained.row))]).toBe('animal');
       expect(trained.top.word).toBe('animal');
       expect(verdict).toContain(`layer ${trained.layer + 1}, head ${trained.head + 1}`);
-      const model = await page.locator('#problem .problem-model').textContent();
-      expect(model).toContain(`animal ${(trained.top.probability * 100).toFixed(1)}%`);
-      expect(model).toMatch(/12,160 parameters, 400 steps/);
-      expect(model).toMatch(/100\.0% correct/);
+      // Step 1's question is answered by the reader model, once its figure is near: the answer shown is result.trained.answer.
+      await page.locator('#problem .reader-figure[data-status="ready"]').waitFor();
+      const reply = await page.evaluate(() => window.attentionWalkthrough!.result.trained!.answer!);
+      expect(await page.locator('#problem .reader-answer').textContent()).toContain(
+        `“it” → “${reply.word}” (${Math.round(reply.probability * 100)}%)`,
+      );
+      expect(await page.locator('#problem .reader-antecedent').textContent()).toBe(reply.word);
       expect(errors).toEqual([]);
       await page.close();
     });
@@ -126,9 +131,70 @@ describe('the trained model in step 1', () => {
   });
 });
 
+/** The reader figure's answer, its attention bars and the snapshot's reader view, once the page shows `sentence`. */
+async function readerState(page: Page) {
+  await page.locator('#problem .reader-figure[data-status="ready"]').waitFor();
+  return {
+    answer: await page.locator('#problem .reader-answer').textContent(),
+    attention: await page.locator('#problem .reader-head-bars .bar-value').allTextContents(),
+    view: await page.evaluate(() => {
+      const r = window.attentionWalkthrough!.result.reader!;
+      return r.status === 'ready' ? { causal: r.causal, answer: r.answer, words: r.words, model: r.model.causal } : null;
+    }),
+  };
+}
+
+async function typeSentence(page: Page, sentence: string): Promise<void> {
+  await page.locator('input[name="tokens"]').fill(sentence);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((s) => {
+    const r = window.attentionWalkthrough!.result;
+    return r.settings.sentence === s && r.reader?.status === 'ready';
+  }, sentence);
+}
+
+describe('the reader model in step 1', () => {
+  test('a typed sentence changes the answer and the attention; an unknown noun that decides is a guess; no pronoun says so; causal switches the model', async () => {
+    const { page, errors } = await open('?weights=trained&tokens=The+trophy+did+not+fit+in+the+suitcase+because+it+was+too+big.');
+    const big = await readerState(page);
+    expect(big.view!.words[big.view!.answer!.antecedent!]).toBe(big.view!.answer!.word);
+    await typeSentence(page, 'The trophy did not fit in the suitcase because it was too small.');
+    const small = await readerState(page);
+    expect(small.attention).not.toEqual(big.attention);
+    expect(small.answer).not.toBe(big.answer);
+    expect(small.answer).toContain(`“it” → “${small.view!.answer!.word}”`);
+
+    // Both nouns unknown: whichever the model names, it is outside the vocabulary, so the page says it is guessing.
+    await typeSentence(page, 'The blicket did not fit in the zorbleck because it was too big.');
+    const unknown = await readerState(page);
+    expect(unknown.view!.answer!.known).toBe(false);
+    expect(unknown.answer).toMatch(/^Guessing: “it” → “(blicket|zorbleck)”/);
+    expect(await page.locator('#problem .reader-unknown').allTextContents()).toEqual(expect.arrayContaining(['blicket?', 'zorbleck?']));
+
+    await typeSentence(page, 'The cat sat on the mat.');
+    expect((await readerState(page)).answer).toMatch(/^This sentence has no pronoun the model resolves/);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.trained!.answer)).toBeNull();
+
+    await typeSentence(page, 'The trophy did not fit in the suitcase because it was too big.');
+    await page.locator('input[name="causal"]').check();
+    await page.waitForFunction(() => {
+      const r = window.attentionWalkthrough!.result.reader;
+      return r?.status === 'ready' && r.causal;
+    });
+    const causal = await readerState(page);
+    expect(causal.view!.model).toBe(true);
+    expect(await page.locator('#problem .reader-model-line').textContent()).toMatch(/^The causal reader model/);
+    expect(await page.locator('#problem .reader-causal').textContent()).toMatch(
+      /A left-to-right model at “it” has read only the 10 words up to it/,
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('the trained model in step 8', () => {
-  test('every layer and head has a labelled map of at least 240 px, after a table of its measured shares', async () => {
-    const { page, errors } = await open('?weights=trained#multi-head');
+  test('every layer and head has a labelled map of at least 240 px, after a table of its measured shares; step 1’s model is not fetched', async () => {
+    const { page, errors, requests } = await open('?weights=trained#multi-head');
     const maps = page.locator('#multi-head .trained-head');
     expect(await maps.count()).toBe(4);
     await maps.first().scrollIntoViewIfNeeded();
@@ -146,6 +212,9 @@ describe('the trained model in step 8', () => {
     const headers = await maps.first().locator('th').allTextContents();
     expect(headers).toEqual(expect.arrayContaining(['animal', 'road', 'it', 'tired.']));
     expect(await page.locator('#multi-head .trained-heads-shortcut').textContent()).toMatch(/^Layer 1 takes a shortcut/);
+    // Loaded at step 8, the page never came near step 1: the reader model's weights were not downloaded.
+    expect(requests.filter((url) => /reader(-causal)?-[\w-]+\.bin$/.test(url))).toEqual([]);
+    expect(await page.evaluate(() => window.attentionWalkthrough!.result.reader?.status)).toBe('loading');
     expect(errors).toEqual([]);
     await page.close();
   });

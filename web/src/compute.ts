@@ -8,6 +8,7 @@ import { EXAMPLE_TOKENS, examplePipelineConfig } from './article-example';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
 import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './trained';
+import { readerView } from './features/reader/model';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 
 export const DOT_PRODUCT_SAMPLES = 4000;
@@ -25,6 +26,8 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
   // pipeline runs the layer that resolves "it" on that layer's own input and W_q, W_k, W_v, W_o. With the
   // article's example, step 1 and the steps from multi-head on still read the sentence with the model.
   const model = settings.weights === 'trained' || (example && hasTrainedWeights(engine)) ? trainedSentence(engine, typed) : null;
+  // Step 1 answers with the reader model (features/reader/), whenever it shows a model at all.
+  const reader = settings.weights === 'random' ? null : readerView(engine, typed, settings.causal);
   const worked = example ? exampleConfig(settings) : sentenceConfig(settings, typed, model?.input ?? null);
   const computed = withEdits(engine, worked.config, settings.edits);
   // The engine runs the example's one head as head 1 of 2 (article-example.ts): the page sees just that head.
@@ -48,7 +51,8 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     simd: engine.info().simd,
     flash: computeFlash(engine, pipeline, settings),
     baseline,
-    trained: model?.trained ?? null,
+    trained: model ? { ...model.trained, answer: reader?.status === 'ready' ? reader.answer : null } : null,
+    reader,
     sentence: null,
   };
   if (example) snapshot.sentence = sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);

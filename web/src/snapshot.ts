@@ -1,5 +1,7 @@
 // What every step renders from: plain data, copied out of the engine, never a live engine handle.
 import type { DotProductSamples, FlashTrace, Matrix, PipelineSnapshot, SoftmaxSaturation } from './engine/types';
+import type { SentenceAnswer } from './features/reader/answer';
+import type { ReaderView } from './features/reader/model';
 import type { Settings } from './settings';
 import type { TrainedSnapshot } from './trained';
 
@@ -27,9 +29,12 @@ export interface Snapshot {
   /**
    * With weights=trained: the shipped model on this sentence (every layer's and head's attention, the
    * prediction at "it", unknown words, head shares, held-out accuracy); `pipeline` is then its resolving
-   * layer, run on that layer's input and weights. null with random weights.
+   * layer, run on that layer's input and weights. null with random weights. `answer` is step 1's
+   * reader model's answer (`reader`), null while it loads or without a pronoun.
    */
-  trained: TrainedSnapshot | null;
+  trained: (TrainedSnapshot & { answer: SentenceAnswer | null }) | null;
+  /** Step 1's reader model on the sentence (the causal one with the causal mask); null with random weights. */
+  reader: ReaderView | null;
   /**
    * With the article's four-token example (weights=example): the same page on the sentence, which the
    * steps from multi-head on show, and step 1 (the example has one head and four tokens). null otherwise: those

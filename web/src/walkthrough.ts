@@ -17,6 +17,7 @@ import type { TrainSettings } from './train-settings';
 import type { Snapshot } from './snapshot';
 import { StepRenderer, type StepSection } from './step-renderer';
 import { provideTrainedWeights, type ReaderModel } from './trained';
+import { ensureReaderModel } from './features/reader/model';
 import { STEPS } from './steps/index';
 import type { EmbedCode, StepContext, StepDefinition, StepView } from './steps/types';
 import type { TimingService } from './workers/cost-plan';
@@ -97,6 +98,11 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     timing: options.timing,
     training: options.training,
     useTrainedModel: options.toc ? useTrainedModel : undefined,
+    loadReaderModel: (causal) => {
+      void ensureReaderModel(engine, causal).then((ready) => {
+        if (ready) request({ ...state.settings });
+      });
+    },
     trainingSettings: {
       get current() {
         return state.training;

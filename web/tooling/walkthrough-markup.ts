@@ -6,6 +6,7 @@ import { loadEngine } from '../src/engine/engine';
 import { WALKTHROUGH_ELEMENT } from '../src/elements/registry';
 import { ELEMENT_CSS } from '../src/elements/styles';
 import { provideTrainedWeights } from '../src/trained';
+import { provideReaderModel } from '../src/features/reader/model';
 import '../src/elements/index';
 
 export interface WalkthroughMarkup {
@@ -22,11 +23,13 @@ export async function walkthroughMarkup(
   attributes: Record<string, string>,
   wasmBinary: Uint8Array,
   shippedWeights: Uint8Array,
+  reader: { bytes: Uint8Array; sentences: string },
 ): Promise<WalkthroughMarkup> {
   // The element shares the page's one engine (loadEngine) and finds the weights already given to it,
   // so nothing is downloaded: the build passes in the bytes the page would fetch.
   const engine = await loadEngine({ wasmBinary });
   provideTrainedWeights(engine, shippedWeights);
+  provideReaderModel(engine, false, reader.bytes, reader.sentences);
   const element = document.createElement(WALKTHROUGH_ELEMENT) as Drawn;
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
   document.body.append(element);

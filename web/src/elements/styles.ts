@@ -6,9 +6,10 @@ import noScript from '../styles/no-script.css?inline';
 import steps from '../styles/steps.css?inline';
 import tokens from '../styles/tokens.css?inline';
 import walkthrough from '../styles/walkthrough.css?inline';
+import reader from '../features/reader/reader.css?inline';
 
 /** Every element's CSS: the live elements adopt it, and the build inlines it in the prerendered page. */
-export const ELEMENT_CSS = [tokens, walkthrough, figures, steps, handsOn, noScript].join('\n');
+export const ELEMENT_CSS = [tokens, walkthrough, figures, steps, reader, handsOn, noScript].join('\n');
 
 let shared: CSSStyleSheet | null = null;
 

@@ -12,6 +12,7 @@ import { ARTICLE_SENTENCE } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../figures/trained-model';
+import { ReaderFigure } from '../features/reader/figure';
 
 /** Up to this many tokens the reader is asked to predict (one button per token). */
 export const PREDICT_MAX_TOKENS = 12;
@@ -106,6 +107,8 @@ export const problemStep: StepDefinition = {
       ),
       model,
     );
+    // The reader model's answer to the sentence's question (features/reader/): loaded when this figure comes near.
+    const readerFigure = new ReaderFigure((causal) => context.loadReaderModel?.(causal));
     // Predict first: which token will the followed token (“it”) draw from most? The figure and the reading are the answer.
     const predict = context.predictions ? new Prediction([figure, reading]) : null;
 
@@ -127,6 +130,7 @@ export const problemStep: StepDefinition = {
       ...(predict ? [predict.element] : []),
       figure,
       reading,
+      readerFigure.element,
       el(
         'div',
         { class: 'aside problem-howto' },
@@ -238,15 +242,11 @@ export const problemStep: StepDefinition = {
       }
       const self = top === focus ? ' (itself)' : '';
       if (trained) {
-        const answer = trained.top[0];
+        // The reader model above answers the question; these bars are the small who-is-it model that steps 2–10 take apart.
         setText(
           reading,
-          `In ${headName(trained.resolving)}, the head that resolves “it”, ` +
-            `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
-            (focus === trained.query && answer
-              ? `The model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)}). `
-              : '') +
-            'Training made that happen; change “tired” to “wide” and watch it switch.',
+          `In ${trained.origin === 'reader' ? 'your model from “Train it yourself”' : 'the small who-is-it model'} that the steps below take apart (${trained.model.vocabularySize} words, ${headName(trained.resolving)}), ` +
+            `${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture.`,
         );
         return;
       }
@@ -259,7 +259,10 @@ export const problemStep: StepDefinition = {
 
     function showModel(next: Snapshot): void {
       const { trained } = next;
-      if (model.hidden !== !trained) model.hidden = !trained;
+      // The reader model answers step 1's question: the shipped small model's word list would only contradict it.
+      // A reader's own run (step 11) stays in view, named as theirs.
+      const hide = !trained || (next.reader !== null && trained.origin === 'shipped');
+      if (model.hidden !== hide) model.hidden = hide;
       const listed = trained ? readingNotes(trained, next.tokens) : [];
       if (notes.hidden !== (listed.length === 0)) notes.hidden = listed.length === 0;
       const noteKey = listed.join('\u0001');
@@ -288,6 +291,7 @@ export const problemStep: StepDefinition = {
           buildChips(next.tokens, unknown);
         }
         snapshot = next;
+        readerFigure.update(next.reader);
         show(next);
         showModel(next);
       },

@@ -41,6 +41,11 @@ export interface StepContext {
    * the walkthrough has asked for the new numbers; rejects with a reason when the model cannot be used.
    */
   useTrainedModel?: (model: ReaderModel | null) => Promise<void>;
+  /**
+   * Step 1's reader model (bidirectional, or causal) is needed: downloads it into the engine once and
+   * computes again. Absent where nothing can load it (a bare mount in tests).
+   */
+  loadReaderModel?: (causal: boolean) => void;
   /** The training run's settings; absent in a bare mount (tests), where the step keeps its own. */
   trainingSettings?: TrainingSettingsContext;
   /**

@@ -1,0 +1,143 @@
+// The reader model of step 1 (issue 38, cpp/train/reader.h). Binding only: every rule and number is
+// the model's (ReaderModel::answer, decode_reader_weights).
+//
+//   new ReaderModel()                  an empty handle; JS must call .delete() when done
+//   .load(bytes: Uint8Array)           a reader weights file -> { parameterCount } | { error } (the old model stays)
+//   .answer(words: string[], pronoun)  pronoun -1: the sentence's first pronoun ->
+//                                        { words, unknown: Uint8Array, candidates: Uint8Array, pronoun,
+//                                          queries: number[], pointer: JsMatrix (queries, n), antecedent,
+//                                          probability, attention: JsTensor3[] (per layer (heads, n, n)) }
+//                                        | { error }
+//   .describe()                        -> { causal, layers, heads, dModel, mlp, positions, parameterCount,
+//                                           steps, seed, vocabularySize } | { error }
+// Every output is a copy; no view into wasm memory leaves this section.
+#include "train/reader.h"
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings/common.h"
+#include "train/weights_file.h"
+
+namespace abh::bindings {
+namespace {
+
+using train::ReaderAnswer;
+using train::ReaderModel;
+
+struct ReaderAnswerJs {
+  val words = val::undefined(), unknown = val::undefined(), candidates = val::undefined();
+  int pronoun = -1;
+  val queries = val::undefined();
+  JsMatrix pointer;
+  int antecedent = -1;
+  float probability = 0;
+  val attention = val::undefined();
+};
+
+struct ReaderDescriptionJs {
+  bool causal = false, mlp = false;
+  int layers = 0, heads = 0, dModel = 0, positions = 0;
+  double parameterCount = 0;
+  int steps = 0;
+  double seed = 0;
+  int vocabularySize = 0;
+};
+
+struct ReaderLoadedJs {
+  double parameterCount = 0;
+};
+
+ReaderAnswerJs to_js(const ReaderAnswer& a) {
+  const int n = int(a.words.size());
+  ReaderAnswerJs out;
+  out.words = to_js_array(a.words);
+  out.unknown = copy_bytes(a.unknown);
+  out.candidates = copy_bytes(a.candidates);
+  out.pronoun = a.pronoun;
+  out.queries = to_js_array(a.queries);
+  out.pointer = {int(a.queries.size()), n, copy_floats(a.pointer)};
+  out.antecedent = a.antecedent;
+  out.probability = a.probability;
+  out.attention = val::array();
+  const std::size_t per_layer = std::size_t(a.heads) * std::size_t(n) * std::size_t(n);
+  for (int l = 0; l < a.layers; ++l)
+    out.attention.call<void>(
+        "push", JsTensor3{a.heads, n, n, copy_floats(a.attention.data() + std::size_t(l) * per_layer, per_layer)});
+  return out;
+}
+
+class ReaderModelJs {
+ public:
+  val load(val bytes) {
+    if (bytes.typeOf().as<std::string>() != "object" || bytes.isNull() || !bytes["length"].isNumber())
+      return failure("the reader weights must be a Uint8Array");
+    const double length = bytes["length"].as<double>();
+    if (length > double(train::kMaxReaderWeightsBytes))
+      return failure("the reader weights file is too large (" + std::to_string(std::int64_t(length)) + " bytes)");
+    const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+    auto decoded = train::decode_reader_weights(data.data(), data.size());
+    if (!decoded.ok()) return failure(decoded.error());
+    model_ = std::make_unique<ReaderModel>(std::move(decoded.value()));
+    return val(ReaderLoadedJs{double(model_->layout.count)});
+  }
+
+  // words: an array of strings (the TypeScript wrapper checks the types); pronoun: -1 or a word index.
+  val answer(val words, int pronoun) const {
+    if (!model_) return failure("no reader model is loaded");
+    const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(words);
+    return js_result(model_->answer(list, pronoun), [](const ReaderAnswer& a) { return to_js(a); });
+  }
+
+  val describe() const {
+    if (!model_) return failure("no reader model is loaded");
+    const train::ModelConfig& c = model_->config;
+    return val(ReaderDescriptionJs{c.causal, c.mlp, c.layers, c.heads, c.d_model, c.positions,
+                                   double(model_->layout.count), model_->steps, double(model_->seed),
+                                   int(model_->vocabulary.words.size())});
+  }
+
+ private:
+  std::unique_ptr<ReaderModel> model_;
+};
+
+}  // namespace
+}  // namespace abh::bindings
+
+EMSCRIPTEN_BINDINGS(abh_reader) {
+  using namespace abh::bindings;
+  using emscripten::value_object;
+  value_object<ReaderAnswerJs>("ReaderAnswer")
+      .field("words", &ReaderAnswerJs::words)
+      .field("unknown", &ReaderAnswerJs::unknown)
+      .field("candidates", &ReaderAnswerJs::candidates)
+      .field("pronoun", &ReaderAnswerJs::pronoun)
+      .field("queries", &ReaderAnswerJs::queries)
+      .field("pointer", &ReaderAnswerJs::pointer)
+      .field("antecedent", &ReaderAnswerJs::antecedent)
+      .field("probability", &ReaderAnswerJs::probability)
+      .field("attention", &ReaderAnswerJs::attention);
+  value_object<ReaderDescriptionJs>("ReaderDescription")
+      .field("causal", &ReaderDescriptionJs::causal)
+      .field("mlp", &ReaderDescriptionJs::mlp)
+      .field("layers", &ReaderDescriptionJs::layers)
+      .field("heads", &ReaderDescriptionJs::heads)
+      .field("dModel", &ReaderDescriptionJs::dModel)
+      .field("positions", &ReaderDescriptionJs::positions)
+      .field("parameterCount", &ReaderDescriptionJs::parameterCount)
+      .field("steps", &ReaderDescriptionJs::steps)
+      .field("seed", &ReaderDescriptionJs::seed)
+      .field("vocabularySize", &ReaderDescriptionJs::vocabularySize);
+  value_object<ReaderLoadedJs>("ReaderLoaded").field("parameterCount", &ReaderLoadedJs::parameterCount);
+
+  emscripten::class_<ReaderModelJs>("ReaderModel")
+      .constructor<>()
+      .function("load", &ReaderModelJs::load)
+      .function("answer", &ReaderModelJs::answer)
+      .function("describe", &ReaderModelJs::describe);
+}

@@ -1,0 +1,142 @@
+// @vitest-environment happy-dom
+// Step 1 with the reader model: the snapshot part (result.reader, result.trained.answer) computed by the
+// real engine, and step 1's figure rendered from it, its sentences read back against the snapshot.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { computeSnapshot } from '../../web/src/compute';
+import type { AttentionEngine } from '../../web/src/engine/engine';
+import {
+  answerSentence,
+  causalSentence,
+  flipSentence,
+  headSentence,
+  modelLine,
+  WRONG_PER_PAGE,
+} from '../../web/src/features/reader/figure';
+import { provideReaderModel, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
+import { percent } from '../../web/src/figures/format';
+import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
+import type { Snapshot } from '../../web/src/snapshot';
+import { problemStep } from '../../web/src/steps/01-problem';
+import { fixtureEngine } from './fixtures';
+
+const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model');
+const weights = (file: string) => new Uint8Array(readFileSync(resolve(modelDir, file)));
+const pairsText = readFileSync(resolve(import.meta.dirname, '..', 'data', 'reader', 'minimal-pairs.txt'), 'utf8');
+
+const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
+const UNKNOWN_NOUN = 'The zorbleck did not fit in the suitcase because it was too big.';
+const NO_PRONOUN = 'The cat sat on the mat.';
+
+let engine: AttentionEngine;
+beforeAll(async () => {
+  engine = await fixtureEngine();
+});
+
+function snapshotOf(change: Partial<Settings>): Snapshot {
+  return computeSnapshot(engine, validateSettings({ weights: 'trained', ...change }, DEFAULT_SETTINGS).settings);
+}
+const ready = (s: Snapshot) => s.reader as ReaderSnapshot;
+
+describe('the snapshot', () => {
+  test('before the model is given: loading, and no answer; with random weights: no reader at all', () => {
+    // a fresh engine has no reader model (the fixture engine gets one below)
+    expect(readerView({} as AttentionEngine, ['it'], false)).toEqual({ status: 'loading', causal: false });
+    expect(snapshotOf({ weights: 'random', sentence: TROPHY }).reader).toBeNull();
+  });
+
+  test('result.trained.answer: the reader model’s answer, positions indexing the words', () => {
+    provideReaderModel(engine, false, weights('reader.bin'), pairsText);
+    provideReaderModel(engine, true, weights('reader-causal.bin'), pairsText);
+    const s = snapshotOf({ sentence: TROPHY });
+    const r = ready(s);
+    expect(r.status).toBe('ready');
+    expect(r.causal).toBe(false);
+    const answer = s.trained!.answer!;
+    expect(answer).toEqual(r.answer);
+    expect(s.trained!.words[answer.pronoun]).toBe('it');
+    expect(r.words[answer.antecedent!]).toBe(answer.word);
+    expect(s.trained!.words[answer.antecedent!]).toBe(answer.word);
+    expect(['trophy', 'suitcase']).toContain(answer.word);
+    expect(answer.known).toBe(answer.probability >= 0.6 && r.guess.length === 0);
+    expect(r.candidates.map((c) => c.position)).toEqual([1, 7]);
+    expect(r.candidates.find((c) => c.position === answer.antecedent)!.probability).toBe(answer.probability);
+  });
+
+  test('the causal mask switches to the causal model, which settles at a word after the pronoun or at it', () => {
+    const r = ready(snapshotOf({ sentence: TROPHY, causal: true }));
+    expect(r.causal).toBe(true);
+    expect(r.model.causal).toBe(true);
+    expect(r.queries[0]).toBe(r.answer!.pronoun);
+    expect(r.settling!.settlesAt).toBeGreaterThanOrEqual(r.answer!.pronoun);
+  });
+});
+
+describe('step 1’s figure', () => {
+  function render(sentence: string, causal = false): { body: HTMLElement; r: ReaderSnapshot } {
+    const body = document.createElement('div');
+    const view = problemStep.mount(body, { update: () => {} });
+    const s = snapshotOf({ sentence, causal });
+    view.render(s);
+    return { body, r: ready(s) };
+  }
+  const text = (body: HTMLElement, selector: string) => body.querySelector(selector)!.textContent;
+
+  test('a resolved sentence: the answer, candidates, the measured head and flips, each from the snapshot', () => {
+    const { body, r } = render(TROPHY);
+    const a = r.answer!;
+    expect(text(body, '.reader-answer')).toBe(answerSentence(r));
+    expect(answerSentence(r)).toContain(`“it” → “${a.word}” (${percent(a.probability)})`);
+    expect(answerSentence(r).startsWith('Guessing')).toBe(!a.known);
+    expect(text(body, '.reader-model-line')).toBe(modelLine(r));
+    expect(modelLine(r)).toContain(`${r.model.layers} layers × ${r.model.heads} heads, d_model ${r.model.dModel}`);
+    expect(text(body, '.reader-head')).toBe(headSentence(r));
+    expect(headSentence(r)).toContain(`layer ${r.head.layer + 1}, head ${r.head.head + 1}`);
+    expect(text(body, '.reader-flips')).toBe(flipSentence(r));
+    for (const f of r.flips) expect(flipSentence(r)).toContain(`“${r.words[f.position]}”`);
+    expect(body.querySelectorAll('.reader-candidates tbody tr')).toHaveLength(r.candidates.length);
+    expect(body.querySelector('.reader-antecedent')!.textContent).toBe(a.word);
+    // the panel: collapsed, with the record's three accuracies
+    const details = body.querySelector('details.reader-knows') as HTMLDetailsElement;
+    expect(details.open).toBe(false);
+    expect(details.textContent).toContain(
+      `Hand-written sentences in varied wording: ${percent(r.record.handwritten.correct / r.record.handwritten.sentences, 1)}`,
+    );
+    expect(details.querySelectorAll('.reader-wrong li').length).toBe(Math.min(WRONG_PER_PAGE, r.record.handwrittenWrong.length));
+    // browsable: Next shows the next page of the record's wrong sentences, Previous goes back
+    const wrong = r.record.handwrittenWrong;
+    const items = () => [...details.querySelectorAll('.reader-wrong li')].map((li) => li.textContent);
+    expect(items()[0]).toContain(wrong[0]!.text);
+    (details.querySelector('button[data-page="1"]') as HTMLButtonElement).click();
+    expect(items()[0]).toContain(wrong[WRONG_PER_PAGE]!.text);
+    expect(details.querySelector('.reader-wrong')!.getAttribute('start')).toBe(String(WRONG_PER_PAGE + 1));
+    (details.querySelector('button[data-page="0"]') as HTMLButtonElement).click();
+    expect(items()[0]).toContain(wrong[0]!.text);
+    // the old canned sentence is gone
+    expect(body.textContent).not.toContain('change “tired” to “wide”');
+  });
+
+  test('an unknown noun the model names: marked, and the answer says "Guessing"', () => {
+    const { body, r } = render(UNKNOWN_NOUN);
+    expect(body.querySelector('.reader-unknown')!.textContent).toContain('zorbleck');
+    if (r.answer!.word === 'zorbleck') {
+      expect(text(body, '.reader-answer')).toMatch(/^Guessing: “it” → “zorbleck”/);
+      expect(text(body, '.reader-answer')).toContain('“zorbleck” is not in its vocabulary');
+    }
+    expect(r.answer!.known).toBe(r.guess.length === 0);
+  });
+
+  test('no pronoun: says so, and shows no bars', () => {
+    const { body } = render(NO_PRONOUN);
+    expect(text(body, '.reader-answer')).toMatch(/^This sentence has no pronoun the model resolves/);
+    expect((body.querySelector('.reader-candidates')!.closest('.bar-chart-scroll') as HTMLElement).hidden).toBe(true);
+  });
+
+  test('with the causal mask: the causal model and what it can know at the pronoun', () => {
+    const { body, r } = render(TROPHY, true);
+    expect(text(body, '.reader-model-line')).toMatch(/^The causal reader model/);
+    expect(text(body, '.reader-causal')).toBe(causalSentence(r));
+    expect(causalSentence(r)).toContain(`has read only the ${r.answer!.pronoun + 1} words up to it`);
+  });
+});

@@ -1,0 +1,110 @@
+// The typed wrapper of step 1's reader model (cpp/train/reader.h, bound in cpp/bindings/reader.cpp):
+// load a reader weights file, answer "what does the pronoun refer to?" for a sentence, describe the
+// model. Results are copies out of wasm memory; bad input becomes an EngineError with the C++ side's
+// message, and the model (and the engine) keep working. A ReaderModel holds memory in the wasm
+// instance: dispose() it.
+import { AttentionEngine, EngineError } from './engine';
+import type { Matrix, RawEngineModule, Tensor3 } from './types';
+
+/** The model's answer for one sentence (ReaderAnswer in cpp/train/reader.h). */
+export interface ReaderModelAnswer {
+  /** The words as the model read them: lower case, outer punctuation stripped ("(Tired." -> "tired"). */
+  words: string[];
+  /** 1 where the word is outside the vocabulary: it reads the unknown-word embedding. */
+  unknown: Uint8Array;
+  /** 1 where the word could be pointed at: a known noun or an unknown word, not a pronoun. */
+  candidates: Uint8Array;
+  /** The pronoun the answer resolves; -1 when the sentence has none the model resolves. */
+  pronoun: number;
+  /** The positions with a pointer row: the pronoun (bidirectional), or it and every later word (causal). */
+  queries: number[];
+  /** (queries, n): row q is the pointer distribution over positions at queries[q]; each row sums to 1. */
+  pointer: Matrix;
+  /** The argmax of the last pointer row: the position the model names (-1 without a pronoun). */
+  antecedent: number;
+  /** Its weight in that row. */
+  probability: number;
+  /** Per layer, (heads, n, n) attention weights: row i is word i's weights over the words. */
+  attention: Tensor3[];
+}
+
+export interface ReaderModelDescription {
+  causal: boolean;
+  mlp: boolean;
+  layers: number;
+  heads: number;
+  dModel: number;
+  /** The longest sentence it reads, in words. */
+  positions: number;
+  parameterCount: number;
+  steps: number;
+  seed: number;
+  vocabularySize: number;
+}
+
+type Result<T> = T | { error: string };
+interface RawReaderModel {
+  load(bytes: Uint8Array): Result<{ parameterCount: number }>;
+  answer(words: string[], pronoun: number): Result<ReaderModelAnswer>;
+  describe(): Result<ReaderModelDescription>;
+  delete(): void;
+}
+interface RawReaderModule {
+  ReaderModel: new () => RawReaderModel;
+}
+
+export class ReaderModel {
+  private handle: RawReaderModel | null;
+
+  private constructor(
+    private readonly engine: AttentionEngine,
+    private readonly instance: RawEngineModule,
+    handle: RawReaderModel,
+  ) {
+    this.handle = handle;
+  }
+
+  /** The model of a reader weights file (web/src/model/reader.bin or reader-causal.bin). */
+  static fromWeights(engine: AttentionEngine, bytes: Uint8Array): ReaderModel {
+    if (!(bytes instanceof Uint8Array)) throw new EngineError('the reader weights must be a Uint8Array');
+    let made: ReaderModel | null = null;
+    engine.withInstance('ReaderModel.fromWeights', (raw) => {
+      const handle = new (raw as unknown as RawReaderModule).ReaderModel();
+      const result = handle.load(bytes);
+      if ('error' in result) handle.delete();
+      else made = new ReaderModel(engine, raw, handle);
+      return result;
+    });
+    return made!;
+  }
+
+  private call<T extends object>(name: string, run: (handle: RawReaderModel) => Result<T>): T {
+    if (!this.handle) throw new EngineError('this reader model was disposed');
+    const handle = this.handle;
+    return this.engine.withInstance(`ReaderModel.${name}`, (raw) => {
+      if (raw !== this.instance) throw new EngineError('the engine restarted since this reader model was made: load it again');
+      return run(handle);
+    });
+  }
+
+  /**
+   * The model's answer for a sentence, one word per entry. pronoun: the index of the pronoun to
+   * resolve; omitted, the sentence's first pronoun.
+   */
+  answer(words: readonly string[], pronoun?: number): ReaderModelAnswer {
+    if (!Array.isArray(words) || !words.every((w) => typeof w === 'string')) throw new EngineError('the words must be an array of strings');
+    if (pronoun !== undefined && !(Number.isInteger(pronoun) && pronoun >= 0))
+      throw new EngineError(`pronoun must be a word index, a whole number of at least 0 (got ${String(pronoun)})`);
+    return this.call('answer', (h) => h.answer([...words], pronoun ?? -1));
+  }
+
+  describe(): ReaderModelDescription {
+    return this.call('describe', (h) => h.describe());
+  }
+
+  /** Frees the model's memory in the wasm instance; later calls throw. */
+  dispose(): void {
+    if (this.handle && !this.engine.crashed) this.handle.delete();
+    this.handle = null;
+  }
+}

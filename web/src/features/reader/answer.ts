@@ -1,0 +1,178 @@
+// Step 1's reading of the reader's sentence with the reader model: the answer, whether it is a guess,
+// which words flip it, where a left-to-right model settles, and the head that resolves pronouns. Every
+// conclusion here is measured by running the model again (on the sentence with one word changed, or on
+// the hand-written minimal pairs), never typed: the page's sentences are made from these results.
+import type { ReaderModel, ReaderModelAnswer } from '../../engine/reader';
+import type { Matrix } from '../../engine/types';
+
+/** Below this probability the answer is a guess: the page says "guessing", never a bare answer. */
+export const GUESS_BELOW = 0.6;
+
+/** What a word reads as when the model is asked what the sentence would be without it. */
+export const UNKNOWN_WORD = '?';
+
+/** `result.trained.answer`: positions index the sentence's words. */
+export interface SentenceAnswer {
+  pronoun: number;
+  antecedent: number | null;
+  word: string | null;
+  probability: number;
+  /** false when the model is guessing (see `GuessReason`). */
+  known: boolean;
+}
+
+/**
+ * Why an answer is a guess: its probability is under GUESS_BELOW; the word it names is outside the
+ * vocabulary; or an unknown word decides it (the answer changes when that word is left out).
+ */
+export type GuessReason = { kind: 'confidence' } | { kind: 'unknown-answer' } | { kind: 'unknown-decides'; positions: number[] };
+
+/** A word whose replacement by the unknown-word embedding changes the answer, and the answer then. */
+export interface Flip {
+  position: number;
+  antecedent: number | null;
+  probability: number;
+}
+
+/** A head counted from 0. */
+export interface ReaderHead {
+  layer: number;
+  head: number;
+}
+
+/** With the causal model: the answer at the pronoun itself, and the word from which it stays the final one. */
+export interface Settling {
+  atPronoun: { antecedent: number; probability: number };
+  /** The first query position from which every later row names the final answer. */
+  settlesAt: number;
+}
+
+export interface ReaderReading {
+  raw: ReaderModelAnswer;
+  answer: SentenceAnswer | null;
+  /** The candidates (known nouns and unknown words) with their pointer probability, in sentence order. */
+  candidates: { position: number; probability: number }[];
+  guess: GuessReason[];
+  flips: Flip[];
+  settling: Settling | null;
+}
+
+/** Row `row` of a (rows, cols) matrix. */
+export function matrixRow(m: Matrix, row: number): Float32Array {
+  return m.data.subarray(row * m.cols, (row + 1) * m.cols);
+}
+
+function argmax(values: ArrayLike<number>): number {
+  let best = 0;
+  for (let j = 1; j < values.length; j++) if (values[j]! > values[best]!) best = j;
+  return best;
+}
+
+/** The answer with the word at `position` left out, its positions mapped back to the sentence's. */
+function answerWithout(model: ReaderModel, words: readonly string[], pronoun: number, position: number): number | null {
+  const shorter = words.filter((_, i) => i !== position);
+  const a = model.answer(shorter, pronoun - (position < pronoun ? 1 : 0));
+  if (a.antecedent < 0) return null;
+  return a.antecedent + (a.antecedent >= position ? 1 : 0);
+}
+
+/** The model's reading of one sentence (already cut to the model's positions). */
+export function readSentence(model: ReaderModel, words: readonly string[]): ReaderReading {
+  const raw = model.answer(words);
+  if (raw.pronoun < 0) return { raw, answer: null, candidates: [], guess: [], flips: [], settling: null };
+  const n = raw.words.length;
+  const last = matrixRow(raw.pointer, raw.queries.length - 1);
+  const candidates: ReaderReading['candidates'] = [];
+  for (let i = 0; i < n; i++) if (raw.candidates[i]) candidates.push({ position: i, probability: last[i]! });
+
+  const guess: GuessReason[] = [];
+  if (raw.probability < GUESS_BELOW) guess.push({ kind: 'confidence' });
+  if (raw.unknown[raw.antecedent]) guess.push({ kind: 'unknown-answer' });
+  const deciding: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!raw.unknown[i] || i === raw.antecedent || i === raw.pronoun) continue;
+    if (answerWithout(model, words, raw.pronoun, i) !== raw.antecedent) deciding.push(i);
+  }
+  if (deciding.length) guess.push({ kind: 'unknown-decides', positions: deciding });
+
+  // A known word other than the pronoun and the candidates, read as unknown: does the answer move?
+  const flips: Flip[] = [];
+  for (let i = 0; i < n; i++) {
+    if (raw.unknown[i] || raw.candidates[i] || i === raw.pronoun) continue;
+    const changed = words.map((w, j) => (j === i ? UNKNOWN_WORD : w));
+    const a = model.answer(changed, raw.pronoun);
+    if (a.antecedent !== raw.antecedent)
+      flips.push({ position: i, antecedent: a.antecedent < 0 ? null : a.antecedent, probability: a.probability });
+  }
+
+  let settling: Settling | null = null;
+  if (raw.queries.length > 1) {
+    const tops = raw.queries.map((_, q) => argmax(matrixRow(raw.pointer, q)));
+    let from = tops.length - 1;
+    while (from > 0 && tops[from - 1] === raw.antecedent) from--;
+    const first = matrixRow(raw.pointer, 0);
+    settling = { atPronoun: { antecedent: tops[0]!, probability: first[tops[0]!]! }, settlesAt: raw.queries[from]! };
+  }
+
+  return {
+    raw,
+    answer: {
+      pronoun: raw.pronoun,
+      antecedent: raw.antecedent,
+      word: raw.words[raw.antecedent] ?? null,
+      probability: raw.probability,
+      known: guess.length === 0,
+    },
+    candidates,
+    guess,
+    flips,
+    settling,
+  };
+}
+
+/** A hand-marked sentence (tests/data/reader/README.md): its words, pronoun and antecedent. */
+export interface MarkedSentence {
+  words: string[];
+  pronoun: number;
+  antecedent: number;
+}
+
+/** "The [trophy] did not fit in the <suitcase> because {it} was too big.  # size-fit" -> its marks. */
+export function parseMarked(text: string): MarkedSentence[] {
+  const out: MarkedSentence[] = [];
+  for (const line of text.split('\n')) {
+    const body = line.split('#')[0]!.trim();
+    if (!body) continue;
+    const tokens = body.split(/\s+/);
+    const pronoun = tokens.findIndex((t) => t.includes('{'));
+    const antecedent = tokens.findIndex((t) => t.includes('['));
+    if (pronoun < 0 || antecedent < 0) continue;
+    out.push({ words: tokens.map((t) => t.replace(/[[\]{}<>]/g, '')), pronoun, antecedent });
+  }
+  return out;
+}
+
+/**
+ * The head whose attention from the pronoun puts the most weight on the antecedent, averaged over
+ * marked sentences the model did not train on: the head step 1 shows. `share` is that mean weight.
+ */
+export function resolvingHead(model: ReaderModel, sentences: readonly MarkedSentence[]): ReaderHead & { share: number; sentences: number } {
+  let totals: number[] | null = null;
+  let counted = 0;
+  let layers = 0;
+  let heads = 0;
+  for (const s of sentences) {
+    const a = model.answer(s.words, s.pronoun);
+    const n = a.words.length;
+    layers = a.attention.length;
+    heads = a.attention[0]!.heads;
+    totals ??= new Array<number>(layers * heads).fill(0);
+    a.attention.forEach((layer, l) => {
+      for (let h = 0; h < heads; h++) totals![l * heads + h]! += layer.data[(h * n + s.pronoun) * n + s.antecedent]!;
+    });
+    counted++;
+  }
+  if (!totals || counted === 0) return { layer: 0, head: 0, share: 0, sentences: 0 };
+  const best = argmax(totals);
+  return { layer: Math.floor(best / heads), head: best % heads, share: totals[best]! / counted, sentences: counted };
+}

@@ -1,0 +1,317 @@
+// Step 1's reader figure: the reader's sentence as the reader model read it (unknown words marked),
+// each candidate's probability, the answer in words (or "guessing"), the attention from the pronoun in
+// the head measured to resolve pronouns, the words that flip the answer, with the causal mask where a
+// left-to-right model settles, and the collapsed "What this model knows" panel. Every sentence here is
+// made from the ReaderView it shows (features/reader/answer.ts measured it); none is typed as a fact.
+import { BarChart, type Bar } from '../../figures/bars';
+import { el, setText } from '../../figures/dom';
+import { count, percent, quoted } from '../../figures/format';
+import { GUESS_BELOW, type GuessReason } from './answer';
+import type { ReaderSnapshot, ReaderView } from './model';
+
+/** How close to the viewport step 1's figure must come before its model is downloaded. */
+const NEAR_VIEWPORT = '600px 0px';
+/** How long the figure must stay near before the download starts. */
+const NEAR_DWELL_MS = 300;
+
+/** How many of the model's wrong hand-written sentences one page of the panel lists. */
+export const WRONG_PER_PAGE = 8;
+
+const headLabel = (r: ReaderSnapshot) => `layer ${r.head.layer + 1}, head ${r.head.head + 1}`;
+
+/** The attention from the pronoun in the resolving head: row `pronoun` of that head. */
+export function headRow(r: ReaderSnapshot): Float32Array {
+  const n = r.words.length;
+  const layer = r.attention[r.head.layer]!;
+  return layer.data.subarray((r.head.head * n + r.answer!.pronoun) * n, (r.head.head * n + r.answer!.pronoun + 1) * n);
+}
+
+function top(row: ArrayLike<number>, skip: number): number {
+  let best = skip === 0 ? 1 : 0;
+  for (let j = 0; j < row.length; j++) if (j !== skip && row[j]! > row[best]!) best = j;
+  return best;
+}
+
+/** The model, in a few words: which one, and its shape. */
+export function modelLine(r: ReaderSnapshot): string {
+  const m = r.model;
+  return (
+    `${r.causal ? 'The causal reader model (trained with the causal mask, left to right)' : 'The reader model'}: ` +
+    `${m.layers} layers × ${m.heads} heads, d_model ${m.dModel}, ${count(m.vocabularySize)} words, ` +
+    `up to ${m.positions} tokens; this sentence is ${r.words.length} token${r.words.length === 1 ? '' : 's'}.`
+  );
+}
+
+function guessWords(r: ReaderSnapshot, reason: GuessReason): string {
+  if (reason.kind === 'confidence')
+    return `its top candidate has ${percent(r.answer!.probability)}, under the ${percent(GUESS_BELOW)} the page asks for`;
+  if (reason.kind === 'unknown-answer') return `${quoted(r.answer!.word ?? '')} is not in its vocabulary`;
+  const words = reason.positions.map((i) => quoted(r.words[i]!)).join(', ');
+  return `the answer changes when ${words}, which ${reason.positions.length === 1 ? 'it does not know, is' : 'it does not know, are'} left out`;
+}
+
+/** The answer in words: “it” → “trophy” (87%), or "guessing: …", or that there is no pronoun. */
+export function answerSentence(r: ReaderSnapshot): string {
+  const a = r.answer;
+  if (!a) return 'This sentence has no pronoun the model resolves (such as “it”, “they” or “she”), so there is no question to answer.';
+  const pronoun = quoted(r.words[a.pronoun]!);
+  if (a.antecedent === null || a.word === null) return `The model names no word for ${pronoun}.`;
+  const pick = `${pronoun} → ${quoted(a.word)} (${percent(a.probability)})`;
+  if (a.known) return `The model’s answer: ${pick}.`;
+  return `Guessing: ${pick}. It is a guess because ${r.guess.map((g) => guessWords(r, g)).join('; and ')}.`;
+}
+
+/** What the resolving head's attention says, and whether it agrees with the answer. */
+export function headSentence(r: ReaderSnapshot): string {
+  const a = r.answer!;
+  const row = headRow(r);
+  const best = top(row, a.pronoun);
+  const measured = `the head that puts the most weight from the pronoun on its antecedent (${percent(r.head.share)} on average over ${r.head.sentences} hand-written sentences)`;
+  const base = `In ${headLabel(r)}, ${measured}, ${quoted(r.words[a.pronoun]!)} attends most to ${quoted(r.words[best]!)} (${percent(row[best]!)}).`;
+  if (a.antecedent === null || best === a.antecedent) return `${base} That is the word the model answers.`;
+  return `${base} That is not the answer, ${quoted(a.word!)}: this head alone does not decide here; the other heads and layers move the answer.`;
+}
+
+/** Which words flip the answer when read as unknown, found by running the model again. */
+export function flipSentence(r: ReaderSnapshot): string {
+  if (!r.answer) return '';
+  if (r.flips.length === 0)
+    return 'Read as an unknown word one at a time, no word other than the candidates changes the answer: none alone decides it.';
+  const parts = r.flips.map(
+    (f) =>
+      `${quoted(r.words[f.position]!)} (the answer becomes ${f.antecedent === null ? 'no word' : quoted(r.words[f.antecedent]!)}, ${percent(f.probability)})`,
+  );
+  return `Read as an unknown word, ${parts.length === 1 ? 'one word flips' : `${parts.length} words flip`} the answer: ${parts.join(', ')}. Try changing ${parts.length === 1 ? 'it' : 'one of them'}.`;
+}
+
+/** With the causal model: what it can know at the pronoun, and where its answer settles. */
+export function causalSentence(r: ReaderSnapshot): string {
+  if (!r.causal || !r.answer) return '';
+  const a = r.answer;
+  const pronoun = quoted(r.words[a.pronoun]!);
+  const visible = `A left-to-right model at ${pronoun} has read only the ${a.pronoun + 1} words up to it, not what follows.`;
+  if (!r.settling) return `${visible} ${pronoun} is the last word, so its answer there is its final one.`;
+  const { atPronoun, settlesAt } = r.settling;
+  const there = `At ${pronoun} it would answer ${quoted(r.words[atPronoun.antecedent]!)} (${percent(atPronoun.probability)})`;
+  if (settlesAt === a.pronoun) return `${visible} ${there}, and the later words keep that answer.`;
+  return `${visible} ${there}; its answer settles on ${quoted(a.word ?? '')} at ${quoted(r.words[settlesAt]!)} (word ${settlesAt + 1}) and stays there to the end.`;
+}
+
+function candidateBars(r: ReaderSnapshot): Bar[] {
+  return r.candidates.map(({ position, probability }) => ({
+    label: `${r.words[position]}${r.unknown[position] ? ' (unknown)' : ''}`,
+    value: probability,
+    emphasis: position === r.answer?.antecedent,
+    title: `The model gives ${quoted(r.words[position]!)} ${percent(probability, 1)}`,
+  }));
+}
+
+function headBars(r: ReaderSnapshot): Bar[] {
+  const row = headRow(r);
+  const best = top(row, r.answer!.pronoun);
+  return Array.from(row, (value, j) => ({
+    label: j === r.answer!.pronoun ? `${r.words[j]} (itself)` : r.words[j]!,
+    value,
+    emphasis: j === best,
+  }));
+}
+
+/** "What this model knows": training, the three measured accuracies, and the sentences it gets wrong. */
+function knowsPanel(r: ReaderSnapshot, page: number): HTMLElement[] {
+  const rec = r.record;
+  const score = (s: { correct: number; sentences: number }) =>
+    `${percent(s.correct / Math.max(1, s.sentences), 1)} (${count(s.correct)} of ${count(s.sentences)})`;
+  const wrong = rec.handwrittenWrong;
+  const pages = Math.max(1, Math.ceil(wrong.length / WRONG_PER_PAGE));
+  const shown = wrong.slice(page * WRONG_PER_PAGE, (page + 1) * WRONG_PER_PAGE);
+  return [
+    el(
+      'p',
+      {},
+      `Trained by this repository’s C++ for ${count(rec.steps)} steps (batch ${rec.batch}, seed ${rec.seed}) on generated sentences: ` +
+        `${rec.frames} sentence frames over a vocabulary of ${count(rec.vocabulary)} words from WordNet. ` +
+        `${count(rec.parameters)} parameters, ${rec.quantization}, ${count(rec.bytes)} bytes.`,
+    ),
+    el(
+      'ul',
+      {},
+      el('li', {}, `Generated held-out sentences (word combinations never trained on): ${score(rec.heldoutWords)}.`),
+      el('li', {}, `Generated sentences of ${rec.heldoutFrameNames.length} frames never trained on: ${score(rec.heldoutFrames)}.`),
+      el('li', {}, `Hand-written sentences in varied wording: ${score(rec.handwritten)}.`),
+      el(
+        'li',
+        {},
+        `Minimal pairs (one word changed flips the answer), both right: ${score({ correct: rec.minimalPairs.bothRight, sentences: rec.minimalPairs.pairs })}.`,
+      ),
+    ),
+    el(
+      'p',
+      {},
+      wrong.length
+        ? `The ${wrong.length} hand-written sentences it gets wrong (page ${page + 1} of ${pages}):`
+        : 'It gets every hand-written sentence right.',
+    ),
+    el(
+      'ol',
+      { class: 'reader-wrong', start: page * WRONG_PER_PAGE + 1 },
+      ...shown.map((w) =>
+        el(
+          'li',
+          {},
+          `${w.text} `,
+          el(
+            'span',
+            { class: 'reader-wrong-note' },
+            `(expected ${quoted(w.expected)}, answered ${w.answered === null ? 'nothing' : quoted(w.answered)})`,
+          ),
+        ),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'reader-wrong-pages' },
+      el('button', { type: 'button', 'data-page': page - 1, disabled: page === 0 ? '' : null }, 'Previous'),
+      el('button', { type: 'button', 'data-page': page + 1, disabled: page + 1 >= pages ? '' : null }, 'Next'),
+    ),
+  ];
+}
+
+export class ReaderFigure {
+  readonly element: HTMLElement;
+  private readonly status = el('p', { class: 'reader-status' });
+  private readonly modelInfo = el('p', { class: 'reader-model-line' });
+  private readonly sentence = el('p', { class: 'reader-sentence' });
+  private readonly answer = el('p', { class: 'reader-answer', 'aria-live': 'polite' });
+  private readonly candidates = new BarChart({
+    caption: '',
+    labelHeader: 'candidate',
+    valueHeader: 'probability',
+    className: 'reader-candidates',
+  });
+  private readonly head = el('p', { class: 'reader-head' });
+  private readonly headChart = new BarChart({ caption: '', labelHeader: 'word', valueHeader: 'attention', className: 'reader-head-bars' });
+  private readonly flips = el('p', { class: 'reader-flips' });
+  private readonly causal = el('p', { class: 'reader-causal' });
+  private readonly knows = el('div', { class: 'reader-knows-body' });
+  private readonly details = el('details', { class: 'reader-knows' }, el('summary', {}, 'What this model knows'), this.knows);
+  private readonly ready = el('div', { class: 'reader-ready' });
+  private shown: ReaderSnapshot | null = null;
+  private page = 0;
+  /** Near the viewport now (IntersectionObserver), and near since the page settled (so it may download). */
+  private near = typeof IntersectionObserver !== 'function';
+  private stayedNear = this.near;
+  private waiting: boolean | null = null;
+
+  /** needModel(causal): the view is waiting for that model and the figure is near the viewport. */
+  constructor(private readonly needModel: (causal: boolean) => void) {
+    this.ready.append(
+      this.modelInfo,
+      this.sentence,
+      this.answer,
+      this.candidates.element,
+      this.causal,
+      this.head,
+      this.headChart.element,
+      this.flips,
+      this.details,
+    );
+    this.element = el('div', { class: 'reader-figure', 'data-reader': '' }, this.status, this.ready);
+    this.knows.addEventListener('click', (event) => {
+      const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-page]');
+      if (!button || !this.shown) return;
+      this.page = Number(button.dataset.page);
+      this.knows.replaceChildren(...knowsPanel(this.shown, this.page));
+    });
+    if (!this.near) {
+      new IntersectionObserver(
+        (records) => {
+          this.near = records[records.length - 1]!.isIntersecting;
+          if (this.near) void this.requestWhenSettled();
+          else this.stayedNear = false;
+        },
+        { rootMargin: NEAR_VIEWPORT },
+      ).observe(this.element);
+    }
+  }
+
+  /**
+   * A page opened at a later step draws step 1 at the top, then scrolls to that step once every step is
+   * drawn: only a figure still near after that (and a moment's dwell) downloads its model.
+   */
+  private async requestWhenSettled(): Promise<void> {
+    const host = (this.element.getRootNode() as ShadowRoot).host as (Element & { updateComplete?: Promise<void> }) | undefined;
+    await host?.updateComplete;
+    await new Promise((resolve) => setTimeout(resolve, NEAR_DWELL_MS));
+    if (!this.near) return;
+    this.stayedNear = true;
+    if (this.waiting !== null) this.needModel(this.waiting);
+  }
+
+  update(view: ReaderView | null): void {
+    this.element.hidden = view === null;
+    if (!view) return;
+    this.element.dataset.status = view.status;
+    this.element.dataset.causal = String(view.causal);
+    const which = view.causal ? 'the causal reader model' : 'the reader model';
+    // The weights are downloaded only once the figure comes near the viewport (and not for a link to a later step).
+    this.waiting = view.status === 'loading' ? view.causal : null;
+    if (this.waiting !== null && this.stayedNear) this.needModel(this.waiting);
+    if (view.status !== 'ready') {
+      this.ready.hidden = true;
+      this.status.hidden = false;
+      setText(
+        this.status,
+        view.status === 'loading'
+          ? `Loading ${which}…`
+          : `${which[0]!.toUpperCase()}${which.slice(1)} could not be loaded: ${view.message}.`,
+      );
+      return;
+    }
+    this.status.hidden = true;
+    this.ready.hidden = false;
+    const r = view;
+    setText(this.modelInfo, modelLine(r) + (r.cut ? ` It reads the first ${r.cut.positions} of your ${r.cut.words} words.` : ''));
+    this.sentence.replaceChildren(
+      ...r.words.flatMap((word, i) => [
+        el(
+          'span',
+          {
+            class: [
+              'reader-word',
+              r.unknown[i] ? 'reader-unknown' : '',
+              i === r.answer?.pronoun ? 'reader-pronoun' : '',
+              i === r.answer?.antecedent ? 'reader-antecedent' : '',
+            ]
+              .filter(Boolean)
+              .join(' '),
+            title: r.unknown[i] ? 'not in the model’s vocabulary' : null,
+          },
+          word,
+          r.unknown[i] ? el('span', { class: 'reader-unknown-mark', 'aria-label': ' (unknown word)' }, '?') : null,
+        ),
+        ' ',
+      ]),
+    );
+    this.answer.classList.toggle('reader-guessing', r.answer !== null && !r.answer.known);
+    setText(this.answer, answerSentence(r));
+    const withPronoun = r.answer !== null;
+    this.candidates.element.hidden = !withPronoun || r.candidates.length === 0;
+    this.headChart.element.hidden = !withPronoun;
+    if (withPronoun) {
+      this.candidates.update(
+        candidateBars(r),
+        `The model’s probability for each candidate word${r.causal && r.queries.length > 1 ? ', after the last word' : ''}`,
+      );
+      this.headChart.update(headBars(r), `Attention from ${quoted(r.words[r.answer!.pronoun]!)} in ${headLabel(r)}`);
+    }
+    setText(this.head, withPronoun ? headSentence(r) : '');
+    setText(this.flips, flipSentence(r));
+    setText(this.causal, causalSentence(r));
+    this.causal.hidden = !r.causal || !withPronoun;
+    if (this.shown?.record !== r.record) {
+      this.page = 0;
+      this.knows.replaceChildren(...knowsPanel(r, 0));
+    }
+    this.shown = r;
+  }
+}

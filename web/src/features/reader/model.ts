@@ -1,0 +1,142 @@
+// Step 1's reader models on an engine: the bidirectional one and the one trained with the causal mask,
+// each loaded only when asked (step 1 near the viewport), measured once (the head that resolves
+// pronouns), and read for a sentence by compute.ts, the walkthrough's one caller of the engine.
+import type { AttentionEngine } from '../../engine/engine';
+import { ReaderModel, type ReaderModelDescription } from '../../engine/reader';
+import type { Tensor3 } from '../../engine/types';
+import { loadReaderWeights, READER_MODELS, type ReaderModelRecord } from '../../model/reader';
+import { parseMarked, readSentence, resolvingHead, type ReaderHead, type ReaderReading } from './answer';
+
+/** What step 1 shows of the reader model for the sentence: `result.reader`. */
+export type ReaderView = { status: 'loading'; causal: boolean } | { status: 'failed'; causal: boolean; message: string } | ReaderSnapshot;
+
+export interface ReaderSnapshot extends Omit<ReaderReading, 'raw'> {
+  status: 'ready';
+  causal: boolean;
+  /** The words as the model read them (positions of `answer`, `candidates`, `flips` index these). */
+  words: string[];
+  unknown: boolean[];
+  /** The queries' pointer rows (queries, n) and which positions they are. */
+  queries: number[];
+  pointer: Float32Array;
+  /** Per layer, (heads, n, n). */
+  attention: Tensor3[];
+  /** The sentence was longer than the model reads: the first `positions` words were read. */
+  cut: { words: number; positions: number } | null;
+  /** The head that resolves pronouns (measured once per model) and its mean share on the antecedent. */
+  head: ReaderHead & { share: number; sentences: number };
+  model: ReaderModelDescription;
+  record: Readonly<ReaderModelRecord>;
+}
+
+interface Loaded {
+  model: ReaderModel;
+  restarts: number;
+  description: ReaderModelDescription;
+  head: ReaderSnapshot['head'];
+  /** The last sentence read and its reading: a settings change that keeps the sentence (a slider, a head) reuses it. */
+  last: { key: string; reading: ReaderReading } | null;
+}
+
+interface Slot {
+  bytes: Uint8Array | null;
+  failure: string | null;
+  loaded: Loaded | null;
+  pending: Promise<void> | null;
+}
+
+const slots = new WeakMap<AttentionEngine, Record<'bidirectional' | 'causal', Slot>>();
+
+const kindOf = (causal: boolean) => (causal ? 'causal' : 'bidirectional');
+
+function slotOf(engine: AttentionEngine, causal: boolean): Slot {
+  let pair = slots.get(engine);
+  if (!pair) {
+    const empty = (): Slot => ({ bytes: null, failure: null, loaded: null, pending: null });
+    pair = { bidirectional: empty(), causal: empty() };
+    slots.set(engine, pair);
+  }
+  return pair[kindOf(causal)];
+}
+
+/** The sentences the resolving head is measured on: the hand-written minimal pairs, never trained on. */
+async function markedSentences() {
+  const { default: text } = await import('../../../../tests/data/reader/minimal-pairs.txt?raw');
+  return parseMarked(text);
+}
+
+function loadedOf(engine: AttentionEngine, bytes: Uint8Array, sentences: ReturnType<typeof parseMarked>): Loaded {
+  const model = ReaderModel.fromWeights(engine, bytes);
+  return { model, restarts: engine.restarts, description: model.describe(), head: resolvingHead(model, sentences), last: null };
+}
+
+let marked: Promise<ReturnType<typeof parseMarked>> | null = null;
+
+/**
+ * Downloads one reader model (once per page), reads it into the engine and measures its resolving
+ * head. Resolves true when the model became ready by this call (the caller then recomputes). A failed
+ * download is kept as a message for the figure and tried again on the next call.
+ */
+export async function ensureReaderModel(engine: AttentionEngine, causal: boolean): Promise<boolean> {
+  const slot = slotOf(engine, causal);
+  if (slot.loaded && slot.loaded.restarts === engine.restarts) return false;
+  if (slot.pending) {
+    await slot.pending;
+    return false;
+  }
+  slot.pending = (async () => {
+    try {
+      slot.bytes ??= await loadReaderWeights(causal);
+      marked ??= markedSentences();
+      slot.loaded = loadedOf(engine, slot.bytes, await marked);
+      slot.failure = null;
+    } catch (error) {
+      slot.failure = error instanceof Error ? error.message : String(error);
+    }
+  })();
+  await slot.pending;
+  slot.pending = null;
+  return true;
+}
+
+/** Gives an engine a reader model's bytes directly (tests, tools); measured on `sentences`. */
+export function provideReaderModel(engine: AttentionEngine, causal: boolean, bytes: Uint8Array, sentences: string): void {
+  const slot = slotOf(engine, causal);
+  slot.loaded?.model.dispose();
+  slot.bytes = bytes;
+  slot.loaded = loadedOf(engine, bytes, parseMarked(sentences));
+  slot.failure = null;
+}
+
+/** Step 1's reader view of a sentence for the mask in force: the causal model with the causal mask. */
+export function readerView(engine: AttentionEngine, tokens: readonly string[], causal: boolean): ReaderView {
+  const slot = slotOf(engine, causal);
+  if (slot.failure) return { status: 'failed', causal, message: slot.failure };
+  let loaded = slot.loaded;
+  if (loaded && loaded.restarts !== engine.restarts && slot.bytes) {
+    // After a restart the old model's memory went with the old instance: read the file again.
+    slot.loaded = loaded = { ...loadedOf(engine, slot.bytes, []), head: loaded.head };
+  }
+  if (!loaded) return { status: 'loading', causal };
+  const { positions } = loaded.description;
+  const read = tokens.slice(0, positions);
+  if (read.length === 0) return { status: 'failed', causal, message: 'the sentence is empty' };
+  // Reading a sentence runs the model once per word (flips, unknown words): about 100 ms at 40 words.
+  const key = read.join('\u0001');
+  if (loaded.last?.key !== key) loaded.last = { key, reading: readSentence(loaded.model, read) };
+  const { raw, ...reading } = loaded.last.reading;
+  return {
+    status: 'ready',
+    causal,
+    ...reading,
+    words: raw.words,
+    unknown: Array.from(raw.unknown, (u) => u === 1),
+    queries: raw.queries,
+    pointer: raw.pointer.data,
+    attention: raw.attention,
+    cut: tokens.length > read.length ? { words: tokens.length, positions: read.length } : null,
+    head: loaded.head,
+    model: loaded.description,
+    record: READER_MODELS[kindOf(causal)],
+  };
+}
