@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gradient_check.h"
+#include "test_util.h"
 #include "random.h"
 #include "train/model.h"
 #include "train/ops.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gradient_check.h"
+#include "test_util.h"
 #include "pipeline.h"
 #include "random.h"
 #include "train/model.h"
@@ -29,13 +29,6 @@ using namespace abh::train;
 using abh::test::dot;
 using abh::test::expect_gradient;
 using abh::test::random_vector;
-
-#define EXPECT_CONTAINS(haystack, needle)                                   \
-  do {                                                                      \
-    const std::string abh_haystack = (haystack);                            \
-    EXPECT_NE(abh_haystack.find(needle), std::string::npos)                 \
-        << "expected \"" << (needle) << "\" in \"" << abh_haystack << "\""; \
-  } while (0)
 
 // ---- elementary functions -------------------------------------------------------------------
 
