@@ -16,7 +16,8 @@ import {
 } from './settings';
 import type { HistoryMode } from './state';
 
-const WEIGHTS_LABELS: Record<WeightsChoice, string> = {
+/** The Numbers control's names for the weights, which the steps quote when they point to it. */
+export const WEIGHTS_LABELS: Record<WeightsChoice, string> = {
   example: 'Article’s 4 tokens',
   trained: 'Sentence, trained',
   random: 'Sentence, random',

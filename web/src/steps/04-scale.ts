@@ -90,7 +90,7 @@ export const scaleStep: StepDefinition = {
     );
     const experimentReading = el('p', { class: 'reading' });
     const tryButton = el('button', { type: 'button', class: 'scale-try' });
-    tryButton.addEventListener('click', () => context.update({ dModel: 512, heads: 8 }));
+    tryButton.addEventListener('click', () => context.update({ weights: 'random', dModel: 512, heads: 8 }));
 
     const softBars = new BarChart({
       caption: '',
@@ -256,28 +256,37 @@ export const scaleStep: StepDefinition = {
         `Histogram of ${count(dots.raw.length)} random dot products with dₖ = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
           `after dividing by ${root} it is ${fmt(dots.scaledStd)}, close to 1.`,
       );
-      showChildren(
-        statsBody,
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, 'q · k'),
-          el('td', { class: 'stat scale-raw-std' }, fmt(dots.rawStd)),
-          el('td', { class: 'stat' }, `√${dK} = ${root}`),
-        ),
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, `q · k / √${dK}`),
-          el('td', { class: 'stat scale-scaled-std' }, fmt(dots.scaledStd)),
-          el('td', { class: 'stat' }, '1'),
-        ),
-      );
+      // The current dₖ's rows, then (beside the example's dₖ 4, or any other) the article's dₖ 64: its std ≈ 8 -> ≈ 1.
+      const rowsFor = (samples: Snapshot['dots'], current: boolean) => {
+        const d = samples.dK;
+        const note = current ? '' : ' (the article’s)';
+        return [
+          el(
+            'tr',
+            { class: current ? null : 'scale-article-dk' },
+            el('th', { scope: 'row' }, `q · k, dₖ = ${d}${note}`),
+            el('td', { class: 'stat scale-raw-std' }, fmt(samples.rawStd)),
+            el('td', { class: 'stat' }, `√${d} = ${fmt(Math.sqrt(d))}`),
+          ),
+          el(
+            'tr',
+            { class: current ? null : 'scale-article-dk' },
+            el('th', { scope: 'row' }, `q · k / √${d}`),
+            el('td', { class: 'stat scale-scaled-std' }, fmt(samples.scaledStd)),
+            el('td', { class: 'stat' }, '1'),
+          ),
+        ];
+      };
+      const article = next.articleDots;
+      showChildren(statsBody, ...rowsFor(dots, true), ...(article ? rowsFor(article, false) : []));
+      const articleReading = article
+        ? ` At the article’s dₖ = ${article.dK}: ${fmt(article.rawStd)} before (√${article.dK} = ${fmt(Math.sqrt(article.dK))}), ${fmt(article.scaledStd)} after.`
+        : '';
       setText(
         experimentReading,
-        dK === 1
+        (dK === 1
           ? `With dₖ = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
-          : `Measured: ${fmt(dots.rawStd)} before (√${dK} = ${root} predicted), ${fmt(dots.scaledStd)} after.`,
+          : `Measured: ${fmt(dots.rawStd)} before (√${dK} = ${root} predicted), ${fmt(dots.scaledStd)} after.`) + articleReading,
       );
     }
 
