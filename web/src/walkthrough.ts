@@ -9,6 +9,7 @@ import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
 import { embedTools } from './figures/export-toolbar';
 import { formulaElement } from './figures/formula';
+import { barStatement } from './figures/which-model';
 import { loadShippedWeights } from './model/shipped';
 import { noticeArea } from './notices';
 import { shapeOf, type Settings } from './settings';
@@ -194,6 +195,8 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     engine,
     (snapshot) => {
       latest = snapshot;
+      // The bar says what the steps below it show: only a walkthrough of several steps has that to say.
+      if (steps.length > 1) controls.describe(barStatement(steps, snapshot));
       lastGood = snapshot.settings;
       retried = null;
       answer(snapshot.settings);

@@ -12,6 +12,7 @@ import { WEIGHTS_LABELS } from '../controls';
 import { ARTICLE_SENTENCE } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
+import { sentenceStepNote } from './worked-example';
 import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../figures/trained-model';
 
 /** Up to this many tokens the reader is asked to predict (one button per token). */
@@ -69,6 +70,7 @@ export function mixtureBars(snapshot: Snapshot, focus: number): Bar[] {
 export const problemStep: StepDefinition = {
   id: 'problem',
   number: 1,
+  numbers: 'sentence',
   title: 'The problem: what does “it” refer to?',
   summary:
     'To make sense of a word like “it”, a model must pull in information from other words: attention gives every token a weighted mixture of all the tokens.',
@@ -111,7 +113,9 @@ export const problemStep: StepDefinition = {
     const predict = context.predictions ? new Prediction([figure, reading]) : null;
 
     const opening = el('p', { class: 'problem-opening' });
+    const shownNote = sentenceStepNote(context);
     body.append(
+      shownNote.element,
       opening,
       el(
         'p',
@@ -277,6 +281,7 @@ export const problemStep: StepDefinition = {
       render(shown) {
         // Step 1 asks its question of the sentence, also while the worked steps show the article's example.
         const next = sentenceView(shown);
+        shownNote.update(shown);
         setText(opening, openingText(next.settings.sentence, next.tokens));
         if (predict) predict.update(predictQuestion(next));
         const unknown = next.trained?.unknown ?? [];

@@ -11,6 +11,7 @@ import { scrollRegion } from '../figures/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
 
 /** Above this many tokens the weights row is shown as its largest entries plus the rest. */
 export const BAR_ROW_MAX = 16;
@@ -73,7 +74,9 @@ export const faqStep: StepDefinition = {
     const flashRef = el('span', { class: 'faq-flash-ref' });
     const measured = el('p', { class: 'faq-live faq-measured' });
 
+    const worked = workedExampleNote(context);
     body.append(
+      worked.element,
       controlForm({ class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
       question(
         'Why divide by the square root of dₖ?',
@@ -309,6 +312,7 @@ export const faqStep: StepDefinition = {
 
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const key = next.tokens.join('\u0001');
         if (key !== focusKey) {
