@@ -70,15 +70,25 @@ const box = (page: Page, selector: string) =>
 
 describe.concurrent('the bar’s size', () => {
   // Trained weights (the default) hide the seed, which only picks random weights; random ones show it.
-  for (const [query, count] of [
-    ['', 7],
-    ['?weights=random&seed=4294967295', 8],
+  for (const [query, count, shows] of [
+    [
+      '',
+      9,
+      /^Steps 2–7, 12 show the article’s example \(4 tokens, d_model 8, h = 1\); steps 1, 8–10 show the trained model on the sentence/,
+    ],
+    ['?weights=random&seed=4294967295', 10, /^Steps 1–10, 12 show random weights \(seed 4294967295\) on the sentence/],
   ] as const) {
-    test(`at 1280 px${query}: one row, at most 72 px tall, every control in it`, async ({ expect }) => {
+    test(`at 1280 px${query}: one row of controls, at most 72 px tall, every control in it, and a line saying what the steps show`, async ({
+      expect,
+    }) => {
       const { page, errors } = await open(query);
-      const bar = await box(page, '.settings-bar');
+      const bar = await box(page, '.controls');
       expect(bar.height).toBeGreaterThan(40);
       expect(bar.height).toBeLessThanOrEqual(72);
+      // Under the controls, one line: which numbers the steps below show.
+      const line = page.locator('.settings-shows');
+      expect(await line.innerText()).toMatch(shows);
+      expect((await box(page, '.settings-shows')).height).toBeLessThanOrEqual(24);
       // One row: every control ends on the same line, inside the bar.
       const bottoms = await page
         .locator('.controls [data-control]:not([hidden])')
