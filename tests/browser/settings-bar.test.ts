@@ -100,8 +100,8 @@ describe.concurrent('the bar’s size', () => {
       const field = page.locator('input[name="tokens"]');
       expect(await field.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
       const seed = page.locator('input[name="seed"]');
-      expect(await seed.isVisible()).toBe(count === 8);
-      if (count === 8) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+      expect(await seed.isVisible()).toBe(count === 10);
+      if (count === 10) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
       // It stays at the top of the screen further down.
       await page.locator('#causal').scrollIntoViewIfNeeded();
       expect((await box(page, '.settings-bar')).top).toBe(0);

@@ -182,4 +182,14 @@ describe('FAQ step', () => {
     expect(reading).toContain('These are the trained model’s heads in layer 2');
     expect(reading).not.toMatch(/random|seed/);
   });
+
+  test('at dₖ = 1 the advice names only what can change: fewer heads only when there are several', async () => {
+    const { body, view } = mount();
+    view.render(await snapshotFor({ dModel: 1, heads: 1 }));
+    expect(body.querySelector('.faq-gradient')!.textContent).toBe(
+      'At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick a larger d_model to see the difference.',
+    );
+    view.render(await snapshotFor({ dModel: 2, heads: 2 }));
+    expect(body.querySelector('.faq-gradient')!.textContent).toContain('Pick a larger d_model or fewer heads');
+  });
 });

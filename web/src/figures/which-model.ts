@@ -68,3 +68,11 @@ export function barStatement(steps: readonly StepNumbers[], snapshot: Snapshot):
     parts.push(`${plural(own).toLowerCase()} train${own.length === 1 ? 's' : ''} a model of ${own.length === 1 ? 'its' : 'their'} own`);
   return parts.length === 0 ? '' : `${parts.join('; ')}.`;
 }
+
+/**
+ * How to get a dₖ above 1, naming only what the reader can change from here: more d_model, and fewer
+ * heads only when there is more than one (a suggestion never proposes a setting already in force).
+ */
+export function widerHeadAdvice(snapshot: Snapshot): string {
+  return snapshot.pipeline.heads > 1 ? 'a larger d_model or fewer heads' : 'a larger d_model';
+}

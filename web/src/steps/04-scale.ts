@@ -18,6 +18,7 @@ import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 import { workedExampleNote } from './worked-example';
+import { widerHeadAdvice } from '../figures/which-model';
 
 /** The d_k the article uses for its saturation example. */
 const ARTICLE_DK = 64;
@@ -220,6 +221,7 @@ export const scaleStep: StepDefinition = {
 
     let shownDots: Snapshot['dots'] | null = null;
     let shownSaturation: Snapshot['saturation']['soft'] | null = null;
+    let shownHeads = 0;
 
     function showExperiment(next: Snapshot): void {
       const { dots } = next;
@@ -308,7 +310,7 @@ export const scaleStep: StepDefinition = {
       if (factor === 1) {
         setText(
           saturationReading,
-          `At dₖ = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`,
+          `At dₖ = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Choose ${widerHeadAdvice(next)} to see softmax saturate.`,
         );
       } else {
         const ratio = sharp.jacobianNorm > 0 ? soft.jacobianNorm / sharp.jacobianNorm : Infinity;
@@ -434,8 +436,10 @@ export const scaleStep: StepDefinition = {
           shownDots = next.dots;
           showExperiment(next);
         }
-        if (next.saturation.soft !== shownSaturation) {
+        // The heads too: at dₖ = 1 the reading's advice depends on them.
+        if (next.saturation.soft !== shownSaturation || next.pipeline.heads !== shownHeads) {
           shownSaturation = next.saturation.soft;
+          shownHeads = next.pipeline.heads;
           showSaturation(next);
         }
         showEffect(next);

@@ -12,6 +12,7 @@ import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 import { workedExampleNote } from './worked-example';
+import { widerHeadAdvice } from '../figures/which-model';
 
 /** Above this many tokens the weights row is shown as its largest entries plus the rest. */
 export const BAR_ROW_MAX = 16;
@@ -164,7 +165,7 @@ export const faqStep: StepDefinition = {
       setText(
         gradient,
         saturation.factor === 1
-          ? `At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
+          ? `At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick ${widerHeadAdvice(s)} to see the difference.`
           : `Gradient left: ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
               `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}.`,
       );
