@@ -102,6 +102,34 @@ describe.concurrent('the bar’s size', () => {
       const seed = page.locator('input[name="seed"]');
       expect(await seed.isVisible()).toBe(count === 10);
       if (count === 10) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+      // Every step's note names a model and shape the bar's line names too (one model per view, said once).
+      await page.evaluate(() => document.querySelector('attention-walkthrough')!.updateComplete);
+      const barLine = await line.innerText();
+      const shapes = await page
+        .locator('section.step .worked-example-text')
+        .evaluateAll((notes) => notes.flatMap((note) => note.textContent!.match(/\(\d+ tokens?, d_model \d+, h = \d+\)/g) ?? []));
+      expect(shapes.length).toBe(count === 9 ? 10 : 11); // every step but the training one (and the example's first, which says it in full)
+      for (const shape of shapes) expect(barLine).toContain(shape);
+      // A control the numbers fix looks disabled (computed style), is disabled, and says why.
+      const fixed = page.locator(count === 9 ? 'select[name="heads"]' : 'select[name="head"]');
+      expect(await fixed.isDisabled()).toBe(true);
+      expect(await fixed.getAttribute('title')).not.toBe('');
+      const look = await fixed.evaluate((node) => ({
+        opacity: Number(getComputedStyle(node).opacity),
+        cursor: getComputedStyle(node).cursor,
+      }));
+      expect(look.opacity).toBeLessThan(0.7);
+      expect(look.cursor).toBe('default');
+      if (count === 9) {
+        // Step 8's head counts other than the trained model's 2 too.
+        const other = page.locator('#multi-head .multi-head-choice[data-heads="4"]');
+        expect(await other.isDisabled()).toBe(true);
+        expect(await other.getAttribute('title')).toMatch(/^The trained model has h = 2/);
+        expect(await other.evaluate((node) => [Number(getComputedStyle(node).opacity) < 0.7, getComputedStyle(node).cursor])).toEqual([
+          true,
+          'default',
+        ]);
+      }
       // It stays at the top of the screen further down.
       await page.locator('#causal').scrollIntoViewIfNeeded();
       expect((await box(page, '.settings-bar')).top).toBe(0);

@@ -49,7 +49,7 @@ export function workedExampleNote(context: Pick<StepContext, 'update'>, details 
   return {
     element,
     update(snapshot) {
-      const { settings, trained, tokens } = snapshot;
+      const { settings, trained } = snapshot;
       example = settings.weights === 'example';
       if (differences) differences.hidden = !example;
       if (example) {
@@ -68,11 +68,7 @@ export function workedExampleNote(context: Pick<StepContext, 'update'>, details 
         settings.weights === 'trained' && trained
           ? `the trained model’s layer ${trained.resolving.layer + 1}, head ${snapshot.settings.head + 1}`
           : `random weights (seed ${settings.seed})`;
-      const { dModel, heads } = snapshot.pipeline;
-      replaceChildren(
-        text,
-        `Worked on ${tokens.length === 1 ? 'one token' : `${tokens.length} tokens`} of the sentence with ${what} (d_model ${dModel}, h = ${heads}).`,
-      );
+      replaceChildren(text, `Worked on the sentence with ${what} (${modelShape(snapshot)}).`);
       setText(button, 'Back to the article’s example');
     },
   };
