@@ -64,7 +64,7 @@ export interface Walkthrough {
 
 /**
  * "Copy link": the section's address with the settings in force, to the clipboard; where the clipboard
- * is refused (an insecure origin, a denied permission), the link is shown selected, to copy by hand.
+ * is refused (an insecure origin, a denied permission), the link is shown as selected text, to copy by hand.
  */
 function copyLinkButton(step: StepDefinition, link: () => string): HTMLElement {
   const status = el('span', { class: 'copy-link-status', role: 'status' });
@@ -76,16 +76,11 @@ function copyLinkButton(step: StepDefinition, link: () => string): HTMLElement {
   );
   button.addEventListener('click', () => {
     const url = link();
+    // Shown as selected text, not a field: nothing new to Tab through, and focus stays on the button.
     const shown = () => {
-      const field = el('input', {
-        type: 'text',
-        readonly: true,
-        class: 'copy-link-field',
-        value: url,
-        'aria-label': `Link to step ${step.number}`,
-      });
-      status.replaceChildren(field);
-      field.select();
+      const text = el('span', { class: 'copy-link-text' }, url);
+      status.replaceChildren('Copy this link: ', text);
+      getSelection()?.selectAllChildren(text);
     };
     if (!navigator.clipboard?.writeText) return shown();
     navigator.clipboard.writeText(url).then(() => status.replaceChildren('Link copied'), shown);
