@@ -135,7 +135,7 @@ export const problemStep: StepDefinition = {
           'p',
           {},
           el('strong', {}, 'How to use this page. '),
-          'The settings bar sets the weights, sentence, d_model, mask, scaling and seed; everything is recomputed in your browser. Click a table cell (or Tab in and use the arrows) to see how it was worked out.',
+          'The settings bar sets the numbers shown, the sentence, d_model and heads, mask, scaling and seed, and its last line says which model each step shows; everything is recomputed in your browser. Click a table cell (or Tab in and use the arrows) to see how it was worked out.',
         ),
         context.predictions ? predictionToggle() : null,
       ),
