@@ -43,11 +43,14 @@ describe('which numbers a view shows', () => {
       expect(button.hidden).toBe(false);
       button.click();
       expect(changes, step.id).toEqual([{ weights: 'trained' }]);
-      // Once every step shows the sentence there is nothing to switch: the note only names the model.
-      step.mount(body, { update: () => {} }).render(await trainedSnapshotFor());
+      // Once every step shows the sentence, the note names the model and its button goes back to the example.
+      step.mount(body, { update: (change) => changes.push(change) }).render(await trainedSnapshotFor());
       const again = body.querySelectorAll('.worked-example')[1];
-      expect(again.querySelector('.worked-example-text')!.textContent).toBe('The trained model on the sentence (9 tokens, d_model 32, h = 2).');
-      expect(again.querySelector('button')!.hidden).toBe(true);
+      expect(again.querySelector('.worked-example-text')!.textContent).toBe(
+        'The trained model on the sentence (9 tokens, d_model 32, h = 2).',
+      );
+      (again.querySelector('button') as HTMLButtonElement).click();
+      expect(changes.at(-1), step.id).toEqual({ weights: 'example' });
     }
   });
 
@@ -55,7 +58,18 @@ describe('which numbers a view shows', () => {
     expect(WALKTHROUGH_BAR_CONTROLS.split(' ')).toEqual(expect.arrayContaining(['heads', 'head']));
     const controls = createControls(() => {}, new Set(WALKTHROUGH_BAR_CONTROLS.split(' ') as never[]));
     document.body.replaceChildren(controls.element);
-    const base = { sentence: 'the animal was tired', dModel: 8, heads: 2, head: 0, causal: false, scale: true, seed: 1, block: 4, edits: '', mask: 'none' };
+    const base = {
+      sentence: 'the animal was tired',
+      dModel: 8,
+      heads: 2,
+      head: 0,
+      causal: false,
+      scale: true,
+      seed: 1,
+      block: 4,
+      edits: '',
+      mask: 'none',
+    };
     controls.show({ ...base, weights: 'trained' } as Settings);
     const heads = controls.element.querySelector<HTMLSelectElement>('select[name="heads"]')!;
     expect(heads.closest<HTMLElement>('[data-control]')!.hidden).toBe(false);

@@ -77,21 +77,23 @@ export function workedExampleNote(context: Pick<StepContext, 'update'>, details 
 /**
  * The line at the top of a step that shows the sentence whatever the steps above show (1, 8, 9, 10:
  * `numbers: 'sentence'` in their definitions): beside the article's example it says that this step shows
- * another model, which and its shape, with one button that puts the sentence in every step.
+ * another model, which and its shape, with one button that puts the sentence in every step; otherwise it
+ * names the model, and its button goes back to the example, as the worked steps' does. The button is
+ * always there (one control, in the same place, whichever way it switches).
  */
 export function sentenceStepNote(context: Pick<StepContext, 'update'>): WorkedExampleNote {
   const text = el('span', { class: 'worked-example-text' });
-  const button = el('button', { type: 'button', class: 'hands-button worked-example-switch' }, 'Show the sentence in every step');
+  const button = el('button', { type: 'button', class: 'hands-button worked-example-switch' });
   const element = el('div', { class: 'worked-example', role: 'note' }, el('p', { class: 'worked-example-line' }, text, ' ', button));
-  let weights: Snapshot['settings']['weights'] = 'trained';
-  button.addEventListener('click', () => context.update({ weights }));
+  let change: Partial<Snapshot['settings']> = { weights: 'trained' };
+  button.addEventListener('click', () => context.update(change));
   return {
     element,
     update(shown) {
       const next = sentenceView(shown);
-      weights = next.settings.weights;
       const beside = shown.sentence !== null;
-      button.hidden = !beside;
+      change = beside ? { weights: next.settings.weights } : { weights: 'example' };
+      setText(button, beside ? 'Show the sentence in every step' : 'Back to the article’s example');
       setText(
         text,
         beside
