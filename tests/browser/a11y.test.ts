@@ -213,11 +213,23 @@ describe('keyboard only', () => {
     expect((await settingsOf(page)).weights).toBe('random');
     await page.keyboard.press('Tab');
 
-    // 4. d_model: 8 -> 12. (The heads are step 8's control, not the bar's.)
+    // 4. d_model: 8 -> 12.
     await step();
     await page.keyboard.press('ArrowDown');
     await settled(page);
     expect((await settingsOf(page)).dModel).toBe(12);
+    await page.keyboard.press('Tab');
+
+    // 5. Heads h: 1 -> 2, which enables the head shown (disabled, and skipped by Tab, with one head): 1 -> 2.
+    await step();
+    await page.keyboard.press('ArrowDown');
+    await settled(page);
+    expect((await settingsOf(page)).heads).toBe(2);
+    await page.keyboard.press('Tab');
+    await step();
+    await page.keyboard.press('ArrowDown');
+    await settled(page);
+    expect((await settingsOf(page)).head).toBe(1);
     await page.keyboard.press('Tab');
 
     // 6, 7. The checkboxes: Space.
@@ -258,7 +270,7 @@ describe('keyboard only', () => {
     await settled(page);
     expect((await settingsOf(page)).seed).not.toBe(1234);
 
-    expect(order).toEqual(['tokens', 'preset', 'weights', 'd_model', 'causal', 'scale', 'seed', '.reseed']);
+    expect(order).toEqual(['tokens', 'preset', 'weights', 'd_model', 'heads', 'head', 'causal', 'scale', 'seed', '.reseed']);
     expect(
       outlines.filter((o) => o === 'none'),
       `focus not visible on: ${order.filter((_, i) => outlines[i] === 'none').join(', ')}`,

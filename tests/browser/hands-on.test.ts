@@ -375,7 +375,7 @@ describe('predict, then reveal', () => {
     expect(await problemFigure.getAttribute('class')).toContain('predict-cover');
     expect(await problemFigure.getAttribute('inert')).not.toBeNull();
     expect(await page.locator('#scale .scale-saturation').getAttribute('class')).toContain('predict-cover');
-    expect(await page.locator('#causal .causal-compare').getAttribute('class')).toContain('predict-cover');
+    expect(await page.locator('#causal .causal-wrong').getAttribute('class')).toContain('predict-cover');
     expect(await page.locator('.predict-cover').count()).toBe(8); // four figures and their readings
 
     // Answer step 1 with the right token (the engine's largest weight in the followed row).
@@ -397,7 +397,7 @@ describe('predict, then reveal', () => {
     // Step 7: skip.
     await page.locator('#causal .predict-skip').click();
     expect(await page.locator('#causal .predict-verdict').textContent()).toMatch(/^The answer: No, less than 1\./);
-    expect(await page.locator('#causal .causal-compare').getAttribute('class')).not.toContain('predict-cover');
+    expect(await page.locator('#causal .causal-wrong').getAttribute('class')).not.toContain('predict-cover');
     // Step 8 is still covered.
     expect(await page.locator('#multi-head .predict-cover').count()).toBe(2);
 

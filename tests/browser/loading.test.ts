@@ -81,12 +81,15 @@ const cases: {
   init?: () => void;
   headers?: (path: string) => Record<string, string>;
   message: RegExp;
+  /** What the host must do, where the element says it (beside the cause). */
+  advice?: RegExp;
   fetchesWasm: boolean;
 }[] = [
   {
     name: 'a missing .wasm (404)',
     wasm: { status: 404, body: 'not found', type: 'text/plain' },
     message: /could not be downloaded: the server answered 404/,
+    advice: /The host must serve the files that come with the script \(its \.wasm, workers and trained weights: the whole embed\/ folder\)/,
     fetchesWasm: true,
   },
   {
@@ -135,6 +138,7 @@ describe('when the engine cannot load', () => {
       });
       await page.goto(`${server.url}/host.html`);
       await hostShowsErrors(page, c.message);
+      if (c.advice) expect(await page.locator(`${ELEMENTS[0]} .load-error`).innerText()).toMatch(c.advice);
       // Every element has shown its error (above), and each one's event came with it.
       const events = await page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
       expect(events).toHaveLength(ELEMENTS.length);
@@ -169,6 +173,41 @@ describe('when the engine cannot load', () => {
     expect(unexpected(errors)).toEqual([]);
     await page.close();
     await server.close();
+  });
+
+  test('from another origin whose .wasm has no CORS header: the element says so, what the host must do, and fires attention-error', async () => {
+    // The bundle's origin answers its scripts with CORS (a module script needs it) but not its .wasm.
+    const files = await serve({
+      headers: (path): Record<string, string> => (path.endsWith('.js') ? { 'access-control-allow-origin': '*' } : {}),
+    });
+    const host = await serve({
+      routes: {
+        '/host.html': {
+          body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main><attention-scores tokens="a b c"></attention-scores></main><script type="module" src="${files.url}/embed/attention-by-hand.js"></script></body></html>`,
+        },
+      },
+    });
+    const page = await browser.newPage();
+    const errors = collectErrors(page);
+    await page.addInitScript(() => {
+      const events: string[] = [];
+      (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
+      document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
+    });
+    await page.goto(`${host.url}/host.html`);
+    const element = page.locator('attention-scores');
+    expect(await started(element)).toBe('error');
+    const message = await element.locator('.load-error').innerText();
+    expect(message).toMatch(/could not be downloaded \(.+\): .*without CORS headers/);
+    expect(message).toMatch(/the host must serve the embed\/ files with an Access-Control-Allow-Origin header/);
+    const events = await page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatch(/without CORS headers/);
+    expect(files.requests.some((path) => path.endsWith('.wasm'))).toBe(true);
+    expect(unexpected(errors.filter((e) => !/CORS|Access-Control-Allow-Origin|Failed to fetch/.test(e)))).toEqual([]);
+    await page.close();
+    await host.close();
+    await files.close();
   });
 
   test('after a failed load the engine is fetched again by an element added later (a retry, not a cached failure)', async () => {

@@ -70,15 +70,25 @@ const box = (page: Page, selector: string) =>
 
 describe.concurrent('the bar’s size', () => {
   // Trained weights (the default) hide the seed, which only picks random weights; random ones show it.
-  for (const [query, count] of [
-    ['', 7],
-    ['?weights=random&seed=4294967295', 8],
+  for (const [query, count, shows] of [
+    [
+      '',
+      9,
+      /^Steps 2–7, 12 show the article’s example \(4 tokens, d_model 8, h = 1\); steps 1, 8–10 show the trained model on the sentence/,
+    ],
+    ['?weights=random&seed=4294967295', 10, /^Steps 1–10, 12 show random weights \(seed 4294967295\) on the sentence/],
   ] as const) {
-    test(`at 1280 px${query}: one row, at most 72 px tall, every control in it`, async ({ expect }) => {
+    test(`at 1280 px${query}: one row of controls, at most 72 px tall, every control in it, and a line saying what the steps show`, async ({
+      expect,
+    }) => {
       const { page, errors } = await open(query);
-      const bar = await box(page, '.settings-bar');
+      const bar = await box(page, '.controls');
       expect(bar.height).toBeGreaterThan(40);
       expect(bar.height).toBeLessThanOrEqual(72);
+      // Under the controls, one line: which numbers the steps below show.
+      const line = page.locator('.settings-shows');
+      expect(await line.innerText()).toMatch(shows);
+      expect((await box(page, '.settings-shows')).height).toBeLessThanOrEqual(24);
       // One row: every control ends on the same line, inside the bar.
       const bottoms = await page
         .locator('.controls [data-control]:not([hidden])')
@@ -90,8 +100,36 @@ describe.concurrent('the bar’s size', () => {
       const field = page.locator('input[name="tokens"]');
       expect(await field.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
       const seed = page.locator('input[name="seed"]');
-      expect(await seed.isVisible()).toBe(count === 8);
-      if (count === 8) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+      expect(await seed.isVisible()).toBe(count === 10);
+      if (count === 10) expect(await seed.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+      // Every step's note names a model and shape the bar's line names too (one model per view, said once).
+      await page.evaluate(() => document.querySelector('attention-walkthrough')!.updateComplete);
+      const barLine = await line.innerText();
+      const shapes = await page
+        .locator('section.step .worked-example-text')
+        .evaluateAll((notes) => notes.flatMap((note) => note.textContent!.match(/\(\d+ tokens?, d_model \d+, h = \d+\)/g) ?? []));
+      expect(shapes.length).toBe(count === 9 ? 10 : 11); // every step but the training one (and the example's first, which says it in full)
+      for (const shape of shapes) expect(barLine).toContain(shape);
+      // A control the numbers fix looks disabled (computed style), is disabled, and says why.
+      const fixed = page.locator(count === 9 ? 'select[name="heads"]' : 'select[name="head"]');
+      expect(await fixed.isDisabled()).toBe(true);
+      expect(await fixed.getAttribute('title')).not.toBe('');
+      const look = await fixed.evaluate((node) => ({
+        opacity: Number(getComputedStyle(node).opacity),
+        cursor: getComputedStyle(node).cursor,
+      }));
+      expect(look.opacity).toBeLessThan(0.7);
+      expect(look.cursor).toBe('default');
+      if (count === 9) {
+        // Step 8's head counts other than the trained model's 2 too.
+        const other = page.locator('#multi-head .multi-head-choice[data-heads="4"]');
+        expect(await other.isDisabled()).toBe(true);
+        expect(await other.getAttribute('title')).toMatch(/^The trained model has h = 2/);
+        expect(await other.evaluate((node) => [Number(getComputedStyle(node).opacity) < 0.7, getComputedStyle(node).cursor])).toEqual([
+          true,
+          'default',
+        ]);
+      }
       // It stays at the top of the screen further down.
       await page.locator('#causal').scrollIntoViewIfNeeded();
       expect((await box(page, '.settings-bar')).top).toBe(0);

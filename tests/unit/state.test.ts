@@ -31,6 +31,16 @@ describe('WalkthroughState', () => {
     expect(changes[1].notices[0]).toMatch(/3 heads do not divide d_model = 8/);
   });
 
+  test('linkTo(): a section’s link carries the settings in force, as the URL does, and its fragment', () => {
+    const state = new WalkthroughState(true);
+    expect(state.linkTo('softmax')).toBe(`${location.origin}/#softmax`);
+    state.update({ causal: true, heads: 4 });
+    expect(state.linkTo('causal')).toBe(`${location.origin}/?heads=4&causal=1&weights=random#causal`);
+    // An element that keeps its settings out of the URL links them all the same.
+    const element = new WalkthroughState(false, { ...DEFAULT_SETTINGS, seed: 9, weights: 'random' });
+    expect(element.linkTo('scores')).toBe(`${location.origin}/?seed=9&weights=random#scores`);
+  });
+
   test('an update that changes nothing notifies nobody', () => {
     const state = new WalkthroughState(true);
     let calls = 0;

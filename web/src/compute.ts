@@ -37,8 +37,10 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
   // The saturation demo stretches [1, 2, 3] by √dₖ; the example's dₖ 4 would stretch it by only 2, so it
   // shows the article's own stretch, √64 = 8, as the article does.
   const saturationDK = example ? ARTICLE_MULTI_HEAD_DK : dK;
-  const { dots, soft, sharp } = keptExperiments(engine, `${dK}/${saturationDK}/${settings.seed}`, () => ({
+  const { dots, articleDots, soft, sharp } = keptExperiments(engine, `${dK}/${saturationDK}/${settings.seed}`, () => ({
     dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, settings.seed),
+    // The article's std ≈ 8 -> ≈ 1 at dₖ 64, measured beside any other dₖ (step 4's table).
+    articleDots: dK === ARTICLE_MULTI_HEAD_DK ? null : engine.dotProductSamples(ARTICLE_MULTI_HEAD_DK, DOT_PRODUCT_SAMPLES, settings.seed),
     soft: engine.softmaxSaturation(SATURATION_ROW, 1),
     sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(saturationDK)),
   }));
@@ -47,6 +49,7 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     tokens: worked.tokens,
     pipeline,
     dots,
+    articleDots,
     saturation: { row: SATURATION_ROW, soft, sharp, factor: Math.sqrt(saturationDK), dK: saturationDK },
     simd: engine.info().simd,
     flash: computeFlash(engine, pipeline, settings),

@@ -7,7 +7,8 @@ import { D_MODEL_CHOICES, headChoices, PRESETS, shapeOf, tokenize, WEIGHTS_CHOIC
 import { CONTROL_NAMES, WALKTHROUGH_SETTINGS } from './settings-schema';
 import type { HistoryMode } from './state';
 
-const WEIGHTS_LABELS: Record<WeightsChoice, string> = {
+/** The Numbers control's names for the weights, which the steps quote when they point to it. */
+export const WEIGHTS_LABELS: Record<WeightsChoice, string> = {
   example: 'Article’s 4 tokens',
   trained: 'Sentence, trained',
   random: 'Sentence, random',
@@ -19,6 +20,8 @@ export interface Controls {
   /** Below the bar, in view wherever the reader is: where the full walkthrough puts its notices. */
   noticeSlot: HTMLElement;
   show(settings: Settings): void;
+  /** What the steps below the bar show (which model, its shape), from the snapshot they drew. */
+  describe(text: string): void;
 }
 
 /** A pause in typing this long commits the sentence (one history entry), as Enter or leaving the field does. */
@@ -39,10 +42,10 @@ export { CONTROL_NAMES };
 export type ControlName = (typeof CONTROL_NAMES)[number];
 
 /**
- * The full walkthrough's bar: every control but the heads, which belong to the multi-head step (it
- * has its own), so the steps before it read as the article's one head. An embed's `controls` can ask for them.
+ * The full walkthrough's bar: every control, the heads (h) and the head shown included, as the elements
+ * have them. Disabled where the numbers fix them (the example, the trained model), with the reason.
  */
-export const WALKTHROUGH_BAR_CONTROLS = CONTROL_NAMES.filter((name) => name !== 'heads' && name !== 'head').join(' ');
+export const WALKTHROUGH_BAR_CONTROLS = CONTROL_NAMES.join(' ');
 
 let uid = 0;
 
@@ -84,7 +87,7 @@ export function createControls(
   // the bar stays one row.
   const shapeNote = el('span', { id: `${dModelId}-note`, class: 'visually-hidden', hidden: true });
   const headsId = `heads-${++uid}`;
-  const heads = el('select', { name: 'heads', id: headsId, 'aria-describedby': `${headsId}-dk` });
+  const heads = el('select', { name: 'heads', id: headsId, 'aria-describedby': `${headsId}-dk ${dModelId}-note` });
   const dK = el('output', { id: `${headsId}-dk`, class: 'readout', for: headsId });
   const head = el('select', { name: 'head' });
   const causal = el('input', { type: 'checkbox', name: 'causal' });
@@ -202,9 +205,11 @@ export function createControls(
     el('span', { class: 'settings-toggle-label' }, 'Settings'),
     summary,
   );
+  // Which numbers the steps show: one line under the controls, read from the snapshot (walkthrough.ts).
+  const shows = el('p', { class: 'settings-shows', hidden: true });
   const noticeSlot = el('div', { class: 'settings-notices' });
   // On a phone the sheet and the notices drop down from the slim bar, over the page (walkthrough.css).
-  const drop = el('div', { class: 'settings-drop' }, form, noticeSlot);
+  const drop = el('div', { class: 'settings-drop' }, form, shows, noticeSlot);
   const element = el('div', { class: 'settings-bar', part: 'settings-bar' }, toggle, drop);
   element.hidden = visible.size === 0;
   // A disclosure: focus stays on the toggle and Tab walks on into the sheet (no phone keyboard pops up).
@@ -255,6 +260,10 @@ export function createControls(
   return {
     element,
     noticeSlot,
+    describe(text) {
+      if (shows.hidden !== (text === '')) shows.hidden = text === '';
+      setText(shows, text);
+    },
     show(settings) {
       shown = settings;
       // Inside a shadow root, document.activeElement is the host: ask the root that holds the input.
@@ -286,6 +295,8 @@ export function createControls(
       // Short, to keep the bar one row; the title says how to change the shape.
       setText(shapeNote, trained ? `fixed by ${owner.toLowerCase()}: choose random weights to change it` : '');
       dModel.title = trained ? `${owner} fixes d_model and h: choose random weights to change them.` : '';
+      heads.title = dModel.title;
+      head.title = shape.heads === 1 ? 'One head: nothing to choose. More heads need random weights with h > 1.' : '';
       // d_k = d_model / h, shortened to its value to keep the bar one row; the heads step explains it.
       const dKText = String(shape.dK);
       if (dK.dataset.text !== dKText) {

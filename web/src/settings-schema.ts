@@ -154,7 +154,7 @@ export const WALKTHROUGH_SETTINGS = {
     param: 'heads',
     attribute: 'heads',
     label: 'The number of heads',
-    description: 'number of heads h; d_k = d_model / h (step 8’s control)',
+    description: 'number of heads h; d_k = d_model / h (the settings bar’s control, and step 8’s)',
     min: 1,
     max: LIMITS.maxHeads,
     // One head until the multi-head step explains more: the heads control lives there.

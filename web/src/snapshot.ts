@@ -12,6 +12,8 @@ export interface Snapshot {
   pipeline: PipelineSnapshot;
   /** The variance experiment at the current d_k (step 4). */
   dots: DotProductSamples;
+  /** The same experiment at the article's dₖ 64 (its std ≈ 8 -> ≈ 1), when the current dₖ is another; null at 64. */
+  articleDots: DotProductSamples | null;
   /**
    * softmax of the article's row [1, 2, 3] unscaled and times √dₖ (step 4), for the dₖ named here: the
    * pipeline's, or the article's 64 with its four-token example (whose dₖ 4 would stretch by only 2).

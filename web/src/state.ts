@@ -156,10 +156,21 @@ export class WalkthroughState {
 
   private urlRetry: ReturnType<typeof setTimeout> | undefined;
 
+  /** The settings in force as a query string, as the URL holds them (walkthrough and training run). */
+  private query(): string {
+    const training = new URLSearchParams(trainSettingsTo(this.currentTraining, TRAIN_PARAMS)).toString();
+    return [settingsToQuery(this.current), training].filter(Boolean).join('&');
+  }
+
+  /** A link to this page's section `fragment` with the settings in force: a section's "Copy link". */
+  linkTo(fragment: string): string {
+    const params = this.query();
+    return `${location.origin}${location.pathname}${params ? `?${params}` : ''}#${encodeURIComponent(fragment)}`;
+  }
+
   private writeUrl(mode: 'push' | 'replace'): void {
     clearTimeout(this.urlRetry);
-    const training = new URLSearchParams(trainSettingsTo(this.currentTraining, TRAIN_PARAMS)).toString();
-    const params = [settingsToQuery(this.current), training].filter(Boolean).join('&');
+    const params = this.query();
     const url = `${location.pathname}${params ? `?${params}` : ''}${location.hash}`;
     if (url === `${location.pathname}${location.search}${location.hash}`) return;
     const now = performance.now();

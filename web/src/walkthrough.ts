@@ -9,6 +9,7 @@ import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './figures/dom';
 import { embedTools } from './figures/export-toolbar';
 import { formulaElement } from './figures/formula';
+import { barStatement } from './figures/which-model';
 import { loadShippedWeights } from './model/shipped';
 import { noticeArea } from './notices';
 import { shapeOf, type Settings } from './settings';
@@ -62,13 +63,40 @@ export interface Walkthrough {
   readonly updateComplete: Promise<void>;
 }
 
-function stepSection(step: StepDefinition): { section: HTMLElement; body: HTMLElement } {
+/**
+ * "Copy link": the section's address with the settings in force, to the clipboard; where the clipboard
+ * is refused (an insecure origin, a denied permission), the link is shown as selected text, to copy by hand.
+ */
+function copyLinkButton(step: StepDefinition, link: () => string): HTMLElement {
+  const status = el('span', { class: 'copy-link-status', role: 'status' });
+  const button = el(
+    'button',
+    { type: 'button', class: 'copy-link', title: 'Copy a link to this step with the current settings' },
+    'Copy link',
+    el('span', { class: 'visually-hidden' }, ` to step ${step.number}`),
+  );
+  button.addEventListener('click', () => {
+    const url = link();
+    // Shown as selected text, not a field: nothing new to Tab through, and focus stays on the button.
+    const shown = () => {
+      const text = el('span', { class: 'copy-link-text' }, url);
+      status.replaceChildren('Copy this link: ', text);
+      getSelection()?.selectAllChildren(text);
+    };
+    if (!navigator.clipboard?.writeText) return shown();
+    navigator.clipboard.writeText(url).then(() => status.replaceChildren('Link copied'), shown);
+  });
+  return el('span', { class: 'copy-link-row' }, button, status);
+}
+
+function stepSection(step: StepDefinition, link?: () => string): { section: HTMLElement; body: HTMLElement } {
   const headingId = `step-${step.id}-title`;
   const body = el('div', { class: 'step-body', part: 'body' });
   const header = el(
     'div',
     { class: 'step-header' },
     el('h2', { id: headingId }, el('span', { class: 'step-number' }, `${step.number}.`), ' ', step.title),
+    link ? copyLinkButton(step, link) : null,
   );
   const section = el(
     'section',
@@ -139,7 +167,8 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   }
   const mountStep = (step: StepDefinition): { section: HTMLElement; view: StepView } => {
     const context = contextFor(step);
-    const { section, body } = stepSection(step);
+    // The full walkthrough's sections are links of their own page; a single embedded step is not.
+    const { section, body } = stepSection(step, options.toc ? () => state.linkTo(step.id) : undefined);
     const view = step.mount(body, context);
     // "Embed this step" is in every figure's menu. A section without a figure menu that is always in
     // reach (none, or each behind a prediction until it is answered) gets one at its end instead.
@@ -200,6 +229,8 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     engine,
     (snapshot) => {
       latest = snapshot;
+      // The bar says what the steps below it show: only a walkthrough of several steps has that to say.
+      if (steps.length > 1) controls.describe(barStatement(steps, snapshot));
       lastGood = snapshot.settings;
       retried = null;
       answer(snapshot.settings);

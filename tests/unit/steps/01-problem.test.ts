@@ -111,4 +111,16 @@ describe('problem step', () => {
     expect(barRows(body)[10].querySelector('th')!.textContent).toBe('the other 20 tokens together');
     expect(body.textContent).not.toMatch(/NaN|undefined/);
   });
+
+  test('the opening follows the sentence: the article’s answer only for the article’s sentence', async () => {
+    const { body, view } = mount();
+    view.render(await snapshotFor());
+    const opening = () => body.querySelector('.problem-opening')!.textContent!;
+    expect(opening()).toContain('Roads do not get tired, so “it” is the animal.');
+    view.render(await snapshotFor({ sentence: 'the cat sat on the mat' }));
+    expect(opening()).toBe(
+      'Take the sentence “the cat sat on the mat”. A model reading each token alone could not tell how “mat” relates to the others: each token starts as the same vector wherever it stands.',
+    );
+    expect(body.textContent).not.toContain('animal');
+  });
 });

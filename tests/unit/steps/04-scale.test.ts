@@ -6,7 +6,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { rowMaxima, scaleStep } from '../../../web/src/steps/04-scale';
 import { fmt, percent } from '../../../web/src/figures/format';
 import type { Settings } from '../../../web/src/settings';
-import { snapshotFor } from '../fixtures';
+import { exampleSnapshotFor, snapshotFor } from '../fixtures';
 
 function mount() {
   const body = document.createElement('div');
@@ -143,7 +143,7 @@ describe('scale step', () => {
     (body.querySelector('.scale-toggle') as HTMLButtonElement).click();
     expect(update).toHaveBeenCalledWith({ scale: false });
     (body.querySelector('.scale-try') as HTMLButtonElement).click();
-    expect(update).toHaveBeenCalledWith({ dModel: 512, heads: 8 });
+    expect(update).toHaveBeenCalledWith({ weights: 'random', dModel: 512, heads: 8 });
   });
 
   test('with scaling off, the page says so and offers to switch it back on', async () => {
@@ -172,5 +172,26 @@ describe('scale step', () => {
     expect(body.textContent).toContain('At dₖ = 1 there is nothing to stretch');
     expect(body.textContent).toContain('With dₖ = 1 the scores are divided by √1 = 1');
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+  });
+
+  test('beside the example’s dₖ = 4 the table also shows the article’s dₖ = 64: spread about 8, then about 1', async () => {
+    const snapshot = await exampleSnapshotFor();
+    const { body, view } = mount();
+    view.render(snapshot);
+    const article = snapshot.articleDots!;
+    expect(article.dK).toBe(64);
+    expect(article.rawStd).toBeGreaterThan(7);
+    expect(article.rawStd).toBeLessThan(9);
+    expect(Math.abs(article.scaledStd - 1)).toBeLessThan(0.12);
+    const rows = [...body.querySelectorAll('.scale-stats tbody tr')].map((tr) => [...tr.children].map((cell) => cell.textContent));
+    expect(rows).toEqual([
+      ['q · k, dₖ = 4', fmt(snapshot.dots.rawStd), '√4 = 2.00'],
+      ['q · k / √4', fmt(snapshot.dots.scaledStd), '1'],
+      ['q · k, dₖ = 64 (the article’s)', fmt(article.rawStd), '√64 = 8.00'],
+      ['q · k / √64', fmt(article.scaledStd), '1'],
+    ]);
+    // At dₖ 64 itself there is nothing to add.
+    view.render(await snapshotFor({ dModel: 64, heads: 1 }));
+    expect(body.querySelectorAll('.scale-stats tbody tr')).toHaveLength(2);
   });
 });

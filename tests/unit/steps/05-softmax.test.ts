@@ -7,7 +7,7 @@ import { rowSentence, softmaxStep } from '../../../web/src/steps/05-softmax';
 import { fmt, percent } from '../../../web/src/figures/format';
 import { COLOUR_STEPS } from '../../../web/src/figures/palette';
 import type { Snapshot } from '../../../web/src/snapshot';
-import { snapshotFor } from '../fixtures';
+import { exampleSnapshotFor, snapshotFor } from '../fixtures';
 
 function mount() {
   const body = document.createElement('div');
@@ -154,5 +154,13 @@ describe('softmax step', () => {
     expect(body.querySelector('.softmax-reading')!.textContent).toContain('every key is masked for “The (1)”');
     expect(body.querySelector('.softmax-by-hand')!.textContent).toContain('its sum is 0%');
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+  });
+
+  test('on the article’s example it opens on row 1 and reads it as the article does: 31 / 26 / 25 / 18 %', async () => {
+    const { body, view } = mount();
+    view.render(await exampleSnapshotFor());
+    expect(body.querySelector('.softmax-reading')!.textContent).toBe(
+      'Row 1: “the” draws 31% from itself, 26% from “animal”, 25% from “was” and 18% from “tired”.',
+    );
   });
 });

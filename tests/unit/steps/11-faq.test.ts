@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { count, fmt, percent } from '../../../web/src/figures/format';
 import { tokenLabels } from '../../../web/src/figures/labels';
 import { BAR_ROW_TOP, faqStep } from '../../../web/src/steps/12-faq';
-import { snapshotFor } from '../fixtures';
+import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from '../fixtures';
 
 function mount() {
   const body = document.createElement('div');
@@ -163,5 +163,33 @@ describe('FAQ step', () => {
     view.render(await snapshotFor({ dModel: 1, heads: 1 }));
     expect(body.querySelector('.faq-gradient')!.textContent).toContain('scaling changes nothing');
     expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
+  });
+
+  test('beside the article’s example the stretched bars name the dₖ they stand for, √64 = 8', async () => {
+    const snapshot = await exampleSnapshotFor();
+    const { body, view } = mount();
+    view.render(snapshot);
+    expect(body.querySelector('.faq-spread')!.textContent).toContain('Here dₖ = 4:');
+    expect(body.querySelector('.faq-spread')!.textContent).toContain('The bars below use the article’s dₖ = 64.');
+    const sharp = body.querySelectorAll('.faq-bars table.bar-chart caption')[1].textContent;
+    expect(sharp).toBe('softmax([1, 2, 3] × √64 = 8.00): the spread unscaled dₖ = 64 scores have');
+  });
+
+  test('with the trained model the heads answer says so, and suggests no seed', async () => {
+    const { body, view } = mount();
+    view.render(await trainedSnapshotFor());
+    const reading = body.querySelector('.faq-heads-reading')!.textContent!;
+    expect(reading).toContain('These are the trained model’s heads in layer 2');
+    expect(reading).not.toMatch(/random|seed/);
+  });
+
+  test('at dₖ = 1 the advice names only what can change: fewer heads only when there are several', async () => {
+    const { body, view } = mount();
+    view.render(await snapshotFor({ dModel: 1, heads: 1 }));
+    expect(body.querySelector('.faq-gradient')!.textContent).toBe(
+      'At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick a larger d_model to see the difference.',
+    );
+    view.render(await snapshotFor({ dModel: 2, heads: 2 }));
+    expect(body.querySelector('.faq-gradient')!.textContent).toContain('Pick a larger d_model or fewer heads');
   });
 });

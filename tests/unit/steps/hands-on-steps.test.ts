@@ -203,7 +203,7 @@ describe('predictions in the walkthrough', () => {
     const snapshot = await snapshotFor({ sentence: FOUR });
     for (const [step, figure, answer, why] of [
       [scaleStep, '.scale-saturation', 'grows', /At this page’s dₖ = 4 the row \[1, 2, 3\] becomes \[2, 4, 6\]/],
-      [causalStep, '.causal-compare', 'no', /so the row keeps only \d+%/],
+      [causalStep, '.causal-wrong', 'no', /so the row keeps only \d+%/],
       [multiHeadStep, '.matrix-scroll', 'same', /multiply-adds with 1 head, [\d,]+ with 8/],
     ] as const) {
       const { body, view } = mount(step, true);

@@ -39,6 +39,22 @@ const NEAR_VIEWPORT = '300px';
  * The base of every element: configured by attributes (validated like URL parameters), started when it
  * nears the viewport, sharing one engine with every other element on the page (one .wasm download).
  */
+
+/**
+ * What the host page must do about a file the element could not download, read from the loaders'
+ * messages (engine/engine.ts download(), model/shipped.ts): which files to serve, and how. Nothing for
+ * the causes whose message already says it (no SIMD, a CSP without 'wasm-unsafe-eval').
+ */
+function hostAdvice(reason: string): string {
+  if (/server answered 404/.test(reason))
+    return ' The host must serve the files that come with the script (its .wasm, workers and trained weights: the whole embed/ folder) beside it, at the path it is loaded from.';
+  if (/server answered \d/.test(reason)) return ' The server refused the file for now: reload later, or check the server.';
+  if (/could not be downloaded \(/.test(reason))
+    return ' From another origin, the host must serve the embed/ files with an Access-Control-Allow-Origin header (or from this page’s own origin), and a Content-Security-Policy must list that origin in connect-src.';
+  if (/not WebAssembly|damaged/.test(reason)) return ' The host must serve the .wasm unchanged, as application/wasm.';
+  return '';
+}
+
 export abstract class AttentionElement extends HTMLElement {
   static get observedAttributes(): string[] {
     return OBSERVED_ATTRIBUTES;
@@ -205,11 +221,16 @@ export abstract class AttentionElement extends HTMLElement {
       const { settings, notices } =
         this.syncsUrl || this.trainsOwnModel ? { settings: undefined, notices: [] as string[] } : settingsFromAttributes(this);
       this.state = new WalkthroughState(this.syncsUrl, settings, this.trainsOwnModel ? trainingFromAttributes(this) : undefined);
-      if (failure && this.state.settings.weights === 'trained') {
-        notices.push(`The trained model could not be loaded (${failure}), so random weights are shown.`);
-        this.state.update({ weights: 'random' }, 'replace');
+      // Without the weights the element still runs (random weights where the trained model would
+      // be), says so in place with what the host must do, and tells the host page by the event.
+      const weightsMessage = failure ? `The trained model could not be loaded (${failure}).${hostAdvice(failure)}` : null;
+      if (weightsMessage) {
+        notices.push(`${weightsMessage} Random weights are shown instead.`);
+        if (this.state.settings.weights === 'trained') this.state.update({ weights: 'random' }, 'replace');
       }
       this.mount(engine, notices);
+      if (weightsMessage)
+        this.dispatchEvent(new CustomEvent('attention-error', { detail: { message: weightsMessage }, bubbles: true, composed: true }));
     } catch (error) {
       this.showLoadError(error);
     } finally {
@@ -268,7 +289,7 @@ export abstract class AttentionElement extends HTMLElement {
     this.dataset.ready = 'error';
     const advice =
       error instanceof EngineError
-        ? ''
+        ? hostAdvice(reason)
         : " It needs WebAssembly with SIMD (any current browser) and, on pages with a Content-Security-Policy, 'wasm-unsafe-eval' in script-src.";
     const single = this.steps.length === 1;
     this.shadow.replaceChildren(

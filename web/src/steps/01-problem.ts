@@ -8,9 +8,11 @@ import { percent, quoted } from '../figures/format';
 import { tex } from '../figures/formula';
 import { focusTokenIndex, tokenLabels } from '../figures/labels';
 import { Prediction, predictionToggle, type PredictQuestion } from '../figures/predict';
+import { WEIGHTS_LABELS } from '../controls';
 import { ARTICLE_SENTENCE } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
+import { sentenceStepNote } from './worked-example';
 import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../figures/trained-model';
 import { ReaderFigure } from '../features/reader/figure';
 
@@ -69,6 +71,7 @@ export function mixtureBars(snapshot: Snapshot, focus: number): Bar[] {
 export const problemStep: StepDefinition = {
   id: 'problem',
   number: 1,
+  numbers: 'sentence',
   title: 'The problem: what does “it” refer to?',
   summary:
     'To make sense of a word like “it”, a model must pull in information from other words: attention gives every token a weighted mixture of all the tokens.',
@@ -112,13 +115,11 @@ export const problemStep: StepDefinition = {
     // Predict first: which token will the followed token (“it”) draw from most? The figure and the reading are the answer.
     const predict = context.predictions ? new Prediction([figure, reading]) : null;
 
+    const opening = el('p', { class: 'problem-opening' });
+    const shownNote = sentenceStepNote(context);
     body.append(
-      el(
-        'p',
-        {},
-        `Take the sentence “${ARTICLE_SENTENCE}” Roads do not get tired, so “it” is the animal. ` +
-          'A model reading each token alone could not tell: “it” starts as the same vector everywhere.',
-      ),
+      shownNote.element,
+      opening,
       el(
         'p',
         {},
@@ -138,7 +139,7 @@ export const problemStep: StepDefinition = {
           'p',
           {},
           el('strong', {}, 'How to use this page. '),
-          'The settings bar sets the weights, sentence, d_model, mask, scaling and seed; everything is recomputed in your browser. Click a table cell (or Tab in and use the arrows) to see how it was worked out.',
+          'The settings bar sets the numbers shown, the sentence, d_model and heads, mask, scaling and seed, and its last line says which model each step shows; everything is recomputed in your browser. Click a table cell (or Tab in and use the arrows) to see how it was worked out.',
         ),
         context.predictions ? predictionToggle() : null,
       ),
@@ -253,7 +254,7 @@ export const problemStep: StepDefinition = {
       setText(
         reading,
         `With these random, untrained weights (seed ${settings.seed}), ${quoted(labels[focus])} draws most from ${quoted(labels[top])}${self}: ${percent(row[top])} of its mixture. ` +
-          'Which word wins is chance; choose “Trained model” under Weights to see a model that resolves “it”. The arithmetic is the same.',
+          `Which word wins is chance; choose “${WEIGHTS_LABELS.trained}” under Numbers to see a model that resolves “it”. The arithmetic is the same.`,
       );
     }
 
@@ -281,6 +282,8 @@ export const problemStep: StepDefinition = {
       render(shown) {
         // Step 1 asks its question of the sentence, also while the worked steps show the article's example.
         const next = sentenceView(shown);
+        shownNote.update(shown);
+        setText(opening, openingText(next.settings.sentence, next.tokens));
         if (predict) predict.update(predictQuestion(next));
         const unknown = next.trained?.unknown ?? [];
         const key = `${next.tokens.join('\u0001')}|${unknown.join()}`;
@@ -298,6 +301,25 @@ export const problemStep: StepDefinition = {
     };
   },
 };
+
+/** Whether the sentence has this word (ignoring case and punctuation). */
+function hasWord(tokens: readonly string[], word: string): boolean {
+  return tokens.some((token) => token.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '') === word);
+}
+
+/**
+ * The step's opening, about the sentence it shows: the article's, with its answer, or the reader's own
+ * (an embedded <attention-problem> with its own `tokens`), without claiming an answer it does not know.
+ */
+export function openingText(sentence: string, tokens: readonly string[]): string {
+  if (sentence === ARTICLE_SENTENCE)
+    return `Take the sentence “${ARTICLE_SENTENCE}” Roads do not get tired, so “it” is the animal. A model reading each token alone could not tell: “it” starts as the same vector everywhere.`;
+  const focus = tokens[focusTokenIndex(tokens)] ?? '';
+  const quotedSentence = `“${sentence}”${/[.!?]$/.test(sentence) ? '' : '.'}`;
+  return hasWord(tokens, 'it')
+    ? `Take the sentence ${quotedSentence} What does ${quoted(focus)} stand for? A model reading each token alone could not tell: ${quoted(focus)} starts as the same vector everywhere.`
+    : `Take the sentence ${quotedSentence} A model reading each token alone could not tell how ${quoted(focus)} relates to the others: each token starts as the same vector wherever it stands.`;
+}
 
 /**
  * “Which token will “it” draw from most?”, answered by the live weights: the trained model's resolving
@@ -321,7 +343,8 @@ export function predictQuestion(snapshot: Snapshot): PredictQuestion | null {
       explanation:
         `In ${headName(trained.resolving)}, the head that resolves “it”, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}` +
         `${focus === trained.query && answer ? `, and the model’s answer at ${quoted(labels[focus])} is ${quoted(answer.word)} (${percent(answer.probability, 1)})` : ''}. ` +
-        'The adjective decides: animals get tired, roads are wide. The model learned that from examples; the steps below take its arithmetic apart.',
+        (hasWord(tokens, 'tired') || hasWord(tokens, 'wide') ? 'The adjective decides: animals get tired, roads are wide. ' : '') +
+        'The model learned what it knows from examples; the steps below take its arithmetic apart.',
     };
   }
   return {
@@ -332,6 +355,6 @@ export function predictQuestion(snapshot: Snapshot): PredictQuestion | null {
     explanation:
       `With these random weights, ${quoted(labels[focus])} takes ${percent(row[top])} of its mixture from ${top === focus ? 'itself' : quoted(labels[top])}. ` +
       'These projections are random and untrained, so the winner is down to the seed rather than to meaning (try “New random weights”). ' +
-      'They do not say what “it” refers to: the trained model (Weights: Trained model) is what resolves it. The arithmetic below is the same either way.',
+      `They do not say what “it” refers to: the trained model (Numbers: ${WEIGHTS_LABELS.trained}) is what resolves it. The arithmetic below is the same either way.`,
   };
 }

@@ -18,6 +18,7 @@ import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 import { workedExampleNote } from './worked-example';
+import { widerHeadAdvice } from '../figures/which-model';
 
 /** The d_k the article uses for its saturation example. */
 const ARTICLE_DK = 64;
@@ -90,7 +91,7 @@ export const scaleStep: StepDefinition = {
     );
     const experimentReading = el('p', { class: 'reading' });
     const tryButton = el('button', { type: 'button', class: 'scale-try' });
-    tryButton.addEventListener('click', () => context.update({ dModel: 512, heads: 8 }));
+    tryButton.addEventListener('click', () => context.update({ weights: 'random', dModel: 512, heads: 8 }));
 
     const softBars = new BarChart({
       caption: '',
@@ -220,6 +221,7 @@ export const scaleStep: StepDefinition = {
 
     let shownDots: Snapshot['dots'] | null = null;
     let shownSaturation: Snapshot['saturation']['soft'] | null = null;
+    let shownHeads = 0;
 
     function showExperiment(next: Snapshot): void {
       const { dots } = next;
@@ -256,28 +258,37 @@ export const scaleStep: StepDefinition = {
         `Histogram of ${count(dots.raw.length)} random dot products with dₖ = ${dK}. Before scaling their standard deviation is ${fmt(dots.rawStd)}, close to √${dK} = ${root}; ` +
           `after dividing by ${root} it is ${fmt(dots.scaledStd)}, close to 1.`,
       );
-      showChildren(
-        statsBody,
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, 'q · k'),
-          el('td', { class: 'stat scale-raw-std' }, fmt(dots.rawStd)),
-          el('td', { class: 'stat' }, `√${dK} = ${root}`),
-        ),
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, `q · k / √${dK}`),
-          el('td', { class: 'stat scale-scaled-std' }, fmt(dots.scaledStd)),
-          el('td', { class: 'stat' }, '1'),
-        ),
-      );
+      // The current dₖ's rows, then (beside the example's dₖ 4, or any other) the article's dₖ 64: its std ≈ 8 -> ≈ 1.
+      const rowsFor = (samples: Snapshot['dots'], current: boolean) => {
+        const d = samples.dK;
+        const note = current ? '' : ' (the article’s)';
+        return [
+          el(
+            'tr',
+            { class: current ? null : 'scale-article-dk' },
+            el('th', { scope: 'row' }, `q · k, dₖ = ${d}${note}`),
+            el('td', { class: 'stat scale-raw-std' }, fmt(samples.rawStd)),
+            el('td', { class: 'stat' }, `√${d} = ${fmt(Math.sqrt(d))}`),
+          ),
+          el(
+            'tr',
+            { class: current ? null : 'scale-article-dk' },
+            el('th', { scope: 'row' }, `q · k / √${d}`),
+            el('td', { class: 'stat scale-scaled-std' }, fmt(samples.scaledStd)),
+            el('td', { class: 'stat' }, '1'),
+          ),
+        ];
+      };
+      const article = next.articleDots;
+      showChildren(statsBody, ...rowsFor(dots, true), ...(article ? rowsFor(article, false) : []));
+      const articleReading = article
+        ? ` At the article’s dₖ = ${article.dK}: ${fmt(article.rawStd)} before (√${article.dK} = ${fmt(Math.sqrt(article.dK))}), ${fmt(article.scaledStd)} after.`
+        : '';
       setText(
         experimentReading,
-        dK === 1
+        (dK === 1
           ? `With dₖ = 1 each score is a single product, √1 = 1, and dividing changes nothing: both spreads are ${fmt(dots.rawStd)}.`
-          : `Measured: ${fmt(dots.rawStd)} before (√${dK} = ${root} predicted), ${fmt(dots.scaledStd)} after.`,
+          : `Measured: ${fmt(dots.rawStd)} before (√${dK} = ${root} predicted), ${fmt(dots.scaledStd)} after.`) + articleReading,
       );
     }
 
@@ -299,7 +310,7 @@ export const scaleStep: StepDefinition = {
       if (factor === 1) {
         setText(
           saturationReading,
-          `At dₖ = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Raise d_model, or use fewer heads, to see softmax saturate.`,
+          `At dₖ = 1 there is nothing to stretch (√1 = 1), so both rows are the same. Choose ${widerHeadAdvice(next)} to see softmax saturate.`,
         );
       } else {
         const ratio = sharp.jacobianNorm > 0 ? soft.jacobianNorm / sharp.jacobianNorm : Infinity;
@@ -425,8 +436,10 @@ export const scaleStep: StepDefinition = {
           shownDots = next.dots;
           showExperiment(next);
         }
-        if (next.saturation.soft !== shownSaturation) {
+        // The heads too: at dₖ = 1 the reading's advice depends on them.
+        if (next.saturation.soft !== shownSaturation || next.pipeline.heads !== shownHeads) {
           shownSaturation = next.saturation.soft;
+          shownHeads = next.pipeline.heads;
           showSaturation(next);
         }
         showEffect(next);

@@ -256,9 +256,10 @@ export const softmaxStep: StepDefinition = {
 
         const key = tokens.join('\u0001');
         if (key !== sentenceKey || !map.selection) {
-          // A new sentence: start on the row the page follows (“it”), at its largest weight.
+          // A new sentence: start on the row the page follows (“it”), at its largest weight; on the
+          // article's example, on row 1, the row the article reads (31 / 26 / 25 / 18 %).
           sentenceKey = key;
-          const row = focusTokenIndex(tokens);
+          const row = settings.weights === 'example' ? 0 : focusTokenIndex(tokens);
           const weights = headRow(p.weights.data, p.n, h, row);
           let best = 0;
           for (let j = 1; j < p.n; j++) if (weights[j] > weights[best]) best = j;

@@ -90,6 +90,17 @@ export const causalStep: StepDefinition = {
     const printed = outputBlock('What print(w.round(2)) shows for this page');
     const printedLabel = el('p', { class: 'causal-print-label' });
 
+    const wrongFigure = el(
+      'figure',
+      { class: 'figure causal-wrong' },
+      el(
+        'p',
+        { class: 'causal-verdict causal-verdict-wrong' },
+        el('span', { 'aria-hidden': 'true' }, '✗ '),
+        'Wrong: softmax, then zero the future',
+      ),
+      wrong.element,
+    );
     const compare = el(
       'div',
       { class: 'figure-row causal-pair causal-compare' },
@@ -99,20 +110,11 @@ export const causalStep: StepDefinition = {
         el('p', { class: 'causal-verdict causal-verdict-right' }, el('span', { 'aria-hidden': 'true' }, '✓ '), 'Right: mask, then softmax'),
         right.element,
       ),
-      el(
-        'figure',
-        { class: 'figure causal-wrong' },
-        el(
-          'p',
-          { class: 'causal-verdict causal-verdict-wrong' },
-          el('span', { 'aria-hidden': 'true' }, '✗ '),
-          'Wrong: softmax, then zero the future',
-        ),
-        wrong.element,
-      ),
+      wrongFigure,
     );
-    // Predict first: does a row still add up to 1 when the future is zeroed after the softmax?
-    const predict = context.predictions ? new Prediction([compare, reading]) : null;
+    // Predict first: does a row still add up to 1 when the future is zeroed after the softmax? Only the
+    // wrong way and the reading are the answer: the right way (the article's printed rows) stays readable.
+    const predict = context.predictions ? new Prediction([wrongFigure, reading]) : null;
 
     body.append(
       worked.element,

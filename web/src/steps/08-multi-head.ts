@@ -19,6 +19,7 @@ import { TrainedHeads } from '../figures/trained-heads';
 import { headChoices, LIMITS, maxHeadsFor, type Settings } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
+import { sentenceStepNote } from './worked-example';
 
 /** Widest output drawn; past it, the first columns (the rest are computed, not drawn). */
 export const OUTPUT_MAX_COLUMNS = 64;
@@ -54,6 +55,7 @@ function shape(rows: number, cols: number): string {
 export const multiHeadStep: StepDefinition = {
   id: 'multi-head',
   number: 8,
+  numbers: 'sentence',
   title: 'Multi-head attention: several questions at once',
   summary: 'h smaller attentions run side by side on slices of d_model and are glued back together, for about the same work as one.',
   formula: tex`\text{head}_i = \operatorname{softmax}\!\Big(\frac{Q_i K_i^{\top}}{\sqrt{d_k}}\Big) V_i, \qquad \text{output} = \operatorname{concat}(\text{head}_1, \dots, \text{head}_h)\, W_o, \qquad d_k = \frac{d_{\text{model}}}{h}`,
@@ -101,7 +103,9 @@ export const multiHeadStep: StepDefinition = {
     // Predict first: does splitting into more heads cost more work?
     const predict = context.predictions ? new Prediction([costRegion, costReading]) : null;
 
+    const shownNote = sentenceStepNote(context);
     body.append(
+      shownNote.element,
       el(
         'p',
         {},
@@ -159,6 +163,8 @@ export const multiHeadStep: StepDefinition = {
                 'data-heads': h,
                 'aria-label': `${h} head${h === 1 ? '' : 's'} of dₖ = ${dModel / h}`,
                 disabled: trained && h !== current,
+                title:
+                  trained && h !== current ? `The trained model has h = ${current}: choose random weights (Numbers) for other h.` : null,
               },
               String(h),
             );
@@ -367,6 +373,7 @@ export const multiHeadStep: StepDefinition = {
       render(shown) {
         // The article's example has one head: this step splits the sentence's d_model instead.
         const next = sentenceView(shown);
+        shownNote.update(shown);
         sentenceWeights = shown.sentence ? next.settings.weights : null;
         const { pipeline: p, tokens } = next;
         renderChoices(p.dModel, p.n, p.heads, next.trained !== null);

@@ -10,6 +10,7 @@ import { LogLogChart, type ChartTick } from '../figures/line-chart';
 import { scrollRegion } from '../figures/scroll-region';
 import { sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
+import { sentenceStepNote } from './worked-example';
 
 /** Context lengths every reader sees, whatever the sentence: 1k ... 128k tokens. */
 export const REFERENCE_LENGTHS = [1024, 2048, 4096, 8192, 16384, 32768, 131072];
@@ -63,6 +64,7 @@ const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 export const costStep: StepDefinition = {
   id: 'cost',
   number: 9,
+  numbers: 'sentence',
   title: 'The cost, precisely',
   summary: 'The score matrix has n² entries per head: double the tokens and its memory and work grow four times.',
   formula: tex`\text{scores} \in \mathbb{R}^{n \times n}: \quad n^2 \text{ entries per head}, \quad 4 n^2 \text{ bytes in float32}, \quad 2\, n^2 d_{\text{model}} \text{ multiply-adds per layer}`,
@@ -74,7 +76,9 @@ export const costStep: StepDefinition = {
     const flashLink = el('span', { class: 'cost-flash-ref' });
     const runLink = el('span', { class: 'cost-flash-run' });
 
+    const shownNote = sentenceStepNote(context);
     body.append(
+      shownNote.element,
       el(
         'p',
         {},
@@ -114,6 +118,7 @@ export const costStep: StepDefinition = {
       render(shown) {
         // The cost of n × n shows on the sentence rather than on the article's four tokens.
         const { pipeline: p } = sentenceView(shown);
+        shownNote.update(shown);
         const n = p.n;
         const here = costRow(n, p.dModel, p.heads);
         setText(

@@ -20,6 +20,7 @@ import { LIMITS } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import { tiledScratchFloats } from '../workers/cost-plan';
 import type { StepContext, StepDefinition } from './types';
+import { sentenceStepNote } from './worked-example';
 
 /** Autoplay advances one tile this often. */
 export const FLASH_AUTOPLAY_MS = 1400;
@@ -123,6 +124,7 @@ let uid = 0;
 export const flashStep: StepDefinition = {
   id: 'flash',
   number: 10,
+  numbers: 'sentence',
   title: 'FlashAttention: the same result, one tile at a time',
   summary:
     'A tiled pass over K and V with a running max, sum and output per row gives exactly the attention output without ever storing the n × n matrix.',
@@ -273,8 +275,10 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   });
   const meterReading = el('p', { class: 'reading flash-meter-reading' });
   const run = new CostRunFigure(context.timing);
+  const shownNote = sentenceStepNote(context);
 
   body.append(
+    shownNote.element,
     el(
       'p',
       {},
@@ -681,6 +685,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     render(shown: Snapshot) {
       // Tiles need more than the article's four tokens (one block): the sentence is traced instead.
       const nextSnapshot = sentenceView(shown);
+      shownNote.update(shown);
       snapshot = nextSnapshot;
       const { flash, settings, pipeline: p } = nextSnapshot;
       blockInput.value = String(settings.block);

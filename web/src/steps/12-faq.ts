@@ -11,6 +11,8 @@ import { scrollRegion } from '../figures/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
+import { workedExampleNote } from './worked-example';
+import { widerHeadAdvice } from '../figures/which-model';
 
 /** Above this many tokens the weights row is shown as its largest entries plus the rest. */
 export const BAR_ROW_MAX = 16;
@@ -73,7 +75,9 @@ export const faqStep: StepDefinition = {
     const flashRef = el('span', { class: 'faq-flash-ref' });
     const measured = el('p', { class: 'faq-live faq-measured' });
 
+    const worked = workedExampleNote(context);
     body.append(
+      worked.element,
       controlForm({ class: 'faq-token' }, el('label', {}, 'The answers follow the token ', picker)),
       question(
         'Why divide by the square root of dₖ?',
@@ -145,7 +149,9 @@ export const faqStep: StepDefinition = {
       const { dots, saturation } = s;
       setText(
         spread,
-        `Here dₖ = ${dots.dK}: ${count(dots.raw.length)} dot products spread ${fmt(dots.rawStd)} (√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided, ${fmt(dots.scaledStd)}.`,
+        `Here dₖ = ${dots.dK}: ${count(dots.raw.length)} dot products spread ${fmt(dots.rawStd)} (√${dots.dK} = ${fmt(Math.sqrt(dots.dK))}); divided, ${fmt(dots.scaledStd)}.` +
+          // Beside the article's example (dₖ 4) the bars stretch by the article's own √64 (compute.ts).
+          (saturation.dK === dots.dK ? '' : ` The bars below use the article’s dₖ = ${saturation.dK}.`),
       );
       const probs = (values: Float32Array): Bar[] => {
         const top = values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
@@ -154,12 +160,12 @@ export const faqStep: StepDefinition = {
       soft.update(probs(saturation.soft.probabilities), 'softmax([1, 2, 3]): a spread of about 1');
       sharp.update(
         probs(saturation.sharp.probabilities),
-        `softmax([1, 2, 3] × ${fmt(saturation.factor)}): the spread unscaled dₖ = ${dots.dK} scores have`,
+        `softmax([1, 2, 3] × √${saturation.dK} = ${fmt(saturation.factor)}): the spread unscaled dₖ = ${saturation.dK} scores have`,
       );
       setText(
         gradient,
         saturation.factor === 1
-          ? `At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick a larger d_model or fewer heads to see the difference.`
+          ? `At dₖ = 1, √dₖ is 1 and scaling changes nothing. Pick ${widerHeadAdvice(s)} to see the difference.`
           : `Gradient left: ${fmt(saturation.soft.jacobianNorm, 3)} for [1, 2, 3], ` +
               `${fmt(saturation.sharp.jacobianNorm, 3)} for [1, 2, 3] × ${fmt(saturation.factor)}.`,
       );
@@ -234,8 +240,12 @@ export const faqStep: StepDefinition = {
         headsReading,
         p.heads === 1
           ? `With one head there is one answer: ${who} looks most at ${quoted(tokens[tops[0].key])}.`
-          : `Across ${p.heads} heads, ${who} looks most at ${distinct} different token${distinct === 1 ? '' : 's'}${distinct === 1 ? ' (these heads agree here; try another token or seed)' : ''}. ` +
-              `These weights are random, not trained; in trained models such differences become specialised heads.`,
+          : `Across ${p.heads} heads, ${who} looks most at ${distinct} different token${distinct === 1 ? '' : 's'}` +
+              // Only what the reader can change here: the seed means nothing to the trained model.
+              `${distinct === 1 ? ` (these heads agree here; try another token${settings.weights === 'random' ? ' or seed' : ''})` : ''}. ` +
+              (settings.weights === 'random'
+                ? 'These weights are random, not trained; in trained models such differences become specialised heads.'
+                : `These are the trained model’s heads in layer ${(s.trained?.resolving.layer ?? 0) + 1}: training decided what each one follows.`),
       );
 
       // 4. The token's row of the attention map.
@@ -303,6 +313,7 @@ export const faqStep: StepDefinition = {
 
     return {
       render(next) {
+        worked.update(next);
         snapshot = next;
         const key = next.tokens.join('\u0001');
         if (key !== focusKey) {

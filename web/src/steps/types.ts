@@ -70,6 +70,11 @@ export interface StepDefinition {
   /** One sentence for the table of contents and embed descriptions. */
   summary: string;
   formula?: Formula;
+  /**
+   * What the step's figures show: the snapshot (default); the sentence, also beside the article's example
+   * (sentenceView: its note says so, and the settings bar lists it); or a model of its own (training).
+   */
+  numbers?: 'sentence' | 'own';
   /** Builds the step's prose and empty figures once; returns the view that fills them. */
   mount(body: HTMLElement, context: StepContext): StepView;
 }

@@ -1,0 +1,84 @@
+// @vitest-environment happy-dom
+// One model per view, always named: the settings bar's line and each step's note say which numbers the
+// step shows and their shape, read from the snapshot it drew; beside the article's example the steps
+// that show the sentence (1, 8, 9, 10) say so where they start, with one button to switch.
+import { describe, expect, test } from 'vitest';
+import { createControls, WALKTHROUGH_BAR_CONTROLS } from '../../web/src/controls';
+import { barStatement, modelSummary, stepList } from '../../web/src/figures/which-model';
+import type { Settings } from '../../web/src/settings';
+import { STEPS } from '../../web/src/steps/index';
+import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
+
+describe('which numbers a view shows', () => {
+  test('the bar’s line groups the steps by the model they show, from the snapshot', async () => {
+    const example = await exampleSnapshotFor();
+    const sentence = example.sentence!;
+    expect(stepList([1, 8, 9, 10])).toBe('1, 8–10');
+    expect(barStatement(STEPS, example)).toBe(
+      `Steps 2–7, 12 show the article’s example (4 tokens, d_model 8, h = 1); ` +
+        `steps 1, 8–10 show the trained model on the sentence (${sentence.pipeline.n} tokens, d_model ${sentence.pipeline.dModel}, h = ${sentence.pipeline.heads}); ` +
+        'step 11 trains a model of its own.',
+    );
+    const random = await snapshotFor({ seed: 7 });
+    expect(barStatement(STEPS, random)).toBe(
+      'Steps 1–10, 12 show random weights (seed 7) on the sentence (9 tokens, d_model 8, h = 2); step 11 trains a model of its own.',
+    );
+    const trained = await trainedSnapshotFor();
+    expect(modelSummary(trained)).toBe(`the trained model on the sentence (9 tokens, d_model 32, h = 2)`);
+  });
+
+  test('beside the example, each sentence step says what it shows and switches every step with one button', async () => {
+    const example = await exampleSnapshotFor();
+    const sentenceSteps = STEPS.filter((step) => step.numbers === 'sentence');
+    expect(sentenceSteps.map((step) => step.number)).toEqual([1, 8, 9, 10]);
+    for (const step of sentenceSteps) {
+      const body = document.createElement('div');
+      document.body.replaceChildren(body);
+      const changes: Partial<Settings>[] = [];
+      step.mount(body, { update: (change) => changes.push(change) }).render(example);
+      const note = body.querySelector('.worked-example')!;
+      expect(body.firstElementChild, step.id).toBe(note);
+      expect(note.textContent, step.id).toContain(`This step shows ${modelSummary(example.sentence!)}, not the article’s example`);
+      const button = note.querySelector('button')!;
+      expect(button.hidden).toBe(false);
+      button.click();
+      expect(changes, step.id).toEqual([{ weights: 'trained' }]);
+      // Once every step shows the sentence, the note names the model and its button goes back to the example.
+      step.mount(body, { update: (change) => changes.push(change) }).render(await trainedSnapshotFor());
+      const again = body.querySelectorAll('.worked-example')[1];
+      expect(again.querySelector('.worked-example-text')!.textContent).toBe(
+        'The trained model on the sentence (9 tokens, d_model 32, h = 2).',
+      );
+      (again.querySelector('button') as HTMLButtonElement).click();
+      expect(changes.at(-1), step.id).toEqual({ weights: 'example' });
+    }
+  });
+
+  test('the main bar has the heads controls; where the numbers fix them they are disabled and say why', () => {
+    expect(WALKTHROUGH_BAR_CONTROLS.split(' ')).toEqual(expect.arrayContaining(['heads', 'head']));
+    const controls = createControls(() => {}, new Set(WALKTHROUGH_BAR_CONTROLS.split(' ') as never[]));
+    document.body.replaceChildren(controls.element);
+    const base = {
+      sentence: 'the animal was tired',
+      dModel: 8,
+      heads: 2,
+      head: 0,
+      causal: false,
+      scale: true,
+      seed: 1,
+      block: 4,
+      edits: '',
+      mask: 'none',
+    };
+    controls.show({ ...base, weights: 'trained' } as Settings);
+    const heads = controls.element.querySelector<HTMLSelectElement>('select[name="heads"]')!;
+    expect(heads.closest<HTMLElement>('[data-control]')!.hidden).toBe(false);
+    expect(heads.disabled).toBe(true);
+    expect(heads.title).toBe('The trained model fixes d_model and h: choose random weights to change them.');
+    controls.show({ ...base, weights: 'random' } as Settings);
+    expect(heads.disabled).toBe(false);
+    expect(heads.title).toBe('');
+    controls.describe('Steps 1–10 show this.');
+    expect(controls.element.querySelector('.settings-shows')!.textContent).toBe('Steps 1–10 show this.');
+  });
+});
