@@ -10,7 +10,7 @@
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { frameResizeListener } from '../../web/src/elements/embed-code';
-import { settingsFromParams, tokenize, validateSettings } from '../../web/src/settings';
+import { settingsFromParams, shownSettings as shownShape, tokenize, validateSettings } from '../../web/src/settings';
 import {
   builtInlineStyles,
   collectErrors,
@@ -160,7 +160,7 @@ let cases = 0;
 describe('untrusted text is only ever text', () => {
   test('URL parameters: every payload in tokens and in every other parameter', async () => {
     const { page, errors, dialogs } = await watchedPage();
-    /** The walkthrough's settings, once it shows them everywhere. */
+    /** The walkthrough's settings (element.config: the shape it shows), once it shows them everywhere. */
     const shownSettings = async () => {
       await settled(page);
       return page.evaluate(() => window.attentionWalkthrough!.config);
@@ -170,7 +170,7 @@ describe('untrusted text is only ever text', () => {
       const everywhere = new URLSearchParams(Object.fromEntries(URL_PARAMS.map((param) => [param, payload])));
       await page.goto(`${server.url}/index.html?${everywhere}`);
       await goLive(page);
-      expect(await shownSettings()).toEqual(settingsFromParams(everywhere).settings);
+      expect(await shownSettings()).toEqual(shownShape(settingsFromParams(everywhere).settings));
       let text = await allText(page);
       for (const word of wordsOf(payload)) expect(text).toContain(word);
       await expectInert(page, dialogs);
@@ -185,7 +185,7 @@ describe('untrusted text is only ever text', () => {
           // Every step drawn now, not in idle time (the settings computed once, as the popstate asked).
           (document.querySelector('attention-walkthrough') as unknown as { debug: { flush(): void } }).debug.flush();
         }, query.toString());
-        expect(await shownSettings()).toEqual(settingsFromParams(query).settings);
+        expect(await shownSettings()).toEqual(shownShape(settingsFromParams(query).settings));
         await expectInert(page, dialogs, { styles: param === 'tokens' });
         cases++;
       }

@@ -159,7 +159,7 @@ export const trainStep: StepDefinition = {
       experiments.presets,
       experiments.explanation,
       form,
-      el('div', { class: 'train-buttons' }, startButton, stepButton, resetButton, field('train-speed', 'Speed', speed)),
+      controlForm({ class: 'train-buttons' }, startButton, stepButton, resetButton, field('train-speed', 'Speed', speed)),
       notice.element,
       progress,
       progressText,
