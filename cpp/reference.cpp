@@ -1,6 +1,7 @@
 #include "reference.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace abh::reference {
@@ -46,6 +47,34 @@ std::pair<MatrixD, std::vector<MatrixD>> multi_head_attention(const MatrixD& X, 
     weights.push_back(std::move(w));
   }
   return {merged * W_o, weights};
+}
+
+Mask sparse_mask(int n, const SparsePattern& pattern) {
+  Mask mask(n, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const bool allowed = !pattern.causal || j <= i;
+      const bool in_window = pattern.causal ? i - j < pattern.window : std::abs(i - j) < pattern.window;
+      const bool global = i < pattern.global || j < pattern.global;
+      const bool strided = pattern.stride > 0 && (i - j) % pattern.stride == 0;
+      mask(i, j) = allowed && (in_window || global || strided) ? 1 : 0;
+    }
+  return mask;
+}
+
+double elu_plus_one(double x) { return x > 0 ? x + 1 : std::exp(x); }
+
+MatrixD linear_attention(const MatrixD& Q, const MatrixD& K, const MatrixD& V, bool causal) {
+  const MatrixD phi_q = Q.unaryExpr([](double x) { return elu_plus_one(x); });
+  const MatrixD phi_k = K.unaryExpr([](double x) { return elu_plus_one(x); });
+  MatrixD out(Q.rows(), V.cols());
+  for (Eigen::Index i = 0; i < Q.rows(); ++i) {
+    const Eigen::Index keys = causal ? i + 1 : K.rows();
+    const MatrixD summary = phi_k.topRows(keys).transpose() * V.topRows(keys);  // (d_k, d_v)
+    const Eigen::VectorXd normaliser = phi_k.topRows(keys).colwise().sum().transpose();
+    out.row(i) = phi_q.row(i) * summary / phi_q.row(i).dot(normaliser);
+  }
+  return out;
 }
 
 }  // namespace abh::reference

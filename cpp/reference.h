@@ -3,6 +3,7 @@
 #pragma once
 
 #include "attention.h"
+#include "long_context.h"
 
 namespace abh::reference {
 
@@ -19,5 +20,15 @@ std::pair<MatrixD, MatrixD> attention(const MatrixD& Q, const MatrixD& K, const 
 std::pair<MatrixD, std::vector<MatrixD>> multi_head_attention(const MatrixD& X, const MatrixD& W_q, const MatrixD& W_k,
                                                               const MatrixD& W_v, const MatrixD& W_o, int h,
                                                               bool causal, bool scale = true);
+
+// The sparse pattern's mask written from its definition, cell by cell: (i, j) is attended when j is
+// allowed at all (causal: j <= i) and j is in i's window, or i or j is a global token, or i - j is
+// a multiple of the stride.
+Mask sparse_mask(int n, const SparsePattern& pattern);
+
+// phi(x) = elu(x) + 1, and linear attention as its formula reads, without rescaling:
+// out_i = phi(q_i)^T (sum_j phi(k_j) v_j^T) / (phi(q_i) . sum_j phi(k_j)), j over all keys (causal: j <= i).
+double elu_plus_one(double x);
+MatrixD linear_attention(const MatrixD& Q, const MatrixD& K, const MatrixD& V, bool causal);
 
 }  // namespace abh::reference

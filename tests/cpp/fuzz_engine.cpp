@@ -1,6 +1,8 @@
 // libFuzzer target for the engine's entry points: every input, however odd (NaN, inf, 3e38, 1e-30,
-// zero or negative sizes, heads that do not divide d_model, blocks larger than n), must come back
-// as a value or an error message: no crash, no sanitizer report, and a value never holds a NaN.
+// zero or negative sizes, heads that do not divide d_model, blocks larger than n, windows, strides
+// and global counts out of range, KV heads that do not divide the query heads, a full or empty KV
+// cache), must come back as a value or an error message: no crash, no sanitizer report, and a value
+// never holds a NaN.
 // Built with clang: npm run test:fuzz (bounded time; part of npm test).
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -12,6 +14,7 @@
 
 #include "attention.h"
 #include "flash.h"
+#include "long_context.h"
 #include "pipeline.h"
 
 namespace {
@@ -57,11 +60,90 @@ void require_rows(const float* weights, int rows, int cols, const std::vector<st
   }
 }
 
+// Two computations of the same attention output agree up to float rounding. Each output is a convex
+// combination of V's rows, so rounding scales with the largest |V|, not with the output, which can
+// cancel to nearly zero (e.g. 0.1 * -99.9985 + 0.1 * 99.9977).
+void require_close(const abh::Matrix& a, const abh::Matrix& b, const abh::Matrix& V) {
+  require(a.rows() == b.rows() && a.cols() == b.cols());
+  const float largest = V.size() ? V.cwiseAbs().maxCoeff() : 0.0f;
+  require(a.size() == 0 || (a - b).cwiseAbs().maxCoeff() <= 1e-3f * largest + 1e-30f);
+}
+
+// Sparse attention equals attention() under the pattern's mask, whose weight rows sum to 1, and
+// computes exactly the mask's cells.
+void fuzz_sparse(FuzzedDataProvider& data, const abh::Matrix& Q, const abh::Matrix& K, const abh::Matrix& V,
+                 bool causal) {
+  abh::SparsePattern pattern;
+  pattern.window = data.ConsumeIntegralInRange(-1, 30);
+  pattern.global = data.ConsumeIntegralInRange(-1, 26);
+  pattern.stride = data.ConsumeIntegralInRange(-1, 6);
+  pattern.causal = causal;
+  const auto sparse = abh::sparse_attention(Q, K, V, pattern);
+  if (!sparse.ok()) return;
+  const abh::Matrix& out = sparse.value().output;
+  require_finite(out.data(), std::size_t(out.size()));
+  const int n = int(Q.rows());
+  const auto mask = abh::sparse_pattern_mask(n, pattern);
+  require(mask.ok());
+  require(sparse.value().cells == mask.value().cast<std::int64_t>().sum());
+  require(sparse.value().cells == abh::sparse_pattern_cells(n, pattern).value());
+  const auto masked = abh::attention(Q, K, V, &mask.value());
+  if (!masked.ok()) return;  // attention() sums V after normalising too, but may overflow where this does not
+  require_rows(masked.value().weights.data(), n, n, masked.value().fully_masked_rows);
+  require_close(out, masked.value().output, V);
+}
+
+// Linear attention: a finite output, and implied weights that are distributions and give it back.
+void fuzz_linear(const abh::Matrix& Q, const abh::Matrix& K, const abh::Matrix& V, bool causal) {
+  const auto linear = abh::linear_attention(Q, K, V, causal);
+  if (!linear.ok()) return;
+  const abh::Matrix& out = linear.value().output;
+  require_finite(out.data(), std::size_t(out.size()));
+  const auto weights = abh::linear_attention_weights(Q, K, causal);
+  if (!weights.ok()) return;
+  const abh::Matrix& W = weights.value();
+  require_finite(W.data(), std::size_t(W.size()));
+  require_rows(W.data(), int(W.rows()), int(W.cols()), std::vector<std::uint8_t>(std::size_t(W.rows()), 0));
+  for (Eigen::Index i = 0; i < W.size(); ++i) require(W.data()[i] >= 0.0f);
+  require_close(out, W * V, V);
+}
+
+// A KV cache filled token by token (appends may be refused: wrong layer, full cache, NaN), then one
+// decoding step; when every append went in, the step equals the recompute-everything baseline.
+void fuzz_decode(FuzzedDataProvider& data, int tokens, int d) {
+  const int layers = data.ConsumeIntegralInRange(-1, 3), kv_heads = data.ConsumeIntegralInRange(-1, 6);
+  const int h = data.ConsumeIntegralInRange(-1, 8), capacity = data.ConsumeIntegralInRange(-1, 26);
+  const int layer = data.ConsumeIntegralInRange(-1, 3);
+  auto cache = abh::KVCache::create(layers, kv_heads, d, capacity);
+  if (!cache.ok()) return;
+  require(cache.value().bytes_per_token() == std::int64_t(8) * layers * kv_heads * d);
+  const int width = kv_heads * d;
+  const abh::Matrix K = pick_matrix(data, tokens, width), V = pick_matrix(data, tokens, width);
+  bool all_appended = tokens > 0;
+  for (int t = 0; t < tokens; ++t) {
+    const abh::Matrix k = Eigen::Map<const abh::Matrix>(K.row(t).data(), kv_heads, d);
+    const abh::Matrix v = Eigen::Map<const abh::Matrix>(V.row(t).data(), kv_heads, d);
+    all_appended = cache.value().append(layer, k, v).ok() && all_appended;
+  }
+  const abh::Matrix Q = pick_matrix(data, std::max(tokens, 1), std::max(h, 0) * d);
+  const abh::Matrix q = Q.size() ? abh::Matrix(Eigen::Map<const abh::Matrix>(Q.bottomRows(1).data(), h, d))
+                                 : abh::Matrix(std::max(h, 0), std::max(d, 0));
+  const auto step = abh::decode_step(cache.value(), layer, q);
+  if (!step.ok()) return;
+  require_finite(step.value().output.data(), std::size_t(step.value().output.size()));
+  require(step.value().cells == std::int64_t(h) * cache.value().length(layer));
+  if (!all_appended) return;
+  const auto recomputed = abh::decode_recompute(Q, K, V, h, kv_heads);
+  if (recomputed.ok()) require_close(step.value().output, recomputed.value().output, V);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   FuzzedDataProvider data(bytes, size);
-  const int entry = data.ConsumeIntegralInRange(0, 3);
+  // 0..3 as before the long-context kernels (a byte mod 8 and mod 4 agree there, so the regression
+  // corpus replays the same calls), 4..7 the long-context kernels.
+  const int entry = data.ConsumeIntegralInRange(0, 7);
   const int n = data.ConsumeIntegralInRange(-2, 24);
   const int n_k = data.ConsumeIntegralInRange(-2, 24);
   const int d = data.ConsumeIntegralInRange(-2, 24);
@@ -94,9 +176,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     return 0;
   }
 
+  if (entry == 6) {
+    fuzz_decode(data, n, d);
+    return 0;
+  }
+  if (entry == 7) {
+    const int layers = data.ConsumeIntegralInRange(-1, 20000), kv_heads = data.ConsumeIntegralInRange(-1, 20000);
+    const auto bytes = abh::kv_cache_bytes_per_token(layers, kv_heads, d, d_v);
+    if (bytes.ok()) require(bytes.value() == std::int64_t(2) * layers * kv_heads * d * d_v && bytes.value() > 0);
+    return 0;
+  }
+  // The sparse and linear kernels attend within one sequence: keys mostly as many as queries.
+  const int keys = entry >= 4 && n_k % 4 != 0 ? n : n_k;
   const abh::Matrix Q = pick_matrix(data, n, d);
-  const abh::Matrix K = pick_matrix(data, n_k, d);
-  const abh::Matrix V = pick_matrix(data, n_k, d_v);
+  const abh::Matrix K = pick_matrix(data, keys, d);
+  const abh::Matrix V = pick_matrix(data, keys, d_v);
+  if (entry == 4) {
+    fuzz_sparse(data, Q, K, V, causal);
+    return 0;
+  }
+  if (entry == 5) {
+    fuzz_linear(Q, K, V, causal);
+    return 0;
+  }
   if (entry == 1) {
     abh::Mask mask;
     const bool with_mask = data.ConsumeBool() && n > 0 && n_k > 0;

@@ -7,8 +7,17 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedDir } from './load-engine';
 
-// Step 1's arithmetic is scores_transposed_block, which scores_qkt and scores_qkt_transposed call.
-const KERNELS = ['scores_transposed_block', 'scale_mask_softmax', 'weighted_sum', 'matmul'] as const;
+// Step 1's arithmetic is scores_transposed_block, which scores_qkt and scores_qkt_transposed call. Names
+// are within namespace abh. The long-context kernels' row loops (cpp/long_context.cpp) inline their dot
+// products and multiply-adds, so their own bodies must be SIMD too.
+const KERNELS = [
+  'kernels::scores_transposed_block',
+  'kernels::scale_mask_softmax',
+  'kernels::weighted_sum',
+  'kernels::matmul',
+  'sparse_attention',
+  'linear_attention',
+] as const;
 const SIMD_OP = /\b(f32x4\.[a-z_]+|v128\.(load|store)\b)/g;
 
 /** "index:name" lines, names escaped like \28 for '(' -> Map(demangled name -> function index). */
@@ -55,10 +64,12 @@ function load(name: string): Build {
   return { symbols: parseSymbolMap(readFileSync(resolve(generatedDir, `${name}.symbols`), 'utf8')), bodies: parseDisassembly(disassembly) };
 }
 
-/** The function index of abh::kernels::<kernel>(...), or of the internal one of that name: exactly one overload. */
+/** The function index of abh::<kernel>(...), or of the internal one of that name: exactly one overload. */
 function kernelIndex(build: Build, kernel: string): number {
-  const matches = [...build.symbols].filter(([name]) =>
-    [`abh::kernels::${kernel}(`, `abh::kernels::(anonymous namespace)::${kernel}(`].some((p) => name.startsWith(p)),
+  const split = kernel.lastIndexOf('::') + 2; // 0 without a namespace
+  const [scope, name] = [kernel.slice(0, split), kernel.slice(split)];
+  const matches = [...build.symbols].filter(([symbol]) =>
+    [`abh::${scope}${name}(`, `abh::${scope}(anonymous namespace)::${name}(`].some((p) => symbol.startsWith(p)),
   );
   expect(
     matches.map(([name]) => name),
@@ -94,7 +105,7 @@ describe('the kernels are compiled to wasm SIMD128', () => {
   });
 
   for (const kernel of KERNELS) {
-    it(`abh::kernels::${kernel} uses f32x4 arithmetic and v128 loads in the SIMD build, none in the scalar build`, () => {
+    it(`abh::${kernel} uses f32x4 arithmetic and v128 loads in the SIMD build, none in the scalar build`, () => {
       const body = simd.bodies.get(kernelIndex(simd, kernel));
       expect(body, `disassembly of ${kernel}`).toBeDefined();
       expect(body!.length).toBeGreaterThan(20);

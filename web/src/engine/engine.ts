@@ -58,10 +58,10 @@ function unwrap<T extends object>(result: T | { error: string }): T {
   return result;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /** A plain copy of the matrix's fields: getters on the caller's object run here, not inside the wasm call. */
-function checkMatrix(name: string, m: Matrix): Matrix {
+export function checkMatrix(name: string, m: Matrix): Matrix {
   if (!isObject(m) || !(m.data instanceof Float32Array)) throw new EngineError(`${name} must be { rows, cols, data: Float32Array }`);
   return { rows: m.rows, cols: m.cols, data: m.data };
 }
@@ -70,15 +70,15 @@ function checkMatrix(name: string, m: Matrix): Matrix {
  * A number as it is; anything else as NaN, which the C++ side refuses with its message for that
  * argument ("heads must be a whole number"): the rule and its words stay in one place.
  */
-const numberOrNaN = (value: unknown): number => (typeof value === 'number' ? value : NaN);
+export const numberOrNaN = (value: unknown): number => (typeof value === 'number' ? value : NaN);
 
-function checkFlag(options: Record<string, unknown>, key: string): boolean | undefined {
+export function checkFlag(options: Record<string, unknown>, key: string): boolean | undefined {
   const value = options[key];
   if (value !== undefined && typeof value !== 'boolean') throw new EngineError(`${key} must be true or false`);
   return value;
 }
 
-function checkOptions(options: unknown, shape: string): Record<string, unknown> {
+export function checkOptions(options: unknown, shape: string): Record<string, unknown> {
   if (options === undefined) return {};
   if (!isObject(options)) throw new EngineError(`options must be ${shape}`);
   return options;
