@@ -1,5 +1,7 @@
 // What every step renders from: plain data, copied out of the engine, never a live engine handle.
 import type { DotProductSamples, FlashTrace, Matrix, PipelineSnapshot, SoftmaxSaturation } from './engine/types';
+import type { LongContextSnapshot } from './features/long-context/compute';
+import type { KVCacheSnapshot } from './features/long-context/kv-cache';
 import type { Settings } from './settings';
 import type { TrainedSnapshot } from './trained';
 
@@ -19,6 +21,10 @@ export interface Snapshot {
   simd: boolean;
   /** The tiled kernel, tile by tile, on the shown head (step 10). */
   flash: FlashSnapshot;
+  /** Full attention and the ways around its n × n matrix, on the shown head of the sentence (the long-context step). */
+  longContext: LongContextSnapshot;
+  /** The sentence generated token by token through a KV cache, on all its heads (the long-context step). */
+  kvCache: KVCacheSnapshot;
   /**
    * The same settings without the reader's edits (seeded X and W), when there are edits; null otherwise.
    * Every figure compares against it to mark the numbers an edit reached, and by how much.

@@ -26,7 +26,7 @@ function link(href: string, text: string): HTMLAnchorElement {
 
 export const faqStep: StepDefinition = {
   id: 'faq',
-  number: 12,
+  number: 13,
   title: 'Frequently asked questions',
   summary: 'Five common questions, each answered with this page’s live numbers.',
   mount(body, context) {
