@@ -11,6 +11,8 @@ import {
   type LongContextSnapshot,
 } from '../../web/src/features/long-context/compute';
 import { longContextStep, TECHNIQUE_NAMES } from '../../web/src/features/long-context/step';
+import { costStep } from '../../web/src/steps/09-cost';
+import { faqStep } from '../../web/src/steps/12-faq';
 import { count, fmt, percent } from '../../web/src/figures/format';
 import { settingsFromParams, type Settings } from '../../web/src/settings';
 import { sentenceView } from '../../web/src/snapshot';
@@ -172,5 +174,33 @@ describe('long-context step', () => {
     document.body.append(flash);
     view.render(await snapshotFor());
     expect(body.querySelector('.lc-flash a')!.getAttribute('href')).toBe('#flash');
+  });
+
+  test('the cost step and the FAQ link the live figures, where the step is on the page', async () => {
+    const snapshot = await snapshotFor();
+    const section = (id: string) => {
+      const node = document.createElement('section');
+      node.id = id;
+      return node;
+    };
+    const [cost, faq] = [document.createElement('div'), document.createElement('div')];
+    const views = [costStep.mount(cost, { update: () => {} }), faqStep.mount(faq, { update: () => {} })];
+    document.body.replaceChildren(cost, faq);
+    for (const view of views) view.render(snapshot);
+    expect(cost.querySelectorAll('.cost-techniques a').length).toBe(0);
+    expect(faq.querySelectorAll('.faq-long-context-ref a').length).toBe(0);
+
+    const long = section('long-context');
+    longContextStep.mount(long, { update: () => {} }).render(snapshot);
+    document.body.append(long);
+    for (const view of views) view.render(snapshot);
+    const targets = (root: Element, selector: string) =>
+      [...root.querySelectorAll(`${selector} a`)].map((a) => {
+        const id = a.getAttribute('href')!.slice(1);
+        expect(document.getElementById(id)).not.toBeNull();
+        return id;
+      });
+    expect(targets(cost, '.cost-techniques')).toEqual(['lc-window', 'lc-global', 'lc-linear']);
+    expect(targets(faq, '.faq-long-context-ref')).toEqual(['long-context', 'kv-cache']);
   });
 });

@@ -71,6 +71,7 @@ export const faqStep: StepDefinition = {
       format: (v) => count(v),
     });
     const flashRef = el('span', { class: 'faq-flash-ref' });
+    const longContextRef = el('span', { class: 'faq-long-context-ref' });
     const measured = el('p', { class: 'faq-live faq-measured' });
 
     body.append(
@@ -125,6 +126,7 @@ export const faqStep: StepDefinition = {
           '; ',
           flashRef,
           ').',
+          longContextRef,
         ),
         el('div', { class: 'faq-growth-figure' }, squares, growth),
         el('figure', { class: 'figure faq-held' }, held.element),
@@ -293,6 +295,17 @@ export const faqStep: StepDefinition = {
       const root = squares.getRootNode() as Document | ShadowRoot;
       const has = (id: string) => Boolean(root.getElementById?.(id));
       showChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10');
+      // The long-context step's two parts, where that step is on the page.
+      if (has('long-context'))
+        showChildren(
+          longContextRef,
+          ' Computing fewer scores: ',
+          link('#long-context', 'windows, sparse patterns and linear attention'),
+          '; what generating text keeps in memory: ',
+          link('#kv-cache', 'the KV cache'),
+          '.',
+        );
+      else showChildren(longContextRef);
       showChildren(
         measured,
         `Tiled: ${count(tile)} floats of memory, yet all ${count(later)} scores for ${4 * n} tokens computed. `,

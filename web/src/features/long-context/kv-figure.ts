@@ -21,6 +21,9 @@ export function kvHeadsLabel(kvHeads: number, heads: number): string {
   return `${kvHeads} (${kind})`;
 }
 
+/** The KV cache part's id, for links from other steps. */
+export const KV_CACHE_ANCHOR = 'kv-cache';
+
 let uid = 0;
 
 export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>) {
@@ -74,7 +77,8 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
 
   const element = el(
     'section',
-    { class: 'kv-cache', 'aria-labelledby': `kv-title-${id}` },
+    // A stable anchor: the FAQ links it.
+    { class: 'kv-cache', id: KV_CACHE_ANCHOR, 'aria-labelledby': `kv-title-${id}` },
     el('h3', { id: `kv-title-${id}` }, 'At inference: the KV cache'),
     el(
       'p',

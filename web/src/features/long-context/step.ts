@@ -113,7 +113,8 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
     const line = el('p', { class: 'reading lc-technique-reading' });
     const element = el(
       'figure',
-      { class: 'figure lc-panel', 'data-technique': techniqueId },
+      // Stable anchors: the cost step and the FAQ link each technique's live figure.
+      { class: 'figure lc-panel', id: `lc-${techniqueId}`, 'data-technique': techniqueId },
       el('figcaption', {}, el('strong', {}, names.name), ` (${names.family})`),
       pattern,
       figure.element,
