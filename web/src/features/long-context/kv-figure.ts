@@ -135,7 +135,9 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
           (kv.kvHeads === kv.heads
             ? 'These are the model’s own keys and values. '
             : `Each group’s keys and values are the mean of its heads’: generating the sentence, the outputs move from multi-head attention’s by at most ${fmt(kv.fromMultiHead.max, 3)} (mean ${fmt(kv.fromMultiHead.mean, 3)}). `) +
-          `At the last token the cache’s output and recomputing everything differ by at most ${fmt(kv.recomputeDifference, 6)}.`,
+          (kv.recomputeDifference === 0
+            ? 'At the last token the cache’s output and recomputing everything are identical.'
+            : `At the last token the cache’s output and recomputing everything differ by at most ${kv.recomputeDifference.toExponential(1)} (float32 rounding).`),
       );
 
       const cached = kv.cachedCells.map((cells, i): [number, number] => [i + 1, cells]);
