@@ -167,7 +167,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
 
       setText(
         reading,
-        `${plural(n, 'token')}, head ${lc.head + 1} of the ${shown.settings.weights === 'random' ? 'seeded random weights' : 'trained model'} (Q, K, V each ${n} × ${lc.dK})` +
+        `${plural(n, 'token')}, head ${lc.head + 1} of the ${view.settings.weights === 'random' ? 'seeded random weights' : 'trained model'} (Q, K, V each ${n} × ${lc.dK})` +
           `${lc.causal ? ', causal' : ''}: full attention computes ${count(lc.full.cells)} scores. ` +
           `Window w = ${lc.window}, ${plural(lc.global, 'global token')}, stride ${lc.stride}.`,
       );
