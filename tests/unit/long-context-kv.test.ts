@@ -18,6 +18,7 @@ describe('KV cache snapshot', () => {
     expect([kv.heads, kv.kvHeads, kv.dK, kv.tokens]).toEqual([4, 4, 4, 9]);
     expect(kv.cachedCells).toEqual(Array.from({ length: 9 }, (_, i) => 4 * (i + 1)));
     expect(kv.recomputeCells).toEqual(Array.from({ length: 9 }, (_, i): [number, number] => [i + 1, recomputeScores(4, i + 1)]));
+    expect(kv.comparedToken).toBe(9);
     expect(kv.recomputeDifference).toBeLessThan(1e-5);
     expect(kv.fromMultiHead).toEqual({ max: 0, mean: 0 });
     expect(kv.bytesPerToken).toBe(2 * 4 * 4 * 4);

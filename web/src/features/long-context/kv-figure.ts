@@ -136,14 +136,14 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
             ? 'These are the model’s own keys and values. '
             : `Each group’s keys and values are the mean of its heads’: generating the sentence, the outputs move from multi-head attention’s by at most ${fmt(kv.fromMultiHead.max, 3)} (mean ${fmt(kv.fromMultiHead.mean, 3)}). `) +
           (kv.recomputeDifference === 0
-            ? 'At the last token the cache’s output and recomputing everything are identical.'
-            : `At the last token the cache’s output and recomputing everything differ by at most ${kv.recomputeDifference.toExponential(1)} (float32 rounding).`),
+            ? `At token ${kv.comparedToken} the cache’s output and recomputing everything are identical.`
+            : `At token ${kv.comparedToken} the cache’s output and recomputing everything differ by at most ${kv.recomputeDifference.toExponential(1)} (float32 rounding).`),
       );
 
       const cached = kv.cachedCells.map((cells, i): [number, number] => [i + 1, cells]);
       const last = kv.recomputeCells[kv.recomputeCells.length - 1];
       const ticks = [1, 4, 16, 64, 256].filter((v) => v <= Math.max(4, kv.tokens)).map((v) => ({ value: v, label: String(v) }));
-      const yTop = Math.max(last[1], 1);
+      const yTop = Math.max(last[1], cached[cached.length - 1][1], 1);
       const yTicks: { value: number; label: string }[] = [];
       for (let v = 1; v <= yTop * 10; v *= 10) yTicks.push({ value: v, label: count(v) });
       chart.update({
@@ -160,7 +160,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
         yTicks,
         description:
           `Log-log chart of the scores computed per generated token, t = 1 to ${kv.tokens}: with the cache from ${count(cached[0][1])} to ${count(cached[cached.length - 1][1])}, ` +
-          `recomputing from ${count(kv.recomputeCells[0][1])} to ${count(last[1])}.`,
+          `recomputing (t = 1 to ${kv.comparedToken}) from ${count(kv.recomputeCells[0][1])} to ${count(last[1])}.`,
       });
 
       showChildren(
