@@ -50,7 +50,7 @@ describe.concurrent('the walkthrough in Chromium', () => {
   test('loads straight into a complete page: every step, numbers, no console error', async ({ expect }) => {
     const { page, errors } = await open();
     const headings = await page.locator('section.step h2').allTextContents();
-    expect(headings.length).toBe(12);
+    expect(headings.length).toBe(13); // the article's steps, long context, training and the FAQ
     expect(headings[0]).toMatch(/^1\./);
     expect(await page.locator('#scores table.matrix').count()).toBeGreaterThanOrEqual(3);
     // Every section's text (textContent: off-screen sections skip rendering, so their innerText is empty).

@@ -121,10 +121,11 @@ describe('npm pack', () => {
     // The trained model's weights (weights="trained", the default), emitted next to the bundle.
     expect(files.filter((path) => path.endsWith('.bin'))).toHaveLength(1);
     expect(files.filter((path) => /\.map$|node_modules|^(web|cpp|tests|build)\//.test(path))).toEqual([]);
-    // A size budget, so a stray file shows up. Today about 1.0 MB unpacked: the bundle 370 kB, the .wasm
-    // 290 kB (with the training core), custom-elements.json 140 kB, the weights 49 kB, two workers 45 kB each.
+    // A size budget, so a stray file shows up. Today about 1.2 MB unpacked: the bundle 410 kB, the .wasm
+    // 365 kB (with the training core and the long-context kernels), custom-elements.json 210 kB, the
+    // declarations 50 kB, the weights 49 kB, two workers 45 kB each.
     expect(packed.size).toBeLessThan(400_000);
-    expect(packed.unpackedSize).toBeLessThan(1_200_000);
+    expect(packed.unpackedSize).toBeLessThan(1_300_000);
   });
 
   test('every entry point in package.json (exports, main, types, customElements) is in the tarball', () => {

@@ -15,13 +15,13 @@ describe('which numbers a view shows', () => {
     const sentence = example.sentence!;
     expect(stepList([1, 8, 9, 10])).toBe('1, 8–10');
     expect(barStatement(STEPS, example)).toBe(
-      `Steps 2–7, 12 show the article’s example (4 tokens, d_model 8, h = 1); ` +
-        `steps 1, 8–10 show the trained model on the sentence (${sentence.pipeline.n} tokens, d_model ${sentence.pipeline.dModel}, h = ${sentence.pipeline.heads}); ` +
-        'step 11 trains a model of its own.',
+      `Steps 2–7, 13 show the article’s example (4 tokens, d_model 8, h = 1); ` +
+        `steps 1, 8–11 show the trained model on the sentence (${sentence.pipeline.n} tokens, d_model ${sentence.pipeline.dModel}, h = ${sentence.pipeline.heads}); ` +
+        'step 12 trains a model of its own.',
     );
     const random = await snapshotFor({ seed: 7 });
     expect(barStatement(STEPS, random)).toBe(
-      'Steps 1–10, 12 show random weights (seed 7) on the sentence (9 tokens, d_model 8, h = 2); step 11 trains a model of its own.',
+      'Steps 1–11, 13 show random weights (seed 7) on the sentence (9 tokens, d_model 8, h = 2); step 12 trains a model of its own.',
     );
     const trained = await trainedSnapshotFor();
     expect(modelSummary(trained)).toBe(`the trained model on the sentence (9 tokens, d_model 32, h = 2)`);
@@ -30,7 +30,7 @@ describe('which numbers a view shows', () => {
   test('beside the example, each sentence step says what it shows and switches every step with one button', async () => {
     const example = await exampleSnapshotFor();
     const sentenceSteps = STEPS.filter((step) => step.numbers === 'sentence');
-    expect(sentenceSteps.map((step) => step.number)).toEqual([1, 8, 9, 10]);
+    expect(sentenceSteps.map((step) => step.number)).toEqual([1, 8, 9, 10, 11]);
     for (const step of sentenceSteps) {
       const body = document.createElement('div');
       document.body.replaceChildren(body);
@@ -74,7 +74,7 @@ describe('which numbers a view shows', () => {
     const heads = controls.element.querySelector<HTMLSelectElement>('select[name="heads"]')!;
     expect(heads.closest<HTMLElement>('[data-control]')!.hidden).toBe(false);
     expect(heads.disabled).toBe(true);
-    expect(heads.title).toBe('The trained model fixes d_model and h: choose random weights to change them.');
+    expect(heads.title).toBe('The small who-is-it model fixes d_model and h: choose random weights to change them.');
     controls.show({ ...base, weights: 'random' } as Settings);
     expect(heads.disabled).toBe(false);
     expect(heads.title).toBe('');

@@ -5,6 +5,8 @@ import { keptExperiments } from './engine/result-sharing';
 import { ENGINE_LIMITS } from './engine/limits';
 import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './hands-on-settings';
 import { EXAMPLE_TOKENS, examplePipelineConfig } from './article-example';
+import { computeLongContext } from './features/long-context/compute';
+import { computeKVCache } from './features/long-context/kv-cache';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
 import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './trained';
@@ -44,7 +46,7 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     soft: engine.softmaxSaturation(SATURATION_ROW, 1),
     sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(saturationDK)),
   }));
-  const snapshot: Snapshot = {
+  const snapshot: Omit<Snapshot, 'longContext' | 'kvCache'> = {
     settings,
     tokens: worked.tokens,
     pipeline,
@@ -58,8 +60,15 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     reader,
     sentence: null,
   };
-  if (example) snapshot.sentence = sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);
-  return snapshot;
+  // The long-context step reads the sentence (sentenceView): with the example, the sentence's own numbers.
+  if (!example) return { ...snapshot, ...longContextOf(engine, pipeline, settings) };
+  const sentence = sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);
+  return { ...snapshot, sentence, longContext: sentence.longContext, kvCache: sentence.kvCache };
+}
+
+/** The long-context step's numbers on a pipeline: the patterns and linear attention, and the KV cache. */
+function longContextOf(engine: AttentionEngine, pipeline: PipelineSnapshot, settings: Settings): Pick<Snapshot, 'longContext' | 'kvCache'> {
+  return { longContext: computeLongContext(engine, pipeline, settings), kvCache: computeKVCache(engine, pipeline, settings) };
 }
 
 /** The article's example: its four tokens and chosen inputs, with the page's scaling and mask. */
@@ -144,13 +153,27 @@ function sentenceConfig(
  * model (random weights of the article's sentence shape, d_model 8 and 2 heads, while it is not loaded).
  * The reader's edits and a custom mask belong to the example's four tokens and stay there.
  */
-function sentenceSnapshot(engine: AttentionEngine, worked: Snapshot, typed: string[], model: TrainedPipelineInput | null): Snapshot {
+function sentenceSnapshot(
+  engine: AttentionEngine,
+  worked: Omit<Snapshot, 'longContext' | 'kvCache'>,
+  typed: string[],
+  model: TrainedPipelineInput | null,
+): Snapshot {
   const settings: Settings = model
     ? { ...worked.settings, weights: 'trained', head: 0, edits: '', mask: 'none' }
     : { ...worked.settings, weights: 'random', dModel: 8, heads: 2, head: 0, edits: '', mask: 'none' };
   const { config, tokens } = sentenceConfig(settings, typed, model, { customMask: false });
   const pipeline = engine.pipeline(config);
-  return { ...worked, settings, tokens, pipeline, baseline: null, flash: computeFlash(engine, pipeline, settings), sentence: null };
+  return {
+    ...worked,
+    settings,
+    tokens,
+    pipeline,
+    baseline: null,
+    flash: computeFlash(engine, pipeline, settings),
+    ...longContextOf(engine, pipeline, settings),
+    sentence: null,
+  };
 }
 
 /**

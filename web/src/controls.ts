@@ -277,7 +277,7 @@ export function createControls(
       // The trained model and the article's example fix their own shape; only random weights take d_model and h.
       const trained = settings.weights !== 'random';
       // With trained weights the worked steps (2–10) use the small who-is-it model; step 1's reader model names its own shape.
-      const owner = settings.weights === 'example' ? 'The article’s example' : 'The who-is-it model of steps 2–10';
+      const owner = settings.weights === 'example' ? 'The article’s example' : 'The small who-is-it model';
       const shape = shapeOf(settings);
       const dChoices = [...new Set([...D_MODEL_CHOICES, shape.dModel])].sort((a, b) => a - b);
       setOptions(dModel, dChoices, String, shape.dModel);

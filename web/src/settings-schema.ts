@@ -213,6 +213,53 @@ export const WALKTHROUGH_SETTINGS = {
     max: LIMITS.maxBlock,
     default: 4,
   },
+  /** Width w of the sliding window in the long-context step: each query sees w keys (n·w cells, not n²). */
+  lcWindow: {
+    kind: 'whole',
+    param: 'lc_window',
+    attribute: 'window',
+    label: 'The window width',
+    description: 'keys each query sees in the long-context step’s sliding window (n or more is full attention)',
+    min: 1,
+    max: LIMITS.maxTokens,
+    default: 3,
+  },
+  /** Tokens every token attends to, and that attend to every token (Longformer/BigBird-style). */
+  lcGlobal: {
+    kind: 'whole',
+    param: 'lc_global',
+    attribute: 'global-tokens',
+    label: 'The number of global tokens',
+    description: 'the first tokens that attend to and are attended by every token, beside the window (long-context step)',
+    min: 0,
+    max: LIMITS.maxTokens,
+    default: 1,
+    accepts: `0–${LIMITS.maxTokens}; more than the sentence’s tokens counts as all of them`,
+  },
+  /** The strided pattern's step (Sparse-Transformer-style): keys j with i − j a multiple of it, beside the window. */
+  lcStride: {
+    kind: 'whole',
+    param: 'lc_stride',
+    attribute: 'stride',
+    label: 'The stride',
+    description: 'the strided pattern also sees every key a multiple of this many tokens away (0: none, 1: all) (long-context step)',
+    min: 0,
+    max: LIMITS.maxTokens,
+    default: 3,
+  },
+  /** KV heads of the long-context step's cache: the heads (multi-head), fewer (grouped-query) or 1 (multi-query). */
+  lcKvHeads: {
+    kind: 'whole',
+    param: 'lc_kv_heads',
+    attribute: 'kv-heads',
+    label: 'The number of KV heads',
+    description: 'key/value heads of the long-context step’s KV cache: h is multi-head, 1 multi-query, between them grouped-query',
+    min: 1,
+    max: LIMITS.maxHeads,
+    default: LIMITS.maxHeads,
+    defaultText: 'h (multi-head)',
+    accepts: `1–${LIMITS.maxHeads}; lowered to the nearest divisor of h at or below it`,
+  },
   /** The reader's edited numbers, canonical "X.3.2:0.5,Wq.1.4:-0.25" (hands-on-settings.ts); '' = none. */
   edits: {
     kind: 'text',

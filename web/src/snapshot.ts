@@ -2,6 +2,8 @@
 import type { DotProductSamples, FlashTrace, Matrix, PipelineSnapshot, SoftmaxSaturation } from './engine/types';
 import type { SentenceAnswer } from './features/reader/answer';
 import type { ReaderView } from './features/reader/model';
+import type { LongContextSnapshot } from './features/long-context/compute';
+import type { KVCacheSnapshot } from './features/long-context/kv-cache';
 import type { Settings } from './settings';
 import type { TrainedSnapshot } from './trained';
 
@@ -23,6 +25,10 @@ export interface Snapshot {
   simd: boolean;
   /** The tiled kernel, tile by tile, on the shown head (step 10). */
   flash: FlashSnapshot;
+  /** Full attention and the ways around its n × n matrix, on the shown head of the sentence (the long-context step). */
+  longContext: LongContextSnapshot;
+  /** The sentence generated token by token through a KV cache, on all its heads (the long-context step). */
+  kvCache: KVCacheSnapshot;
   /**
    * The same settings without the reader's edits (seeded X and W), when there are edits; null otherwise.
    * Every figure compares against it to mark the numbers an edit reached, and by how much.

@@ -75,7 +75,7 @@ afterEach(() => {
 describe('FlashAttention step', () => {
   test('is step 10, between the cost and training', async () => {
     const { STEPS } = await import('../../../web/src/steps/index');
-    expect(STEPS.map((s) => `${s.number}:${s.id}`).slice(8)).toEqual(['9:cost', '10:flash', '11:train', '12:faq']);
+    expect(STEPS.map((s) => `${s.number}:${s.id}`).slice(8)).toEqual(['9:cost', '10:flash', '11:long-context', '12:train', '13:faq']);
     expect(flashStep.formula).toBeDefined();
   });
 

@@ -12,6 +12,7 @@ import { causalStep } from '../steps/07-causal';
 import { multiHeadStep } from '../steps/08-multi-head';
 import { costStep } from '../steps/09-cost';
 import { flashStep } from '../steps/10-flash';
+import { longContextStep } from '../features/long-context/step';
 import { faqStep } from '../steps/12-faq';
 import { trainStep } from '../steps/11-train';
 import { STEPS } from '../steps/index';
@@ -171,6 +172,15 @@ export class AttentionFlashElement extends AttentionElement {
 }
 
 /**
+ * Avoiding the n × n matrix: sliding window, sparse patterns and linear attention beside full attention.
+ * @tagname attention-long-context
+ */
+export class AttentionLongContextElement extends AttentionElement {
+  /** @internal */
+  protected readonly steps = [longContextStep];
+}
+
+/**
  * Questions and answers.
  * @tagname attention-faq
  */
@@ -214,6 +224,7 @@ export interface AttentionElementTagNameMap {
   'attention-heads': AttentionHeadsElement;
   'attention-cost': AttentionCostElement;
   'attention-flash': AttentionFlashElement;
+  'attention-long-context': AttentionLongContextElement;
   'attention-faq': AttentionFaqElement;
   'attention-train': AttentionTrainElement;
 }
@@ -231,6 +242,7 @@ const ELEMENT_CLASSES: { [Tag in keyof AttentionElementTagNameMap]: new () => At
   [STEP_ELEMENTS['multi-head']]: AttentionHeadsElement,
   [STEP_ELEMENTS.cost]: AttentionCostElement,
   [STEP_ELEMENTS.flash]: AttentionFlashElement,
+  [STEP_ELEMENTS['long-context']]: AttentionLongContextElement,
   [STEP_ELEMENTS.faq]: AttentionFaqElement,
   [STEP_ELEMENTS.train]: AttentionTrainElement,
 };

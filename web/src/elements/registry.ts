@@ -12,6 +12,7 @@ export const STEP_ELEMENTS = Object.freeze({
   'multi-head': 'attention-heads',
   cost: 'attention-cost',
   flash: 'attention-flash',
+  'long-context': 'attention-long-context',
   faq: 'attention-faq',
   train: 'attention-train',
 } as const);

@@ -243,7 +243,7 @@ export const problemStep: StepDefinition = {
       }
       const self = top === focus ? ' (itself)' : '';
       if (trained) {
-        // The reader model above answers the question; these bars are the small who-is-it model that steps 2–10 take apart.
+        // The reader model above answers the question; these bars are the small who-is-it model that the later steps take apart.
         setText(
           reading,
           `In ${trained.origin === 'reader' ? 'your model from “Train it yourself”' : 'the small who-is-it model'} that the steps below take apart (${trained.model.vocabularySize} words, ${headName(trained.resolving)}), ` +

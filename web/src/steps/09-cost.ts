@@ -75,6 +75,7 @@ export const costStep: StepDefinition = {
     const chart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'bytes (log scale)' });
     const flashLink = el('span', { class: 'cost-flash-ref' });
     const runLink = el('span', { class: 'cost-flash-run' });
+    const techniqueLinks = el('span', { class: 'cost-techniques' }, 'Sliding windows, sparse patterns and linear attention');
 
     const shownNote = sentenceStepNote(context);
     body.append(
@@ -106,7 +107,8 @@ export const costStep: StepDefinition = {
         el(
           'p',
           {},
-          'Sliding windows, sparse patterns and linear attention avoid that table; ',
+          techniqueLinks,
+          ' avoid that table; ',
           flashLink,
           ' computes the same output in tiles: memory stops growing like n², the multiply-adds do not.',
           runLink,
@@ -214,6 +216,16 @@ export const costStep: StepDefinition = {
         showChildren(flashLink, has('flash') ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
         if (has('flash-run')) showChildren(runLink, ' ', el('a', { href: '#flash-run' }, 'Time both methods in your browser'), '.');
         else replaceChildren(runLink);
+        // Each technique links its live figure in the long-context step, where that step is on the page.
+        const live = (id: string, text: string) => (has(id) ? el('a', { href: `#${id}` }, text) : text);
+        showChildren(
+          techniqueLinks,
+          live('lc-window', 'Sliding windows'),
+          ', ',
+          live('lc-global', 'sparse patterns'),
+          ' and ',
+          live('lc-linear', 'linear attention'),
+        );
       },
     };
   },

@@ -63,7 +63,7 @@ function words(sentence: string): string[] {
 
 export const trainStep: StepDefinition = {
   id: 'train',
-  number: 11,
+  number: 12,
   numbers: 'own',
   title: 'Train it yourself',
   summary: 'A fresh model learns, in this tab, to answer step 1’s question: watch its loss fall and its attention find the noun.',

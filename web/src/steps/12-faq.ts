@@ -28,7 +28,7 @@ function link(href: string, text: string): HTMLAnchorElement {
 
 export const faqStep: StepDefinition = {
   id: 'faq',
-  number: 12,
+  number: 13,
   title: 'Frequently asked questions',
   summary: 'Five common questions, each answered with this page’s live numbers.',
   mount(body, context) {
@@ -73,6 +73,7 @@ export const faqStep: StepDefinition = {
       format: (v) => count(v),
     });
     const flashRef = el('span', { class: 'faq-flash-ref' });
+    const longContextRef = el('span', { class: 'faq-long-context-ref' });
     const measured = el('p', { class: 'faq-live faq-measured' });
 
     const worked = workedExampleNote(context);
@@ -129,6 +130,7 @@ export const faqStep: StepDefinition = {
           '; ',
           flashRef,
           ').',
+          longContextRef,
         ),
         el('div', { class: 'faq-growth-figure' }, squares, growth),
         el('figure', { class: 'figure faq-held' }, held.element),
@@ -303,6 +305,17 @@ export const faqStep: StepDefinition = {
       const root = squares.getRootNode() as Document | ShadowRoot;
       const has = (id: string) => Boolean(root.getElementById?.(id));
       showChildren(flashRef, has('flash') ? link('#flash', 'step 10') : 'step 10');
+      // The long-context step's two parts, where that step is on the page.
+      if (has('long-context'))
+        showChildren(
+          longContextRef,
+          ' Computing fewer scores: ',
+          link('#long-context', 'windows, sparse patterns and linear attention'),
+          '; what generating text keeps in memory: ',
+          link('#kv-cache', 'the KV cache'),
+          '.',
+        );
+      else showChildren(longContextRef);
       showChildren(
         measured,
         `Tiled: ${count(tile)} floats of memory, yet all ${count(later)} scores for ${4 * n} tokens computed. `,

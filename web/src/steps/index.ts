@@ -9,6 +9,7 @@ import { causalStep } from './07-causal';
 import { multiHeadStep } from './08-multi-head';
 import { costStep } from './09-cost';
 import { flashStep } from './10-flash';
+import { longContextStep } from '../features/long-context/step';
 import { faqStep } from './12-faq';
 import { trainStep } from './11-train';
 import type { StepDefinition } from './types';
@@ -24,6 +25,7 @@ export const STEPS: readonly StepDefinition[] = [
   multiHeadStep,
   costStep,
   flashStep,
+  longContextStep,
   trainStep,
   faqStep,
 ];

@@ -1,0 +1,121 @@
+// The long-context step as an author embeds it, in Chromium: <attention-long-context> from the embed
+// bundle with its window, global-tokens, stride and kv-heads attributes. Each control is driven as a
+// reader would; after each, the numbers read from the DOM (cells, distances, the KV cache's scores)
+// are checked against the page's own engine (the element's debug handle).
+import type { Browser, Locator } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+
+const ELEMENT =
+  '<attention-long-context debug tokens="the model keeps every key of the sentence in its cache while it writes" window="2" global-tokens="1" stride="3" kv-heads="1" controls="none"></attention-long-context>';
+
+let server: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await serve({
+    routes: {
+      '/host.html': {
+        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main><h1>Long context</h1>${ELEMENT}</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`,
+      },
+    },
+  });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** What the DOM shows against what the engine computes for the element's current settings. */
+function shownAndComputed(element: Locator) {
+  return element.evaluate((el) => {
+    interface Tech {
+      id: string;
+      cells: number;
+      maxDifference: number;
+      meanDifference: number;
+    }
+    const root = el.shadowRoot!;
+    const snapshot = (
+      el as unknown as { debug: { compute(): { longContext: { tokens: number; techniques: Tech[] }; kvCache: Record<string, number> } } }
+    ).debug.compute();
+    const number = (text: string | null | undefined) => Number((text ?? '').replace(/,/g, ''));
+    const rows = snapshot.longContext.techniques.map((t) => {
+      const row = root.querySelector(`table.lc-table tr[data-technique="${t.id}"]`)!;
+      const cell = (key: string) => row.querySelector(`[data-key="${key}"]`)?.textContent;
+      return {
+        id: t.id,
+        shown: { cells: number(cell('cells')), max: number(cell('max')), mean: number(cell('mean')) },
+        computed: { cells: t.cells, max: t.maxDifference, mean: t.meanDifference },
+      };
+    });
+    return {
+      tokens: snapshot.longContext.tokens,
+      rows,
+      inputs: ['window', 'global-tokens', 'stride'].map((name) => (root.querySelector(`input[name="${name}"]`) as HTMLInputElement).value),
+      kvSelected: (root.querySelector('select[name="kv-heads"]') as HTMLSelectElement).value,
+      kvHeads: snapshot.kvCache.kvHeads,
+      kvReading: root.querySelector('.kv-heads-reading')!.textContent!,
+      stepReading: root.querySelector('.kv-step-reading')!.textContent!,
+      cachedLast: (snapshot.kvCache as unknown as { cachedCells: number[] }).cachedCells.at(-1)!,
+    };
+  });
+}
+
+async function expectMatches(element: Locator) {
+  const seen = await shownAndComputed(element);
+  for (const row of seen.rows) {
+    expect(row.shown.cells, row.id).toBe(row.computed.cells);
+    expect(Math.abs(row.shown.max - row.computed.max), row.id).toBeLessThanOrEqual(5e-4);
+    expect(Math.abs(row.shown.mean - row.computed.mean), row.id).toBeLessThanOrEqual(5e-4);
+  }
+  expect(seen.kvSelected).toBe(String(seen.kvHeads));
+  expect(seen.stepReading).toContain(`${seen.cachedLast.toLocaleString('en-US')} scores`);
+  return seen;
+}
+
+async function change(element: Locator, selector: string, value: string) {
+  await element.locator(selector).fill(value);
+  await element.locator(selector).dispatchEvent('change');
+}
+
+describe('<attention-long-context>', () => {
+  test('its attributes, each control, and the numbers against the engine', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = collectErrors(page);
+    await page.goto(`${server.url}/host.html`);
+    const element = page.locator('attention-long-context');
+    await element.scrollIntoViewIfNeeded();
+    expect(await started(element)).toBe('true');
+
+    const first = await expectMatches(element);
+    expect(first.inputs).toEqual(['2', '1', '3']);
+    // Not causal: a window of 2 is the diagonal and its two neighbours.
+    const n = first.tokens;
+    expect(n).toBeGreaterThan(5);
+    expect(first.rows.find((r) => r.id === 'window')!.shown.cells).toBe(n + 2 * (n - 1));
+    expect(first.kvHeads).toBe(1);
+
+    await change(element, 'input[name="window"]', '5');
+    await settled(page, 'attention-long-context');
+    const wider = await expectMatches(element);
+    expect(wider.rows.find((r) => r.id === 'window')!.shown.cells).toBe(n + 2 * (4 * n - 10));
+
+    await change(element, 'input[name="global-tokens"]', '3');
+    await settled(page, 'attention-long-context');
+    await change(element, 'input[name="stride"]', '2');
+    await settled(page, 'attention-long-context');
+    const patterned = await expectMatches(element);
+    expect(patterned.inputs).toEqual(['5', '3', '2']);
+
+    await element.locator('select[name="kv-heads"]').selectOption('2');
+    await settled(page, 'attention-long-context');
+    const grouped = await expectMatches(element);
+    expect(grouped.kvHeads).toBe(2);
+    expect(grouped.kvReading).toMatch(/multi-head/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,263 @@
+// "Avoiding the n × n matrix": on the sentence's shown head, full attention beside a sliding window,
+// a window plus global tokens, a strided pattern and linear attention, each with its weights, the
+// scores it computed and how far its output lands from full attention's. Every number comes from
+// snapshot.longContext (features/long-context/compute.ts); the controls ask the state module for the
+// lcWindow, lcGlobal and lcStride settings (URL lc_*, attributes window, global-tokens, stride).
+import { controlForm, el, setText, showChildren } from '../../figures/dom';
+import { count, fmt, percent, quoted } from '../../figures/format';
+import { tex } from '../../figures/formula';
+import { tokenLabels } from '../../figures/labels';
+import { MatrixTable } from '../../figures/matrix-table';
+import { scrollRegion } from '../../figures/scroll-region';
+import { LIMITS } from '../../settings';
+import { WALKTHROUGH_SETTINGS } from '../../settings-schema';
+import { sentenceView, type Snapshot } from '../../snapshot';
+import { sentenceStepNote } from '../../steps/worked-example';
+import type { StepContext, StepDefinition } from '../../steps/types';
+import type { LongContextSnapshot, Technique, TechniqueId } from './compute';
+import { mountKVCache } from './kv-figure';
+
+/** Each technique's name and the family it stands for. */
+export const TECHNIQUE_NAMES: Record<TechniqueId, { name: string; family: string }> = {
+  window: { name: 'Sliding window', family: 'a band of w keys per query' },
+  global: { name: 'Window + global tokens', family: 'Longformer / BigBird style' },
+  strided: { name: 'Window + stride', family: 'Sparse Transformer style' },
+  linear: { name: 'Linear attention', family: 'φ(x) = elu(x) + 1, no score matrix at all' },
+};
+
+/** "3 keys" / "1 key". */
+const plural = (value: number, word: string) => `${count(value)} ${word}${value === 1 ? '' : 's'}`;
+
+/** What the technique's pattern is, for this sentence, in words computed from the snapshot. */
+export function patternSentence(lc: LongContextSnapshot, technique: Technique): string {
+  const side = lc.causal
+    ? `the ${plural(lc.window, 'key')} up to and including its own position`
+    : `the keys fewer than ${lc.window} positions away`;
+  switch (technique.id) {
+    case 'window':
+      return `Each query sees ${side}.`;
+    case 'global':
+      return lc.global === 0
+        ? `No global tokens (0 chosen): the same cells as the window alone.`
+        : `The window, plus the first ${plural(lc.global, 'token')}, which every token sees and which see every token${lc.causal ? ' (never a later one: the mask stays causal)' : ''}.`;
+    case 'strided':
+      return lc.stride === 0
+        ? 'Stride 0: no strided keys, the window alone.'
+        : `The window, plus every key a multiple of ${lc.stride} positions ${lc.causal ? 'earlier' : 'away'}.`;
+    case 'linear':
+      return 'No scores: φ(q)·(Σⱼ φ(kⱼ) vⱼᵀ) / φ(q)·Σⱼ φ(kⱼ). Its implied weights are φ(qᵢ)·φ(kⱼ) / Σₗ φ(qᵢ)·φ(kₗ).';
+  }
+}
+
+/** The line under a technique: cells, their share of full attention's, the output's distance. */
+export function techniqueReading(lc: LongContextSnapshot, technique: Technique): string {
+  const distance = `its output differs from full attention’s by at most ${fmt(technique.maxDifference, 3)} (mean ${fmt(technique.meanDifference, 3)}).`;
+  if (technique.id === 'linear')
+    return `0 of ${count(lc.full.cells)} scores, ${count(technique.multiplyAdds)} multiply-adds against full attention’s ${count(lc.full.multiplyAdds)}; ${distance}`;
+  const share = technique.cells / lc.full.cells;
+  return `${count(technique.cells)} of ${count(lc.full.cells)} scores (${percent(share)}); ${distance}`;
+}
+
+let uid = 0;
+
+export const longContextStep: StepDefinition = {
+  id: 'long-context',
+  number: 11,
+  numbers: 'sentence',
+  title: 'Avoiding the n × n matrix',
+  summary:
+    'Sliding windows, sparse patterns and linear attention compute fewer scores, or none, and give a different output; FlashAttention computes them all, in tiles, and gives the same one.',
+  formula: tex`\text{window: } n\,w \text{ scores} \qquad \text{linear: } \frac{\phi(q_i)^\top \sum_j \phi(k_j)\, v_j^\top}{\phi(q_i)^\top \sum_j \phi(k_j)},\; \phi(x) = \operatorname{elu}(x) + 1,\; O(n\,d_k\,d_v)`,
+  mount(body, context) {
+    return mountLongContext(body, context);
+  },
+};
+
+interface NumberControl {
+  input: HTMLInputElement;
+  element: HTMLElement;
+}
+
+export function mountLongContext(body: HTMLElement, context: Pick<StepContext, 'update' | 'embedCode'>) {
+  const id = ++uid;
+  const spec = WALKTHROUGH_SETTINGS;
+  const numberControl = (key: 'lcWindow' | 'lcGlobal' | 'lcStride', label: string): NumberControl => {
+    const inputId = `lc-${key}-${id}`;
+    const input = el('input', { type: 'number', id: inputId, name: spec[key].attribute, min: spec[key].min, max: spec[key].max, step: 1 });
+    input.addEventListener('change', () => {
+      if (Number.isFinite(input.valueAsNumber)) context.update({ [key]: input.valueAsNumber });
+    });
+    return { input, element: el('div', { class: 'lc-control' }, el('label', { for: inputId }, label), input) };
+  };
+  const windowControl = numberControl('lcWindow', 'Window w');
+  const globalControl = numberControl('lcGlobal', 'Global tokens');
+  const strideControl = numberControl('lcStride', 'Stride');
+
+  const reading = el('p', { class: 'reading lc-reading' });
+  const table = el('table', { class: 'data-table lc-table' });
+  const flashLink = el('span', { class: 'lc-flash-ref' });
+  let tokens: string[] = [];
+  const weightTable = (caption: string, className: string) =>
+    new MatrixTable({
+      embed: context.embedCode,
+      describe: (r, c, v) => `${quoted(tokens[r] ?? '')} takes ${percent(v)} from ${quoted(tokens[c] ?? '')}`,
+      caption,
+      scale: 'sequential',
+      corner: 'query ↓ key →',
+      className,
+      legend: 'more weight',
+    });
+  const fullTable = weightTable('full attention’s weights', 'lc-full');
+  const panels = (Object.keys(TECHNIQUE_NAMES) as TechniqueId[]).map((techniqueId) => {
+    const names = TECHNIQUE_NAMES[techniqueId];
+    const figure = weightTable(`${names.name}: weights`, `lc-weights-${techniqueId}`);
+    const pattern = el('p', { class: 'lc-pattern' });
+    const line = el('p', { class: 'reading lc-technique-reading' });
+    const element = el(
+      'figure',
+      // Stable anchors: the cost step and the FAQ link each technique's live figure.
+      { class: 'figure lc-panel', id: `lc-${techniqueId}`, 'data-technique': techniqueId },
+      el('figcaption', {}, el('strong', {}, names.name), ` (${names.family})`),
+      pattern,
+      figure.element,
+      line,
+    );
+    return { techniqueId, figure, pattern, line, element };
+  });
+  const linearCost = el('p', { class: 'reading lc-linear-cost' });
+  const kvCache = mountKVCache(context);
+  const shownNote = sentenceStepNote(context);
+
+  body.append(
+    shownNote.element,
+    el(
+      'p',
+      {},
+      'Full attention scores every query against every key. The first three techniques below score only the cells of a pattern ',
+      '(the engine’s sparse kernel visits those cells and no others); linear attention replaces softmax by a feature map φ so that ',
+      'the sum over keys can be taken once for all queries. Each runs here on the same Q, K and V as full attention.',
+    ),
+    controlForm({ class: 'lc-controls' }, windowControl.element, globalControl.element, strideControl.element),
+    reading,
+    scrollRegion({ label: 'Scores computed and distance from full attention', className: 'matrix-scroll' }, table),
+    el(
+      'figure',
+      { class: 'figure lc-panel lc-panel-full' },
+      el('figcaption', {}, el('strong', {}, 'Full attention'), ' (every cell)'),
+      fullTable.element,
+    ),
+    el('div', { class: 'lc-panels' }, ...panels.map((panel) => panel.element)),
+    linearCost,
+    el(
+      'aside',
+      { class: 'lc-flash', 'aria-labelledby': `lc-flash-title-${id}` },
+      el('h3', { id: `lc-flash-title-${id}` }, 'The exact one'),
+      el('p', {}, flashLink, ' scores every cell, a tile at a time, and never stores the n × n table: its output is full attention’s.'),
+    ),
+    kvCache.element,
+  );
+
+  return {
+    render(shown: Snapshot) {
+      shownNote.update(shown);
+      const view = sentenceView(shown);
+      const lc = view.longContext;
+      const n = lc.tokens;
+      tokens = view.tokens.slice(0, n);
+      const labels = tokenLabels(tokens);
+      const showNumbers = n <= LIMITS.maxTokensWithNumbers;
+      windowControl.input.value = String(shown.settings.lcWindow);
+      globalControl.input.value = String(shown.settings.lcGlobal);
+      strideControl.input.value = String(shown.settings.lcStride);
+
+      setText(
+        reading,
+        `${plural(n, 'token')}, head ${lc.head + 1} of the ${view.settings.weights === 'random' ? 'seeded random weights' : 'trained model'} (Q, K, V each ${n} × ${lc.dK})` +
+          `${lc.causal ? ', causal' : ''}: full attention computes ${count(lc.full.cells)} scores. ` +
+          `Window w = ${lc.window}, ${plural(lc.global, 'global token')}, stride ${lc.stride}.`,
+      );
+
+      showChildren(
+        table,
+        el('caption', {}, `Scores computed and the output’s distance from full attention (n = ${n}, d_k = ${lc.dK})`),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ...['technique', 'scores computed', 'share of full', 'multiply-adds', 'max |Δ output|', 'mean |Δ output|'].map((h) =>
+              el('th', { scope: 'col' }, h),
+            ),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          el(
+            'tr',
+            { 'data-technique': 'full' },
+            el('th', { scope: 'row' }, 'Full attention'),
+            ...[count(lc.full.cells), percent(1), count(lc.full.multiplyAdds), '0', '0'].map((text) => el('td', { class: 'num' }, text)),
+          ),
+          ...lc.techniques.map((t) =>
+            el(
+              'tr',
+              { 'data-technique': t.id },
+              el('th', { scope: 'row' }, TECHNIQUE_NAMES[t.id].name),
+              el('td', { class: 'num', 'data-key': 'cells' }, count(t.cells)),
+              el('td', { class: 'num', 'data-key': 'share' }, percent(t.cells / lc.full.cells)),
+              el('td', { class: 'num', 'data-key': 'multiplyAdds' }, count(t.multiplyAdds)),
+              el('td', { class: 'num', 'data-key': 'max' }, fmt(t.maxDifference, 3)),
+              el('td', { class: 'num', 'data-key': 'mean' }, fmt(t.meanDifference, 3)),
+            ),
+          ),
+        ),
+      );
+
+      fullTable.update({
+        data: lc.full.weights.data,
+        rows: n,
+        cols: n,
+        rowLabels: labels,
+        colLabels: labels,
+        extent: 1,
+        showNumbers,
+        blocked: lc.causal ? (r, c) => c > r : undefined,
+        blockedText: '·',
+      });
+      for (const panel of panels) {
+        const technique = lc.techniques.find((t) => t.id === panel.techniqueId)!;
+        const mask = technique.mask;
+        setText(panel.pattern, patternSentence(lc, technique));
+        panel.figure.update({
+          data: technique.weights.data,
+          rows: n,
+          cols: n,
+          rowLabels: labels,
+          colLabels: labels,
+          extent: 1,
+          showNumbers,
+          blocked: mask ? (r, c) => mask.data[r * n + c] === 0 : lc.causal ? (r, c) => c > r : undefined,
+          blockedText: '·',
+        });
+        setText(panel.line, techniqueReading(lc, technique));
+      }
+
+      const linear = lc.techniques.find((t) => t.id === 'linear')!;
+      const crossover = lc.linearCheaperFrom;
+      setText(
+        linearCost,
+        `Linear attention’s cost grows like n·d_k² instead of n²·d_k: here ${count(linear.multiplyAdds)} multiply-adds against ${count(lc.full.multiplyAdds)}. ` +
+          `With d_k = ${lc.dK} it does less work than full attention from ${plural(crossover, 'token')} on` +
+          `${n >= crossover ? `, and this sentence has ${count(n)}` : `; this sentence has only ${count(n)}`}.`,
+      );
+
+      kvCache.render(view.kvCache, view.tokens, shown.settings);
+
+      const root = body.getRootNode() as Document | ShadowRoot;
+      const hasFlash = Boolean(root.getElementById?.('flash') ?? document.getElementById('flash'));
+      showChildren(flashLink, hasFlash ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
+    },
+  };
+}
