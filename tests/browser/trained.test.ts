@@ -62,6 +62,7 @@ describe('the trained model in step 1', () => {
       expect(trained.top.word).toBe('animal');
       expect(verdict).toContain(`layer ${trained.layer + 1}, head ${trained.head + 1}`);
       // Step 1's question is answered by the reader model, once its figure is near: the answer shown is result.trained.answer.
+      await page.locator('#problem .reader-figure').scrollIntoViewIfNeeded();
       await page.locator('#problem .reader-figure[data-status="ready"]').waitFor();
       const reply = await page.evaluate(() => window.attentionWalkthrough!.result.trained!.answer!);
       expect(await page.locator('#problem .reader-answer').textContent()).toContain(
@@ -133,6 +134,8 @@ describe('the trained model in step 1', () => {
 
 /** The reader figure's answer, its attention bars and the snapshot's reader view, once the page shows `sentence`. */
 async function readerState(page: Page) {
+  // As a reader would: the model loads once its figure comes near the viewport.
+  await page.locator('#problem .reader-figure').scrollIntoViewIfNeeded();
   await page.locator('#problem .reader-figure[data-status="ready"]').waitFor();
   return {
     answer: await page.locator('#problem .reader-answer').textContent(),
