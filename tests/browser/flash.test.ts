@@ -122,8 +122,8 @@ describe('FlashAttention in the walkthrough', () => {
     const stepper = stepperOf(page);
     // textContent: innerText is empty for a section the browser has not rendered yet (content-visibility: auto, off screen).
     expect(await page.locator('#flash h2').textContent()).toMatch(/^\s*10\.\s*FlashAttention/);
-    expect(await page.locator('#train h2').textContent()).toMatch(/^\s*11\.\s*Train it yourself/);
-    expect(await page.locator('#faq h2').textContent()).toMatch(/^\s*12\./);
+    expect(await page.locator('#train h2').textContent()).toMatch(/^\s*12\.\s*Train it yourself/);
+    expect(await page.locator('#faq h2').textContent()).toMatch(/^\s*13\./);
     const total = await totalOf(page);
     expect(total).toBe(9); // 9 tokens in blocks of 4: 3 x 3 tiles
     expect(await positionOf(page)).toBe(0);

@@ -74,9 +74,9 @@ describe.concurrent('the bar’s size', () => {
     [
       '',
       9,
-      /^Steps 2–7, 12 show the article’s example \(4 tokens, d_model 8, h = 1\); steps 1, 8–10 show the trained model on the sentence/,
+      /^Steps 2–7, 13 show the article’s example \(4 tokens, d_model 8, h = 1\); steps 1, 8–11 show the trained model on the sentence/,
     ],
-    ['?weights=random&seed=4294967295', 10, /^Steps 1–10, 12 show random weights \(seed 4294967295\) on the sentence/],
+    ['?weights=random&seed=4294967295', 10, /^Steps 1–11, 13 show random weights \(seed 4294967295\) on the sentence/],
   ] as const) {
     test(`at 1280 px${query}: one row of controls, at most 72 px tall, every control in it, and a line saying what the steps show`, async ({
       expect,
@@ -108,7 +108,7 @@ describe.concurrent('the bar’s size', () => {
       const shapes = await page
         .locator('section.step .worked-example-text')
         .evaluateAll((notes) => notes.flatMap((note) => note.textContent!.match(/\(\d+ tokens?, d_model \d+, h = \d+\)/g) ?? []));
-      expect(shapes.length).toBe(count === 9 ? 10 : 11); // every step but the training one (and the example's first, which says it in full)
+      expect(shapes.length).toBe(count === 9 ? 11 : 12); // every step but the training one (and the example's first, which says it in full)
       for (const shape of shapes) expect(barLine).toContain(shape);
       // A control the numbers fix looks disabled (computed style), is disabled, and says why.
       const fixed = page.locator(count === 9 ? 'select[name="heads"]' : 'select[name="head"]');

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "test_util.h"
 #include "random.h"
+#include "test_util.h"
 #include "train/model.h"
 #include "train/ops.h"
 #include "train/reader.h"

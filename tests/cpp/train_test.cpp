@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "test_util.h"
 #include "pipeline.h"
 #include "random.h"
+#include "test_util.h"
 #include "train/model.h"
 #include "train/ops.h"
 #include "train/optimizer.h"

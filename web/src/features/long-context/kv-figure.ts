@@ -129,7 +129,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
       const lowered = settings.lcKvHeads !== kv.kvHeads && settings.lcKvHeads < kv.heads;
       setText(
         kvReading,
-        `${kv.heads} query head${kv.heads === 1 ? '' : 's'} of d_k = ${kv.dK} reading ${kvHeadsLabel(kv.kvHeads, kv.heads)} KV head${kv.kvHeads === 1 ? '' : 's'}` +
+        `${kv.heads} query head${kv.heads === 1 ? '' : 's'} of dₖ = ${kv.dK} reading ${kvHeadsLabel(kv.kvHeads, kv.heads)} KV head${kv.kvHeads === 1 ? '' : 's'}` +
           `${lowered ? ` (${settings.lcKvHeads} does not divide ${kv.heads})` : ''}: the cache holds ${bytes(kv.bytesPerToken)} per token and layer in float32, ` +
           `against ${bytes(kv.multiHeadBytesPerToken)} with one KV head per query head. ` +
           (kv.kvHeads === kv.heads
@@ -168,7 +168,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
         el(
           'caption',
           {},
-          `KV cache of public models, ${SERVED_BYTES_PER_VALUE * 8}-bit keys and values: 2 · layers · KV heads · d_k · ${SERVED_BYTES_PER_VALUE} bytes per token`,
+          `KV cache of public models, ${SERVED_BYTES_PER_VALUE * 8}-bit keys and values: 2 · layers · KV heads · dₖ · ${SERVED_BYTES_PER_VALUE} bytes per token`,
         ),
         el(
           'thead',
@@ -181,7 +181,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
               'layers',
               'heads',
               'KV heads',
-              'd_k',
+              'dₖ',
               'per token',
               ...CONTEXT_LENGTHS.map((n) => `at ${tokenCountLabel(n)} tokens`),
             ].map((h) => el('th', { scope: 'col' }, h)),

@@ -179,7 +179,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
 
       showChildren(
         table,
-        el('caption', {}, `Scores computed and the output’s distance from full attention (n = ${n}, d_k = ${lc.dK})`),
+        el('caption', {}, `Scores computed and the output’s distance from full attention (n = ${n}, dₖ = ${lc.dK})`),
         el(
           'thead',
           {},
@@ -248,8 +248,8 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       const crossover = lc.linearCheaperFrom;
       setText(
         linearCost,
-        `Linear attention’s cost grows like n·d_k² instead of n²·d_k: here ${count(linear.multiplyAdds)} multiply-adds against ${count(lc.full.multiplyAdds)}. ` +
-          `With d_k = ${lc.dK} it does less work than full attention from ${plural(crossover, 'token')} on` +
+        `Linear attention’s cost grows like n·dₖ² instead of n²·dₖ: here ${count(linear.multiplyAdds)} multiply-adds against ${count(lc.full.multiplyAdds)}. ` +
+          `With dₖ = ${lc.dK} it does less work than full attention from ${plural(crossover, 'token')} on` +
           `${n >= crossover ? `, and this sentence has ${count(n)}` : `; this sentence has only ${count(n)}`}.`,
       );
 
