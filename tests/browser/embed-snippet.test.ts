@@ -49,7 +49,8 @@ describe('"Embed this step"', () => {
     for (const id of Object.keys(STEP_ELEMENTS) as (keyof typeof STEP_ELEMENTS)[]) {
       const step = { id };
       const section = page.locator(`section#${step.id}`);
-      expect(await section.locator('.step-header button').count(), `${step.id}: a button in the header`).toBe(0);
+      // The header holds the section's "Copy link" and nothing else: embedding is offered with the figures.
+      expect(await section.locator('.step-header button:not(.copy-link)').count(), `${step.id}: a button in the header`).toBe(0);
       // Every menu of the section offers it (in its list, or as its one button).
       const offers = await section
         .locator('.export-tools')

@@ -12,6 +12,7 @@ import { figureTools } from '../figures/export-toolbar';
 import { Histogram } from '../figures/histogram';
 import { tokenLabels } from '../figures/labels';
 import { MatrixTable } from '../figures/matrix-table';
+import { scrollRegion } from '../figures/scroll-region';
 import { Prediction } from '../figures/predict';
 import type { Matrix, Tensor3 } from '../engine/types';
 import { LIMITS } from '../settings';
@@ -72,7 +73,7 @@ export const scaleStep: StepDefinition = {
       className: 'scale-histogram',
     });
     const statsBody = el('tbody');
-    const stats = el(
+    const statsTable = el(
       'table',
       { class: 'data-table scale-stats' },
       el('caption', {}, 'Standard deviation of the dot products'),
@@ -180,7 +181,7 @@ export const scaleStep: StepDefinition = {
           (palette) => histogram.svgFile(palette),
           context.embedCode,
         ),
-        stats,
+        scrollRegion({ label: 'Standard deviation of the dot products' }, statsTable),
       ),
       experimentReading,
       el('h3', { class: 'scale-heading' }, 'Without it, softmax saturates'),

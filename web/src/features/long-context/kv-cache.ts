@@ -11,7 +11,10 @@ import type { Matrix, PipelineSnapshot } from '../../engine/types';
 import type { Settings } from '../../settings';
 import { outputDifference } from './compute';
 
-/** A public model's attention shape, from its published config (source: the config's address). */
+/**
+ * A public model's attention shape, from its published config. `source` names that config as text: the
+ * page fetches and links nothing outside its own folder (tests/browser/security.test.ts).
+ */
 export interface ModelShapeRow {
   name: string;
   layers: number;
@@ -29,7 +32,7 @@ export const PUBLIC_MODELS: readonly ModelShapeRow[] = [
     heads: 32,
     kvHeads: 32,
     dK: 128,
-    source: 'https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json',
+    source: 'meta-llama/Llama-2-7b-hf, config.json on Hugging Face',
   },
   {
     name: 'Llama-3-8B',
@@ -37,7 +40,7 @@ export const PUBLIC_MODELS: readonly ModelShapeRow[] = [
     heads: 32,
     kvHeads: 8,
     dK: 128,
-    source: 'https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json',
+    source: 'meta-llama/Meta-Llama-3-8B, config.json on Hugging Face',
   },
   {
     name: 'Mistral-7B',
@@ -45,7 +48,7 @@ export const PUBLIC_MODELS: readonly ModelShapeRow[] = [
     heads: 32,
     kvHeads: 8,
     dK: 128,
-    source: 'https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json',
+    source: 'mistralai/Mistral-7B-v0.1, config.json on Hugging Face',
   },
 ];
 /** Context lengths of the models table: 8k, 32k and 128k tokens. */

@@ -194,7 +194,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
             el(
               'tr',
               { 'data-model': model.name },
-              el('th', { scope: 'row' }, el('a', { href: model.source, rel: 'noopener' }, model.name)),
+              el('th', { scope: 'row' }, model.name, ' ', el('cite', { class: 'lc-source' }, `(${model.source})`)),
               ...[model.layers, model.heads, model.kvHeads, model.dK].map((v) => el('td', { class: 'num' }, String(v))),
               el('td', { class: 'num', 'data-key': 'perToken' }, bytes(bytesPerToken)),
               ...CONTEXT_LENGTHS.map((n) => el('td', { class: 'num', 'data-key': `at-${n}` }, bytes(bytesPerToken * n))),
