@@ -69,7 +69,8 @@ export function clampWhole(raw: RawValue, name: string, lo: number, hi: number, 
     notices.push(`${name} must be ${hi === Infinity ? `at least ${lo}` : `from ${lo} to ${hi}`}; ${result} was changed to ${clamped}.`);
     result = clamped;
   }
-  return result;
+  // "-0" parses as -0: the same setting as 0, so it is stored (and compared, and written) as 0.
+  return result === 0 ? 0 : result;
 }
 
 /**

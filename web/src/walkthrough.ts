@@ -260,7 +260,9 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       restarting = true;
       answer(settings);
       // The wasm instance failed (out of memory): re-create it, then try these settings once more.
-      const again = retried === settings;
+      // Compared by value: a recompute asked for in the meantime (the reader model arriving, say) passes
+      // a copy of the same settings, and that is still the second failure on them.
+      const again = retried !== null && JSON.stringify(retried) === JSON.stringify(settings);
       retried = settings;
       notice.show([`The engine stopped while computing ${describe(settings)} (${reason}). Restarting it…`]);
       engine.restart().then(
