@@ -23,7 +23,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-properties': [
         'error',
-        { property: 'toLocaleString', message: 'Use groupDigits or count from figures/format.ts: no locale set-up.' },
+        { property: 'toLocaleString', message: 'Use groupDigits or count from ui/format.ts: no locale set-up.' },
       ],
     },
   },

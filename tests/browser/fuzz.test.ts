@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
 import { STEP_ELEMENTS } from '../../web/src/elements/registry';
 import { DEFAULT_SETTINGS, settingsFromParams, shownSettings, type Settings } from '../../web/src/settings';
-import { TRAIN_ATTRIBUTES, trainSettingsFrom } from '../../web/src/train-settings';
+import { TRAIN_ATTRIBUTES, trainSettingsFrom } from '../../web/src/features/training/train-settings';
 import { FuzzRng, fuzzSeed, rawParams } from '../unit/fuzz-values';
 import { collectErrors, launchBrowser, serve, settled, started, type StaticServer, goLive } from './harness';
 

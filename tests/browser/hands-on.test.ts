@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { encodePaint } from '../../web/src/hands-on-settings';
+import { encodePaint } from '../../web/src/features/hands-on/hands-on-settings';
 import {
   collectErrors,
   goLive,

@@ -5,8 +5,8 @@
 // head when the reader points at, clicks or arrows to its label.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { tokenLabels } from '../../web/src/figures/labels';
-import { contrast, type RGB } from '../../web/src/figures/palette';
+import { tokenLabels } from '../../web/src/ui/labels';
+import { contrast, type RGB } from '../../web/src/ui/palette';
 import { collectErrors, goLive, launchBrowser, nextFrames, serve, settled, type StaticServer } from './harness';
 
 const QUERY = '?weights=random&d_model=8&heads=2';

@@ -57,7 +57,7 @@ describe.concurrent('the walkthrough in Chromium', () => {
     const text = (await page.locator('section.step').allTextContents()).join('\n');
     expect(text.length).toBeGreaterThan(5000);
     expect(text).not.toMatch(/\bNaN\b|undefined|Infinity/);
-    // Chromium's autofill re-reads every field outside a form after each change (controlForm in figures/dom.ts).
+    // Chromium's autofill re-reads every field outside a form after each change (controlForm in ui/dom.ts).
     const loose = await page.evaluate(() =>
       [...document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('input, select, textarea')]
         .filter((field) => !(field as HTMLInputElement).form)

@@ -2,7 +2,7 @@
 // A sum written out term by term: the signs between the terms are the signs as printed, so a tiny
 // negative that rounds to 0.00 is added like any other term (q₁ · k₁ of the article's example).
 import { describe, expect, test } from 'vitest';
-import { byHandSum } from '../../web/src/figures/arithmetic';
+import { byHandSum } from '../../web/src/ui/arithmetic';
 
 describe('byHandSum', () => {
   test('every term after the first is joined by a plus, or by its own printed minus', () => {

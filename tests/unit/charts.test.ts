@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
-// The general chart figures: bars (figures/bars.ts), histograms (figures/histogram.ts) and the
-// training charts (figures/train-chart.ts).
+// The general chart figures: bars (ui/bars.ts), histograms (ui/histogram.ts) and the
+// training charts (features/training/train-chart.ts).
 import { describe, expect, test } from 'vitest';
-import { BarChart, barFraction } from '../../web/src/figures/bars';
-import { binCounts, Histogram, niceTicks } from '../../web/src/figures/histogram';
-import { TrainChart } from '../../web/src/figures/train-chart';
+import { BarChart, barFraction } from '../../web/src/ui/bars';
+import { binCounts, Histogram, niceTicks } from '../../web/src/ui/histogram';
+import { TrainChart } from '../../web/src/features/training/train-chart';
 
 describe('bar chart', () => {
   test('one table row per bar: label as row header, bar length from --w, value as text', () => {

@@ -4,9 +4,9 @@
 // palette's cell colours in the light and the dark theme (both read from tokens.css), and the two scales
 // stay apart and ordered for colour-blind readers and on the dark page.
 import { describe, expect, test } from 'vitest';
-import { ColourLegend } from '../../web/src/figures/colour-legend';
-import { percent } from '../../web/src/figures/format';
-import { MatrixTable } from '../../web/src/figures/matrix-table';
+import { ColourLegend } from '../../web/src/ui/colour-legend';
+import { percent } from '../../web/src/ui/format';
+import { MatrixTable } from '../../web/src/ui/matrix-table/matrix-table';
 import {
   cellColour,
   cellRgb,
@@ -21,7 +21,7 @@ import {
   toOklab,
   type Palette,
   type RGB,
-} from '../../web/src/figures/palette';
+} from '../../web/src/ui/palette';
 import { themePalette, token } from './theme-palettes';
 import { mounted, view } from './table-fixtures';
 

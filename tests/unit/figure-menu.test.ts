@@ -1,15 +1,15 @@
 // @vitest-environment happy-dom
-// The figure menu (figures/export-toolbar.ts) with "Embed this step": its name says what it offers, the
+// The figure menu (ui/export-toolbar.ts) with "Embed this step": its name says what it offers, the
 // embed action opens its panel under the menu (made once, on the first press), closing the menu or
 // Escape hides it and gives the focus back to the menu's button; a menu with only embedding is one
 // button. And the element layer's panel (elements/embed-code.ts) writes the snippets of the settings
 // current when it is shown.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { elementSnippet, embedCode, iframeSnippet } from '../../web/src/elements/embed-code';
-import { exportToolbar, menuLabel, type EmbedCode } from '../../web/src/figures/export-toolbar';
+import { exportToolbar, menuLabel, type EmbedCode } from '../../web/src/ui/export-toolbar';
 import { DEFAULT_SETTINGS, type Settings } from '../../web/src/settings';
 import { softmaxStep } from '../../web/src/steps/05-softmax';
-import { trainDefaultsFor } from '../../web/src/train-settings';
+import { trainDefaultsFor } from '../../web/src/features/training/train-settings';
 
 const escape = (target: Element) => target.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }));
 const names = (root: Element) => [...root.querySelectorAll('.export-menu button')].map((b) => b.textContent);

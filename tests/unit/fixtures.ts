@@ -6,7 +6,7 @@ import { computeSnapshot } from '../../web/src/compute';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
 import type { AttentionEngine } from '../../web/src/engine/engine';
-import { provideTrainedWeights } from '../../web/src/trained';
+import { provideTrainedWeights } from '../../web/src/features/trained-model/trained';
 import { loadSimdEngine } from './load-engine';
 
 /** The shipped weights, read from disk as the page downloads them. */

@@ -2,7 +2,7 @@
 // about a quarter of a second of the first load on a slow machine).
 import { describe, expect, test } from 'vitest';
 import { ratioLabel, tokenCountLabel } from '../../web/src/figures/cost-model';
-import { count, groupDigits } from '../../web/src/figures/format';
+import { count, groupDigits } from '../../web/src/ui/format';
 
 describe('digit grouping', () => {
   test('prints what toLocaleString("en-US") prints, for integers of every length and sign', () => {

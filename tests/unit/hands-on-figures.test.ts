@@ -3,17 +3,17 @@
 // the export formats (float32 text, CSV, NumPy literal, the SVG drawing of a table); predictions
 // (cover, answer, skip, switch off, a localStorage that throws); the NumPy script's text.
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { BarChart } from '../../web/src/figures/bars';
-import { f32, fileStem, tableCsv, tableNumpy } from '../../web/src/figures/export-text';
-import { tableSvg } from '../../web/src/figures/export-svg';
-import { formatDelta, formatPercentDelta } from '../../web/src/figures/format';
-import { HeadGrid } from '../../web/src/figures/head-grid';
-import { parseTyped, type MatrixEdit } from '../../web/src/figures/matrix-edit';
-import { MatrixTable } from '../../web/src/figures/matrix-table';
-import { cellColour, hex, LIGHT_PALETTE, mixOklab, parseColour } from '../../web/src/figures/palette';
-import { ATTENTION_FUNCTION, CAUSAL_MASK_LINE, numpyScript } from '../../web/src/figures/numpy-script';
-import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/figures/predict';
-import { encodePaint } from '../../web/src/hands-on-settings';
+import { BarChart } from '../../web/src/ui/bars';
+import { f32, fileStem, tableCsv, tableNumpy } from '../../web/src/ui/export-text';
+import { tableSvg } from '../../web/src/ui/export-svg';
+import { formatDelta, formatPercentDelta } from '../../web/src/ui/format';
+import { HeadGrid } from '../../web/src/ui/head-grid';
+import { parseTyped, type MatrixEdit } from '../../web/src/ui/matrix-table/edit';
+import { MatrixTable } from '../../web/src/ui/matrix-table/matrix-table';
+import { cellColour, hex, LIGHT_PALETTE, mixOklab, parseColour } from '../../web/src/ui/palette';
+import { ATTENTION_FUNCTION, CAUSAL_MASK_LINE, numpyScript } from '../../web/src/features/hands-on/numpy-script';
+import { Prediction, PredictionStore, predictionToggle, type PredictQuestion } from '../../web/src/ui/predict';
+import { encodePaint } from '../../web/src/features/hands-on/hands-on-settings';
 import { exampleSnapshotFor, snapshotFor } from './fixtures';
 import { mounted, view } from './table-fixtures';
 

@@ -12,7 +12,7 @@ import {
   validateEdits,
   validateMask,
   withEdit,
-} from '../../web/src/hands-on-settings';
+} from '../../web/src/features/hands-on/hands-on-settings';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToParams, settingsToQuery, validateSettings } from '../../web/src/settings';
 
 const FOUR = 'the cat sat down';

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { kvHeadChoices, PUBLIC_MODELS } from '../../web/src/features/long-context/kv-cache';
 import { kvHeadsLabel, recomputeScores } from '../../web/src/features/long-context/kv-figure';
 import { longContextStep } from '../../web/src/features/long-context/step';
-import { bytes, count, fmt } from '../../web/src/figures/format';
+import { bytes, count, fmt } from '../../web/src/ui/format';
 import type { Settings } from '../../web/src/settings';
 import { snapshotFor, trainedSnapshotFor } from './fixtures';
 

@@ -13,7 +13,7 @@ import {
 import { longContextStep, TECHNIQUE_NAMES } from '../../web/src/features/long-context/step';
 import { costStep } from '../../web/src/steps/09-cost';
 import { faqStep } from '../../web/src/steps/12-faq';
-import { count, fmt, percent } from '../../web/src/figures/format';
+import { count, fmt, percent } from '../../web/src/ui/format';
 import { settingsFromParams, type Settings } from '../../web/src/settings';
 import { sentenceView } from '../../web/src/snapshot';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';

@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
-// MatrixTable draws a large colour-only matrix as a picture (figures/matrix-picture.ts) instead of a table, and
+// MatrixTable draws a large colour-only matrix as a picture (ui/matrix-table/picture.ts) instead of a table, and
 // keeps the table's behaviour: the keyboard cursor and the readout name the right cell with its value,
 // Enter selects, Space toggles a painted cell, highlights become outlines of row/column runs, exports
 // carry every number, and a smaller matrix brings the table back. (Pixels are checked in Chromium:
 // tests/browser/long-sentence.test.ts; happy-dom has no 2D canvas.)
 import { afterEach, describe, expect, test } from 'vitest';
-import { MatrixTable } from '../../web/src/figures/matrix-table';
-import { drawnAsPicture, MAX_TABLE_CELLS, PICTURE_CELLS, runsOf } from '../../web/src/figures/matrix-picture';
+import { MatrixTable } from '../../web/src/ui/matrix-table/matrix-table';
+import { drawnAsPicture, MAX_TABLE_CELLS, PICTURE_CELLS, runsOf } from '../../web/src/ui/matrix-table/picture';
 
 const N = 200;
 const labels = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`);

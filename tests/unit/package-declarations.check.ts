@@ -15,7 +15,7 @@ import type { StepElementTag, WALKTHROUGH_ELEMENT } from '../../web/src/elements
 import type * as Engine from '../../web/src/engine/types';
 import type { Settings } from '../../web/src/settings';
 import type { FlashSnapshot, Snapshot } from '../../web/src/snapshot';
-import type { TrainedSnapshot } from '../../web/src/trained';
+import type { TrainedSnapshot } from '../../web/src/features/trained-model/trained';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;

@@ -15,7 +15,7 @@ import {
   WRONG_PER_PAGE,
 } from '../../web/src/features/reader/figure';
 import { provideReaderModel, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
-import { percent } from '../../web/src/figures/format';
+import { percent } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem';

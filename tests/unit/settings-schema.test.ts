@@ -15,7 +15,7 @@ import {
   TRAIN_PARAMS,
   validateTrainSettings,
   type TrainSettings,
-} from '../../web/src/train-settings';
+} from '../../web/src/features/training/train-settings';
 import { fillDocsMarkers } from '../../web/tooling/docs-page';
 import { elementsManifest } from '../../web/tooling/package-declarations';
 import {

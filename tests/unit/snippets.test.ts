@@ -19,7 +19,7 @@ import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/regis
 import { embedStep } from '../../web/src/embed-step';
 import { settingsFromParams } from '../../web/src/settings';
 import { ELEMENT_SETTINGS } from '../../web/src/settings-schema';
-import { TRAIN_ATTRIBUTES } from '../../web/src/train-settings';
+import { TRAIN_ATTRIBUTES } from '../../web/src/features/training/train-settings';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -140,9 +140,9 @@ describe('script and style snippets', () => {
   test('the styling snippet sets custom properties the styles read and names parts the elements have', () => {
     const [css] = docsSnippets().filter(({ code }) => code.includes('::part('));
     expect(css, 'the docs page shows a styling snippet').toBeDefined();
-    const styles = readdirSync(join(root, 'web/src/styles'))
-      .filter((name) => name.endsWith('.css'))
-      .map((name) => read(`web/src/styles/${name}`))
+    const styles = (readdirSync(join(root, 'web/src'), { recursive: true }) as string[])
+      .filter((path) => path.endsWith('.css'))
+      .map((path) => read(`web/src/${path}`))
       .join('\n');
     const properties = [...css.code.matchAll(/(--abh-[\w-]+)\s*:/g)].map(([, name]) => name);
     expect(properties.length).toBeGreaterThan(3);

@@ -1,5 +1,5 @@
 // Small MatrixTable inputs for renderer tests: a view with labelled rows and columns, and a table on the page.
-import type { MatrixTable } from '../../web/src/figures/matrix-table';
+import type { MatrixTable } from '../../web/src/ui/matrix-table/matrix-table';
 
 /** A (rows, cols) view of `data` labelled r1…, c1…, with any extra view fields. */
 export const view = (data: number[], rows: number, cols: number, extra: Record<string, unknown> = {}) => ({

@@ -3,7 +3,7 @@
 // is read from disk.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LIGHT_PALETTE, parseColour, type Palette, type RGB } from '../../web/src/figures/palette';
+import { LIGHT_PALETTE, parseColour, type Palette, type RGB } from '../../web/src/ui/palette';
 
 export const TOKENS_CSS = readFileSync(resolve(import.meta.dirname, '../../web/src/styles/tokens.css'), 'utf8');
 

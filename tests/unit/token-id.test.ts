@@ -1,8 +1,8 @@
-// The wrapper hashes tokens itself (engine.ts tokenId) instead of handing strings to the engine one
+// The wrapper hashes tokens itself (engine/pipeline-call.ts tokenId) instead of handing strings to the engine one
 // boundary crossing each: it must give cpp/random.h's token_id() of the bytes the engine used to
 // receive, FNV-1a over UTF-8 as Emscripten's std::string conversion writes it.
 import { describe, expect, it } from 'vitest';
-import { tokenId } from '../../web/src/engine/engine';
+import { tokenId } from '../../web/src/engine/pipeline-call';
 import { Rng } from './helpers';
 
 function fnv1a(bytes: Uint8Array): number {

@@ -1,5 +1,5 @@
 // The experiments' sentences on the page ("Heads specialise", "Why scale") are made from the run's
-// own measurements (figures/train-findings.ts). Here the presets run through the same TrainingRun the
+// own measurements (features/training/train-findings.ts). Here the presets run through the same TrainingRun the
 // worker drives, with the SIMD engine at their fixed seed, and each sentence is checked against the
 // numbers recomputed from the messages: what the page says is what the engine measured. So are the
 // sentences under the probe (whether the answer and the attention agree, and by which route the
@@ -16,9 +16,20 @@ import {
   scaleFindings,
   targetFinding,
   type RunRecord,
-} from '../../web/src/figures/train-findings';
-import { DEFAULT_PROBES, EXPERIMENTS, experimentOf, trainingConfig, type TrainSettings } from '../../web/src/train-settings';
-import { MEASURE_EVERY_STEP_UNTIL, TrainingRun, type ProbeReading, type TrainWorkerMessage } from '../../web/src/workers/train-plan';
+} from '../../web/src/features/training/train-findings';
+import {
+  DEFAULT_PROBES,
+  EXPERIMENTS,
+  experimentOf,
+  trainingConfig,
+  type TrainSettings,
+} from '../../web/src/features/training/train-settings';
+import {
+  MEASURE_EVERY_STEP_UNTIL,
+  TrainingRun,
+  type ProbeReading,
+  type TrainWorkerMessage,
+} from '../../web/src/features/training/train-plan';
 import { loadSimdEngine } from './load-engine';
 
 let engine: AttentionEngine;

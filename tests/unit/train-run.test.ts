@@ -25,7 +25,7 @@ import {
   trainSettingsFrom,
   trainSettingsTo,
   validateTrainSettings,
-} from '../../web/src/train-settings';
+} from '../../web/src/features/training/train-settings';
 import {
   chunkSteps,
   DEFAULT_PACE,
@@ -39,9 +39,9 @@ import {
   type RunTrainer,
   type TrainRequest,
   type TrainWorkerMessage,
-} from '../../web/src/workers/train-plan';
-import { measuresHeads } from '../../web/src/figures/train-experiments';
-import { workerTrainingService, type TrainWorkerHandle } from '../../web/src/workers/training-service';
+} from '../../web/src/features/training/train-plan';
+import { measuresHeads } from '../../web/src/features/training/train-experiments';
+import { workerTrainingService, type TrainWorkerHandle } from '../../web/src/features/training/training-service';
 import { loadSimdEngine, rawOf } from './load-engine';
 
 const RECORD = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model', 'who-is-it.json'), 'utf8')) as {
@@ -501,7 +501,7 @@ describe('embed snippets of the train step', () => {
   it('carry the run’s settings: attributes for the element, train_* parameters for the frame', async () => {
     const { elementSnippet, iframeSnippet } = await import('../../web/src/elements/embed-code');
     const { DEFAULT_SETTINGS } = await import('../../web/src/settings');
-    const { trainStep } = await import('../../web/src/steps/11-train');
+    const { trainStep } = await import('../../web/src/features/training/step');
     const training = { ...trainDefaultsFor('induction'), seed: 7 };
     const both = { settings: { ...DEFAULT_SETTINGS, causal: true }, training };
     expect(elementSnippet('train', both, 'https://example.org/')).toBe(

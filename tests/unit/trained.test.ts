@@ -5,13 +5,13 @@
 // trained snapshots, with their numbers read back against the snapshot.
 import { describe, expect, test } from 'vitest';
 import { settingsFromAttributes, settingsToAttributes } from '../../web/src/elements/attributes';
-import { fmt, percent } from '../../web/src/figures/format';
+import { fmt, percent } from '../../web/src/ui/format';
 import { SHIPPED_MODEL } from '../../web/src/model/shipped';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, shapeOf, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep, predictQuestion } from '../../web/src/steps/01-problem';
 import { multiHeadStep } from '../../web/src/steps/08-multi-head';
-import { resolvingHead } from '../../web/src/trained';
+import { resolvingHead } from '../../web/src/features/trained-model/trained';
 import { trainedSnapshotFor } from './fixtures';
 
 const fromQuery = (query: string) => settingsFromParams(new URLSearchParams(query));

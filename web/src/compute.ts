@@ -3,13 +3,13 @@
 import { EngineError, type AttentionEngine } from './engine/engine';
 import { keptExperiments } from './engine/result-sharing';
 import { ENGINE_LIMITS } from './engine/limits';
-import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './hands-on-settings';
+import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './features/hands-on/hands-on-settings';
 import { EXAMPLE_TOKENS, examplePipelineConfig } from './article-example';
 import { computeLongContext } from './features/long-context/compute';
 import { computeKVCache } from './features/long-context/kv-cache';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
-import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './trained';
+import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './features/trained-model/trained';
 import { readerView } from './features/reader/model';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 

@@ -2,7 +2,7 @@
 // validation and the URL belong to the state module. On a wide screen the bar is one sticky row; on a
 // phone it is a slim sticky row with a toggle that opens the settings as a sheet over the page, so it
 // is one tap away from any step without taking a fifth of the screen.
-import { el, replaceChildren, setText, svg } from './figures/dom';
+import { el, replaceChildren, setText, svg } from './ui/dom';
 import { D_MODEL_CHOICES, headChoices, PRESETS, shapeOf, tokenize, WEIGHTS_CHOICES, type Settings, type WeightsChoice } from './settings';
 import { CONTROL_NAMES, WALKTHROUGH_SETTINGS } from './settings-schema';
 import type { HistoryMode } from './state';

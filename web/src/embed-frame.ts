@@ -6,9 +6,9 @@ import './elements/index';
 import { SETTING_ATTRIBUTES } from './elements/attributes';
 import { FRAME_RESIZE_MESSAGE } from './elements/embed-code';
 import { embedStep, embedStepNames } from './embed-step';
-import { el } from './figures/dom';
+import { el } from './ui/dom';
 import { STEP_ELEMENTS } from './elements/registry';
-import { TRAIN_ATTRIBUTES, TRAIN_PARAMS } from './train-settings';
+import { TRAIN_ATTRIBUTES, TRAIN_PARAMS } from './features/training/train-settings';
 
 const params = new URLSearchParams(location.search);
 const root = document.getElementById('embed')!;

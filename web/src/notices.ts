@@ -1,7 +1,7 @@
 // The notice area: what validation changed, or what went wrong, in words for the reader. On the main
 // page it hangs below the sticky settings bar (walkthrough.css), so a notice is in view wherever the
 // reader is; it lays over the page rather than pushing it down, so it never moves what they read.
-import { el } from './figures/dom';
+import { el } from './ui/dom';
 
 export interface NoticeArea {
   element: HTMLElement;

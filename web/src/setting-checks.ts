@@ -1,6 +1,6 @@
 // How a loosely typed value (a URL parameter, an attribute, a form field) becomes a setting's value:
 // one check per kind of setting (settings-schema.ts), each saying in the reader's words what it changed.
-// settings.ts and train-settings.ts call these for every setting, then add the checks that relate
+// settings.ts and features/training/train-settings.ts call these for every setting, then add the checks that relate
 // settings to each other (heads dividing d_model, the shown head, the mask's size).
 import type { ChoiceSpec, NumberSpec, SettingSpec, SettingValue, WholeSpec } from './settings-schema';
 

@@ -1,6 +1,6 @@
 // Every setting a reader or an author can give, declared once: its URL parameter, its attribute, its
 // type, its range or choices, its default, the name its notices use and one line saying what it does.
-// Everything else reads this table: validation and the URL (settings.ts, train-settings.ts), the
+// Everything else reads this table: validation and the URL (settings.ts, features/training/train-settings.ts), the
 // attributes (elements/attributes.ts), the package's types (elements/attribute-types.ts, and the
 // generated .d.ts), the Custom Elements Manifest, the docs page's tables and the README's tables
 // (web/tooling/settings-docs.ts; tests/unit/settings-schema.test.ts checks every copy). Ranges come from
@@ -11,7 +11,7 @@
 import { EXAMPLE_D_K, EXAMPLE_D_MODEL } from './article-example';
 import { ENGINE_LIMITS, TRAINING_LIMITS } from './engine/limits';
 import type { TrainingTask } from './engine/training';
-import { EDIT_LIMITS, EDIT_MATRICES } from './hands-on-settings';
+import { EDIT_LIMITS, EDIT_MATRICES } from './features/hands-on/hands-on-settings';
 import { SHIPPED_MODEL } from './model/shipped';
 
 interface Described {
@@ -260,7 +260,7 @@ export const WALKTHROUGH_SETTINGS = {
     defaultText: 'h (multi-head)',
     accepts: `1–${LIMITS.maxHeads}; lowered to the nearest divisor of h at or below it`,
   },
-  /** The reader's edited numbers, canonical "X.3.2:0.5,Wq.1.4:-0.25" (hands-on-settings.ts); '' = none. */
+  /** The reader's edited numbers, canonical "X.3.2:0.5,Wq.1.4:-0.25" (features/hands-on/hands-on-settings.ts); '' = none. */
   edits: {
     kind: 'text',
     param: 'edits',
@@ -317,7 +317,7 @@ export const MIN_LEARNING_RATE = 1e-5;
 export const MAX_TRAIN_STEPS = Math.min(TRAINING_LIMITS.maxTotalSteps, 5000);
 
 /**
- * Step 11's training run (train-settings.ts: `TrainSettings`). Its URL parameters carry a train_ prefix:
+ * Step 11's training run (features/training/train-settings.ts: `TrainSettings`). Its URL parameters carry a train_ prefix:
  * they describe another model than the walkthrough's d_model, heads, scale and seed. The defaults are the
  * shipped model's recipe (web/src/model/who-is-it.args): the reader's first run retrains it.
  */

@@ -4,7 +4,7 @@
 // relate settings to each other (heads dividing d_model, the shown head, sizes the mask and edits fit).
 // Pure: no DOM, no engine, so it is unit-tested directly.
 import { EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from './article-example';
-import { isCustomMask, validateEdits, validateMask } from './hands-on-settings';
+import { isCustomMask, validateEdits, validateMask } from './features/hands-on/hands-on-settings';
 import { SHIPPED_MODEL } from './model/shipped';
 import { checkChoice, checkSetting, checkWhole, clampWhole, INVISIBLE, parseFlag, type RawValue } from './setting-checks';
 import { ARTICLE_SENTENCE, defaultsOf, LIMITS, paramsOf, WALKTHROUGH_SETTINGS, type SettingsOf } from './settings-schema';

@@ -5,7 +5,7 @@ import type { ReaderView } from './features/reader/model';
 import type { LongContextSnapshot } from './features/long-context/compute';
 import type { KVCacheSnapshot } from './features/long-context/kv-cache';
 import type { Settings } from './settings';
-import type { TrainedSnapshot } from './trained';
+import type { TrainedSnapshot } from './features/trained-model/trained';
 
 export interface Snapshot {
   settings: Settings;

@@ -1,7 +1,7 @@
 // The one place that owns the walkthrough's settings and the URL (query and fragment). Controls call
 // update(); renderers never read the URL or change settings. Every change goes through validateSettings(), so an
 // invalid value can never reach the engine from here.
-import { isCustomMask } from './hands-on-settings';
+import { isCustomMask } from './features/hands-on/hands-on-settings';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, validateSettings, withImpliedWeights, type Settings } from './settings';
 import {
   changeTrainSettings,
@@ -11,7 +11,7 @@ import {
   trainSettingsTo,
   type TrainSettings,
   type ValidatedTrainSettings,
-} from './train-settings';
+} from './features/training/train-settings';
 
 export type HistoryMode = 'push' | 'replace' | 'none';
 
@@ -102,7 +102,7 @@ export class WalkthroughState {
   }
 
   /**
-   * Applies a change of training settings, validated (train-settings.ts): a new task brings its recipe.
+   * Applies a change of training settings, validated (features/training/train-settings.ts): a new task brings its recipe.
    * Listeners hear of every change, and of a change that only produced notices (a refused value).
    */
   updateTraining(change: RawTrainingChange, history: HistoryMode = 'push'): void {

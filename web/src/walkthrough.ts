@@ -6,23 +6,23 @@
 import { FrameScheduler } from './compute';
 import { createControls, type ControlName } from './controls';
 import { EngineCrash, type AttentionEngine } from './engine/engine';
-import { el } from './figures/dom';
-import { embedTools } from './figures/export-toolbar';
-import { formulaElement } from './figures/formula';
-import { barStatement } from './figures/which-model';
+import { el } from './ui/dom';
+import { embedTools } from './ui/export-toolbar';
+import { formulaElement } from './ui/formula';
+import { barStatement } from './steps/which-model';
 import { loadShippedWeights } from './model/shipped';
 import { noticeArea } from './notices';
 import { shapeOf, type Settings } from './settings';
 import type { WalkthroughState } from './state';
-import type { TrainSettings } from './train-settings';
+import type { TrainSettings } from './features/training/train-settings';
 import type { Snapshot } from './snapshot';
 import { StepRenderer, type StepSection } from './step-renderer';
-import { provideTrainedWeights, type ReaderModel } from './trained';
+import { provideTrainedWeights, type ReaderModel } from './features/trained-model/trained';
 import { ensureReaderModel } from './features/reader/model';
 import { STEPS } from './steps/index';
 import type { EmbedCode, StepContext, StepDefinition, StepView } from './steps/types';
 import type { TimingService } from './workers/cost-plan';
-import type { TrainingService } from './workers/training-service';
+import type { TrainingService } from './features/training/training-service';
 
 export interface WalkthroughOptions {
   root: HTMLElement | ShadowRoot;
@@ -108,7 +108,7 @@ function stepSection(step: StepDefinition, link?: () => string): { section: HTML
   return { section, body };
 }
 
-/** Whether a figure's menu in the section is always usable: one not covered by a prediction (figures/predict.ts). */
+/** Whether a figure's menu in the section is always usable: one not covered by a prediction (ui/predict.ts). */
 function hasReachableMenu(body: HTMLElement): boolean {
   return [...body.querySelectorAll('.export-tools')].some((menu) => !menu.closest('.predict-target'));
 }
@@ -119,7 +119,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const notice = noticeArea();
   const controls = createControls((change, history) => state.update(change, history), options.controls);
   const sections: StepSection[] = [];
-  // Predictions (figures/predict.ts) belong to the full walkthrough; a single embedded figure shows its answer.
+  // Predictions (ui/predict.ts) belong to the full walkthrough; a single embedded figure shows its answer.
   const contextFor = (step: StepDefinition): StepContext => ({
     update: (change) => state.update(change),
     predictions: Boolean(options.toc),

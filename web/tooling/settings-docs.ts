@@ -10,7 +10,7 @@ import { PREFIX as ELEMENT_PREFIX } from '../src/embed-step';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../src/elements/registry';
 import { ELEMENT_SETTINGS, TRAIN_SETTINGS, WALKTHROUGH_SETTINGS, type ElementScope, type SettingSpec } from '../src/settings-schema';
 import { STEPS } from '../src/steps/index';
-import { TASK_RECIPES } from '../src/train-settings';
+import { TASK_RECIPES } from '../src/features/training/train-settings';
 
 /** One setting as every description lists it. */
 export interface SettingRow {

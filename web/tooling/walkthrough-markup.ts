@@ -5,7 +5,7 @@
 import { loadEngine } from '../src/engine/engine';
 import { WALKTHROUGH_ELEMENT } from '../src/elements/registry';
 import { ELEMENT_CSS } from '../src/elements/styles';
-import { provideTrainedWeights } from '../src/trained';
+import { provideTrainedWeights } from '../src/features/trained-model/trained';
 import { provideReaderModel } from '../src/features/reader/model';
 import '../src/elements/index';
 

@@ -3,7 +3,7 @@
 // token ("it", else the last one) read straight from the shown head's attention weights.
 import { describe, expect, test } from 'vitest';
 import { problemStep } from '../../../web/src/steps/01-problem';
-import { percent } from '../../../web/src/figures/format';
+import { percent } from '../../../web/src/ui/format';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { snapshotFor } from '../fixtures';
 

@@ -4,7 +4,7 @@
 // of W_q (with K and V from the same row and column).
 import { describe, expect, test } from 'vitest';
 import { qkvStep } from '../../../web/src/steps/02-qkv';
-import { fmt } from '../../../web/src/figures/format';
+import { fmt } from '../../../web/src/ui/format';
 import { exampleSnapshotFor, snapshotFor } from '../fixtures';
 
 function mount() {

@@ -3,7 +3,7 @@
 // line's terms are exactly q_i and k_j and add up to the cell.
 import { describe, expect, test } from 'vitest';
 import { scoresStep } from '../../../web/src/steps/03-scores';
-import { fmt } from '../../../web/src/figures/format';
+import { fmt } from '../../../web/src/ui/format';
 import { snapshotFor } from '../fixtures';
 
 function mount() {

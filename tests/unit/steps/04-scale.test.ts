@@ -4,7 +4,7 @@
 // article's numbers, and what scaling does to the current weights.
 import { describe, expect, test, vi } from 'vitest';
 import { rowMaxima, scaleStep } from '../../../web/src/steps/04-scale';
-import { fmt, percent } from '../../../web/src/figures/format';
+import { fmt, percent } from '../../../web/src/ui/format';
 import type { Settings } from '../../../web/src/settings';
 import { exampleSnapshotFor, snapshotFor } from '../fixtures';
 

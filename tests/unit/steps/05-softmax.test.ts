@@ -4,8 +4,8 @@
 // (row max subtracted, exponentials that add up to the shown total, the engine's weight).
 import { describe, expect, test } from 'vitest';
 import { rowSentence, softmaxStep } from '../../../web/src/steps/05-softmax';
-import { fmt, percent } from '../../../web/src/figures/format';
-import { COLOUR_STEPS } from '../../../web/src/figures/palette';
+import { fmt, percent } from '../../../web/src/ui/format';
+import { COLOUR_STEPS } from '../../../web/src/ui/palette';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { exampleSnapshotFor, snapshotFor } from '../fixtures';
 

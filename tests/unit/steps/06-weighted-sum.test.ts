@@ -3,9 +3,9 @@
 // output, and the by-hand line for any output cell has exactly the weights row times the V column
 // as its terms, which add up to the cell.
 import { describe, expect, test } from 'vitest';
-import { ATTENTION_FUNCTION } from '../../../web/src/figures/numpy-script';
+import { ATTENTION_FUNCTION } from '../../../web/src/features/hands-on/numpy-script';
 import { weightedSumStep } from '../../../web/src/steps/06-weighted-sum';
-import { fmt } from '../../../web/src/figures/format';
+import { fmt } from '../../../web/src/ui/format';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { snapshotFor } from '../fixtures';
 

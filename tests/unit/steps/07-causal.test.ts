@@ -3,9 +3,9 @@
 // with exact zeros and rows summing to 100%, and the wrong way with the real (short) row sums, whatever
 // the page's own mask. The editor's presets are the step's one control (no checkbox of its own).
 import { describe, expect, test } from 'vitest';
-import { CAUSAL_MASK_LINE } from '../../../web/src/figures/numpy-script';
+import { CAUSAL_MASK_LINE } from '../../../web/src/features/hands-on/numpy-script';
 import { causalStep, numpyPrint, rowSums } from '../../../web/src/steps/07-causal';
-import { fmt, percent } from '../../../web/src/figures/format';
+import { fmt, percent } from '../../../web/src/ui/format';
 import type { Settings } from '../../../web/src/settings';
 import { snapshotFor } from '../fixtures';
 

@@ -4,10 +4,10 @@
 // is the snapshot's, and the output is the engine's (n, d_model) output.
 import { describe, expect, test } from 'vitest';
 import { costOfShape, costOfSnapshot } from '../../../web/src/figures/cost-model';
-import { count, fmt } from '../../../web/src/figures/format';
-import { tokenLabels } from '../../../web/src/figures/labels';
+import { count, fmt } from '../../../web/src/ui/format';
+import { tokenLabels } from '../../../web/src/ui/labels';
 import { headChoices, type Settings } from '../../../web/src/settings';
-import { ATTENTION_FUNCTION, HEAD_LINES } from '../../../web/src/figures/numpy-script';
+import { ATTENTION_FUNCTION, HEAD_LINES } from '../../../web/src/features/hands-on/numpy-script';
 import { MAX_HEAD_MAPS, multiHeadStep, topKey } from '../../../web/src/steps/08-multi-head';
 import { snapshotFor } from '../fixtures';
 

@@ -4,7 +4,7 @@
 // n and ×16 for 2k -> 8k. The chart plots the same rows; the FlashAttention link appears only when
 // the page has a #flash section.
 import { describe, expect, test } from 'vitest';
-import { bytes, count } from '../../../web/src/figures/format';
+import { bytes, count } from '../../../web/src/ui/format';
 import { costLengths, costStep, LAYERS, REFERENCE_LENGTHS } from '../../../web/src/steps/09-cost';
 import { snapshotFor } from '../fixtures';
 

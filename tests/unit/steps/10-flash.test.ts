@@ -7,7 +7,8 @@
 // advances by hand.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { FLASH_MAX_TOKENS } from '../../../web/src/compute';
-import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, rescaledRows, type AutoplayClock } from '../../../web/src/steps/10-flash';
+import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, type AutoplayClock } from '../../../web/src/features/flash/step';
+import { rescaledRows } from '../../../web/src/features/flash/trace';
 import type { Snapshot } from '../../../web/src/snapshot';
 import type { CostItem, CostRunRequest, CostWorkerMessage } from '../../../web/src/workers/cost-plan';
 import { workerTimingService, type CostWorkerHandle } from '../../../web/src/workers/timing-service';

@@ -3,8 +3,8 @@
 // snapshot's: the spread of dot products and the saturated softmax, the chosen token's q, k and v,
 // each head's strongest key for it, its weights row as bars, and n² against (4n)².
 import { describe, expect, test } from 'vitest';
-import { count, fmt, percent } from '../../../web/src/figures/format';
-import { tokenLabels } from '../../../web/src/figures/labels';
+import { count, fmt, percent } from '../../../web/src/ui/format';
+import { tokenLabels } from '../../../web/src/ui/labels';
 import { BAR_ROW_TOP, faqStep } from '../../../web/src/steps/12-faq';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from '../fixtures';
 

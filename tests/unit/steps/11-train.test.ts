@@ -8,10 +8,10 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { AttentionEngine } from '../../../web/src/engine/engine';
 import { Trainer } from '../../../web/src/engine/training';
-import { trainStep } from '../../../web/src/steps/11-train';
-import { EXPERIMENTS } from '../../../web/src/train-settings';
-import { pacedMs, TrainingRun, type RunClock } from '../../../web/src/workers/train-plan';
-import type { TrainingService, TrainingSession } from '../../../web/src/workers/training-service';
+import { trainStep } from '../../../web/src/features/training/step';
+import { EXPERIMENTS } from '../../../web/src/features/training/train-settings';
+import { pacedMs, TrainingRun, type RunClock } from '../../../web/src/features/training/train-plan';
+import type { TrainingService, TrainingSession } from '../../../web/src/features/training/training-service';
 import { loadSimdEngine } from '../load-engine';
 
 let engine: AttentionEngine;

@@ -3,8 +3,8 @@
 // when editing is offered), the mask editor of step 7 (presets, painting, an empty row), predictions
 // in the full walkthrough (steps 1, 4, 7, 8), and every figure marking what the reader's edits moved.
 import { beforeEach, describe, expect, test } from 'vitest';
-import { decodePaint, encodePaint } from '../../../web/src/hands-on-settings';
-import { predictions } from '../../../web/src/figures/predict';
+import { decodePaint, encodePaint } from '../../../web/src/features/hands-on/hands-on-settings';
+import { predictions } from '../../../web/src/ui/predict';
 import type { Settings } from '../../../web/src/settings';
 import { problemStep } from '../../../web/src/steps/01-problem';
 import { qkvStep } from '../../../web/src/steps/02-qkv';

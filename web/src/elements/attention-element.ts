@@ -2,18 +2,18 @@
 // into settings, a lazy start when the element nears the viewport, one shared engine for the whole
 // page, read-only `config` and `result`, and an `attention-change` event.
 import { EngineError, loadEngine, type AttentionEngine } from '../engine/engine';
-import { el } from '../figures/dom';
+import { el } from '../ui/dom';
 import { WALKTHROUGH_BAR_CONTROLS } from '../controls';
-import { formulaElement } from '../figures/formula';
+import { formulaElement } from '../ui/formula';
 import { shownSettings, type Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
 import { WalkthroughState } from '../state';
-import { loadTrainedWeights } from '../trained';
+import { loadTrainedWeights } from '../features/trained-model/trained';
 import { loadShippedWeights } from '../model/shipped';
 import type { StepDefinition } from '../steps/types';
 import { mountWalkthrough, type Walkthrough } from '../walkthrough';
 import { workerTimingService } from '../workers/timing-service';
-import { workerTrainingService } from '../workers/training-service';
+import { workerTrainingService } from '../features/training/training-service';
 import { debugHandle, type AttentionDebug } from './debug';
 import { embedCode } from './embed-code';
 import {

@@ -4,7 +4,7 @@
 import { settingsFromParams, settingsToParams, type Settings, type ValidatedSettings } from '../settings';
 import { shorten } from '../setting-checks';
 import { CONTROL_NAMES, ELEMENT_SETTINGS, THEMES, WALKTHROUGH_SETTINGS } from '../settings-schema';
-import { TRAIN_ATTRIBUTES, trainSettingsFrom, type ValidatedTrainSettings } from '../train-settings';
+import { TRAIN_ATTRIBUTES, trainSettingsFrom, type ValidatedTrainSettings } from '../features/training/train-settings';
 
 type WalkthroughSchema = typeof WALKTHROUGH_SETTINGS;
 /** attribute name -> URL parameter name (identical except d-model, which HTML spells with a dash). */
@@ -18,7 +18,7 @@ export const OTHER_ATTRIBUTES = Object.values(ELEMENT_SETTINGS)
   .map((spec) => spec.attribute);
 export const OBSERVED_ATTRIBUTES = [...Object.keys(SETTING_ATTRIBUTES), ...OTHER_ATTRIBUTES];
 
-/** <attention-train>'s attributes: a training run's settings (train-settings.ts) instead of the walkthrough's. */
+/** <attention-train>'s attributes: a training run's settings (features/training/train-settings.ts) instead of the walkthrough's. */
 export const TRAINING_ATTRIBUTE_NAMES = Object.values(TRAIN_ATTRIBUTES);
 export const TRAINING_OBSERVED_ATTRIBUTES = [...TRAINING_ATTRIBUTE_NAMES, ...OTHER_ATTRIBUTES];
 

@@ -2,10 +2,10 @@
 // current settings, on another page: the custom element (one script tag) or an iframe for hosts that
 // strip scripts. Part of the element layer (it writes element attributes); the walkthrough element hands
 // it down to the steps through their context (steps/types.ts), and the steps give it to their figures'
-// menus (figures/export-toolbar.ts), so nothing below imports this file.
-import { el } from '../figures/dom';
+// menus (ui/export-toolbar.ts), so nothing below imports this file.
+import { el } from '../ui/dom';
 import { settingsToParams, type Settings } from '../settings';
-import { TRAIN_ATTRIBUTES, TRAIN_PARAMS, trainSettingsTo, type TrainSettings } from '../train-settings';
+import { TRAIN_ATTRIBUTES, TRAIN_PARAMS, trainSettingsTo, type TrainSettings } from '../features/training/train-settings';
 import type { EmbedCode, EmbedPanel, StepDefinition } from '../steps/types';
 import { settingsToAttributes } from './attributes';
 import { stepElementTag } from './registry';

@@ -11,10 +11,10 @@ import { weightedSumStep } from '../steps/06-weighted-sum';
 import { causalStep } from '../steps/07-causal';
 import { multiHeadStep } from '../steps/08-multi-head';
 import { costStep } from '../steps/09-cost';
-import { flashStep } from '../steps/10-flash';
+import { flashStep } from '../features/flash/step';
 import { longContextStep } from '../features/long-context/step';
 import { faqStep } from '../steps/12-faq';
-import { trainStep } from '../steps/11-train';
+import { trainStep } from '../features/training/step';
 import { STEPS } from '../steps/index';
 import { fragmentStep, onFragmentChange } from '../state';
 import { AttentionElement } from './attention-element';
@@ -26,7 +26,7 @@ export type { AttentionDebug } from './debug';
 export { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from './registry';
 export type { Settings as AttentionConfig } from '../settings';
 export type { FlashSnapshot, Snapshot as AttentionSnapshot } from '../snapshot';
-export type { TrainedSnapshot } from '../trained';
+export type { TrainedSnapshot } from '../features/trained-model/trained';
 export type {
   DotProductSamples,
   FlashTrace,

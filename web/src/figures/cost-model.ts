@@ -3,7 +3,7 @@
 // shapes, so the steps can count what the snapshot actually computed (from its tensors' shapes) and
 // what any other size would cost (from n, d_model and h).
 import type { PipelineSnapshot } from '../engine/types';
-import { groupDigits } from './format';
+import { groupDigits } from '../ui/format';
 
 export interface LayerCost {
   /** Multiply-adds of Q = X W_q, K = X W_k, V = X W_v. */

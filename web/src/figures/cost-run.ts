@@ -11,10 +11,10 @@
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
 import { tokenCountLabel } from './cost-model';
-import { el, replaceChildren, setText } from './dom';
-import { bytes, count } from './format';
-import { LogLogChart, type ChartTick } from './line-chart';
-import { scrollRegion } from './scroll-region';
+import { el, replaceChildren, setText } from '../ui/dom';
+import { bytes, count } from '../ui/format';
+import { LogLogChart, type ChartTick } from '../ui/line-chart';
+import { scrollRegion } from '../ui/scroll-region';
 import {
   COST_BLOCK,
   COST_BUDGET_BYTES,

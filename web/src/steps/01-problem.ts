@@ -1,19 +1,19 @@
 // The article's opening: what does "it" refer to? The sentence as tokens, and the idea the rest of
 // the page computes: each token's new vector is a weighted mixture of every token's information,
 // shown live as the mixture one token actually gets from the current weights.
-import { BarChart, type Bar } from '../figures/bars';
-import { el, setText } from '../figures/dom';
-import { figureTools } from '../figures/export-toolbar';
-import { percent, quoted } from '../figures/format';
-import { tex } from '../figures/formula';
-import { focusTokenIndex, tokenLabels } from '../figures/labels';
-import { Prediction, predictionToggle, type PredictQuestion } from '../figures/predict';
+import { BarChart, type Bar } from '../ui/bars';
+import { el, setText } from '../ui/dom';
+import { figureTools } from '../ui/export-toolbar';
+import { percent, quoted } from '../ui/format';
+import { tex } from '../ui/formula';
+import { focusTokenIndex, tokenLabels } from '../ui/labels';
+import { Prediction, predictionToggle, type PredictQuestion } from '../ui/predict';
 import { WEIGHTS_LABELS } from '../controls';
 import { ARTICLE_SENTENCE } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 import { sentenceStepNote } from './worked-example';
-import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../figures/trained-model';
+import { headName, modelFacts, predictionList, readingNotes, trainedRow } from '../features/trained-model/trained-words';
 import { ReaderFigure } from '../features/reader/figure';
 
 /** Up to this many tokens the reader is asked to predict (one button per token). */

@@ -5,15 +5,23 @@
 // URL), and every figure of the page marks what they changed.
 // Length: each step is one file; this one is long because it holds four editable matrices, three products
 // and the worked cell.
-import { byHandSum } from '../figures/arithmetic';
-import { el, replaceChildren, setText, showChildren } from '../figures/dom';
-import { fmt, quoted } from '../figures/format';
-import { tex } from '../figures/formula';
-import { dimensionLabels, tokenLabels } from '../figures/labels';
-import type { MatrixEdit } from '../figures/matrix-edit';
-import { MatrixTable } from '../figures/matrix-table';
+import { byHandSum } from '../ui/arithmetic';
+import { el, replaceChildren, setText, showChildren } from '../ui/dom';
+import { fmt, quoted } from '../ui/format';
+import { tex } from '../ui/formula';
+import { dimensionLabels, tokenLabels } from '../ui/labels';
+import type { MatrixEdit } from '../ui/matrix-table/edit';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
 import type { Matrix, PipelineSnapshot } from '../engine/types';
-import { EDIT_LIMITS, EDIT_MATRIX_KEYS, editsAllowed, parseEdits, roundEdit, withEdit, type EditMatrix } from '../hands-on-settings';
+import {
+  EDIT_LIMITS,
+  EDIT_MATRIX_KEYS,
+  editsAllowed,
+  parseEdits,
+  roundEdit,
+  withEdit,
+  type EditMatrix,
+} from '../features/hands-on/hands-on-settings';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';

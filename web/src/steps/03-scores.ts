@@ -1,10 +1,10 @@
 // Step 1 of the article: every query against every key. scores = Q K^T, one number per pair.
-import { byHandSum } from '../figures/arithmetic';
-import { el, setText, showChildren } from '../figures/dom';
-import { fmt, quoted, sub } from '../figures/format';
-import { tex } from '../figures/formula';
-import { dimensionLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
+import { byHandSum } from '../ui/arithmetic';
+import { el, setText, showChildren } from '../ui/dom';
+import { fmt, quoted, sub } from '../ui/format';
+import { tex } from '../ui/formula';
+import { dimensionLabels } from '../ui/labels';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 import { headView } from './head-view';

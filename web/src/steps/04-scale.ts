@@ -4,22 +4,22 @@
 // what scaling does to the current sentence's weights.
 // Length: each step is one file; this one is long because it holds three figures: the live division, the
 // variance experiment and the saturation demo.
-import { BarChart } from '../figures/bars';
-import { el, replaceChildren, setText, showChildren } from '../figures/dom';
-import { count, fmt, formatPercentDelta, percent, quoted } from '../figures/format';
-import { tex } from '../figures/formula';
-import { figureTools } from '../figures/export-toolbar';
-import { Histogram } from '../figures/histogram';
-import { tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
-import { scrollRegion } from '../figures/scroll-region';
-import { Prediction } from '../figures/predict';
+import { BarChart } from '../ui/bars';
+import { el, replaceChildren, setText, showChildren } from '../ui/dom';
+import { count, fmt, formatPercentDelta, percent, quoted } from '../ui/format';
+import { tex } from '../ui/formula';
+import { figureTools } from '../ui/export-toolbar';
+import { Histogram } from '../ui/histogram';
+import { tokenLabels } from '../ui/labels';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
+import { scrollRegion } from '../ui/scroll-region';
+import { Prediction } from '../ui/predict';
 import type { Matrix, Tensor3 } from '../engine/types';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 import { workedExampleNote } from './worked-example';
-import { widerHeadAdvice } from '../figures/which-model';
+import { widerHeadAdvice } from './which-model';
 
 /** The d_k the article uses for its saturation example. */
 const ARTICLE_DK = 64;

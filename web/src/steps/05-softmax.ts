@@ -1,12 +1,12 @@
 // Step 3 of the article: softmax turns each row of scaled scores into attention weights. The
 // attention map of the shown head with each row's sum, a sentence reading the chosen row, and the
 // chosen cell's softmax worked out by hand (subtract the row's max, exponentiate, divide by the sum).
-import { el, setText, showChildren } from '../figures/dom';
-import { fmt, formatPercentDelta, percent, quoted } from '../figures/format';
-import { tex } from '../figures/formula';
-import { focusTokenIndex, tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
-import { scrollRegion } from '../figures/scroll-region';
+import { el, setText, showChildren } from '../ui/dom';
+import { fmt, formatPercentDelta, percent, quoted } from '../ui/format';
+import { tex } from '../ui/formula';
+import { focusTokenIndex, tokenLabels } from '../ui/labels';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
+import { scrollRegion } from '../ui/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';

@@ -1,14 +1,14 @@
 // Step 4 of the article: output = weights V. Every output row is the value rows mixed in the
 // proportions of that row's weights; any output cell can be worked out by hand.
-import { byHandSum } from '../figures/arithmetic';
-import { codeBlock, outputBlock } from '../figures/code-block';
-import { el, setText, showChildren } from '../figures/dom';
-import { copyText } from '../figures/export-toolbar';
-import { ATTENTION_FUNCTION, numpyScript, SCRIPT_MAX_DMODEL } from '../figures/numpy-script';
-import { fmt, formatPercentDelta, percent, quoted, sub } from '../figures/format';
-import { tex } from '../figures/formula';
-import { dimensionLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
+import { byHandSum } from '../ui/arithmetic';
+import { codeBlock, outputBlock } from '../ui/code-block';
+import { el, setText, showChildren } from '../ui/dom';
+import { copyText } from '../ui/export-toolbar';
+import { ATTENTION_FUNCTION, numpyScript, SCRIPT_MAX_DMODEL } from '../features/hands-on/numpy-script';
+import { fmt, formatPercentDelta, percent, quoted, sub } from '../ui/format';
+import { tex } from '../ui/formula';
+import { dimensionLabels } from '../ui/labels';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 import { headView } from './head-view';

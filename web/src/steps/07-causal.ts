@@ -5,15 +5,15 @@
 // right way next to the wrong way (softmax first, zero afterwards), whose row sums fall short of 100%.
 // Length: each step is one file; this one is long because it holds the mask editor with its presets as
 // well as the causal comparison.
-import { codeBlock, outputBlock } from '../figures/code-block';
-import { CAUSAL_MASK_LINE } from '../figures/numpy-script';
-import { controlForm, el, setText } from '../figures/dom';
-import { fmt, formatPercentDelta, percent, quoted } from '../figures/format';
-import { tex } from '../figures/formula';
-import { tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
-import { Prediction } from '../figures/predict';
-import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } from '../hands-on-settings';
+import { codeBlock, outputBlock } from '../ui/code-block';
+import { CAUSAL_MASK_LINE } from '../features/hands-on/numpy-script';
+import { controlForm, el, setText } from '../ui/dom';
+import { fmt, formatPercentDelta, percent, quoted } from '../ui/format';
+import { tex } from '../ui/formula';
+import { tokenLabels } from '../ui/labels';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
+import { Prediction } from '../ui/predict';
+import { describeMask, encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } from '../features/hands-on/hands-on-settings';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepContext, StepDefinition } from './types';

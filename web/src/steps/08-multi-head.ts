@@ -3,19 +3,19 @@
 // by W_o. Every head's map is drawn, and the work is counted to show it does not depend on h.
 // Length: each step is one file; this one is long because it holds every head's map, the split-and-merge
 // code and the work count.
-import { codeBlock } from '../figures/code-block';
-import { ATTENTION_FUNCTION, HEAD_LINES } from '../figures/numpy-script';
+import { codeBlock } from '../ui/code-block';
+import { ATTENTION_FUNCTION, HEAD_LINES } from '../features/hands-on/numpy-script';
 import { costOfShape, costOfSnapshot, type LayerCost } from '../figures/cost-model';
-import { el, replaceChildren, setText, setVar, showChildren } from '../figures/dom';
-import { count, fmt, percent, quoted } from '../figures/format';
-import { tex } from '../figures/formula';
-import { figureTools } from '../figures/export-toolbar';
-import { HeadGrid, LABELLED_TOKENS } from '../figures/head-grid';
-import { dimensionLabels, tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
-import { Prediction } from '../figures/predict';
-import { scrollRegion } from '../figures/scroll-region';
-import { TrainedHeads } from '../figures/trained-heads';
+import { el, replaceChildren, setText, setVar, showChildren } from '../ui/dom';
+import { count, fmt, percent, quoted } from '../ui/format';
+import { tex } from '../ui/formula';
+import { figureTools } from '../ui/export-toolbar';
+import { HeadGrid, LABELLED_TOKENS } from '../ui/head-grid';
+import { dimensionLabels, tokenLabels } from '../ui/labels';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
+import { Prediction } from '../ui/predict';
+import { scrollRegion } from '../ui/scroll-region';
+import { TrainedHeads } from '../features/trained-model/trained-heads';
 import { headChoices, LIMITS, maxHeadsFor, type Settings } from '../settings';
 import { type Snapshot, sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';

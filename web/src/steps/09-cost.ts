@@ -2,12 +2,12 @@
 // for this page's d_model and h (not quoted): entries, float32 bytes, multiply-adds, and the ratios that
 // make "double the context, four times the cost" and "2k -> 8k is 16x" checkable.
 import { attentionMultiplyAdds, FLOAT32_BYTES, ratioLabel, scoreEntries, tokenCountLabel } from '../figures/cost-model';
-import { el, replaceChildren, setText, showChildren } from '../figures/dom';
-import { bytes, count } from '../figures/format';
-import { tex } from '../figures/formula';
-import { figureTools } from '../figures/export-toolbar';
-import { LogLogChart, type ChartTick } from '../figures/line-chart';
-import { scrollRegion } from '../figures/scroll-region';
+import { el, replaceChildren, setText, showChildren } from '../ui/dom';
+import { bytes, count } from '../ui/format';
+import { tex } from '../ui/formula';
+import { figureTools } from '../ui/export-toolbar';
+import { LogLogChart, type ChartTick } from '../ui/line-chart';
+import { scrollRegion } from '../ui/scroll-region';
 import { sentenceView } from '../snapshot';
 import type { StepDefinition } from './types';
 import { sentenceStepNote } from './worked-example';

@@ -1,18 +1,18 @@
 // The article's five questions, each answered in a few sentences and a live mini-figure from the
 // current snapshot. The token the answers look at is "it" when the sentence has one (the
 // article's question), else the last token; the reader can pick another.
-import { BarChart, type Bar } from '../figures/bars';
+import { BarChart, type Bar } from '../ui/bars';
 import { ratioLabel, scoreEntries } from '../figures/cost-model';
-import { controlForm, el, replaceChildren, setText, showChildren, svg } from '../figures/dom';
-import { count, fmt, percent, quoted } from '../figures/format';
-import { dimensionLabels, focusTokenIndex, tokenLabels } from '../figures/labels';
-import { MatrixTable } from '../figures/matrix-table';
-import { scrollRegion } from '../figures/scroll-region';
+import { controlForm, el, replaceChildren, setText, showChildren, svg } from '../ui/dom';
+import { count, fmt, percent, quoted } from '../ui/format';
+import { dimensionLabels, focusTokenIndex, tokenLabels } from '../ui/labels';
+import { MatrixTable } from '../ui/matrix-table/matrix-table';
+import { scrollRegion } from '../ui/scroll-region';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { StepDefinition } from './types';
 import { workedExampleNote } from './worked-example';
-import { widerHeadAdvice } from '../figures/which-model';
+import { widerHeadAdvice } from './which-model';
 
 /** Above this many tokens the weights row is shown as its largest entries plus the rest. */
 export const BAR_ROW_MAX = 16;

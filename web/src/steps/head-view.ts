@@ -1,6 +1,6 @@
 // What the single-head steps (3, 5, 6, 7) read first from a snapshot: the head they show, its token
 // labels, the caption suffix that names the head, and whether the numbers fit in the cells.
-import { tokenLabels } from '../figures/labels';
+import { tokenLabels } from '../ui/labels';
 import { LIMITS } from '../settings';
 import type { Snapshot } from '../snapshot';
 

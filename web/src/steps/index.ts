@@ -8,10 +8,10 @@ import { weightedSumStep } from './06-weighted-sum';
 import { causalStep } from './07-causal';
 import { multiHeadStep } from './08-multi-head';
 import { costStep } from './09-cost';
-import { flashStep } from './10-flash';
+import { flashStep } from '../features/flash/step';
 import { longContextStep } from '../features/long-context/step';
 import { faqStep } from './12-faq';
-import { trainStep } from './11-train';
+import { trainStep } from '../features/training/step';
 import type { StepDefinition } from './types';
 
 export const STEPS: readonly StepDefinition[] = [

@@ -2,18 +2,18 @@
 // call the engine and never read the URL; the only thing they can do to the world is ask for a
 // settings change through the context. What else a step needs from the page (the timing service,
 // its embed code) comes through the context too, so no step imports the page's layers.
-import type { EmbedCode } from '../figures/export-toolbar';
-import type { Formula } from '../figures/formula';
+import type { EmbedCode } from '../ui/export-toolbar';
+import type { Formula } from '../ui/formula';
 import type { Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
 import type { RawTrainingChange, TrainingChange } from '../state';
-import type { TrainSettings } from '../train-settings';
-import type { ReaderModel } from '../trained';
+import type { TrainSettings } from '../features/training/train-settings';
+import type { ReaderModel } from '../features/trained-model/trained';
 import type { TimingService } from '../workers/cost-plan';
-import type { TrainingService } from '../workers/training-service';
+import type { TrainingService } from '../features/training/training-service';
 
 /** "Embed this step" in a figure's menu: its panels are made by the element layer (elements/embed-code.ts). */
-export type { EmbedCode, EmbedPanel } from '../figures/export-toolbar';
+export type { EmbedCode, EmbedPanel } from '../ui/export-toolbar';
 
 /** The "Train it yourself" settings, owned by the state module (the URL's train_* parameters, or attributes). */
 export interface TrainingSettingsContext {

@@ -2,9 +2,9 @@
 // that switches between the article's four-token example and the sentence. A reader holding the article
 // finds its numbers by default; one who moved to the sentence sees that they did, and the way back.
 import { ARTICLE_DEVIATIONS, EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from '../article-example';
-import { el, replaceChildren, setText } from '../figures/dom';
-import { quoted, sub } from '../figures/format';
-import { capitalised, modelShape, modelSummary } from '../figures/which-model';
+import { el, replaceChildren, setText } from '../ui/dom';
+import { quoted, sub } from '../ui/format';
+import { capitalised, modelShape, modelSummary } from './which-model';
 import { sentenceView, type Snapshot } from '../snapshot';
 import type { StepContext } from './types';
 

@@ -3,11 +3,11 @@
 // is reused), the scores per new token with and without the cache, the KV-heads control (setting
 // lcKvHeads: URL lc_kv_heads, attribute kv-heads) and public models' cache sizes.
 import { tokenCountLabel } from '../../figures/cost-model';
-import { controlForm, el, setText, showChildren } from '../../figures/dom';
-import { figureTools } from '../../figures/export-toolbar';
-import { bytes, count, fmt, quoted } from '../../figures/format';
-import { LogLogChart } from '../../figures/line-chart';
-import { scrollRegion } from '../../figures/scroll-region';
+import { controlForm, el, setText, showChildren } from '../../ui/dom';
+import { figureTools } from '../../ui/export-toolbar';
+import { bytes, count, fmt, quoted } from '../../ui/format';
+import { LogLogChart } from '../../ui/line-chart';
+import { scrollRegion } from '../../ui/scroll-region';
 import type { Settings } from '../../settings';
 import type { StepContext } from '../../steps/types';
 import { CONTEXT_LENGTHS, SERVED_BYTES_PER_VALUE, type KVCacheSnapshot } from './kv-cache';

@@ -3,12 +3,12 @@
 // scores it computed and how far its output lands from full attention's. Every number comes from
 // snapshot.longContext (features/long-context/compute.ts); the controls ask the state module for the
 // lcWindow, lcGlobal and lcStride settings (URL lc_*, attributes window, global-tokens, stride).
-import { controlForm, el, setText, showChildren } from '../../figures/dom';
-import { count, fmt, percent, quoted } from '../../figures/format';
-import { tex } from '../../figures/formula';
-import { tokenLabels } from '../../figures/labels';
-import { MatrixTable } from '../../figures/matrix-table';
-import { scrollRegion } from '../../figures/scroll-region';
+import { controlForm, el, setText, showChildren } from '../../ui/dom';
+import { count, fmt, percent, quoted } from '../../ui/format';
+import { tex } from '../../ui/formula';
+import { tokenLabels } from '../../ui/labels';
+import { MatrixTable } from '../../ui/matrix-table/matrix-table';
+import { scrollRegion } from '../../ui/scroll-region';
 import { LIMITS } from '../../settings';
 import { WALKTHROUGH_SETTINGS } from '../../settings-schema';
 import { sentenceView, type Snapshot } from '../../snapshot';

@@ -3,9 +3,9 @@
 // the head measured to resolve pronouns, the words that flip the answer, with the causal mask where a
 // left-to-right model settles, and the collapsed "What this model knows" panel. Every sentence here is
 // made from the ReaderView it shows (features/reader/answer.ts measured it); none is typed as a fact.
-import { BarChart, type Bar } from '../../figures/bars';
-import { el, setText } from '../../figures/dom';
-import { count, percent, quoted } from '../../figures/format';
+import { BarChart, type Bar } from '../../ui/bars';
+import { el, setText } from '../../ui/dom';
+import { count, percent, quoted } from '../../ui/format';
 import { GUESS_BELOW, type GuessReason } from './answer';
 import type { ReaderSnapshot, ReaderView } from './model';
 
