@@ -3,7 +3,8 @@
 //   npm run bench                      every shape (n = 4 .. 4096, h = 1 and 8, causal off and on)
 //   npm run bench -- --quick           n = 64 and 512 only
 //   npm run bench -- --n=512,1024      these n only
-//   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency/first load)
+//   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency, first load and
+//          throttled phone walk)
 //          --reuse-native  --reuse-node  (take that environment's results from the last run in build/bench/)
 //          --no-training (skip training: ours native, SIMD wasm in Node and Chromium, scalar wasm, tfjs-wasm,
 //          tfjs-cpu and PyTorch when installed; tests/bench/training.ts)
@@ -23,6 +24,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchBrowser } from '../browser/harness';
 import { benchDir, buildBenchPage, buildSite, runBenchPage, runFirstLoad, runLatency, siteDir } from './browser';
+import { describeWalk, runThrottledWalk } from './page-walk';
 import { chartSvg, fullText, verdicts, type BenchReport, type NativeResult } from './report';
 import type { EnvironmentResult } from './setup';
 
@@ -117,6 +119,7 @@ if (!args.includes('--no-training')) {
 
 // ---- the training presets in the walkthrough, in Chromium (tests/bench/train-presets.ts) ----------------
 let presetsText = '';
+let walkText = '';
 let siteBuilt = false;
 if (!args.includes('--no-presets') && !args.includes('--no-browser')) {
   const out = join(benchDir, 'train-presets.json');
@@ -160,6 +163,10 @@ if (!args.includes('--no-browser')) {
       }
       report.latency = await runLatency(browser, log);
       report.firstLoad = await runFirstLoad(browser, log);
+      // The phone walk (page-walk.ts): kept in its own file and printed after the tables.
+      const walk = await runThrottledWalk(browser, siteDir, log);
+      writeFileSync(join(benchDir, 'page-walk.json'), JSON.stringify(walk, null, 2));
+      walkText = describeWalk(walk).join('\n');
     }
   } catch (error) {
     report.errors.push(`chromium: ${String(error instanceof Error ? (error.stack ?? error.message) : error).slice(0, 500)}`);
@@ -170,7 +177,7 @@ if (!args.includes('--no-browser')) {
 
 // ---- report ------------------------------------------------------------------------------------------
 report.seconds = (performance.now() - t0) / 1000;
-const text = [fullText(report), trainingText, presetsText].filter(Boolean).join('\n\n');
+const text = [fullText(report), trainingText, presetsText, walkText].filter(Boolean).join('\n\n');
 console.log(text);
 console.log(`\n(${report.seconds.toFixed(0)} s)`);
 writeFileSync(join(benchDir, 'results.json'), JSON.stringify({ ...report, verdicts: verdicts(report) }, null, 1));

@@ -2,6 +2,7 @@
 // window as the global scope): the real <attention-walkthrough> element, started on the real engine
 // and the shipped weights, draws every step at the default settings; what its shadow root then holds
 // is the page's prerendered walkthrough. Nothing here is shipped.
+import { transform } from 'lightningcss';
 import { loadEngine } from '../src/engine/engine';
 import { WALKTHROUGH_ELEMENT } from '../src/elements/registry';
 import { ELEMENT_CSS } from '../src/elements/styles';
@@ -17,6 +18,109 @@ export interface WalkthroughMarkup {
 }
 
 type Drawn = HTMLElement & { updateComplete: Promise<void> };
+
+/**
+ * What a table cell of the copy can do without: the live figure's keyboard grid (tabindex, the grid
+ * role, the selected cell, the row and column a cursor moves by) and its hover titles, which repeat
+ * the cell's number in a sentence. They were most of the page's bytes (~180 KB of 530 KB); the copy is
+ * read, not explored, and the live drawing, which has them all, replaces it at the reader's first reach.
+ */
+const LIVE_ONLY_CELL_ATTRIBUTES = ['tabindex', 'title', 'data-row', 'data-col', 'aria-selected'];
+
+/**
+ * A matrix with more cells than this (the trained model's 9 × 9 maps, its 9 × 32 output, the tiled
+ * walk's and the long-context maps) becomes one sentence in the copy and is drawn when its step goes
+ * live. The article's example's matrices (at most 4 × 8) stay: the prose reads from them.
+ */
+const HEAVY_MATRIX_CELLS = 64;
+
+function compactTables(root: ShadowRoot): void {
+  for (const table of root.querySelectorAll('table.matrix')) {
+    if (table.querySelectorAll('td').length <= HEAVY_MATRIX_CELLS) continue;
+    const rows = table.querySelectorAll('tbody tr');
+    const columns = rows[0]?.querySelectorAll('td').length ?? 0;
+    const caption = table.querySelector('caption')?.textContent?.trim() ?? 'A matrix';
+    const summary = document.createElement('p');
+    summary.className = 'prerender-summary';
+    summary.textContent = `${caption}: ${rows.length} × ${columns} numbers, drawn when the live page starts (it needs JavaScript).`;
+    table.replaceWith(summary);
+  }
+  for (const cell of root.querySelectorAll('table td, table th, table tr')) {
+    for (const name of LIVE_ONLY_CELL_ATTRIBUTES) cell.removeAttribute(name);
+    if (cell.getAttribute('class') === '') cell.removeAttribute('class');
+  }
+  for (const grid of root.querySelectorAll('table[role="grid"]')) grid.removeAttribute('role');
+}
+
+/**
+ * The CSS rules that can style something in the copy. The copy changes only by the reader opening a
+ * <details>, hovering or focusing, so a selector is tried with its pseudo-classes, pseudo-elements and
+ * [open] taken out (which can only widen it); :host rules and at-rules other than conditional groups
+ * stay. A rule whose every selector matches nothing is left out: the live element adopts the whole
+ * stylesheet (elements/styles.ts) before it draws anything of its own.
+ */
+function usedCss(css: string, root: ShadowRoot): string {
+  const matches = (selector: string): boolean => {
+    if (/:host|:root/.test(selector)) return true;
+    let plain = selector;
+    for (let before = ''; before !== plain;) {
+      before = plain;
+      plain = plain.replace(/::?[\w-]+(\([^()]*\))?/g, '').replace(/\[open\]/g, '');
+    }
+    plain = plain.replace(/([>+~]\s*)+$/, '').trim();
+    if (!plain || /^[>+~]/.test(plain)) return true;
+    try {
+      return root.querySelector(plain) !== null;
+    } catch {
+      return true; // a selector happy-dom cannot read: kept
+    }
+  };
+  // Top-level blocks `prelude{body}` of minified CSS, with nested groups walked into.
+  const prune = (text: string): string => {
+    let out = '';
+    let i = 0;
+    while (i < text.length) {
+      const open = text.indexOf('{', i);
+      if (open < 0) break;
+      let depth = 1;
+      let close = open + 1;
+      for (; close < text.length && depth > 0; ++close) depth += text[close] === '{' ? 1 : text[close] === '}' ? -1 : 0;
+      const prelude = text.slice(i, open).trim();
+      const body = text.slice(open + 1, close - 1);
+      i = close;
+      if (/^@(media|supports|container|layer)\b/.test(prelude)) {
+        const inner = prune(body);
+        if (inner) out += `${prelude}{${inner}}`;
+      } else if (prelude.startsWith('@') || splitSelectors(prelude).some(matches)) out += `${prelude}{${body}}`;
+    }
+    return out;
+  };
+  return prune(css);
+}
+
+/** A selector list split at its top-level commas (not those inside :is(), :not() or :where()). */
+function splitSelectors(list: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; ++i) {
+    if (list[i] === '(') ++depth;
+    else if (list[i] === ')') --depth;
+    else if (list[i] === ',' && depth === 0) {
+      parts.push(list.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return [...parts, list.slice(start)];
+}
+
+/**
+ * The stylesheet minified as the bundle's is (Vite builds CSS with Lightning CSS, which Vite depends
+ * on): the build loads the element's modules unbundled, so its CSS arrives with every comment.
+ */
+function minifiedCss(css: string): string {
+  return transform({ filename: 'walkthrough.css', code: Buffer.from(css), minify: true }).code.toString();
+}
 
 /** The element's shadow content once every step is drawn, for `attributes` (those of the page's element). */
 export async function walkthroughMarkup(
@@ -67,6 +171,7 @@ export async function walkthroughMarkup(
   }
   for (const option of root.querySelectorAll('option')) option.toggleAttribute('selected', option.selected);
   for (const area of root.querySelectorAll('textarea')) area.textContent = area.value;
+  compactTables(root);
   const css = [ELEMENT_CSS, ...[...rules].map(([declarations, id]) => `[data-prerender-style='${id}']{${declarations}}`)].join('\n');
-  return { html: root.innerHTML, css };
+  return { html: root.innerHTML, css: usedCss(minifiedCss(css), root) };
 }

@@ -1,0 +1,292 @@
+// The throttled walk (issue #39, item 6): a phone-sized reader on a slow CPU. A cold load of the built
+// walkthrough at 360 px with the renderer's CPU slowed 4× (CDP Emulation.setCPUThrottlingRate), the
+// reader's first reach (a real pointer move) until the page is live, then a scroll from top to bottom
+// with real mouse-wheel input. A Chromium trace of the whole walk gives every main-thread task
+// (ThreadControllerImpl::RunTask), parse tasks included, with its wall and CPU time; the bytes come
+// from the responses themselves, raw and gzipped (level 9, as a host would serve them compressed).
+//
+//   npx tsx tests/bench/page-walk.ts [--dist=dist] [--runs=3] [--throttle=4] [--width=360] [--json=build/bench/page-walk.json]
+//
+// Also run by `npm run bench`'s page section (run.ts). Measures only: nothing here asserts a time.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, serve } from '../browser/harness';
+import { median } from './data';
+
+/** What a long task is (the Long Tasks API's threshold) and the issue's limit on any one task. */
+const LONG_TASK_MS = 50;
+const TASK_LIMIT_MS = 100;
+const PHASES = ['load', 'live', 'scroll'] as const;
+type Phase = (typeof PHASES)[number];
+/** What the walk's bytes are, by the response's path. */
+const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'step 1 model', 'other'] as const;
+type Kind = (typeof KINDS)[number];
+
+export interface TaskStats {
+  count: number;
+  longestMs: number;
+  /** Σ (duration − 50 ms) over the tasks longer than 50 ms: Lighthouse's total blocking time. */
+  blockingMs: number;
+  over50: number;
+  over100: number;
+}
+
+/**
+ * Two clocks for each task: wall time (what a reader on this machine waits, neighbours included) and
+ * the main thread's CPU time (the trace's tdur: the page's own work, throttling included, without the
+ * moments another process held the core). On a shared machine the second is the one to compare runs by.
+ */
+export const CLOCKS = ['wall', 'cpu'] as const;
+type Clock = (typeof CLOCKS)[number];
+
+export interface WalkRun {
+  /** Per clock, per phase and over the whole walk. */
+  tasks: Record<Clock, Record<Phase | 'walk', TaskStats>>;
+  /** The tasks over 50 ms of wall time: phase, both durations and the events that took the most of it. */
+  longTasks: { phase: Phase; ms: number; cpuMs: number; top: string }[];
+  bytes: Record<Kind, { raw: number; gzip: number; files: number }>;
+  /** Navigation -> data-ready after the reach, and the number of elements the document holds then. */
+  liveMs: number;
+  elements: number;
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  tdur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string; data?: { message?: string; url?: string } };
+}
+
+/** Which kind of file a response is; step 1's reader model is counted apart ("before step 1's model"). */
+function kindOf(url: string, afterReach: boolean): Kind {
+  const path = new URL(url).pathname;
+  if (path.endsWith('.html') || path === '/') return 'html';
+  if (path.endsWith('.css')) return 'css';
+  if (path.endsWith('.js')) return afterReach ? 'live JS' : 'first JS';
+  if (path.endsWith('.wasm')) return 'wasm';
+  if (/reader[^/]*\.bin$/.test(path)) return 'step 1 model';
+  if (path.endsWith('.bin')) return 'weights';
+  return 'other';
+}
+
+function taskStats(durations: number[]): TaskStats {
+  const long = durations.filter((d) => d > LONG_TASK_MS);
+  return {
+    count: durations.length,
+    longestMs: durations.length ? Math.max(...durations) : 0,
+    blockingMs: long.reduce((sum, d) => sum + d - LONG_TASK_MS, 0),
+    over50: long.length,
+    over100: durations.filter((d) => d > TASK_LIMIT_MS).length,
+  };
+}
+
+/** A main-thread task in the trace: Chromium 156 names it after the scheduler that runs it. */
+const TASK_EVENTS = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
+
+/** The renderer main thread of the walked page: the CrRendererMain with the most task time. */
+function mainThreadTasks(events: TraceEvent[]): { tasks: TraceEvent[]; all: TraceEvent[] } {
+  const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  let best: { tasks: TraceEvent[]; all: TraceEvent[] } = { tasks: [], all: [] };
+  let bestTime = -1;
+  for (const m of mains) {
+    const all = events.filter((e) => e.pid === m.pid && e.tid === m.tid && e.ph === 'X' && e.dur !== undefined);
+    const tasks = all.filter((e) => TASK_EVENTS.has(e.name));
+    const time = tasks.reduce((s, e) => s + e.dur!, 0);
+    if (time > bestTime) [best, bestTime] = [{ tasks, all }, time];
+  }
+  return best;
+}
+
+/** The events directly inside a task that took the most of it, e.g. "EvaluateScript 80, Layout 40". */
+function topOfTask(task: TraceEvent, all: TraceEvent[]): string {
+  const end = task.ts + task.dur!;
+  const inside = all.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= end).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const byName = new Map<string, number>();
+  let coveredUntil = -1;
+  for (const e of inside) {
+    if (e.ts < coveredUntil) continue; // nested in an event already counted
+    coveredUntil = e.ts + e.dur!;
+    byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur! / 1000);
+  }
+  return [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
+    .join(', ');
+}
+
+async function walkOnce(browser: Browser, url: string, throttle: number, width: number): Promise<WalkRun> {
+  const context = await browser.newContext({ viewport: { width, height: 780 }, deviceScaleFactor: 2, isMobile: false, hasTouch: false });
+  const page: Page = await context.newPage();
+  const bytes = Object.fromEntries(KINDS.map((k) => [k, { raw: 0, gzip: 0, files: 0 }])) as WalkRun['bytes'];
+  let reached = false;
+  const bodies: Promise<void>[] = [];
+  page.on('response', (response) => {
+    const kind = kindOf(response.url(), reached);
+    bodies.push(
+      response.body().then(
+        (body) => {
+          bytes[kind].raw += body.length;
+          bytes[kind].gzip += gzipSync(body, { level: 9 }).length;
+          bytes[kind].files += 1;
+        },
+        () => {}, // a redirect or an aborted request has no body
+      ),
+    );
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
+  await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'v8.execute', 'blink.user_timing'] });
+  const mark = (name: Phase) => page.evaluate((n) => console.timeStamp(`walk:${n}`), name);
+
+  await mark('load').catch(() => {}); // before navigation: about:blank, harmless
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForTimeout(1500); // the parse's trailing tasks and the first paints
+  await mark('live');
+  reached = true;
+  // The reader's first reach: a real pointer move over the page (web/src/main.ts starts the live part).
+  await page.mouse.move(width / 2, 300);
+  await page.mouse.move(width / 2 + 10, 320);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120_000, polling: 100 });
+  const liveMs = await page.evaluate(() => performance.now());
+  await page.waitForTimeout(3000); // the sections left to idle time
+  await mark('scroll');
+  // Real wheel input, a screenful at a time with a reader's pause, until the bottom stops moving.
+  let last = -1;
+  for (let i = 0; i < 400; ++i) {
+    await page.mouse.wheel(0, 600);
+    await page.waitForTimeout(250);
+    const y = await page.evaluate(() => Math.round(scrollY));
+    if (y === last) break;
+    last = y;
+  }
+  await page.waitForTimeout(1500);
+  const elements = await page.evaluate(() => {
+    let n = document.getElementsByTagName('*').length;
+    for (const host of document.querySelectorAll('*')) if (host.shadowRoot) n += host.shadowRoot.querySelectorAll('*').length;
+    return n;
+  });
+  const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: TraceEvent[] };
+  await Promise.all(bodies);
+  await context.close();
+
+  const events = trace.traceEvents;
+  const { tasks, all } = mainThreadTasks(events);
+  const marks = new Map<string, number>();
+  for (const e of events) {
+    const message = e.name === 'TimeStamp' ? e.args?.data?.message : undefined;
+    if (message?.startsWith('walk:')) marks.set(message.slice(5), e.ts);
+  }
+  const phaseOf = (ts: number): Phase =>
+    ts >= (marks.get('scroll') ?? Infinity) ? 'scroll' : ts >= (marks.get('live') ?? Infinity) ? 'live' : 'load';
+  const ms = (t: TraceEvent, clock: Clock) => (clock === 'wall' ? t.dur! : (t.tdur ?? t.dur!)) / 1000;
+  const statsOf = (clock: Clock) => {
+    const phases = Object.fromEntries(
+      PHASES.map((p) => [p, taskStats(tasks.filter((t) => phaseOf(t.ts) === p).map((t) => ms(t, clock)))]),
+    ) as Record<Phase, TaskStats>;
+    return { ...phases, walk: taskStats(tasks.map((t) => ms(t, clock))) };
+  };
+  const longTasks = tasks
+    .filter((t) => ms(t, 'wall') > LONG_TASK_MS)
+    .map((t) => ({ phase: phaseOf(t.ts), ms: ms(t, 'wall'), cpuMs: ms(t, 'cpu'), top: topOfTask(t, all) }));
+  return { tasks: { wall: statsOf('wall'), cpu: statsOf('cpu') }, longTasks, bytes, liveMs, elements };
+}
+
+export interface WalkResult {
+  runs: WalkRun[];
+  throttle: number;
+  width: number;
+  loadAverage: { before: number[]; after: number[] };
+}
+
+const kib = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+
+/** The walk's lines for a report: medians over the runs, and each run's numbers to show the noise. */
+export function describeWalk(result: WalkResult): string[] {
+  const { runs } = result;
+  const med = (f: (r: WalkRun) => number) => median(runs.map(f));
+  const each = (f: (r: WalkRun) => number) => runs.map((r) => f(r).toFixed(0)).join(' / ');
+  const lines = [
+    `throttled walk: ${result.width} px, CPU ${result.throttle}× slower, ${runs.length} runs (median, then each run); load average ${result.loadAverage.before[0]!.toFixed(2)} -> ${result.loadAverage.after[0]!.toFixed(2)}`,
+  ];
+  for (const clock of CLOCKS)
+    for (const phase of [...PHASES, 'walk'] as const) {
+      const s = (r: WalkRun) => r.tasks[clock][phase];
+      lines.push(
+        `  ${clock.padEnd(4)} ${phase.padEnd(6)} longest task ${med((r) => s(r).longestMs).toFixed(0)} ms (${each((r) => s(r).longestMs)}), ` +
+          `blocking ${med((r) => s(r).blockingMs).toFixed(0)} ms (${each((r) => s(r).blockingMs)}), ` +
+          `> 50 ms: ${med((r) => s(r).over50)} (${each((r) => s(r).over50)}), > 100 ms: ${med((r) => s(r).over100)} (${each((r) => s(r).over100)})`,
+      );
+    }
+  lines.push(
+    `  live (navigation -> data-ready, reach at ~1.5 s): ${med((r) => r.liveMs).toFixed(0)} ms; elements after the walk: ${med((r) => r.elements)}`,
+  );
+  const first = runs[0]!;
+  for (const kind of KINDS) {
+    const b = first.bytes[kind];
+    if (b.files)
+      lines.push(
+        `  ${kind.padEnd(12)} ${kib(b.gzip).padStart(10)} gzipped, ${kib(b.raw).padStart(10)} raw, ${b.files} file${b.files === 1 ? '' : 's'}`,
+      );
+  }
+  const live = (['live JS', 'wasm', 'weights', 'css'] as const).reduce((s, k) => s + first.bytes[k].gzip, 0);
+  lines.push(`  live part before step 1's model (live JS, CSS, wasm, weights): ${kib(live)} gzipped`);
+  for (const [i, r] of runs.entries())
+    for (const t of r.longTasks)
+      lines.push(`  run ${i + 1} ${t.phase.padEnd(6)} task ${t.ms.toFixed(0)} ms (CPU ${t.cpuMs.toFixed(0)} ms): ${t.top}`);
+  return lines;
+}
+
+export async function runThrottledWalk(
+  browser: Browser,
+  root: string,
+  log: (line: string) => void,
+  runs = 3,
+  throttle = 4,
+  width = 360,
+): Promise<WalkResult> {
+  const server = await serve({ root });
+  const before = loadavg();
+  const out: WalkRun[] = [];
+  try {
+    for (let i = 0; i < runs; ++i) out.push(await walkOnce(browser, `${server.url}/index.html`, throttle, width));
+  } finally {
+    await server.close();
+  }
+  const result = { runs: out, throttle, width, loadAverage: { before, after: loadavg() } };
+  for (const line of describeWalk(result)) log(line);
+  return result;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = Object.fromEntries(
+    process.argv.slice(2).map((a) => {
+      const [k, v] = a.replace(/^--/, '').split('=');
+      return [k, v ?? 'true'];
+    }),
+  );
+  const browser = await launchBrowser();
+  try {
+    const result = await runThrottledWalk(
+      browser,
+      resolve(args.dist ?? 'dist'),
+      console.log,
+      Number(args.runs ?? 3),
+      Number(args.throttle ?? 4),
+      Number(args.width ?? 360),
+    );
+    if (args.json) {
+      mkdirSync(dirname(resolve(args.json)), { recursive: true });
+      writeFileSync(resolve(args.json), JSON.stringify(result, null, 2));
+    }
+  } finally {
+    await browser.close();
+  }
+}
