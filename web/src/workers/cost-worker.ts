@@ -1,16 +1,21 @@
-// The "Run it on my machine" measurement, off the main thread so the page never freezes. The page
+// The "Run it on my machine" measurements, off the main thread so the page never freezes. The page
 // (figures/cost-run.ts) starts this worker only when the reader presses Run, sends one CostRunRequest,
 // and terminates the worker to cancel. The worker has its own engines, separate from the page's:
-// one instance per kernel, so each instance's WebAssembly memory high-water mark belongs to one
-// kernel (wasm memory only grows, and sizes run in ascending order, so after size n it is the peak
-// that size needed: the inputs, the result, the engine's 16 MiB start, and for the naive kernel the
-// (n, n) weight matrix).
+// one for the naive kernel and one shared by the others (cost-plan.ts, engineGroup), so the naive
+// kernel's WebAssembly memory high-water mark is its own (wasm memory only grows, and sizes run in
+// ascending order, so after size n it is the peak that size needed: the inputs, the result, the
+// engine's 16 MiB start, and for the naive kernel the (n, n) weight matrix).
 import { createEngine, type AttentionEngine, type Matrix } from '../engine/engine';
+import { linearAttention, sparseAttention } from '../engine/long-context';
 import { engineWasmUrl } from '../engine/wasm-url';
 import {
   COST_BLOCK,
   COST_D,
+  COST_SUITES,
+  RUN_PATTERN,
+  engineGroup,
   planCost,
+  type EngineGroup,
   type CostItem,
   type CostKernel,
   type CostMeasurement,
@@ -40,8 +45,8 @@ function randomMatrix(rows: number, cols: number, seed: number): Matrix {
   return { rows, cols, data };
 }
 
-/** Two engine instances from one download: the wasm file is fetched once and compiled per instance. */
-async function createEngines(pageWasmUrl: string | undefined): Promise<{ tiled: AttentionEngine; naive: AttentionEngine }> {
+/** The engine instances of the suite's groups, from one download: the wasm file is fetched once and compiled per instance. */
+async function createEngines(pageWasmUrl: string | undefined, groups: readonly EngineGroup[]): Promise<Map<EngineGroup, AttentionEngine>> {
   const url = typeof pageWasmUrl === 'string' && pageWasmUrl ? pageWasmUrl : engineWasmUrl();
   let wasmBinary: ArrayBuffer | undefined;
   try {
@@ -51,16 +56,29 @@ async function createEngines(pageWasmUrl: string | undefined): Promise<{ tiled: 
     // createEngine downloads it again and says precisely what went wrong.
   }
   const options = wasmBinary ? { wasmBinary } : { wasmUrl: url };
-  const tiled = await createEngine(options);
-  const naive = await createEngine(options);
-  return { tiled, naive };
+  const engines = new Map<EngineGroup, AttentionEngine>();
+  for (const group of groups) engines.set(group, await createEngine(options));
+  return engines;
 }
 
+/** Every kernel sees the whole sequence (no causal mask), as full attention does. */
 function kernelCall(engine: AttentionEngine, kernel: CostKernel, inputs: { Q: Matrix; K: Matrix; V: Matrix }): () => unknown {
   const { Q, K, V } = inputs;
-  return kernel === 'naive'
-    ? () => engine.attention(Q, K, V, { scale: true })
-    : () => engine.flashAttention(Q, K, V, { blockQ: COST_BLOCK, blockK: COST_BLOCK, scale: true });
+  const { window, global, stride } = RUN_PATTERN;
+  switch (kernel) {
+    case 'naive':
+      return () => engine.attention(Q, K, V, { scale: true });
+    case 'tiled':
+      return () => engine.flashAttention(Q, K, V, { blockQ: COST_BLOCK, blockK: COST_BLOCK, scale: true });
+    case 'window':
+      return () => sparseAttention(engine, Q, K, V, { window, causal: false });
+    case 'global':
+      return () => sparseAttention(engine, Q, K, V, { window, global, causal: false });
+    case 'strided':
+      return () => sparseAttention(engine, Q, K, V, { window, stride, causal: false });
+    case 'linear':
+      return () => linearAttention(engine, Q, K, V, { causal: false });
+  }
 }
 
 /**
@@ -100,11 +118,13 @@ function measure(engine: AttentionEngine, item: CostItem, inputs: { Q: Matrix; K
 }
 
 async function run(request: CostRunRequest): Promise<void> {
-  const plan = planCost({ maxN: request.maxN, budgetBytes: request.budgetBytes });
-  const engines = await createEngines(request.wasmUrl);
-  warmUp(engines.tiled, 'tiled');
-  warmUp(engines.naive, 'naive');
-  post({ type: 'started', plan, simd: engines.tiled.info().simd });
+  const suite = request.suite === 'longContext' ? 'longContext' : 'flash';
+  const plan = planCost({ suite, maxN: request.maxN, budgetBytes: request.budgetBytes });
+  const kernels = COST_SUITES[suite].kernels;
+  const engines = await createEngines(request.wasmUrl, [...new Set(kernels.map(engineGroup))]);
+  const engineOf = (kernel: CostKernel) => engines.get(engineGroup(kernel))!;
+  for (const kernel of kernels) warmUp(engineOf(kernel), kernel);
+  post({ type: 'started', plan, simd: engineOf(kernels[0]).info().simd });
   const workTotal = plan.reduce((sum, item) => sum + item.work, 0);
   let workDone = 0;
   let inputs = null as { n: number; Q: Matrix; K: Matrix; V: Matrix } | null;
@@ -114,7 +134,7 @@ async function run(request: CostRunRequest): Promise<void> {
       inputs = { n: item.n, Q: randomMatrix(item.n, COST_D, 1), K: randomMatrix(item.n, COST_D, 2), V: randomMatrix(item.n, COST_D, 3) };
     let result: CostMeasurement;
     try {
-      result = measure(engines[item.kernel], item, inputs);
+      result = measure(engineOf(item.kernel), item, inputs);
     } catch (error) {
       post({ type: 'error', message: error instanceof Error ? error.message : String(error), item });
       return;
