@@ -170,6 +170,34 @@ describe('<attention-long-context>', () => {
     expect(used).toBeGreaterThan(0);
     expect(used).toBeLessThanOrEqual(Number(await memory.getAttribute('data-bound')));
     expect(await run.innerText()).not.toMatch(/\bNaN\b|undefined|Infinity/);
+
+    // The decode timing, capped at t = 64: the shown model's heads and the chosen 2 KV heads.
+    const decode = element.locator('.kv-run');
+    await decode.evaluate((el) => {
+      (el as HTMLElement).dataset.maxN = '64';
+    });
+    await decode.locator('.flash-run-start').click();
+    expect(await attributeMatching(decode, 'data-phase', /^(done|failed|cancelled)$/)).toBe('done');
+    const perToken = (kernel: string) =>
+      decode
+        .locator(`tbody tr td[data-kernel="${kernel}"]`)
+        .evaluateAll((cells) =>
+          cells.map((td) => [Number(td.closest('tr')!.dataset.n), Number((td as HTMLElement).dataset.ms)] as [number, number]),
+        );
+    const [cached, recompute] = [await perToken('cached'), await perToken('recompute')];
+    expect(cached.map(([t]) => t)).toEqual([16, 32, 64]);
+    expect(recompute.map(([t]) => t)).toEqual([16, 32, 64]);
+    const reading = decode.locator('.kv-run-reading');
+    expect(Number(await reading.getAttribute('data-t'))).toBe(64);
+    expect(Number(await reading.getAttribute('data-speedup'))).toBeCloseTo(recompute[2][1] / cached[2][1], 2);
+    const heads = await element.evaluate(
+      (el) => (el as unknown as { debug: { compute(): { kvCache: { heads: number } } } }).debug.compute().kvCache.heads,
+    );
+    expect(await reading.textContent()).toContain(`At token 64 (${heads} heads of dₖ = 64)`);
+    expect(await reading.textContent()).toContain(
+      heads === 2 ? 'The chosen KV heads are the model’s 2' : `With 2 KV heads the cache is ${heads / 2} times smaller`,
+    );
+    expect(await decode.innerText()).not.toMatch(/\bNaN\b|undefined|Infinity/);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -7,11 +7,14 @@
 import { describe, expect, test } from 'vitest';
 import { bytes } from '../../web/src/figures/format';
 import { crossing, mountLongContextRun, runIntro } from '../../web/src/features/long-context/run';
+import { mountDecodeRun } from '../../web/src/features/long-context/decode-run';
 import {
   COST_BUDGET_BYTES,
+  DECODE_CALL_SCORES,
   ENGINE_START_BYTES,
   RUN_PATTERN,
   callWork,
+  clampDecodeShape,
   fitLogLogSlope,
   ioBytes,
   naiveMatrixBytes,
@@ -144,7 +147,7 @@ class FakeWorker implements CostWorkerHandle {
 }
 
 /** Times that follow power laws: full 1e-5 n², flash 2e-5 n², window 2e-4 n, global and strided a bit more, linear 1e-5 n. */
-const SYNTHETIC: Record<CostKernel, (n: number) => number> = {
+const SYNTHETIC: Partial<Record<CostKernel, (n: number) => number>> = {
   naive: (n) => 1e-5 * n * n,
   tiled: (n) => 2e-5 * n * n,
   window: (n) => 2e-4 * n,
@@ -176,7 +179,7 @@ describe('the run figure (fake worker)', () => {
         index,
         workDone,
         workTotal,
-        result: { kernel: item.kernel, n: item.n, reps: item.reps, ms: SYNTHETIC[item.kernel](item.n), memoryBytes },
+        result: { kernel: item.kernel, n: item.n, reps: item.reps, ms: SYNTHETIC[item.kernel]!(item.n), memoryBytes },
       });
     });
     worker.emit({ type: 'done' });
@@ -208,6 +211,71 @@ describe('the run figure (fake worker)', () => {
     expect(Number(memory.dataset.used)).toBe(used);
     expect(memory.textContent).toContain(`reached ${bytes(used)} together, within this run’s bound of ${bytes(runMemoryBound(plan))}`);
     expect(root.querySelectorAll('svg.line-chart circle.series-linear').length).toBe(9);
+    expect(root.textContent).not.toMatch(/NaN|undefined|Infinity/);
+  });
+});
+
+describe('the decode timing', () => {
+  test('t = 16 to 512 for the cache (multi-head and grouped) and for recomputing; short steps repeated per timed call', () => {
+    const plan = planCost({ suite: 'decode' });
+    for (const kernel of ['cached', 'grouped', 'recompute'] as const) expect(sizes(kernel, plan)).toEqual(doubling(16, 512));
+    for (const item of plan) {
+      // Enough repeats for the timer, and no more than needed.
+      expect(item.batch * callWork(item.kernel, item.n)).toBeGreaterThanOrEqual(DECODE_CALL_SCORES);
+      expect((item.batch - 1) * callWork(item.kernel, item.n)).toBeLessThan(DECODE_CALL_SCORES);
+    }
+    expect(plan.find((item) => item.kernel === 'cached' && item.n === 16)!.batch).toBe(DECODE_CALL_SCORES / 16);
+    expect(plan.find((item) => item.kernel === 'recompute' && item.n === 512)!.batch).toBe(1);
+    expect(callWork('recompute', 512)).toBe((512 * 513) / 2);
+    // The other suites are not batched.
+    expect(planCost({ suite: 'longContext' }).every((item) => item.batch === 1)).toBe(true);
+  });
+
+  test('the shape: heads 1 to 16, KV heads lowered to a divisor', () => {
+    expect(clampDecodeShape({ heads: 8, kvHeads: 3 })).toEqual({ heads: 8, kvHeads: 2 });
+    expect(clampDecodeShape({ heads: 6, kvHeads: 4 })).toEqual({ heads: 6, kvHeads: 3 });
+    expect(clampDecodeShape({ heads: 100, kvHeads: 100 })).toEqual({ heads: 16, kvHeads: 16 });
+    expect(clampDecodeShape({ heads: Number.NaN, kvHeads: -2 })).toEqual({ heads: 4, kvHeads: 1 });
+    expect(clampDecodeShape(undefined)).toEqual({ heads: 4, kvHeads: 1 });
+  });
+
+  test('the figure asks for the shown heads, tables no memory, and reads the last t', () => {
+    const worker = new FakeWorker();
+    let shape = { heads: 4, kvHeads: 2 };
+    const figure = mountDecodeRun({ timing: workerTimingService(() => worker) }, () => shape);
+    document.body.replaceChildren(figure.element);
+    const root = figure.element;
+    shape = { heads: 8, kvHeads: 2 }; // read at Run, not at mount
+    root.querySelector<HTMLButtonElement>('.flash-run-start')!.click();
+    expect(worker.sent[0]).toMatchObject({ type: 'run', suite: 'decode', decode: { heads: 8, kvHeads: 2 } });
+    const plan = planCost({ suite: 'decode' });
+    worker.emit({ type: 'started', plan, simd: true });
+    // Per token: the cache 1e-4 t ms (multi-head), half that grouped; recomputing 1e-5 t² ms.
+    const ms = (kernel: CostKernel, t: number) => (kernel === 'recompute' ? 1e-5 * t * t : kernel === 'cached' ? 1e-4 * t : 5e-5 * t);
+    plan.forEach((item, index) =>
+      worker.emit({
+        type: 'measured',
+        index,
+        workDone: index + 1,
+        workTotal: plan.length,
+        result: { kernel: item.kernel, n: item.n, reps: item.reps, ms: ms(item.kernel, item.n), memoryBytes: 16e6 },
+      }),
+    );
+    worker.emit({ type: 'done' });
+    const slope = root.querySelector<HTMLElement>('.flash-run-slope')!;
+    expect(Number(slope.dataset.cachedSlope)).toBeCloseTo(1, 6);
+    expect(Number(slope.dataset.recomputeSlope)).toBeCloseTo(2, 6);
+    // No memory chart or columns: one chart, and a row is t plus three times.
+    expect(root.querySelectorAll('svg.line-chart')).toHaveLength(1);
+    expect(root.querySelectorAll('tr[data-n="512"] td')).toHaveLength(3);
+    expect(root.querySelector('tr[data-n="16"] td[data-kernel="cached"]')!.textContent).toBe('1.60 µs');
+    const reading = root.querySelector<HTMLElement>('.kv-run-reading')!;
+    expect(reading.dataset.t).toBe('512');
+    expect(Number(reading.dataset.speedup)).toBeCloseTo((1e-5 * 512 * 512) / (1e-4 * 512), 3);
+    expect(reading.textContent).toBe(
+      'At token 512 (8 heads of dₖ = 64): 51.2 µs with the cache, 2.62 ms recomputing all 512 tokens, 51 times as long. ' +
+        'With 2 KV heads the cache is 4 times smaller and a token takes 25.6 µs (2.0× faster than multi-head).',
+    );
     expect(root.textContent).not.toMatch(/NaN|undefined|Infinity/);
   });
 });

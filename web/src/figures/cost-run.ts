@@ -24,7 +24,6 @@ import {
   COST_D,
   COST_MAX_N,
   COST_SUITES,
-  FIT_MIN_N,
   clampMaxN,
   engineGroup,
   fitLogLogSlope,
@@ -39,6 +38,7 @@ import {
   type CostRun,
   type CostRunEvent,
   type CostSuiteId,
+  type DecodeShape,
   type EngineGroup,
   type SlopeFit,
   type TimingService,
@@ -48,6 +48,7 @@ import {
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '?';
   if (ms === 0) return '< 0.1 ms';
+  if (ms < 0.1) return `${(ms * 1000).toPrecision(3)} µs`;
   if (ms >= 1000) return `${(ms / 1000).toPrecision(3)} s`;
   if (ms >= 1) return `${ms.toPrecision(3)} ms`;
   return `${ms.toFixed(2)} ms`;
@@ -66,6 +67,9 @@ export const KERNEL_WORDS: Record<CostKernel, string> = {
   global: 'window + global',
   strided: 'window + stride',
   linear: 'linear attention',
+  cached: 'with the cache, multi-head',
+  grouped: 'with the cache, fewer KV heads',
+  recompute: 'recomputing all t tokens',
 };
 
 /** The run as the step's reading sees it. */
@@ -77,6 +81,8 @@ export interface CostRunState {
   times: Record<CostKernel, [number, number][]>;
   fits: Record<CostKernel, SlopeFit | null>;
   budgetBytes: number;
+  /** The decode suite's heads, as the run used them. */
+  decode?: DecodeShape;
 }
 
 export interface CostRunOptions {
@@ -90,6 +96,13 @@ export interface CostRunOptions {
   words?: Partial<Record<CostKernel, string>>;
   /** What the measured numbers say, under the fitted slopes (the flash step's when absent). */
   reading?: (state: CostRunState) => (Node | null)[];
+  /** The charts' x axis and the time chart's caption. */
+  xLabel?: string;
+  timeCaption?: string;
+  /** Draw and table each engine's memory (default true). */
+  memory?: boolean;
+  /** The decode suite's heads, read when Run is pressed. */
+  decode?: () => DecodeShape;
 }
 
 type Phase = 'idle' | 'starting' | 'running' | 'done' | 'cancelled' | 'failed';
@@ -112,8 +125,13 @@ export class CostRunFigure {
   private readonly progress: HTMLProgressElement;
   private readonly status: HTMLElement;
   private readonly results: HTMLElement;
-  private readonly timeChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'time per call' });
-  private readonly memoryChart = new LogLogChart({ xLabel: 'tokens n (log scale)', yLabel: 'engine memory' });
+  private readonly timeChart: LogLogChart;
+  private readonly memoryChart: LogLogChart;
+  /** Whether engine memory is drawn and tabled (the decode suite's engines barely leave their start). */
+  private readonly withMemory: boolean;
+  private readonly decodeShape: (() => DecodeShape) | undefined;
+  /** The decode shape of the run shown. */
+  private decode: DecodeShape | undefined;
   private readonly reading: HTMLElement;
   private readonly table: HTMLTableElement;
   /** The run in progress, if any. */
@@ -146,6 +164,11 @@ export class CostRunFigure {
       : (Object.fromEntries(Object.keys(KERNEL_WORDS).map((k) => [k, k])) as Record<CostKernel, string>);
     this.readingOf = options.reading ?? flashReading;
     const id = options.id ?? 'flash-run';
+    const xLabel = options.xLabel ?? 'tokens n (log scale)';
+    this.timeChart = new LogLogChart({ xLabel, yLabel: 'time per call' });
+    this.memoryChart = new LogLogChart({ xLabel, yLabel: 'engine memory' });
+    this.withMemory = options.memory ?? true;
+    this.decodeShape = options.decode;
     this.run = el('button', { type: 'button', class: 'button flash-run-start' }, 'Run');
     this.cancel = el('button', { type: 'button', class: 'button quiet flash-run-cancel', disabled: true }, 'Cancel');
     this.progress = el('progress', { class: 'flash-run-progress', max: 1, value: 0, 'aria-label': 'Measurement progress' });
@@ -166,14 +189,16 @@ export class CostRunFigure {
           'figure',
           { class: 'figure flash-run-chart' },
           this.timeChart.element,
-          el('figcaption', {}, 'Fastest call against n, log-log: n² is a slope of 2.'),
+          el('figcaption', {}, options.timeCaption ?? 'Fastest call against n, log-log: n² is a slope of 2.'),
         ),
-        el(
-          'figure',
-          { class: 'figure flash-run-chart' },
-          this.memoryChart.element,
-          el('figcaption', {}, 'Peak WebAssembly memory per kernel, with its 16 MiB start and naive’s n × n matrix.'),
-        ),
+        this.withMemory
+          ? el(
+              'figure',
+              { class: 'figure flash-run-chart' },
+              this.memoryChart.element,
+              el('figcaption', {}, 'Peak WebAssembly memory per kernel, with its 16 MiB start and naive’s n × n matrix.'),
+            )
+          : null,
       ),
       this.reading,
       scrollRegion({ label: 'Measured times and memory, as a table', className: 'matrix-scroll' }, this.table),
@@ -227,7 +252,8 @@ export class CostRunFigure {
       return;
     }
     try {
-      this.measurement = this.timing.start({ maxN, suite: this.suite, budgetBytes }, (event) => this.onEvent(event));
+      this.decode = this.decodeShape?.();
+      this.measurement = this.timing.start({ maxN, suite: this.suite, budgetBytes, decode: this.decode }, (event) => this.onEvent(event));
     } catch (error) {
       // A page whose Content-Security-Policy forbids workers, or a script served from another origin.
       this.fail(
@@ -358,9 +384,9 @@ export class CostRunFigure {
     const fits = {} as Record<CostKernel, SlopeFit | null>;
     for (const kernel of this.shownKernels) {
       times[kernel] = this.points(kernel);
-      fits[kernel] = fitLogLogSlope(times[kernel]);
+      fits[kernel] = fitLogLogSlope(times[kernel], COST_SUITES[this.suite].fitMinN);
     }
-    return { suite: this.suite, plan: this.plan, measured: this.measured, times, fits, budgetBytes: this.budgetBytes };
+    return { suite: this.suite, plan: this.plan, measured: this.measured, times, fits, budgetBytes: this.budgetBytes, decode: this.decode };
   }
 
   private draw(): void {
@@ -399,7 +425,9 @@ export class CostRunFigure {
         bytesAt === undefined ? '—' : bytes(bytesAt),
       );
     };
-    const groups = this.groups;
+    const groups = this.withMemory ? this.groups : [];
+    // The n × n matrix and the tile are what full attention and FlashAttention hold: shown beside them only.
+    const holdings = kernels.includes('naive') || kernels.includes('tiled');
     replaceChildren(
       this.table,
       el(
@@ -416,8 +444,8 @@ export class CostRunFigure {
           el('th', { scope: 'col' }, 'tokens n'),
           ...kernels.map((kernel) => el('th', { scope: 'col' }, `${this.names[kernel]} time`)),
           ...groups.map(({ words }) => el('th', { scope: 'col' }, `${words} engine memory`)),
-          el('th', { scope: 'col' }, 'n × n matrix (4n² bytes)'),
-          el('th', { scope: 'col' }, `one ${COST_BLOCK} × ${COST_BLOCK} tile + m, l`),
+          holdings ? el('th', { scope: 'col' }, 'n × n matrix (4n² bytes)') : null,
+          holdings ? el('th', { scope: 'col' }, `one ${COST_BLOCK} × ${COST_BLOCK} tile + m, l`) : null,
         ),
       ),
       el(
@@ -430,21 +458,22 @@ export class CostRunFigure {
             el('th', { scope: 'row' }, tokenCountLabel(n)),
             ...kernels.map((kernel) => cell(kernel, n)),
             ...groups.map(({ group }) => memoryCell(group, n)),
-            el('td', { class: 'num' }, bytes(naiveMatrixBytes(n))),
-            el('td', { class: 'num' }, bytes(4 * tiledScratchFloats(n, COST_BLOCK))),
+            holdings ? el('td', { class: 'num' }, bytes(naiveMatrixBytes(n))) : null,
+            holdings ? el('td', { class: 'num' }, bytes(4 * tiledScratchFloats(n, COST_BLOCK))) : null,
           ),
         ),
       ),
     );
 
-    const slopeText = (fit: SlopeFit | null) => (fit ? `slope ${fit.slope.toFixed(2)}` : `slope: needs two sizes from ${FIT_MIN_N} on`);
+    const fitMinN = COST_SUITES[this.suite].fitMinN;
+    const slopeText = (fit: SlopeFit | null) => (fit ? `slope ${fit.slope.toFixed(2)}` : `slope: needs two sizes from ${fitMinN} on`);
     const slopeData = Object.fromEntries(kernels.map((kernel) => [`data-${kernel}-slope`, state.fits[kernel]?.slope.toFixed(3) ?? null]));
     replaceChildren(
       this.reading,
       el(
         'p',
         { class: 'flash-run-slope', ...slopeData },
-        `Fitted by least squares on the log-log points from n = ${FIT_MIN_N} on: ` +
+        `Fitted by least squares on the log-log points from n = ${fitMinN} on: ` +
           kernels.map((kernel) => `${this.names[kernel]} time ${slopeText(state.fits[kernel])}`).join(', ') +
           '. A slope of 2 means the time grows like n², a slope of 1 like n.',
       ),
@@ -469,6 +498,7 @@ export class CostRunFigure {
         kernels.map((kernel) => `${this.words[kernel]} ${state.times[kernel].length} sizes (${slopeText(state.fits[kernel])})`).join(', ') +
         '. The table below lists every point.',
     });
+    if (!this.withMemory) return;
     const peak = (group: EngineGroup) => Math.max(0, ...this.memoryPoints(group).map(([, y]) => y));
     this.memoryChart.update({
       series: groups.map(({ group, words }) => ({

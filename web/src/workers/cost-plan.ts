@@ -4,8 +4,13 @@
 // suites share it: the flash step's (naive against tiled) and the long-context step's (full, flash,
 // window, sparse and linear attention), each a list of kernels over a range of n.
 
-/** naive = full attention holding n × n; tiled = FlashAttention; window, global, strided = the sparse kernel; linear attention. */
-export type CostKernel = 'naive' | 'tiled' | 'window' | 'global' | 'strided' | 'linear';
+/**
+ * naive = full attention holding n × n; tiled = FlashAttention; window, global, strided = the sparse
+ * kernel; linear attention. The decode suite's (n is the token t being generated): cached = one query
+ * row per head against the t cached keys, multi-head; grouped = the same with the chosen KV heads;
+ * recompute = causal attention over all t tokens again, no cache.
+ */
+export type CostKernel = 'naive' | 'tiled' | 'window' | 'global' | 'strided' | 'linear' | 'cached' | 'grouped' | 'recompute';
 
 /** Head dimension of the random inputs: the article's d_k = 64. */
 export const COST_D = 64;
@@ -36,17 +41,51 @@ export const TILED_MAX_N = COST_MAX_N;
  */
 export const RUN_PATTERN = { window: 128, global: 16, stride: 256 } as const;
 
-export type CostSuiteId = 'flash' | 'longContext';
+export type CostSuiteId = 'flash' | 'longContext' | 'decode';
 export interface CostSuite {
   /** In the order they run at each n. */
   kernels: readonly CostKernel[];
   minN: number;
   maxN: number;
+  /** Sizes from this one on enter the fitted slopes. */
+  fitMinN: number;
 }
 export const COST_SUITES: Record<CostSuiteId, CostSuite> = {
-  flash: { kernels: ['tiled', 'naive'], minN: COST_MIN_N, maxN: COST_MAX_N },
-  longContext: { kernels: ['linear', 'window', 'global', 'strided', 'tiled', 'naive'], minN: 256, maxN: LONG_MAX_N },
+  flash: { kernels: ['tiled', 'naive'], minN: COST_MIN_N, maxN: COST_MAX_N, fitMinN: FIT_MIN_N },
+  longContext: { kernels: ['linear', 'window', 'global', 'strided', 'tiled', 'naive'], minN: 256, maxN: LONG_MAX_N, fitMinN: FIT_MIN_N },
+  // A decode step's fixed costs (copying one query in and out) fade sooner: from t = 64.
+  decode: { kernels: ['cached', 'grouped', 'recompute'], minN: 16, maxN: 512, fitMinN: 64 },
 };
+
+/** The decode suite's model: query heads and the KV heads of its grouped cache (a divisor of heads). */
+export interface DecodeShape {
+  heads: number;
+  kvHeads: number;
+}
+/** The decode suite's shape when the page gives none, and the largest heads it accepts. */
+export const DECODE_DEFAULT: DecodeShape = { heads: 4, kvHeads: 1 };
+export const DECODE_MAX_HEADS = 16;
+
+/** heads a whole number from 1 to DECODE_MAX_HEADS; kvHeads lowered to a divisor of it. */
+export function clampDecodeShape(shape: Partial<DecodeShape> | undefined): DecodeShape {
+  const whole = (value: unknown, fallback: number, max: number) =>
+    typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(1, Math.floor(value))) : fallback;
+  const heads = whole(shape?.heads, DECODE_DEFAULT.heads, DECODE_MAX_HEADS);
+  let kvHeads = whole(shape?.kvHeads, Math.min(DECODE_DEFAULT.kvHeads, heads), heads);
+  while (heads % kvHeads !== 0) kvHeads--;
+  return { heads, kvHeads };
+}
+
+/**
+ * One decode step takes microseconds, under the timer's resolution: a timed call repeats it until
+ * about this many scores (per head) are computed, and the time is divided by the repeats.
+ */
+export const DECODE_CALL_SCORES = 2 ** 16;
+
+/** Kernel runs per timed call: 1, or for the decode suite enough to compute DECODE_CALL_SCORES scores. */
+export function batchSize(suite: CostSuiteId, kernel: CostKernel, n: number): number {
+  return suite === 'decode' ? Math.max(1, Math.ceil(DECODE_CALL_SCORES / callWork(kernel, n))) : 1;
+}
 
 /**
  * Kernels share a worker engine unless their memory is the point: naive's engine holds the n × n matrix
@@ -62,6 +101,8 @@ export interface CostItem {
   reps: number;
   /** Whether one untimed call runs first. */
   warmup: boolean;
+  /** Kernel runs per timed call (1 but for the decode suite's short steps); the time reported is per run. */
+  batch: number;
   /** Relative amount of work, n² · calls: the progress bar's unit. */
   work: number;
 }
@@ -136,6 +177,11 @@ export function callWork(kernel: CostKernel, n: number): number {
       return n * Math.min(n, band + Math.floor(n / RUN_PATTERN.stride));
     case 'linear':
       return 2 * n * COST_D;
+    case 'cached':
+    case 'grouped':
+      return n;
+    case 'recompute':
+      return (n * (n + 1)) / 2;
   }
 }
 
@@ -172,7 +218,8 @@ export function planCost(options: CostPlanOptions = {}): CostItem[] {
       if (skipReason(kernel, n, options.budgetBytes)) continue;
       const reps = repetitions(n);
       const warmup = needsWarmup(n);
-      items.push({ kernel, n, reps, warmup, work: callWork(kernel, n) * (reps + (warmup ? 1 : 0)) });
+      const batch = batchSize(options.suite ?? 'flash', kernel, n);
+      items.push({ kernel, n, reps, warmup, batch, work: callWork(kernel, n) * batch * (reps + (warmup ? 1 : 0)) });
     }
   }
   return items;
@@ -247,6 +294,8 @@ export function measuredRatio(points: readonly (readonly [number, number])[], fr
 export interface CostRunRequest {
   type: 'run';
   suite?: CostSuiteId;
+  /** The decode suite's heads (clampDecodeShape). */
+  decode?: DecodeShape;
   maxN?: number;
   budgetBytes?: number;
   /** The page's own engine URL: the worker's may be stale when an author's bundler renamed the .wasm. */
@@ -290,5 +339,8 @@ export interface TimingService {
    * Starts one run of the suite (the flash step's when absent) up to maxN tokens (the suite's own when absent); every event goes to `report`, in order.
    * Throws when the page cannot start the background thread (a Content-Security-Policy without workers).
    */
-  start(options: { maxN?: number; suite?: CostSuiteId; budgetBytes?: number }, report: (event: CostRunEvent) => void): CostRun;
+  start(
+    options: { maxN?: number; suite?: CostSuiteId; budgetBytes?: number; decode?: DecodeShape },
+    report: (event: CostRunEvent) => void,
+  ): CostRun;
 }

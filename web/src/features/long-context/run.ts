@@ -26,8 +26,11 @@ import {
 
 const SUITE = COST_SUITES.longContext;
 
+/** The kernels of this run (the suite's). */
+export type LongKernel = 'naive' | 'tiled' | 'window' | 'global' | 'strided' | 'linear';
+
 /** Each kernel in the legend, the table and the status line of this step. */
-export const RUN_WORDS: Record<CostKernel, string> = {
+export const RUN_WORDS: Record<LongKernel, string> = {
   naive: 'full attention',
   tiled: 'FlashAttention',
   window: `window (w = ${RUN_PATTERN.window})`,
@@ -87,7 +90,7 @@ function about(n: number): string {
 }
 
 /** One technique's crossing in words, with the two times it rests on. */
-export function crossingSentence(kernel: CostKernel, state: CostRunState): string {
+export function crossingSentence(kernel: LongKernel, state: CostRunState): string {
   const found = crossing(state.times.naive, state.times[kernel], state.fits.naive, state.fits[kernel]);
   const name = RUN_WORDS[kernel];
   const at = (n: number) => {
@@ -134,9 +137,9 @@ export function runIntro(): string {
 
 /** The step's reading of the run: crossings, extrapolations for the sizes not run, and memory used against the bound. */
 export function runReading(state: CostRunState): (Node | null)[] {
-  const others = (Object.keys(RUN_WORDS) as CostKernel[]).filter((kernel) => kernel !== 'naive');
+  const others = (Object.keys(RUN_WORDS) as LongKernel[]).filter((kernel) => kernel !== 'naive');
   const hasFull = state.times.naive.length > 0;
-  const beyond = (kernel: CostKernel, fit: SlopeFit | null) => {
+  const beyond = (kernel: LongKernel, fit: SlopeFit | null) => {
     const stop = largestN(kernel, state.plan);
     return fit && stop > 0 && stop < SUITE.maxN && largestN('linear', state.plan) === SUITE.maxN
       ? `${RUN_WORDS[kernel]} about ${formatMs(10 ** (fit.intercept + fit.slope * Math.log10(SUITE.maxN)))} per call`
