@@ -1,10 +1,14 @@
 // The long-context step as an author embeds it, in Chromium: <attention-long-context> from the embed
 // bundle with its window, global-tokens, stride and kv-heads attributes. Each control is driven as a
 // reader would; after each, the numbers read from the DOM (cells, distances, the KV cache's scores)
-// are checked against the page's own engine (the element's debug handle).
+// are checked against the page's own engine (the element's debug handle). Then the measured run, capped
+// at n = 1,024 by its test hook: every kernel timed at every size in the worker, and the slopes,
+// crossings and memory it prints recomputed from the times the table holds.
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { crossing } from '../../web/src/features/long-context/run';
+import { fitLogLogSlope, type CostKernel } from '../../web/src/workers/cost-plan';
+import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 const ELEMENT =
   '<attention-long-context debug tokens="the model keeps every key of the sentence in its cache while it writes" window="2" global-tokens="1" stride="3" kv-heads="1" controls="none"></attention-long-context>';
@@ -115,6 +119,85 @@ describe('<attention-long-context>', () => {
     const grouped = await expectMatches(element);
     expect(grouped.kvHeads).toBe(2);
     expect(grouped.kvReading).toMatch(/multi-head/);
+
+    // The measured run, on the same page load: 256, 512 and 1,024 tokens for all six kernels.
+    const run = element.locator('.lc-run');
+    expect(await run.locator('.flash-run-results').isHidden()).toBe(true);
+    await run.evaluate((el) => {
+      (el as HTMLElement).dataset.maxN = '1024';
+    });
+    await run.locator('.flash-run-start').click();
+    expect(await attributeMatching(run, 'data-phase', /^(done|failed|cancelled)$/)).toBe('done');
+    expect(server.requests.some((path) => /cost-worker[\w-]*\.js$/.test(path))).toBe(true);
+    const kernels: CostKernel[] = ['naive', 'tiled', 'window', 'global', 'strided', 'linear'];
+    const times = Object.fromEntries(
+      await Promise.all(
+        kernels.map(async (kernel) => [
+          kernel,
+          await run
+            .locator(`tbody tr td[data-kernel="${kernel}"]`)
+            .evaluateAll((cells) =>
+              cells.map((td) => [Number(td.closest('tr')!.dataset.n), Number((td as HTMLElement).dataset.ms)] as [number, number]),
+            ),
+        ]),
+      ),
+    ) as Record<CostKernel, [number, number][]>;
+    for (const kernel of kernels) {
+      expect(
+        times[kernel].map(([n]) => n),
+        kernel,
+      ).toEqual([256, 512, 1024]);
+      for (const [, ms] of times[kernel]) expect(ms > 0 && Number.isFinite(ms), kernel).toBe(true);
+      // The printed slope is the least-squares fit of the table's own times.
+      const printed = Number(await run.locator('.flash-run-slope').getAttribute(`data-${kernel}-slope`));
+      expect(Math.abs(printed - fitLogLogSlope(times[kernel])!.slope), kernel).toBeLessThanOrEqual(5e-4);
+    }
+    const wording = {
+      always: /faster than full attention at every size/,
+      from: /crosses full attention at/,
+      extrapolated: /fitted lines cross near/,
+      never: /does not cross/,
+    };
+    for (const kernel of kernels.slice(1)) {
+      const found = crossing(times.naive, times[kernel], fitLogLogSlope(times.naive), fitLogLogSlope(times[kernel]));
+      expect(found.kind, kernel).not.toBe('pending');
+      const sentence = await run.locator(`.lc-run-crossings li[data-kernel="${kernel}"]`).textContent();
+      expect(sentence, kernel).toMatch(wording[found.kind as keyof typeof wording]);
+    }
+    // The stated memory bound holds for what the two engines reached.
+    const memory = run.locator('.lc-run-memory');
+    const used = Number(await memory.getAttribute('data-used'));
+    expect(used).toBeGreaterThan(0);
+    expect(used).toBeLessThanOrEqual(Number(await memory.getAttribute('data-bound')));
+    expect(await run.innerText()).not.toMatch(/\bNaN\b|undefined|Infinity/);
+
+    // The decode timing, capped at t = 64: the shown model's heads and the chosen 2 KV heads.
+    const decode = element.locator('.kv-run');
+    await decode.evaluate((el) => {
+      (el as HTMLElement).dataset.maxN = '64';
+    });
+    await decode.locator('.flash-run-start').click();
+    expect(await attributeMatching(decode, 'data-phase', /^(done|failed|cancelled)$/)).toBe('done');
+    const perToken = (kernel: string) =>
+      decode
+        .locator(`tbody tr td[data-kernel="${kernel}"]`)
+        .evaluateAll((cells) =>
+          cells.map((td) => [Number(td.closest('tr')!.dataset.n), Number((td as HTMLElement).dataset.ms)] as [number, number]),
+        );
+    const [cached, recompute] = [await perToken('cached'), await perToken('recompute')];
+    expect(cached.map(([t]) => t)).toEqual([16, 32, 64]);
+    expect(recompute.map(([t]) => t)).toEqual([16, 32, 64]);
+    const reading = decode.locator('.kv-run-reading');
+    expect(Number(await reading.getAttribute('data-t'))).toBe(64);
+    expect(Number(await reading.getAttribute('data-speedup'))).toBeCloseTo(recompute[2][1] / cached[2][1], 2);
+    const heads = await element.evaluate(
+      (el) => (el as unknown as { debug: { compute(): { kvCache: { heads: number } } } }).debug.compute().kvCache.heads,
+    );
+    expect(await reading.textContent()).toContain(`At token 64 (${heads} heads of dₖ = 64)`);
+    expect(await reading.textContent()).toContain(
+      heads === 2 ? 'The chosen KV heads are the model’s 2' : `With 2 KV heads the cache is ${heads / 2} times smaller`,
+    );
+    expect(await decode.innerText()).not.toMatch(/\bNaN\b|undefined|Infinity/);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -19,7 +19,7 @@ function moduleWorker(): CostWorkerHandle {
 /** @param createWorker  makes the worker of one run; the real cost worker unless a test passes a fake. */
 export function workerTimingService(createWorker: () => CostWorkerHandle = moduleWorker): TimingService {
   return {
-    start({ maxN }, report) {
+    start({ maxN, suite, budgetBytes = COST_BUDGET_BYTES, decode }, report) {
       const worker = createWorker();
       let stopped = false;
       const stop = () => {
@@ -34,7 +34,7 @@ export function workerTimingService(createWorker: () => CostWorkerHandle = modul
         if (!stopped) report({ type: 'unavailable', message: event.message || 'the worker script did not load' });
       });
       // The page's own engine URL: an author's bundler may have renamed the .wasm the worker would guess.
-      worker.postMessage({ type: 'run', maxN, budgetBytes: COST_BUDGET_BYTES, wasmUrl: engineWasmUrl() });
+      worker.postMessage({ type: 'run', suite, decode, maxN, budgetBytes, wasmUrl: engineWasmUrl() });
       return { stop };
     },
   };

@@ -1,7 +1,8 @@
 // The long-context step's second part: the KV cache at inference, drawn from snapshot.kvCache
 // (features/long-context/kv-cache.ts). A stepper over the generated tokens (which is computed, which
 // is reused), the scores per new token with and without the cache, the KV-heads control (setting
-// lcKvHeads: URL lc_kv_heads, attribute kv-heads) and public models' cache sizes.
+// lcKvHeads: URL lc_kv_heads, attribute kv-heads), the measured time per new token (decode-run.ts)
+// and public models' cache sizes.
 import { tokenCountLabel } from '../../figures/cost-model';
 import { controlForm, el, setText, showChildren } from '../../ui/dom';
 import { figureTools } from '../../ui/export-toolbar';
@@ -10,6 +11,7 @@ import { LogLogChart } from '../../ui/line-chart';
 import { scrollRegion } from '../../ui/scroll-region';
 import type { Settings } from '../../settings';
 import type { StepContext } from '../../steps/types';
+import { mountDecodeRun } from './decode-run';
 import { CONTEXT_LENGTHS, SERVED_BYTES_PER_VALUE, type KVCacheSnapshot } from './kv-cache';
 
 /** Scores computed for new token t without a cache: causal attention over all t tokens, every head. */
@@ -26,7 +28,7 @@ export const KV_CACHE_ANCHOR = 'kv-cache';
 
 let uid = 0;
 
-export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>) {
+export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' | 'timing'>) {
   const id = ++uid;
   let shown: { kv: KVCacheSnapshot; tokens: string[] } | null = null;
   let position = -1;
@@ -41,6 +43,8 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
   const kvReading = el('p', { class: 'reading kv-heads-reading' });
   const chart = new LogLogChart({ xLabel: 'token t being generated (log scale)', yLabel: 'scores computed (log scale)' });
   const modelsTable = el('table', { class: 'data-table kv-models' });
+  // Timed with the shown model's heads and the chosen KV heads, as they are when Run is pressed.
+  const timed = mountDecodeRun(context, () => ({ heads: shown?.kv.heads ?? 1, kvHeads: shown?.kv.kvHeads ?? 1 }));
 
   const showStep = () => {
     if (!shown) return;
@@ -112,6 +116,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode'>)
       el('figcaption', {}, 'Scores per generated token, as the engine counted them: with the cache they grow like t, recomputing like t².'),
     ),
     kvReading,
+    timed.element,
     scrollRegion({ label: 'KV cache of public models', className: 'matrix-scroll' }, modelsTable),
   );
 

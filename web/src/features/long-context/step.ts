@@ -16,6 +16,7 @@ import { sentenceStepNote } from '../../steps/worked-example';
 import type { StepContext, StepDefinition } from '../../steps/types';
 import type { LongContextSnapshot, Technique, TechniqueId } from './compute';
 import { mountKVCache } from './kv-figure';
+import { mountLongContextRun } from './run';
 
 /** Each technique's name and the family it stands for. */
 export const TECHNIQUE_NAMES: Record<TechniqueId, { name: string; family: string }> = {
@@ -78,7 +79,7 @@ interface NumberControl {
   element: HTMLElement;
 }
 
-export function mountLongContext(body: HTMLElement, context: Pick<StepContext, 'update' | 'embedCode'>) {
+export function mountLongContext(body: HTMLElement, context: Pick<StepContext, 'update' | 'embedCode' | 'timing'>) {
   const id = ++uid;
   const spec = WALKTHROUGH_SETTINGS;
   const numberControl = (key: 'lcWindow' | 'lcGlobal' | 'lcStride', label: string): NumberControl => {
@@ -125,6 +126,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
     return { techniqueId, figure, pattern, line, element };
   });
   const linearCost = el('p', { class: 'reading lc-linear-cost' });
+  const measured = mountLongContextRun(context);
   const kvCache = mountKVCache(context);
   const shownNote = sentenceStepNote(context);
 
@@ -154,6 +156,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       el('h3', { id: `lc-flash-title-${id}` }, 'The exact one'),
       el('p', {}, flashLink, ' scores every cell, a tile at a time, and never stores the n × n table: its output is full attention’s.'),
     ),
+    measured.element,
     kvCache.element,
   );
 
