@@ -324,6 +324,11 @@ function theirPeers(ort: Ort, kernel: KernelId): Peer[] {
   }
 }
 
+/** Ours first (the reference), then onnxruntime-web's equivalents of the kernel (none without `ort`). */
+export function kernelPeers(kernel: KernelSpec, engine: AttentionEngine, ort: Ort | null): Peer[] {
+  return [oursPeer(kernel.id, engine), ...(ort && kernel.compared ? theirPeers(ort, kernel.id) : [])];
+}
+
 // ---- the run --------------------------------------------------------------------------------------
 
 export interface KernelResult {
@@ -364,7 +369,7 @@ export async function runLongContext(
   const ns = [...new Set([sizes.compareN, ...sizes.slopeN])].sort((a, b) => a - b);
   const kernels: KernelResult[] = [];
   for (const kernel of KERNELS) {
-    const peers = [oursPeer(kernel.id, engine), ...(ort && kernel.compared ? theirPeers(ort, kernel.id) : [])].map((peer) =>
+    const peers = kernelPeers(kernel, engine, ort).map((peer) =>
       peer.kind === 'ours'
         ? peer
         : { ...peer, unsupported: (s: Shape) => (s.n === sizes.compareN ? null : `compared at n = ${sizes.compareN} only`) },
