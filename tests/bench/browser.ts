@@ -9,11 +9,12 @@ import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { goLive, serve } from '../browser/harness';
 import { median, quantile } from './data';
 import { measureChanges, measureFirstLoad } from './latency';
+import { READER_MODELS, type ReaderTiming } from './reader-timing';
 import type { EnvironmentResult } from './setup';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -41,6 +42,7 @@ export async function buildBenchPage(): Promise<void> {
   for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'])
     copyFileSync(join(tfDist, f), join(pageDir, f));
   copyFileSync(join(benchDir, 'roof_probe.wasm'), join(pageDir, 'roof_probe.wasm'));
+  for (const { file } of READER_MODELS) copyFileSync(join(root, 'web', 'src', 'model', file), join(pageDir, file));
 }
 
 /** The walkthrough as deployed, built from web/ into build/bench/site (dist/ is left to the browser tests). */
@@ -63,7 +65,8 @@ export async function buildSite(): Promise<void> {
   });
 }
 
-export async function runBenchPage(browser: Browser, args: string[], log: (line: string) => void): Promise<EnvironmentResult> {
+/** Opens the bench page with its CPU clock exposed, runs `body` in it, closes it. */
+async function withBenchPage<T>(browser: Browser, log: (line: string) => void, body: (page: Page) => Promise<T>): Promise<T> {
   const server = await serve({ root: pageDir, headers: isolated });
   try {
     const page = await browser.newPage();
@@ -83,12 +86,21 @@ export async function runBenchPage(browser: Browser, args: string[], log: (line:
     await page.goto(`${server.url}/index.html`);
     await page.waitForFunction(() => document.documentElement.dataset.benchReady === 'true', null, { timeout: 60_000 });
     if (!(await page.evaluate(() => crossOriginIsolated))) log('[chromium] warning: the bench page is not cross-origin isolated');
-    const result = await page.evaluate((a) => window.runBench(a), args);
+    const result = await body(page);
     await page.close();
     return result;
   } finally {
     await server.close();
   }
+}
+
+export async function runBenchPage(browser: Browser, args: string[], log: (line: string) => void): Promise<EnvironmentResult> {
+  return withBenchPage(browser, log, (page) => page.evaluate((a) => window.runBench(a), args));
+}
+
+/** The reader model's answer time in the bench page (reader-timing.ts). */
+export async function runReaderBenchPage(browser: Browser, log: (line: string) => void): Promise<ReaderTiming[]> {
+  return withBenchPage(browser, log, (page) => page.evaluate(() => window.runReaderBench()));
 }
 
 // ---- the walkthrough: interaction latency and first load -------------------------------------------

@@ -8,6 +8,10 @@
 //          --reuse-native  --reuse-node  (take that environment's results from the last run in build/bench/)
 //          --no-training (skip training: ours native, SIMD wasm in Node and Chromium, scalar wasm, tfjs-wasm,
 //          tfjs-cpu and PyTorch when installed; tests/bench/training.ts)
+//          --no-long-context (skip the long-context kernels against onnxruntime-web's GroupQueryAttention and
+//          plain graphs, Node; tests/bench/long-context.ts; --quick makes it small)
+//          --no-reader (skip step 1's reader model: answer time in Node and Chromium, native training step;
+//          tests/bench/reader.ts)
 //          --no-presets (skip the three "Train it yourself" presets in the walkthrough in Chromium: time to
 //          99% held-out accuracy and main-thread long tasks; tests/bench/train-presets.ts; --no-browser
 //          skips it too)
@@ -117,6 +121,32 @@ if (!args.includes('--no-training')) {
   else report.errors.push(`training: the training benchmark exited with ${child.status}`);
 }
 
+// ---- long-context kernels against onnxruntime-web (tests/bench/long-context.ts) -------------------------
+let longContextText = '';
+if (!args.includes('--no-long-context')) {
+  const out = join(benchDir, 'long-context.json');
+  const passed = args.filter((arg) => arg === '--quick');
+  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/long-context.ts', out, ...passed], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (child.status === 0) longContextText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
+  else report.errors.push(`long-context: the long-context benchmark exited with ${child.status}`);
+}
+
+// ---- step 1's reader model: answer time in Node and Chromium, native training step (tests/bench/reader.ts)
+let readerText = '';
+if (!args.includes('--no-reader')) {
+  const out = join(benchDir, 'reader.json');
+  const passed = args.filter((arg) => arg === '--no-browser' || arg === '--no-native');
+  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/reader.ts', out, ...passed], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (existsSync(out)) readerText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
+  if (child.status !== 0) report.errors.push(`reader: the reader benchmark exited with ${child.status}`);
+}
+
 // ---- the training presets in the walkthrough, in Chromium (tests/bench/train-presets.ts) ----------------
 let presetsText = '';
 let walkText = '';
@@ -177,7 +207,9 @@ if (!args.includes('--no-browser')) {
 
 // ---- report ------------------------------------------------------------------------------------------
 report.seconds = (performance.now() - t0) / 1000;
-const text = [fullText(report), trainingText, presetsText, walkText].filter(Boolean).join('\n\n');
+const text = [fullText(report), trainingText, longContextText, readerText, presetsText, walkText].filter(Boolean).join('
+
+');
 console.log(text);
 console.log(`\n(${report.seconds.toFixed(0)} s)`);
 writeFileSync(join(benchDir, 'results.json'), JSON.stringify({ ...report, verdicts: verdicts(report) }, null, 1));

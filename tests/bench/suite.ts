@@ -92,7 +92,7 @@ async function timeOnce(r: Runner, calls: number, cpuClock?: CpuClock, overhead 
   return { wall, cpu: cpuClock ? ((await cpuClock()) - c0 - overhead) / calls : NaN };
 }
 
-export async function runSuite(peers: Peer[], roof: Roof, options: SuiteOptions): Promise<CaseResult[]> {
+export async function runSuite(peers: Peer[], roof: Roof | null, options: SuiteOptions): Promise<CaseResult[]> {
   const shapes = options.shapes ?? allShapes();
   const budgetMs = options.budgetMs ?? 2500;
   const maxRunMs = options.maxRunMs ?? 1200;
@@ -172,8 +172,9 @@ export async function runSuite(peers: Peer[], roof: Roof, options: SuiteOptions)
       }
     }
 
-    // Interleaved rounds; the roof probe is one more participant, sized like a ~2 ms sample.
-    const roofPasses = Math.max(1, Math.round((minSampleMs * 1e-3 * 20e9) / roof.flopsPerPass));
+    // Interleaved rounds; the roof probe (when given) is one more participant, sized like a ~2 ms sample.
+    const roofPasses = roof ? Math.max(1, Math.round((minSampleMs * 1e-3 * 20e9) / roof.flopsPerPass)) : 0;
+    const slots = live.length + (roof ? 1 : 0);
     const roofSamples: number[] = [];
     const roofCpu: number[] = [];
     const cpuClock = options.cpuClock;
@@ -183,9 +184,9 @@ export async function runSuite(peers: Peer[], roof: Roof, options: SuiteOptions)
     const minRounds = perRound > 3000 ? 2 : slowest > 500 ? 3 : 5;
     const rounds = Math.max(minRounds, Math.min(41, Math.floor(budgetMs / perRound)));
     for (let round = 0; round < rounds; ++round) {
-      for (let k = 0; k <= live.length; ++k) {
-        const slot = (k + round) % (live.length + 1);
-        if (slot === live.length) {
+      for (let k = 0; k < slots; ++k) {
+        const slot = (k + round) % slots;
+        if (roof && slot === live.length) {
           const c0 = cpuClock ? await cpuClock() : 0;
           const t0 = now();
           roof.run(roofPasses);
@@ -210,16 +211,16 @@ export async function runSuite(peers: Peer[], roof: Roof, options: SuiteOptions)
       lastMs.set(l.peer.id, { ms: cpuClock ? Math.min(r.cpuMedianMs!, r.medianMs) : r.medianMs, shape });
       l.runner.dispose?.();
     }
-    const roofGflops = median(roofSamples);
+    const roofGflops = roof ? median(roofSamples) : NaN;
     const result: CaseResult = { shape, key, flops: flops(shape), reference: options.referenceId, peers: found, roofGflops };
-    if (cpuClock) result.roofCpuGflops = median(roofCpu);
+    if (cpuClock && roof) result.roofCpuGflops = median(roofCpu);
     results.push(result);
     const ref = found.find((f) => f.id === options.referenceId);
     const basis = (f: PeerResult | undefined) => (cpuClock ? f?.cpuMedianMs : f?.medianMs);
     const refMs = basis(ref);
     log(
       `${key.padEnd(20)} ours ${refMs?.toFixed(3) ?? '-'} ms (${refMs ? (flops(shape) / (refMs * 1e6)).toFixed(1) : '-'} GFLOP/s, ` +
-        `roof ${(cpuClock ? result.roofCpuGflops! : roofGflops).toFixed(1)}; ${cpuClock ? 'CPU' : 'wall'} time), ${rounds} rounds; ` +
+        `${roof ? `roof ${(cpuClock ? result.roofCpuGflops! : roofGflops).toFixed(1)}; ` : ''}${cpuClock ? 'CPU' : 'wall'} time), ${rounds} rounds; ` +
         found
           .filter((f) => f.id !== options.referenceId)
           .map((f) => `${f.id} ${basis(f) !== undefined ? basis(f)!.toFixed(3) : f.status}`)
@@ -243,16 +244,26 @@ export interface PipelineCase {
   samples: number;
 }
 
-export async function runPipelineCases(
-  call: (n: number, dModel: number, heads: number) => () => unknown,
-  log: (line: string) => void = () => {},
-  cpuClock?: CpuClock,
-  minSampleMs = 2,
-  cpuOverheadMs = 0,
-): Promise<PipelineCase[]> {
-  const configs: { n: number; dModel: number; heads: number }[] = [];
-  for (const dModel of [8, 64, 512]) for (const n of [4, 16, 64]) configs.push({ n, dModel, heads: 8 });
-  const runs = configs.map((c) => ({ c, f: call(c.n, c.dModel, c.heads), samples: [] as number[], wall: [] as number[], batch: 1 }));
+export interface CallTiming {
+  /** Per call, ms, on the environment's basis (CPU time where there is a CPU clock). */
+  medianMs: number;
+  p10Ms: number;
+  p90Ms: number;
+  wallMedianMs: number;
+  samples: number;
+}
+
+/**
+ * Times each closure in rounds, one sample of each per round in a rotating order (so that a noisy
+ * neighbour slows all alike); a sample batches calls to at least `minSampleMs`, sized from the fastest
+ * of three calls after a first, untimed one.
+ */
+export async function timeInterleaved(
+  calls: (() => unknown)[],
+  options: { cpuClock?: CpuClock; minSampleMs?: number; cpuOverheadMs?: number; rounds?: number } = {},
+): Promise<CallTiming[]> {
+  const { cpuClock, minSampleMs = 2, cpuOverheadMs = 0, rounds = 25 } = options;
+  const runs = calls.map((f) => ({ f, samples: [] as number[], wall: [] as number[], batch: 1 }));
   for (const r of runs) {
     r.f();
     let ms = Infinity;
@@ -263,24 +274,49 @@ export async function runPipelineCases(
     }
     r.batch = Math.max(1, Math.ceil(minSampleMs / Math.max(ms, 1e-3)));
   }
-  for (let round = 0; round < 25; ++round)
+  for (let round = 0; round < rounds; ++round)
     for (let k = 0; k < runs.length; ++k) {
       const r = runs[(k + round) % runs.length]!;
       const c0 = cpuClock ? await cpuClock() : 0;
       const t0 = now();
       for (let i = 0; i < r.batch; ++i) r.f();
-      const wall = ((now() - t0) / r.batch) * 1000;
+      const wall = (now() - t0) / r.batch;
       r.wall.push(wall);
-      r.samples.push(cpuClock ? (((await cpuClock()) - c0 - cpuOverheadMs) / r.batch) * 1000 : wall);
+      r.samples.push(cpuClock ? ((await cpuClock()) - c0 - cpuOverheadMs) / r.batch : wall);
     }
-  const out = runs.map((r) => ({
-    ...r.c,
-    medianUs: median(r.samples),
-    p10Us: quantile(r.samples, 0.1),
-    p90Us: quantile(r.samples, 0.9),
-    wallMedianUs: median(r.wall),
+  return runs.map((r) => ({
+    medianMs: median(r.samples),
+    p10Ms: quantile(r.samples, 0.1),
+    p90Ms: quantile(r.samples, 0.9),
+    wallMedianMs: median(r.wall),
     samples: r.samples.length,
   }));
+}
+
+export async function runPipelineCases(
+  call: (n: number, dModel: number, heads: number) => () => unknown,
+  log: (line: string) => void = () => {},
+  cpuClock?: CpuClock,
+  minSampleMs = 2,
+  cpuOverheadMs = 0,
+): Promise<PipelineCase[]> {
+  const configs: { n: number; dModel: number; heads: number }[] = [];
+  for (const dModel of [8, 64, 512]) for (const n of [4, 16, 64]) configs.push({ n, dModel, heads: 8 });
+  const timings = await timeInterleaved(
+    configs.map((c) => call(c.n, c.dModel, c.heads)),
+    { minSampleMs, cpuOverheadMs, ...(cpuClock ? { cpuClock } : {}) },
+  );
+  const out = configs.map((c, i) => {
+    const t = timings[i]!;
+    return {
+      ...c,
+      medianUs: t.medianMs * 1000,
+      p10Us: t.p10Ms * 1000,
+      p90Us: t.p90Ms * 1000,
+      wallMedianUs: t.wallMedianMs * 1000,
+      samples: t.samples,
+    };
+  });
   for (const o of out)
     log(
       `pipeline n=${o.n} d_model=${o.dModel} h=${o.heads}: ${o.medianUs.toFixed(1)} us (p10 ${o.p10Us.toFixed(1)}, wall ${o.wallMedianUs.toFixed(1)})`,

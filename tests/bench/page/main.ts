@@ -9,11 +9,13 @@ import { AttentionEngine, createEngine } from '../../../web/src/engine/engine';
 import createScalarModule from '../../../web/src/engine/generated/attention_engine_scalar.mjs';
 import { selectedShapes } from '../options';
 import { loadRoof } from '../peers/roof';
+import { measureReader, READER_MODELS, type ReaderTiming } from '../reader-timing';
 import { runEnvironment, type EnvironmentResult, type Loaded } from '../setup';
 
 declare global {
   interface Window {
     runBench(args: string[]): Promise<EnvironmentResult>;
+    runReaderBench(): Promise<ReaderTiming[]>;
     /** This renderer's main-thread CPU time in ms (CDP Performance.getMetrics ThreadTime), exposed by browser.ts. */
     __threadTime?: () => Promise<number>;
   }
@@ -23,6 +25,31 @@ const status = document.getElementById('status')!;
 const log = (line: string) => {
   status.textContent = line;
   console.log(`[chromium] ${line}`);
+};
+
+/**
+ * CPU time over CDP: a pair of reads costs the renderer about a millisecond itself, measured here and
+ * subtracted; samples of >= 15 ms keep what remains of that error to a few percent.
+ */
+async function cpuClock(): Promise<{ clock: (() => Promise<number>) | undefined; cpuOverheadMs: number }> {
+  const clock = window.__threadTime;
+  if (!clock) return { clock, cpuOverheadMs: 0 };
+  const pairs: number[] = [];
+  for (let i = 0; i < 21; ++i) {
+    const a = await clock();
+    pairs.push((await clock()) - a);
+  }
+  pairs.sort((x, y) => x - y);
+  return { clock, cpuOverheadMs: pairs[10]! };
+}
+
+window.runReaderBench = async () => {
+  const engine = await createEngine();
+  const models = await Promise.all(
+    READER_MODELS.map(async ({ label, file }) => ({ label, bytes: new Uint8Array(await (await fetch(`./${file}`)).arrayBuffer()) })),
+  );
+  const { clock, cpuOverheadMs } = await cpuClock();
+  return measureReader(engine, models, { log, ...(clock ? { cpuClock: clock, cpuOverheadMs } : {}) });
 };
 
 window.runBench = async (args: string[]) => {
@@ -53,19 +80,7 @@ window.runBench = async (args: string[]) => {
     loaded.tfError = String(error);
   }
   const version = /Chrome\/([\d.]+)/.exec(navigator.userAgent)?.[1] ?? navigator.userAgent;
-  // CPU time over CDP: a pair of reads costs the renderer about a millisecond itself, measured here
-  // and subtracted; samples of >= 15 ms keep what remains of that error to a few percent.
-  const clock = window.__threadTime;
-  let cpuOverheadMs = 0;
-  if (clock) {
-    const pairs: number[] = [];
-    for (let i = 0; i < 21; ++i) {
-      const a = await clock();
-      pairs.push((await clock()) - a);
-    }
-    pairs.sort((x, y) => x - y);
-    cpuOverheadMs = pairs[10]!;
-  }
+  const { clock, cpuOverheadMs } = await cpuClock();
   const result = await runEnvironment('Chromium', version, loaded, {
     shapes: selectedShapes(args),
     log,

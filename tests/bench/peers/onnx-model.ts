@@ -32,6 +32,7 @@ message NodeProto {
   optional string name = 3;
   optional string op_type = 4;
   repeated AttributeProto attribute = 5;
+  optional string domain = 7;
 }
 message ModelProto {
   optional int64 ir_version = 1;
@@ -50,6 +51,8 @@ message TensorProto {
   repeated int64 dims = 1;
   optional int32 data_type = 2;
   repeated float float_data = 4 [packed = true];
+  repeated int32 int32_data = 5 [packed = true];
+  repeated int64 int64_data = 7 [packed = true];
   optional string name = 8;
 }
 message TensorShapeProto {
@@ -76,21 +79,54 @@ message OperatorSetIdProto {
 }
 `;
 
-const FLOAT = 1; // TensorProto.DataType.FLOAT
-const ATTR_INT = 2;
-const ATTR_INTS = 7;
+export const FLOAT = 1; // TensorProto.DataType.FLOAT
+export const INT32 = 6;
+export const INT64 = 7;
+export const ATTR_INT = 2;
+export const ATTR_INTS = 7;
 
 let modelType: protobuf.Type | null = null;
 
-function tensorInfo(name: string, dims: number[]) {
-  return { name, type: { tensorType: { elemType: FLOAT, shape: { dim: dims.map((d) => ({ dimValue: d })) } } } };
+export function tensorInfo(name: string, dims: number[], elemType = FLOAT) {
+  return { name, type: { tensorType: { elemType, shape: { dim: dims.map((d) => ({ dimValue: d })) } } } };
+}
+
+/** A node of the graph, as protobufjs's ModelProto.fromObject reads it (camelCase field names). */
+export interface GraphNode {
+  opType: string;
+  input: string[];
+  output: string[];
+  name: string;
+  domain?: string;
+  attribute?: { name: string; type: number; i?: number; ints?: number[] }[];
+}
+
+export interface GraphSpec {
+  name: string;
+  nodes: GraphNode[];
+  inputs: ReturnType<typeof tensorInfo>[];
+  outputs: ReturnType<typeof tensorInfo>[];
+  initializers?: { name: string; dataType: number; dims: number[]; floatData?: number[]; int64Data?: number[] }[];
+  /** Extra operator sets besides the default domain's opset 13 (e.g. com.microsoft for contrib ops). */
+  opsets?: { domain: string; version: number }[];
+}
+
+/** Serialized ModelProto of a graph. */
+export function encodeModel(spec: GraphSpec): Uint8Array {
+  modelType ??= protobuf.parse(SCHEMA, { keepCase: false }).root.lookupType('onnx.ModelProto');
+  const model = {
+    irVersion: 8,
+    producerName: 'attention-by-hand bench',
+    opsetImport: [{ domain: '', version: 13 }, ...(spec.opsets ?? [])],
+    graph: { name: spec.name, node: spec.nodes, initializer: spec.initializers ?? [], input: spec.inputs, output: spec.outputs },
+  };
+  return modelType.encode(modelType.fromObject(model)).finish();
 }
 
 /** Serialized ModelProto for attention over (heads, n, d) inputs; with `causal`, a fourth input `mask` (n, n). */
 export function buildAttentionModel(heads: number, n: number, d: number, causal: boolean): Uint8Array {
-  modelType ??= protobuf.parse(SCHEMA, { keepCase: false }).root.lookupType('onnx.ModelProto');
   const scaled = 'S_scaled';
-  const nodes = [
+  const nodes: GraphNode[] = [
     {
       opType: 'Transpose',
       input: ['K'],
@@ -112,20 +148,13 @@ export function buildAttentionModel(heads: number, n: number, d: number, causal:
   ];
   const inputs = [tensorInfo('Q', [heads, n, d]), tensorInfo('K', [heads, n, d]), tensorInfo('V', [heads, n, d])];
   if (causal) inputs.push(tensorInfo('mask', [n, n]));
-  const model = {
-    irVersion: 8,
-    producerName: 'attention-by-hand bench',
-    opsetImport: [{ domain: '', version: 13 }],
-    graph: {
-      name: 'attention',
-      node: nodes,
-      initializer: [{ name: 'scale', dataType: FLOAT, dims: [], floatData: [1 / Math.sqrt(d)] }],
-      input: inputs,
-      output: [tensorInfo('O', [heads, n, d])],
-    },
-  };
-  const message = modelType.fromObject(model);
-  return modelType.encode(message).finish();
+  return encodeModel({
+    name: 'attention',
+    nodes,
+    initializers: [{ name: 'scale', dataType: FLOAT, dims: [], floatData: [1 / Math.sqrt(d)] }],
+    inputs,
+    outputs: [tensorInfo('O', [heads, n, d])],
+  });
 }
 
 /** The additive causal mask: 0 where key j <= query i, -inf above the diagonal. */
