@@ -207,9 +207,7 @@ if (!args.includes('--no-browser')) {
 
 // ---- report ------------------------------------------------------------------------------------------
 report.seconds = (performance.now() - t0) / 1000;
-const text = [fullText(report), trainingText, longContextText, readerText, presetsText, walkText].filter(Boolean).join('
-
-');
+const text = [fullText(report), trainingText, longContextText, readerText, presetsText, walkText].filter(Boolean).join('\n\n');
 console.log(text);
 console.log(`\n(${report.seconds.toFixed(0)} s)`);
 writeFileSync(join(benchDir, 'results.json'), JSON.stringify({ ...report, verdicts: verdicts(report) }, null, 1));

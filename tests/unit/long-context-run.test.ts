@@ -5,7 +5,7 @@
 // extrapolated along the fitted lines), and the figure driven through a fake worker with times that
 // follow known power laws, so every printed crossing and slope has a value to be checked against.
 import { describe, expect, test } from 'vitest';
-import { bytes } from '../../web/src/figures/format';
+import { bytes } from '../../web/src/ui/format';
 import { crossing, mountLongContextRun, runIntro } from '../../web/src/features/long-context/run';
 import { mountDecodeRun } from '../../web/src/features/long-context/decode-run';
 import {

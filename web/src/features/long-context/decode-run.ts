@@ -5,7 +5,7 @@
 // This file gives that figure its words and reading; every number is the run's.
 import { tokenCountLabel } from '../../figures/cost-model';
 import { CostRunFigure, formatMs, type CostRunState } from '../../figures/cost-run';
-import { el } from '../../figures/dom';
+import { el } from '../../ui/dom';
 import type { StepContext } from '../../steps/types';
 import { COST_D, COST_SUITES, type CostKernel, type DecodeShape } from '../../workers/cost-plan';
 

@@ -6,8 +6,8 @@
 // number is computed from the plan or from the measurements.
 import { tokenCountLabel } from '../../figures/cost-model';
 import { CostRunFigure, formatMs, type CostRunState } from '../../figures/cost-run';
-import { el } from '../../figures/dom';
-import { bytes, count } from '../../figures/format';
+import { el } from '../../ui/dom';
+import { bytes, count } from '../../ui/format';
 import type { StepContext } from '../../steps/types';
 import {
   COST_BUDGET_BYTES,
