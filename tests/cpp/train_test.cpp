@@ -3,6 +3,8 @@
 // bit-identical reruns, the task generators, learning to >= 99% held-out, the per-head scores and
 // gradient norms on hand-set cases, the weights file, the analysis against the walkthrough's
 // pipeline, and every bad input.
+// Length (~790 lines): one suite per module (the training core), its sections headed by what they
+// check; the reader model has its own file (reader_model_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
