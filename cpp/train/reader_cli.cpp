@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_flags.h"
 #include "corpus/corpus.h"
 #include "reader.h"
 #include "reader_eval.h"
@@ -49,58 +50,28 @@ int main(int argc, char** argv) {
   ReaderConfig config;
   std::string wordnet = "/usr/share/wordnet", out_path, json_path, handwritten_path, pairs_path;
   int log_every = 500, heldout_count = 2000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "missing value after %s\n", flag.c_str());
-      return 2;
-    }
-    const std::string value = argv[++i];
-    const int integer = std::atoi(value.c_str());
-    const float real = std::strtof(value.c_str(), nullptr);
-    if (flag == "--causal")
-      config.causal = value == "1";
-    else if (flag == "--layers")
-      config.layers = integer;
-    else if (flag == "--heads")
-      config.heads = integer;
-    else if (flag == "--d-model")
-      config.d_model = integer;
-    else if (flag == "--mlp")
-      config.mlp = value == "1";
-    else if (flag == "--lr")
-      config.learning_rate = real;
-    else if (flag == "--warmup")
-      config.warmup = integer;
-    else if (flag == "--weight-decay")
-      config.weight_decay = real;
-    else if (flag == "--batch")
-      config.batch = integer;
-    else if (flag == "--steps")
-      config.steps = integer;
-    else if (flag == "--dropout")
-      config.word_dropout = real;
-    else if (flag == "--seed")
-      config.seed = std::uint32_t(std::strtoul(value.c_str(), nullptr, 10));
-    else if (flag == "--wordnet")
-      wordnet = value;
-    else if (flag == "--log-every")
-      log_every = integer;
-    else if (flag == "--heldout")
-      heldout_count = integer;
-    else if (flag == "--handwritten")
-      handwritten_path = value;
-    else if (flag == "--pairs")
-      pairs_path = value;
-    else if (flag == "--out")
-      out_path = value;
-    else if (flag == "--json")
-      json_path = value;
-    else {
-      std::fprintf(stderr, "unknown option %s\n", flag.c_str());
-      return 2;
-    }
-  }
+  const bool parsed = CliFlags()
+                          .add("--causal", config.causal)
+                          .add("--layers", config.layers)
+                          .add("--heads", config.heads)
+                          .add("--d-model", config.d_model)
+                          .add("--mlp", config.mlp)
+                          .add("--lr", config.learning_rate)
+                          .add("--warmup", config.warmup)
+                          .add("--weight-decay", config.weight_decay)
+                          .add("--batch", config.batch)
+                          .add("--steps", config.steps)
+                          .add("--dropout", config.word_dropout)
+                          .add("--seed", config.seed)
+                          .add("--wordnet", wordnet)
+                          .add("--log-every", log_every)
+                          .add("--heldout", heldout_count)
+                          .add("--handwritten", handwritten_path)
+                          .add("--pairs", pairs_path)
+                          .add("--out", out_path)
+                          .add("--json", json_path)
+                          .parse(argc, argv);
+  if (!parsed) return 2;
   const auto fail = [](const std::string& message) {
     std::fprintf(stderr, "%s\n", message.c_str());
     return 1;

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_flags.h"
 #include "trainer.h"
 
 using namespace abh::train;
@@ -72,59 +73,34 @@ int main(int argc, char** argv) {
   bool bench = false, jsonl = false;
   std::vector<int> log_at;  // --log-at: the steps to evaluate at (jsonl)
   std::string out_path, json_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "missing value after %s\n", flag.c_str());
-      return 2;
-    }
-    const std::string value = argv[++i];
-    if (flag == "--task")
-      config.task = value;
-    else if (flag == "--layers")
-      config.layers = std::atoi(value.c_str());
-    else if (flag == "--heads")
-      config.heads = std::atoi(value.c_str());
-    else if (flag == "--d-model")
-      config.d_model = std::atoi(value.c_str());
-    else if (flag == "--lr")
-      config.learning_rate = std::strtof(value.c_str(), nullptr);
-    else if (flag == "--batch")
-      config.batch = std::atoi(value.c_str());
-    else if (flag == "--seed")
-      config.seed = std::uint32_t(std::strtoul(value.c_str(), nullptr, 10));
-    else if (flag == "--optimizer")
-      config.optimizer = value;
-    else if (flag == "--mlp")
-      config.mlp = value == "1";
-    else if (flag == "--layer-norm")
-      config.layer_norm = value == "1";
-    else if (flag == "--scale")
-      config.scale = value == "1";
-    else if (flag == "--clip")
-      config.clip = std::strtof(value.c_str(), nullptr);
-    else if (flag == "--mask")
-      config.mask = value;
-    else if (flag == "--jsonl")
-      jsonl = value == "1";
-    else if (flag == "--log-at") {
-      std::stringstream list(value);
-      for (std::string item; std::getline(list, item, ',');) log_at.push_back(std::atoi(item.c_str()));
-    } else if (flag == "--steps")
-      steps = std::atoi(value.c_str());
-    else if (flag == "--log-every")
-      log_every = std::atoi(value.c_str());
-    else if (flag == "--out")
-      out_path = value;
-    else if (flag == "--json")
-      json_path = value;
-    else if (flag == "--bench")
-      bench = value == "1";
-    else {
-      std::fprintf(stderr, "unknown option %s\n", flag.c_str());
-      return 2;
-    }
-  }
+  const bool parsed = CliFlags()
+                          .add("--task", config.task)
+                          .add("--layers", config.layers)
+                          .add("--heads", config.heads)
+                          .add("--d-model", config.d_model)
+                          .add("--lr", config.learning_rate)
+                          .add("--batch", config.batch)
+                          .add("--seed", config.seed)
+                          .add("--optimizer", config.optimizer)
+                          .add("--mlp", config.mlp)
+                          .add("--layer-norm", config.layer_norm)
+                          .add("--scale", config.scale)
+                          .add("--clip", config.clip)
+                          .add("--mask", config.mask)
+                          .add("--jsonl", jsonl)
+                          .add("--log-at",
+                               [&log_at](const std::string& value) {
+                                 std::stringstream list(value);
+                                 for (std::string item; std::getline(list, item, ',');)
+                                   log_at.push_back(std::atoi(item.c_str()));
+                               })
+                          .add("--steps", steps)
+                          .add("--log-every", log_every)
+                          .add("--out", out_path)
+                          .add("--json", json_path)
+                          .add("--bench", bench)
+                          .parse(argc, argv);
+  if (!parsed) return 2;
   auto created = Trainer::create(config);
   if (!created.ok()) {
     std::fprintf(stderr, "%s\n", created.error().c_str());

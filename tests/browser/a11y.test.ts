@@ -3,6 +3,8 @@
 // walkthrough's figure menus opened with their "Embed this step" panels; and a
 // keyboard-only pass through every control of <attention-walkthrough>'s settings bar — reached with
 // Tab, operated with keys alone, each one changing the state it names, each one showing focus.
+// Length (~550 lines): one browser launch and one server for every page axe-core checks; split, each file
+// would launch Chromium again, and the browser suite is the one near its time budget.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';

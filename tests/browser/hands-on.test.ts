@@ -2,6 +2,8 @@
 // the mask editor, predictions, taking numbers home (clipboard, the NumPy script run for real with
 // Debian's python3, PNG and SVG files) and the readout under every heatmap. Numbers are checked
 // against the engine's own snapshot (window.attentionWalkthrough.result) and the page's tables.
+// Length (~750 lines): one browser and one server for every hands-on tool; split, each file would launch
+// Chromium and serve the site again, and the browser suite is the one near its time budget.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

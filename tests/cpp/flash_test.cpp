@@ -1,6 +1,7 @@
 // flash_attention() and flash_attention_trace(): the tiled kernel against the naive attention() and the
 // double-precision reference, the trace's bookkeeping (m, l, rescale, skipped tiles), the memory claim
 // and the error messages.
+// Length (~510 lines): one suite per module (flash.h), the trace's cases next to the kernel's.
 #include "flash.h"
 
 #include <gtest/gtest.h>

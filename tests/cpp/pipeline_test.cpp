@@ -1,5 +1,7 @@
 // run_pipeline(): every intermediate of the walkthrough, checked against plain Eigen and the
 // double-precision reference; config validation; and the deterministic generator behind it.
+// Length (~950 lines): one GoogleTest suite per module (pipeline.h), named in tests/README.md; its
+// sections (intermediates, level sharing, validation, the generator) share the helpers at its top.
 #include "pipeline.h"
 
 #include <gtest/gtest.h>

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model_test_util.h"
 #include "random.h"
 #include "test_util.h"
 #include "train/model.h"
@@ -22,6 +23,7 @@ namespace {
 
 using namespace abh::train;
 using abh::test::dot;
+using abh::test::expect_float_model_agrees;
 using abh::test::expect_gradient;
 using abh::test::random_vector;
 
@@ -97,15 +99,7 @@ TEST(ReaderGradients, WholeModelWithThePointerHead) {
     model_backward(m, layout, params.data(), grads.data(), batch, acts, dacts);
     expect_gradient(causal ? "pointer model (causal)" : "pointer model", params, grads, loss, 1e-6, 2e-6);
     // the float model computes the same loss and gradient to float rounding
-    Activations<float> acts_f;
-    ActivationGrads<float> dacts_f;
-    std::vector<float> params_f(params.begin(), params.end()), grads_f(layout.count, 0.0f);
-    const double loss_d = loss();
-    EXPECT_NEAR(model_forward(m, layout, params_f.data(), batch, acts_f), loss_d, 1e-5 * std::max(1.0, loss_d));
-    model_backward(m, layout, params_f.data(), grads_f.data(), batch, acts_f, dacts_f);
-    double worst = 0;
-    for (std::size_t i = 0; i < grads.size(); ++i) worst = std::max(worst, std::abs(grads[i] - grads_f[i]));
-    EXPECT_LT(worst, 1e-4);
+    expect_float_model_agrees(m, layout, params, grads, loss(), batch, causal ? "causal" : "bidirectional");
   }
 }
 

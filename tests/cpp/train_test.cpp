@@ -3,6 +3,8 @@
 // bit-identical reruns, the task generators, learning to >= 99% held-out, the per-head scores and
 // gradient norms on hand-set cases, the weights file, the analysis against the walkthrough's
 // pipeline, and every bad input.
+// Length (~790 lines): one suite per module (the training core), its sections headed by what they
+// check; the reader model has its own file (reader_model_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model_test_util.h"
 #include "pipeline.h"
 #include "random.h"
 #include "test_util.h"
@@ -27,6 +30,7 @@ namespace {
 
 using namespace abh::train;
 using abh::test::dot;
+using abh::test::expect_float_model_agrees;
 using abh::test::expect_gradient;
 using abh::test::random_vector;
 
@@ -254,15 +258,8 @@ TEST(TrainGradients, WholeModel) {
                              (c.causal ? " causal" : "");
     expect_gradient(what.c_str(), params, grads, loss, 1e-6, 2e-6);
     // and the float model computes the same loss and gradient to float rounding
-    Activations<float> acts_f;
-    ActivationGrads<float> dacts_f;
-    std::vector<float> params_f(params.begin(), params.end()), grads_f(layout.count, 0.0f);
-    const double loss_d = loss();
-    EXPECT_NEAR(model_forward(m, layout, params_f.data(), batch, acts_f), loss_d, 1e-5 * std::max(1.0, loss_d));
-    model_backward(m, layout, params_f.data(), grads_f.data(), batch, acts_f, dacts_f);
-    double worst = 0;
-    for (std::size_t i = 0; i < grads.size(); ++i) worst = std::max(worst, std::abs(grads[i] - grads_f[i]));
-    EXPECT_LT(worst, 1e-4) << what;
+    [[maybe_unused]] auto [params_f, grads_f, acts_f, dacts_f] =
+        expect_float_model_agrees(m, layout, params, grads, loss(), batch, what);
     // computing the last layer at the target rows only (training's forward) changes no bit
     Activations<float> acts_t;
     ActivationGrads<float> dacts_t;

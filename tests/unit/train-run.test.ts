@@ -4,6 +4,7 @@
 // bit for bit, scores arrive every EVALUATE_EVERY steps, Pause stops between chunks, and a diverged
 // loss stops the run with a message instead of NaN. Its pace on a clock the test moves: each preset
 // unfolds over 10-30 s in at least 20 updates at the default pace, and as fast as possible never waits.
+// Length (~520 lines): one engine load shared by every training run checked here.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -5,6 +5,7 @@
 // show as skipped; the memory meter counts n² against b² + 3b; and the "Run it" figure drives its
 // worker (a fake here) through progress, a printed slope, and cancel. Autoplay runs on a clock the test
 // advances by hand.
+// Length (~500 lines): one file per step's renderer (tests/unit/steps/), like the others.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { FLASH_MAX_TOKENS } from '../../../web/src/compute';
 import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, type AutoplayClock } from '../../../web/src/features/flash/step';
