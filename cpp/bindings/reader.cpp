@@ -8,6 +8,8 @@
 //                                          queries: number[], pointer: JsMatrix (queries, n), antecedent,
 //                                          probability, attention: JsTensor3[] (per layer (heads, n, n)) }
 //                                        | { error }
+//   .answerWithin(words, allowed: Uint8Array, pronoun)  the same with attention restricted to a pattern,
+//                                        allowed (n, n) row-major, 1 where word i may use word j (issue 40)
 //   .describe()                        -> { causal, layers, heads, dModel, mlp, positions, parameterCount,
 //                                           steps, seed, vocabularySize } | { error }
 // Every output is a copy; no view into wasm memory leaves this section.
@@ -94,6 +96,19 @@ class ReaderModelJs {
     return js_result(model_->answer(list, pronoun), [](const ReaderAnswer& a) { return to_js(a); });
   }
 
+  // allowed: a Uint8Array of n * n entries (the model checks its size and values).
+  val answer_within(val words, val allowed, int pronoun) const {
+    if (!model_) return failure("no reader model is loaded");
+    if (allowed.typeOf().as<std::string>() != "object" || allowed.isNull() || !allowed["length"].isNumber())
+      return failure("the pattern must be a Uint8Array");
+    const double cells = allowed["length"].as<double>();
+    if (cells > double(train::kMaxReaderPositions) * train::kMaxReaderPositions)
+      return failure("the pattern is larger than the model's longest sentence allows");
+    const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(words);
+    const std::vector<std::uint8_t> mask = emscripten::convertJSArrayToNumberVector<std::uint8_t>(allowed);
+    return js_result(model_->answer(list, mask, pronoun), [](const ReaderAnswer& a) { return to_js(a); });
+  }
+
   val describe() const {
     if (!model_) return failure("no reader model is loaded");
     const train::ModelConfig& c = model_->config;
@@ -139,5 +154,6 @@ EMSCRIPTEN_BINDINGS(abh_reader) {
       .constructor<>()
       .function("load", &ReaderModelJs::load)
       .function("answer", &ReaderModelJs::answer)
+      .function("answerWithin", &ReaderModelJs::answer_within)
       .function("describe", &ReaderModelJs::describe);
 }

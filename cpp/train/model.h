@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,8 @@ struct ActivationGrads {
 struct Batch {
   int B = 0, T = 0;
   std::vector<int> tokens, targets, lengths;
+  // Inference only, B = 1: (T, T) keys each query may use (AttentionShape::allowed); empty: all of them.
+  std::vector<std::uint8_t> allowed;
 };
 
 // Pointers to one layer's tensors in a flat buffer.
@@ -205,6 +208,7 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
     const std::size_t RC = R * C;
     AttentionShape shape{B, Tn, C, NH, cfg.causal, cfg.scale};
     if (narrow) shape.query_start = a.target_start.data(), shape.query_pos = a.target_pos.data();
+    if (!batch.allowed.empty()) shape.allowed = batch.allowed.data();
     const T* attn_in = residual;
     if (cfg.layer_norm) {
       resize(al.ln1, BTC), resize(al.ln1_mean, BT), resize(al.ln1_rstd, BT);

@@ -302,6 +302,10 @@ struct AttentionShape {
   // layer, whose outputs are needed only where the loss is. Each kept row gets the same bits.
   const int* query_start = nullptr;  // (B+1)
   const int* query_pos = nullptr;    // (Q)
+  // Inference only (attention_backward ignores it): (T, T), 0 where query position t may not use key j
+  // (a window or sparse pattern, issue 40), on top of the causal mask and the padding. Null: every key.
+  // Each row must allow at least its own position.
+  const std::uint8_t* allowed = nullptr;
   int HS() const { return C / NH; }
   int first_query(int b) const { return query_start ? query_start[b] : b * T; }
   int queries(int b) const { return query_start ? query_start[b + 1] - query_start[b] : T; }
@@ -332,11 +336,13 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
         T* r = a + std::size_t(i) * Tn;
         const int t = s.position(first + i, b);
         const int visible = s.causal ? std::min(t + 1, lengths[b]) : lengths[b];
+        const std::uint8_t* keep = s.allowed ? s.allowed + std::size_t(t) * Tn : nullptr;
         T max = -std::numeric_limits<T>::infinity();
-        for (int j = 0; j < visible; ++j) max = std::max(max, r[j] * scale);
+        for (int j = 0; j < visible; ++j)
+          if (!keep || keep[j]) max = std::max(max, r[j] * scale);
         T sum = 0;
         for (int j = 0; j < visible; ++j) {
-          r[j] = exp_of(r[j] * scale - max);
+          r[j] = !keep || keep[j] ? exp_of(r[j] * scale - max) : T(0);
           sum += r[j];
         }
         const T inv = visible > 0 ? T(1) / sum : T(0);

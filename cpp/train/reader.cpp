@@ -220,6 +220,27 @@ void ReaderModel::pack(const std::vector<ReaderExample>& examples, std::size_t f
 }
 
 Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words, int pronoun) const {
+  return answer_with(words, pronoun, nullptr);
+}
+
+Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words,
+                                           const std::vector<std::uint8_t>& allowed, int pronoun) const {
+  using E = Expected<ReaderAnswer>;
+  const std::size_t n = words.size();
+  if (allowed.size() != n * n)
+    return E::failure("the pattern must be (n, n) = " + std::to_string(n * n) + " entries for " + std::to_string(n) +
+                      " words (got " + std::to_string(allowed.size()) + ")");
+  for (std::size_t i = 0; i < n; ++i) {
+    if (allowed[i * n + i] != 1)
+      return E::failure("the pattern must let each word use itself (row " + std::to_string(i + 1) + ")");
+    for (std::size_t j = 0; j < n; ++j)
+      if (allowed[i * n + j] > 1) return E::failure("the pattern's entries must be 0 or 1");
+  }
+  return answer_with(words, pronoun, &allowed);
+}
+
+Expected<ReaderAnswer> ReaderModel::answer_with(const std::vector<std::string>& words, int pronoun,
+                                                const std::vector<std::uint8_t>* allowed) const {
   using E = Expected<ReaderAnswer>;
   const int n = int(words.size());
   if (n == 0) return E::failure("the sentence is empty");
@@ -250,6 +271,7 @@ Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words
   batch.tokens = ids;
   batch.lengths = {n};
   batch.targets.assign(n, -1);
+  if (allowed) batch.allowed = *allowed;
   if (out.pronoun >= 0)
     for (int t = out.pronoun; t < (config.causal ? n : out.pronoun + 1); ++t) {
       const int seen = t == 0 ? 1 : 0;  // a position row t sees, as its target: only the probabilities are read

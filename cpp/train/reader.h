@@ -128,6 +128,11 @@ class ReaderModel {
   // Tokenizes (reader_token) and looks up words; refuses an empty or too long sentence, or a pronoun
   // index that is not a pronoun of it. pronoun -1: the sentence's first pronoun (none: no question).
   Expected<ReaderAnswer> answer(const std::vector<std::string>& words, int pronoun = -1) const;
+  // The same with attention restricted to a pattern, at inference only (issue 40: what a window or a
+  // sparse pattern does to the answer): allowed is (n, n), row-major, 1 where query i may use key j, on
+  // top of the model's own causal mask; every diagonal entry must be 1. All ones gives answer()'s bits.
+  Expected<ReaderAnswer> answer(const std::vector<std::string>& words, const std::vector<std::uint8_t>& allowed,
+                                int pronoun = -1) const;
   // The model's answer on each sentence against its antecedent (batched forward passes).
   ReaderScore evaluate(const std::vector<corpus::Sentence>& sentences) const;
   // The position each sentence's answer row points at most (-1 where refused).
@@ -141,6 +146,8 @@ class ReaderModel {
   static void pack(const std::vector<ReaderExample>& examples, std::size_t first, int count, Batch& out);
 
  private:
+  Expected<ReaderAnswer> answer_with(const std::vector<std::string>& words, int pronoun,
+                                     const std::vector<std::uint8_t>* allowed) const;
   template <typename Visit>
   void for_each_batch(const std::vector<corpus::Sentence>& sentences, Visit&& visit) const;
 };

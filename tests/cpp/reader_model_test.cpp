@@ -290,6 +290,65 @@ TEST(ReaderModel, AnswerGivesAPointerAtThePronounAndCausallyAtEveryLaterWord) {
   EXPECT_FALSE(model.answer(std::vector<std::string>(kMaxReaderPositions + 1, "dog")).ok());
 }
 
+// Issue 40: attention restricted to a pattern at inference. Every key allowed, or for the causal model
+// the causal band as wide as the sentence, is the model itself, to the bit; a narrow window keeps every
+// weight inside it and moves the answer's probability.
+TEST(ReaderModel, AnswerWithinAPatternIsTheModelWhenThePatternAllowsEveryKeyItUses) {
+  const std::vector<std::string> words{"The", "zebra", "crossed", "the", "road", "because", "it", "was", "tired."};
+  const std::size_t n = words.size();
+  for (const bool causal : {false, true}) {
+    ReaderTrainer trainer = trainer_of(small_config(causal));
+    ASSERT_TRUE(trainer.step(20).ok());
+    const ReaderModel& model = trainer.model();
+    const ReaderAnswer plain = model.answer(words).value();
+    std::vector<std::uint8_t> all(n * n, 1), band(n * n, 0), window(n * n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        band[i * n + j] = j <= i;                                                     // causal, width n
+        window[i * n + j] = (causal ? j <= i : true) && (i > j ? i - j : j - i) < 2;  // |i - j| < 2
+      }
+    for (const auto* pattern : causal ? std::vector<const std::vector<std::uint8_t>*>{&all, &band}
+                                      : std::vector<const std::vector<std::uint8_t>*>{&all}) {
+      const ReaderAnswer same = model.answer(words, *pattern).value();
+      EXPECT_EQ(same.antecedent, plain.antecedent);
+      EXPECT_EQ(same.probability, plain.probability);
+      ASSERT_EQ(same.pointer.size(), plain.pointer.size());
+      EXPECT_EQ(std::memcmp(same.pointer.data(), plain.pointer.data(), plain.pointer.size() * sizeof(float)), 0);
+      ASSERT_EQ(same.attention.size(), plain.attention.size());
+      EXPECT_EQ(std::memcmp(same.attention.data(), plain.attention.data(), plain.attention.size() * sizeof(float)), 0);
+    }
+    const ReaderAnswer narrow = model.answer(words, window).value();
+    EXPECT_NE(narrow.probability, plain.probability);
+    // Every attention row of every layer and head: zero outside the window, summing to 1 inside.
+    for (std::size_t row = 0; row < narrow.attention.size() / n; ++row) {
+      const std::size_t i = row % n;
+      double sum = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        if (!window[i * n + j]) {
+          EXPECT_EQ(narrow.attention[row * n + j], 0.0f) << "row " << row << " key " << j;
+        }
+        sum += narrow.attention[row * n + j];
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+  }
+}
+
+TEST(ReaderModel, AnswerWithinAPatternRefusesBadPatterns) {
+  const ReaderModel model = trainer_of(small_config(false)).model();
+  const std::vector<std::string> words{"the", "dog", "saw", "it"};
+  EXPECT_FALSE(model.answer(words, std::vector<std::uint8_t>(15, 1)).ok());
+  std::vector<std::uint8_t> no_self(16, 1);
+  no_self[5] = 0;
+  const auto refused = model.answer(words, no_self);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("row 2"), std::string::npos);
+  std::vector<std::uint8_t> two(16, 1);
+  two[3] = 2;
+  EXPECT_FALSE(model.answer(words, two).ok());
+  EXPECT_TRUE(model.answer(words, std::vector<std::uint8_t>(16, 1)).ok());
+}
+
 TEST(ReaderSentences, MarkedLinesGiveWordsPronounAntecedentAndRival) {
   EXPECT_EQ(reader_token("(Tired.\""), "tired");
   EXPECT_EQ(reader_token("didn't,"), "didn't");

@@ -7,6 +7,7 @@ import { EDIT_MATRIX_KEYS, isCustomMask, maskBits, parseEdits } from './features
 import { EXAMPLE_TOKENS, examplePipelineConfig } from './article-example';
 import { computeLongContext } from './features/long-context/compute';
 import { computeKVCache } from './features/long-context/kv-cache';
+import { computeReaderEffect } from './features/long-context/reader-effect';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
 import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './features/trained-model/trained';
@@ -61,14 +62,22 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     sentence: null,
   };
   // The long-context step reads the sentence (sentenceView): with the example, the sentence's own numbers.
-  if (!example) return { ...snapshot, ...longContextOf(engine, pipeline, settings) };
+  if (!example) return { ...snapshot, ...longContextOf(engine, pipeline, settings, reader) };
   const sentence = sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);
   return { ...snapshot, sentence, longContext: sentence.longContext, kvCache: sentence.kvCache };
 }
 
-/** The long-context step's numbers on a pipeline: the patterns and linear attention, and the KV cache. */
-function longContextOf(engine: AttentionEngine, pipeline: PipelineSnapshot, settings: Settings): Pick<Snapshot, 'longContext' | 'kvCache'> {
-  return { longContext: computeLongContext(engine, pipeline, settings), kvCache: computeKVCache(engine, pipeline, settings) };
+/** The long-context step's numbers on a pipeline: the patterns and linear attention (and what they do to step 1's answer), and the KV cache. */
+function longContextOf(
+  engine: AttentionEngine,
+  pipeline: PipelineSnapshot,
+  settings: Settings,
+  reader: Snapshot['reader'],
+): Pick<Snapshot, 'longContext' | 'kvCache'> {
+  return {
+    longContext: { ...computeLongContext(engine, pipeline, settings), reader: computeReaderEffect(engine, reader, settings) },
+    kvCache: computeKVCache(engine, pipeline, settings),
+  };
 }
 
 /** The article's example: its four tokens and chosen inputs, with the page's scaling and mask. */
@@ -171,7 +180,7 @@ function sentenceSnapshot(
     pipeline,
     baseline: null,
     flash: computeFlash(engine, pipeline, settings),
-    ...longContextOf(engine, pipeline, settings),
+    ...longContextOf(engine, pipeline, settings, worked.reader),
     sentence: null,
   };
 }

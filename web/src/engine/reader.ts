@@ -46,11 +46,25 @@ type Result<T> = T | { error: string };
 interface RawReaderModel {
   load(bytes: Uint8Array): Result<{ parameterCount: number }>;
   answer(words: string[], pronoun: number): Result<ReaderModelAnswer>;
+  answerWithin(words: string[], allowed: Uint8Array, pronoun: number): Result<ReaderModelAnswer>;
   describe(): Result<ReaderModelDescription>;
   delete(): void;
 }
 interface RawReaderModule {
   ReaderModel: new () => RawReaderModel;
+}
+
+/** A copy of the words, or an EngineError when they are not all strings. */
+function checkWords(words: readonly string[]): string[] {
+  if (!Array.isArray(words) || !words.every((w) => typeof w === 'string')) throw new EngineError('the words must be an array of strings');
+  return [...words];
+}
+
+/** The pronoun's index, -1 when omitted (the sentence's first pronoun). */
+function checkPronoun(pronoun: number | undefined): number {
+  if (pronoun !== undefined && !(Number.isInteger(pronoun) && pronoun >= 0))
+    throw new EngineError(`pronoun must be a word index, a whole number of at least 0 (got ${String(pronoun)})`);
+  return pronoun ?? -1;
 }
 
 export class ReaderModel {
@@ -92,10 +106,19 @@ export class ReaderModel {
    * resolve; omitted, the sentence's first pronoun.
    */
   answer(words: readonly string[], pronoun?: number): ReaderModelAnswer {
-    if (!Array.isArray(words) || !words.every((w) => typeof w === 'string')) throw new EngineError('the words must be an array of strings');
-    if (pronoun !== undefined && !(Number.isInteger(pronoun) && pronoun >= 0))
-      throw new EngineError(`pronoun must be a word index, a whole number of at least 0 (got ${String(pronoun)})`);
-    return this.call('answer', (h) => h.answer([...words], pronoun ?? -1));
+    const [list, index] = [checkWords(words), checkPronoun(pronoun)];
+    return this.call('answer', (h) => h.answer(list, index));
+  }
+
+  /**
+   * answer() with the model's attention restricted to a pattern, at inference (a sliding window, a
+   * sparse pattern): allowed is (n, n) row-major, 1 where word i may use word j, every diagonal entry 1.
+   * All ones (or the causal band as wide as the sentence, for the causal model) gives answer()'s numbers.
+   */
+  answerWithin(words: readonly string[], allowed: Uint8Array, pronoun?: number): ReaderModelAnswer {
+    const [list, index] = [checkWords(words), checkPronoun(pronoun)];
+    if (!(allowed instanceof Uint8Array)) throw new EngineError('the pattern must be a Uint8Array');
+    return this.call('answerWithin', (h) => h.answerWithin(list, allowed, index));
   }
 
   describe(): ReaderModelDescription {

@@ -8,6 +8,7 @@ import type { AttentionEngine } from '../../engine/engine';
 import { linearAttention, linearAttentionWeights, sparseAttention, sparsePatternMask, type SparsePattern } from '../../engine/long-context';
 import type { MaskMatrix, Matrix, PipelineSnapshot } from '../../engine/types';
 import type { Settings } from '../../settings';
+import type { ReaderEffect } from './reader-effect';
 
 export type TechniqueId = 'window' | 'global' | 'strided' | 'linear';
 
@@ -44,6 +45,8 @@ export interface LongContextSnapshot {
   techniques: Technique[];
   /** The fewest tokens at which linear attention spends fewer multiply-adds than full attention (same d_k, mask). */
   linearCheaperFrom: number;
+  /** Step 1's answer under each pattern (reader-effect.ts; the snapshot adds it), null without one. */
+  reader?: ReaderEffect | null;
 }
 
 /** Scores full attention computes: n², or n (n + 1) / 2 under the causal mask. */

@@ -50,6 +50,22 @@ export function patternSentence(lc: LongContextSnapshot, technique: Technique): 
   }
 }
 
+/** What the technique does to step 1's answer (the trained reader model), or null without an answer. */
+export function readerEffectSentence(lc: LongContextSnapshot, id: TechniqueId): string | null {
+  const effect = lc.reader;
+  if (!effect) return null;
+  const model = `the trained ${effect.causal ? 'causal' : 'bidirectional'} reader model`;
+  const full = `${quoted(effect.full.word)} (${percent(effect.full.probability)})`;
+  if (id === 'linear')
+    return `Step 1’s answer: ${model} was trained with softmax attention, so linear attention in its place is not computed; with full attention it resolves ${quoted(effect.pronoun.word)} to ${full}.`;
+  const pick = effect.techniques.find((t) => t.id === id)?.pick;
+  if (!pick) return null;
+  const within = `${quoted(pick.word)} (${percent(pick.probability)})`;
+  return pick.position === effect.full.position
+    ? `Step 1’s answer within this pattern: ${model} still resolves ${quoted(effect.pronoun.word)} to ${within}, against ${full} with full attention.`
+    : `Step 1’s answer within this pattern: ${model} now resolves ${quoted(effect.pronoun.word)} to ${within} instead of ${full} with full attention.`;
+}
+
 /** The line under a technique: cells, their share of full attention's, the output's distance. */
 export function techniqueReading(lc: LongContextSnapshot, technique: Technique): string {
   const distance = `its output differs from full attention’s by at most ${fmt(technique.maxDifference, 3)} (mean ${fmt(technique.meanDifference, 3)}).`;
@@ -114,6 +130,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
     const figure = weightTable(`${names.name}: weights`, `lc-weights-${techniqueId}`);
     const pattern = el('p', { class: 'lc-pattern' });
     const line = el('p', { class: 'reading lc-technique-reading' });
+    const answer = el('p', { class: 'reading lc-reader-effect' });
     const element = el(
       'figure',
       // Stable anchors: the cost step and the FAQ link each technique's live figure.
@@ -122,8 +139,9 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       pattern,
       figure.element,
       line,
+      answer,
     );
-    return { techniqueId, figure, pattern, line, element };
+    return { techniqueId, figure, pattern, line, answer, element };
   });
   const linearCost = el('p', { class: 'reading lc-linear-cost' });
   const measured = mountLongContextRun(context);
@@ -245,6 +263,9 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
           blockedText: '·',
         });
         setText(panel.line, techniqueReading(lc, technique));
+        const effect = readerEffectSentence(lc, technique.id);
+        panel.answer.hidden = effect === null;
+        setText(panel.answer, effect ?? '');
       }
 
       const linear = lc.techniques.find((t) => t.id === 'linear')!;

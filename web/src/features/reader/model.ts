@@ -108,6 +108,12 @@ export function provideReaderModel(engine: AttentionEngine, causal: boolean, byt
   slot.failure = null;
 }
 
+/** The loaded reader model of this engine instance, or null (not loaded yet, failed, or the engine restarted since). */
+export function readerModelFor(engine: AttentionEngine, causal: boolean): ReaderModel | null {
+  const loaded = slotOf(engine, causal).loaded;
+  return loaded && loaded.restarts === engine.restarts ? loaded.model : null;
+}
+
 /** Step 1's reader view of a sentence for the mask in force: the causal model with the causal mask. */
 export function readerView(engine: AttentionEngine, tokens: readonly string[], causal: boolean): ReaderView {
   const slot = slotOf(engine, causal);
