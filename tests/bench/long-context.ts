@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as OrtNamespace from 'onnxruntime-web';
 import { createEngine, type AttentionEngine } from '../../web/src/engine/engine';
-import { KVCache, linearAttention, sparseAttention, type SparsePattern } from '../../web/src/engine/long-context';
+import { KVCache, linearAttention, sparseAttention, sparsePatternCells, type SparsePattern } from '../../web/src/engine/long-context';
 import type { Matrix } from '../../web/src/engine/types';
 import { D_K, head, type Inputs, type Shape } from './data';
 import { additiveCausalMask, buildAttentionModel } from './peers/onnx-model';
@@ -324,6 +324,27 @@ function theirPeers(ort: Ort, kernel: KernelId): Peer[] {
   }
 }
 
+/**
+ * The multiply-adds (× 2) a kernel needs for a shape: Q Kᵀ and weights × V over the cells it computes
+ * (the pattern's exact count from the engine; full causal: the triangle), linear attention's φKᵀV and
+ * φQ·summary (2 n d² each), decoding's heads × n cells.
+ */
+export function kernelFlops(kernel: KernelId, s: Shape, engine: AttentionEngine): number {
+  switch (kernel) {
+    case 'full':
+      return 4 * s.d * ((s.n * (s.n + 1)) / 2);
+    case 'window':
+    case 'global':
+    case 'strided':
+      return 4 * s.d * sparsePatternCells(engine, s.n, PATTERNS[kernel]);
+    case 'linear':
+    case 'linear-causal':
+      return 4 * s.n * s.d * s.d;
+    case 'decode':
+      return 4 * s.d * s.heads * s.n;
+  }
+}
+
 /** Ours first (the reference), then onnxruntime-web's equivalents of the kernel (none without `ort`). */
 export function kernelPeers(kernel: KernelSpec, engine: AttentionEngine, ort: Ort | null): Peer[] {
   return [oursPeer(kernel.id, engine), ...(ort && kernel.compared ? theirPeers(ort, kernel.id) : [])];
@@ -379,6 +400,7 @@ export async function runLongContext(
     options.log(`${kernel.label}`);
     const cases = await runSuite(peers, null, {
       referenceId: peers[0]!.id,
+      flops: (s) => kernelFlops(kernel.id, s, engine),
       shapes,
       cpuClock: options.cpuClock,
       maxRunMs: 5000,

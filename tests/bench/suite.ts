@@ -4,7 +4,17 @@
 // neighbour slows every peer alike and the ratios stay meaningful. Repetitions adapt to the time a
 // run takes: fast runs are batched into samples of >= MIN_SAMPLE_MS, and the number of rounds fits a
 // per-shape time budget.
-import { allShapes, flops, makeInputs, maxRelError, median, quantile, shapeKey, type Inputs, type Shape } from './data';
+import {
+  allShapes,
+  flops as fullAttentionFlops,
+  makeInputs,
+  maxRelError,
+  median,
+  quantile,
+  shapeKey,
+  type Inputs,
+  type Shape,
+} from './data';
 
 export const MAX_REL_ERROR = 1e-4;
 
@@ -77,6 +87,8 @@ export interface SuiteOptions {
   cpuClock?: CpuClock;
   /** CPU time one pair of cpuClock() reads costs by itself (subtracted from every sample). */
   cpuOverheadMs?: number;
+  /** The flops of one run of a shape, for GFLOP/s and the time estimates (default: full attention's, data.ts). */
+  flops?: (shape: Shape) => number;
 }
 
 const now = () => performance.now();
@@ -98,6 +110,7 @@ export async function runSuite(peers: Peer[], roof: Roof | null, options: SuiteO
   const maxRunMs = options.maxRunMs ?? 1200;
   const minSampleMs = options.minSampleMs ?? 2;
   const log = options.log ?? (() => {});
+  const flops = options.flops ?? fullAttentionFlops;
   const lastMs = new Map<string, { ms: number; shape: Shape }>(); // per peer, for the time estimate
   const results: CaseResult[] = [];
 

@@ -2,8 +2,8 @@
 // "Heads specialise", "Why scale") a fresh main page (dist/index.html#train), a click on the preset, a
 // click on Start, and a wait for data-train-phase="finished". It reports, as medians over rounds:
 //   time to target   what the page's status says: the training time until held-out accuracy first
-//                    reached 99% ("after Y s of training on your machine"), and the run's total time X
-//                    ("Done: N steps in X s"); "Heads specialise" never reaches 99%, so its final
+//                    reached 99% ("after Y s of computing on your machine"), and the run's total time X
+//                    ("Done: N steps in X s of computing"); "Heads specialise" never reaches 99%, so its final
 //                    accuracy instead; "Why scale" runs a twin in a second worker, and the status waits
 //                    for both, so the wall time from the Start click to "finished" covers both twins;
 //   long tasks       main-thread tasks over 50 ms (PerformanceObserver 'longtask', not buffered) from
@@ -56,7 +56,7 @@ interface Sample {
   steps: number;
   /** "Done: N steps in X" (the main run's training time, as the page reports it). */
   totalMs: number;
-  /** "after Y of training", or null: "It never reached 99%". */
+  /** "after Y of computing", or null: "It never reached 99%". */
   targetMs: number | null;
   targetStep: number | null;
   /** Held-out accuracy at the end, 0..1. */
@@ -80,9 +80,9 @@ const median = (values: number[]): number | null => {
 const toMs = (value: string, unit: string) => Number(value) * (unit === 's' ? 1000 : 1);
 
 function parseStatus(status: string) {
-  const done = /Done: (\d+) steps in ([\d.]+) (ms|s), ([\d.]+)% held-out accuracy\./.exec(status);
+  const done = /Done: (\d+) steps in ([\d.]+) (ms|s) of computing, ([\d.]+)% held-out accuracy\./.exec(status);
   if (!done) throw new Error(`the status does not say the run is done: “${status}”`);
-  const reached = /reached 99% held-out accuracy at step (\d+), after ([\d.]+) (ms|s) of training/.exec(status);
+  const reached = /reached 99% held-out accuracy at step (\d+), after ([\d.]+) (ms|s) of computing/.exec(status);
   if (!reached && !/never reached 99%/.test(status)) throw new Error(`the status says neither when nor never: “${status}”`);
   return {
     steps: Number(done[1]),
