@@ -143,6 +143,9 @@ function readerModelTable(): string {
   const thousands = (n: number) => n.toLocaleString('en-US');
   const score = (s: { correct: number; sentences: number }) => `${((100 * s.correct) / s.sentences).toFixed(1)} %`;
   const row = (label: string, of: (r: Readonly<ReaderModelRecord>) => string) => [label, ...kinds.map(of)];
+  const pairs = (r: Readonly<ReaderModelRecord>) => score({ correct: r.minimalPairs.bothRight, sentences: r.minimalPairs.pairs });
+  const head = ({ resolvingHead: h }: Readonly<ReaderModelRecord>) =>
+    `layer ${h.layer + 1}, head ${h.head + 1} (${(100 * h.share).toFixed(1)} %)`;
   const counts = READER_MODELS.bidirectional; // both records count the same sets
   return markdownTable(
     ['', 'bidirectional', 'causal (at the last word)'],
@@ -153,10 +156,8 @@ function readerModelTable(): string {
       row(`generated, held-out words (${thousands(counts.heldoutWords.sentences)})`, (r) => score(r.heldoutWords)),
       row(`generated, held-out frames (${thousands(counts.heldoutFrames.sentences)})`, (r) => score(r.heldoutFrames)),
       row(`hand-written, \`tests/data/reader\` (${counts.handwritten.sentences})`, (r) => score(r.handwritten)),
-      row(`minimal pairs, both right (${counts.minimalPairs.pairs})`, (r) =>
-        score({ correct: r.minimalPairs.bothRight, sentences: r.minimalPairs.pairs }),
-      ),
-      row('resolving head (mean weight on the antecedent)', (r) => `layer ${r.resolvingHead.layer + 1}, head ${r.resolvingHead.head + 1} (${(100 * r.resolvingHead.share).toFixed(1)} %)`),
+      row(`minimal pairs, both right (${counts.minimalPairs.pairs})`, pairs),
+      row('resolving head (mean weight on the antecedent)', head),
     ],
   );
 }
