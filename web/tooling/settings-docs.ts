@@ -1,6 +1,7 @@
 // Every description of the settings and the elements that is not code, generated from the settings schema
 // (web/src/settings-schema.ts) and the element registry: the README's tables (`npm run docs:readme`
-// writes them between marker comments; one more, step 1's reader models, from their records), the docs page's tables (at build time, web/tooling/docs-page.ts),
+// writes them between marker comments; one more, step 1's reader models, from their records), the
+// docs page's tables (at build time, web/tooling/docs-page.ts),
 // the attribute interfaces of the package's .d.ts and the attributes of its Custom Elements Manifest
 // (web/tooling/package-declarations.ts). tests/unit/settings-schema.test.ts fails when a copy differs.
 //
