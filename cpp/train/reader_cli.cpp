@@ -7,6 +7,8 @@
 //                    [--seed 1] [--wordnet /usr/share/wordnet] [--log-every 500] [--heldout 2000]
 //                    [--handwritten tests/data/reader/handwritten.txt]
 //                    [--pairs tests/data/reader/minimal-pairs.txt] [--out reader.bin] [--json reader.json]
+//   abh_train_reader --evaluate reader.bin [--heldout 2000] [--handwritten ...] [--pairs ...]
+//                    measures a weights file and prints the diagnosis (by tag, kinds of error) only
 //
 // Every number in the record is measured on the QUANTIZED model (the file the page loads); the float
 // model's generated held-out accuracy is recorded beside it. The record holds no timing, so a rerun
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -44,11 +47,30 @@ std::string score_json(const ReaderScore& s) {
   return text;
 }
 
+// The hand-written and minimal-pair results by tag, how the wrong answers go wrong, and the resolving
+// head: what the generator's next change should aim at.
+void print_diagnosis(const ReaderMeasurements& m) {
+  std::printf("hand-written by tag (right / sentences), minimal pairs by tag (both right / pairs):\n");
+  for (const auto& [tag, counts] : m.handwritten_by_tag) {
+    const auto pairs = m.pairs_by_tag.find(tag);
+    std::printf("  %-16s %3d / %3d", tag.c_str(), counts.first, counts.second);
+    if (pairs != m.pairs_by_tag.end()) std::printf("   pairs %3d / %3d", pairs->second.first, pairs->second.second);
+    std::printf("\n");
+  }
+  const ReaderErrorKinds& e = m.handwritten_errors;
+  std::printf(
+      "hand-written wrong: %d chose the rival, %d another word; %d with the antecedent unknown, %d with an "
+      "unknown word after the pronoun\n",
+      e.rival, e.other_word, e.unknown_antecedent, e.unknown_after_pronoun);
+  std::printf("resolving head: layer %d head %d, %.3f mean weight on the antecedent over %d held-out sentences\n",
+              m.resolving.layer + 1, m.resolving.head + 1, m.resolving.share, m.resolving.sentences);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ReaderConfig config;
-  std::string wordnet = "/usr/share/wordnet", out_path, json_path, handwritten_path, pairs_path;
+  std::string wordnet = "/usr/share/wordnet", out_path, json_path, handwritten_path, pairs_path, evaluate_path;
   int log_every = 500, heldout_count = 2000;
   const bool parsed = CliFlags()
                           .add("--causal", config.causal)
@@ -70,6 +92,7 @@ int main(int argc, char** argv) {
                           .add("--pairs", pairs_path)
                           .add("--out", out_path)
                           .add("--json", json_path)
+                          .add("--evaluate", evaluate_path)
                           .parse(argc, argv);
   if (!parsed) return 2;
   const auto fail = [](const std::string& message) {
@@ -84,6 +107,18 @@ int main(int argc, char** argv) {
   if (!evaluation.ok()) return fail(evaluation.error());
   const ReaderEvaluationSets& sets = evaluation.value();
   const auto handwritten = sentences_of(sets.handwritten);
+  if (!evaluate_path.empty()) {  // a weights file measured and diagnosed, nothing trained or written
+    std::ifstream in(evaluate_path, std::ios::binary);
+    const std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto model = decode_reader_weights(file.data(), file.size());
+    if (!model.ok()) return fail(evaluate_path + ": " + model.error());
+    const ReaderMeasurements m = measure_reader(model.value(), sets);
+    std::printf("%s: held-out words %.4f, frames %.4f, hand-written %.4f, pairs %d/%d\n", evaluate_path.c_str(),
+                double(m.heldout_words.accuracy()), double(m.heldout_frames.accuracy()),
+                double(m.handwritten.accuracy()), m.pairs_both_right, m.pairs);
+    print_diagnosis(m);
+    return 0;
+  }
 
   auto made = ReaderTrainer::create(config, corpus.vocabulary(),
                                     [&corpus](corpus::Split split) { return corpus.sample(split); });
@@ -117,8 +152,7 @@ int main(int argc, char** argv) {
   std::printf("quantized: held-out words %.4f (float %.4f), frames %.4f, hand-written %.4f, pairs %d/%d\n",
               double(m.heldout_words.accuracy()), double(float_words.accuracy()), double(m.heldout_frames.accuracy()),
               double(m.handwritten.accuracy()), m.pairs_both_right, m.pairs);
-  for (const auto& [tag, counts] : m.handwritten_by_tag)
-    std::printf("  %-16s %3d / %3d\n", tag.c_str(), counts.first, counts.second);
+  print_diagnosis(m);
 
   if (!out_path.empty()) {
     std::ofstream(out_path, std::ios::binary)
@@ -140,6 +174,8 @@ int main(int argc, char** argv) {
                ", \"answered\": " + (w.answered.empty() ? "null" : json_string(w.answered)) + "}";
     char pairs_accuracy[32];
     std::snprintf(pairs_accuracy, sizeof pairs_accuracy, "%.4f", double(m.pairs_accuracy()));
+    char share[32];
+    std::snprintf(share, sizeof share, "%.4f", m.resolving.share);
     const ModelConfig& c = shipped.config;
     json << "{\n  \"task\": \"" << (config.causal ? "reader-causal" : "reader")
          << "\",\n  \"causal\": " << (config.causal ? "true" : "false") << ",\n  \"layers\": " << c.layers
@@ -157,7 +193,9 @@ int main(int argc, char** argv) {
          << ",\n  \"heldoutFrames\": " << score_json(m.heldout_frames)
          << ",\n  \"handwritten\": " << score_json(m.handwritten) << ",\n  \"handwrittenByTag\": {" << tags
          << "},\n  \"minimalPairs\": {\"pairs\": " << m.pairs << ", \"bothRight\": " << m.pairs_both_right
-         << ", \"accuracy\": " << pairs_accuracy << "},\n  \"handwrittenWrong\": [\n"
+         << ", \"accuracy\": " << pairs_accuracy << "},\n  \"resolvingHead\": {\"layer\": " << m.resolving.layer
+         << ", \"head\": " << m.resolving.head << ", \"share\": " << share
+         << ", \"sentences\": " << m.resolving.sentences << "},\n  \"handwrittenWrong\": [\n"
          << wrong << "\n  ]\n}\n";
   }
   return 0;

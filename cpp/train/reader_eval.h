@@ -4,6 +4,7 @@
 // the corpus generator, which reads WordNet (the page never does).
 #pragma once
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -54,11 +55,49 @@ struct ReaderWrongAnswer {
   std::string text, expected, answered;  // answered is empty when the model refused the sentence
 };
 
+// The head whose attention from the pronoun puts the most mean weight on the antecedent: the head the
+// page shows beside the answer. Measured on generated held-out sentences (never trained on), so the
+// page needs no test data to find it; a sentence whose pronoun is contracted ("it's") is left out, as
+// the page asks only about the pronouns is_reader_pronoun names.
+struct ReaderResolvingHead {
+  int layer = 0, head = 0, sentences = 0;
+  double share = 0;  // that head's mean weight from the pronoun on the antecedent
+};
+
+inline ReaderResolvingHead resolving_head(const ReaderModel& model, const std::vector<corpus::Sentence>& sentences) {
+  const int layers = model.config.layers, heads = model.config.heads;
+  std::vector<double> totals(std::size_t(layers * heads), 0.0);
+  ReaderResolvingHead best;
+  for (const corpus::Sentence& s : sentences) {
+    const auto answer = model.answer(s.words, s.pronoun);
+    if (!answer.ok()) continue;
+    const std::size_t n = s.words.size();
+    for (std::size_t lh = 0; lh < totals.size(); ++lh)  // attention is (layers, heads, n, n)
+      totals[lh] += answer.value().attention[(lh * n + std::size_t(s.pronoun)) * n + std::size_t(s.antecedent)];
+    ++best.sentences;
+  }
+  const std::size_t top = std::size_t(std::max_element(totals.begin(), totals.end()) - totals.begin());
+  best.layer = int(top) / heads;
+  best.head = int(top) % heads;
+  best.share = best.sentences ? totals[top] / best.sentences : 0.0;
+  return best;
+}
+
+// How the hand-written answers go wrong (the trainer's log): the marked rival, or a word that is no
+// candidate at all ("hungry" in "the hungry fox"); and how often a wrong answer's sentence has its
+// antecedent, or any word after the pronoun, outside the vocabulary.
+struct ReaderErrorKinds {
+  int rival = 0, other_word = 0, unknown_antecedent = 0, unknown_after_pronoun = 0;
+};
+
 struct ReaderMeasurements {
   ReaderScore heldout_words, heldout_frames, handwritten;
   int pairs = 0, pairs_both_right = 0;
   std::map<std::string, std::pair<int, int>> handwritten_by_tag;  // tag -> (right, sentences)
+  std::map<std::string, std::pair<int, int>> pairs_by_tag;        // tag -> (pairs both right, pairs)
+  ReaderErrorKinds handwritten_errors;
   std::vector<ReaderWrongAnswer> handwritten_wrong;
+  ReaderResolvingHead resolving;
   float pairs_accuracy() const { return pairs ? float(pairs_both_right) / float(pairs) : 0.0f; }
 };
 
@@ -76,18 +115,32 @@ inline ReaderMeasurements measure_reader(const ReaderModel& model, const ReaderE
   m.handwritten = model.evaluate(handwritten);
   const std::vector<int> pair_answers = model.answers(pairs);
   m.pairs = int(pairs.size() / 2);
-  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
-    m.pairs_both_right += pair_answers[i] == pairs[i].antecedent && pair_answers[i + 1] == pairs[i + 1].antecedent;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    const bool both = pair_answers[i] == pairs[i].antecedent && pair_answers[i + 1] == pairs[i + 1].antecedent;
+    m.pairs_both_right += both;
+    for (const auto& tag : sets.pairs[i].tags) m.pairs_by_tag[tag].first += both, ++m.pairs_by_tag[tag].second;
+  }
   const std::vector<int> answers = model.answers(handwritten);
+  const auto unknown = [&](const std::string& word) { return model.vocabulary.id(word) == ReaderVocabulary::kUnk; };
   for (std::size_t i = 0; i < handwritten.size(); ++i) {
     const corpus::Sentence& s = handwritten[i];
     const bool right = answers[i] == s.antecedent;
     for (const auto& tag : sets.handwritten[i].tags)
       m.handwritten_by_tag[tag].first += right, ++m.handwritten_by_tag[tag].second;
-    if (!right)
-      m.handwritten_wrong.push_back({sets.handwritten[i].text, s.words[std::size_t(s.antecedent)],
-                                     answers[i] >= 0 ? s.words[std::size_t(answers[i])] : std::string()});
+    if (right) continue;
+    m.handwritten_wrong.push_back({sets.handwritten[i].text, s.words[std::size_t(s.antecedent)],
+                                   answers[i] >= 0 ? s.words[std::size_t(answers[i])] : std::string()});
+    ReaderErrorKinds& e = m.handwritten_errors;
+    const bool rival = std::find(s.candidates.begin(), s.candidates.end(), answers[i]) != s.candidates.end();
+    e.rival += rival;
+    e.other_word += !rival;
+    e.unknown_antecedent += unknown(s.words[std::size_t(s.antecedent)]);
+    e.unknown_after_pronoun +=
+        std::any_of(s.words.begin() + s.pronoun + 1, s.words.end(), [&](const std::string& w) { return unknown(w); });
   }
+  std::vector<corpus::Sentence> generated = sets.heldout_words;
+  generated.insert(generated.end(), sets.heldout_frames.begin(), sets.heldout_frames.end());
+  m.resolving = resolving_head(model, generated);
   return m;
 }
 

@@ -23,7 +23,6 @@ import { fixtureEngine } from './fixtures';
 
 const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model');
 const weights = (file: string) => new Uint8Array(readFileSync(resolve(modelDir, file)));
-const pairsText = readFileSync(resolve(import.meta.dirname, '..', 'data', 'reader', 'minimal-pairs.txt'), 'utf8');
 
 const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
 const UNKNOWN_NOUN = 'The zorbleck did not fit in the suitcase because it was too big.';
@@ -47,8 +46,8 @@ describe('the snapshot', () => {
   });
 
   test('result.trained.answer: the reader model’s answer, positions indexing the words', () => {
-    provideReaderModel(engine, false, weights('reader.bin'), pairsText);
-    provideReaderModel(engine, true, weights('reader-causal.bin'), pairsText);
+    provideReaderModel(engine, false, weights('reader.bin'));
+    provideReaderModel(engine, true, weights('reader-causal.bin'));
     const s = snapshotOf({ sentence: TROPHY });
     const r = ready(s);
     expect(r.status).toBe('ready');

@@ -64,11 +64,8 @@ async function withWindow<T>(render: () => Promise<T>): Promise<T> {
 async function prerender(attributes: Record<string, string>): Promise<WalkthroughMarkup> {
   const wasm = new Uint8Array(readFileSync(resolve(web, 'src/engine/generated/attention_engine.wasm')));
   const weights = new Uint8Array(readFileSync(resolve(web, 'src/model/who-is-it.bin')));
-  // Step 1's reader model at the default settings (no causal mask), with the sentences its head is measured on.
-  const reader = {
-    bytes: new Uint8Array(readFileSync(resolve(web, 'src/model/reader.bin'))),
-    sentences: readFileSync(resolve(web, '../tests/data/reader/minimal-pairs.txt'), 'utf8'),
-  };
+  // Step 1's reader model at the default settings (no causal mask).
+  const reader = new Uint8Array(readFileSync(resolve(web, 'src/model/reader.bin')));
   return withWebModules((load) =>
     withWindow(async () => {
       const module = await load<typeof import('./walkthrough-markup')>('tooling/walkthrough-markup.ts');

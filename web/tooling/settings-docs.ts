@@ -1,6 +1,7 @@
 // Every description of the settings and the elements that is not code, generated from the settings schema
 // (web/src/settings-schema.ts) and the element registry: the README's tables (`npm run docs:readme`
-// writes them between marker comments), the docs page's tables (at build time, web/tooling/docs-page.ts),
+// writes them between marker comments; one more, step 1's reader models, from their records), the
+// docs page's tables (at build time, web/tooling/docs-page.ts),
 // the attribute interfaces of the package's .d.ts and the attributes of its Custom Elements Manifest
 // (web/tooling/package-declarations.ts). tests/unit/settings-schema.test.ts fails when a copy differs.
 //
@@ -8,6 +9,7 @@
 // headers with `?raw` imports, which only Vite resolves.
 import { PREFIX as ELEMENT_PREFIX } from '../src/embed-step';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../src/elements/registry';
+import { READER_MODELS, type ReaderModelRecord } from '../src/model/reader';
 import { ELEMENT_SETTINGS, TRAIN_SETTINGS, WALKTHROUGH_SETTINGS, type ElementScope, type SettingSpec } from '../src/settings-schema';
 import { STEPS } from '../src/steps/index';
 import { TASK_RECIPES } from '../src/features/training/train-settings';
@@ -136,6 +138,31 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 const markdownTable = (header: string[], rows: string[][]) =>
   [header, header.map(() => '---'), ...rows].map((row) => `| ${row.map(cell).join(' | ')} |`).join('\n');
 
+/** Step 1's two reader models as their records (web/src/model/reader*.json) state them. */
+function readerModelTable(): string {
+  const kinds = [READER_MODELS.bidirectional, READER_MODELS.causal];
+  const thousands = (n: number) => n.toLocaleString('en-US');
+  const score = (s: { correct: number; sentences: number }) => `${((100 * s.correct) / s.sentences).toFixed(1)} %`;
+  const row = (label: string, of: (r: Readonly<ReaderModelRecord>) => string) => [label, ...kinds.map(of)];
+  const pairs = (r: Readonly<ReaderModelRecord>) => score({ correct: r.minimalPairs.bothRight, sentences: r.minimalPairs.pairs });
+  const head = ({ resolvingHead: h }: Readonly<ReaderModelRecord>) =>
+    `layer ${h.layer + 1}, head ${h.head + 1} (${(100 * h.share).toFixed(1)} %)`;
+  const counts = READER_MODELS.bidirectional; // both records count the same sets
+  return markdownTable(
+    ['', 'bidirectional', 'causal (at the last word)'],
+    [
+      row('shape', (r) => `${r.layers} layers × ${r.heads} heads, d_model ${r.dModel}, ${thousands(r.parameters)} parameters`),
+      row('training', (r) => `${thousands(r.steps)} steps of ${r.batch}, ${r.frames} frames, ${thousands(r.vocabulary)} words`),
+      row('file', (r) => `${thousands(r.bytes)} bytes (${r.quantization})`),
+      row(`generated, held-out words (${thousands(counts.heldoutWords.sentences)})`, (r) => score(r.heldoutWords)),
+      row(`generated, held-out frames (${thousands(counts.heldoutFrames.sentences)})`, (r) => score(r.heldoutFrames)),
+      row(`hand-written, \`tests/data/reader\` (${counts.handwritten.sentences})`, (r) => score(r.handwritten)),
+      row(`minimal pairs, both right (${counts.minimalPairs.pairs})`, pairs),
+      row('resolving head (mean weight on the antecedent)', head),
+    ],
+  );
+}
+
 /** The README's generated sections, by marker name: `<!-- name -->` … `<!-- /name -->`. */
 export function readmeSections(): Record<string, string> {
   const settingTable = (rows: SettingRow[], first: 'param' | 'attribute') =>
@@ -144,6 +171,7 @@ export function readmeSections(): Record<string, string> {
       rows.map((row) => [`\`${first === 'param' ? row.param : row.attribute}\``, row.description, row.defaultText, row.accepts]),
     );
   return {
+    'reader-models': readerModelTable(),
     'settings-url': settingTable(walkthroughRows(), 'param'),
     'settings-train': markdownTable(
       ['parameter', 'attribute', 'meaning', 'default', 'accepted'],

@@ -127,13 +127,13 @@ export async function walkthroughMarkup(
   attributes: Record<string, string>,
   wasmBinary: Uint8Array,
   shippedWeights: Uint8Array,
-  reader: { bytes: Uint8Array; sentences: string },
+  readerWeights: Uint8Array,
 ): Promise<WalkthroughMarkup> {
   // The element shares the page's one engine (loadEngine) and finds the weights already given to it,
   // so nothing is downloaded: the build passes in the bytes the page would fetch.
   const engine = await loadEngine({ wasmBinary });
   provideTrainedWeights(engine, shippedWeights);
-  provideReaderModel(engine, false, reader.bytes, reader.sentences);
+  provideReaderModel(engine, false, readerWeights);
   const element = document.createElement(WALKTHROUGH_ELEMENT) as Drawn;
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
   document.body.append(element);

@@ -6,7 +6,9 @@
 // fits animals, "busy" paths), so the same words in the same order answer either noun and position
 // never gives the answer away. In an agreement frame the nouns differ in number or gender and the
 // pronoun's form, drawn with equal chance, picks one. Distractor nouns (<C>) come from a class no
-// word of the frame's families can describe.
+// word of the frame's families can describe. Around every frame the generator adds wording that never
+// decides the answer (a time before the sentence, adjectives before nouns, "very" or "seemed", words
+// after the deciding one), so that the model meets the variety readers type, not 80 fixed word orders.
 //
 // Candidates are the nouns of the frame's slots written before the pronoun, whatever their number
 // or gender ("the dogs chased the cat because it ..." has two): agreement is for the model to learn,
@@ -18,11 +20,15 @@
 // of its range: kTrain redraws such a sentence, kHeldOutWords redraws every other one. So every
 // noun and every deciding word is trained on, but never in those combinations.
 //
+// Length. Over 500 lines because a sentence's draw and its write-out (one switch over the template's
+// slots, with the added wording) read best as one function beside the tables they use.
+//
 // Determinism and speed. Each split draws from its own SplitMix64 stream of the seed; the tables
 // are parsed once in make(), and a sentence costs a few table look-ups and string copies.
 #include "corpus.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <unordered_map>
 
@@ -76,10 +82,12 @@ std::uint64_t hash_text(std::string_view text) {
 
 std::uint64_t mix(std::uint64_t a, std::uint64_t b) { return SplitMix64(a * 0x9E3779B97F4A7C15ull ^ b).next(); }
 
-std::string_view pronoun_word(Pronoun pronoun, bool possessive) {
-  constexpr std::string_view kSubject[] = {"it", "they", "he", "she"};
-  constexpr std::string_view kPossessiveForm[] = {"its", "their", "his", "her"};
-  return (possessive ? kPossessiveForm : kSubject)[static_cast<int>(pronoun)];
+enum class Case : std::uint8_t { kSubject, kPossessive, kObject };
+
+std::string_view pronoun_word(Pronoun pronoun, Case form) {
+  constexpr std::string_view kForms[3][4] = {
+      {"it", "they", "he", "she"}, {"its", "their", "his", "her"}, {"it", "them", "him", "her"}};
+  return kForms[static_cast<int>(form)][static_cast<int>(pronoun)];
 }
 
 std::string_view contracted_is(Pronoun pronoun) {
@@ -106,6 +114,25 @@ std::string_view determiner(SplitMix64& rng, bool plural) {
     return std::string_view("the");
   };
   return plural ? pick(kPlural) : pick(kSingular);
+}
+
+// How often curated.h's wording (kLeadIns ... kTails) and a modifier before a noun are added, in percent:
+// each is as likely beside either answer, so none can give the answer away.
+constexpr std::uint32_t kLeadInPercent = 15, kModifierPercent = 20, kSecondModifierPercent = 25,
+                        kIntensifierPercent = 25, kCopulaPercent = 20, kPresentPercent = 8, kTailPercent = 25;
+
+bool percent(SplitMix64& rng, std::uint32_t chance) { return rng.next() % 100 < chance; }
+
+bool age_or_size(const std::string& word) {
+  constexpr std::string_view kWords[] = {"old", "young", "new", "little", "big", "tall"};
+  return std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
+}
+
+// Words after which an adjective may take "very": the forms of "to be" and the copulas above.
+bool before_adjective(const std::string& word) {
+  constexpr std::string_view kLinks[] = {"was",   "were",   "is",     "are",  "it's", "they're", "he's",
+                                         "she's", "seemed", "looked", "felt", "been", "became",  "got"};
+  return std::find(std::begin(kLinks), std::end(kLinks), word) != std::end(kLinks);
 }
 
 // Food nouns stay singular: many are mass nouns ("the rices" is not English).
@@ -205,7 +232,10 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
     if (may_be_plural(noun.cls)) vocabulary.push_back(noun.plural);
   }
   for (Pronoun p : {Pronoun::kIt, Pronoun::kThey, Pronoun::kHe, Pronoun::kShe})
-    for (bool possessive : {false, true}) vocabulary.emplace_back(pronoun_word(p, possessive));
+    for (Case form : {Case::kSubject, Case::kPossessive, Case::kObject}) vocabulary.emplace_back(pronoun_word(p, form));
+  for (const WordList* table : {&kLeadIns, &kIntensifiers, &kBeforeToo, &kCopulas, &kTails})
+    for (std::string_view phrase : *table)
+      for (std::string& word : split_words(phrase)) vocabulary.push_back(std::move(word));
   vocabulary.insert(vocabulary.end(), {"was",   "were", "is",      "are",  "does",  "do",    "not", "doesn't",
                                        "don't", "it's", "they're", "he's", "she's", "a",     "an",  "my",
                                        "this",  "our",  "your",    "that", "these", "those", "some"});
@@ -339,8 +369,20 @@ Sentence Generator::sample(Split split, Trace* trace) {
     if (!words.empty()) sentence.words.push_back(words[uniform(rng, words.size())]);
   };
   const bool pronoun_plural = draw.pronoun == Pronoun::kThey;
-  std::vector<int> articles;  // where "a" was written: "an" before a vowel
+  const Phrase& decider = s.families[std::size_t(draw.family)].phrases[std::size_t(draw.phrase)];
+  // one word, not "running": "it seemed very tired" reads well, "it seemed very running" does not
+  const bool adjective =
+      decider.size() == 1 && !(decider[0].size() > 3 && decider[0].compare(decider[0].size() - 3, 3, "ing") == 0);
+  const auto write = [&](std::string_view phrase) {
+    for (std::string& word : split_words(phrase)) sentence.words.push_back(std::move(word));
+  };
+  const auto any_of = [&](const WordList& table) { return table.begin()[uniform(rng, table.size())]; };
+  if (percent(rng, kLeadInPercent)) write(any_of(kLeadIns));
+  std::vector<int> articles;    // where "a" was written: "an" before a vowel
+  bool after_modifier = false;  // the frame wrote <mA> or <mB> right before this token
   for (const Token& token : frame.tokens) {
+    const bool modified = after_modifier;
+    after_modifier = token.slot == Slot::kModifierA || token.slot == Slot::kModifierB;
     switch (token.slot) {
       case Slot::kWords: {
         if (token.determines >= 0) {
@@ -356,6 +398,16 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Slot::kNounB:
       case Slot::kNounC: {
         const int slot = token.slot == Slot::kNounA ? 0 : token.slot == Slot::kNounB ? 1 : 2;
+        if (!modified && percent(rng, kModifierPercent)) {
+          const std::size_t before = sentence.words.size();
+          modifier(slot);
+          if (percent(rng, kSecondModifierPercent)) modifier(slot);
+          // "the old old dog" and "the old young dog" are not English: two words of age or size are one
+          const std::size_t n = sentence.words.size();
+          if (n == before + 2 && (sentence.words[n - 1] == sentence.words[n - 2] ||
+                                  (age_or_size(sentence.words[n - 1]) && age_or_size(sentence.words[n - 2]))))
+            sentence.words.pop_back();
+        }
         noun_position[slot] = int(sentence.words.size());
         sentence.words.push_back(noun_form(slot));
         break;
@@ -371,17 +423,25 @@ Sentence Generator::sample(Split split, Trace* trace) {
         if (coin(rng)) {
           sentence.words.emplace_back(contracted_is(draw.pronoun));
         } else {
-          sentence.words.emplace_back(pronoun_word(draw.pronoun, false));
+          sentence.words.emplace_back(pronoun_word(draw.pronoun, Case::kSubject));
           sentence.words.emplace_back(pronoun_plural ? "are" : "is");
         }
         break;
       case Slot::kPronoun:
       case Slot::kPossessive:
+      case Slot::kObject:
         sentence.pronoun = int(sentence.words.size());
-        sentence.words.emplace_back(pronoun_word(draw.pronoun, token.slot == Slot::kPossessive));
+        sentence.words.emplace_back(pronoun_word(draw.pronoun, token.slot == Slot::kPossessive ? Case::kPossessive
+                                                               : token.slot == Slot::kObject   ? Case::kObject
+                                                                                               : Case::kSubject));
         break;
       case Slot::kBe:
-        sentence.words.emplace_back(pronoun_plural ? "were" : "was");
+        if (adjective && percent(rng, kCopulaPercent))
+          write(any_of(kCopulas));
+        else if (percent(rng, kPresentPercent))
+          sentence.words.emplace_back(pronoun_plural ? "are" : "is");
+        else
+          sentence.words.emplace_back(pronoun_plural ? "were" : "was");
         break;
       case Slot::kBeA:
         sentence.words.emplace_back(draw.plural[0] ? "were" : "was");
@@ -410,12 +470,21 @@ Sentence Generator::sample(Split split, Trace* trace) {
         break;
       }
       case Slot::kDecider: {
-        const Phrase& phrase = s.families[std::size_t(draw.family)].phrases[std::size_t(draw.phrase)];
-        sentence.words.insert(sentence.words.end(), phrase.begin(), phrase.end());
+        if (adjective && !sentence.words.empty() && percent(rng, kIntensifierPercent)) {
+          if (sentence.words.back() == "too") {
+            sentence.words.pop_back();
+            write(any_of(kBeforeToo));
+            sentence.words.emplace_back("too");
+          } else if (before_adjective(sentence.words.back())) {
+            write(any_of(kIntensifiers));
+          }
+        }
+        sentence.words.insert(sentence.words.end(), decider.begin(), decider.end());
         break;
       }
     }
   }
+  if (frame.tokens.back().slot == Slot::kDecider && percent(rng, kTailPercent)) write(any_of(kTails));
   for (int at : articles) {
     const std::string& next = sentence.words[std::size_t(at) + 1];
     if (std::string_view("aeiou").find(next[0]) != std::string_view::npos) sentence.words[std::size_t(at)] = "an";

@@ -57,6 +57,11 @@ struct Family {
 };
 extern const std::initializer_list<Family> kFamilies;
 
+// Wording that never decides the answer, which the generator adds around every frame (corpus.cpp) so
+// that the model meets sentences as readers write them: a time before the sentence, "very" before the
+// deciding adjective ("much" before "too"), "seemed" for "was", and words after the deciding one.
+extern const WordList kLeadIns, kIntensifiers, kBeforeToo, kCopulas, kTails;
+
 // Adjectives put before a noun that never decide the answer ("the old dog", "the red box").
 struct Modifiers {
   NounClass cls;

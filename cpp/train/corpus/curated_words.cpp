@@ -1,5 +1,5 @@
 // The hand-written word lists of curated.h that are not noun classes: words left out, plurals, the
-// adjective families and the modifiers.
+// adjective families, the wording around the frames and the modifiers.
 #include "curated.h"
 
 namespace abh::train::corpus {
@@ -121,16 +121,17 @@ const std::initializer_list<PluralOverride> kPluralOverrides = {
 
 const std::initializer_list<Family> kFamilies = {
     // Animate states, in the forms the frames put them: after "was", after "too", after "got".
-    {"animate",
-     {C::kAnimal},
-     {"tired", "hungry", "scared", "sleepy", "frightened", "nervous", "afraid", "exhausted", "lost", "sick"}},
+    {"animate", {C::kAnimal}, {"tired",     "hungry", "scared",   "sleepy",  "frightened", "nervous", "afraid",
+                               "exhausted", "lost",   "sick",     "angry",   "thirsty",    "excited", "injured",
+                               "hurt",      "lonely", "confused", "worried", "upset",      "wounded"}},
     {"animate-too",
      {C::kAnimal},
-     {"tired", "scared", "sleepy", "frightened", "nervous", "weak", "exhausted", "lazy", "slow", "old"}},
+     {"tired", "scared", "sleepy", "frightened", "nervous", "weak", "exhausted", "lazy", "slow", "old", "young",
+      "small", "little", "shy", "sick"}},
     {"animate-get",
      {C::kAnimal},
      {"tired", "hungry", "scared", "sleepy", "bored", "restless", "frightened", "nervous", "thirsty"}},
-    {"hungry", {C::kAnimal}, {"hungry", "starving", "greedy"}},
+    {"hungry", {C::kAnimal}, {"hungry", "starving", "greedy", "famished"}},
     {"animate-full", {C::kAnimal}, {"full", "tired", "sick", "sleepy", "scared", "nervous", "upset"}},
     {"animate-startle", {C::kAnimal}, {"tired", "scared", "startled", "frightened", "nervous", "sleepy", "clumsy"}},
     {"animate-hide", {C::kAnimal}, {"scared", "tired", "sleepy", "frightened", "afraid", "shy", "nervous"}},
@@ -152,10 +153,11 @@ const std::initializer_list<Family> kFamilies = {
     // or praises (the thanker's feeling, the other's virtue).
     {"person-helper",
      {C::kPerson, C::kMale, C::kFemale},
-     {"kind", "worried", "generous", "friendly", "helpful", "caring"}},
+     {"kind", "worried", "generous", "friendly", "helpful", "caring", "nice", "good", "patient", "thoughtful"}},
     {"person-feeling",
      {C::kPerson, C::kMale, C::kFemale},
-     {"lonely", "sad", "sick", "ill", "upset", "unhappy", "scared", "lost", "hurt", "tired"}},
+     {"lonely", "sad", "sick", "ill", "upset", "unhappy", "scared", "lost", "hurt", "tired", "hungry", "worried",
+      "afraid", "confused", "bored", "injured"}},
     {"person-chased",
      {C::kPerson, C::kMale, C::kFemale},
      {"running", "shouting", "eating", "carrying food", "holding a treat"}},
@@ -177,22 +179,29 @@ const std::initializer_list<Family> kFamilies = {
     // Paths: after "was", after "too", after "got", and for vehicles.
     {"path",
      {C::kPath},
-     {"busy", "crowded", "icy", "muddy", "dangerous", "flooded", "dark", "noisy", "slippery", "blocked"}},
+     {"busy", "crowded", "icy", "muddy", "dangerous", "flooded", "dark", "noisy", "slippery", "blocked", "closed",
+      "rocky", "bumpy", "steep", "snowy", "unsafe", "covered in snow", "full of traffic"}},
     {"path-too",
      {C::kPath},
      {"busy", "crowded", "icy", "muddy", "dangerous", "wide", "steep", "slippery", "dark", "noisy", "long"}},
     {"path-get", {C::kPath}, {"busy", "crowded", "dark", "icy", "noisy", "flooded", "dangerous", "muddy"}},
     {"path-narrow", {C::kPath}, {"narrow", "steep", "icy", "muddy", "crowded", "busy", "small", "bumpy"}},
     // Size and fit: one word flips the answer between the contents and the container (or opening).
-    {"size-contents", {C::kThing, C::kFurniture}, {"big", "large", "long", "tall", "wide", "bulky", "thick"}},
-    {"size-container", {C::kContainer, C::kOpening}, {"small", "narrow", "full", "tiny", "shallow"}},
+    {"size-contents",
+     {C::kThing, C::kFurniture},
+     {"big", "large", "long", "tall", "wide", "bulky", "thick", "huge", "enormous", "massive", "fat"}},
+    {"size-container",
+     {C::kContainer, C::kOpening},
+     {"small", "narrow", "full", "tiny", "shallow", "little", "packed"}},
     {"size-vehicle", {C::kVehicle}, {"small", "narrow", "full", "tiny", "short", "cramped"}},
     {"size-building", {C::kBuilding}, {"small", "narrow", "full", "tiny", "low", "cramped"}},
-    {"mover-big", {C::kVehicle, C::kFurniture}, {"wide", "big", "large", "tall", "high", "bulky"}},
-    {"opening-small", {C::kOpening}, {"narrow", "small", "low", "tight"}},
+    {"mover-big", {C::kVehicle, C::kFurniture}, {"wide", "big", "large", "tall", "high", "bulky", "huge", "enormous"}},
+    {"opening-small", {C::kOpening}, {"narrow", "small", "low", "tight", "tiny", "little"}},
     {"vehicle-big", {C::kVehicle}, {"wide", "big", "heavy", "tall", "long", "large"}},
-    {"load-heavy", {C::kThing}, {"heavy", "big", "large", "bulky"}},
-    {"thing-handling", {C::kThing}, {"hot", "heavy", "slippery", "sharp", "wet", "sticky", "greasy", "dirty"}},
+    {"load-heavy", {C::kThing}, {"heavy", "big", "large", "bulky", "huge", "awkward"}},
+    {"thing-handling",
+     {C::kThing},
+     {"hot", "heavy", "slippery", "sharp", "wet", "sticky", "greasy", "dirty", "fragile", "broken"}},
     {"thing-look",
      {C::kThing, C::kFurniture, C::kContainer},
      {"old", "dirty", "broken", "new", "clean", "dusty", "wet"}},
@@ -203,15 +212,55 @@ const std::initializer_list<Family> kFamilies = {
      {C::kBuilding},
      {"door was locked", "door was shut", "gate was closed", "gate was locked", "door was closed"}},
     // Food: after "was", after "too", after "got".
-    {"food-good", {C::kFood}, {"delicious", "tasty", "fresh", "sweet", "juicy", "crunchy"}},
-    {"food-bad", {C::kFood}, {"hot", "dry", "salty", "spicy", "sour", "bitter", "hard", "cold", "stale", "tough"}},
-    {"food-spoiled", {C::kFood}, {"cold", "stale", "hard", "dry", "soggy"}},
+    {"food-good", {C::kFood}, {"delicious", "tasty", "fresh", "sweet", "juicy", "crunchy", "ripe", "yummy", "warm"}},
+    {"food-bad",
+     {C::kFood},
+     {"hot", "dry", "salty", "spicy", "sour", "bitter", "hard", "cold", "stale", "tough", "burnt", "mouldy", "rotten",
+      "raw"}},
+    {"food-spoiled", {C::kFood}, {"cold", "stale", "hard", "dry", "soggy", "mouldy", "rotten", "burnt"}},
     // Plants and water.
     {"tree", {C::kTree}, {"tall", "shady", "leafy", "big", "thick", "wide"}},
     {"flower", {C::kFlower}, {"fragrant", "pretty", "beautiful", "colourful", "bright", "lovely"}},
     {"swimmer-weak", {C::kAnimal}, {"tired", "weak", "small", "young", "scared", "little", "old"}},
-    {"water", {C::kWater}, {"deep", "cold", "wide", "rough", "fast", "dirty"}},
+    {"water", {C::kWater}, {"deep", "cold", "wide", "rough", "fast", "dirty", "icy", "freezing", "choppy"}},
+    // What happened, not how something was: verb phrases after the pronoun, in the past tense so that
+    // they agree with "it" and "they" alike.
+    {"animal-did",
+     {C::kAnimal},
+     {"needed a rest", "wanted to sleep", "felt sick", "heard a noise", "smelled danger", "got scared",
+      "ran out of energy", "limped"}},
+    {"path-did",
+     {C::kPath},
+     {"had no pavement", "had deep holes", "had too much traffic", "flooded in the rain", "had no lights",
+      "ran along a cliff"}},
+    {"animal-ate",
+     {C::kAnimal},
+     {"had already eaten", "felt sick", "wanted to play", "had a sore tooth", "fell asleep", "ran off"}},
+    {"food-went-off",
+     {C::kFood},
+     {"smelled bad", "tasted bitter", "had gone off", "smelled strange", "tasted sour", "had gone mouldy"}},
+    {"person-slipped",
+     {C::kPerson, C::kMale, C::kFemale},
+     {"tripped", "slipped", "sneezed", "stumbled", "panicked", "yawned"}},
+    {"thing-awkward", {C::kThing}, {"weighed too much", "had a sharp edge", "had a slippery handle", "burned"}},
+    // What someone did to the pronoun's noun, written before it ("so we fed it"): the verb decides.
+    {"animal-cared-for", {C::kAnimal}, {"fed", "patted", "stroked", "scolded", "petted", "brushed"}},
+    {"food-handled", {C::kFood}, {"ate", "cooked", "heated", "tasted", "finished", "froze", "salted", "sliced"}},
+    {"thing-mended", {C::kThing}, {"fixed", "glued", "repaired", "mended", "polished"}},
+    {"person-cared-for", {C::kPerson, C::kMale, C::kFemale}, {"helped", "thanked", "hugged", "comforted", "teased"}},
 };
+
+const WordList kLeadIns = {"yesterday",  "last night", "this morning", "one day",       "on sunday",
+                           "last week",  "suddenly",   "at first",     "in the end",    "after lunch",
+                           "that night", "today",      "once",         "earlier today", "then"};
+const WordList kIntensifiers = {"very",      "so",    "really",   "quite",    "rather",
+                                "extremely", "a bit", "a little", "terribly", "far too"};
+const WordList kBeforeToo = {"much", "far", "way", "a bit", "a little", "just"};
+const WordList kCopulas = {"seemed", "looked", "felt", "had been", "became", "got"};
+const WordList kTails = {"today",           "again",        "that day",   "at the time", "by then",
+                         "all day",         "this morning", "last night", "in the end",  "after a while",
+                         "as usual",        "that evening", "for once",   "in the rain", "on the way home",
+                         "all of a sudden", "after all",    "at last",    "that week",   "most of the time"};
 
 const std::initializer_list<Modifiers> kModifiers = {
     {C::kAnimal, {"old", "young", "little", "big", "black", "white", "brown", "grey", "wild"}},
@@ -221,6 +270,14 @@ const std::initializer_list<Modifiers> kModifiers = {
     {C::kFood, {"warm", "little", "whole"}},
     {C::kMale, {"old", "young"}},
     {C::kFemale, {"old", "young"}},
+    {C::kPerson, {"old", "young", "new", "tall"}},
+    {C::kVehicle, {"old", "new", "red", "blue", "black", "white", "little"}},
+    {C::kFurniture, {"old", "new", "wooden", "white", "brown"}},
+    {C::kBuilding, {"old", "new", "little", "white", "red"}},
+    {C::kOpening, {"old", "front", "back", "little", "wooden"}},
+    {C::kWater, {"blue", "quiet", "little", "calm"}},
+    {C::kTree, {"old", "young", "little", "green"}},
+    {C::kFlower, {"red", "white", "yellow", "little", "wild"}},
 };
 
 }  // namespace abh::train::corpus

@@ -188,6 +188,31 @@ const std::initializer_list<FrameSpec> kFrames = {
      D::kMeaning, C::kThing, C::kContainer, kNone, "size-contents", "size-container", false},
     {"speaker-gave", "{i|we} gave the <A> the <B> because <pro> <be> <adj>", D::kMeaning, C::kAnimal, C::kFood, kNone,
      "hungry", "food-good", true},
+    // more passives: the doer stands second and is the answer as often as the thing done to
+    {"passive-eat", "the <B> <beB> {eaten|swallowed|gobbled up} by the <A> because <pro> <be> <adj>", D::kMeaning,
+     C::kAnimal, C::kFood, kNone, "hungry", "food-good", false},
+    {"passive-carry", "the <B> {could not|couldn't} be {carried|lifted|moved} by the <A> because <pro> <be> too <adj>",
+     D::kMeaning, C::kAnimal, C::kThing, kNone, "carrier-weak", "load-heavy", false},
+    {"passive-chase", "the <B> <beB> {chased|followed} by the <A> {because|as} <pro> <be> <adj>", D::kMeaning,
+     C::kAnimal, C::kPerson, kNone, "animal-chaser", "person-chased", false},
+    // what happened rather than how it was: a verb phrase decides
+    {"because-did", "the <A> {avoided|did not cross|didn't cross|turned back from} the <B> because <pro> <adj>",
+     D::kMeaning, C::kAnimal, C::kPath, kNone, "animal-did", "path-did", false},
+    {"not-eat-did", "the <A> {did not eat|didn't eat|would not touch|left} the <B> because <pro> <adj>", D::kMeaning,
+     C::kAnimal, C::kFood, kNone, "animal-ate", "food-went-off", false},
+    {"drop-did", "the <A> dropped the <B> {because|when} <pro> <adj>", D::kMeaning, C::kPerson, C::kThing, kNone,
+     "person-slipped", "thing-awkward", false},
+    {"when-did", "the <A> {stopped on|left|turned away from} the <B> when <pro> <adj>", D::kMeaning, C::kAnimal,
+     C::kPath, kNone, "animal-did", "path-did", true},
+    // the pronoun as an object: the verb before it decides
+    {"object-so", "the <A> {sat|lay|waited} {next to|beside|near} the <B> so {i|we} <adj> <obj>", D::kMeaning,
+     C::kAnimal, C::kFood, kNone, "animal-cared-for", "food-handled", false},
+    {"object-and", "the <A> {knocked over|bumped into|sniffed} the <B> and {i|we} <adj> <obj>", D::kMeaning, C::kAnimal,
+     C::kThing, kNone, "animal-cared-for", "thing-mended", false},
+    {"object-two-sentences", "the <A> {found|dropped|broke} the <B> {i|we} <adj> <obj> {later|at once|quickly}",
+     D::kMeaning, C::kPerson, C::kThing, kNone, "person-cared-for", "thing-mended", false},
+    {"object-after", "the <A> {lay|slept} {by|beside} the <B> after {i|we} <adj> <obj>", D::kMeaning, C::kAnimal,
+     C::kFood, kNone, "animal-cared-for", "food-handled", true},
 };
 
 }  // namespace abh::train::corpus

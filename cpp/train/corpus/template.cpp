@@ -26,7 +26,7 @@ Expected<std::vector<Token>> parse_template(std::string_view text) {
       {"pos", Slot::kPossessive},    {"be", Slot::kBe},        {"beA", Slot::kBeA},
       {"beB", Slot::kBeB},           {"is", Slot::kIs},        {"prois", Slot::kPronounIs},
       {"isA", Slot::kIsA},           {"isB", Slot::kIsB},      {"doesnotA", Slot::kDoesNotA},
-      {"doesnotB", Slot::kDoesNotB}, {"adj", Slot::kDecider}};
+      {"doesnotB", Slot::kDoesNotB}, {"adj", Slot::kDecider},  {"obj", Slot::kObject}};
   std::vector<Token> tokens;
   std::size_t at = 0;
   while (at < text.size()) {

@@ -1,9 +1,9 @@
 // The frames' template language (frames.cpp writes it, corpus.cpp fills it): <A> <B> <C> nouns,
-// <mA> <mB> a modifier before A or B, <pro> the pronoun, <pos> the possessive, <prois> the pronoun
-// with "is"/"are" or contracted ("it's"), <be> "was"/"were" agreeing with the pronoun, <beA> <beB>
-// agreeing with A or B, <is> <isA> <isB> the same in the present, <doesnotA> <doesnotB> "does not",
-// "doesn't", "do not" or "don't" agreeing with A or B, <adj> the deciding word or phrase, {x|y z} one
-// of the alternatives, any other word as it is.
+// <mA> <mB> a modifier before A or B, <pro> the pronoun, <pos> the possessive, <obj> the object form, <prois> the
+// pronoun with "is"/"are" or contracted ("it's"), <be> "was"/"were" agreeing with the pronoun, <beA> <beB> agreeing
+// with A or B, <is> <isA> <isB> the same in the present, <doesnotA> <doesnotB> "does not", "doesn't", "do not" or
+// "don't" agreeing with A or B, <adj> the deciding word or phrase, {x|y z} one of the alternatives, any other word as
+// it is.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,7 @@ enum class Slot : std::uint8_t {
   kModifierB,
   kPronoun,     // it, they, he, she
   kPossessive,  // its, their, his, her
+  kObject,      // it, them, him, her: the pronoun as an object ("so we fed it")
   kBe,          // was/were agreeing with the pronoun
   kBeA,
   kBeB,

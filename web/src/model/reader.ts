@@ -46,6 +46,12 @@ export interface ReaderModelRecord {
   handwrittenByTag: Record<string, readonly number[]>;
   /** tests/data/reader/minimal-pairs.txt: pairs with both sentences answered right. */
   minimalPairs: { pairs: number; bothRight: number; accuracy: number };
+  /**
+   * The head whose attention from the pronoun puts the most mean weight on the antecedent (0-based
+   * layer and head), measured by the trainer on the generated held-out sentences (`sentences` of them: all
+   * but those with a contracted "it's"): the head step 1 shows.
+   */
+  resolvingHead: { layer: number; head: number; share: number; sentences: number };
   /** The hand-written sentences the model gets wrong (answered: null when it refused one). */
   handwrittenWrong: { text: string; expected: string; answered: string | null }[];
 }

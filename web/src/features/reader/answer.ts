@@ -1,7 +1,7 @@
 // Step 1's reading of the reader's sentence with the reader model: the answer, whether it is a guess,
-// which words flip it, where a left-to-right model settles, and the head that resolves pronouns. Every
-// conclusion here is measured by running the model again (on the sentence with one word changed, or on
-// the hand-written minimal pairs), never typed: the page's sentences are made from these results.
+// which words flip it and where a left-to-right model settles (the head that resolves pronouns comes
+// from the model's record). Every conclusion here is measured by running the model again on the
+// sentence with one word changed, never typed: the page's sentences are made from these results.
 import type { ReaderModel, ReaderModelAnswer } from '../../engine/reader';
 import type { Matrix } from '../../engine/types';
 
@@ -32,12 +32,6 @@ export interface Flip {
   position: number;
   antecedent: number | null;
   probability: number;
-}
-
-/** A head counted from 0. */
-export interface ReaderHead {
-  layer: number;
-  head: number;
 }
 
 /** With the causal model: the answer at the pronoun itself, and the word from which it stays the final one. */
@@ -128,51 +122,4 @@ export function readSentence(model: ReaderModel, words: readonly string[]): Read
     flips,
     settling,
   };
-}
-
-/** A hand-marked sentence (tests/data/reader/README.md): its words, pronoun and antecedent. */
-export interface MarkedSentence {
-  words: string[];
-  pronoun: number;
-  antecedent: number;
-}
-
-/** "The [trophy] did not fit in the <suitcase> because {it} was too big.  # size-fit" -> its marks. */
-export function parseMarked(text: string): MarkedSentence[] {
-  const out: MarkedSentence[] = [];
-  for (const line of text.split('\n')) {
-    const body = line.split('#')[0]!.trim();
-    if (!body) continue;
-    const tokens = body.split(/\s+/);
-    const pronoun = tokens.findIndex((t) => t.includes('{'));
-    const antecedent = tokens.findIndex((t) => t.includes('['));
-    if (pronoun < 0 || antecedent < 0) continue;
-    out.push({ words: tokens.map((t) => t.replace(/[[\]{}<>]/g, '')), pronoun, antecedent });
-  }
-  return out;
-}
-
-/**
- * The head whose attention from the pronoun puts the most weight on the antecedent, averaged over
- * marked sentences the model did not train on: the head step 1 shows. `share` is that mean weight.
- */
-export function resolvingHead(model: ReaderModel, sentences: readonly MarkedSentence[]): ReaderHead & { share: number; sentences: number } {
-  let totals: number[] | null = null;
-  let counted = 0;
-  let layers = 0;
-  let heads = 0;
-  for (const s of sentences) {
-    const a = model.answer(s.words, s.pronoun);
-    const n = a.words.length;
-    layers = a.attention.length;
-    heads = a.attention[0]!.heads;
-    totals ??= new Array<number>(layers * heads).fill(0);
-    a.attention.forEach((layer, l) => {
-      for (let h = 0; h < heads; h++) totals![l * heads + h]! += layer.data[(h * n + s.pronoun) * n + s.antecedent]!;
-    });
-    counted++;
-  }
-  if (!totals || counted === 0) return { layer: 0, head: 0, share: 0, sentences: 0 };
-  const best = argmax(totals);
-  return { layer: Math.floor(best / heads), head: best % heads, share: totals[best]! / counted, sentences: counted };
 }

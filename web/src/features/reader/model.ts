@@ -1,11 +1,12 @@
 // Step 1's reader models on an engine: the bidirectional one and the one trained with the causal mask,
-// each loaded only when asked (step 1 near the viewport), measured once (the head that resolves
-// pronouns), and read for a sentence by compute.ts, the walkthrough's one caller of the engine.
+// each loaded only when asked (step 1 near the viewport), and read for a sentence by compute.ts, the
+// walkthrough's one caller of the engine. The head that resolves pronouns comes with each model's
+// record: the trainer measured it on generated held-out sentences.
 import type { AttentionEngine } from '../../engine/engine';
 import { ReaderModel, type ReaderModelDescription } from '../../engine/reader';
 import type { Tensor3 } from '../../engine/types';
 import { loadReaderWeights, READER_MODELS, type ReaderModelRecord } from '../../model/reader';
-import { parseMarked, readSentence, resolvingHead, type ReaderHead, type ReaderReading } from './answer';
+import { readSentence, type ReaderReading } from './answer';
 
 /** What step 1 shows of the reader model for the sentence: `result.reader`. */
 export type ReaderView = { status: 'loading'; causal: boolean } | { status: 'failed'; causal: boolean; message: string } | ReaderSnapshot;
@@ -23,8 +24,8 @@ export interface ReaderSnapshot extends Omit<ReaderReading, 'raw'> {
   attention: Tensor3[];
   /** The sentence was longer than the model reads: the first `positions` words were read. */
   cut: { words: number; positions: number } | null;
-  /** The head that resolves pronouns (measured once per model) and its mean share on the antecedent. */
-  head: ReaderHead & { share: number; sentences: number };
+  /** The head that resolves pronouns and its mean share on the antecedent (the record's, measured by the trainer). */
+  head: ReaderModelRecord['resolvingHead'];
   model: ReaderModelDescription;
   record: Readonly<ReaderModelRecord>;
 }
@@ -59,23 +60,15 @@ function slotOf(engine: AttentionEngine, causal: boolean): Slot {
   return pair[kindOf(causal)];
 }
 
-/** The sentences the resolving head is measured on: the hand-written minimal pairs, never trained on. */
-async function markedSentences() {
-  const { default: text } = await import('../../../../tests/data/reader/minimal-pairs.txt?raw');
-  return parseMarked(text);
-}
-
-function loadedOf(engine: AttentionEngine, bytes: Uint8Array, sentences: ReturnType<typeof parseMarked>): Loaded {
+function loadedOf(engine: AttentionEngine, bytes: Uint8Array, causal: boolean): Loaded {
   const model = ReaderModel.fromWeights(engine, bytes);
-  return { model, restarts: engine.restarts, description: model.describe(), head: resolvingHead(model, sentences), last: null };
+  return { model, restarts: engine.restarts, description: model.describe(), head: READER_MODELS[kindOf(causal)].resolvingHead, last: null };
 }
-
-let marked: Promise<ReturnType<typeof parseMarked>> | null = null;
 
 /**
- * Downloads one reader model (once per page), reads it into the engine and measures its resolving
- * head. Resolves true when the model became ready by this call (the caller then recomputes). A failed
- * download is kept as a message for the figure and tried again on the next call.
+ * Downloads one reader model (once per page) and reads it into the engine. Resolves true when the
+ * model became ready by this call (the caller then recomputes). A failed download is kept as a
+ * message for the figure and tried again on the next call.
  */
 export async function ensureReaderModel(engine: AttentionEngine, causal: boolean): Promise<boolean> {
   const slot = slotOf(engine, causal);
@@ -87,8 +80,7 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   slot.pending = (async () => {
     try {
       slot.bytes ??= await loadReaderWeights(causal);
-      marked ??= markedSentences();
-      slot.loaded = loadedOf(engine, slot.bytes, await marked);
+      slot.loaded = loadedOf(engine, slot.bytes, causal);
       slot.failure = null;
     } catch (error) {
       slot.failure = error instanceof Error ? error.message : String(error);
@@ -99,12 +91,12 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   return true;
 }
 
-/** Gives an engine a reader model's bytes directly (tests, tools); measured on `sentences`. */
-export function provideReaderModel(engine: AttentionEngine, causal: boolean, bytes: Uint8Array, sentences: string): void {
+/** Gives an engine a reader model's bytes directly (tests, tools). */
+export function provideReaderModel(engine: AttentionEngine, causal: boolean, bytes: Uint8Array): void {
   const slot = slotOf(engine, causal);
   slot.loaded?.model.dispose();
   slot.bytes = bytes;
-  slot.loaded = loadedOf(engine, bytes, parseMarked(sentences));
+  slot.loaded = loadedOf(engine, bytes, causal);
   slot.failure = null;
 }
 
