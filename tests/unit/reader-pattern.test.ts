@@ -14,7 +14,7 @@ import { sparsePatternMask } from '../../web/src/engine/long-context';
 import { ReaderModel } from '../../web/src/engine/reader';
 import { longContextStep } from '../../web/src/features/long-context/step';
 import { provideReaderModel, readerModelFor, type ReaderSnapshot } from '../../web/src/features/reader/model';
-import { percent, quoted } from '../../web/src/figures/format';
+import { percent, quoted } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings } from '../../web/src/settings';
 import { fixtureEngine } from './fixtures';
 import { loadSimdEngine } from './load-engine';
@@ -82,15 +82,14 @@ test('bad patterns are refused with a message', () => {
 });
 
 describe('the long-context step: step 1’s answer under each pattern', () => {
-  const pairsText = readFileSync(resolve(import.meta.dirname, '..', 'data', 'reader', 'minimal-pairs.txt'), 'utf8');
   const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
 
   test.each([false, true])(
     'causal %s: full attention is step 1’s answer, each pattern the model’s answer within it, printed in its panel',
     async (causal) => {
       const fixture = await fixtureEngine();
-      provideReaderModel(fixture, false, weights('reader.bin'), pairsText);
-      provideReaderModel(fixture, true, weights('reader-causal.bin'), pairsText);
+      provideReaderModel(fixture, false, weights('reader.bin'));
+      provideReaderModel(fixture, true, weights('reader-causal.bin'));
       const { settings } = validateSettings(
         { weights: 'trained', sentence: TROPHY, causal, lcWindow: 3, lcGlobal: 1, lcStride: 4 },
         DEFAULT_SETTINGS,

@@ -113,7 +113,7 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
   let loaded = slot.loaded;
   if (loaded && loaded.restarts !== engine.restarts && slot.bytes) {
     // After a restart the old model's memory went with the old instance: read the file again.
-    slot.loaded = loaded = { ...loadedOf(engine, slot.bytes, []), head: loaded.head };
+    slot.loaded = loaded = loadedOf(engine, slot.bytes, causal);
   }
   if (!loaded) return { status: 'loading', causal };
   const { positions } = loaded.description;
