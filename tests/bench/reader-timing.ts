@@ -53,11 +53,11 @@ export async function measureReader(
       ...(options.cpuClock ? { cpuClock: options.cpuClock } : {}),
     });
     return loaded.map(({ label, model }, i) => {
-      const reading = readSentence(model, READER_WORDS);
-      // answer() once, then once per unknown word that is not a candidate and once per flip candidate.
+      // The forward passes one reading makes, counted on a model that counts its answer() calls: the
+      // sentence once, then again for each word read as unknown or each unknown word left out.
       let runs = 0;
       const counting = { answer: (w: readonly string[], p?: number) => (++runs, model.answer(w, p)) } as unknown as ReaderModel;
-      readSentence(counting, READER_WORDS);
+      const reading = readSentence(counting, READER_WORDS);
       const result: ReaderTiming = {
         model: label,
         words: READER_WORDS.length,
