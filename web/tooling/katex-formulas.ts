@@ -3,7 +3,7 @@
 //
 // MathML has no line breaking in browsers, so a formula of several clauses (`a = …, \qquad b = …`)
 // would be one unbreakable line, cut off on a phone. Each top-level clause is rendered as its own
-// <math>, and the clauses of a line wrap like words (figures.css .formula-line): side by side where
+// <math>, and the clauses of a line wrap like words (ui/widgets.css .formula-line): side by side where
 // they fit, one under the other where they do not. The rows of a top-level gathered environment are
 // lines of their own. A single clause wider than the screen scrolls in its formula box.
 import katex from 'katex';
