@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { bytes } from '../../web/src/ui/format';
 import { crossing, mountLongContextRun, runIntro } from '../../web/src/features/long-context/run';
+import { formatMs } from '../../web/src/figures/cost-run';
 import { mountDecodeRun } from '../../web/src/features/long-context/decode-run';
 import {
   COST_BUDGET_BYTES,
@@ -121,6 +122,12 @@ describe('crossing full attention', () => {
     expect(crossing([], line(1, 1), null, null)).toEqual({ kind: 'pending' });
   });
 
+  test('extrapolated times read as seconds, never in e-notation', () => {
+    expect(formatMs(1.0912e6)).toBe('1,090 s');
+    expect(formatMs(296_400)).toBe('296 s');
+    expect(formatMs(0.0844)).toBe('84.4 µs');
+  });
+
   test('one noisy slower point in the middle: the crossing is where it stays faster', () => {
     const other = line(1e-3, 1);
     other[3] = [other[3][0], full[3][1] * 1.5];
@@ -206,6 +213,7 @@ describe('the run figure (fake worker)', () => {
     expect(root.querySelector('.lc-run-extrapolated')!.textContent).toContain(
       `full attention about ${((1e-5 * 65536 * 65536) / 1000).toPrecision(3)} s per call`,
     );
+    expect([...root.querySelectorAll('thead th')].map((th) => th.textContent)).toContain('full attention engine memory');
     const memory = root.querySelector<HTMLElement>('.lc-run-memory')!;
     const used = 16e6 + 12 * 8192 * 8192 + 16e6 + 200 * 65536;
     expect(Number(memory.dataset.used)).toBe(used);
@@ -268,6 +276,10 @@ describe('the decode timing', () => {
     // No memory chart or columns: one chart, and a row is t plus three times.
     expect(root.querySelectorAll('svg.line-chart')).toHaveLength(1);
     expect(root.querySelectorAll('tr[data-n="512"] td')).toHaveLength(3);
+    expect(root.querySelector('thead th')!.textContent).toBe('token t');
+    expect(slope.textContent).toMatch(
+      /^Fitted by least squares on the log-log points from t = 64 on: .* grows like t², a slope of 1 like t\.$/,
+    );
     expect(root.querySelector('tr[data-n="16"] td[data-kernel="cached"]')!.textContent).toBe('1.60 µs');
     const reading = root.querySelector<HTMLElement>('.kv-run-reading')!;
     expect(reading.dataset.t).toBe('512');

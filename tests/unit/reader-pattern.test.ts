@@ -125,6 +125,18 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
     },
   );
 
+  test('while the reader model loads, the step asks for it (the page recomputes once it is in)', async () => {
+    const { settings } = validateSettings({ weights: 'trained', sentence: TROPHY, causal: true }, DEFAULT_SETTINGS);
+    const snapshot = computeSnapshot(await fixtureEngine(), settings);
+    const asked: boolean[] = [];
+    const body = document.createElement('div');
+    const view = longContextStep.mount(body, { update: () => {}, loadReaderModel: (causal) => asked.push(causal) });
+    view.render(snapshot);
+    expect(asked).toEqual([]); // loaded: nothing to ask
+    view.render({ ...snapshot, reader: { status: 'loading', causal: true }, longContext: { ...snapshot.longContext, reader: null } });
+    expect(asked).toEqual([true]);
+  });
+
   test('random weights: no answer, nothing printed', async () => {
     const { settings } = validateSettings({ sentence: TROPHY, weights: 'random' }, DEFAULT_SETTINGS);
     const snapshot = computeSnapshot(await fixtureEngine(), settings);

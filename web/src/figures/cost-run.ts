@@ -49,6 +49,7 @@ export function formatMs(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '?';
   if (ms === 0) return '< 0.1 ms';
   if (ms < 0.1) return `${(ms * 1000).toPrecision(3)} µs`;
+  if (ms >= 1e6) return `${count(Number((ms / 1000).toPrecision(3)))} s`;
   if (ms >= 1000) return `${(ms / 1000).toPrecision(3)} s`;
   if (ms >= 1) return `${ms.toPrecision(3)} ms`;
   return `${ms.toFixed(2)} ms`;
@@ -96,8 +97,9 @@ export interface CostRunOptions {
   words?: Partial<Record<CostKernel, string>>;
   /** What the measured numbers say, under the fitted slopes (the flash step's when absent). */
   reading?: (state: CostRunState) => (Node | null)[];
-  /** The charts' x axis and the time chart's caption. */
+  /** The charts' x axis and the time chart's caption; the size's letter in the table and the fit ('n' when absent). */
   xLabel?: string;
+  symbol?: string;
   timeCaption?: string;
   /** Draw and table each engine's memory (default true). */
   memory?: boolean;
@@ -129,6 +131,7 @@ export class CostRunFigure {
   private readonly memoryChart: LogLogChart;
   /** Whether engine memory is drawn and tabled (the decode suite's engines barely leave their start). */
   private readonly withMemory: boolean;
+  private readonly symbol: string;
   private readonly decodeShape: (() => DecodeShape) | undefined;
   /** The decode shape of the run shown. */
   private decode: DecodeShape | undefined;
@@ -168,6 +171,7 @@ export class CostRunFigure {
     this.timeChart = new LogLogChart({ xLabel, yLabel: 'time per call' });
     this.memoryChart = new LogLogChart({ xLabel, yLabel: 'engine memory' });
     this.withMemory = options.memory ?? true;
+    this.symbol = options.symbol ?? 'n';
     this.decodeShape = options.decode;
     this.run = el('button', { type: 'button', class: 'button flash-run-start' }, 'Run');
     this.cancel = el('button', { type: 'button', class: 'button quiet flash-run-cancel', disabled: true }, 'Cancel');
@@ -370,7 +374,7 @@ export class CostRunFigure {
     const groups = [...new Set(this.shownKernels.map(engineGroup))];
     return groups.map((group) => {
       const kernels = this.shownKernels.filter((kernel) => engineGroup(kernel) === group);
-      return { group, words: kernels.length === 1 ? kernels[0] : 'shared' };
+      return { group, words: kernels.length === 1 ? this.names[kernels[0]] : 'shared' };
     });
   }
 
@@ -433,7 +437,7 @@ export class CostRunFigure {
       el(
         'caption',
         {},
-        `Measured in this browser: time of one call (the fastest of the timed calls), and engine memory, for d = ${COST_D}`,
+        `Measured in this browser: time of one call (the fastest of the timed calls)${this.withMemory ? ', and engine memory,' : ''} for d = ${COST_D}`,
       ),
       el(
         'thead',
@@ -441,7 +445,7 @@ export class CostRunFigure {
         el(
           'tr',
           {},
-          el('th', { scope: 'col' }, 'tokens n'),
+          el('th', { scope: 'col' }, `${this.symbol === 'n' ? 'tokens' : 'token'} ${this.symbol}`),
           ...kernels.map((kernel) => el('th', { scope: 'col' }, `${this.names[kernel]} time`)),
           ...groups.map(({ words }) => el('th', { scope: 'col' }, `${words} engine memory`)),
           holdings ? el('th', { scope: 'col' }, 'n × n matrix (4n² bytes)') : null,
@@ -473,9 +477,9 @@ export class CostRunFigure {
       el(
         'p',
         { class: 'flash-run-slope', ...slopeData },
-        `Fitted by least squares on the log-log points from n = ${fitMinN} on: ` +
+        `Fitted by least squares on the log-log points from ${this.symbol} = ${fitMinN} on: ` +
           kernels.map((kernel) => `${this.names[kernel]} time ${slopeText(state.fits[kernel])}`).join(', ') +
-          '. A slope of 2 means the time grows like n², a slope of 1 like n.',
+          `. A slope of 2 means the time grows like ${this.symbol}², a slope of 1 like ${this.symbol}.`,
       ),
       ...this.readingOf(state),
     );

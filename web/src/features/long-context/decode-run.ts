@@ -63,6 +63,7 @@ export function mountDecodeRun(context: Pick<StepContext, 'timing'>, shape: () =
     words: DECODE_WORDS,
     reading: decodeReading,
     xLabel: 'token t being generated (log scale)',
+    symbol: 't',
     timeCaption: 'Time per new token against t, log-log: the cache’s grows like t (slope 1), recomputing like t² (slope 2).',
     memory: false,
     decode: shape,

@@ -95,7 +95,7 @@ interface NumberControl {
   element: HTMLElement;
 }
 
-export function mountLongContext(body: HTMLElement, context: Pick<StepContext, 'update' | 'embedCode' | 'timing'>) {
+export function mountLongContext(body: HTMLElement, context: Pick<StepContext, 'update' | 'embedCode' | 'timing' | 'loadReaderModel'>) {
   const id = ++uid;
   const spec = WALKTHROUGH_SETTINGS;
   const numberControl = (key: 'lcWindow' | 'lcGlobal' | 'lcStride', label: string): NumberControl => {
@@ -181,6 +181,8 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
   return {
     render(shown: Snapshot) {
       shownNote.update(shown);
+      // Step 1's answer under each pattern needs the reader model: ask for it (it loads once, then the page recomputes).
+      if (shown.reader?.status === 'loading') context.loadReaderModel?.(shown.reader.causal);
       const view = sentenceView(shown);
       const lc = view.longContext;
       const n = lc.tokens;
