@@ -6,8 +6,9 @@
 // in the table below them (the text equivalent). The figure starts no thread and no engine itself: it
 // only sees the TimingService. What the numbers mean is the step's: it passes its reading in.
 //
-// Length (~400 lines): the run's state drives both charts, the table and the controls, and nothing
-// outside this figure uses any of them.
+// Length (~560 lines): the run's state drives both charts, the table and the controls of three suites
+// (the flash step's, the long-context step's, the KV cache's decode), and nothing outside this figure
+// uses any of them; each step passes its words and reading in rather than keeping a copy of the run.
 //
 // Test hook (not part of the embed API, no attribute or URL parameter): a `data-max-n` attribute on
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
