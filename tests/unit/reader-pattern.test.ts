@@ -126,8 +126,10 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
   );
 
   test('while the reader model loads, the step asks for it (the page recomputes once it is in)', async () => {
+    const fixture = await fixtureEngine();
+    provideReaderModel(fixture, true, weights('reader-causal.bin')); // loaded here, whatever ran before
     const { settings } = validateSettings({ weights: 'trained', sentence: TROPHY, causal: true }, DEFAULT_SETTINGS);
-    const snapshot = computeSnapshot(await fixtureEngine(), settings);
+    const snapshot = computeSnapshot(fixture, settings);
     const asked: boolean[] = [];
     const body = document.createElement('div');
     const view = longContextStep.mount(body, { update: () => {}, loadReaderModel: (causal) => asked.push(causal) });

@@ -13,7 +13,6 @@
 // Test hook (not part of the embed API, no attribute or URL parameter): a `data-max-n` attribute on
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
-// Its `data-budget-bytes` lowers the naive kernel's memory budget the same way (tests only).
 import { tokenCountLabel } from './cost-model';
 import { el, replaceChildren, setText } from '../ui/dom';
 import { bytes, count } from '../ui/format';
@@ -244,8 +243,7 @@ export class CostRunFigure {
   }
 
   private get budgetBytes(): number {
-    const budget = Number(this.element.dataset.budgetBytes);
-    return budget > 0 ? budget : COST_BUDGET_BYTES;
+    return COST_BUDGET_BYTES;
   }
 
   private start(): void {
