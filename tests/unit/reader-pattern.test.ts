@@ -7,7 +7,7 @@
 // step 1's answer under each pattern (features/long-context/reader-effect.ts) and each panel prints it.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { computeSnapshot } from '../../web/src/compute';
 import { EngineError, type AttentionEngine } from '../../web/src/engine/engine';
 import { sparsePatternMask } from '../../web/src/engine/long-context';
@@ -125,18 +125,35 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
     },
   );
 
-  test('while the reader model loads, the step asks for it (the page recomputes once it is in)', async () => {
+  test('while the reader model loads, the step asks for it once it comes near the viewport, not before', async () => {
     const fixture = await fixtureEngine();
     provideReaderModel(fixture, true, weights('reader-causal.bin')); // loaded here, whatever ran before
     const { settings } = validateSettings({ weights: 'trained', sentence: TROPHY, causal: true }, DEFAULT_SETTINGS);
     const snapshot = computeSnapshot(fixture, settings);
-    const asked: boolean[] = [];
-    const body = document.createElement('div');
-    const view = longContextStep.mount(body, { update: () => {}, loadReaderModel: (causal) => asked.push(causal) });
-    view.render(snapshot);
-    expect(asked).toEqual([]); // loaded: nothing to ask
-    view.render({ ...snapshot, reader: { status: 'loading', causal: true }, longContext: { ...snapshot.longContext, reader: null } });
-    expect(asked).toEqual([true]);
+    // An IntersectionObserver the test drives: the step is far from the viewport until `near()`.
+    let report: ((records: { isIntersecting: boolean }[]) => void) | null = null;
+    vi.stubGlobal(
+      'IntersectionObserver',
+      class {
+        constructor(callback: (records: { isIntersecting: boolean }[]) => void) {
+          report = callback;
+        }
+        observe() {}
+        disconnect() {}
+      },
+    );
+    try {
+      const asked: boolean[] = [];
+      const body = document.createElement('div');
+      const view = longContextStep.mount(body, { update: () => {}, loadReaderModel: (causal) => asked.push(causal) });
+      view.render(snapshot);
+      view.render({ ...snapshot, reader: { status: 'loading', causal: true }, longContext: { ...snapshot.longContext, reader: null } });
+      expect(asked).toEqual([]); // far from the viewport: a step going live downloads nothing
+      report!([{ isIntersecting: true }]);
+      await vi.waitFor(() => expect(asked).toEqual([true]), { timeout: 2000 });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   test('random weights: no answer, nothing printed', async () => {

@@ -17,6 +17,7 @@ import type { StepContext, StepDefinition } from '../../steps/types';
 import type { LongContextSnapshot, Technique, TechniqueId } from './compute';
 import { mountKVCache } from './kv-figure';
 import { mountLongContextRun } from './run';
+import { ModelRequest } from '../reader/model-request';
 
 /** Each technique's name and the family it stands for. */
 export const TECHNIQUE_NAMES: Record<TechniqueId, { name: string; family: string }> = {
@@ -178,11 +179,14 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
     kvCache.element,
   );
 
+  const modelRequest = new ModelRequest(body, (causal) => context.loadReaderModel?.(causal));
+
   return {
     render(shown: Snapshot) {
       shownNote.update(shown);
-      // Step 1's answer under each pattern needs the reader model: ask for it (it loads once, then the page recomputes).
-      if (shown.reader?.status === 'loading') context.loadReaderModel?.(shown.reader.causal);
+      // Step 1's answer under each pattern needs the reader model: ask for it once this step is near the
+      // viewport (it loads once, then the page recomputes).
+      modelRequest.want(shown.reader?.status === 'loading' ? shown.reader.causal : null);
       const view = sentenceView(shown);
       const lc = view.longContext;
       const n = lc.tokens;

@@ -8,11 +8,7 @@ import { el, setText } from '../../ui/dom';
 import { count, percent, quoted } from '../../ui/format';
 import { GUESS_BELOW, type GuessReason } from './answer';
 import type { ReaderSnapshot, ReaderView } from './model';
-
-/** How close to the viewport step 1's figure must come before its model is downloaded. */
-const NEAR_VIEWPORT = '600px 0px';
-/** How long the figure must stay near before the download starts. */
-const NEAR_DWELL_MS = 300;
+import { ModelRequest } from './model-request';
 
 /** How many of the model's wrong hand-written sentences one page of the panel lists. */
 export const WRONG_PER_PAGE = 8;
@@ -197,13 +193,10 @@ export class ReaderFigure {
   private readonly ready = el('div', { class: 'reader-ready' });
   private shown: ReaderSnapshot | null = null;
   private page = 0;
-  /** Near the viewport now (IntersectionObserver), and near since the page settled (so it may download). */
-  private near = typeof IntersectionObserver !== 'function';
-  private stayedNear = this.near;
-  private waiting: boolean | null = null;
+  private readonly request: ModelRequest;
 
   /** needModel(causal): the view is waiting for that model and the figure is near the viewport. */
-  constructor(private readonly needModel: (causal: boolean) => void) {
+  constructor(needModel: (causal: boolean) => void) {
     this.ready.append(
       this.modelInfo,
       this.sentence,
@@ -222,29 +215,7 @@ export class ReaderFigure {
       this.page = Number(button.dataset.page);
       this.knows.replaceChildren(...knowsPanel(this.shown, this.page));
     });
-    if (!this.near) {
-      new IntersectionObserver(
-        (records) => {
-          this.near = records[records.length - 1]!.isIntersecting;
-          if (this.near) void this.requestWhenSettled();
-          else this.stayedNear = false;
-        },
-        { rootMargin: NEAR_VIEWPORT },
-      ).observe(this.element);
-    }
-  }
-
-  /**
-   * A page opened at a later step draws step 1 at the top, then scrolls to that step once every step is
-   * drawn: only a figure still near after that (and a moment's dwell) downloads its model.
-   */
-  private async requestWhenSettled(): Promise<void> {
-    const host = (this.element.getRootNode() as ShadowRoot).host as (Element & { updateComplete?: Promise<void> }) | undefined;
-    await host?.updateComplete;
-    await new Promise((resolve) => setTimeout(resolve, NEAR_DWELL_MS));
-    if (!this.near) return;
-    this.stayedNear = true;
-    if (this.waiting !== null) this.needModel(this.waiting);
+    this.request = new ModelRequest(this.element, needModel);
   }
 
   update(view: ReaderView | null): void {
@@ -254,8 +225,7 @@ export class ReaderFigure {
     this.element.dataset.causal = String(view.causal);
     const which = view.causal ? 'the causal reader model' : 'the reader model';
     // The weights are downloaded only once the figure comes near the viewport (and not for a link to a later step).
-    this.waiting = view.status === 'loading' ? view.causal : null;
-    if (this.waiting !== null && this.stayedNear) this.needModel(this.waiting);
+    this.request.want(view.status === 'loading' ? view.causal : null);
     if (view.status !== 'ready') {
       this.ready.hidden = true;
       this.status.hidden = false;
