@@ -82,6 +82,12 @@ ABH_INLINE void score_tile_n(int rows, const float* q, const float* k, float* S,
   }
 }
 
+// S (n_q, 4) at row stride lds = Q (n_q, d) . k (4, d)^T: every query row against one key tile.
+ABH_INLINE void score_rows(const float* Q, int n_q, const float* k, float* S, std::ptrdiff_t lds, int d) {
+  for (int i = 0; i < n_q; i += kDecodeRowTile)
+    score_tile_n(std::min(kDecodeRowTile, n_q - i), Q + std::ptrdiff_t(i) * d, k, S + i * lds, lds, d);
+}
+
 // S (n_q, t) = Q (n_q, d) . K^T, with Q and K (t, d) row-major at row stride d: the cache's layout, so
 // nothing is copied or transposed in memory per call (kernels::scores_qkt packs a transposed block of
 // keys, a copy that a KV group's few query rows do not amortise). One pass over the keys serves every
@@ -89,17 +95,13 @@ ABH_INLINE void score_tile_n(int rows, const float* q, const float* k, float* S,
 // t mod 4 keys go through the same tile from a zero-padded copy. Inlined, so that decode_step itself
 // shows its SIMD (tests/unit/wasm-simd.test.ts).
 ABH_INLINE void scores_against_cache(const float* Q, const float* K, float* S, int n_q, int t, int d) {
-  const auto tile_rows = [&](const float* k, float* s, std::ptrdiff_t lds) {
-    for (int i = 0; i < n_q; i += kDecodeRowTile)
-      score_tile_n(std::min(kDecodeRowTile, n_q - i), Q + std::size_t(i) * d, k, s + std::size_t(i) * lds, lds, d);
-  };
   const int whole = t - t % kDecodeKeyTile;
-  for (int j = 0; j < whole; j += kDecodeKeyTile) tile_rows(K + std::size_t(j) * d, S + j, t);
+  for (int j = 0; j < whole; j += kDecodeKeyTile) score_rows(Q, n_q, K + std::size_t(j) * d, S + j, t, d);
   if (whole == t) return;
   const int rest = t - whole;
   std::vector<float> keys(std::size_t(kDecodeKeyTile) * d, 0.0f), scores(std::size_t(n_q) * kDecodeKeyTile);
   std::copy_n(K + std::size_t(whole) * d, std::size_t(rest) * d, keys.begin());
-  tile_rows(keys.data(), scores.data(), kDecodeKeyTile);
+  score_rows(Q, n_q, keys.data(), scores.data(), kDecodeKeyTile, d);
   for (int i = 0; i < n_q; ++i)
     std::copy_n(scores.begin() + std::ptrdiff_t(i) * kDecodeKeyTile, rest, S + std::size_t(i) * t + whole);
 }
