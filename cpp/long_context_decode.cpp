@@ -1,19 +1,24 @@
 // The KV cache and one decoding step with grouped KV heads (long_context.h), and the baseline that
-// recomputes everything. The step is attention() on one row per query head, so it runs on the same
-// kernels: Q K^T, the fused softmax and weights V, with the queries of one KV group as the rows.
+// recomputes everything. The step is attention() on one row per query head, with the queries of one
+// KV group as the rows: its own score kernel (below) reads the cached keys as they are stored, then
+// the shared fused softmax and weights . V.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "attention.h"  // check_finite, score_scale, kOutputOverflow
 #include "engine_limits.h"
 #include "flash.h"
 #include "kernels.h"
 #include "long_context.h"
+#include "microkernels.h"  // vf: a wasm SIMD128 register under -msimd128, four plain floats otherwise
 
 namespace abh {
 
 namespace {
+
+using namespace kernels::detail;
 
 const char* const kNoLayers = "the cache has no layers yet: create it with its shape first";
 
@@ -21,6 +26,84 @@ Status check_range(const char* what, int x, int lo, int hi) {
   if (x >= lo && x <= hi) return Ok{};
   return Failure{std::string(what) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " +
                  std::to_string(x) + ")"};
+}
+
+// Keys per score tile: one vector lane per key.
+constexpr int kDecodeKeyTile = 4;
+// Query rows per pass over a key tile: R accumulators, 4 transposed key columns and a splat stay
+// within the ~15 vector registers V8 gives wasm on x86-64.
+constexpr int kDecodeRowTile = 4;
+
+// S (R, 4) at row stride lds = q (R, d) . k (4, d)^T, both row-major at row stride d. Four key rows are
+// loaded as the cache stores them and turned into four columns of four keys in registers (a 4x4
+// transpose), so each score is the sum ((0 + q_0 k_0) + q_1 k_1) + ... in order of t, with no
+// horizontal reduction: the order of kernels::scores_qkt and of flash.cpp's tiles, which gives the
+// same bits as the recompute baseline even for huge, ill-conditioned scores (the fuzz target checks it).
+template <int R>
+ABH_INLINE void score_tile(const float* q, const float* k, float* S, std::ptrdiff_t lds, int d) {
+  vf acc[R];
+  ABH_UNROLL
+  for (int r = 0; r < R; ++r) acc[r] = vzero();
+  const int d4 = d & ~3;
+  for (int c = 0; c < d4; c += 4) {
+    vf col[4] = {vload(k + c), vload(k + d + c), vload(k + 2 * std::ptrdiff_t(d) + c),
+                 vload(k + 3 * std::ptrdiff_t(d) + c)};
+    vtranspose4(col[0], col[1], col[2], col[3]);  // col[m]: element c + m of the four keys
+    ABH_UNROLL
+    for (int m = 0; m < 4; ++m) {
+      ABH_UNROLL
+      for (int r = 0; r < R; ++r) acc[r] = vmadd(acc[r], vload_splat(q + std::ptrdiff_t(r) * d + c + m), col[m]);
+    }
+  }
+  for (int c = d4; c < d; ++c) {  // d not a multiple of 4: the last columns one at a time
+    const vf column = vmake(k[c], k[d + c], k[2 * std::ptrdiff_t(d) + c], k[3 * std::ptrdiff_t(d) + c]);
+    ABH_UNROLL
+    for (int r = 0; r < R; ++r) acc[r] = vmadd(acc[r], vload_splat(q + std::ptrdiff_t(r) * d + c), column);
+  }
+  ABH_UNROLL
+  for (int r = 0; r < R; ++r) vstore(S + std::ptrdiff_t(r) * lds, acc[r]);
+}
+
+// score_tile for 1..kDecodeRowTile rows (a switch, so that each instance stays inlined).
+ABH_INLINE void score_tile_n(int rows, const float* q, const float* k, float* S, std::ptrdiff_t lds, int d) {
+  switch (rows) {
+    case 4:
+      score_tile<4>(q, k, S, lds, d);
+      break;
+    case 3:
+      score_tile<3>(q, k, S, lds, d);
+      break;
+    case 2:
+      score_tile<2>(q, k, S, lds, d);
+      break;
+    default:
+      score_tile<1>(q, k, S, lds, d);
+      break;
+  }
+}
+
+// S (n_q, 4) at row stride lds = Q (n_q, d) . k (4, d)^T: every query row against one key tile.
+ABH_INLINE void score_rows(const float* Q, int n_q, const float* k, float* S, std::ptrdiff_t lds, int d) {
+  for (int i = 0; i < n_q; i += kDecodeRowTile)
+    score_tile_n(std::min(kDecodeRowTile, n_q - i), Q + std::ptrdiff_t(i) * d, k, S + i * lds, lds, d);
+}
+
+// S (n_q, t) = Q (n_q, d) . K^T, with Q and K (t, d) row-major at row stride d: the cache's layout, so
+// nothing is copied or transposed in memory per call (kernels::scores_qkt packs a transposed block of
+// keys, a copy that a KV group's few query rows do not amortise). One pass over the keys serves every
+// query row of the KV group: a tile of 4 keys stays in L1 while the rows go by, 4 at a time. The last
+// t mod 4 keys go through the same tile from a zero-padded copy. Inlined, so that decode_step itself
+// shows its SIMD (tests/unit/wasm-simd.test.ts).
+ABH_INLINE void scores_against_cache(const float* Q, const float* K, float* S, int n_q, int t, int d) {
+  const int whole = t - t % kDecodeKeyTile;
+  for (int j = 0; j < whole; j += kDecodeKeyTile) score_rows(Q, n_q, K + std::size_t(j) * d, S + j, t, d);
+  if (whole == t) return;
+  const int rest = t - whole;
+  std::vector<float> keys(std::size_t(kDecodeKeyTile) * d, 0.0f), scores(std::size_t(n_q) * kDecodeKeyTile);
+  std::copy_n(K + std::size_t(whole) * d, std::size_t(rest) * d, keys.begin());
+  score_rows(Q, n_q, keys.data(), scores.data(), kDecodeKeyTile, d);
+  for (int i = 0; i < n_q; ++i)
+    std::copy_n(scores.begin() + std::ptrdiff_t(i) * kDecodeKeyTile, rest, S + std::size_t(i) * t + whole);
 }
 
 }  // namespace
@@ -140,7 +223,7 @@ Expected<DecodeResult> decode_step(const KVCache& cache, int layer, const Matrix
   for (int g = 0; g < kv_heads; ++g) {
     const float* Q_g = Q_token.data() + std::size_t(g) * group * d_k;
     const float* K = cache.keys(layer, g);
-    kernels::scores_qkt(Q_g, d_k, K, d_k, weights.data(), group, t, d_k);
+    scores_against_cache(Q_g, K, weights.data(), group, t, d_k);
     kernels::repair_overflowed_scores(Q_g, d_k, K, d_k, weights.data(), group, t, d_k);
     kernels::scale_mask_softmax(weights.data(), weights.data(), nullptr, group, t, scale, nullptr);
     kernels::weighted_sum(weights.data(), cache.values(layer, g), d_k,

@@ -9,7 +9,8 @@ import { generatedDir } from './load-engine';
 
 // Step 1's arithmetic is scores_transposed_block, which scores_qkt and scores_qkt_transposed call. Names
 // are within namespace abh. The long-context kernels' row loops (cpp/long_context.cpp) inline their dot
-// products and multiply-adds, so their own bodies must be SIMD too.
+// products and multiply-adds, so their own bodies must be SIMD too, and so does decode_step, into which
+// its score kernel over the cached keys (cpp/long_context_decode.cpp) is inlined.
 const KERNELS = [
   'kernels::scores_transposed_block',
   'kernels::scale_mask_softmax',
@@ -17,6 +18,7 @@ const KERNELS = [
   'kernels::matmul',
   'sparse_attention',
   'linear_attention',
+  'decode_step',
 ] as const;
 const SIMD_OP = /\b(f32x4\.[a-z_]+|v128\.(load|store)\b)/g;
 
