@@ -144,6 +144,8 @@ export class CostRunFigure {
   private measured: CostMeasurement[] = [];
   private current: CostItem | null = null;
   private startedAt = 0;
+  /** The pending redraw's animation frame, if one is requested (requestDraw). */
+  private drawFrame: number | null = null;
   private readonly suite: CostSuiteId;
   private readonly kernels: readonly CostKernel[];
   /** Legend words for each kernel; `names` are the shorter ones of the table, the slopes and the status line. */
@@ -294,18 +296,20 @@ export class CostRunFigure {
         this.progress.value = 0;
         break;
       case 'measuring':
+        // Only the status line and the one cell change: no redraw of the charts and the table.
         this.current = message.item;
         setText(
           this.status,
           `Measuring n = ${count(message.item.n)}, ${this.names[message.item.kernel]} ` +
             `(${message.item.reps} timed call${message.item.reps === 1 ? '' : 's'})… ${message.index + 1} of ${this.plan.length}.`,
         );
-        break;
+        this.markBusy(message.item);
+        return;
       case 'measured':
         this.measured.push(message.result);
         this.progress.value = message.workTotal > 0 ? message.workDone / message.workTotal : 1;
         this.current = null;
-        this.draw();
+        this.requestDraw();
         return;
       case 'done':
         this.progress.value = 1;
@@ -317,7 +321,27 @@ export class CostRunFigure {
         );
         return;
     }
-    this.draw();
+    this.requestDraw();
+  }
+
+  /** The table cell of the item being measured says so (the table is redrawn only when a result arrives). */
+  private markBusy(item: CostItem): void {
+    const cell = this.table.querySelector(`tr[data-n="${item.n}"] td[data-kernel="${item.kernel}"]`);
+    if (cell && !cell.hasAttribute('data-ms')) setText(cell, 'measuring…');
+  }
+
+  /**
+   * Redraws at the next frame, at most once per frame however many results arrived: the charts, the
+   * table and the reading are rebuilt whole, and a burst of the small sizes' results (milliseconds
+   * apart) would otherwise rebuild them once each, each with a layout of the page. A hidden tab draws
+   * nothing until it is shown; the end of a run draws at once (finish), so the final state never waits.
+   */
+  private requestDraw(): void {
+    if (this.drawFrame !== null) return;
+    this.drawFrame = requestAnimationFrame(() => {
+      this.drawFrame = null;
+      this.draw();
+    });
   }
 
   private stop(phase: 'done' | 'cancelled'): void {
@@ -393,6 +417,8 @@ export class CostRunFigure {
   }
 
   private draw(): void {
+    if (this.drawFrame !== null) cancelAnimationFrame(this.drawFrame);
+    this.drawFrame = null;
     this.element.dataset.phase = this.phase;
     const sizes = [...new Set(this.plan.map((item) => item.n))];
     this.results.hidden = this.measured.length === 0 && sizes.length === 0;
