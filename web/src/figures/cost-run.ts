@@ -6,7 +6,7 @@
 // in the table below them (the text equivalent). The figure starts no thread and no engine itself: it
 // only sees the TimingService. What the numbers mean is the step's: it passes its reading in.
 //
-// Length (~560 lines): the run's state drives both charts, the table and the controls of three suites
+// Length (~600 lines): the run's state drives both charts, the table and the controls of three suites
 // (the flash step's, the long-context step's, the KV cache's decode), and nothing outside this figure
 // uses any of them; each step passes its words and reading in rather than keeping a copy of the run.
 //
@@ -457,7 +457,7 @@ export class CostRunFigure {
     const groups = this.withMemory ? this.groups : [];
     // The n × n matrix and the tile are what full attention and FlashAttention hold: shown beside them only.
     const holdings = kernels.includes('naive') || kernels.includes('tiled');
-    replaceChildren(
+    patchTable(
       this.table,
       el(
         'caption',
@@ -549,6 +549,31 @@ export class CostRunFigure {
         '. The table below lists every point.',
     });
   }
+}
+
+/**
+ * Puts the new table in place of the old one's contents, touching only the cells that differ when the
+ * two have the same rows and cells: a result changes one or two cells of the table, and a rebuilt
+ * table would be restyled and laid out whole on every result of a run.
+ */
+function patchTable(table: HTMLTableElement, ...children: HTMLElement[]): void {
+  const next = el('table', {}, ...children);
+  const before = table.querySelectorAll('caption, th, td');
+  const after = next.querySelectorAll('caption, th, td');
+  const sameShape =
+    before.length === after.length &&
+    table.rows.length === next.rows.length &&
+    Array.prototype.every.call(
+      table.rows,
+      (row: HTMLTableRowElement, i: number) => row.cells.length === next.rows[i].cells.length && row.dataset.n === next.rows[i].dataset.n,
+    );
+  if (!sameShape) {
+    table.replaceChildren(...next.childNodes);
+    return;
+  }
+  after.forEach((cell, i) => {
+    if (!cell.isEqualNode(before[i])) before[i].replaceWith(cell);
+  });
 }
 
 /** The flash step's reading: the 2k -> 8k ratio next to the article's ×16, and what each engine held. */
