@@ -3,8 +3,8 @@
 //   npm run bench                      every shape (n = 4 .. 4096, h = 1 and 8, causal off and on)
 //   npm run bench -- --quick           n = 64 and 512 only
 //   npm run bench -- --n=512,1024      these n only
-//   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency, first load and
-//          throttled phone walk)
+//   flags: --no-native  --no-node  --no-browser  --no-page (skip the walkthrough latency, first load,
+//          throttled phone walk and the main-thread tasks of the long-context step's runs)
 //          --reuse-native  --reuse-node  (take that environment's results from the last run in build/bench/)
 //          --no-training (skip training: ours native, SIMD wasm in Node and Chromium, scalar wasm, tfjs-wasm,
 //          tfjs-cpu and PyTorch when installed; tests/bench/training.ts)
@@ -29,6 +29,7 @@ import { join, resolve } from 'node:path';
 import { launchBrowser } from '../browser/harness';
 import { benchDir, buildBenchPage, buildSite, runBenchPage, runFirstLoad, runLatency, siteDir } from './browser';
 import { describeWalk, runThrottledWalk } from './page-walk';
+import { describeLongContextTasks, runLongContextTasks } from './long-context-tasks';
 import { chartSvg, fullText, verdicts, type BenchReport, type NativeResult } from './report';
 import type { EnvironmentResult } from './setup';
 
@@ -150,6 +151,7 @@ if (!args.includes('--no-reader')) {
 // ---- the training presets in the walkthrough, in Chromium (tests/bench/train-presets.ts) ----------------
 let presetsText = '';
 let walkText = '';
+let tasksText = '';
 let siteBuilt = false;
 if (!args.includes('--no-presets') && !args.includes('--no-browser')) {
   const out = join(benchDir, 'train-presets.json');
@@ -197,6 +199,8 @@ if (!args.includes('--no-browser')) {
       const walk = await runThrottledWalk(browser, siteDir, log);
       writeFileSync(join(benchDir, 'page-walk.json'), JSON.stringify(walk, null, 2));
       walkText = describeWalk(walk).join('\n');
+      // Issue 40's bar for the long-context step's runs: main-thread tasks from Run to the end (long-context-tasks.ts).
+      tasksText = describeLongContextTasks(await runLongContextTasks(browser, siteDir, log)).join('\n');
     }
   } catch (error) {
     report.errors.push(`chromium: ${String(error instanceof Error ? (error.stack ?? error.message) : error).slice(0, 500)}`);
@@ -207,7 +211,7 @@ if (!args.includes('--no-browser')) {
 
 // ---- report ------------------------------------------------------------------------------------------
 report.seconds = (performance.now() - t0) / 1000;
-const text = [fullText(report), trainingText, longContextText, readerText, presetsText, walkText].filter(Boolean).join('\n\n');
+const text = [fullText(report), trainingText, longContextText, readerText, presetsText, walkText, tasksText].filter(Boolean).join('\n\n');
 console.log(text);
 console.log(`\n(${report.seconds.toFixed(0)} s)`);
 writeFileSync(join(benchDir, 'results.json'), JSON.stringify({ ...report, verdicts: verdicts(report) }, null, 1));

@@ -6,7 +6,7 @@
 // in the table below them (the text equivalent). The figure starts no thread and no engine itself: it
 // only sees the TimingService. What the numbers mean is the step's: it passes its reading in.
 //
-// Length (~560 lines): the run's state drives both charts, the table and the controls of three suites
+// Length (~600 lines): the run's state drives both charts, the table and the controls of three suites
 // (the flash step's, the long-context step's, the KV cache's decode), and nothing outside this figure
 // uses any of them; each step passes its words and reading in rather than keeping a copy of the run.
 //
@@ -144,6 +144,8 @@ export class CostRunFigure {
   private measured: CostMeasurement[] = [];
   private current: CostItem | null = null;
   private startedAt = 0;
+  /** The pending redraw's animation frame, if one is requested (requestDraw). */
+  private drawFrame: number | null = null;
   private readonly suite: CostSuiteId;
   private readonly kernels: readonly CostKernel[];
   /** Legend words for each kernel; `names` are the shorter ones of the table, the slopes and the status line. */
@@ -294,18 +296,20 @@ export class CostRunFigure {
         this.progress.value = 0;
         break;
       case 'measuring':
+        // Only the status line and the one cell change: no redraw of the charts and the table.
         this.current = message.item;
         setText(
           this.status,
           `Measuring n = ${count(message.item.n)}, ${this.names[message.item.kernel]} ` +
             `(${message.item.reps} timed call${message.item.reps === 1 ? '' : 's'})… ${message.index + 1} of ${this.plan.length}.`,
         );
-        break;
+        this.markBusy(message.item);
+        return;
       case 'measured':
         this.measured.push(message.result);
         this.progress.value = message.workTotal > 0 ? message.workDone / message.workTotal : 1;
         this.current = null;
-        this.draw();
+        this.requestDraw();
         return;
       case 'done':
         this.progress.value = 1;
@@ -317,7 +321,27 @@ export class CostRunFigure {
         );
         return;
     }
-    this.draw();
+    this.requestDraw();
+  }
+
+  /** The table cell of the item being measured says so (the table is redrawn only when a result arrives). */
+  private markBusy(item: CostItem): void {
+    const cell = this.table.querySelector(`tr[data-n="${item.n}"] td[data-kernel="${item.kernel}"]`);
+    if (cell && !cell.hasAttribute('data-ms')) setText(cell, 'measuring…');
+  }
+
+  /**
+   * Redraws at the next frame, at most once per frame however many results arrived: the charts, the
+   * table and the reading are rebuilt whole, and a burst of the small sizes' results (milliseconds
+   * apart) would otherwise rebuild them once each, each with a layout of the page. A hidden tab draws
+   * nothing until it is shown; the end of a run draws at once (finish), so the final state never waits.
+   */
+  private requestDraw(): void {
+    if (this.drawFrame !== null) return;
+    this.drawFrame = requestAnimationFrame(() => {
+      this.drawFrame = null;
+      this.draw();
+    });
   }
 
   private stop(phase: 'done' | 'cancelled'): void {
@@ -393,6 +417,8 @@ export class CostRunFigure {
   }
 
   private draw(): void {
+    if (this.drawFrame !== null) cancelAnimationFrame(this.drawFrame);
+    this.drawFrame = null;
     this.element.dataset.phase = this.phase;
     const sizes = [...new Set(this.plan.map((item) => item.n))];
     this.results.hidden = this.measured.length === 0 && sizes.length === 0;
@@ -431,7 +457,7 @@ export class CostRunFigure {
     const groups = this.withMemory ? this.groups : [];
     // The n × n matrix and the tile are what full attention and FlashAttention hold: shown beside them only.
     const holdings = kernels.includes('naive') || kernels.includes('tiled');
-    replaceChildren(
+    patchTable(
       this.table,
       el(
         'caption',
@@ -523,6 +549,31 @@ export class CostRunFigure {
         '. The table below lists every point.',
     });
   }
+}
+
+/**
+ * Puts the new table in place of the old one's contents, touching only the cells that differ when the
+ * two have the same rows and cells: a result changes one or two cells of the table, and a rebuilt
+ * table would be restyled and laid out whole on every result of a run.
+ */
+function patchTable(table: HTMLTableElement, ...children: HTMLElement[]): void {
+  const next = el('table', {}, ...children);
+  const before = table.querySelectorAll('caption, th, td');
+  const after = next.querySelectorAll('caption, th, td');
+  const sameShape =
+    before.length === after.length &&
+    table.rows.length === next.rows.length &&
+    Array.prototype.every.call(
+      table.rows,
+      (row: HTMLTableRowElement, i: number) => row.cells.length === next.rows[i].cells.length && row.dataset.n === next.rows[i].dataset.n,
+    );
+  if (!sameShape) {
+    table.replaceChildren(...next.childNodes);
+    return;
+  }
+  after.forEach((cell, i) => {
+    if (!cell.isEqualNode(before[i])) before[i].replaceWith(cell);
+  });
 }
 
 /** The flash step's reading: the 2k -> 8k ratio next to the article's ×16, and what each engine held. */
