@@ -29,8 +29,10 @@ const elements = resolve(root, 'web/src/elements');
 export const DECLARATIONS_ENTRY = resolve(elements, 'package-types.ts');
 /** The module whose computed attribute types the declarations spell out as interfaces. */
 const ATTRIBUTE_TYPES = resolve(elements, 'attribute-types.ts');
-/** Modules the manifest is made from: the element classes and the event types they document. */
-const MANIFEST_SOURCES = ['attention-element.ts', 'index.ts', 'package-types.ts'].map((name) => resolve(elements, name));
+/** Modules the manifest is made from: the element classes (the steps' generated from the registry) and the event types they document. */
+const MANIFEST_SOURCES = ['attention-element.ts', 'index.ts', 'generated/step-elements.ts', 'package-types.ts'].map((name) =>
+  resolve(elements, name),
+);
 /** The bundle the manifest describes, relative to the manifest (both live in dist/embed/). */
 const BUNDLE = 'attention-by-hand.js';
 

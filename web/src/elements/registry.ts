@@ -1,21 +1,9 @@
-// Which custom element shows which step. Metadata as data: the docs page, the embed-code snippets,
-// the iframe embed and the element definitions (elements/index.ts) all read this table, and its
-// literal types are the package's (STEP_ELEMENTS.scale is typed 'attention-scaling').
-export const STEP_ELEMENTS = Object.freeze({
-  problem: 'attention-problem',
-  qkv: 'attention-qkv',
-  scores: 'attention-scores',
-  scale: 'attention-scaling',
-  softmax: 'attention-softmax',
-  'weighted-sum': 'attention-weighted-sum',
-  causal: 'attention-mask',
-  'multi-head': 'attention-heads',
-  cost: 'attention-cost',
-  flash: 'attention-flash',
-  'long-context': 'attention-long-context',
-  faq: 'attention-faq',
-  train: 'attention-train',
-} as const);
+// Which custom element shows which step, for the docs page, the embed-code snippets and the iframe embed:
+// the tags are generated from the step registry (elements/step-registry.ts) into generated/step-tags.ts,
+// whose literal types are the package's (STEP_ELEMENTS.scale is typed 'attention-scaling').
+import { STEP_ELEMENTS } from './generated/step-tags';
+
+export { STEP_ELEMENTS };
 
 export const WALKTHROUGH_ELEMENT = 'attention-walkthrough';
 
