@@ -267,8 +267,10 @@ describe('embedding', () => {
       const bytes = readFileSync(file);
       const [raw, gzipped] = (await span.textContent())!.match(/\d+/g)!.map(Number);
       expect(raw, file).toBe(Math.round(bytes.length / 1000));
-      // The browser's gzip and Node's zlib may differ by a few bytes: within 1 kB.
-      expect(Math.abs(gzipped - gzipSync(bytes).length / 1000), file).toBeLessThanOrEqual(1);
+      // The page rounds to whole kB (±0.5), and the browser's gzip and Node's zlib choose their matches
+      // differently: on the ~140 kB gzipped engine they measured 0.5 kB apart. Within 0.5 kB + 1 %.
+      const zlibKb = gzipSync(bytes).length / 1000;
+      expect(Math.abs(gzipped - zlibKb), file).toBeLessThanOrEqual(0.5 + 0.01 * zlibKb);
     }
     expect(errors).toEqual([]);
     await page.close();

@@ -144,6 +144,15 @@ async function readerState(page: Page) {
       const r = window.attentionWalkthrough!.result.reader!;
       return r.status === 'ready' ? { causal: r.causal, answer: r.answer, words: r.words, model: r.model.causal } : null;
     }),
+    // The shown head's weights at the pronoun, unrounded: the bars round to whole percents, and a
+    // first-layer head can move by less than that when one word after the pronoun changes.
+    headRow: await page.evaluate(() => {
+      const r = window.attentionWalkthrough!.result.reader!;
+      if (r.status !== 'ready' || !r.answer) return null;
+      const { heads, rows, cols, data } = r.attention[r.head.layer]!;
+      const start = (r.head.head * rows + r.answer.pronoun) * cols;
+      return heads > r.head.head ? Array.from(data.subarray(start, start + cols)) : null;
+    }),
   };
 }
 
@@ -163,7 +172,8 @@ describe('the reader model in step 1', () => {
     expect(big.view!.words[big.view!.answer!.antecedent!]).toBe(big.view!.answer!.word);
     await typeSentence(page, 'The trophy did not fit in the suitcase because it was too small.');
     const small = await readerState(page);
-    expect(small.attention).not.toEqual(big.attention);
+    expect(small.headRow).not.toBeNull();
+    expect(small.headRow).not.toEqual(big.headRow);
     expect(small.answer).not.toBe(big.answer);
     expect(small.answer).toContain(`“it” → “${small.view!.answer!.word}”`);
 
