@@ -63,7 +63,13 @@ export async function measureReader(
       // The forward passes, counted on a model that counts its answer() calls: the sentence once and
       // again for each unknown word left out (on screen), then for each word read as unknown (complete).
       let runs = 0;
-      const counting = { answer: (w: readonly string[], p?: number) => (++runs, model.answer(w, p)) } as unknown as ReaderModel;
+      const counting = {
+        answer: (w: readonly string[], p?: number) => (++runs, model.answer(w, p)),
+        answerVariants: (w: readonly string[], p: number, at: readonly number[], word: string) => (
+          (runs += at.length),
+          model.answerVariants(w, p, at, word)
+        ),
+      } as unknown as ReaderModel;
       readAnswer(counting, READER_WORDS);
       const runsOnScreen = runs;
       runs = 0;
