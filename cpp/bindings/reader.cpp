@@ -10,6 +10,10 @@
 //                                        | { error }
 //   .answerWithin(words, allowed: Uint8Array, pronoun)  the same with attention restricted to a pattern,
 //                                        allowed (n, n) row-major, 1 where word i may use word j (issue 40)
+//   .answerVariants(words, pronoun, positions: number[], replacement: string)
+//                                      the sentence again once per position with that word replaced, in
+//                                        one call (step 1's flips) -> Float32Array (variants, 2): each
+//                                        variant's antecedent (-1: none) and probability | { error }
 //   .describe()                        -> { causal, layers, heads, dModel, mlp, positions, parameterCount,
 //                                           steps, seed, vocabularySize } | { error }
 // Every output is a copy; no view into wasm memory leaves this section.
@@ -109,6 +113,26 @@ class ReaderModelJs {
     return js_result(model_->answer(list, mask, pronoun), [](const ReaderAnswer& a) { return to_js(a); });
   }
 
+  // positions: an array of word indexes (the model refuses out-of-range sentences; indexes are checked here).
+  val answer_variants(val words, int pronoun, val positions, const std::string& replacement) const {
+    if (!model_) return failure("no reader model is loaded");
+    const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(words);
+    const std::vector<int> at = emscripten::vecFromJSArray<int>(positions);
+    std::vector<float> out;
+    out.reserve(at.size() * 2);
+    for (const int position : at) {
+      if (position < 0 || position >= int(list.size()))
+        return failure("a variant's position " + std::to_string(position) + " is not a word of the sentence");
+      std::vector<std::string> variant = list;
+      variant[std::size_t(position)] = replacement;
+      const auto answer = model_->answer(variant, pronoun);
+      if (!answer.ok()) return failure(answer.error());
+      out.push_back(float(answer.value().antecedent));
+      out.push_back(answer.value().probability);
+    }
+    return copy_floats(out);
+  }
+
   val describe() const {
     if (!model_) return failure("no reader model is loaded");
     const train::ModelConfig& c = model_->config;
@@ -155,5 +179,6 @@ EMSCRIPTEN_BINDINGS(abh_reader) {
       .function("load", &ReaderModelJs::load)
       .function("answer", &ReaderModelJs::answer)
       .function("answerWithin", &ReaderModelJs::answer_within)
+      .function("answerVariants", &ReaderModelJs::answer_variants)
       .function("describe", &ReaderModelJs::describe);
 }

@@ -69,6 +69,16 @@ describe('the trained model in step 1', () => {
         `“it” → “${reply.word}” (${Math.round(reply.probability * 100)}%)`,
       );
       expect(await page.locator('#problem .reader-antecedent').textContent()).toBe(reply.word);
+      // Which words flip it come after the answer is drawn (one more model run per word), in result.reader.flips.
+      await page.locator('#problem .reader-flips[aria-busy="false"]').waitFor();
+      const flipped = await page.evaluate(() => {
+        const r = window.attentionWalkthrough!.result.reader!;
+        return r.status === 'ready' && r.flips ? r.flips.map((f) => r.words[f.position]!) : null;
+      });
+      const flipText = await page.locator('#problem .reader-flips').textContent();
+      expect(flipped).not.toBeNull();
+      expect(flipText).toMatch(flipped!.length ? /^Read as an unknown word, / : /^Read as an unknown word one at a time, no word/);
+      for (const word of flipped!) expect(flipText).toContain(`“${word}”`);
       expect(errors).toEqual([]);
       await page.close();
     });

@@ -88,6 +88,14 @@ describe('refusals', () => {
     expect(() => ReaderModel.fromWeights(engine, new Uint8Array([1, 2, 3, 4]))).toThrow(EngineError);
     expect(() => ReaderModel.fromWeights(engine, weights('who-is-it.bin'))).toThrow(EngineError);
     expect(m.answer(['the', 'cat', 'saw', 'it']).pronoun).toBe(3);
+    expect(() => m.answerVariants(['the', 'cat', 'saw', 'it'], 3, [4], '?')).toThrow(
+      new EngineError("a variant's position 4 is not a word of the sentence"),
+    );
+    expect(() => m.answerVariants(['the', 'cat', 'saw', 'it'], 3, [0.5], '?')).toThrow(EngineError);
+    expect(() => m.answerVariants(['the', 'cat', 'saw', 'it'], 1, [0], '?')).toThrow(
+      new EngineError('word 2 is not a pronoun the model resolves'),
+    );
+    expect(m.answerVariants(['the', 'cat', 'saw', 'it'], 3, [], '?')).toEqual([]);
   });
 
   test('a disposed model refuses calls', () => {
@@ -140,7 +148,7 @@ describe('step 1’s reading of a sentence', () => {
     expect(r.candidates.map((c) => c.position)).toEqual([1, 7]);
   });
 
-  test('flips are real: each flipped word changes the answer when read as unknown, and no other word does', () => {
+  test('flips are real (answerVariants in one call = answer() once per word): each flipped word changes the answer when read as unknown, and no other word does', () => {
     let found = 0;
     for (const pair of set.pairs.slice(0, 12)) {
       const words = pair.first.text.split(' ');
@@ -153,7 +161,11 @@ describe('step 1’s reading of a sentence', () => {
           r.raw.pronoun,
         );
         expect(flipped.has(i)).toBe(a.antecedent !== r.raw.antecedent);
-        if (flipped.has(i)) expect(r.flips.find((f) => f.position === i)!.antecedent).toBe(a.antecedent);
+        if (flipped.has(i)) {
+          const flip = r.flips.find((f) => f.position === i)!;
+          expect(flip.antecedent).toBe(a.antecedent);
+          expect(flip.probability).toBeCloseTo(a.probability, 6);
+        }
       }
       found += r.flips.length;
     }

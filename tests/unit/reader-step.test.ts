@@ -4,17 +4,19 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { computeSnapshot } from '../../web/src/compute';
+import { computeSnapshot, FrameScheduler, withReaderFlips } from '../../web/src/compute';
 import type { AttentionEngine } from '../../web/src/engine/engine';
 import {
   answerSentence,
   causalSentence,
+  FINDING_FLIPS,
   flipSentence,
   headSentence,
   modelLine,
   WRONG_PER_PAGE,
 } from '../../web/src/features/reader/figure';
-import { provideReaderModel, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
+import { readSentence } from '../../web/src/features/reader/answer';
+import { provideReaderModel, readerModelFor, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
 import { percent } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
@@ -72,6 +74,99 @@ describe('the snapshot', () => {
   });
 });
 
+describe('the answer first, the flips after it (a downloaded model)', () => {
+  // A 40-word sentence: the answer is one forward pass, its flips 34 more (tests/bench/reader-timing.ts).
+  const LONG =
+    'The old wooden trophy that the young girl won at the school fair last summer did not fit into the small brown ' +
+    'suitcase on the bed because it was really far too big for the narrow space inside the case.';
+  const settingsOf = (sentence: string) => validateSettings({ weights: 'trained', sentence }, DEFAULT_SETTINGS).settings;
+  const later = () => provideReaderModel(engine, false, weights('reader.bin'), 'later');
+  const atOnce = () => provideReaderModel(engine, false, weights('reader.bin'));
+
+  test('the snapshot carries the answer and attention with flips null; withReaderFlips finds readSentence’s flips', () => {
+    later();
+    try {
+      const first = computeSnapshot(engine, settingsOf(LONG));
+      const r = ready(first);
+      const whole = readSentence(readerModelFor(engine, false)!, r.words);
+      expect(r.flips).toBeNull();
+      expect(r.answer).toEqual(whole.answer);
+      expect(r.guess).toEqual(whole.guess);
+      expect(r.attention[0]!.data).toEqual(whole.raw.attention[0]!.data);
+      expect(first.trained!.answer).toEqual(whole.answer);
+      const completed = withReaderFlips(engine, first);
+      expect(ready(completed).flips).toEqual(whole.flips);
+      expect(completed.sentence?.reader ?? completed.reader).toBe(completed.reader);
+      // everything else is the first snapshot's own
+      expect(completed.pipeline).toBe(first.pipeline);
+      expect(completed.longContext).toBe(first.longContext);
+      // complete already: the same snapshot back
+      expect(withReaderFlips(engine, completed)).toBe(completed);
+    } finally {
+      atOnce();
+    }
+  });
+
+  test('the scheduler hands out the answer, then the same settings with flips; the figure says it is finding them until then', async () => {
+    later();
+    const body = document.createElement('div');
+    const view = problemStep.mount(body, { update: () => {} });
+    const shown: { flips: ReaderSnapshot['flips']; text: string; busy: string | null }[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const scheduler = new FrameScheduler(
+          engine,
+          (snapshot) => {
+            view.render(snapshot);
+            const flips = body.querySelector('.reader-flips')!;
+            shown.push({ flips: ready(snapshot).flips, text: flips.textContent!, busy: flips.getAttribute('aria-busy') });
+            if (ready(snapshot).flips !== null) resolve();
+          },
+          reject,
+        );
+        scheduler.request(settingsOf(TROPHY));
+        scheduler.flush();
+      });
+    } finally {
+      atOnce();
+    }
+    expect(shown).toHaveLength(2);
+    expect(shown[0]).toEqual({ flips: null, text: FINDING_FLIPS, busy: 'true' });
+    const whole = ready(snapshotOf({ sentence: TROPHY }));
+    expect(shown[1]!.flips).toEqual(whole.flips);
+    expect(shown[1]!.text).toBe(flipSentence(whole));
+    expect(shown[1]!.busy).toBe('false');
+  });
+
+  test('newer settings before the flips arrive: only the newest snapshot is completed', async () => {
+    later();
+    const seen: { sentence: string; flips: boolean }[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const scheduler = new FrameScheduler(
+          engine,
+          (snapshot) => {
+            seen.push({ sentence: snapshot.settings.sentence, flips: ready(snapshot).flips !== null });
+            if (snapshot.settings.sentence === UNKNOWN_NOUN && ready(snapshot).flips !== null) resolve();
+          },
+          reject,
+        );
+        scheduler.request(settingsOf(TROPHY));
+        scheduler.flush();
+        scheduler.request(settingsOf(UNKNOWN_NOUN));
+        scheduler.flush();
+      });
+    } finally {
+      atOnce();
+    }
+    expect(seen).toEqual([
+      { sentence: TROPHY, flips: false },
+      { sentence: UNKNOWN_NOUN, flips: false },
+      { sentence: UNKNOWN_NOUN, flips: true },
+    ]);
+  });
+});
+
 describe('step 1’s figure', () => {
   function render(sentence: string, causal = false): { body: HTMLElement; r: ReaderSnapshot } {
     const body = document.createElement('div');
@@ -93,7 +188,8 @@ describe('step 1’s figure', () => {
     expect(text(body, '.reader-head')).toBe(headSentence(r));
     expect(headSentence(r)).toContain(`layer ${r.head.layer + 1}, head ${r.head.head + 1}`);
     expect(text(body, '.reader-flips')).toBe(flipSentence(r));
-    for (const f of r.flips) expect(flipSentence(r)).toContain(`“${r.words[f.position]}”`);
+    expect(r.flips).not.toBeNull();
+    for (const f of r.flips!) expect(flipSentence(r)).toContain(`“${r.words[f.position]}”`);
     expect(body.querySelectorAll('.reader-candidates tbody tr')).toHaveLength(r.candidates.length);
     expect(body.querySelector('.reader-antecedent')!.textContent).toBe(a.word);
     // the panel: collapsed, with the record's three accuracies

@@ -11,7 +11,7 @@ import { computeReaderEffect } from './features/long-context/reader-effect';
 import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
 import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './features/trained-model/trained';
-import { readerView } from './features/reader/model';
+import { readerFlipsPending, readerView } from './features/reader/model';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 
 export const DOT_PRODUCT_SAMPLES = 4000;
@@ -266,15 +266,29 @@ export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot
 }
 
 /**
+ * `snapshot` with step 1's flips found (readerView's second, slower part: one forward pass per word),
+ * the same snapshot otherwise. Nothing else in it depends on the flips.
+ */
+export function withReaderFlips(engine: AttentionEngine, snapshot: Snapshot): Snapshot {
+  if (!readerFlipsPending(snapshot.reader)) return snapshot;
+  const { settings } = snapshot;
+  const reader = readerView(engine, tokenize(settings.sentence).tokens, settings.causal, true);
+  return { ...snapshot, reader, sentence: snapshot.sentence && { ...snapshot.sentence, reader } };
+}
+
+/**
  * At most one engine call per animation frame, and the first one in a frame runs as soon as the task
  * that asked for it ends (a microtask). A discrete change (a click, a key) then computes and renders
  * before the next frame, which paints it, instead of waiting for that frame's rAF and pushing its paint
  * later; several changes in one task (an author setting attributes, a preset) still cost one call. In a
  * burst (typing, dragging a slider) the later changes wait for the next frame and cost one call there,
- * for the latest settings.
+ * for the latest settings. A snapshot whose step 1 still lacks its flips is followed, once it has
+ * been painted and unless newer settings are waiting, by the same snapshot with them (withReaderFlips).
  */
 export class FrameScheduler {
   private pending: Settings | null = null;
+  /** The last snapshot handed out: a completion for an older one is dropped. */
+  private shown: Snapshot | null = null;
   private frame = 0;
   private soon = false;
   /** A call ran since the last frame began: further requests wait for the next frame. */
@@ -322,6 +336,26 @@ export class FrameScheduler {
       this.onError(error, settings);
       return;
     }
+    this.show(snapshot);
+  }
+
+  private show(snapshot: Snapshot): void {
+    this.shown = snapshot;
     this.onSnapshot(snapshot);
+    if (!readerFlipsPending(snapshot.reader)) return;
+    // After the next paint (a task queued from the frame's callback runs after it draws the answer).
+    requestAnimationFrame(() => setTimeout(() => this.complete(snapshot), 0));
+  }
+
+  private complete(snapshot: Snapshot): void {
+    if (this.shown !== snapshot || this.pending) return;
+    let completed: Snapshot;
+    try {
+      completed = withReaderFlips(this.engine, snapshot);
+    } catch (error) {
+      this.onError(error, snapshot.settings);
+      return;
+    }
+    this.show(completed);
   }
 }

@@ -47,6 +47,7 @@ interface RawReaderModel {
   load(bytes: Uint8Array): Result<{ parameterCount: number }>;
   answer(words: string[], pronoun: number): Result<ReaderModelAnswer>;
   answerWithin(words: string[], allowed: Uint8Array, pronoun: number): Result<ReaderModelAnswer>;
+  answerVariants(words: string[], pronoun: number, positions: number[], replacement: string): Result<Float32Array>;
   describe(): Result<ReaderModelDescription>;
   delete(): void;
 }
@@ -119,6 +120,24 @@ export class ReaderModel {
     const [list, index] = [checkWords(words), checkPronoun(pronoun)];
     if (!(allowed instanceof Uint8Array)) throw new EngineError('the pattern must be a Uint8Array');
     return this.call('answerWithin', (h) => h.answerWithin(list, allowed, index));
+  }
+
+  /**
+   * answer()'s antecedent (-1: none) and probability for each variant of the sentence with the word at
+   * one of `positions` replaced by `replacement`, in one call into wasm (step 1's flips).
+   */
+  answerVariants(
+    words: readonly string[],
+    pronoun: number,
+    positions: readonly number[],
+    replacement: string,
+  ): { antecedent: number; probability: number }[] {
+    const [list, index] = [checkWords(words), checkPronoun(pronoun)];
+    if (!Array.isArray(positions) || !positions.every((p) => Number.isInteger(p)))
+      throw new EngineError('the variants’ positions must be whole numbers');
+    if (typeof replacement !== 'string') throw new EngineError('the replacement word must be a string');
+    const pairs = this.call('answerVariants', (h) => h.answerVariants(list, index, [...positions], replacement));
+    return Array.from({ length: positions.length }, (_, v) => ({ antecedent: pairs[2 * v]!, probability: pairs[2 * v + 1]! }));
   }
 
   describe(): ReaderModelDescription {

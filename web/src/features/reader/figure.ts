@@ -68,9 +68,13 @@ export function headSentence(r: ReaderSnapshot): string {
   return `${base} That is not the answer, ${quoted(a.word!)}: this head alone does not decide here; the other heads and layers move the answer.`;
 }
 
+/** Shown until the flips arrive: the answer is drawn first, since finding them runs the model once per word. */
+export const FINDING_FLIPS = 'Finding which words decide the answer: the model reads the sentence again with each word read as unknown…';
+
 /** Which words flip the answer when read as unknown, found by running the model again. */
 export function flipSentence(r: ReaderSnapshot): string {
   if (!r.answer) return '';
+  if (r.flips === null) return FINDING_FLIPS;
   if (r.flips.length === 0)
     return 'Read as an unknown word one at a time, no word other than the candidates changes the answer: none alone decides it.';
   const parts = r.flips.map(
@@ -276,6 +280,7 @@ export class ReaderFigure {
     }
     setText(this.head, withPronoun ? headSentence(r) : '');
     setText(this.flips, flipSentence(r));
+    this.flips.setAttribute('aria-busy', String(withPronoun && r.flips === null));
     setText(this.causal, causalSentence(r));
     this.causal.hidden = !r.causal || !withPronoun;
     if (this.shown?.record !== r.record) {

@@ -6,7 +6,7 @@ import type { AttentionEngine } from '../../engine/engine';
 import { ReaderModel, type ReaderModelDescription } from '../../engine/reader';
 import type { Tensor3 } from '../../engine/types';
 import { loadReaderWeights, READER_MODELS, type ReaderModelRecord } from '../../model/reader';
-import { readSentence, type ReaderReading } from './answer';
+import { readAnswer, readFlips, type ReaderReading } from './answer';
 
 /** What step 1 shows of the reader model for the sentence: `result.reader`. */
 export type ReaderView = { status: 'loading'; causal: boolean } | { status: 'failed'; causal: boolean; message: string } | ReaderSnapshot;
@@ -39,8 +39,16 @@ interface Loaded {
   last: { key: string; reading: ReaderReading } | null;
 }
 
+/**
+ * When a reading finds its flips (one forward pass per word, about 30 ms at 40 words): 'later' leaves
+ * them null in the first view, for the scheduler to complete after the answer is painted (the page's
+ * downloaded models); 'at once' finds them in the same view (a model given by a tool or a test).
+ */
+export type FlipsTiming = 'at once' | 'later';
+
 interface Slot {
   bytes: Uint8Array | null;
+  flips: FlipsTiming;
   failure: string | null;
   loaded: Loaded | null;
   pending: Promise<void> | null;
@@ -53,7 +61,7 @@ const kindOf = (causal: boolean) => (causal ? 'causal' : 'bidirectional');
 function slotOf(engine: AttentionEngine, causal: boolean): Slot {
   let pair = slots.get(engine);
   if (!pair) {
-    const empty = (): Slot => ({ bytes: null, failure: null, loaded: null, pending: null });
+    const empty = (): Slot => ({ bytes: null, flips: 'at once', failure: null, loaded: null, pending: null });
     pair = { bidirectional: empty(), causal: empty() };
     slots.set(engine, pair);
   }
@@ -81,6 +89,7 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
     try {
       slot.bytes ??= await loadReaderWeights(causal);
       slot.loaded = loadedOf(engine, slot.bytes, causal);
+      slot.flips = 'later';
       slot.failure = null;
     } catch (error) {
       slot.failure = error instanceof Error ? error.message : String(error);
@@ -91,11 +100,12 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   return true;
 }
 
-/** Gives an engine a reader model's bytes directly (tests, tools). */
-export function provideReaderModel(engine: AttentionEngine, causal: boolean, bytes: Uint8Array): void {
+/** Gives an engine a reader model's bytes directly (tests, tools: the prerendered page prints the whole reading). */
+export function provideReaderModel(engine: AttentionEngine, causal: boolean, bytes: Uint8Array, flips: FlipsTiming = 'at once'): void {
   const slot = slotOf(engine, causal);
   slot.loaded?.model.dispose();
   slot.bytes = bytes;
+  slot.flips = flips;
   slot.loaded = loadedOf(engine, bytes, causal);
   slot.failure = null;
 }
@@ -106,8 +116,11 @@ export function readerModelFor(engine: AttentionEngine, causal: boolean): Reader
   return loaded && loaded.restarts === engine.restarts ? loaded.model : null;
 }
 
-/** Step 1's reader view of a sentence for the mask in force: the causal model with the causal mask. */
-export function readerView(engine: AttentionEngine, tokens: readonly string[], causal: boolean): ReaderView {
+/**
+ * Step 1's reader view of a sentence for the mask in force: the causal model with the causal mask.
+ * Its flips are null (still to find) when the model's FlipsTiming is 'later', unless `complete`.
+ */
+export function readerView(engine: AttentionEngine, tokens: readonly string[], causal: boolean, complete = false): ReaderView {
   const slot = slotOf(engine, causal);
   if (slot.failure) return { status: 'failed', causal, message: slot.failure };
   let loaded = slot.loaded;
@@ -119,10 +132,12 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
   const { positions } = loaded.description;
   const read = tokens.slice(0, positions);
   if (read.length === 0) return { status: 'failed', causal, message: 'the sentence is empty' };
-  // Reading a sentence runs the model once per word (flips, unknown words): about 100 ms at 40 words.
+  // The answer is one forward pass (under 1 ms at 40 words); the flips are one more per word.
   const key = read.join('\u0001');
-  if (loaded.last?.key !== key) loaded.last = { key, reading: readSentence(loaded.model, read) };
-  const { raw, ...reading } = loaded.last.reading;
+  if (loaded.last?.key !== key) loaded.last = { key, reading: readAnswer(loaded.model, read) };
+  const last = loaded.last.reading;
+  if (last.flips === null && (complete || slot.flips === 'at once')) last.flips = readFlips(loaded.model, read, last);
+  const { raw, ...reading } = last;
   return {
     status: 'ready',
     causal,
@@ -137,4 +152,9 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
     model: loaded.description,
     record: READER_MODELS[kindOf(causal)],
   };
+}
+
+/** The view's flips are still to find: the scheduler completes it with readerView(…, complete). */
+export function readerFlipsPending(view: ReaderView | null): boolean {
+  return view?.status === 'ready' && view.answer !== null && view.flips === null;
 }
