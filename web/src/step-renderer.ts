@@ -173,18 +173,12 @@ export class StepRenderer {
     });
   }
 
-  /**
-   * One stale section per idle slice, unless a change since asks to wait again. A section still showing
-   * its prerendered copy takes two slices: its live DOM is made in one and drawn in the next, because
-   * the two together took up to 400 ms in one task on a phone's CPU (tests/bench/page-walk.ts). A
-   * section scrolled into view between the two is drawn at once by the observer.
-   */
+  /** One stale section per idle slice, unless a change since asks to wait again. */
   private drawOneStale(): void {
     const stale = this.firstStale();
     if (!stale) return;
     if (performance.now() - this.changedAt >= QUIET_MS) {
-      if (stale.mount) this.mountLive(stale);
-      else this.draw(stale);
+      this.draw(stale);
       if (!this.firstStale()) return;
     }
     this.queueIdle();
