@@ -269,7 +269,12 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
           blockedText: '·',
         });
         setText(panel.line, techniqueReading(lc, technique));
-        const effect = readerEffectSentence(lc, technique.id);
+        // While the reader model loads, a line holds the answer's place, so the page below does not move when it comes.
+        const effect =
+          readerEffectSentence(lc, technique.id) ??
+          (shown.reader?.status === 'loading'
+            ? 'Step 1’s answer within this pattern: waiting for the reader model, which loads while this step is in view.'
+            : null);
         panel.answer.hidden = effect === null;
         setText(panel.answer, effect ?? '');
       }
