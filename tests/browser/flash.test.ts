@@ -303,10 +303,12 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await attributeMatching(figure, 'data-phase', /^(done|failed|cancelled)$/)).toBe('done');
     expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBe(1);
     const slope = figure.locator('.flash-run-slope');
-    expect(await slope.innerText()).toMatch(/naive time slope \d\.\d\d, tiled time slope \d\.\d\d/);
+    expect(await slope.innerText()).toMatch(/naive time slope [−-]?\d\.\d\d, tiled time slope [−-]?\d\.\d\d/);
     for (const kernel of ['naive', 'tiled']) {
       const value = Number(await slope.getAttribute(`data-${kernel}-slope`));
-      expect(Number.isFinite(value) && value > 0).toBe(true);
+      // A fitted number, whatever its sign: a capped run's few small sizes on a busy machine can time
+      // a larger n faster, and tests never assert a time.
+      expect(Number.isFinite(value)).toBe(true);
     }
     expect(await figure.locator('table.flash-run-table tbody tr').count()).toBe(4);
     expect(await figure.locator('table.flash-run-table td.flash-run-empty').count()).toBe(0);
@@ -383,7 +385,7 @@ describe('<attention-flash> from the embed bundle', () => {
     expect(Number(await element.locator('.flash-diff').getAttribute('data-value'))).toBeLessThan(1e-5);
     await runCapped(page, 'attention-flash', 1024);
     expect(await element.locator('.flash-run').getAttribute('data-phase')).toBe('done');
-    expect(await element.locator('.flash-run-slope').innerText()).toMatch(/naive time slope \d\.\d\d/);
+    expect(await element.locator('.flash-run-slope').innerText()).toMatch(/naive time slope [−-]?\d\.\d\d/);
     expect(server.requests.some((path) => /^\/embed\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
     expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
     expect(errors).toEqual([]);
