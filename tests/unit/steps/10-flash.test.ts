@@ -440,6 +440,8 @@ describe('Run it on my machine (with a fake worker)', () => {
         },
       });
     });
+    // Results redraw once per animation frame (cost-run.ts), however many arrived: wait for it.
+    await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
     const progress = q<HTMLProgressElement>(figure, 'progress');
     expect(progress.value).toBeCloseTo(workDone / workTotal, 6);
     expect(progress.value).toBeLessThan(1);

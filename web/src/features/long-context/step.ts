@@ -179,6 +179,16 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
     kvCache.element,
   );
 
+  // The value each field last showed: a render with the same settings (step 1's flips arriving after
+  // the paint re-renders every step) leaves a field the reader is typing in alone; a new value, or a
+  // field not in focus, shows the setting in force.
+  const lastShown = new WeakMap<HTMLInputElement, number>();
+  const showSetting = (input: HTMLInputElement, value: number) => {
+    const focused = (input.getRootNode() as Document | ShadowRoot).activeElement === input;
+    if (!focused || lastShown.get(input) !== value) input.value = String(value);
+    lastShown.set(input, value);
+  };
+
   const modelRequest = new ModelRequest(body, (causal) => context.loadReaderModel?.(causal));
 
   return {
@@ -193,9 +203,9 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       tokens = view.tokens.slice(0, n);
       const labels = tokenLabels(tokens);
       const showNumbers = n <= LIMITS.maxTokensWithNumbers;
-      windowControl.input.value = String(shown.settings.lcWindow);
-      globalControl.input.value = String(shown.settings.lcGlobal);
-      strideControl.input.value = String(shown.settings.lcStride);
+      showSetting(windowControl.input, shown.settings.lcWindow);
+      showSetting(globalControl.input, shown.settings.lcGlobal);
+      showSetting(strideControl.input, shown.settings.lcStride);
 
       setText(
         reading,
