@@ -14,6 +14,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { goLive, launchBrowser, serve } from '../browser/harness';
+import { flagTable } from './options';
 
 /** The bar's threshold, as the issue states it. */
 const LONG_TASK_MS = 50;
@@ -158,12 +159,7 @@ export function describeLongContextTasks(counts: readonly TaskCount[]): string[]
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = Object.fromEntries(
-    process.argv.slice(2).map((a) => {
-      const [k, v] = a.replace(/^--/, '').split('=');
-      return [k, v ?? 'true'];
-    }),
-  );
+  const args = flagTable(process.argv.slice(2));
   const browser = await launchBrowser();
   try {
     for (let r = 0; r < Number(args.runs ?? 1); r++) {

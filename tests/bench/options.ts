@@ -18,3 +18,13 @@ export function selectedLengths(args: readonly string[]): number[] {
 export function selectedShapes(args: readonly string[]): Shape[] {
   return allShapes(selectedLengths(args));
 }
+
+/** `--key=value` flags as a table; a bare `--key` reads 'true' (the standalone scripts' options). */
+export function flagTable(args: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    args.map((a) => {
+      const [k, v] = a.replace(/^--/, '').split('=');
+      return [k, v ?? 'true'];
+    }),
+  );
+}

@@ -13,13 +13,9 @@ import { resolve } from 'node:path';
 import { goLive, launchBrowser, serve } from '../browser/harness';
 import { median, quantile } from './data';
 import { CONTROLS, measureChanges, measureFirstLoad, type ControlName } from './latency';
+import { flagTable } from './options';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k, v ?? 'true'];
-  }),
-);
+const args = flagTable(process.argv.slice(2));
 const dist = resolve(args.dist ?? 'dist');
 const changes = Number(args.changes ?? 100);
 const control = (args.control ?? 'causal') as ControlName;

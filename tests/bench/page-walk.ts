@@ -15,6 +15,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, serve } from '../browser/harness';
 import { median } from './data';
+import { flagTable } from './options';
 
 /** What a long task is (the Long Tasks API's threshold) and the issue's limit on any one task. */
 const LONG_TASK_MS = 50;
@@ -266,12 +267,7 @@ export async function runThrottledWalk(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = Object.fromEntries(
-    process.argv.slice(2).map((a) => {
-      const [k, v] = a.replace(/^--/, '').split('=');
-      return [k, v ?? 'true'];
-    }),
-  );
+  const args = flagTable(process.argv.slice(2));
   const browser = await launchBrowser();
   try {
     const result = await runThrottledWalk(
