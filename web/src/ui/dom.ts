@@ -74,6 +74,22 @@ export function setText(node: Node, text: string): void {
   else node.textContent = text;
 }
 
+// The value each field was last given by showField, to tell "the setting changed" from "a render with
+// the same settings" (step 1's flips arrive in a second snapshot and every step renders it again).
+const lastShown = new WeakMap<HTMLInputElement | HTMLSelectElement, string>();
+
+/**
+ * Writes a setting's value into its field. A field the reader is in (focused) keeps its text while the
+ * setting stays what it was: a render between typing and the change event would otherwise put the old
+ * value back under the reader's fingers. A new value, or a field not in focus, shows the setting in force.
+ */
+export function showField(field: HTMLInputElement | HTMLSelectElement, value: string | number): void {
+  const text = String(value);
+  const focused = (field.getRootNode() as Document | ShadowRoot).activeElement === field;
+  if (!focused || lastShown.get(field) !== text) field.value = text;
+  lastShown.set(field, text);
+}
+
 /**
  * A form around a figure's own controls. Chromium's autofill re-reads every form field that belongs
  * to no form after each change on the page, forcing a style and layout pass for each off-screen

@@ -7,7 +7,7 @@
 // Its parts: the trace's numbers (trace.ts), the tile map and running numbers (tables.ts), the memory
 // meter (memory-meter.ts); this file holds the controls, the stepping and the prose made from the trace.
 import { CostRunFigure } from '../../figures/cost-run';
-import { controlForm, el, setText, showChildren } from '../../ui/dom';
+import { controlForm, el, setText, showChildren, showField } from '../../ui/dom';
 import { count, fmt, quoted, sub } from '../../ui/format';
 import { tex } from '../../ui/formula';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
@@ -449,8 +449,8 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       shownNote.update(shown);
       snapshot = nextSnapshot;
       const { flash, settings, pipeline: p } = nextSnapshot;
-      blockInput.value = String(settings.block);
-      setText(blockValue, String(settings.block));
+      showField(blockInput, settings.block);
+      setText(blockValue, blockInput.value);
       const trace = flash.trace;
       setText(
         blockHint,

@@ -3,7 +3,7 @@
 // scores it computed and how far its output lands from full attention's. Every number comes from
 // snapshot.longContext (features/long-context/compute.ts); the controls ask the state module for the
 // lcWindow, lcGlobal and lcStride settings (URL lc_*, attributes window, global-tokens, stride).
-import { controlForm, el, setText, showChildren } from '../../ui/dom';
+import { controlForm, el, setText, showChildren, showField } from '../../ui/dom';
 import { count, fmt, percent, quoted } from '../../ui/format';
 import { tex } from '../../ui/formula';
 import { tokenLabels } from '../../ui/labels';
@@ -179,16 +179,6 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
     kvCache.element,
   );
 
-  // The value each field last showed: a render with the same settings (step 1's flips arriving after
-  // the paint re-renders every step) leaves a field the reader is typing in alone; a new value, or a
-  // field not in focus, shows the setting in force.
-  const lastShown = new WeakMap<HTMLInputElement, number>();
-  const showSetting = (input: HTMLInputElement, value: number) => {
-    const focused = (input.getRootNode() as Document | ShadowRoot).activeElement === input;
-    if (!focused || lastShown.get(input) !== value) input.value = String(value);
-    lastShown.set(input, value);
-  };
-
   const modelRequest = new ModelRequest(body, (causal) => context.loadReaderModel?.(causal));
 
   return {
@@ -203,9 +193,9 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       tokens = view.tokens.slice(0, n);
       const labels = tokenLabels(tokens);
       const showNumbers = n <= LIMITS.maxTokensWithNumbers;
-      showSetting(windowControl.input, shown.settings.lcWindow);
-      showSetting(globalControl.input, shown.settings.lcGlobal);
-      showSetting(strideControl.input, shown.settings.lcStride);
+      showField(windowControl.input, shown.settings.lcWindow);
+      showField(globalControl.input, shown.settings.lcGlobal);
+      showField(strideControl.input, shown.settings.lcStride);
 
       setText(
         reading,

@@ -3,7 +3,7 @@
 // step shows the result through show()). The form never keeps settings of its own.
 import { TRAINING_LIMITS } from '../../engine/limits';
 import type { RawTrainingChange } from '../../state';
-import { controlForm, el } from '../../ui/dom';
+import { controlForm, el, showField } from '../../ui/dom';
 import { OPTIMIZERS, TRAIN_D_MODELS, TRAIN_TASKS, type TrainSettings } from './train-settings';
 
 const TASK_LABELS: Record<TrainSettings['task'], string> = { 'who-is-it': 'Who is “it”?', induction: 'Repeat the pattern (induction)' };
@@ -17,13 +17,13 @@ export function trainField(name: string, label: string, control: HTMLElement): H
 }
 
 function select(values: readonly (string | number)[], label: (v: string) => string): HTMLSelectElement {
-  return el('select', {}, ...values.map((v) => el('option', { value: String(v) }, label(String(v)))));
+  return el('select', { class: 'field' }, ...values.map((v) => el('option', { value: String(v) }, label(String(v)))));
 }
 
 /** Adds `value` to a select's choices when a link or an attribute gave one it does not list. */
 function showChoice(control: HTMLSelectElement, value: number): void {
   if (![...control.options].some((o) => o.value === String(value))) control.append(el('option', { value: String(value) }, String(value)));
-  control.value = String(value);
+  showField(control, value);
 }
 
 export class TrainSettingsForm {
@@ -38,10 +38,17 @@ export class TrainSettingsForm {
   );
   private readonly dModel = select(TRAIN_D_MODELS, (v) => v);
   private readonly optimizer = select(OPTIMIZERS, (v) => OPTIMIZER_LABELS[v as TrainSettings['optimizer']]);
-  private readonly learningRate = el('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', size: 8 });
+  private readonly learningRate = el('input', {
+    type: 'text',
+    class: 'field',
+    inputmode: 'decimal',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    size: 8,
+  });
   private readonly scale = el('input', { type: 'checkbox', name: 'train-scale' });
-  private readonly seed = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', size: 10 });
-  private readonly steps = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', size: 6 });
+  private readonly seed = el('input', { type: 'text', class: 'field', inputmode: 'numeric', autocomplete: 'off', size: 10 });
+  private readonly steps = el('input', { type: 'text', class: 'field', inputmode: 'numeric', autocomplete: 'off', size: 6 });
   private readonly compare = el('input', { type: 'checkbox', name: 'train-compare' });
   readonly element = controlForm(
     { class: 'train-settings', 'aria-label': 'Training settings' },
@@ -74,15 +81,15 @@ export class TrainSettingsForm {
   }
 
   show(settings: TrainSettings): void {
-    this.task.value = settings.task;
-    this.layers.value = String(settings.layers);
+    showField(this.task, settings.task);
+    showField(this.layers, settings.layers);
     showChoice(this.heads, settings.heads);
     showChoice(this.dModel, settings.dModel);
-    this.optimizer.value = settings.optimizer;
-    this.learningRate.value = String(settings.learningRate);
+    showField(this.optimizer, settings.optimizer);
+    showField(this.learningRate, settings.learningRate);
     this.scale.checked = settings.scale;
-    this.seed.value = String(settings.seed);
-    this.steps.value = String(settings.steps);
+    showField(this.seed, settings.seed);
+    showField(this.steps, settings.steps);
     this.compare.checked = settings.compare;
   }
 }

@@ -84,7 +84,11 @@ export const trainStep: StepDefinition = {
     const startButton = el('button', { type: 'button', class: 'button train-start' }, 'Start');
     const stepButton = el('button', { type: 'button', class: 'button train-step' }, 'Step');
     const resetButton = el('button', { type: 'button', class: 'button train-reset' }, 'Reset');
-    const speed = el('select', { class: 'train-speed' }, ...PACE_NAMES.map((name) => el('option', { value: name }, PACES[name].label)));
+    const speed = el(
+      'select',
+      { class: 'field train-speed' },
+      ...PACE_NAMES.map((name) => el('option', { value: name }, PACES[name].label)),
+    );
     speed.value = pace;
     const progress = el('progress', { class: 'train-progress', max: settings.steps, value: 0, 'aria-label': 'Training progress' });
     const progressText = el('p', { class: 'train-progress-text', 'aria-live': 'off' });
@@ -92,7 +96,7 @@ export const trainStep: StepDefinition = {
     const lossChart = new TrainChart({ label: 'training loss', format: formatLoss, className: 'train-loss' });
     const accuracyChart = new TrainChart({ label: 'held-out accuracy', yMax: 1, format: (v) => percent(v), className: 'train-accuracy' });
 
-    const probeInput = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', class: 'train-probe-input' });
+    const probeInput = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', class: 'field train-probe-input' });
     probeInput.id = `train-probe-${Math.random().toString(36).slice(2, 8)}`;
     const swapButton = el('button', { type: 'button', class: 'button train-swap' }, 'Swap the adjective');
     const prediction = el('p', { class: 'train-prediction' });
