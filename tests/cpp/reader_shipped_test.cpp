@@ -89,7 +89,7 @@ TEST_P(ReaderShipped, LoadsAndReproducesItsRecordedAccuracies) {
   EXPECT_LE(std::abs(m.heldout_words.correct - float_correct), m.heldout_words.sentences / 200);
 }
 
-// Values filled in from the shipped records; see README "What the reader model knows".
+// Values filled in from the shipped records; see web/docs/reader-model.md.
 INSTANTIATE_TEST_SUITE_P(Files, ReaderShipped,
                          ::testing::Values(Shipped{"reader", false, 0.99f, 0.91f, 0.60f, 0.48f},
                                            Shipped{"reader-causal", true, 0.97f, 0.84f, 0.62f, 0.34f}),

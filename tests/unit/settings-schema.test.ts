@@ -1,7 +1,7 @@
 // One source of truth for the settings (web/src/settings-schema.ts): validation, the URL and the attributes
-// read it, and every description of it is generated from it. This fails when the README's tables or the docs
-// page's markers differ from the schema, when a declared range or default is not the one validation
-// applies, or when the manifest misses an attribute. The .d.ts's attribute interfaces are proved identical to
+// read it, and every description of it is generated from it. This fails when the tables of the README or
+// web/docs/*.md or the docs page's markers differ from the schema, when a declared range
+// or default is not the one validation applies, or when the manifest misses an attribute. The .d.ts's attribute interfaces are proved identical to
 // the schema's computed types by tests/unit/package-declarations.check.ts (package.test.ts).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,7 +23,7 @@ import {
   elementList,
   elementRows,
   manifestAttributes,
-  readmeSections,
+  markdownSections,
   trainRows,
   walkthroughRows,
   withSections,
@@ -114,11 +114,14 @@ describe('validation reads the schema', () => {
 });
 
 describe('every description is generated from the schema', () => {
-  test('the README’s tables are what `npm run docs:readme` writes', () => {
-    const readme = read('README.md');
-    expect(withSections(readme, readmeSections()), 'README.md differs from the schema: run `npm run docs:readme`').toBe(readme);
-    for (const row of [...walkthroughRows(), ...trainRows()]) expect(readme).toContain(`| \`${row.param}\` |`);
-    for (const row of elementList()) expect(readme).toContain(`| \`<${row.tag}>\` |`);
+  test('the tables of the README and web/docs/*.md are what `npm run docs:readme` writes', () => {
+    for (const [file, sections] of Object.entries(markdownSections())) {
+      const text = read(file);
+      expect(withSections(text, sections), `${file} differs from the schema: run \`npm run docs:readme\``).toBe(text);
+    }
+    const settingsPage = read('web/docs/settings.md');
+    for (const row of [...walkthroughRows(), ...trainRows()]) expect(settingsPage).toContain(`| \`${row.param}\` | \`${row.attribute}\` |`);
+    for (const row of elementList()) expect(read('README.md')).toContain(`| \`<${row.tag}>\` |`);
   });
 
   test('the docs page has a marker for each generated table and no hand-written table of its own', () => {
@@ -128,12 +131,14 @@ describe('every description is generated from the schema', () => {
     expect(page).not.toMatch(/<!-- docs:/);
     for (const row of [...walkthroughRows(), ...trainRows(), ...elementRows('every'), ...elementRows('walkthrough')])
       expect(page).toContain(`<th scope="row"><code>${row.attribute}</code></th>`);
+    for (const row of [...walkthroughRows(), ...trainRows()])
+      expect(page).toContain(`<th scope="row"><code>${row.attribute}</code></th><td><code>${row.param}</code></td>`);
     for (const row of elementList()) expect(page).toContain(`<th scope="row"><code>&lt;${row.tag}&gt;</code></th>`);
     // The defaults the old hand-written table had wrong: weights is example (of three), heads 1.
     expect(page).toMatch(
       /<code>weights<\/code><\/th><td>.*<\/td><td><code>example<\/code><\/td><td><code>example<\/code>, <code>trained<\/code>, <code>random<\/code><\/td>/,
     );
-    expect(page).toMatch(/<code>heads<\/code><\/th><td>number of heads[^<]*<\/td><td>1<\/td>/);
+    expect(page).toMatch(/<code>heads<\/code><\/th><td><code>heads<\/code><\/td><td>number of heads[^<]*<\/td><td>1<\/td>/);
     expect(() => fillDocsMarkers(`${source}<!-- docs:nothing -->`, docsSections())).toThrow(/no generated section/);
   });
 

@@ -1,6 +1,6 @@
 // Every description of the settings and the elements that is not code, generated from the settings schema
-// (web/src/settings-schema.ts) and the element registry: the README's tables (`npm run docs:readme`
-// writes them between marker comments; one more, step 1's reader models, from their records), the
+// (web/src/settings-schema.ts) and the element registry: the tables of the README and web/docs/*.md
+// (`npm run docs:readme` writes them between marker comments; one more, step 1's reader models, from their records), the
 // docs page's tables (at build time, web/tooling/docs-page.ts),
 // the attribute interfaces of the package's .d.ts and the attributes of its Custom Elements Manifest
 // (web/tooling/package-declarations.ts). tests/unit/settings-schema.test.ts fails when a copy differs.
@@ -163,36 +163,42 @@ function readerModelTable(): string {
   );
 }
 
-/** The README's generated sections, by marker name: `<!-- name -->` … `<!-- /name -->`. */
-export function readmeSections(): Record<string, string> {
-  const settingTable = (rows: SettingRow[], first: 'param' | 'attribute') =>
-    markdownTable(
-      [first === 'param' ? 'parameter' : 'attribute', 'meaning', 'default', 'accepted'],
-      rows.map((row) => [`\`${first === 'param' ? row.param : row.attribute}\``, row.description, row.defaultText, row.accepts]),
-    );
+/**
+ * The generated sections of each Markdown page, by file (from the repository's root) and marker name:
+ * `<!-- name -->` … `<!-- /name -->`. The README keeps the element list; the per-setting tables and the
+ * reader models' table live on pages of their own under web/docs/, which the README links.
+ */
+export function markdownSections(): Record<string, Record<string, string>> {
   return {
-    'reader-models': readerModelTable(),
-    'settings-url': settingTable(walkthroughRows(), 'param'),
-    'settings-train': markdownTable(
-      ['parameter', 'attribute', 'meaning', 'default', 'accepted'],
-      trainRows().map((row) => [`\`${row.param}\``, `\`${row.attribute}\``, row.description, row.defaultText, row.accepts]),
-    ),
-    'settings-elements': markdownTable(
-      ['attribute', 'elements', 'meaning', 'default', 'accepted'],
-      (['every', 'walkthrough'] as const).flatMap((scope) =>
-        elementRows(scope).map((row) => [
-          `\`${row.attribute}\``,
-          scope === 'every' ? 'every element' : `\`<${WALKTHROUGH_ELEMENT}>\``,
-          row.description,
-          row.defaultText,
-          row.accepts,
-        ]),
+    'README.md': {
+      elements: markdownTable(
+        ['element', 'shows', '`embed.html?step=`'],
+        elementList().map((row) => [`\`<${row.tag}>\``, row.shows, row.stepNames.map((name) => `\`${name}\``).join(', ')]),
       ),
-    ),
-    elements: markdownTable(
-      ['element', 'shows', '`embed.html?step=`'],
-      elementList().map((row) => [`\`<${row.tag}>\``, row.shows, row.stepNames.map((name) => `\`${name}\``).join(', ')]),
-    ),
+    },
+    'web/docs/reader-model.md': { 'reader-models': readerModelTable() },
+    'web/docs/settings.md': {
+      'settings-url': markdownTable(
+        ['parameter', 'attribute', 'meaning', 'default', 'accepted'],
+        walkthroughRows().map((row) => [`\`${row.param}\``, `\`${row.attribute}\``, row.description, row.defaultText, row.accepts]),
+      ),
+      'settings-train': markdownTable(
+        ['parameter', 'attribute', 'meaning', 'default', 'accepted'],
+        trainRows().map((row) => [`\`${row.param}\``, `\`${row.attribute}\``, row.description, row.defaultText, row.accepts]),
+      ),
+      'settings-elements': markdownTable(
+        ['attribute', 'elements', 'meaning', 'default', 'accepted'],
+        (['every', 'walkthrough'] as const).flatMap((scope) =>
+          elementRows(scope).map((row) => [
+            `\`${row.attribute}\``,
+            scope === 'every' ? 'every element' : `\`<${WALKTHROUGH_ELEMENT}>\``,
+            row.description,
+            row.defaultText,
+            row.accepts,
+          ]),
+        ),
+      ),
+    },
   };
 }
 
@@ -223,11 +229,18 @@ function htmlTable(caption: string, header: string[], rows: string[][]): string 
   return `<table class="doc-table">\n  <caption>${caption}</caption>\n  <thead><tr>${head}</tr></thead>\n  <tbody>\n    ${body.join('\n    ')}\n  </tbody>\n</table>`;
 }
 
-const attributeTable = (caption: string, rows: SettingRow[]) =>
+/** Attributes with their meaning, default and accepted values; `withParam` adds the walkthrough URL's name of each. */
+const attributeTable = (caption: string, rows: SettingRow[], withParam = false) =>
   htmlTable(
     caption,
-    ['Attribute', 'Meaning', 'Default', 'Accepted'],
-    rows.map((row) => [`<code>${row.attribute}</code>`, html(row.description), html(row.defaultText), html(row.accepts)]),
+    ['Attribute', ...(withParam ? ['URL'] : []), 'Meaning', 'Default', 'Accepted'],
+    rows.map((row) => [
+      `<code>${row.attribute}</code>`,
+      ...(withParam ? [`<code>${row.param ?? ''}</code>`] : []),
+      html(row.description),
+      html(row.defaultText),
+      html(row.accepts),
+    ]),
   );
 
 /** The docs page's generated sections, by marker name (docs-page.ts puts each in place of its marker). */
@@ -241,12 +254,14 @@ export function docsSections(): Record<string, string> {
     ),
     attributes: [
       attributeTable(
-        'Attributes of every element but <code>&lt;attention-train&gt;</code> (the URL parameters of the walkthrough)',
+        'Attributes of every element but <code>&lt;attention-train&gt;</code>, and the walkthrough’s URL parameters',
         walkthroughRows(),
+        true,
       ),
       attributeTable(
-        'Attributes of <code>&lt;attention-train&gt;</code> (a training run’s settings instead of the above; the main page’s link spells them <code>train_task</code>, <code>train_lr</code>, …)',
+        'Attributes of <code>&lt;attention-train&gt;</code> (a training run’s settings instead of the above), and their names in the main page’s URL',
         trainRows(),
+        true,
       ),
       attributeTable('Attributes of every element, <code>&lt;attention-train&gt;</code> included', elementRows('every')),
       attributeTable(`Attributes of <code>&lt;${WALKTHROUGH_ELEMENT}&gt;</code> only`, elementRows('walkthrough')),
