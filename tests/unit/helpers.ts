@@ -1,5 +1,6 @@
 // Small shared helpers for the unit tests: a seeded PRNG (so every random configuration can be
-// replayed from its seed), random matrices, and the normwise relative error used by the parity tests.
+// replayed from its seed), random matrices, the normwise relative error used by the parity tests, and the
+// HTML decoding of the docs page's snippets.
 import type { Matrix, Tensor3 } from '../../web/src/engine/engine';
 
 /** mulberry32: a tiny 32-bit PRNG, deterministic across runs and platforms. */
@@ -137,3 +138,11 @@ export class MaxTracker {
     }
   }
 }
+
+/** A docs-page snippet's text as an author copies it: the HTML entities the page escapes, decoded. */
+export const decodeHtml = (html: string): string =>
+  html
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AttentionEngine, createEngine, type RawEngineModule } from '../../web/src/engine/engine';
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
+import { ReaderModel } from '../../web/src/engine/reader';
 
 export const generatedDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'engine', 'generated');
 
@@ -18,3 +19,14 @@ export async function loadScalarEngine(): Promise<AttentionEngine> {
 
 /** The Emscripten module behind an engine, for tests of what the C++ publishes itself. */
 export const rawOf = (engine: AttentionEngine): RawEngineModule => (engine as unknown as { raw: RawEngineModule }).raw;
+
+const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model');
+
+/** The bytes of a shipped model file in web/src/model/ (`reader.bin`, `who-is-it.bin`, …). */
+export const shippedWeights = (file: string): Uint8Array => new Uint8Array(readFileSync(resolve(modelDir, file)));
+
+/** Step 1's two shipped reader models, loaded into `engine`. */
+export const loadReaderModels = (engine: AttentionEngine): Record<'bidirectional' | 'causal', ReaderModel> => ({
+  bidirectional: ReaderModel.fromWeights(engine, shippedWeights('reader.bin')),
+  causal: ReaderModel.fromWeights(engine, shippedWeights('reader-causal.bin')),
+});

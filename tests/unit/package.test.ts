@@ -16,6 +16,7 @@ import { OBSERVED_ATTRIBUTES, TRAINING_OBSERVED_ATTRIBUTES } from '../../web/src
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
 import { elementsManifest } from '../../web/tooling/package-declarations';
 import { manifestAttributes } from '../../web/tooling/settings-docs';
+import { decodeHtml } from './helpers';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -335,15 +336,9 @@ export const n = (element as AttentionScoresElement | null)?.result?.pipeline.n;
  * the React 19 augmentation needs React's own types, which this project does not have), one file each.
  */
 function packageSnippets(): string[] {
-  const decode = (html: string) =>
-    html
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&amp;/g, '&');
   const docs = [
     ...readFileSync(join(root, 'web', 'docs.html'), 'utf8').matchAll(/<pre class="snippet"><code>([\s\S]*?)<\/code><\/pre>/g),
-  ].map(([, code]) => decode(code));
+  ].map(([, code]) => decodeHtml(code));
   const readme = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code);
   return [...docs, ...readme].filter(
     (code) => /from 'attention-by-hand'|import 'attention-by-hand'/.test(code) && !/declare module 'react'/.test(code),

@@ -4,26 +4,21 @@
 // same hand-written sentences one at a time. Then the reading step 1 makes of it (features/reader/
 // answer.ts): the guessing rule, no pronoun, flips and the causal model's settling, each checked by
 // running the model again rather than against typed answers.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { EngineError, type AttentionEngine } from '../../web/src/engine/engine';
 import { ReaderModel } from '../../web/src/engine/reader';
 import { GUESS_BELOW, matrixRow, readSentence, UNKNOWN_WORD } from '../../web/src/features/reader/answer';
 import { READER_MODELS } from '../../web/src/model/reader';
 import { loadReaderSet } from './reader-sentences';
-import { loadSimdEngine } from './load-engine';
+import { loadReaderModels, loadSimdEngine, shippedWeights } from './load-engine';
 
-const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model');
-const weights = (file: string) => new Uint8Array(readFileSync(resolve(modelDir, file)));
 const set = loadReaderSet();
 
 let engine: AttentionEngine;
-const models = {} as Record<'bidirectional' | 'causal', ReaderModel>;
+let models: ReturnType<typeof loadReaderModels>;
 beforeAll(async () => {
   engine = await loadSimdEngine();
-  models.bidirectional = ReaderModel.fromWeights(engine, weights('reader.bin'));
-  models.causal = ReaderModel.fromWeights(engine, weights('reader-causal.bin'));
+  models = loadReaderModels(engine);
 });
 
 describe.each(['bidirectional', 'causal'] as const)('the %s reader model in wasm', (kind) => {
@@ -86,7 +81,7 @@ describe('refusals', () => {
     expect(() => m.answer(['it'], -1)).toThrow(EngineError);
     expect(() => m.answer([1 as unknown as string])).toThrow(EngineError);
     expect(() => ReaderModel.fromWeights(engine, new Uint8Array([1, 2, 3, 4]))).toThrow(EngineError);
-    expect(() => ReaderModel.fromWeights(engine, weights('who-is-it.bin'))).toThrow(EngineError);
+    expect(() => ReaderModel.fromWeights(engine, shippedWeights('who-is-it.bin'))).toThrow(EngineError);
     expect(m.answer(['the', 'cat', 'saw', 'it']).pronoun).toBe(3);
     expect(() => m.answerVariants(['the', 'cat', 'saw', 'it'], 3, [4], '?')).toThrow(
       new EngineError("a variant's position 4 is not a word of the sentence"),
@@ -99,7 +94,7 @@ describe('refusals', () => {
   });
 
   test('a disposed model refuses calls', () => {
-    const m = ReaderModel.fromWeights(engine, weights('reader.bin'));
+    const m = ReaderModel.fromWeights(engine, shippedWeights('reader.bin'));
     m.dispose();
     expect(() => m.describe()).toThrow(new EngineError('this reader model was disposed'));
   });

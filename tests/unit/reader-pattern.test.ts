@@ -5,22 +5,17 @@
 // numbers to the bit, a narrow window keeps every attention weight inside it, and bad patterns are
 // refused with the C++ side's message. Then the long-context step's use of it: the snapshot carries
 // step 1's answer under each pattern (features/long-context/reader-effect.ts) and each panel prints it.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { computeSnapshot } from '../../web/src/compute';
 import { EngineError, type AttentionEngine } from '../../web/src/engine/engine';
 import { sparsePatternMask } from '../../web/src/engine/long-context';
-import { ReaderModel } from '../../web/src/engine/reader';
 import { longContextStep } from '../../web/src/features/long-context/step';
 import { provideReaderModel, readerModelFor, type ReaderSnapshot } from '../../web/src/features/reader/model';
 import { percent, quoted } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings } from '../../web/src/settings';
 import { fixtureEngine } from './fixtures';
-import { loadSimdEngine } from './load-engine';
+import { loadReaderModels, loadSimdEngine, shippedWeights } from './load-engine';
 
-const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model');
-const weights = (file: string) => new Uint8Array(readFileSync(resolve(modelDir, file)));
 const WORDS = 'the trophy did not fit in the suitcase because it was too big'.split(' ');
 const n = WORDS.length;
 
@@ -29,11 +24,10 @@ const pattern = (allow: (i: number, j: number) => boolean) =>
   Uint8Array.from({ length: n * n }, (_, k) => (allow(Math.floor(k / n), k % n) ? 1 : 0));
 
 let engine: AttentionEngine;
-const models = {} as Record<'bidirectional' | 'causal', ReaderModel>;
+let models: ReturnType<typeof loadReaderModels>;
 beforeAll(async () => {
   engine = await loadSimdEngine();
-  models.bidirectional = ReaderModel.fromWeights(engine, weights('reader.bin'));
-  models.causal = ReaderModel.fromWeights(engine, weights('reader-causal.bin'));
+  models = loadReaderModels(engine);
 });
 
 describe.each(['bidirectional', 'causal'] as const)('the %s reader within a pattern', (kind) => {
@@ -88,8 +82,8 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
     'causal %s: full attention is step 1’s answer, each pattern the model’s answer within it, printed in its panel',
     async (causal) => {
       const fixture = await fixtureEngine();
-      provideReaderModel(fixture, false, weights('reader.bin'));
-      provideReaderModel(fixture, true, weights('reader-causal.bin'));
+      provideReaderModel(fixture, false, shippedWeights('reader.bin'));
+      provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'));
       const { settings } = validateSettings(
         { weights: 'trained', sentence: TROPHY, causal, lcWindow: 3, lcGlobal: 1, lcStride: 4 },
         DEFAULT_SETTINGS,
@@ -127,7 +121,7 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
 
   test('while the reader model loads, the step asks for it once it comes near the viewport, not before', async () => {
     const fixture = await fixtureEngine();
-    provideReaderModel(fixture, true, weights('reader-causal.bin')); // loaded here, whatever ran before
+    provideReaderModel(fixture, true, shippedWeights('reader-causal.bin')); // loaded here, whatever ran before
     const { settings } = validateSettings({ weights: 'trained', sentence: TROPHY, causal: true }, DEFAULT_SETTINGS);
     const snapshot = computeSnapshot(fixture, settings);
     // An IntersectionObserver the test drives: the step is far from the viewport until `near()`.

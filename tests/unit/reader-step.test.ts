@@ -1,8 +1,6 @@
 // @vitest-environment happy-dom
 // Step 1 with the reader model: the snapshot part (result.reader, result.trained.answer) computed by the
 // real engine, and step 1's figure rendered from it, its sentences read back against the snapshot.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { computeSnapshot, FrameScheduler, withReaderFlips } from '../../web/src/compute';
 import type { AttentionEngine } from '../../web/src/engine/engine';
@@ -22,9 +20,7 @@ import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src
 import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem';
 import { fixtureEngine } from './fixtures';
-
-const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model');
-const weights = (file: string) => new Uint8Array(readFileSync(resolve(modelDir, file)));
+import { shippedWeights } from './load-engine';
 
 const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
 const UNKNOWN_NOUN = 'The zorbleck did not fit in the suitcase because it was too big.';
@@ -48,8 +44,8 @@ describe('the snapshot', () => {
   });
 
   test('result.trained.answer: the reader model’s answer, positions indexing the words', () => {
-    provideReaderModel(engine, false, weights('reader.bin'));
-    provideReaderModel(engine, true, weights('reader-causal.bin'));
+    provideReaderModel(engine, false, shippedWeights('reader.bin'));
+    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'));
     const s = snapshotOf({ sentence: TROPHY });
     const r = ready(s);
     expect(r.status).toBe('ready');
@@ -80,8 +76,8 @@ describe('the answer first, the flips after it (a downloaded model)', () => {
     'The old wooden trophy that the young girl won at the school fair last summer did not fit into the small brown ' +
     'suitcase on the bed because it was really far too big for the narrow space inside the case.';
   const settingsOf = (sentence: string) => validateSettings({ weights: 'trained', sentence }, DEFAULT_SETTINGS).settings;
-  const later = () => provideReaderModel(engine, false, weights('reader.bin'), 'later');
-  const atOnce = () => provideReaderModel(engine, false, weights('reader.bin'));
+  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), 'later');
+  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'));
 
   test('the snapshot carries the answer and attention with flips null; withReaderFlips finds readSentence’s flips', () => {
     later();

@@ -20,20 +20,15 @@ import { embedStep } from '../../web/src/embed-step';
 import { settingsFromParams } from '../../web/src/settings';
 import { ELEMENT_SETTINGS } from '../../web/src/settings-schema';
 import { TRAIN_ATTRIBUTES } from '../../web/src/features/training/train-settings';
+import { decodeHtml } from './helpers';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const decode = (html: string) =>
-  html
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, '&');
 
 /** The text of every code block: the docs page's <pre><code> and <h3><code> (decoded), the README's fences. */
 function snippets(): { where: string; code: string }[] {
   const docs = read('web/docs.html');
-  const fromDocs = [...docs.matchAll(/<code>([\s\S]*?)<\/code>/g)].map(([, code]) => ({ where: 'docs.html', code: decode(code) }));
+  const fromDocs = [...docs.matchAll(/<code>([\s\S]*?)<\/code>/g)].map(([, code]) => ({ where: 'docs.html', code: decodeHtml(code) }));
   const live = [...docs.matchAll(/<(attention-[a-z-]+)\b[^>]*><\/\1>/g)].map(([tag]) => ({ where: 'docs.html (live)', code: tag }));
   const fromReadme = [...read('README.md').matchAll(/```\w*\n([\s\S]*?)```/g)].map(([, code]) => ({ where: 'README.md', code }));
   return [...fromDocs, ...live, ...fromReadme];
@@ -99,7 +94,7 @@ describe('element snippets on the docs page and in the README', () => {
 
 describe('iframe snippets', () => {
   const urls = snippets().flatMap(({ where, code }) =>
-    [...code.matchAll(/embed\.html\?([^"'\s)]+)/g)].map(([, query]) => ({ where, query: decode(query) })),
+    [...code.matchAll(/embed\.html\?([^"'\s)]+)/g)].map(([, query]) => ({ where, query: decodeHtml(query) })),
   );
 
   test('there is one in each document', () => {
