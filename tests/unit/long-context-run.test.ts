@@ -24,10 +24,9 @@ import {
   runMemoryBound,
   type CostItem,
   type CostKernel,
-  type CostRunRequest,
-  type CostWorkerMessage,
 } from '../../web/src/workers/cost-plan';
-import { workerTimingService, type CostWorkerHandle } from '../../web/src/workers/timing-service';
+import { workerTimingService } from '../../web/src/workers/timing-service';
+import { FakeWorker } from './fake-cost-worker';
 
 const sizes = (kernel: CostKernel, plan: CostItem[]) => plan.filter((item) => item.kernel === kernel).map((item) => item.n);
 const doubling = (from: number, to: number) => {
@@ -134,24 +133,6 @@ describe('crossing full attention', () => {
     expect(cross(other)).toEqual({ kind: 'from', n: ns[4] });
   });
 });
-
-class FakeWorker implements CostWorkerHandle {
-  sent: CostRunRequest[] = [];
-  terminated = false;
-  private listeners: ((event: MessageEvent<CostWorkerMessage>) => void)[] = [];
-  postMessage(message: CostRunRequest): void {
-    this.sent.push(message);
-  }
-  terminate(): void {
-    this.terminated = true;
-  }
-  addEventListener(type: 'message' | 'error', listener: never): void {
-    if (type === 'message') this.listeners.push(listener);
-  }
-  emit(message: CostWorkerMessage): void {
-    for (const listener of this.listeners) listener({ data: message } as MessageEvent<CostWorkerMessage>);
-  }
-}
 
 /** Times that follow power laws: full 1e-5 n², flash 2e-5 n², window 2e-4 n, global and strided a bit more, linear 1e-5 n. */
 const SYNTHETIC: Partial<Record<CostKernel, (n: number) => number>> = {

@@ -2,31 +2,16 @@
 // The FlashAttention step on real snapshots (the engine's own trace, computed by compute.ts): stepping
 // through every tile ends at an output equal to step 6's (the snapshot's headOutputs) within 1e-5;
 // rows are marked as rescaled exactly where their running max grew; causal tiles above the diagonal
-// show as skipped; the memory meter counts n² against b² + 3b; and the "Run it" figure drives its
-// worker (a fake here) through progress, a printed slope, and cancel. Autoplay runs on a clock the test
-// advances by hand.
-// Length (~500 lines): one file per step's renderer (tests/unit/steps/), like the others.
+// show as skipped; the memory meter counts n² against b² + 3b. Autoplay runs on a clock the test
+// advances by hand. The step's "Run it on my machine" figure has its own file, 10-flash-run.test.ts.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { FLASH_MAX_TOKENS } from '../../../web/src/compute';
-import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, type AutoplayClock } from '../../../web/src/features/flash/step';
+import { flashStep, FLASH_AUTOPLAY_MS, type AutoplayClock } from '../../../web/src/features/flash/step';
 import { rescaledRows } from '../../../web/src/features/flash/trace';
 import type { Snapshot } from '../../../web/src/snapshot';
-import type { CostItem, CostRunRequest, CostWorkerMessage } from '../../../web/src/workers/cost-plan';
-import { workerTimingService, type CostWorkerHandle } from '../../../web/src/workers/timing-service';
 import { snapshotFor } from '../fixtures';
+import { mount, position, q, total } from './flash-fixture';
 
-function mount(options: { createWorker?: () => CostWorkerHandle; clock?: AutoplayClock } = {}) {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const updates: unknown[] = [];
-  const timing = options.createWorker ? workerTimingService(options.createWorker) : undefined;
-  const view = mountFlash(body, { update: (change) => updates.push(change), timing }, { clock: options.clock });
-  return { body, view, updates };
-}
-
-const q = <T extends Element = HTMLElement>(root: ParentNode, selector: string) => root.querySelector(selector) as T;
-const position = (body: HTMLElement) => Number(q(body, '.flash-stepper').dataset.position);
-const total = (body: HTMLElement) => Number(q(body, '.flash-stepper').dataset.total);
 const number = (text: string | null) => Number((text ?? '').replace('\u2212', '-'));
 
 function toEnd(body: HTMLElement): void {
@@ -367,141 +352,5 @@ describe('FlashAttention step', () => {
     expect(q(body, '.flash-unavailable').textContent).toContain('dₖ = 512');
     expect(q(body, '.flash-meter-here .bar-value').textContent).toBe('81 floats (324 B)');
     expect(body.textContent).not.toMatch(/NaN|undefined/);
-  });
-});
-
-/** A stand-in for the cost worker: records what the figure sends, and lets the test answer. */
-class FakeWorker implements CostWorkerHandle {
-  sent: CostRunRequest[] = [];
-  terminated = false;
-  private listeners: { message: ((event: MessageEvent<CostWorkerMessage>) => void)[]; error: ((event: ErrorEvent) => void)[] } = {
-    message: [],
-    error: [],
-  };
-  postMessage(message: CostRunRequest): void {
-    this.sent.push(message);
-  }
-  terminate(): void {
-    this.terminated = true;
-  }
-  addEventListener(type: 'message' | 'error', listener: never): void {
-    (this.listeners[type] as unknown[]).push(listener);
-  }
-  emit(message: CostWorkerMessage): void {
-    for (const listener of this.listeners.message) listener({ data: message } as MessageEvent<CostWorkerMessage>);
-  }
-}
-
-describe('Run it on my machine (with a fake worker)', () => {
-  test('nothing runs until Run; progress, table, fitted slope and the 2k → 8k ratio; Cancel terminates', async () => {
-    const workers: FakeWorker[] = [];
-    const { body, view } = mount({
-      createWorker: () => {
-        const w = new FakeWorker();
-        workers.push(w);
-        return w;
-      },
-    });
-    view.render(await snapshotFor());
-    const figure = q(body, '.flash-run');
-    expect(workers).toHaveLength(0);
-    expect(q(figure, '.flash-run-results').hidden).toBe(true);
-    figure.dataset.maxN = '20000'; // the test hook (rounded down to 16384)
-    q<HTMLButtonElement>(figure, '.flash-run-start').click();
-    expect(workers).toHaveLength(1);
-    const worker = workers[0];
-    expect(worker.sent).toEqual([
-      { type: 'run', suite: 'flash', maxN: 16384, budgetBytes: 256 * 2 ** 20, wasmUrl: expect.stringMatching(/\/attention_engine\.wasm$/) },
-    ]);
-    expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(true);
-    expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(false);
-
-    const { planCost } = await import('../../../web/src/workers/cost-plan');
-    const plan: CostItem[] = planCost({ maxN: 16384 });
-    worker.emit({ type: 'started', plan, simd: true });
-    const workTotal = plan.reduce((s, i) => s + i.work, 0);
-    let workDone = 0;
-    // Times exactly proportional to n^2 (naive) and n^2 (tiled, a bit faster); memory n^2 and n.
-    plan.forEach((item, index) => {
-      worker.emit({ type: 'measuring', item, index });
-      if (index === plan.length - 1) return; // the last one stays unmeasured: cancel comes first
-      workDone += item.work;
-      worker.emit({
-        type: 'measured',
-        index,
-        workDone,
-        workTotal,
-        result: {
-          kernel: item.kernel,
-          n: item.n,
-          reps: item.reps,
-          ms: (item.kernel === 'naive' ? 6e-5 : 2e-5) * item.n * item.n,
-          memoryBytes: item.kernel === 'naive' ? 16e6 + 8 * item.n * item.n : 16e6 + 1024 * item.n,
-        },
-      });
-    });
-    // Results redraw once per animation frame (cost-run.ts), however many arrived: wait for it.
-    await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
-    const progress = q<HTMLProgressElement>(figure, 'progress');
-    expect(progress.value).toBeCloseTo(workDone / workTotal, 6);
-    expect(progress.value).toBeLessThan(1);
-    const slope = q(figure, '.flash-run-slope');
-    expect(slope.textContent).toContain('naive time slope 2.00');
-    expect(Number(slope.dataset.naiveSlope)).toBeCloseTo(2, 6);
-    expect(q(figure, '.flash-run-ratio').textContent).toContain('naive ×16.0');
-    expect(q(figure, '.flash-run-ratio').textContent).toContain('The article’s count: ×16.');
-    expect(figure.querySelectorAll('table.flash-run-table tbody tr')).toHaveLength(8);
-    expect(q(figure, 'table.flash-run-table tr[data-n="16384"] td[data-kernel="naive"]').textContent).toBe('over the 256 MiB budget');
-    expect(q(figure, 'table.flash-run-table tr[data-n="16384"] td[data-kernel="tiled"]').textContent).toBe('measuring…');
-    expect(q(figure, 'table.flash-run-table tr[data-n="1024"] td[data-kernel="naive"]').textContent).toBe('62.9 ms');
-    expect(figure.querySelectorAll('svg.line-chart circle.series-naive').length).toBeGreaterThan(0);
-
-    q<HTMLButtonElement>(figure, '.flash-run-cancel').click();
-    expect(worker.terminated).toBe(true);
-    expect(figure.dataset.phase).toBe('cancelled');
-    expect(q(figure, '.flash-run-status').textContent).toMatch(/^Cancelled while measuring n = 16,384 \(tiled\)/);
-    expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(false);
-    expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(true);
-    // Messages after cancel are ignored.
-    worker.emit({ type: 'done' });
-    expect(figure.dataset.phase).toBe('cancelled');
-    expect(body.textContent).not.toMatch(/NaN|undefined|Infinity/);
-  });
-
-  test('a worker that cannot be made (CSP, another origin): a message, the rest keeps working', async () => {
-    const { body, view } = mount({
-      createWorker: () => {
-        throw new DOMException('blocked', 'SecurityError');
-      },
-    });
-    view.render(await snapshotFor());
-    q<HTMLButtonElement>(body, '.flash-run-start').click();
-    expect(q(body, '.flash-run').dataset.phase).toBe('failed');
-    expect(q(body, '.flash-run-status').textContent).toMatch(/does not allow the background thread.*runs on the walkthrough’s own page/);
-    expect(q<HTMLButtonElement>(body, '.flash-run-start').disabled).toBe(false);
-    q<HTMLButtonElement>(body, '.flash-next').click();
-    expect(position(body)).toBe(1);
-  });
-
-  test('a worker error mid-run keeps what was measured', async () => {
-    const worker = new FakeWorker();
-    const { body, view } = mount({ createWorker: () => worker });
-    view.render(await snapshotFor());
-    q<HTMLButtonElement>(body, '.flash-run-start').click();
-    const { planCost } = await import('../../../web/src/workers/cost-plan');
-    const plan = planCost({ maxN: 512 });
-    worker.emit({ type: 'started', plan, simd: true });
-    worker.emit({
-      type: 'measured',
-      index: 0,
-      workDone: 1,
-      workTotal: 10,
-      result: { kernel: 'tiled', n: 128, reps: 15, ms: 0.3, memoryBytes: 16777216 },
-    });
-    worker.emit({ type: 'error', message: 'attention() stopped inside WebAssembly', item: plan[1] });
-    expect(worker.terminated).toBe(true);
-    expect(q(body, '.flash-run-status').textContent).toContain('stopped at n = 128 (naive)');
-    expect(q(body, 'table.flash-run-table tr[data-n="128"] td[data-kernel="tiled"]').textContent).toBe('0.30 ms');
-    expect(q(body, '.flash-run-slope').textContent).toContain('slope: needs two sizes from 512 on');
   });
 });
