@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, goLive, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, goLive, hostPage, launchBrowser, serve, type StaticServer } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -24,11 +24,9 @@ const TEN_ELEMENTS = `
 <attention-cost controls="tokens"></attention-cost>
 <attention-faq theme="dark" controls="none"></attention-faq>`;
 
-function hostPage(scriptSrc: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host article</title></head>
-<body><main><h1>My article about attention</h1><p>Some prose by the author.</p>${body}</main>
-<script type="module" src="${scriptSrc}"></script></body></html>`;
-}
+/** The author's article around `body`, loading the bundle from `script`. */
+const articlePage = (script: string, body: string) =>
+  hostPage(`<h1>My article about attention</h1><p>Some prose by the author.</p>${body}`, { title: 'Host article', script });
 
 let site: StaticServer;
 let browser: Browser;
@@ -36,7 +34,7 @@ let browser: Browser;
 beforeAll(async () => {
   site = await serve({
     headers: () => ({ 'access-control-allow-origin': '*' }),
-    routes: { '/host.html': { body: hostPage('./embed/attention-by-hand.js', TEN_ELEMENTS) } },
+    routes: { '/host.html': { body: articlePage('./embed/attention-by-hand.js', TEN_ELEMENTS) } },
   });
   browser = await launchBrowser();
 });
@@ -75,7 +73,7 @@ describe('embedding', () => {
   test('ten elements under a strict CSP: all draw, one engine download, no violation, no console error', async () => {
     const strict = await serve({
       headers: (path) => ({ ...(path.endsWith('.html') ? { 'content-security-policy': STRICT_CSP } : {}) }),
-      routes: { '/host.html': { body: hostPage('./embed/attention-by-hand.js', TEN_ELEMENTS) } },
+      routes: { '/host.html': { body: articlePage('./embed/attention-by-hand.js', TEN_ELEMENTS) } },
     });
     const { page, errors, violations } = await newPage();
     await page.goto(`${strict.url}/host.html`);
@@ -173,7 +171,7 @@ describe('embedding', () => {
       }),
       routes: {
         '/article.html': {
-          body: hostPage(
+          body: articlePage(
             `${site.url}/embed/attention-by-hand.js`,
             '<attention-softmax tokens="x y z"></attention-softmax><attention-mask causal></attention-mask>',
           ),

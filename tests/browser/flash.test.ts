@@ -8,16 +8,17 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   attributeMatching,
+  axeFor,
   collectErrors,
   goLive,
+  hostPage,
   launchBrowser,
+  seriousViolations,
   serve,
   settled,
   started,
   type StaticServer,
   stillTop,
-  axeFor,
-  seriousViolations,
 } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
@@ -26,10 +27,9 @@ const AUTOPLAY_MS = 1400;
 let server: StaticServer;
 let browser: Browser;
 
-function hostPage(scriptSrc: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host article</title></head>
-<body><main><h1>Tiles</h1><p>Prose by the author.</p>${body}</main><script type="module" src="${scriptSrc}"></script></body></html>`;
-}
+/** The author's article around `body`, loading the bundle from `script`. */
+const tilesPage = (script: string, body: string) =>
+  hostPage(`<h1>Tiles</h1><p>Prose by the author.</p>${body}`, { title: 'Host article', script });
 
 const FLASH_ELEMENT =
   '<attention-flash tokens="we predict the next word one tile at a time" block="3" causal controls="none"></attention-flash>';
@@ -40,7 +40,7 @@ beforeAll(async () => {
       'access-control-allow-origin': '*',
       ...(path.endsWith('.html') ? { 'content-security-policy': STRICT_CSP } : {}),
     }),
-    routes: { '/host.html': { body: hostPage('./embed/attention-by-hand.js', FLASH_ELEMENT) } },
+    routes: { '/host.html': { body: tilesPage('./embed/attention-by-hand.js', FLASH_ELEMENT) } },
   });
   browser = await launchBrowser();
 });
@@ -395,7 +395,7 @@ describe('<attention-flash> from the embed bundle', () => {
   test('from another origin: the tiles work; the measurement says it runs on the walkthrough’s own page', async () => {
     const host = await serve({
       root: '/nonexistent',
-      routes: { '/article.html': { body: hostPage(`${server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } },
+      routes: { '/article.html': { body: tilesPage(`${server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } },
     });
     const page = await browser.newPage({ reducedMotion: 'reduce' });
     const errors = collectErrors(page);

@@ -53,6 +53,13 @@ export interface ServeOptions {
   routes?: Record<string, { body: string | Uint8Array; type?: string; status?: number }>;
 }
 
+/** An author's page embedding the bundle: `main` is the <main>'s content, then the bundle's script. */
+export function hostPage(main: string, { title = 'Host', script = './embed/attention-by-hand.js' } = {}): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main>
+${main}
+</main><script type="module" src="${script}"></script></body></html>`;
+}
+
 export async function serve(options: ServeOptions = {}): Promise<StaticServer> {
   const root = options.root ?? distDir;
   if (!existsSync(join(root, 'index.html')) && !options.routes) throw new Error(`${root} has no index.html: run \`npm run build\` first`);

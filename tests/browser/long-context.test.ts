@@ -8,7 +8,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { crossing } from '../../web/src/features/long-context/run';
 import { fitLogLogSlope, type CostKernel } from '../../web/src/workers/cost-plan';
-import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { attributeMatching, collectErrors, hostPage, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 const ELEMENT =
   '<attention-long-context debug tokens="the model keeps every key of the sentence in its cache while it writes" window="2" global-tokens="1" stride="3" kv-heads="1" controls="none"></attention-long-context>';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   server = await serve({
     routes: {
       '/host.html': {
-        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main><h1>Long context</h1>${ELEMENT}</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`,
+        body: hostPage(`<h1>Long context</h1>${ELEMENT}`),
       },
     },
   });

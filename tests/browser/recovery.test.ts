@@ -7,7 +7,7 @@
 // that offers the tiled kernel.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { collectErrors, goLive, hostPage, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 /** 128 distinct words, d_model 512, 64 heads: about 30 MB of working memory, over the initial 16 MiB. */
 const HEAVY = { sentence: Array.from({ length: 128 }, (_, i) => `w${i}`).join(' '), dModel: 512, heads: 64, head: 0 };
@@ -19,9 +19,7 @@ beforeAll(async () => {
   server = await serve({
     routes: {
       '/host.html': {
-        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main>
-<attention-scores tokens="a b c"></attention-scores><attention-softmax tokens="x y z"></attention-softmax>
-</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`,
+        body: hostPage(`<attention-scores tokens="a b c"></attention-scores><attention-softmax tokens="x y z"></attention-softmax>`),
       },
     },
   });

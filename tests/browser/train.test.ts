@@ -7,7 +7,17 @@
 // (tests/unit/steps/11-train.test.ts checks the presets' pace on a moved clock).
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { attributeMatching, collectErrors, launchBrowser, serve, settled, started, textMatching, type StaticServer } from './harness';
+import {
+  attributeMatching,
+  collectErrors,
+  hostPage,
+  launchBrowser,
+  serve,
+  settled,
+  started,
+  type StaticServer,
+  textMatching,
+} from './harness';
 
 let server: StaticServer;
 let browser: Browser;
@@ -16,14 +26,10 @@ beforeAll(async () => {
   server = await serve({
     routes: {
       '/host.html': {
-        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main>
-<attention-train></attention-train><attention-scores tokens="a b c" weights="random"></attention-scores>
-</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`,
+        body: hostPage(`<attention-train></attention-train><attention-scores tokens="a b c" weights="random"></attention-scores>`),
       },
       '/attributes.html': {
-        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main>
-<attention-train task="induction" steps="99999" learning-rate="abc" heads="4"></attention-train>
-</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`,
+        body: hostPage(`<attention-train task="induction" steps="99999" learning-rate="abc" heads="4"></attention-train>`),
       },
     },
   });
