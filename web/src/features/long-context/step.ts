@@ -242,32 +242,16 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
         ),
       );
 
-      fullTable.update({
-        data: lc.full.weights.data,
-        rows: n,
-        cols: n,
-        rowLabels: labels,
-        colLabels: labels,
-        extent: 1,
-        showNumbers,
-        blocked: lc.causal ? (r, c) => c > r : undefined,
-        blockedText: '·',
-      });
+      // Every weight table is (n, n) over the sentence's tokens; a cell outside the pattern shows '·'.
+      const showWeights = (figure: MatrixTable, data: Float32Array, blocked?: (r: number, c: number) => boolean) =>
+        figure.update({ data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers, blocked, blockedText: '·' });
+      const causalBlocked = lc.causal ? (r: number, c: number) => c > r : undefined;
+      showWeights(fullTable, lc.full.weights.data, causalBlocked);
       for (const panel of panels) {
         const technique = lc.techniques.find((t) => t.id === panel.techniqueId)!;
         const mask = technique.mask;
         setText(panel.pattern, patternSentence(lc, technique));
-        panel.figure.update({
-          data: technique.weights.data,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          extent: 1,
-          showNumbers,
-          blocked: mask ? (r, c) => mask.data[r * n + c] === 0 : lc.causal ? (r, c) => c > r : undefined,
-          blockedText: '·',
-        });
+        showWeights(panel.figure, technique.weights.data, mask ? (r, c) => mask.data[r * n + c] === 0 : causalBlocked);
         setText(panel.line, techniqueReading(lc, technique));
         // While the reader model loads, a line holds the answer's place, so the page below does not move when it comes.
         const effect =
