@@ -203,25 +203,14 @@ ABH_TILE_STEP void online_softmax(float* T, int ldt, int cols, float scale, bool
 template <int MR>
 ABH_INLINE void accumulate_rows(const float* T, int ldt, int j_end, const float* V_c, int ldv, float* acc, int ldacc,
                                 int d_v, const float* rescale, bool first) {
-  int c = 0;
-  for (; c + 8 <= d_v; c += 8) {
-    OuterTile<MR, 2> t;
+  int c = for_each_column_tile<MR>(d_v, [&](auto& t, int col) ABH_INLINE_LAMBDA {
     if (first)
       t.zero();
     else
-      t.load_scaled(acc + c, ldacc, rescale);
-    t.run(T, 1, ldt, V_c + c, ldv, 0, j_end);
-    t.store(acc + c, ldacc);
-  }
-  for (; c + 4 <= d_v; c += 4) {
-    OuterTile<MR, 1> t;
-    if (first)
-      t.zero();
-    else
-      t.load_scaled(acc + c, ldacc, rescale);
-    t.run(T, 1, ldt, V_c + c, ldv, 0, j_end);
-    t.store(acc + c, ldacc);
-  }
+      t.load_scaled(acc + col, ldacc, rescale);
+    t.run(T, 1, ldt, V_c + col, ldv, 0, j_end);
+    t.store(acc + col, ldacc);
+  });
   for (; c < d_v; ++c)
     for (int r = 0; r < MR; ++r) {
       float x = first ? 0.0f : acc[std::size_t(r) * ldacc + c] * rescale[r];

@@ -28,25 +28,14 @@ template <int MR>
 ABH_INLINE void outer_rows(const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step, const float* B,
                            std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, int n, int p_begin, int p_end,
                            bool accumulate) {
-  int col = 0;
-  for (; col + 8 <= n; col += 8) {
-    OuterTile<MR, 2> tile;
+  int col = for_each_column_tile<MR>(n, [&](auto& tile, int c) ABH_INLINE_LAMBDA {
     if (accumulate)
-      tile.load(C + col, ldc);
+      tile.load(C + c, ldc);
     else
       tile.zero();
-    tile.run(a, a_row, a_step, B + col, ldb, p_begin, p_end);
-    tile.store(C + col, ldc);
-  }
-  for (; col + 4 <= n; col += 4) {
-    OuterTile<MR, 1> tile;
-    if (accumulate)
-      tile.load(C + col, ldc);
-    else
-      tile.zero();
-    tile.run(a, a_row, a_step, B + col, ldb, p_begin, p_end);
-    tile.store(C + col, ldc);
-  }
+    tile.run(a, a_row, a_step, B + c, ldb, p_begin, p_end);
+    tile.store(C + c, ldc);
+  });
   for (; col < n; ++col)
     for (int r = 0; r < MR; ++r) {
       float acc = accumulate ? C[r * ldc + col] : 0.0f;

@@ -31,8 +31,10 @@
 
 #if defined(__GNUC__)
 #define ABH_INLINE __attribute__((always_inline)) inline
+#define ABH_INLINE_LAMBDA __attribute__((always_inline))  // after a lambda's parameter list
 #else
 #define ABH_INLINE inline
+#define ABH_INLINE_LAMBDA
 #endif
 
 // Loops over a tile's rows and vectors have compile-time trip counts and must be unrolled
@@ -240,5 +242,22 @@ struct OuterTile {
     }
   }
 };
+
+// Walks n columns in outer-product tiles of 8 (two vectors), then 4: `tile_at(tile, col)` fills,
+// runs and stores a fresh OuterTile<MR, 2 or 1> for the columns from col. Returns the first column
+// no tile covered (n % 4 of them are left), for the caller's scalar remainder.
+template <int MR, class TileAt>
+ABH_INLINE int for_each_column_tile(int n, TileAt&& tile_at) {
+  int col = 0;
+  for (; col + 8 <= n; col += 8) {
+    OuterTile<MR, 2> tile;
+    tile_at(tile, col);
+  }
+  for (; col + 4 <= n; col += 4) {
+    OuterTile<MR, 1> tile;
+    tile_at(tile, col);
+  }
+  return col;
+}
 
 }  // namespace abh::kernels::detail

@@ -70,40 +70,32 @@ inline double log_of(double x) { return std::log(x); }
 // Each out[n, m] is out[n, m] + A[n,0] B[0,m] + A[n,1] B[1,m] + ... added in k order: the SIMD path
 // runs four (or sixteen) output columns at once but keeps exactly that order per element, so both
 // paths give the same bits.
+
+// W output columns from m of one row o += a . B, held in W local accumulators across the whole k
+// loop: their additions are independent (no latency chain; the compiler may keep them in vector
+// registers), while each element still sees its products in k order.
+template <int W, class T>
+inline void matmul_columns(T* o, const T* a, int a_col, const T* B, int ldb, int K, int m) {
+  T acc[W];
+  for (int j = 0; j < W; ++j) acc[j] = o[m + j];
+  for (int k = 0; k < K; ++k) {
+    const T x = a[std::size_t(k) * a_col];
+    const T* b = B + std::size_t(k) * ldb + m;
+    for (int j = 0; j < W; ++j) acc[j] += x * b[j];
+  }
+  for (int j = 0; j < W; ++j) o[m + j] = acc[j];
+}
+
 template <class T>
 void matmul_accumulate(T* out, int ldo, const T* A, int a_row, int a_col, const T* B, int ldb, int N, int K, int M) {
-  // Blocks of 16 (then 4) output columns held in local accumulators across the whole k loop: their
-  // additions are independent (no latency chain; the compiler may keep them in vector registers),
-  // while each element still sees its products in k order.
+  // Blocks of 16, then 4, then single output columns.
   for (int n = 0; n < N; ++n) {
     T* o = out + std::size_t(n) * ldo;
     const T* a = A + std::size_t(n) * a_row;
     int m = 0;
-    for (; m + 16 <= M; m += 16) {
-      T acc[16];
-      for (int j = 0; j < 16; ++j) acc[j] = o[m + j];
-      for (int k = 0; k < K; ++k) {
-        const T x = a[std::size_t(k) * a_col];
-        const T* b = B + std::size_t(k) * ldb + m;
-        for (int j = 0; j < 16; ++j) acc[j] += x * b[j];
-      }
-      for (int j = 0; j < 16; ++j) o[m + j] = acc[j];
-    }
-    for (; m + 4 <= M; m += 4) {
-      T acc[4];
-      for (int j = 0; j < 4; ++j) acc[j] = o[m + j];
-      for (int k = 0; k < K; ++k) {
-        const T x = a[std::size_t(k) * a_col];
-        const T* b = B + std::size_t(k) * ldb + m;
-        for (int j = 0; j < 4; ++j) acc[j] += x * b[j];
-      }
-      for (int j = 0; j < 4; ++j) o[m + j] = acc[j];
-    }
-    for (; m < M; ++m) {
-      T acc = o[m];
-      for (int k = 0; k < K; ++k) acc += a[std::size_t(k) * a_col] * B[std::size_t(k) * ldb + m];
-      o[m] = acc;
-    }
+    for (; m + 16 <= M; m += 16) matmul_columns<16>(o, a, a_col, B, ldb, K, m);
+    for (; m + 4 <= M; m += 4) matmul_columns<4>(o, a, a_col, B, ldb, K, m);
+    for (; m < M; ++m) matmul_columns<1>(o, a, a_col, B, ldb, K, m);
   }
 }
 

@@ -22,6 +22,7 @@
 
 namespace {
 
+using abh::test::error_of;
 using abh::test::random_matrix;
 using abh::test::relative_error;
 using abh::test::uniform_int;
@@ -442,22 +443,21 @@ TEST(FlashMultiHead, EveryHeadEqualsItsOwnCall) {
 TEST(FlashMultiHead, BadInputsReturnErrors) {
   abh::SplitMix64 rng(2);
   const Matrix Q = random_matrix(rng, 4, 6), K = random_matrix(rng, 4, 6), V = random_matrix(rng, 4, 4);
-  auto error = [](const abh::Expected<abh::FlashResult>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
   EXPECT_TRUE(abh::flash_multi_head(Q, K, V, 2).ok());
   for (int heads : {0, -1, 65})
-    EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, heads)), "heads must be from 1 to 64");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, 4)), "split into 4 heads");  // 6 columns
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, random_matrix(rng, 4, 3), 2)), "split into 2 heads");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, random_matrix(rng, 4, 4), V, 2)), "must share heads * d_k");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, random_matrix(rng, 3, 4), 2)), "every key needs a value");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Matrix(0, 6), K, V, 2)), "at least one row");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Matrix(4, 0), Matrix(4, 0), V, 2)), "at least one column");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, K, V, 2, flash_options(0, 2, false, true))), "block sizes");
-  EXPECT_CONTAINS(error(abh::flash_multi_head(Q, random_matrix(rng, 5, 6), random_matrix(rng, 5, 4), 2,
-                                              flash_options(2, 2, true, true))),
+    EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, V, heads)), "heads must be from 1 to 64");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, V, 4)), "split into 4 heads");  // 6 columns
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, random_matrix(rng, 4, 3), 2)), "split into 2 heads");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, random_matrix(rng, 4, 4), V, 2)), "must share heads * d_k");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, random_matrix(rng, 3, 4), 2)), "every key needs a value");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Matrix(0, 6), K, V, 2)), "at least one row");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Matrix(4, 0), Matrix(4, 0), V, 2)), "at least one column");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, V, 2, flash_options(0, 2, false, true))), "block sizes");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, random_matrix(rng, 5, 6), random_matrix(rng, 5, 4), 2,
+                                                 flash_options(2, 2, true, true))),
                   "causal attention needs as many queries as keys");
   const Matrix big = Matrix::Constant(4, 4, 3e38f);
-  EXPECT_EQ(error(abh::flash_multi_head(random_matrix(rng, 4, 4), random_matrix(rng, 4, 4), big, 2)),
+  EXPECT_EQ(error_of(abh::flash_multi_head(random_matrix(rng, 4, 4), random_matrix(rng, 4, 4), big, 2)),
             abh::kOutputOverflow);
 }
 
@@ -468,20 +468,19 @@ TEST(FlashMultiHead, BadInputsReturnErrors) {
 TEST(Flash, BadInputsReturnErrors) {
   abh::SplitMix64 rng(1);
   const Matrix Q = random_matrix(rng, 4, 3), K = random_matrix(rng, 4, 3), V = random_matrix(rng, 4, 2);
-  auto error = [](const abh::Expected<abh::FlashResult>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
 
-  EXPECT_CONTAINS(error(abh::flash_attention(Matrix(0, 3), K, V)), "at least one row");
-  EXPECT_CONTAINS(error(abh::flash_attention(Q, Matrix(0, 3), Matrix(0, 2))), "at least one row");
-  EXPECT_CONTAINS(error(abh::flash_attention(Matrix(4, 0), Matrix(4, 0), V)), "at least one column");
-  EXPECT_CONTAINS(error(abh::flash_attention(Q, K, Matrix(4, 0))), "at least one column");
-  EXPECT_CONTAINS(error(abh::flash_attention(Q, random_matrix(rng, 4, 5), V)), "must share d_k");
-  EXPECT_CONTAINS(error(abh::flash_attention(Q, K, random_matrix(rng, 3, 2))), "every key needs a value");
+  EXPECT_CONTAINS(error_of(abh::flash_attention(Matrix(0, 3), K, V)), "at least one row");
+  EXPECT_CONTAINS(error_of(abh::flash_attention(Q, Matrix(0, 3), Matrix(0, 2))), "at least one row");
+  EXPECT_CONTAINS(error_of(abh::flash_attention(Matrix(4, 0), Matrix(4, 0), V)), "at least one column");
+  EXPECT_CONTAINS(error_of(abh::flash_attention(Q, K, Matrix(4, 0))), "at least one column");
+  EXPECT_CONTAINS(error_of(abh::flash_attention(Q, random_matrix(rng, 4, 5), V)), "must share d_k");
+  EXPECT_CONTAINS(error_of(abh::flash_attention(Q, K, random_matrix(rng, 3, 2))), "every key needs a value");
   for (auto [bq, bk] : {std::pair{0, 4}, {4, 0}, {-1, 4}, {1025, 4}, {4, 1025}})
-    EXPECT_CONTAINS(error(abh::flash_attention(Q, K, V, flash_options(bq, bk, false, true))),
+    EXPECT_CONTAINS(error_of(abh::flash_attention(Q, K, V, flash_options(bq, bk, false, true))),
                     "block sizes must be from 1 to 1024");
   EXPECT_TRUE(abh::flash_attention(Q, K, V, flash_options(1024, 1, false, true)).ok());
-  EXPECT_CONTAINS(error(abh::flash_attention(Q, random_matrix(rng, 5, 3), random_matrix(rng, 5, 2),
-                                             flash_options(2, 2, true, true))),
+  EXPECT_CONTAINS(error_of(abh::flash_attention(Q, random_matrix(rng, 5, 3), random_matrix(rng, 5, 2),
+                                                flash_options(2, 2, true, true))),
                   "causal attention needs as many queries as keys");
 
   // Limits, checked on the numbers (no need to allocate gigabytes).
@@ -497,15 +496,14 @@ TEST(Flash, BadInputsReturnErrors) {
 
   // An oversized row count that really is allocated: 65537 x 1 is cheap, and refused.
   const Matrix long_q = Matrix::Zero(65537, 1);
-  EXPECT_CONTAINS(error(abh::flash_attention(long_q, Matrix::Zero(1, 1), Matrix::Zero(1, 1))),
+  EXPECT_CONTAINS(error_of(abh::flash_attention(long_q, Matrix::Zero(1, 1), Matrix::Zero(1, 1))),
                   "limited to 65536 tokens");
 
   // The trace is for small inputs only.
-  auto trace_error = [](const abh::Expected<abh::FlashTrace>& r) { return r.ok() ? std::string("(ok)") : r.error(); };
   const Matrix Q65 = random_matrix(rng, 65, 3);
-  EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q65, K, V)), "limited to 64 tokens");
-  EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q, K, random_matrix(rng, 4, 257))), "d_k and d_v of 256");
-  EXPECT_CONTAINS(trace_error(abh::flash_attention_trace(Q, K, V, flash_options(0, 2, false, true))), "block sizes");
+  EXPECT_CONTAINS(error_of(abh::flash_attention_trace(Q65, K, V)), "limited to 64 tokens");
+  EXPECT_CONTAINS(error_of(abh::flash_attention_trace(Q, K, random_matrix(rng, 4, 257))), "d_k and d_v of 256");
+  EXPECT_CONTAINS(error_of(abh::flash_attention_trace(Q, K, V, flash_options(0, 2, false, true))), "block sizes");
   EXPECT_TRUE(
       abh::flash_attention_trace(random_matrix(rng, 64, 3), random_matrix(rng, 64, 3), random_matrix(rng, 64, 2)).ok());
   // And a failure carries no half-built result.

@@ -25,13 +25,9 @@ using abh::Matrix;
 using abh::SparsePattern;
 using MatrixD = abh::reference::MatrixD;
 
+using abh::test::error_of;
 using abh::test::random_matrix;
 using abh::test::relative_error;
-
-template <class T>
-std::string error_of(const abh::Expected<T>& r) {
-  return r.ok() ? std::string("(ok)") : r.error();
-}
 
 SparsePattern pattern(int window, int global, int stride, bool causal) {
   SparsePattern p;

@@ -1,6 +1,7 @@
 // Helpers shared by the GoogleTest suites in tests/cpp/: random inputs from the engine's own seeded
-// generator, the suite's tolerance measures, a substring check, and the central finite-difference check
-// that every backward pass of the training core is held to. Test code only.
+// generator, the suite's tolerance measures, a substring check and a refusal's message, and the
+// central finite-difference check that every backward pass of the training core is held to. Test
+// code only.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -27,6 +28,12 @@
   } while (0)
 
 namespace abh::test {
+
+// A result's error message, or "(ok)" when it succeeded: what EXPECT_CONTAINS reads a refusal from.
+template <class T>
+std::string error_of(const Expected<T>& r) {
+  return r.ok() ? std::string("(ok)") : r.error();
+}
 
 // (rows, cols) unit normals times scale, plus shift.
 inline Matrix random_matrix(SplitMix64& rng, int rows, int cols, float scale = 1.0f, float shift = 0.0f) {
