@@ -9,19 +9,20 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
 import {
+  axe,
+  axeFor,
   collectErrors,
+  COLOUR_RULES,
   goLive,
+  hostPage,
   launchBrowser,
   nextFrames,
+  seriousViolations,
   serve,
   settled,
   showAllSections,
   started,
   type StaticServer,
-  axe,
-  axeFor,
-  COLOUR_RULES,
-  seriousViolations,
 } from './harness';
 
 const TAGS = [...Object.values(STEP_ELEMENTS), WALKTHROUGH_ELEMENT];
@@ -29,12 +30,13 @@ const TAGS = [...Object.values(STEP_ELEMENTS), WALKTHROUGH_ELEMENT];
 // Every step's element as an author embeds it, a third of them without controls. The walkthrough element
 // is left out: its markup is the same renderers' and axe checks it whole in walkthrough.test.ts (light and
 // dark, every section drawn), where it took half of this page's axe time again.
-const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>An author's article with embeds</title></head><body><main>
-<h1>My article</h1><p>Prose around the figures.</p>
+const HOST = hostPage(
+  `<h1>My article</h1><p>Prose around the figures.</p>
 ${Object.values(STEP_ELEMENTS)
   .map((tag, i) => `<h2>Figure ${i + 1}</h2><${tag} tokens="the cat sat on the mat" ${i % 3 === 0 ? 'controls="none"' : ''}></${tag}>`)
-  .join('\n')}
-</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
+  .join('\n')}`,
+  { title: "An author's article with embeds" },
+);
 
 let server: StaticServer;
 let browser: Browser;

@@ -19,7 +19,7 @@ import { STEP_ELEMENTS } from '../../web/src/elements/registry';
 import { DEFAULT_SETTINGS, settingsFromParams, shownSettings, type Settings } from '../../web/src/settings';
 import { TRAIN_ATTRIBUTES, trainSettingsFrom } from '../../web/src/features/training/train-settings';
 import { FuzzRng, fuzzSeed, rawParams } from '../unit/fuzz-values';
-import { collectErrors, launchBrowser, serve, settled, started, type StaticServer, goLive } from './harness';
+import { collectErrors, goLive, hostPage, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 const URL_CASES = Number(process.env.FUZZ_URL_CASES ?? 200);
 /** Full page loads after the popstate cases: 30 for 700 cases (the deep run), at least 3. */
@@ -34,10 +34,11 @@ const FUZZ_TIMEOUT = 2_700_000;
 const REGISTERED_TAGS = Object.values(STEP_ELEMENTS);
 /** The whole walkthrough: one section per step, as its table of contents lists them (at least the article's 10). */
 const ALL_STEPS = -1;
-const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fuzz host</title></head><body><main>
-${REGISTERED_TAGS.map((tag) => `<${tag}></${tag}>`).join('\n')}
-<attention-walkthrough></attention-walkthrough>
-</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
+const HOST = hostPage(
+  `${REGISTERED_TAGS.map((tag) => `<${tag}></${tag}>`).join('\n')}
+<attention-walkthrough></attention-walkthrough>`,
+  { title: 'Fuzz host' },
+);
 
 let server: StaticServer;
 let browser: Browser;

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, launchBrowser, serve, started, type StaticServer, reach } from './harness';
+import { collectErrors, distDir, hostPage, launchBrowser, reach, serve, started, type StaticServer } from './harness';
 
 const wasmName = readdirSync(join(distDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
 const embedWasmName = readdirSync(join(distDir, 'embed')).find((f) => f.endsWith('.wasm'))!;
@@ -14,10 +14,10 @@ const wasmPaths = [`/assets/${wasmName}`, `/embed/${embedWasmName}`];
 const realWasm = readFileSync(join(distDir, 'assets', wasmName));
 
 const ELEMENTS = ['attention-scores', 'attention-softmax', 'attention-mask', 'attention-heads'];
-const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main>
-<h1>An article</h1><p id="prose">The author's own prose.</p>
-${ELEMENTS.map((tag) => `<${tag} tokens="a b c"></${tag}>`).join('\n')}
-</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
+const HOST = hostPage(
+  `<h1>An article</h1><p id="prose">The author's own prose.</p>
+${ELEMENTS.map((tag) => `<${tag} tokens="a b c"></${tag}>`).join('\n')}`,
+);
 
 type Route = { body: string | Uint8Array; type?: string; status?: number };
 

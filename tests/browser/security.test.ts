@@ -7,7 +7,7 @@ import { extname, join, relative } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
-import { collectErrors, distDir, goLive, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, goLive, hostPage, launchBrowser, serve, type StaticServer } from './harness';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -94,9 +94,10 @@ describe('the built bundles', () => {
 let server: StaticServer;
 let browser: Browser;
 
-const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head><body><main><h1>Host</h1>
-<attention-scores tokens="a b c"></attention-scores><attention-cost></attention-cost><attention-faq></attention-faq>
-</main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
+const HOST = hostPage(
+  `<h1>Host</h1>
+<attention-scores tokens="a b c"></attention-scores><attention-cost></attention-cost><attention-faq></attention-faq>`,
+);
 
 beforeAll(async () => {
   server = await serve({ routes: { '/host.html': { body: HOST } } });
