@@ -56,6 +56,20 @@ PipelineSnapshot run_ok(const PipelineConfig& config) {
   return result.value();
 }
 
+// check(s, head) on the default configuration, without and with the causal mask, with each head in
+// turn as the comparison head (the head whose what-if tables the snapshot carries).
+template <class Check>
+void for_each_comparison_head(Check&& check) {
+  for (bool causal : {false, true}) {
+    PipelineConfig config = default_config();
+    config.causal = causal;
+    for (int head = 0; head < config.heads; ++head) {
+      config.comparison_head = head;
+      check(run_ok(config), head);
+    }
+  }
+}
+
 // One head of a (h, r, c) tensor as an Eigen matrix.
 Matrix head_of(const Tensor3& t, int head) { return Eigen::Map<const Matrix>(t.head(head), t.rows, t.cols); }
 
@@ -466,28 +480,22 @@ TEST(PipelineCausal, WeightsCausalEqualsWeightsWhenCausal) {
 
 // The article's warning, as the page shows it: masking after softmax leaves rows summing below 1.
 TEST(PipelineCausal, MaskedAfterRowsSumBelowOneExceptLast) {
-  for (bool causal : {false, true}) {
-    PipelineConfig config = default_config();
-    config.causal = causal;
-    for (int head = 0; head < config.heads; ++head) {
-      config.comparison_head = head;
-      const PipelineSnapshot s = run_ok(config);
-      for (int i = 0; i < s.n; ++i) {
-        double sum = 0;
-        for (int j = 0; j < s.n; ++j) {
-          if (j > i) {
-            ASSERT_EQ(s.weights_masked_after(i, j), 0.0f);
-          }
-          sum += s.weights_masked_after(i, j);
+  for_each_comparison_head([](const PipelineSnapshot& s, int head) {
+    for (int i = 0; i < s.n; ++i) {
+      double sum = 0;
+      for (int j = 0; j < s.n; ++j) {
+        if (j > i) {
+          ASSERT_EQ(s.weights_masked_after(i, j), 0.0f);
         }
-        if (i < s.n - 1) {
-          EXPECT_LT(sum, 1.0 - 1e-4) << "head " << head << " row " << i;
-        } else {
-          EXPECT_NEAR(sum, 1.0, 1e-6);
-        }
+        sum += s.weights_masked_after(i, j);
+      }
+      if (i < s.n - 1) {
+        EXPECT_LT(sum, 1.0 - 1e-4) << "head " << head << " row " << i;
+      } else {
+        EXPECT_NEAR(sum, 1.0, 1e-6);
       }
     }
-  }
+  });
   // Its visible part is the unmasked softmax, untouched: equal to the unmasked weights below the diagonal.
   PipelineConfig config = default_config();
   for (int head = 0; head < config.heads; ++head) {
@@ -499,21 +507,15 @@ TEST(PipelineCausal, MaskedAfterRowsSumBelowOneExceptLast) {
 }
 
 TEST(PipelineCausal, WeightsUnscaledAreSoftmaxOfRawScores) {
-  for (bool causal : {false, true}) {
-    PipelineConfig config = default_config();
-    config.causal = causal;
-    for (int head = 0; head < config.heads; ++head) {
-      config.comparison_head = head;
-      const PipelineSnapshot s = run_ok(config);
-      MatrixD raw = head_of(s.scores, head).cast<double>();
-      for (int i = 0; i < s.n; ++i)
-        for (int j = 0; j < s.n; ++j)
-          if (!s.mask(i, j)) raw(i, j) = -std::numeric_limits<double>::infinity();
-      EXPECT_LE(relative_error(s.weights_unscaled, abh::reference::softmax_rows(raw)), 1e-5);
-      // With scaling on (d_k = 4) the unscaled weights are sharper, so they are not the configured weights.
-      EXPECT_FALSE(same_bits(s.weights_unscaled, head_of(s.weights, head)));
-    }
-  }
+  for_each_comparison_head([](const PipelineSnapshot& s, int head) {
+    MatrixD raw = head_of(s.scores, head).cast<double>();
+    for (int i = 0; i < s.n; ++i)
+      for (int j = 0; j < s.n; ++j)
+        if (!s.mask(i, j)) raw(i, j) = -std::numeric_limits<double>::infinity();
+    EXPECT_LE(relative_error(s.weights_unscaled, abh::reference::softmax_rows(raw)), 1e-5);
+    // With scaling on (d_k = 4) the unscaled weights are sharper, so they are not the configured weights.
+    EXPECT_FALSE(same_bits(s.weights_unscaled, head_of(s.weights, head)));
+  });
   // With scaling off they are the same computation.
   PipelineConfig config = default_config();
   config.scale = false;
