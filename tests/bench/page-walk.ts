@@ -23,7 +23,7 @@ const TASK_LIMIT_MS = 100;
 const PHASES = ['load', 'live', 'scroll'] as const;
 type Phase = (typeof PHASES)[number];
 /** What the walk's bytes are, by the response's path. */
-const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'step 1 model', 'other'] as const;
+const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'lazy steps', 'step 1 model', 'other'] as const;
 type Kind = (typeof KINDS)[number];
 
 export interface TaskStats {
@@ -65,11 +65,16 @@ interface TraceEvent {
   args?: { name?: string; data?: { message?: string; url?: string } };
 }
 
-/** Which kind of file a response is; step 1's reader model is counted apart ("before step 1's model"). */
+/**
+ * Which kind of file a response is. Step 1's reader model is counted apart ("before step 1's model"), and
+ * so are the steps whose code is fetched at their first drawing (elements/lazy-step.ts; vite.config.ts
+ * names their chunks assets/step-<feature>-<hash>.js): going live does not wait for them.
+ */
 function kindOf(url: string, afterReach: boolean): Kind {
   const path = new URL(url).pathname;
   if (path.endsWith('.html') || path === '/') return 'html';
   if (path.endsWith('.css')) return 'css';
+  if (/\/step-[\w-]+\.js$/.test(path)) return 'lazy steps';
   if (path.endsWith('.js')) return afterReach ? 'live JS' : 'first JS';
   if (path.endsWith('.wasm')) return 'wasm';
   if (/reader[^/]*\.bin$/.test(path)) return 'step 1 model';
