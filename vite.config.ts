@@ -22,8 +22,8 @@ export default defineConfig({
     cssCodeSplit: false,
     rollupOptions: {
       output: {
-        // The steps fetched at their first drawing (elements/lazy-step.ts) are named for their feature, so the
-        // bench (tests/bench/page-walk.ts) tells them from what going live needs.
+        // The steps fetched at their first drawing (elements/lazy-step.ts) are named for their feature: a
+        // reader (or tests/browser/loading.test.ts, which blocks one) sees which step a chunk is.
         chunkFileNames: (chunk) => {
           const feature = /features\/([\w-]+)\/step\.ts$/.exec(chunk.facadeModuleId ?? '')?.[1];
           return feature ? `assets/step-${feature}-[hash].js` : 'assets/[name]-[hash].js';
