@@ -8,9 +8,9 @@
 //   npx tsx tests/bench/page-walk.ts [--dist=dist] [--runs=3] [--throttle=4] [--width=360] [--json=build/bench/page-walk.json]
 //
 // Also run by `npm run bench`'s page section (run.ts). Measures only: nothing here asserts a time.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, serve } from '../browser/harness';
@@ -23,7 +23,7 @@ const TASK_LIMIT_MS = 100;
 const PHASES = ['load', 'live', 'scroll'] as const;
 type Phase = (typeof PHASES)[number];
 /** What the walk's bytes are, by the response's path. */
-const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'step 1 model', 'other'] as const;
+const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'lazy steps', 'step 1 model', 'other'] as const;
 type Kind = (typeof KINDS)[number];
 
 export interface TaskStats {
@@ -65,12 +65,37 @@ interface TraceEvent {
   args?: { name?: string; data?: { message?: string; url?: string } };
 }
 
+/**
+ * The built scripts going live needs, read from the build itself: the static imports of what the page's
+ * first script import()s (web/src/main.ts: page.ts). Any other script the walk fetches after the reach is
+ * a chunk that a step fetches at its first drawing (elements/lazy-step.ts) or one only those share.
+ */
+function goLiveScripts(dist: string): Set<string> {
+  const read = (name: string) => readFileSync(join(dist, 'assets', name), 'utf8');
+  const staticImports = (code: string) => [...code.matchAll(/(?:from|import)\s*["'`]\.\/([\w.-]+\.js)["'`]/g)].map((m) => m[1]!);
+  const dynamicImports = (code: string) => [...code.matchAll(/import\(\s*["'`]\.\/([\w.-]+\.js)["'`]\s*\)/g)].map((m) => m[1]!);
+  const closure = (starts: string[]) => {
+    const seen = new Set<string>();
+    const todo = [...starts];
+    while (todo.length > 0) {
+      const name = todo.pop()!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      todo.push(...staticImports(read(name)));
+    }
+    return seen;
+  };
+  const html = readFileSync(join(dist, 'index.html'), 'utf8');
+  const first = closure([...html.matchAll(/<script type="module"[^>]*src="\.\/assets\/([\w.-]+\.js)"/g)].map((m) => m[1]!));
+  return closure([...first].flatMap((name) => dynamicImports(read(name))));
+}
+
 /** Which kind of file a response is; step 1's reader model is counted apart ("before step 1's model"). */
-function kindOf(url: string, afterReach: boolean): Kind {
+function kindOf(url: string, afterReach: boolean, goLive: Set<string>): Kind {
   const path = new URL(url).pathname;
   if (path.endsWith('.html') || path === '/') return 'html';
   if (path.endsWith('.css')) return 'css';
-  if (path.endsWith('.js')) return afterReach ? 'live JS' : 'first JS';
+  if (path.endsWith('.js')) return !afterReach ? 'first JS' : goLive.has(basename(path)) ? 'live JS' : 'lazy steps';
   if (path.endsWith('.wasm')) return 'wasm';
   if (/reader[^/]*\.bin$/.test(path)) return 'step 1 model';
   if (path.endsWith('.bin')) return 'weights';
@@ -123,14 +148,14 @@ function topOfTask(task: TraceEvent, all: TraceEvent[]): string {
     .join(', ');
 }
 
-async function walkOnce(browser: Browser, url: string, throttle: number, width: number): Promise<WalkRun> {
+async function walkOnce(browser: Browser, url: string, goLive: Set<string>, throttle: number, width: number): Promise<WalkRun> {
   const context = await browser.newContext({ viewport: { width, height: 780 }, deviceScaleFactor: 2, isMobile: false, hasTouch: false });
   const page: Page = await context.newPage();
   const bytes = Object.fromEntries(KINDS.map((k) => [k, { raw: 0, gzip: 0, files: 0 }])) as WalkRun['bytes'];
   let reached = false;
   const bodies: Promise<void>[] = [];
   page.on('response', (response) => {
-    const kind = kindOf(response.url(), reached);
+    const kind = kindOf(response.url(), reached, goLive);
     bodies.push(
       response.body().then(
         (body) => {
@@ -254,10 +279,11 @@ export async function runThrottledWalk(
   width = 360,
 ): Promise<WalkResult> {
   const server = await serve({ root });
+  const goLive = goLiveScripts(root);
   const before = loadavg();
   const out: WalkRun[] = [];
   try {
-    for (let i = 0; i < runs; ++i) out.push(await walkOnce(browser, `${server.url}/index.html`, throttle, width));
+    for (let i = 0; i < runs; ++i) out.push(await walkOnce(browser, `${server.url}/index.html`, goLive, throttle, width));
   } finally {
     await server.close();
   }

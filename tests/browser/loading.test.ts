@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, hostPage, launchBrowser, reach, serve, started, type StaticServer } from './harness';
+import { collectErrors, distDir, goLive, hostPage, launchBrowser, reach, serve, started, type StaticServer } from './harness';
 
 const wasmName = readdirSync(join(distDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
 const embedWasmName = readdirSync(join(distDir, 'embed')).find((f) => f.endsWith('.wasm'))!;
@@ -226,6 +226,39 @@ describe('when the engine cannot load', () => {
       document.querySelector('main')!.prepend(late);
     });
     expect(await started(page.locator('attention-scaling'))).toBe('true');
+    await page.close();
+    await server.close();
+  });
+});
+
+describe('when a step’s own code cannot load', () => {
+  test('the step keeps its prerendered copy and says why in place; the other steps go live', async () => {
+    const server = await serve();
+    const page = await browser.newPage();
+    const errors = collectErrors(page);
+    // FlashAttention's code is a chunk of its own (elements/lazy-step.ts; named by vite.config.ts).
+    await page.route('**/assets/step-flash-*.js', (route) => route.fulfill({ status: 404, body: 'not found', contentType: 'text/plain' }));
+    await page.goto(`${server.url}/index.html`);
+    await goLive(page);
+    const read = (id: string) =>
+      page.locator('attention-walkthrough').evaluate((host, stepId) => {
+        const section = host.shadowRoot!.querySelector<HTMLElement>(`section#${stepId}`)!;
+        return {
+          status: section.querySelector('.step-loading')?.textContent ?? null,
+          prose: section.querySelector('.step-body > p')?.textContent ?? '',
+          enabledButtons: section.querySelectorAll('button:not([disabled])').length,
+        };
+      }, id);
+    const flash = await read('flash');
+    expect(flash.status).toMatch(/^Step 10’s live figures could not load \(.+\)\. What you see here was computed when the page was built/);
+    expect(flash.prose.length).toBeGreaterThan(40);
+    expect(flash.enabledButtons).toBe(0); // still the copy, whose controls wait for a live page
+    for (const id of ['cost', 'long-context']) {
+      const step = await read(id);
+      expect(step.status, id).toBeNull();
+      expect(step.enabledButtons, id).toBeGreaterThan(0);
+    }
+    expect(unexpected(errors)).toEqual([]);
     await page.close();
     await server.close();
   });

@@ -133,6 +133,24 @@ describe('with JavaScript off', () => {
     expect(await page.locator('#engine-status').isVisible()).toBe(false);
     // Nothing has started: the element is not even defined, and its shadow root is the build's.
     expect(await page.locator('attention-walkthrough').getAttribute('data-ready')).toBeNull();
+    // The copy holds nothing its reader cannot see or use (web/tooling/walkthrough-markup.ts): no hidden
+    // element, TeX source, live-region or memo key, and every id reference it keeps resolves.
+    const leftovers = await page.locator('attention-walkthrough').evaluate((host) => {
+      const root = host.shadowRoot!;
+      const unseen = [...root.querySelectorAll('[hidden], annotation, [aria-live], [data-key]')].map((node) => node.outerHTML.slice(0, 80));
+      const dangling = [...root.querySelectorAll('[aria-controls], [aria-labelledby], [aria-describedby], [for]')].flatMap((node) =>
+        ['aria-controls', 'aria-labelledby', 'aria-describedby', 'for'].flatMap((name) =>
+          (node.getAttribute(name) ?? '')
+            .split(/\s+/)
+            .filter((id) => id && !root.getElementById(id))
+            .map((id) => `${name}=${id}`),
+        ),
+      );
+      return { unseen, dangling, formulas: root.querySelectorAll('math').length };
+    });
+    expect(leftovers.unseen).toEqual([]);
+    expect(leftovers.dangling).toEqual([]);
+    expect(leftovers.formulas).toBeGreaterThan(10); // the formulas themselves stay
     expect(errors).toEqual([]);
     await page.context().close();
   });

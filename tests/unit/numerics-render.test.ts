@@ -9,7 +9,11 @@ import type { AttentionEngine } from '../../web/src/engine/engine';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
 import { STEPS } from '../../web/src/steps/index';
+import { isLazyStep } from '../../web/src/elements/lazy-step';
 import { loadSimdEngine } from './load-engine';
+
+// These tests mount every step themselves: the steps whose code is a chunk of its own load first.
+await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
 
 let engine: AttentionEngine;
 beforeAll(async () => {

@@ -13,7 +13,11 @@ import { ARTICLE_DEVIATIONS } from '../../web/src/article-example';
 import { PRESETS, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
 import { STEPS } from '../../web/src/steps/index';
+import { isLazyStep } from '../../web/src/elements/lazy-step';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
+
+// These tests mount every step themselves: the steps whose code is a chunk of its own load first.
+await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
 
 /** Mathematical constants the prose may state: e, which "one point more of score earns 2.7 times the weight" rounds. */
 const CONSTANTS = [Math.E];

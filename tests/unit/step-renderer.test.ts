@@ -224,4 +224,95 @@ describe('StepRenderer', () => {
       [1, second],
     ]);
   });
+
+  /** Two sections over a prerendered page: a plain one, then one whose code comes when `arrive(ok)` is called. */
+  function lazySetup() {
+    const page: object[] = [];
+    const copies = [0, 1].map(() => {
+      const copy = { replaceWith: (live: object) => page.splice(page.indexOf(copy), 1, live) };
+      page.push(copy);
+      return copy as unknown as HTMLElement;
+    });
+    const drawn: [number, number][] = [];
+    const mounted: number[] = [];
+    const live = [0, 1].map((i) => ({
+      section: { live: i } as unknown as HTMLElement,
+      view: { render: (s: Snapshot) => drawn.push([i, (s as unknown as { id: number }).id]) },
+    }));
+    const mount = (i: number) => () => {
+      mounted.push(i);
+      return live[i];
+    };
+    let loads = 0;
+    let arrive: (ok: boolean) => void = () => {};
+    const renderer = new StepRenderer([
+      { section: copies[0], mount: mount(0) },
+      {
+        section: copies[1],
+        mount: mount(1),
+        load: () => {
+          loads += 1;
+          return new Promise<boolean>((resolve) => (arrive = resolve));
+        },
+      },
+    ]);
+    return { renderer, page, copies, live, drawn, mounted, loads: () => loads, arrive: (ok: boolean) => arrive(ok) };
+  }
+
+  test('a section whose code comes apart keeps its copy until the code is here, then is mounted and drawn with the latest snapshot', async () => {
+    const { renderer, page, copies, live, drawn, mounted, loads, arrive } = lazySetup();
+    renderer.renderAll(snapshot(1));
+    expect(loads()).toBe(1);
+    expect(mounted).toEqual([0]);
+    expect(page).toEqual([live[0].section, copies[1]]);
+    expect(renderer.loading).toBe(true);
+    expect(renderer.drawn).toBe(false); // the copy is stale until its live section shows the snapshot
+    let done = false;
+    const waiting = renderer.settled().then(() => {
+      done = true;
+    });
+    renderer.render(snapshot(2)); // a change while the code is on the way: asked for once, drawn once
+    renderer.flush();
+    expect(loads()).toBe(1);
+    await Promise.resolve();
+    expect(done).toBe(false);
+    arrive(true);
+    await waiting;
+    expect(mounted).toEqual([0, 1]);
+    expect(page).toEqual([live[0].section, live[1].section]);
+    expect(drawn).toEqual([
+      [0, 1],
+      [0, 2],
+      [1, 2],
+    ]);
+    expect(renderer.loading).toBe(false);
+    expect(renderer.drawn).toBe(true);
+  });
+
+  test('a section whose code could not load keeps what it shows for good, and is no longer waited for', async () => {
+    const { renderer, page, copies, live, mounted, loads, arrive } = lazySetup();
+    renderer.renderAll(snapshot(1));
+    const waiting = renderer.settled();
+    arrive(false);
+    await waiting;
+    expect(mounted).toEqual([0]);
+    expect(page).toEqual([live[0].section, copies[1]]);
+    renderer.render(snapshot(2));
+    renderer.flush();
+    expect(loads()).toBe(1);
+    expect(page).toEqual([live[0].section, copies[1]]);
+    expect(renderer.drawn).toBe(true);
+  });
+
+  test('the idle drawing goes on past a section whose code is on the way', () => {
+    const { renderer, mounted, loads } = lazySetup();
+    // Nothing near the viewport: both sections are left to idle slices.
+    renderer.render(snapshot(1));
+    vi.advanceTimersByTime(300);
+    runIdleSlice();
+    expect(mounted).toEqual([0]);
+    runIdleSlice();
+    expect(loads()).toBe(1);
+    expect(idleQueue).toHaveLength(0); // no slice spins on the section that waits for its code
+  });
 });

@@ -7,7 +7,11 @@ import { createControls, WALKTHROUGH_BAR_CONTROLS } from '../../web/src/controls
 import { barStatement, modelSummary, stepList } from '../../web/src/steps/which-model';
 import type { Settings } from '../../web/src/settings';
 import { STEPS } from '../../web/src/steps/index';
+import { isLazyStep } from '../../web/src/elements/lazy-step';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
+
+// These tests mount every step themselves: the steps whose code is a chunk of its own load first.
+await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
 
 describe('which numbers a view shows', () => {
   test('the bar’s line groups the steps by the model they show, from the snapshot', async () => {

@@ -12,13 +12,27 @@ import type { StepView } from './steps/types';
  * ten sections' DOM up front (~5,000 elements) was the longest task of the page's start on a phone.
  */
 export type StepSection =
-  { section: HTMLElement; view: StepView } | { section: HTMLElement; mount: () => { section: HTMLElement; view: StepView } };
+  | { section: HTMLElement; view: StepView }
+  | {
+      section: HTMLElement;
+      mount: () => { section: HTMLElement; view: StepView };
+      /**
+       * A step whose code is fetched apart (elements/lazy-step.ts): called at the step's first drawing,
+       * and the section is mounted once it resolves true; false leaves the section as it is, for good.
+       */
+      load?: () => Promise<boolean>;
+    };
 
 interface Entry {
   /** The section on the page: the live one, or the prerendered copy until it is mounted. */
   section: HTMLElement;
   view: StepView | null;
   mount: (() => { section: HTMLElement; view: StepView }) | null;
+  load: (() => Promise<boolean>) | null;
+  /** Its code is on the way (load() called, not settled): the idle drawing goes on to the next section. */
+  loading: boolean;
+  /** Its code could not load: it keeps what it shows and is never stale. */
+  failed: boolean;
   /** The snapshot this section shows; it is stale when it is not the latest. */
   drawn: Snapshot | null;
   near: boolean;
@@ -56,6 +70,9 @@ export class StepRenderer {
       section: step.section,
       view: 'view' in step ? step.view : null,
       mount: 'mount' in step ? step.mount : null,
+      load: ('load' in step && step.load) || null,
+      loading: false,
+      failed: false,
       drawn: null,
       near: false,
     }));
@@ -110,6 +127,11 @@ export class StepRenderer {
     return !this.firstStale();
   }
 
+  /** Some step's code is on the way (elements/lazy-step.ts): it is drawn when it arrives. */
+  get loading(): boolean {
+    return this.entries.some((entry) => entry.loading);
+  }
+
   /**
    * Resolves once every section shows the latest snapshot: at once if none is stale, else when the
    * idle drawing (or a scroll, or flush()) has drawn the last stale one. It never draws anything itself.
@@ -129,11 +151,31 @@ export class StepRenderer {
   }
 
   private draw(entry: Entry): void {
-    if (!this.latest || entry.drawn === this.latest) return;
+    if (!this.latest || entry.drawn === this.latest || entry.failed) return;
+    if (!entry.view && entry.load) {
+      this.load(entry, entry.load);
+      return;
+    }
     entry.drawn = this.latest;
     if (!entry.view) this.mountLive(entry);
     entry.view!.render(this.latest);
+    this.wakeSettled();
+  }
+
+  private wakeSettled(): void {
     if (this.settledWaiters.length > 0 && this.drawn) for (const resolve of this.settledWaiters.splice(0)) resolve();
+  }
+
+  private load(entry: Entry, load: () => Promise<boolean>): void {
+    if (entry.loading) return;
+    entry.loading = true;
+    void load().then((ok) => {
+      entry.loading = false;
+      entry.load = null;
+      entry.failed = !ok;
+      if (ok) this.draw(entry);
+      else this.wakeSettled();
+    });
   }
 
   /** Makes the live section and puts it where the prerendered copy was. */
@@ -175,16 +217,17 @@ export class StepRenderer {
 
   /** One stale section per idle slice, unless a change since asks to wait again. */
   private drawOneStale(): void {
-    const stale = this.firstStale();
+    const stale = this.firstStale((entry) => !entry.loading);
     if (!stale) return;
     if (performance.now() - this.changedAt >= QUIET_MS) {
       this.draw(stale);
-      if (!this.firstStale()) return;
+      if (!this.firstStale((entry) => !entry.loading)) return;
     }
     this.queueIdle();
   }
 
-  private firstStale(): Entry | undefined {
-    return this.entries.find((entry) => this.latest && entry.drawn !== this.latest);
+  /** A section that does not show the latest snapshot (one whose code is on the way counts, one that failed does not). */
+  private firstStale(also: (entry: Entry) => boolean = () => true): Entry | undefined {
+    return this.entries.find((entry) => this.latest && entry.drawn !== this.latest && !entry.failed && also(entry));
   }
 }

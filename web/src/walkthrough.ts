@@ -17,6 +17,7 @@ import type { WalkthroughState } from './state';
 import type { TrainSettings } from './features/training/train-settings';
 import type { Snapshot } from './snapshot';
 import { StepRenderer, type StepSection } from './step-renderer';
+import { isLazyStep, loadFailureMessage, loadingMessage, type LazyStep } from './elements/lazy-step';
 import { provideTrainedWeights, type ReaderModel } from './features/trained-model/trained';
 import { ensureReaderModel } from './features/reader/model';
 import { STEPS } from './steps/index';
@@ -175,9 +176,33 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     if (context.embedCode && !hasReachableMenu(body)) body.appendChild(embedTools(() => step.title, context.embedCode));
     return { section, view };
   };
+  /**
+   * A step whose code is fetched apart (elements/lazy-step.ts) keeps its copy, or a heading and a
+   * loading line, until the code is here; if it cannot come, a line in place says why.
+   */
+  const lazySection = (step: LazyStep, copy: HTMLElement | undefined): StepSection => {
+    const status = el('p', { class: 'aside step-loading', role: 'status' }, loadingMessage(step));
+    // The copy needs no loading line: it already shows the step.
+    const placeholder = copy ?? stepSection(step).section;
+    if (!copy) placeholder.append(status);
+    const load = () =>
+      step.load().then(
+        () => true,
+        (error: unknown) => {
+          status.textContent = loadFailureMessage(step, error, copy !== undefined);
+          placeholder.append(status);
+          return false;
+        },
+      );
+    return { section: placeholder, mount: () => mountStep(step), load };
+  };
   for (const step of steps) {
     const copy = options.prerendered?.get(step.id);
-    const entry: StepSection = copy ? { section: copy, mount: () => mountStep(step) } : mountStep(step);
+    const entry: StepSection = isLazyStep(step)
+      ? lazySection(step, copy)
+      : copy
+        ? { section: copy, mount: () => mountStep(step) }
+        : mountStep(step);
     sections.push(entry);
     content.appendChild(entry.section);
   }
@@ -248,7 +273,12 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       if (firstPaint || sections.length === 1) renderer.renderAll(snapshot);
       else renderer.render(snapshot);
       firstPaint = false;
-      onSnapshot?.(snapshot);
+      // A step whose code is still on the way is drawn when it arrives, and the change is heard then.
+      if (!renderer.loading) onSnapshot?.(snapshot);
+      else
+        void renderer.settled().then(() => {
+          if (latest === snapshot) onSnapshot?.(snapshot);
+        });
     },
     (error, settings) => {
       const reason = error instanceof Error ? error.message : String(error);

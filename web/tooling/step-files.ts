@@ -27,12 +27,20 @@ const cssName = (path: string) =>
     .replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())}Css`;
 const docComment = (text: string) => `/**\n * ${text}\n`;
 
+/** A lazy step's metadata: its `-info` module's `…Info` export (the rest comes with import()). */
+const infoImport = (entry: StepRegistration) => `import { ${entry.exportName}Info } from '${fromGenerated(entry.module)}-info';`;
+const lazyDefinition = (entry: StepRegistration) =>
+  `export const ${entry.exportName} = lazyStep(${entry.exportName}Info, () => import('${fromGenerated(entry.module)}').then((module) => module.${entry.exportName}));`;
+
 function stepList(): string {
+  const lazy = entries.filter((entry) => entry.lazy);
   return [
     banner('The walkthrough’s steps in the registry’s order.'),
-    ...entries.map((entry) => `import { ${entry.exportName} } from '${fromGenerated(entry.module)}';`),
+    ...entries.map((entry) => (entry.lazy ? infoImport(entry) : `import { ${entry.exportName} } from '${fromGenerated(entry.module)}';`)),
+    ...(lazy.length ? [`import { lazyStep } from '../lazy-step';`] : []),
     `import type { StepDefinition } from '../../steps/types';`,
     '',
+    ...(lazy.length ? ['// Fetched when the walkthrough first draws them (elements/lazy-step.ts).', ...lazy.map(lazyDefinition), ''] : []),
     `export const STEPS: readonly StepDefinition[] = [${entries.map((entry) => entry.exportName).join(', ')}];`,
     '',
   ].join('\n');
@@ -80,7 +88,11 @@ function stepElements(): string {
   const training = entries.some((entry) => entry.trainsOwnModel);
   return [
     banner('One custom element per step, read by the package’s .d.ts and Custom Elements Manifest.'),
-    ...entries.map((entry) => `import { ${entry.exportName} } from '${fromGenerated(entry.module)}';`),
+    ...entries.map((entry) =>
+      entry.lazy
+        ? `import { ${entry.exportName} } from './step-list';`
+        : `import { ${entry.exportName} } from '${fromGenerated(entry.module)}';`,
+    ),
     `import { AttentionElement } from '../attention-element';`,
     ...(training ? [`import { TRAINING_OBSERVED_ATTRIBUTES } from '../attributes';`] : []),
     '',

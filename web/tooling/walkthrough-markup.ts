@@ -53,6 +53,33 @@ function compactTables(root: ShadowRoot): void {
 }
 
 /**
+ * What no reader of the copy can see or use, left out of it: an element the drawing hid (closed menus,
+ * empty notes, the other model's panel; without the script nothing can show it, and with it the live
+ * section replaces the whole copy), a formula's TeX source (MathML shows the formula; the TeX is for
+ * copying, which the live page offers), the live figures' memo keys and their announcements (the copy
+ * never changes, so an aria-live region in it has nothing to announce). A reference left pointing at a
+ * removed element is dropped with it.
+ */
+const LIVE_ONLY_ATTRIBUTES = ['data-key', 'aria-live'];
+const ID_REFERENCES = ['aria-controls', 'aria-labelledby', 'aria-describedby', 'for'];
+
+function dropUnseen(root: ShadowRoot): void {
+  for (const node of root.querySelectorAll('[hidden], math annotation')) node.remove();
+  for (const name of LIVE_ONLY_ATTRIBUTES) for (const node of root.querySelectorAll(`[${name}]`)) node.removeAttribute(name);
+  const ids = new Set([...root.querySelectorAll('[id]')].map((node) => node.id));
+  for (const name of ID_REFERENCES) {
+    for (const node of root.querySelectorAll(`[${name}]`)) {
+      const kept = node
+        .getAttribute(name)!
+        .split(/\s+/)
+        .filter((id) => ids.has(id));
+      if (kept.length) node.setAttribute(name, kept.join(' '));
+      else node.removeAttribute(name);
+    }
+  }
+}
+
+/**
  * The CSS rules that can style something in the copy. The copy changes only by the reader opening a
  * <details>, hovering or focusing, so a selector is tried with its pseudo-classes, pseudo-elements and
  * [open] taken out (which can only widen it); :host rules and at-rules other than conditional groups
@@ -172,6 +199,7 @@ export async function walkthroughMarkup(
   for (const option of root.querySelectorAll('option')) option.toggleAttribute('selected', option.selected);
   for (const area of root.querySelectorAll('textarea')) area.textContent = area.value;
   compactTables(root);
+  dropUnseen(root);
   const css = [ELEMENT_CSS, ...[...rules].map(([declarations, id]) => `[data-prerender-style='${id}']{${declarations}}`)].join('\n');
   return { html: root.innerHTML, css: usedCss(minifiedCss(css), root) };
 }

@@ -12,8 +12,12 @@ import { scaleStep } from '../../../web/src/steps/04-scale';
 import { causalStep } from '../../../web/src/steps/07-causal';
 import { multiHeadStep } from '../../../web/src/steps/08-multi-head';
 import { STEPS } from '../../../web/src/steps/index';
+import { isLazyStep } from '../../../web/src/elements/lazy-step';
 import type { StepDefinition } from '../../../web/src/steps/types';
 import { snapshotFor } from '../fixtures';
+
+// These tests mount every step themselves: the steps whose code is a chunk of its own load first.
+await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
 
 const FOUR = 'the cat sat down';
 

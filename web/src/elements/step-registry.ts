@@ -25,6 +25,11 @@ export interface StepRegistration {
   readonly styles: readonly string[];
   /** The element trains a model of its own: its attributes are a training run's, and it hides the settings bar. */
   readonly trainsOwnModel?: true;
+  /**
+   * The step's code is a chunk of its own, fetched when the walkthrough first draws the step
+   * (elements/lazy-step.ts); `${module}-info` exports its metadata as `${exportName}Info`.
+   */
+  readonly lazy?: true;
 }
 
 // prettier-ignore
@@ -38,8 +43,8 @@ export const STEP_REGISTRY = [
   { id: 'causal', element: 'attention-mask', className: 'AttentionMaskElement', description: 'Step 7 alone: causal and custom masks.', module: 'steps/07-causal', exportName: 'causalStep', styles: ['steps/07-causal.css'] },
   { id: 'multi-head', element: 'attention-heads', className: 'AttentionHeadsElement', description: 'Step 8 alone: multi-head attention.', module: 'steps/08-multi-head', exportName: 'multiHeadStep', styles: ['steps/08-multi-head.css'] },
   { id: 'cost', element: 'attention-cost', className: 'AttentionCostElement', description: 'Step 9 alone: the quadratic cost.', module: 'steps/09-cost', exportName: 'costStep', styles: ['steps/09-cost.css'] },
-  { id: 'flash', element: 'attention-flash', className: 'AttentionFlashElement', description: "Step 10 alone: FlashAttention's tiles and online softmax.", module: 'features/flash/step', exportName: 'flashStep', styles: ['features/flash/flash.css'] },
-  { id: 'long-context', element: 'attention-long-context', className: 'AttentionLongContextElement', description: 'Avoiding the n × n matrix: sliding window, sparse patterns and linear attention beside full attention.', module: 'features/long-context/step', exportName: 'longContextStep', styles: ['features/long-context/long-context.css'] },
-  { id: 'train', element: 'attention-train', className: 'AttentionTrainElement', description: 'Train it yourself: a fresh model trained in a background worker, with its loss, accuracy and attention live.', module: 'features/training/step', exportName: 'trainStep', styles: ['features/training/training.css'], trainsOwnModel: true },
+  { id: 'flash', element: 'attention-flash', className: 'AttentionFlashElement', description: "Step 10 alone: FlashAttention's tiles and online softmax.", module: 'features/flash/step', exportName: 'flashStep', styles: ['features/flash/flash.css'], lazy: true },
+  { id: 'long-context', element: 'attention-long-context', className: 'AttentionLongContextElement', description: 'Avoiding the n × n matrix: sliding window, sparse patterns and linear attention beside full attention.', module: 'features/long-context/step', exportName: 'longContextStep', styles: ['features/long-context/long-context.css'], lazy: true },
+  { id: 'train', element: 'attention-train', className: 'AttentionTrainElement', description: 'Train it yourself: a fresh model trained in a background worker, with its loss, accuracy and attention live.', module: 'features/training/step', exportName: 'trainStep', styles: ['features/training/training.css'], trainsOwnModel: true, lazy: true },
   { id: 'faq', element: 'attention-faq', className: 'AttentionFaqElement', description: 'Questions and answers.', module: 'steps/12-faq', exportName: 'faqStep', styles: ['steps/12-faq.css'] },
 ] as const satisfies readonly StepRegistration[];

@@ -10,11 +10,19 @@ import { weightedSumStep } from '../../steps/06-weighted-sum';
 import { causalStep } from '../../steps/07-causal';
 import { multiHeadStep } from '../../steps/08-multi-head';
 import { costStep } from '../../steps/09-cost';
-import { flashStep } from '../../features/flash/step';
-import { longContextStep } from '../../features/long-context/step';
-import { trainStep } from '../../features/training/step';
+import { flashStepInfo } from '../../features/flash/step-info';
+import { longContextStepInfo } from '../../features/long-context/step-info';
+import { trainStepInfo } from '../../features/training/step-info';
 import { faqStep } from '../../steps/12-faq';
+import { lazyStep } from '../lazy-step';
 import type { StepDefinition } from '../../steps/types';
+
+// Fetched when the walkthrough first draws them (elements/lazy-step.ts).
+export const flashStep = lazyStep(flashStepInfo, () => import('../../features/flash/step').then((module) => module.flashStep));
+export const longContextStep = lazyStep(longContextStepInfo, () =>
+  import('../../features/long-context/step').then((module) => module.longContextStep),
+);
+export const trainStep = lazyStep(trainStepInfo, () => import('../../features/training/step').then((module) => module.trainStep));
 
 export const STEPS: readonly StepDefinition[] = [
   problemStep,

@@ -9,13 +9,13 @@
 import { CostRunFigure } from '../../figures/cost-run';
 import { controlForm, el, setText, showChildren, showField } from '../../ui/dom';
 import { count, fmt, quoted, sub } from '../../ui/format';
-import { tex } from '../../ui/formula';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
 import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { scrollRegion } from '../../ui/scroll-region';
 import { LIMITS } from '../../settings';
 import { type Snapshot, sentenceView } from '../../snapshot';
 import type { StepContext, StepDefinition } from '../../steps/types';
+import { flashStepInfo } from './step-info';
 import { sentenceStepNote } from '../../steps/worked-example';
 import { MemoryMeter } from './memory-meter';
 import { drawRunningState, drawTileMap } from './tables';
@@ -47,13 +47,7 @@ const MAX_DIMS_WITH_NUMBERS = 16;
 let uid = 0;
 
 export const flashStep: StepDefinition = {
-  id: 'flash',
-  number: 10,
-  numbers: 'sentence',
-  title: 'FlashAttention: the same result, one tile at a time',
-  summary:
-    'A tiled pass over K and V with a running max, sum and output per row gives exactly the attention output without ever storing the n × n matrix.',
-  formula: tex`\begin{gathered} m_i' = \max\Big(m_i,\; \max_{j \in \text{tile}} s_{ij}\Big), \qquad \ell_i' = e^{m_i - m_i'}\,\ell_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'} \\ \text{acc}_i' = e^{m_i - m_i'}\,\text{acc}_i + \sum_{j \in \text{tile}} e^{s_{ij} - m_i'}\, v_j, \qquad \text{out}_i = \frac{\text{acc}_i}{\ell_i} \;\text{ after the last tile} \end{gathered}`,
+  ...flashStepInfo,
   mount(body, context) {
     return mountFlash(body, context);
   },

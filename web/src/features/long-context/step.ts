@@ -5,7 +5,6 @@
 // lcWindow, lcGlobal and lcStride settings (URL lc_*, attributes window, global-tokens, stride).
 import { controlForm, el, setText, showChildren, showField } from '../../ui/dom';
 import { count, fmt, percent, quoted } from '../../ui/format';
-import { tex } from '../../ui/formula';
 import { tokenLabels } from '../../ui/labels';
 import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { scrollRegion } from '../../ui/scroll-region';
@@ -14,6 +13,7 @@ import { WALKTHROUGH_SETTINGS } from '../../settings-schema';
 import { sentenceView, type Snapshot } from '../../snapshot';
 import { sentenceStepNote } from '../../steps/worked-example';
 import type { StepContext, StepDefinition } from '../../steps/types';
+import { longContextStepInfo } from './step-info';
 import type { LongContextSnapshot, Technique, TechniqueId } from './compute';
 import { mountKVCache } from './kv-figure';
 import { mountLongContextRun } from './run';
@@ -79,13 +79,7 @@ export function techniqueReading(lc: LongContextSnapshot, technique: Technique):
 let uid = 0;
 
 export const longContextStep: StepDefinition = {
-  id: 'long-context',
-  number: 11,
-  numbers: 'sentence',
-  title: 'Avoiding the n × n matrix',
-  summary:
-    'Sliding windows, sparse patterns and linear attention compute fewer scores, or none, and give a different output; FlashAttention computes them all, in tiles, and gives the same one.',
-  formula: tex`\text{window: } n\,w \text{ scores} \qquad \text{linear: } \frac{\phi(q_i)^\top \sum_j \phi(k_j)\, v_j^\top}{\phi(q_i)^\top \sum_j \phi(k_j)},\; \phi(x) = \operatorname{elu}(x) + 1,\; O(n\,d_k\,d_v)`,
+  ...longContextStepInfo,
   mount(body, context) {
     return mountLongContext(body, context);
   },

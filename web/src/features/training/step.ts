@@ -41,6 +41,7 @@ import {
 } from './train-plan';
 import type { TrainingSession } from './training-service';
 import type { StepDefinition } from '../../steps/types';
+import { trainStepInfo } from './step-info';
 
 /** The adjective the swap button trades, in both directions: one fits the animal, the other the road. */
 const ADJECTIVE_SWAP: Record<string, string> = { tired: 'wide', wide: 'tired', hungry: 'busy', busy: 'hungry' };
@@ -57,11 +58,7 @@ function words(sentence: string): string[] {
 }
 
 export const trainStep: StepDefinition = {
-  id: 'train',
-  number: 12,
-  numbers: 'own',
-  title: 'Train it yourself',
-  summary: 'A fresh model learns, in this tab, to answer step 1’s question: watch its loss fall and its attention find the noun.',
+  ...trainStepInfo,
   mount(body, context) {
     let settings: TrainSettings = context.trainingSettings?.current ?? { ...DEFAULT_TRAIN_SETTINGS };
     let probe = DEFAULT_PROBES[settings.task];
