@@ -79,8 +79,9 @@ bool agrees(const Lexicon& lexicon, const std::string& form, const std::string& 
 }
 
 const Family* family_named(const std::string& name) {
-  for (const Family& family : kFamilies)
-    if (family.name == name) return &family;
+  for (const auto* table : {&kFamilies, &kSelections})
+    for (const Family& family : *table)
+      if (family.name == name) return &family;
   return nullptr;
 }
 
