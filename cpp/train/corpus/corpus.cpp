@@ -7,8 +7,8 @@
 // never gives the answer away. In an agreement frame the nouns differ in number or gender and the
 // pronoun's form, drawn with equal chance, picks one. In a "select" frame the classes are drawn too: a predicate of
 // the selectional table (curated.h's kSelections), a class it fits for the answer and one it cannot describe for the
-// rival, beside verbs that fit any pair ("we saw the <A> near the <B> and it was stale"). Distractor nouns (<C>) come from a class no
-// word of the frame's families can describe. Around every frame the generator adds wording that never
+// rival, beside verbs that fit any pair ("we saw the <A> near the <B> and it was stale"). Distractor nouns (<C>) come
+// from a class no word of the frame's families can describe. Around every frame the generator adds wording that never
 // decides the answer (a time before the sentence, adjectives before nouns, "very" or "seemed", words
 // after the deciding one), so that the model meets the variety readers type, not 80 fixed word orders.
 //
@@ -140,10 +140,10 @@ bool before_adjective(const std::string& word) {
 
 // The classes kSelect frames set side by side: every class "it" or "they" can mean (people would be "he" or "she",
 // and the pronoun would decide).
-constexpr NounClass kSelectable[] = {NounClass::kAnimal,   NounClass::kThing,    NounClass::kContainer,
-                                     NounClass::kVehicle,  NounClass::kFurniture, NounClass::kBuilding,
-                                     NounClass::kPath,     NounClass::kOpening,   NounClass::kWater,
-                                     NounClass::kFood,     NounClass::kTree,      NounClass::kFlower};
+constexpr NounClass kSelectable[] = {NounClass::kAnimal,  NounClass::kThing,     NounClass::kContainer,
+                                     NounClass::kVehicle, NounClass::kFurniture, NounClass::kBuilding,
+                                     NounClass::kPath,    NounClass::kOpening,   NounClass::kWater,
+                                     NounClass::kFood,    NounClass::kTree,      NounClass::kFlower};
 
 // Food nouns stay singular: many are mass nouns ("the rices" is not English).
 bool may_be_plural(NounClass cls) { return cls != NounClass::kFood; }
@@ -210,7 +210,8 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
       const std::string prefix = std::string(spec.family_a) + ":";
       for (std::size_t f = 0; f < state->families.size(); ++f)
         if (state->families[f].name.rfind(prefix, 0) == 0)
-          for (std::size_t p = 0; p < state->families[f].phrases.size(); ++p) frame.selections.emplace_back(int(f), int(p));
+          for (std::size_t p = 0; p < state->families[f].phrases.size(); ++p)
+            frame.selections.emplace_back(int(f), int(p));
       if (frame.selections.empty()) return Failure{"frame " + frame.name + " names no predicates of kSelections"};
     } else {
       frame.family_a = family_index(spec.family_a);
