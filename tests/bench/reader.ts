@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { launchBrowser } from '../browser/harness';
 import { createEngine } from '../../web/src/engine/engine';
 import { GUESS_BELOW } from '../../web/src/features/reader/answer';
-import { buildBenchPage, runReaderBenchPage } from './browser';
+import { buildBenchPage, buildSite, runReaderBenchPage } from './browser';
+import { measureReaderPainted, type ReaderPainted } from './reader-painted';
 import { measureReader, READER_MODELS, READER_WORDS, type ReaderTiming } from './reader-timing';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -37,6 +38,7 @@ interface NativeTrainStep {
 
 const environments: { name: string; timings: ReaderTiming[] }[] = [];
 const errors: string[] = [];
+let painted: (ReaderPainted & { browser: string }) | null = null;
 
 const engine = await createEngine({ wasmBinary: readFileSync(join(root, 'web', 'src', 'engine', 'generated', 'attention_engine.wasm')) });
 const models = READER_MODELS.map(({ label, file }) => ({
@@ -64,6 +66,12 @@ if (!args.includes('--no-browser')) {
       );
     await buildBenchPage();
     environments.push({ name: `Chromium ${browser.version()}`, timings: await runReaderBenchPage(browser, log) });
+    log('building the walkthrough (build/bench/site) for the answer as painted');
+    await buildSite();
+    painted = { browser: `Chromium ${browser.version()}`, ...(await measureReaderPainted(browser)) };
+    log(
+      `answer painted: median ${painted.paintedMedianMs.toFixed(1)} ms, p95 ${painted.paintedP95Ms.toFixed(1)} ms over ${painted.edits} edits`,
+    );
   } catch (error) {
     errors.push(`chromium: ${String(error).slice(0, 300)}`);
   } finally {
@@ -107,6 +115,14 @@ for (const { name, timings } of environments)
       `| ${name} | ${t.model} | ${f(t.forwardPass.medianMs)} | ${f(t.answerOnScreen.medianMs)} (${t.answer.runsOnScreen}) | ${met(t.answerOnScreen.medianMs)} | ${f(t.readingComplete.medianMs)} (${t.answer.runsComplete}) | ${said} |`,
     );
   }
+if (painted)
+  lines.push(
+    '',
+    `| in the walkthrough (${painted.browser}, wall ms): edit of the ${READER_WORDS.length}-word sentence to … | median | p95 | met | answers shown |`,
+    '| --- | --- | --- | --- | --- |',
+    `| … the snapshot with its answer drawn | ${f(painted.drawnMedianMs)} | | | |`,
+    `| … the frame that shows the answer painted (${painted.edits} edits) | ${f(painted.paintedMedianMs)} | ${f(painted.paintedP95Ms)} | ${painted.paintedMedianMs <= READER_ANSWER_TARGET_MS ? 'yes' : 'no'} | ${painted.answers.join(' / ')} |`,
+  );
 if (training.length) {
   lines.push(
     '',
@@ -120,6 +136,6 @@ if (training.length) {
 }
 for (const e of errors) lines.push('', `error: ${e}`);
 const text = lines.join('\n');
-writeFileSync(out, JSON.stringify({ environments, training, errors, text }, null, 1));
+writeFileSync(out, JSON.stringify({ environments, painted, training, errors, text }, null, 1));
 console.log(text);
 process.exit(errors.length ? 1 : 0);

@@ -79,8 +79,9 @@ bool agrees(const Lexicon& lexicon, const std::string& form, const std::string& 
 }
 
 const Family* family_named(const std::string& name) {
-  for (const Family& family : kFamilies)
-    if (family.name == name) return &family;
+  for (const auto* table : {&kFamilies, &kSelections})
+    for (const Family& family : *table)
+      if (family.name == name) return &family;
   return nullptr;
 }
 
@@ -282,6 +283,28 @@ TEST(Corpus, TheAnswerIsDecidedByMeaningOrByAgreementAlone) {
       }
     }
   }
+}
+
+TEST(Corpus, SelectFramesUseEveryPredicateWithManyPairsOfClasses) {
+  // The selectional frames (named "select-" or "object-select-") teach which predicate fits which class: every
+  // predicate family of kSelections is drawn, its answer's class is one it lists and the rival's one it does not
+  // (the test above), and the pairs of classes set side by side vary rather than repeat a few.
+  Generator& generator = shared_generator();
+  std::set<std::string> families, pairs;
+  int select = 0;
+  for (int n = 0; n < 100000; ++n) {
+    Trace trace;
+    const Sentence s = generator.sample(Split::kTrain, &trace);
+    if (generator.frame_name(s.frame).find("select-") == std::string::npos) continue;
+    ++select;
+    ASSERT_EQ(trace.candidate_classes.size(), 2u) << joined(s.words);
+    families.insert(trace.family);
+    const bool first = s.candidates.front() == s.antecedent;
+    pairs.insert(trace.candidate_classes[first ? 0 : 1] + ">" + trace.candidate_classes[first ? 1 : 0]);
+  }
+  EXPECT_GT(select, 10000);
+  for (const Family& family : kSelections) EXPECT_TRUE(families.count(std::string(family.name))) << family.name;
+  EXPECT_GT(pairs.size(), 100u);
 }
 
 TEST(Corpus, AntecedentPositionIsBalancedInEveryFrame) {

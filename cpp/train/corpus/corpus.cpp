@@ -5,8 +5,10 @@
 // family of words that fits only the first noun's class or only the second's (curated_words.cpp: "tired"
 // fits animals, "busy" paths), so the same words in the same order answer either noun and position
 // never gives the answer away. In an agreement frame the nouns differ in number or gender and the
-// pronoun's form, drawn with equal chance, picks one. Distractor nouns (<C>) come from a class no
-// word of the frame's families can describe. Around every frame the generator adds wording that never
+// pronoun's form, drawn with equal chance, picks one. In a "select" frame the classes are drawn too: a predicate of
+// the selectional table (curated.h's kSelections), a class it fits for the answer and one it cannot describe for the
+// rival, beside verbs that fit any pair ("we saw the <A> near the <B> and it was stale"). Distractor nouns (<C>) come
+// from a class no word of the frame's families can describe. Around every frame the generator adds wording that never
 // decides the answer (a time before the sentence, adjectives before nouns, "very" or "seemed", words
 // after the deciding one), so that the model meets the variety readers type, not 80 fixed word orders.
 //
@@ -55,6 +57,7 @@ struct Frame {
   Decide decide;
   NounClass a, b, c;
   int family_a = -1, family_b = -1;
+  std::vector<std::pair<int, int>> selections;  // kSelect: every (family, phrase) of the frame's predicates
   bool heldout = false;
   std::uint64_t hash = 0;
   std::vector<Token> tokens;
@@ -135,6 +138,13 @@ bool before_adjective(const std::string& word) {
   return std::find(std::begin(kLinks), std::end(kLinks), word) != std::end(kLinks);
 }
 
+// The classes kSelect frames set side by side: every class "it" or "they" can mean (people would be "he" or "she",
+// and the pronoun would decide).
+constexpr NounClass kSelectable[] = {NounClass::kAnimal,  NounClass::kThing,     NounClass::kContainer,
+                                     NounClass::kVehicle, NounClass::kFurniture, NounClass::kBuilding,
+                                     NounClass::kPath,    NounClass::kOpening,   NounClass::kWater,
+                                     NounClass::kFood,    NounClass::kTree,      NounClass::kFlower};
+
 // Food nouns stay singular: many are mass nouns ("the rices" is not English).
 bool may_be_plural(NounClass cls) { return cls != NounClass::kFood; }
 
@@ -166,17 +176,18 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
   state->lexicon = std::move(lexicon.value());
   const Lexicon& lex = state->lexicon;
 
-  for (const Family& family : kFamilies) {
-    FamilyData data;
-    data.name = std::string(family.name);
-    data.classes.assign(family.classes.begin(), family.classes.end());
-    for (std::string_view phrase : family.words) {
-      data.phrases.push_back(split_words(phrase));
-      data.joined.emplace_back(phrase);
-      data.hashes.push_back(hash_text(phrase));
+  for (const auto* table : {&kFamilies, &kSelections})
+    for (const Family& family : *table) {
+      FamilyData data;
+      data.name = std::string(family.name);
+      data.classes.assign(family.classes.begin(), family.classes.end());
+      for (std::string_view phrase : family.words) {
+        data.phrases.push_back(split_words(phrase));
+        data.joined.emplace_back(phrase);
+        data.hashes.push_back(hash_text(phrase));
+      }
+      state->families.push_back(std::move(data));
     }
-    state->families.push_back(std::move(data));
-  }
   state->modifiers.resize(kNounClassCount);
   for (const Modifiers& row : kModifiers)
     for (std::string_view word : row.words) state->modifiers[static_cast<int>(row.cls)].emplace_back(word);
@@ -195,9 +206,18 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
     frame.c = spec.c;
     frame.heldout = spec.heldout;
     frame.hash = hash_text(spec.name);
-    frame.family_a = family_index(spec.family_a);
-    frame.family_b = spec.family_b.empty() ? frame.family_a : family_index(spec.family_b);
-    if (frame.family_a < 0 || frame.family_b < 0) return Failure{"frame " + frame.name + " names an unknown family"};
+    if (spec.decide == Decide::kSelect) {
+      const std::string prefix = std::string(spec.family_a) + ":";
+      for (std::size_t f = 0; f < state->families.size(); ++f)
+        if (state->families[f].name.rfind(prefix, 0) == 0)
+          for (std::size_t p = 0; p < state->families[f].phrases.size(); ++p)
+            frame.selections.emplace_back(int(f), int(p));
+      if (frame.selections.empty()) return Failure{"frame " + frame.name + " names no predicates of kSelections"};
+    } else {
+      frame.family_a = family_index(spec.family_a);
+      frame.family_b = spec.family_b.empty() ? frame.family_a : family_index(spec.family_b);
+      if (frame.family_a < 0 || frame.family_b < 0) return Failure{"frame " + frame.name + " names an unknown family"};
+    }
     auto tokens = parse_template(spec.text);
     if (!tokens.ok()) return Failure{tokens.error()};
     frame.tokens = std::move(tokens.value());
@@ -331,6 +351,21 @@ Sentence Generator::sample(Split split, Trace* trace) {
         draw.pronoun = other_male ? Pronoun::kShe : Pronoun::kHe;
         break;
       }
+      case Decide::kSelect: {
+        // A predicate, a class it fits for the answer and a class it does not fit for the rival.
+        const auto [family, phrase] = frame.selections[uniform(rng, frame.selections.size())];
+        const std::vector<NounClass>& fits = s.families[std::size_t(family)].classes;
+        std::vector<NounClass> fitting, rivals;
+        for (NounClass cls : kSelectable)
+          (std::find(fits.begin(), fits.end(), cls) != fits.end() ? fitting : rivals).push_back(cls);
+        cls[draw.antecedent] = fitting[uniform(rng, fitting.size())];
+        cls[1 - draw.antecedent] = rivals[uniform(rng, rivals.size())];
+        draw.plural[0] = draw.plural[1] = may_be_plural(cls[0]) && may_be_plural(cls[1]) && coin(rng);
+        draw.pronoun = draw.plural[0] ? Pronoun::kThey : Pronoun::kIt;
+        draw.family = family;
+        draw.phrase = phrase;
+        break;
+      }
       case Decide::kNumberPerson: {
         // One slot holds people in the plural, the other one gendered person; the pronoun names either.
         const int plural_slot = coin(rng) ? 1 : 0;
@@ -345,8 +380,10 @@ Sentence Generator::sample(Split split, Trace* trace) {
     draw.noun[0] = pick_noun(rng, members(cls[0]), -1, -1);
     draw.noun[1] = pick_noun(rng, members(cls[1]), draw.noun[0], -1);
     if (frame.c != NounClass::kCount) draw.noun[2] = pick_noun(rng, members(frame.c), draw.noun[0], draw.noun[1]);
-    draw.family = draw.antecedent == 0 ? frame.family_a : frame.family_b;
-    draw.phrase = int(uniform(rng, s.families[std::size_t(draw.family)].phrases.size()));
+    if (frame.decide != Decide::kSelect) {
+      draw.family = draw.antecedent == 0 ? frame.family_a : frame.family_b;
+      draw.phrase = int(uniform(rng, s.families[std::size_t(draw.family)].phrases.size()));
+    }
     if (split == Split::kHeldOutFrames) break;
     const bool heldout = combination_key(frame.hash, s.noun_hash[std::size_t(draw.noun[draw.antecedent])],
                                          s.families[std::size_t(draw.family)].hashes[std::size_t(draw.phrase)]) %
@@ -499,7 +536,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
     const FamilyData& family = s.families[std::size_t(draw.family)];
     trace->decider = family.joined[std::size_t(draw.phrase)];
     trace->family = family.name;
-    trace->agreement = frame.decide != Decide::kMeaning;
+    trace->agreement = frame.decide != Decide::kMeaning && frame.decide != Decide::kSelect;
     trace->distractor = noun_position[2];
     trace->candidate_classes.clear();
     for (int position : sentence.candidates)

@@ -57,6 +57,13 @@ struct Family {
 };
 extern const std::initializer_list<Family> kFamilies;
 
+// The selectional table: predicates and the noun classes they fit, for the frames that set any two classes side by
+// side ("we saw the car near the bread and it was stale"). Each family's `classes` lists every class the
+// predicate can describe, so a noun of any other class is a rival it cannot mean. The name says where the predicate
+// stands: "is:" after "was" ("it was stale"), "did:" a verb phrase after the pronoun ("it broke down"), "obj:" a
+// verb before the pronoun as its object ("so we fed it"). No phrase holds a possessive: "they" must read as well.
+extern const std::initializer_list<Family> kSelections;
+
 // Wording that never decides the answer, which the generator adds around every frame (corpus.cpp) so
 // that the model meets sentences as readers write them: a time before the sentence, "very" before the
 // deciding adjective ("much" before "too"), "seemed" for "was", and words after the deciding one.

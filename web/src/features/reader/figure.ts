@@ -62,7 +62,7 @@ export function headSentence(r: ReaderSnapshot): string {
   const a = r.answer!;
   const row = headRow(r);
   const best = top(row, a.pronoun);
-  const measured = `the head that puts the most weight from the pronoun on its antecedent (${percent(r.head.share)} on average over ${r.head.sentences} generated sentences it was not trained on)`;
+  const measured = `the head that puts the most weight from the pronoun on its antecedent (${percent(r.head.share)} on average over ${count(r.head.sentences)} generated sentences it was not trained on)`;
   const base = `In ${headLabel(r)}, ${measured}, ${quoted(r.words[a.pronoun]!)} attends most to ${quoted(r.words[best]!)} (${percent(row[best]!)}).`;
   if (a.antecedent === null || best === a.antecedent) return `${base} That is the word the model answers.`;
   return `${base} That is not the answer, ${quoted(a.word!)}: this head alone does not decide here; the other heads and layers move the answer.`;
