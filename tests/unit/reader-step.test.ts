@@ -20,7 +20,7 @@ import { provideReaderModel, readerModelFor, readerView, type ReaderSnapshot } f
 import { percent } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
-import { problemStep } from '../../web/src/steps/01-problem';
+import { problemStep } from '../../web/src/steps/01-problem/step';
 import { fixtureEngine } from './fixtures';
 
 const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model');

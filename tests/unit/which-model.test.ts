@@ -4,7 +4,7 @@
 // that show the sentence (1, 8, 9, 10) say so where they start, with one button to switch.
 import { describe, expect, test } from 'vitest';
 import { createControls, WALKTHROUGH_BAR_CONTROLS } from '../../web/src/controls';
-import { barStatement, modelSummary, stepList } from '../../web/src/steps/which-model';
+import { barStatement, modelSummary, stepList } from '../../web/src/steps/shared/which-model';
 import type { Settings } from '../../web/src/settings';
 import { STEPS } from '../../web/src/steps/index';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';

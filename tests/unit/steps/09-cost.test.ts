@@ -5,7 +5,7 @@
 // the page has a #flash section.
 import { describe, expect, test } from 'vitest';
 import { bytes, count } from '../../../web/src/ui/format';
-import { costLengths, costStep, LAYERS, REFERENCE_LENGTHS } from '../../../web/src/steps/09-cost';
+import { costLengths, costStep, LAYERS, REFERENCE_LENGTHS } from '../../../web/src/steps/09-cost/step';
 import { snapshotFor } from '../fixtures';
 
 function mount() {

@@ -11,8 +11,8 @@ import { FLASH_MAX_TOKENS } from '../../../web/src/compute';
 import { flashStep, FLASH_AUTOPLAY_MS, mountFlash, type AutoplayClock } from '../../../web/src/features/flash/step';
 import { rescaledRows } from '../../../web/src/features/flash/trace';
 import type { Snapshot } from '../../../web/src/snapshot';
-import type { CostItem, CostRunRequest, CostWorkerMessage } from '../../../web/src/workers/cost-plan';
-import { workerTimingService, type CostWorkerHandle } from '../../../web/src/workers/timing-service';
+import type { CostItem, CostRunRequest, CostWorkerMessage } from '../../../web/src/features/cost/cost-plan';
+import { workerTimingService, type CostWorkerHandle } from '../../../web/src/features/cost/timing-service';
 import { snapshotFor } from '../fixtures';
 
 function mount(options: { createWorker?: () => CostWorkerHandle; clock?: AutoplayClock } = {}) {
@@ -416,7 +416,7 @@ describe('Run it on my machine (with a fake worker)', () => {
     expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(true);
     expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(false);
 
-    const { planCost } = await import('../../../web/src/workers/cost-plan');
+    const { planCost } = await import('../../../web/src/features/cost/cost-plan');
     const plan: CostItem[] = planCost({ maxN: 16384 });
     worker.emit({ type: 'started', plan, simd: true });
     const workTotal = plan.reduce((s, i) => s + i.work, 0);
@@ -488,7 +488,7 @@ describe('Run it on my machine (with a fake worker)', () => {
     const { body, view } = mount({ createWorker: () => worker });
     view.render(await snapshotFor());
     q<HTMLButtonElement>(body, '.flash-run-start').click();
-    const { planCost } = await import('../../../web/src/workers/cost-plan');
+    const { planCost } = await import('../../../web/src/features/cost/cost-plan');
     const plan = planCost({ maxN: 512 });
     worker.emit({ type: 'started', plan, simd: true });
     worker.emit({

@@ -12,7 +12,7 @@ import { scrollRegion } from '../../ui/scroll-region';
 import { LIMITS } from '../../settings';
 import { WALKTHROUGH_SETTINGS } from '../../settings-schema';
 import { sentenceView, type Snapshot } from '../../snapshot';
-import { sentenceStepNote } from '../../steps/worked-example';
+import { sentenceStepNote } from '../../steps/shared/worked-example';
 import type { StepContext, StepDefinition } from '../../steps/types';
 import type { LongContextSnapshot, Technique, TechniqueId } from './compute';
 import { mountKVCache } from './kv-figure';

@@ -1,0 +1,31 @@
+// What the single-head steps (3, 5, 6, 7) read first from a snapshot: the head they show, its token
+// labels, the caption suffix that names the head, and whether the numbers fit in the cells.
+import { tokenLabels } from '../../ui/labels';
+import { LIMITS } from '../../settings';
+import type { Snapshot } from '../../snapshot';
+
+export interface HeadView {
+  /** The head shown, from 0. */
+  h: number;
+  n: number;
+  labels: string[];
+  /** `, head 2 of 4` after a caption; nothing with one head. */
+  headNote: string;
+  /** The (n, n) tables are small enough to show their numbers. */
+  numbers: boolean;
+  /** So are the (n, dₖ) ones. */
+  dimNumbers: boolean;
+}
+
+export function headView({ pipeline: p, tokens, settings }: Snapshot): HeadView {
+  const h = settings.head;
+  const numbers = p.n <= LIMITS.maxTokensWithNumbers;
+  return {
+    h,
+    n: p.n,
+    labels: tokenLabels(tokens),
+    headNote: p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '',
+    numbers,
+    dimNumbers: numbers && p.dK <= LIMITS.maxTokensWithNumbers,
+  };
+}
