@@ -5,9 +5,14 @@
 import { describe, expect, test } from 'vitest';
 import { createControls, WALKTHROUGH_BAR_CONTROLS } from '../../web/src/controls';
 import { barStatement, modelSummary, stepList } from '../../web/src/steps/shared/which-model';
+import { MODEL_LINE_CLASS, modelLineText } from '../../web/src/steps/shared/figure';
+import { sentenceView, type Snapshot } from '../../web/src/snapshot';
 import type { Settings } from '../../web/src/settings';
 import { STEPS } from '../../web/src/steps/index';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
+
+/** The figures of each step that show a model's numbers, each with one line naming them. */
+const FIGURES_WITH_MODEL_NUMBERS = { scores: 2 };
 
 describe('which numbers a view shows', () => {
   test('the bar’s line groups the steps by the model they show, from the snapshot', async () => {
@@ -51,6 +56,36 @@ describe('which numbers a view shows', () => {
       );
       (again.querySelector('button') as HTMLButtonElement).click();
       expect(changes.at(-1), step.id).toEqual({ weights: 'example' });
+    }
+  });
+
+  test('every figure with a model’s numbers names them in a line that agrees with the bar', async () => {
+    // How many figures of each step show a model's numbers (a row of figures side by side is one).
+    const figures: Record<string, number> = FIGURES_WITH_MODEL_NUMBERS;
+    const snapshots: [string, Snapshot][] = [
+      ['example', await exampleSnapshotFor()],
+      ['random', await snapshotFor({ seed: 7 })],
+      ['trained', await trainedSnapshotFor()],
+    ];
+    for (const step of STEPS.filter((s) => s.numbers !== 'own' && s.id in figures)) {
+      for (const [mode, snapshot] of snapshots) {
+        const body = document.createElement('div');
+        document.body.replaceChildren(body);
+        step.mount(body, { update: () => {} }).render(snapshot);
+        const shown = step.numbers === 'sentence' ? sentenceView(snapshot) : snapshot;
+        const where = `${step.id}, ${mode}`;
+        const lines = [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)];
+        expect(lines.length, where).toBe(figures[step.id]);
+        for (const line of lines) expect(line.textContent, where).toBe(modelLineText(shown));
+        // The bar above names the same model and shape.
+        expect(barStatement(STEPS, snapshot), where).toContain(modelSummary(shown));
+        // Every matrix of the step sits in a figure whose line names its numbers.
+        for (const table of body.querySelectorAll('table.matrix')) {
+          let holder: Element | null = table.parentElement;
+          while (holder && holder !== body && !holder.querySelector(`:scope > .${MODEL_LINE_CLASS}`)) holder = holder.parentElement;
+          expect(holder !== body && holder !== null, `${where}: ${table.querySelector('caption')?.textContent}`).toBe(true);
+        }
+      }
     }
   });
 
