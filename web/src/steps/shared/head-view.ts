@@ -29,3 +29,8 @@ export function headView({ pipeline: p, tokens, settings }: Snapshot): HeadView 
     dimNumbers: numbers && p.dK <= LIMITS.maxTokensWithNumbers,
   };
 }
+
+/** Row `row` of head `head` of an (h, n, n) tensor (scores, weights). */
+export function headRow(data: Float32Array, n: number, head: number, row: number): Float32Array {
+  return data.subarray((head * n + row) * n, (head * n + row + 1) * n);
+}
