@@ -12,7 +12,7 @@ import { STEPS } from '../../web/src/steps/index';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
 
 /** The figures of each step that show a model's numbers, each with one line naming them. */
-const FIGURES_WITH_MODEL_NUMBERS = { scores: 2, 'weighted-sum': 2, softmax: 1, qkv: 2 };
+const FIGURES_WITH_MODEL_NUMBERS = { scores: 2, 'weighted-sum': 2, softmax: 1, qkv: 2, scale: 1 };
 
 describe('which numbers a view shows', () => {
   test('the bar’s line groups the steps by the model they show, from the snapshot', async () => {
