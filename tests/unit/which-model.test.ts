@@ -12,7 +12,10 @@ import { STEPS } from '../../web/src/steps/index';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
 
 /** The figures of each step that show a model's numbers, each with one line naming them. */
-const FIGURES_WITH_MODEL_NUMBERS = { scores: 2, 'weighted-sum': 2, softmax: 1, qkv: 2, scale: 1 };
+const FIGURES_WITH_MODEL_NUMBERS = { scores: 2, 'weighted-sum': 2, softmax: 1, qkv: 2, scale: 1, causal: 1 };
+
+/** Matrices that show no model's numbers, by their caption's first word: step 7's mask, which the reader sets. */
+const WITHOUT_MODEL_NUMBERS = ['mask'];
 
 describe('which numbers a view shows', () => {
   test('the bar’s line groups the steps by the model they show, from the snapshot', async () => {
@@ -66,6 +69,7 @@ describe('which numbers a view shows', () => {
       ['example', await exampleSnapshotFor()],
       ['random', await snapshotFor({ seed: 7 })],
       ['trained', await trainedSnapshotFor()],
+      ['window mask', await snapshotFor({ seed: 7, mask: 'window:2' })],
     ];
     for (const step of STEPS.filter((s) => s.numbers !== 'own' && s.id in figures)) {
       for (const [mode, snapshot] of snapshots) {
@@ -75,12 +79,14 @@ describe('which numbers a view shows', () => {
         const shown = step.numbers === 'sentence' ? sentenceView(snapshot) : snapshot;
         const where = `${step.id}, ${mode}`;
         const lines = [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)];
-        expect(lines.length, where).toBe(figures[step.id]);
+        // A custom mask adds step 7's figure of the weights it gives.
+        expect(lines.length, where).toBe(figures[step.id] + (mode === 'window mask' && step.id === 'causal' ? 1 : 0));
         for (const line of lines) expect(line.textContent, where).toBe(modelLineText(shown));
         // The bar above names the same model and shape.
         expect(barStatement(STEPS, snapshot), where).toContain(modelSummary(shown));
         // Every matrix of the step sits in a figure whose line names its numbers.
         for (const table of body.querySelectorAll('table.matrix')) {
+          if (WITHOUT_MODEL_NUMBERS.includes(table.querySelector('caption')?.textContent?.split(' ')[0] ?? '')) continue;
           let holder: Element | null = table.parentElement;
           while (holder && holder !== body && !holder.querySelector(`:scope > .${MODEL_LINE_CLASS}`)) holder = holder.parentElement;
           expect(holder !== body && holder !== null, `${where}: ${table.querySelector('caption')?.textContent}`).toBe(true);
