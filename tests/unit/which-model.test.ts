@@ -12,7 +12,7 @@ import { STEPS } from '../../web/src/steps/index';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
 
 /** The figures of each step that show a model's numbers, each with one line naming them. */
-const FIGURES_WITH_MODEL_NUMBERS = { scores: 2, 'weighted-sum': 2, softmax: 1, qkv: 2, scale: 1, causal: 1 };
+const FIGURES_WITH_MODEL_NUMBERS = { scores: 2, 'weighted-sum': 2, softmax: 1, qkv: 2, scale: 1, causal: 1, 'multi-head': 2 };
 
 /** Matrices that show no model's numbers, by their caption's first word: step 7's mask, which the reader sets. */
 const WITHOUT_MODEL_NUMBERS = ['mask'];
@@ -84,12 +84,16 @@ describe('which numbers a view shows', () => {
         for (const line of lines) expect(line.textContent, where).toBe(modelLineText(shown));
         // The bar above names the same model and shape.
         expect(barStatement(STEPS, snapshot), where).toContain(modelSummary(shown));
-        // Every matrix of the step sits in a figure whose line names its numbers.
+        // Every matrix of the step is under a line naming its numbers: one in its figure, or one above
+        // it in the body since the last heading (a figure made of several parts of the body).
         for (const table of body.querySelectorAll('table.matrix')) {
           if (WITHOUT_MODEL_NUMBERS.includes(table.querySelector('caption')?.textContent?.split(' ')[0] ?? '')) continue;
-          let holder: Element | null = table.parentElement;
-          while (holder && holder !== body && !holder.querySelector(`:scope > .${MODEL_LINE_CLASS}`)) holder = holder.parentElement;
-          expect(holder !== body && holder !== null, `${where}: ${table.querySelector('caption')?.textContent}`).toBe(true);
+          let part: Element = table;
+          while (part.parentElement !== body) part = part.parentElement!;
+          let named = part.querySelector(`.${MODEL_LINE_CLASS}`) !== null;
+          for (let above = part.previousElementSibling; !named && above && above.tagName !== 'H3'; above = above.previousElementSibling)
+            named = above.classList.contains(MODEL_LINE_CLASS);
+          expect(named, `${where}: ${table.querySelector('caption')?.textContent}`).toBe(true);
         }
       }
     }

@@ -8,7 +8,9 @@ import { count, fmt } from '../../../web/src/ui/format';
 import { tokenLabels } from '../../../web/src/ui/labels';
 import { headChoices, type Settings } from '../../../web/src/settings';
 import { ATTENTION_FUNCTION, HEAD_LINES } from '../../../web/src/features/hands-on/numpy-script';
-import { MAX_HEAD_MAPS, multiHeadStep, topKey } from '../../../web/src/steps/08-multi-head/step';
+import { multiHeadStep } from '../../../web/src/steps/08-multi-head/step';
+import { MAX_HEAD_MAPS } from '../../../web/src/steps/08-multi-head/prose';
+import { topKey } from '../../../web/src/steps/08-multi-head/head-maps-figure';
 import { snapshotFor } from '../fixtures';
 
 function mount() {
