@@ -12,7 +12,17 @@ import { STEPS } from '../../web/src/steps/index';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
 
 /** The figures of each step that show a model's numbers, each with one line naming them. */
-const FIGURES_WITH_MODEL_NUMBERS = { scores: 2, 'weighted-sum': 2, softmax: 1, qkv: 2, scale: 1, causal: 1, 'multi-head': 2, problem: 1 };
+const FIGURES_WITH_MODEL_NUMBERS = {
+  scores: 2,
+  'weighted-sum': 2,
+  softmax: 1,
+  qkv: 2,
+  scale: 1,
+  causal: 1,
+  'multi-head': 2,
+  problem: 1,
+  cost: 0,
+};
 
 /** Matrices that show no model's numbers, by their caption's first word: step 7's mask, which the reader sets. */
 const WITHOUT_MODEL_NUMBERS = ['mask'];
