@@ -5,17 +5,11 @@ import { percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
 import { trainedRow } from '../../features/trained-model/trained-words';
 import type { Snapshot } from '../../snapshot';
-import { headRow } from '../shared/head-view';
+import { argmax, headRow } from '../shared/head-view';
 
 /** Above this many tokens the bar chart lists only the largest weights. */
 const ALL_BARS_UP_TO = 16;
 const TOP_BARS = 10;
-
-export function argmax(values: ArrayLike<number>): number {
-  let best = 0;
-  for (let j = 1; j < values.length; j++) if (values[j] > values[best]) best = j;
-  return best;
-}
 
 /**
  * The weights step 1 shows for one token: with trained weights, the model's own attention in the head

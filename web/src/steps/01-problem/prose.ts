@@ -8,7 +8,8 @@ import { WEIGHTS_LABELS } from '../../controls';
 import { ARTICLE_SENTENCE } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import { headName } from '../../features/trained-model/trained-words';
-import { argmax, shownRow } from './mixture';
+import { argmax } from '../shared/head-view';
+import { shownRow } from './mixture';
 
 /** Up to this many tokens the reader is asked to predict (one button per token). */
 export const PREDICT_MAX_TOKENS = 12;

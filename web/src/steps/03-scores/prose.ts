@@ -2,6 +2,7 @@
 import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import type { Snapshot } from '../../snapshot';
+import { argmax, headRow } from '../shared/head-view';
 
 export function intro(): HTMLElement[] {
   return [
@@ -29,9 +30,8 @@ export function cellTitle({ tokens }: Snapshot, row: number, col: number): strin
 
 /** Which key the selected row's query matches best, from the shown head's scores. */
 export function rowReading({ pipeline: p, tokens, settings }: Snapshot, row: number): string {
-  const scores = p.scores.data.subarray((settings.head * p.n + row) * p.n, (settings.head * p.n + row + 1) * p.n);
-  let best = 0;
-  for (let j = 1; j < p.n; j++) if (scores[j] > scores[best]) best = j;
+  const scores = headRow(p.scores.data, p.n, settings.head, row);
+  const best = argmax(scores);
   return (
     `Row ${row + 1} (${quoted(tokens[row])}) scores highest against ${quoted(tokens[best])} ` +
     `(${fmt(scores[best])}). Scores can be negative and need not add up to anything yet.`

@@ -9,7 +9,7 @@ import type { StepDefinition } from '../types';
 import { workedExampleNote } from '../shared/worked-example';
 import { softmaxByHand } from './by-hand';
 import { MapFigure } from './map-figure';
-import { headRow } from '../shared/head-view';
+import { argmax, headRow } from '../shared/head-view';
 import { aside, emptyRowsText, intro, rowSentence } from './prose';
 
 export const softmaxStep: StepDefinition = {
@@ -54,10 +54,7 @@ export const softmaxStep: StepDefinition = {
           // article's example, on row 1, the row the article reads (31 / 26 / 25 / 18 %).
           sentenceKey = key;
           const row = settings.weights === 'example' ? 0 : focusTokenIndex(tokens);
-          const weights = headRow(p.weights.data, p.n, settings.head, row);
-          let best = 0;
-          for (let j = 1; j < p.n; j++) if (weights[j] > weights[best]) best = j;
-          map.select(row, best);
+          map.select(row, argmax(headRow(p.weights.data, p.n, settings.head, row)));
         } else showRow();
       },
     };

@@ -12,14 +12,12 @@ import { TrainedHeads } from '../../features/trained-model/trained-heads';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { modelLine } from '../shared/figure';
+import { argmax, headRow } from '../shared/head-view';
 import { gridNoteText, headMapDescription, MAX_HEAD_MAPS } from './prose';
 
 /** The key each query token weights most in one head. */
 export function topKey(weights: Float32Array, head: number, n: number, row: number): number {
-  let best = 0;
-  const base = (head * n + row) * n;
-  for (let c = 1; c < n; c++) if (weights[base + c] > weights[base + best]) best = c;
-  return best;
+  return argmax(headRow(weights, n, head, row));
 }
 
 export class HeadMapsFigure {

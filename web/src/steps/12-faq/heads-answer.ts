@@ -5,6 +5,7 @@ import { tokenLabels } from '../../ui/labels';
 import { scrollRegion } from '../../ui/scroll-region';
 import type { Snapshot } from '../../snapshot';
 import { modelLine } from '../shared/figure';
+import { argmax, headRow } from '../shared/head-view';
 import { followed, link, question } from './prose';
 
 export class HeadsAnswer {
@@ -36,10 +37,9 @@ export class HeadsAnswer {
     const n = p.n;
     const labels = tokenLabels(tokens);
     const tops = Array.from({ length: p.heads }, (_, head) => {
-      const base = (head * n + t) * n;
-      let best = 0;
-      for (let j = 1; j < n; j++) if (p.weights.data[base + j] > p.weights.data[base + best]) best = j;
-      return { head, key: best, weight: p.weights.data[base + best] };
+      const row = headRow(p.weights.data, n, head, t);
+      const best = argmax(row);
+      return { head, key: best, weight: row[best] };
     });
     showChildren(
       this.table,

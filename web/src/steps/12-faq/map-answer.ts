@@ -6,7 +6,7 @@ import { percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
 import type { Snapshot } from '../../snapshot';
 import { modelLine } from '../shared/figure';
-import { headRow } from '../shared/head-view';
+import { argmax, headRow } from '../shared/head-view';
 import { followed, question } from './prose';
 
 /** Above this many tokens the weights row is shown as its largest entries plus the rest. */
@@ -41,8 +41,7 @@ export class MapAnswer {
     const n = p.n;
     const labels = tokenLabels(tokens);
     const weightsRow = headRow(p.weights.data, n, settings.head, t);
-    let best = 0;
-    for (let j = 1; j < n; j++) if (weightsRow[j] > weightsRow[best]) best = j;
+    const best = argmax(weightsRow);
     let items: Bar[] = Array.from(weightsRow, (w, j) => ({ label: labels[j], value: w, text: percent(w), emphasis: j === best }));
     let rest = '';
     if (n > BAR_ROW_MAX) {

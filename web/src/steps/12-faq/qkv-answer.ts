@@ -8,6 +8,7 @@ import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { modelLine } from '../shared/figure';
+import { argmax, headRow } from '../shared/head-view';
 import { followed, question } from './prose';
 
 /** How many entries of a vector the reading prints before "…". */
@@ -51,9 +52,8 @@ export class QkvAnswer {
       },
       `q, k and v of ${who}, ${headNote}, dₖ = ${dK}`,
     );
-    const scoreRow = p.scores.data.subarray((h * n + t) * n, (h * n + t + 1) * n);
-    let match = 0;
-    for (let j = 1; j < n; j++) if (scoreRow[j] > scoreRow[match]) match = j;
+    const scoreRow = headRow(p.scores.data, n, h, t);
+    const match = argmax(scoreRow);
     const vector = (tensor: Float32Array, token: number) => {
       const values = Array.from(tensor.subarray((h * n + token) * dK, (h * n + token) * dK + Math.min(dK, PRINTED)), (v) => fmt(v));
       return `[${values.join(', ')}${dK > PRINTED ? ', …' : ''}]`;

@@ -1,5 +1,6 @@
 // What the single-head steps (3, 5, 6, 7) read first from a snapshot: the head they show, its token
 // labels, the caption suffix that names the head, and whether the numbers fit in the cells.
+// Also the reads every step shares: one row of a head, and its largest entry.
 import { tokenLabels } from '../../ui/labels';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
@@ -33,4 +34,11 @@ export function headView({ pipeline: p, tokens, settings }: Snapshot): HeadView 
 /** Row `row` of head `head` of an (h, n, n) tensor (scores, weights). */
 export function headRow(data: Float32Array, n: number, head: number, row: number): Float32Array {
   return data.subarray((head * n + row) * n, (head * n + row + 1) * n);
+}
+
+/** The index of the largest value, the first one on a tie. */
+export function argmax(values: ArrayLike<number>): number {
+  let best = 0;
+  for (let j = 1; j < values.length; j++) if (values[j] > values[best]) best = j;
+  return best;
 }
