@@ -7,7 +7,7 @@
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { crossing } from '../../web/src/features/long-context/run';
-import { fitLogLogSlope, type CostKernel } from '../../web/src/workers/cost-plan';
+import { fitLogLogSlope, type CostKernel } from '../../web/src/features/cost/cost-plan';
 import { attributeMatching, collectErrors, hostPage, launchBrowser, serve, settled, started, type StaticServer } from './harness';
 
 const ELEMENT =

@@ -1,4 +1,4 @@
-// The "Run it on my machine" measurement's plan and arithmetic (web/src/workers/cost-plan.ts): which
+// The "Run it on my machine" measurement's plan and arithmetic (web/src/features/cost/cost-plan.ts): which
 // sizes each kernel is timed at (the tiled one to 16384, the naive one until its n × n matrix would
 // pass the memory budget), how many calls per size, and the log-log slope fit the figure prints.
 import { describe, expect, test } from 'vitest';
@@ -13,7 +13,7 @@ import {
   planCost,
   repetitions,
   tiledScratchFloats,
-} from '../../web/src/workers/cost-plan';
+} from '../../web/src/features/cost/cost-plan';
 
 const sizes = (kernel: 'naive' | 'tiled', plan = planCost()) => plan.filter((item) => item.kernel === kernel).map((item) => item.n);
 

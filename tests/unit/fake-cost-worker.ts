@@ -1,7 +1,7 @@
-// A stand-in for the cost worker (web/src/workers/cost-worker.ts), shared by the unit tests of the
+// A stand-in for the cost worker (web/src/features/cost/cost-worker.ts), shared by the unit tests of the
 // figures that drive it: it records what the figure sends, and the test answers through emit().
-import type { CostRunRequest, CostWorkerMessage } from '../../web/src/workers/cost-plan';
-import type { CostWorkerHandle } from '../../web/src/workers/timing-service';
+import type { CostRunRequest, CostWorkerMessage } from '../../web/src/features/cost/cost-plan';
+import type { CostWorkerHandle } from '../../web/src/features/cost/timing-service';
 
 export class FakeWorker implements CostWorkerHandle {
   sent: CostRunRequest[] = [];

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { elementSnippet, embedCode, iframeSnippet } from '../../web/src/elements/embed-code';
 import { exportToolbar, menuLabel, type EmbedCode } from '../../web/src/ui/export-toolbar';
 import { DEFAULT_SETTINGS, type Settings } from '../../web/src/settings';
-import { softmaxStep } from '../../web/src/steps/05-softmax';
+import { softmaxStep } from '../../web/src/steps/05-softmax/step';
 import { trainDefaultsFor } from '../../web/src/features/training/train-settings';
 
 const escape = (target: Element) => target.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }));

@@ -1,7 +1,7 @@
 // The page's own number formatting (toLocaleString is avoided: its first call sets up locale data,
 // about a quarter of a second of the first load on a slow machine).
 import { describe, expect, test } from 'vitest';
-import { ratioLabel, tokenCountLabel } from '../../web/src/figures/cost-model';
+import { ratioLabel, tokenCountLabel } from '../../web/src/features/cost/cost-model';
 import { count, groupDigits } from '../../web/src/ui/format';
 
 describe('digit grouping', () => {

@@ -1,13 +1,13 @@
 // @vitest-environment happy-dom
 // The long-context step's measured run (features/long-context/run.ts on the 'longContext' suite of
-// workers/cost-plan.ts): which sizes each kernel is timed at and why the others are skipped, the
+// features/cost/cost-plan.ts): which sizes each kernel is timed at and why the others are skipped, the
 // memory bound the step states, where a technique's time crosses full attention's (measured, or
 // extrapolated along the fitted lines), and the figure driven through a fake worker with times that
 // follow known power laws, so every printed crossing and slope has a value to be checked against.
 import { describe, expect, test } from 'vitest';
 import { bytes } from '../../web/src/ui/format';
 import { crossing, mountLongContextRun, runIntro } from '../../web/src/features/long-context/run';
-import { formatMs } from '../../web/src/figures/cost-run';
+import { formatMs } from '../../web/src/features/cost/cost-run';
 import { mountDecodeRun } from '../../web/src/features/long-context/decode-run';
 import {
   COST_BUDGET_BYTES,
@@ -24,8 +24,8 @@ import {
   runMemoryBound,
   type CostItem,
   type CostKernel,
-} from '../../web/src/workers/cost-plan';
-import { workerTimingService } from '../../web/src/workers/timing-service';
+} from '../../web/src/features/cost/cost-plan';
+import { workerTimingService } from '../../web/src/features/cost/timing-service';
 import { FakeWorker } from './fake-cost-worker';
 
 const sizes = (kernel: CostKernel, plan: CostItem[]) => plan.filter((item) => item.kernel === kernel).map((item) => item.n);

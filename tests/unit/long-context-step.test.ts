@@ -11,8 +11,8 @@ import {
   type LongContextSnapshot,
 } from '../../web/src/features/long-context/compute';
 import { longContextStep, TECHNIQUE_NAMES } from '../../web/src/features/long-context/step';
-import { costStep } from '../../web/src/steps/09-cost';
-import { faqStep } from '../../web/src/steps/12-faq';
+import { costStep } from '../../web/src/steps/09-cost/step';
+import { faqStep } from '../../web/src/steps/12-faq/step';
 import { count, fmt, percent } from '../../web/src/ui/format';
 import { settingsFromParams, type Settings } from '../../web/src/settings';
 import { sentenceView } from '../../web/src/snapshot';

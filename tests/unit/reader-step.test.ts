@@ -18,7 +18,7 @@ import { provideReaderModel, readerModelFor, readerView, type ReaderSnapshot } f
 import { percent } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
-import { problemStep } from '../../web/src/steps/01-problem';
+import { problemStep } from '../../web/src/steps/01-problem/step';
 import { fixtureEngine } from './fixtures';
 import { shippedWeights } from './load-engine';
 

@@ -9,8 +9,9 @@ import { fmt, percent } from '../../web/src/ui/format';
 import { SHIPPED_MODEL } from '../../web/src/model/shipped';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, shapeOf, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
-import { problemStep, predictQuestion } from '../../web/src/steps/01-problem';
-import { multiHeadStep } from '../../web/src/steps/08-multi-head';
+import { problemStep } from '../../web/src/steps/01-problem/step';
+import { predictQuestion } from '../../web/src/steps/01-problem/prose';
+import { multiHeadStep } from '../../web/src/steps/08-multi-head/step';
 import { resolvingHead } from '../../web/src/features/trained-model/trained';
 import { trainedSnapshotFor } from './fixtures';
 

@@ -4,7 +4,9 @@
 // that show the sentence (1, 8, 9, 10) say so where they start, with one button to switch.
 import { describe, expect, test } from 'vitest';
 import { createControls, WALKTHROUGH_BAR_CONTROLS } from '../../web/src/controls';
-import { barStatement, modelSummary, stepList } from '../../web/src/steps/which-model';
+import { barStatement, modelSummary, stepList } from '../../web/src/steps/shared/which-model';
+import { MODEL_LINE_CLASS, modelLineText } from '../../web/src/steps/shared/figure';
+import { sentenceView, type Snapshot } from '../../web/src/snapshot';
 import type { Settings } from '../../web/src/settings';
 import { STEPS } from '../../web/src/steps/index';
 import { isLazyStep } from '../../web/src/elements/lazy-step';
@@ -12,6 +14,22 @@ import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures'
 
 // These tests mount every step themselves: the steps whose code is a chunk of its own load first.
 await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
+
+/** The figures of each step that show a model's numbers, each with one line naming them. */
+const FIGURES_WITH_MODEL_NUMBERS = {
+  scores: 2,
+  'weighted-sum': 2,
+  softmax: 1,
+  qkv: 2,
+  scale: 1,
+  causal: 1,
+  'multi-head': 2,
+  problem: 1,
+  cost: 0,
+};
+
+/** Matrices that show no model's numbers, by their caption's first word: step 7's mask, which the reader sets. */
+const WITHOUT_MODEL_NUMBERS = ['mask'];
 
 describe('which numbers a view shows', () => {
   test('the bar’s line groups the steps by the model they show, from the snapshot', async () => {
@@ -55,6 +73,43 @@ describe('which numbers a view shows', () => {
       );
       (again.querySelector('button') as HTMLButtonElement).click();
       expect(changes.at(-1), step.id).toEqual({ weights: 'example' });
+    }
+  });
+
+  test('every figure with a model’s numbers names them in a line that agrees with the bar', async () => {
+    // How many figures of each step show a model's numbers (a row of figures side by side is one).
+    const figures: Record<string, number> = FIGURES_WITH_MODEL_NUMBERS;
+    const snapshots: [string, Snapshot][] = [
+      ['example', await exampleSnapshotFor()],
+      ['random', await snapshotFor({ seed: 7 })],
+      ['trained', await trainedSnapshotFor()],
+      ['window mask', await snapshotFor({ seed: 7, mask: 'window:2' })],
+    ];
+    for (const step of STEPS.filter((s) => s.numbers !== 'own' && s.id in figures)) {
+      for (const [mode, snapshot] of snapshots) {
+        const body = document.createElement('div');
+        document.body.replaceChildren(body);
+        step.mount(body, { update: () => {} }).render(snapshot);
+        const shown = step.numbers === 'sentence' ? sentenceView(snapshot) : snapshot;
+        const where = `${step.id}, ${mode}`;
+        const lines = [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)];
+        // A custom mask adds step 7's figure of the weights it gives.
+        expect(lines.length, where).toBe(figures[step.id] + (mode === 'window mask' && step.id === 'causal' ? 1 : 0));
+        for (const line of lines) expect(line.textContent, where).toBe(modelLineText(shown));
+        // The bar above names the same model and shape.
+        expect(barStatement(STEPS, snapshot), where).toContain(modelSummary(shown));
+        // Every matrix of the step is under a line naming its numbers: one in its figure, or one above
+        // it in the body since the last heading (a figure made of several parts of the body).
+        for (const table of body.querySelectorAll('table.matrix')) {
+          if (WITHOUT_MODEL_NUMBERS.includes(table.querySelector('caption')?.textContent?.split(' ')[0] ?? '')) continue;
+          let part: Element = table;
+          while (part.parentElement !== body) part = part.parentElement!;
+          let named = part.querySelector(`.${MODEL_LINE_CLASS}`) !== null;
+          for (let above = part.previousElementSibling; !named && above && above.tagName !== 'H3'; above = above.previousElementSibling)
+            named = above.classList.contains(MODEL_LINE_CLASS);
+          expect(named, `${where}: ${table.querySelector('caption')?.textContent}`).toBe(true);
+        }
+      }
     }
   });
 

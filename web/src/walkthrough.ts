@@ -9,7 +9,7 @@ import { EngineCrash, type AttentionEngine } from './engine/engine';
 import { el } from './ui/dom';
 import { embedTools } from './ui/export-toolbar';
 import { formulaElement } from './ui/formula';
-import { barStatement } from './steps/which-model';
+import { barStatement } from './steps/shared/which-model';
 import { loadShippedWeights } from './model/shipped';
 import { noticeArea } from './notices';
 import { shapeOf, type Settings } from './settings';
@@ -22,7 +22,7 @@ import { provideTrainedWeights, type ReaderModel } from './features/trained-mode
 import { ensureReaderModel } from './features/reader/model';
 import { STEPS } from './steps/index';
 import type { EmbedCode, StepContext, StepDefinition, StepView } from './steps/types';
-import type { TimingService } from './workers/cost-plan';
+import type { TimingService } from './features/cost/cost-plan';
 import type { TrainingService } from './features/training/training-service';
 
 export interface WalkthroughOptions {

@@ -2,7 +2,7 @@
 // The problem step on real snapshots: the sentence as chips, and the live mixture of the followed
 // token ("it", else the last one) read straight from the shown head's attention weights.
 import { describe, expect, test } from 'vitest';
-import { problemStep } from '../../../web/src/steps/01-problem';
+import { problemStep } from '../../../web/src/steps/01-problem/step';
 import { percent } from '../../../web/src/ui/format';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { snapshotFor } from '../fixtures';

@@ -3,7 +3,7 @@
 // tables, the shown head's columns marked, and a cell of Q worked out from a row of X and a column
 // of W_q (with K and V from the same row and column).
 import { describe, expect, test } from 'vitest';
-import { qkvStep } from '../../../web/src/steps/02-qkv';
+import { qkvStep } from '../../../web/src/steps/02-qkv/step';
 import { fmt } from '../../../web/src/ui/format';
 import { exampleSnapshotFor, snapshotFor } from '../fixtures';
 

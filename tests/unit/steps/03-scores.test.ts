@@ -2,7 +2,7 @@
 // The scores step on a fixed snapshot: the heatmap shows Q K^T for the chosen head, and the by-hand
 // line's terms are exactly q_i and k_j and add up to the cell.
 import { describe, expect, test } from 'vitest';
-import { scoresStep } from '../../../web/src/steps/03-scores';
+import { scoresStep } from '../../../web/src/steps/03-scores/step';
 import { fmt } from '../../../web/src/ui/format';
 import { snapshotFor } from '../fixtures';
 

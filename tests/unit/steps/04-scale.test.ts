@@ -3,7 +3,8 @@
 // (histogram, its table and the measured standard deviations), the saturation demo with the
 // article's numbers, and what scaling does to the current weights.
 import { describe, expect, test, vi } from 'vitest';
-import { rowMaxima, scaleStep } from '../../../web/src/steps/04-scale';
+import { scaleStep } from '../../../web/src/steps/04-scale/step';
+import { rowMaxima } from '../../../web/src/steps/04-scale/effect-figure';
 import { fmt, percent } from '../../../web/src/ui/format';
 import type { Settings } from '../../../web/src/settings';
 import { exampleSnapshotFor, snapshotFor } from '../fixtures';

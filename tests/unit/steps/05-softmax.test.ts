@@ -3,7 +3,8 @@
 // each row's sum, the sentence that reads the chosen row, and the chosen cell's softmax by hand
 // (row max subtracted, exponentials that add up to the shown total, the engine's weight).
 import { describe, expect, test } from 'vitest';
-import { rowSentence, softmaxStep } from '../../../web/src/steps/05-softmax';
+import { softmaxStep } from '../../../web/src/steps/05-softmax/step';
+import { rowSentence } from '../../../web/src/steps/05-softmax/prose';
 import { fmt, percent } from '../../../web/src/ui/format';
 import { COLOUR_STEPS } from '../../../web/src/ui/palette';
 import type { Snapshot } from '../../../web/src/snapshot';

@@ -4,7 +4,7 @@
 // as its terms, which add up to the cell.
 import { describe, expect, test } from 'vitest';
 import { ATTENTION_FUNCTION } from '../../../web/src/features/hands-on/numpy-script';
-import { weightedSumStep } from '../../../web/src/steps/06-weighted-sum';
+import { weightedSumStep } from '../../../web/src/steps/06-weighted-sum/step';
 import { fmt } from '../../../web/src/ui/format';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { snapshotFor } from '../fixtures';

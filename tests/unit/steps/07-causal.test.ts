@@ -4,7 +4,8 @@
 // the page's own mask. The editor's presets are the step's one control (no checkbox of its own).
 import { describe, expect, test } from 'vitest';
 import { CAUSAL_MASK_LINE } from '../../../web/src/features/hands-on/numpy-script';
-import { causalStep, numpyPrint, rowSums } from '../../../web/src/steps/07-causal';
+import { causalStep } from '../../../web/src/steps/07-causal/step';
+import { numpyPrint, rowSums } from '../../../web/src/steps/07-causal/numpy-print';
 import { fmt, percent } from '../../../web/src/ui/format';
 import type { Settings } from '../../../web/src/settings';
 import { snapshotFor } from '../fixtures';

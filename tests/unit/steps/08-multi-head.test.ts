@@ -3,12 +3,14 @@
 // at a fixed d_model, the head buttons and maps drive the page settings, every shape in the diagram
 // is the snapshot's, and the output is the engine's (n, d_model) output.
 import { describe, expect, test } from 'vitest';
-import { costOfShape, costOfSnapshot } from '../../../web/src/figures/cost-model';
+import { costOfShape, costOfSnapshot } from '../../../web/src/features/cost/cost-model';
 import { count, fmt } from '../../../web/src/ui/format';
 import { tokenLabels } from '../../../web/src/ui/labels';
 import { headChoices, type Settings } from '../../../web/src/settings';
 import { ATTENTION_FUNCTION, HEAD_LINES } from '../../../web/src/features/hands-on/numpy-script';
-import { MAX_HEAD_MAPS, multiHeadStep, topKey } from '../../../web/src/steps/08-multi-head';
+import { multiHeadStep } from '../../../web/src/steps/08-multi-head/step';
+import { MAX_HEAD_MAPS } from '../../../web/src/steps/08-multi-head/prose';
+import { topKey } from '../../../web/src/steps/08-multi-head/head-maps-figure';
 import { snapshotFor } from '../fixtures';
 
 function mount() {

@@ -5,7 +5,8 @@
 // the page has a #flash section.
 import { describe, expect, test } from 'vitest';
 import { bytes, count } from '../../../web/src/ui/format';
-import { costLengths, costStep, LAYERS, REFERENCE_LENGTHS } from '../../../web/src/steps/09-cost';
+import { costStep } from '../../../web/src/steps/09-cost/step';
+import { costLengths, LAYERS, REFERENCE_LENGTHS } from '../../../web/src/steps/09-cost/cost-rows';
 import { snapshotFor } from '../fixtures';
 
 function mount() {

@@ -4,7 +4,7 @@
 // the 2k → 8k ratio come from the measurements; Cancel terminates the worker; a worker that cannot be
 // made, or one that fails mid-run, leaves a message and what was measured, and the stepper still works.
 import { describe, expect, test } from 'vitest';
-import type { CostItem } from '../../../web/src/workers/cost-plan';
+import type { CostItem } from '../../../web/src/features/cost/cost-plan';
 import { FakeWorker } from '../fake-cost-worker';
 import { snapshotFor } from '../fixtures';
 import { mount, position, q } from './flash-fixture';
@@ -33,7 +33,7 @@ describe('Run it on my machine (with a fake worker)', () => {
     expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(true);
     expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(false);
 
-    const { planCost } = await import('../../../web/src/workers/cost-plan');
+    const { planCost } = await import('../../../web/src/features/cost/cost-plan');
     const plan: CostItem[] = planCost({ maxN: 16384 });
     worker.emit({ type: 'started', plan, simd: true });
     const workTotal = plan.reduce((s, i) => s + i.work, 0);
@@ -105,7 +105,7 @@ describe('Run it on my machine (with a fake worker)', () => {
     const { body, view } = mount({ createWorker: () => worker });
     view.render(await snapshotFor());
     q<HTMLButtonElement>(body, '.flash-run-start').click();
-    const { planCost } = await import('../../../web/src/workers/cost-plan');
+    const { planCost } = await import('../../../web/src/features/cost/cost-plan');
     const plan = planCost({ maxN: 512 });
     worker.emit({ type: 'started', plan, simd: true });
     worker.emit({

@@ -5,7 +5,8 @@
 import { describe, expect, test } from 'vitest';
 import { count, fmt, percent } from '../../../web/src/ui/format';
 import { tokenLabels } from '../../../web/src/ui/labels';
-import { BAR_ROW_TOP, faqStep } from '../../../web/src/steps/12-faq';
+import { faqStep } from '../../../web/src/steps/12-faq/step';
+import { BAR_ROW_TOP } from '../../../web/src/steps/12-faq/map-answer';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from '../fixtures';
 
 function mount() {

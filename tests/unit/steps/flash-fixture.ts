@@ -1,7 +1,7 @@
 // The FlashAttention step mounted in happy-dom for the unit tests of its renderer (10-flash.test.ts)
 // and of its "Run it on my machine" figure (10-flash-run.test.ts), with the reader's updates recorded.
 import { mountFlash, type AutoplayClock } from '../../../web/src/features/flash/step';
-import { workerTimingService, type CostWorkerHandle } from '../../../web/src/workers/timing-service';
+import { workerTimingService, type CostWorkerHandle } from '../../../web/src/features/cost/timing-service';
 
 export function mount(options: { createWorker?: () => CostWorkerHandle; clock?: AutoplayClock } = {}) {
   const body = document.createElement('div');

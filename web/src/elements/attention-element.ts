@@ -12,7 +12,7 @@ import { loadTrainedWeights } from '../features/trained-model/trained';
 import { loadShippedWeights } from '../model/shipped';
 import type { StepDefinition } from '../steps/types';
 import { mountWalkthrough, type Walkthrough } from '../walkthrough';
-import { workerTimingService } from '../workers/timing-service';
+import { workerTimingService } from '../features/cost/timing-service';
 import { workerTrainingService } from '../features/training/training-service';
 import { debugHandle, type AttentionDebug } from './debug';
 import { embedCode } from './embed-code';

@@ -6,6 +6,7 @@
 import tokens from '../styles/tokens.css?inline';
 import walkthrough from '../styles/walkthrough.css?inline';
 import layout from '../ui/layout.css?inline';
+import figureModel from '../steps/shared/figure.css?inline';
 import matrixTable from '../ui/matrix-table/matrix-table.css?inline';
 import widgets from '../ui/widgets.css?inline';
 import matrixPicture from '../ui/matrix-table/picture.css?inline';
@@ -24,6 +25,7 @@ export const ELEMENT_CSS = [
   tokens,
   walkthrough,
   layout,
+  figureModel,
   matrixTable,
   widgets,
   matrixPicture,

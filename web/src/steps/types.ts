@@ -9,7 +9,7 @@ import type { Snapshot } from '../snapshot';
 import type { RawTrainingChange, TrainingChange } from '../state';
 import type { TrainSettings } from '../features/training/train-settings';
 import type { ReaderModel } from '../features/trained-model/trained';
-import type { TimingService } from '../workers/cost-plan';
+import type { TimingService } from '../features/cost/cost-plan';
 import type { TrainingService } from '../features/training/training-service';
 
 /** "Embed this step" in a figure's menu: its panels are made by the element layer (elements/embed-code.ts). */

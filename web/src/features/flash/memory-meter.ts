@@ -1,11 +1,11 @@
 // "What each method keeps in memory": the floats the naive and the tiled method hold, for this
 // sentence and extrapolated to 8k tokens, as two bar charts and a sentence made from the same numbers.
-import { tokenCountLabel } from '../../figures/cost-model';
+import { tokenCountLabel } from '../cost/cost-model';
 import { BarChart } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
 import { bytes, count } from '../../ui/format';
 import type { Snapshot } from '../../snapshot';
-import { tiledScratchFloats } from '../../workers/cost-plan';
+import { tiledScratchFloats } from '../cost/cost-plan';
 import { memoryMeter, METER_LONG_N, type MemoryMeterRow } from './trace';
 
 export class MemoryMeter {

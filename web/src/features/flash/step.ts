@@ -3,10 +3,10 @@
 // snapshot.flash); this step replays it: which rows are on chip, the tile's scores, the running max
 // m, sum l and accumulator per row, the rescaling when a larger max arrives, skipped tiles under the
 // causal mask, and at the end the output next to the naive one. Below it: what each method holds in
-// memory, and a measurement of both in the reader's browser (figures/cost-run.ts).
+// memory, and a measurement of both in the reader's browser (features/cost/cost-run.ts).
 // Its parts: the trace's numbers (trace.ts), the tile map and running numbers (tables.ts), the memory
 // meter (memory-meter.ts); this file holds the controls, the stepping and the prose made from the trace.
-import { CostRunFigure } from '../../figures/cost-run';
+import { CostRunFigure } from '../cost/cost-run';
 import { controlForm, el, setText, showChildren, showField } from '../../ui/dom';
 import { count, fmt, quoted, sub } from '../../ui/format';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
@@ -16,7 +16,7 @@ import { LIMITS } from '../../settings';
 import { type Snapshot, sentenceView } from '../../snapshot';
 import type { StepContext, StepDefinition } from '../../steps/types';
 import { flashStepInfo } from './step-info';
-import { sentenceStepNote } from '../../steps/worked-example';
+import { sentenceStepNote } from '../../steps/shared/worked-example';
 import { MemoryMeter } from './memory-meter';
 import { drawRunningState, drawTileMap } from './tables';
 import { lastComputedKeyBlock, maxAbsDifference, naiveReference, previousState, rangeLabel, rescaledRows, scientific } from './trace';

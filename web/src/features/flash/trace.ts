@@ -4,7 +4,7 @@
 // Pure (no DOM), so the unit tests check them against the trace directly.
 import type { FlashTrace, Matrix } from '../../engine/types';
 import type { Snapshot } from '../../snapshot';
-import { tiledScratchFloats } from '../../workers/cost-plan';
+import { tiledScratchFloats } from '../cost/cost-plan';
 
 /** The memory meter's extrapolation: the article's 8k tokens. */
 export const METER_LONG_N = 8192;

@@ -1,13 +1,13 @@
 // "Timed: one new token": the KV-cache part's measured decode. The flash step's run machinery times
-// the 'decode' suite (workers/cost-plan.ts) in its worker: generating token t with the cache (one
+// the 'decode' suite (features/cost/cost-plan.ts) in its worker: generating token t with the cache (one
 // query row per head against t cached keys, multi-head and with the chosen KV heads) against
 // recomputing attention over all t tokens, t = 16 to 512, dₖ = 64, as many heads as the shown model.
 // This file gives that figure its words and reading; every number is the run's.
-import { tokenCountLabel } from '../../figures/cost-model';
-import { CostRunFigure, formatMs, type CostRunState } from '../../figures/cost-run';
+import { tokenCountLabel } from '../cost/cost-model';
+import { CostRunFigure, formatMs, type CostRunState } from '../cost/cost-run';
 import { el } from '../../ui/dom';
 import type { StepContext } from '../../steps/types';
-import { COST_D, COST_SUITES, type CostKernel, type DecodeShape } from '../../workers/cost-plan';
+import { COST_D, COST_SUITES, type CostKernel, type DecodeShape } from '../cost/cost-plan';
 
 const SUITE = COST_SUITES.decode;
 

@@ -3,7 +3,7 @@
 // is reused), the scores per new token with and without the cache, the KV-heads control (setting
 // lcKvHeads: URL lc_kv_heads, attribute kv-heads), the measured time per new token (decode-run.ts)
 // and public models' cache sizes.
-import { tokenCountLabel } from '../../figures/cost-model';
+import { tokenCountLabel } from '../cost/cost-model';
 import { controlForm, el, setText, showChildren } from '../../ui/dom';
 import { figureTools } from '../../ui/export-toolbar';
 import { bytes, count, fmt, quoted } from '../../ui/format';

@@ -1,11 +1,11 @@
-// "Measured on this machine": the long-context step's timed run. The flash step's machinery does the
-// work (workers/cost-plan.ts plans the 'longContext' suite, workers/cost-worker.ts times it in a Web
-// Worker, figures/cost-run.ts draws time and memory on log-log axes with fitted slopes); this file
+// "Measured on this machine": the long-context step's timed run. The cost feature's machinery does the
+// work (features/cost/: cost-plan.ts plans the 'longContext' suite, cost-worker.ts times it in a Web
+// Worker, cost-run.ts draws time and memory on log-log axes with fitted slopes); this file
 // gives that figure the step's words and its reading: where each technique crosses full attention
 // on this machine, what was not run and why, and the memory the run is allowed in this tab. Every
 // number is computed from the plan or from the measurements.
-import { tokenCountLabel } from '../../figures/cost-model';
-import { CostRunFigure, formatMs, type CostRunState } from '../../figures/cost-run';
+import { tokenCountLabel } from '../cost/cost-model';
+import { CostRunFigure, formatMs, type CostRunState } from '../cost/cost-run';
 import { el } from '../../ui/dom';
 import { bytes, count } from '../../ui/format';
 import type { StepContext } from '../../steps/types';
@@ -22,7 +22,7 @@ import {
   runMemoryBound,
   type CostKernel,
   type SlopeFit,
-} from '../../workers/cost-plan';
+} from '../cost/cost-plan';
 
 const SUITE = COST_SUITES.longContext;
 

@@ -11,7 +11,7 @@ import { scrollRegion } from '../../ui/scroll-region';
 import { LIMITS } from '../../settings';
 import { WALKTHROUGH_SETTINGS } from '../../settings-schema';
 import { sentenceView, type Snapshot } from '../../snapshot';
-import { sentenceStepNote } from '../../steps/worked-example';
+import { sentenceStepNote } from '../../steps/shared/worked-example';
 import type { StepContext, StepDefinition } from '../../steps/types';
 import { longContextStepInfo } from './step-info';
 import type { LongContextSnapshot, Technique, TechniqueId } from './compute';

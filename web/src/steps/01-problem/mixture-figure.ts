@@ -1,0 +1,164 @@
+// Step 1's figure: the sentence as chips (a radio group: the token to follow), the question asked of
+// that token, its mixture as bars (the chips shaded by the same shares), and with trained weights the
+// model's prediction and what it is. Choosing a chip tells the step, which reads the new mixture.
+import { BarChart } from '../../ui/bars';
+import { el, setText } from '../../ui/dom';
+import { figureTools } from '../../ui/export-toolbar';
+import { percent, quoted } from '../../ui/format';
+import { focusTokenIndex, tokenLabels } from '../../ui/labels';
+import { modelFacts, predictionList } from '../../features/trained-model/trained-words';
+import type { Snapshot } from '../../snapshot';
+import type { EmbedCode } from '../types';
+import { modelLine, type Figure } from '../shared/figure';
+import { mixtureBars, shownRow } from './mixture';
+import { barsCaption, figureIntro, focusQuestion } from './prose';
+
+export class MixtureFigure implements Figure {
+  readonly element: HTMLElement;
+  private readonly line = modelLine();
+  private readonly chips = el('div', {
+    class: 'problem-tokens',
+    role: 'radiogroup',
+    'aria-label': 'The sentence, one token per word: choose the token to follow',
+  });
+  private readonly question = el('p', { class: 'problem-question' });
+  private readonly intro = el('p', { class: 'problem-intro' });
+  private readonly bars = new BarChart({
+    caption: '',
+    labelHeader: 'token',
+    valueHeader: 'share of the mixture',
+    className: 'problem-bars',
+  });
+  // With trained weights: the model's prediction at "it", and what it is.
+  private readonly model = el('div', { class: 'problem-model', hidden: true });
+  private snapshot: Snapshot | null = null;
+  /** The token the reader picked, or null to follow the default (“it”, else the last token). */
+  private picked: number | null = null;
+  private sentenceKey = '';
+
+  constructor(
+    embed: EmbedCode | undefined,
+    private readonly onChoose: () => void,
+  ) {
+    const bars = this.bars;
+    this.element = el(
+      'figure',
+      { class: 'figure problem-figure' },
+      this.line.element,
+      this.intro,
+      this.chips,
+      this.question,
+      el('div', { class: 'problem-chart' }, bars.element),
+      figureTools(
+        () => bars.element,
+        () => 'The mixture of one token',
+        (palette) => bars.svgFile(palette),
+        embed,
+      ),
+      this.model,
+    );
+    this.chips.addEventListener('click', (event) => {
+      const chip = (event.target as HTMLElement).closest<HTMLElement>('.problem-chip');
+      if (chip) this.choose(Number(chip.dataset.index), false);
+    });
+    // A radio group: arrow keys move and choose, Home/End jump to the ends.
+    this.chips.addEventListener('keydown', (event) => {
+      const chip = (event.target as HTMLElement).closest<HTMLElement>('.problem-chip');
+      if (!chip || !this.snapshot) return;
+      const last = this.snapshot.tokens.length - 1;
+      const at = Number(chip.dataset.index);
+      const next = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: last }[event.key];
+      if (next === undefined) return;
+      event.preventDefault();
+      this.choose(Math.max(0, Math.min(last, next)), true);
+    });
+  }
+
+  /** The token followed: the reader's pick, or the default. */
+  get focus(): number {
+    const tokens = this.snapshot?.tokens ?? [];
+    return this.picked !== null && this.picked < tokens.length ? this.picked : focusTokenIndex(tokens);
+  }
+
+  render(next: Snapshot): void {
+    const unknown = next.trained?.unknown ?? [];
+    const key = `${next.tokens.join('\u0001')}|${unknown.join()}`;
+    if (key !== this.sentenceKey) {
+      // A new sentence: follow the default token again and rebuild the chips.
+      this.sentenceKey = key;
+      this.picked = null;
+      this.buildChips(next.tokens, unknown);
+    }
+    this.snapshot = next;
+    this.line.render(next);
+    this.show(next);
+    this.showModel(next);
+  }
+
+  private choose(index: number, moveFocus: boolean): void {
+    this.picked = index;
+    if (!this.snapshot) return;
+    this.show(this.snapshot);
+    this.onChoose();
+    if (moveFocus) (this.chips.children[index] as HTMLElement | undefined)?.focus();
+  }
+
+  private buildChips(tokens: string[], unknown: readonly boolean[]): void {
+    this.chips.replaceChildren(
+      ...tokens.map((token, i) =>
+        el(
+          'button',
+          {
+            type: 'button',
+            class: `problem-chip${unknown[i] ? ' problem-chip-unknown' : ''}`,
+            role: 'radio',
+            'data-index': i,
+            'aria-checked': 'false',
+            tabindex: -1,
+            'aria-description': unknown[i] ? 'not in the trained vocabulary' : null,
+          },
+          token,
+          unknown[i] ? el('span', { class: 'problem-chip-mark', 'aria-hidden': 'true' }, '?') : null,
+        ),
+      ),
+    );
+  }
+
+  private show(next: Snapshot): void {
+    const { tokens } = next;
+    const focus = this.focus;
+    const row = shownRow(next, focus);
+    const labels = tokenLabels(tokens);
+    let peak = 0;
+    for (const w of row) peak = Math.max(peak, w);
+
+    // Only what changed is written: a chip left as it was is not restyled or repainted.
+    Array.from(this.chips.children).forEach((node, j) => {
+      const chip = node as HTMLElement;
+      const chosen = j === focus;
+      const shade = String(Math.round((peak > 0 ? row[j] / peak : 0) * 10));
+      const title = `${quoted(labels[focus])} draws ${percent(row[j])} from ${quoted(labels[j])}`;
+      if (chip.getAttribute('aria-checked') !== String(chosen)) chip.setAttribute('aria-checked', String(chosen));
+      if (chip.tabIndex !== (chosen ? 0 : -1)) chip.tabIndex = chosen ? 0 : -1;
+      chip.classList.toggle('chosen', chosen);
+      if (chip.dataset.shade !== shade) chip.dataset.shade = shade;
+      if (chip.title !== title) chip.title = title;
+    });
+    setText(this.intro, figureIntro(next));
+    setText(this.question, focusQuestion(tokens, focus));
+    this.bars.update(mixtureBars(next, focus), barsCaption(next, focus));
+  }
+
+  private showModel(next: Snapshot): void {
+    const { trained } = next;
+    // The reader model answers step 1's question: the shipped small model's word list would only contradict it.
+    // A reader's own run (step 11) stays in view, named as theirs.
+    const hide = !trained || (next.reader !== null && trained.origin === 'shipped');
+    if (this.model.hidden !== hide) this.model.hidden = hide;
+    if (!trained) return;
+    const key = JSON.stringify([trained.top, trained.evaluation.accuracy, trained.words[trained.query]]);
+    if (this.model.dataset.key === key) return;
+    this.model.dataset.key = key;
+    this.model.replaceChildren(predictionList(trained), el('p', { class: 'problem-model-facts' }, modelFacts(trained)));
+  }
+}

@@ -1,0 +1,115 @@
+// Step 2's second figure: one column per role, the shown head's W_q, W_k, W_v (editable on small
+// examples) and under each what it makes of X: Q, K, V. Selecting a cell of Q tells the step, which
+// works it out by hand.
+import { el } from '../../ui/dom';
+import { fmt, quoted } from '../../ui/format';
+import { dimensionLabels, tokenLabels } from '../../ui/labels';
+import { MatrixTable } from '../../ui/matrix-table/matrix-table';
+import { EDIT_MATRIX_KEYS } from '../../features/hands-on/hands-on-settings';
+import { LIMITS } from '../../settings';
+import type { Snapshot } from '../../snapshot';
+import type { EmbedCode } from '../types';
+import { modelLine, type Figure } from '../shared/figure';
+import { crop, cropBaseline, dimWindow } from './dim-window';
+import type { EditSession } from './edits';
+
+/** Above this many rows a W table scrolls vertically inside its box. */
+const TALL = 16;
+
+const ROLES = [
+  { weights: 'W_q', edit: 'Wq', product: 'Q', title: 'Q = X W_q, queries', makes: 'queries' },
+  { weights: 'W_k', edit: 'Wk', product: 'K', title: 'K = X W_k, keys', makes: 'keys' },
+  { weights: 'W_v', edit: 'Wv', product: 'V', title: 'V = X W_v, values', makes: 'values' },
+] as const;
+
+export class ProjectionsFigure implements Figure {
+  readonly element: HTMLElement;
+  readonly wTables: MatrixTable[];
+  readonly products: MatrixTable[];
+  private readonly wFigures: HTMLElement[];
+  private readonly line = modelLine();
+  private snapshot: Snapshot | null = null;
+
+  constructor(embed: EmbedCode | undefined, session: EditSession, onSelectQuery: () => void) {
+    this.wTables = ROLES.map(({ edit }) => {
+      const name = EDIT_MATRIX_KEYS[edit];
+      return new MatrixTable({
+        embed,
+        caption: name,
+        scale: 'diverging',
+        corner: 'row',
+        edit: session.editing(edit),
+        describe: (r, c, v) => `${name}, row ${r + 1} (dimension ${r + 1} of the embedding), column ${c + 1}: ${fmt(v)}`,
+      });
+    });
+    this.wFigures = this.wTables.map((t) => el('figure', { class: 'figure qkv-w' }, t.element));
+    const describeDim = (name: string) => (r: number, c: number, v: number) =>
+      this.snapshot ? `${name} of ${quoted(this.snapshot.tokens[r])}, column ${c + 1}: ${fmt(v)}` : '';
+    this.products = [
+      new MatrixTable({
+        embed,
+        caption: 'Q',
+        scale: 'diverging',
+        corner: 'token',
+        describe: describeDim('query'),
+        onSelect: onSelectQuery,
+      }),
+      new MatrixTable({ embed, caption: 'K', scale: 'diverging', corner: 'token', describe: describeDim('key') }),
+      new MatrixTable({ embed, caption: 'V', scale: 'diverging', corner: 'token', describe: describeDim('value') }),
+    ];
+    this.element = el(
+      'div',
+      { class: 'qkv-pairs' },
+      this.line.element,
+      ...this.products.map((product, i) =>
+        el('div', { class: 'qkv-pair' }, this.wFigures[i], el('figure', { class: 'figure' }, product.element)),
+      ),
+    );
+  }
+
+  render(snapshot: Snapshot): void {
+    this.snapshot = snapshot;
+    this.line.render(snapshot);
+    const { pipeline: p, tokens } = snapshot;
+    const { colStart, colCount, rowCount, windowed } = dimWindow(p.dModel, p.dK, snapshot.settings.head);
+    const base = snapshot.baseline;
+    const labels = tokenLabels(tokens);
+    const colLabels = dimensionLabels(colCount);
+    const rowLabels = dimensionLabels(rowCount);
+    ROLES.forEach((role, i) => {
+      this.wTables[i].update(
+        {
+          data: crop(p[role.weights], rowCount, colStart, colCount),
+          rows: rowCount,
+          cols: colCount,
+          rowLabels,
+          colLabels,
+          baseline: cropBaseline(base?.[role.weights], rowCount, colStart, colCount),
+        },
+        `${role.weights} (${p.dModel}, ${p.dK}) makes ${role.makes}` +
+          (windowed ? `; showing ${colCount < p.dK ? `rows 1–${rowCount}, columns 1–${colCount}` : `rows 1–${rowCount}`}` : ''),
+      );
+      // Tall matrices scroll inside a box of their own instead of stretching the page.
+      this.wFigures[i].classList.toggle('tall', rowCount > TALL);
+      this.products[i].update(
+        {
+          data: crop(p[role.product], p.n, colStart, colCount),
+          rows: p.n,
+          cols: colCount,
+          rowLabels: labels,
+          colLabels,
+          showNumbers: p.n <= LIMITS.maxTokensWithNumbers,
+          baseline: cropBaseline(base?.[role.product], p.n, colStart, colCount),
+        },
+        `${role.title} (${p.n}, ${p.dK})${colCount < p.dK ? `; showing columns 1–${colCount}` : ''}`,
+      );
+    });
+  }
+
+  /** Marks the column of W_q that makes the selected cell of Q. */
+  highlight(shownCol: number): void {
+    this.wTables[0].highlight([], [shownCol]);
+    this.wTables[1].highlight([], []);
+    this.wTables[2].highlight([], []);
+  }
+}

@@ -1,0 +1,49 @@
+// Step 2's first figure: X, one row of embedding per token (editable on small examples).
+import { el } from '../../ui/dom';
+import { fmt, quoted } from '../../ui/format';
+import { dimensionLabels, tokenLabels } from '../../ui/labels';
+import { MatrixTable } from '../../ui/matrix-table/matrix-table';
+import { LIMITS } from '../../settings';
+import type { Snapshot } from '../../snapshot';
+import type { EmbedCode } from '../types';
+import { modelLine, type Figure } from '../shared/figure';
+import { crop, cropBaseline, dimWindow } from './dim-window';
+import type { EditSession } from './edits';
+
+export class XFigure implements Figure {
+  readonly element: HTMLElement;
+  readonly table: MatrixTable;
+  private readonly line = modelLine();
+  private snapshot: Snapshot | null = null;
+
+  constructor(embed: EmbedCode | undefined, session: EditSession) {
+    this.table = new MatrixTable({
+      embed,
+      caption: 'X',
+      scale: 'diverging',
+      corner: 'token',
+      edit: session.editing('X'),
+      describe: (r, c, v) => (this.snapshot ? `embedding of ${quoted(this.snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
+    });
+    this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
+  }
+
+  render(snapshot: Snapshot): void {
+    this.snapshot = snapshot;
+    this.line.render(snapshot);
+    const { pipeline: p, tokens } = snapshot;
+    const { rowCount, windowed } = dimWindow(p.dModel, p.dK, snapshot.settings.head);
+    this.table.update(
+      {
+        data: crop(p.X, p.n, 0, rowCount),
+        rows: p.n,
+        cols: rowCount,
+        rowLabels: tokenLabels(tokens),
+        colLabels: dimensionLabels(rowCount),
+        showNumbers: p.n <= LIMITS.maxTokensWithNumbers,
+        baseline: cropBaseline(snapshot.baseline?.X, p.n, 0, rowCount),
+      },
+      `X: token embeddings, (n, d_model) = (${p.n}, ${p.dModel})${windowed ? `; showing columns 1–${rowCount}` : ''}`,
+    );
+  }
+}

@@ -1,0 +1,136 @@
+// Step 4 of the article: output = weights V. Every output row is the value rows mixed in the
+// proportions of that row's weights; any output cell can be worked out by hand. Its words are in
+// prose.ts, its figures in weights-figure.ts and values-output-figure.ts; this file places them,
+// works the selected cell out by hand and offers the NumPy script.
+import { byHandSum } from '../../ui/arithmetic';
+import { codeBlock, outputBlock } from '../../ui/code-block';
+import { el, setText, showChildren } from '../../ui/dom';
+import { copyText } from '../../ui/export-toolbar';
+import { ATTENTION_FUNCTION, numpyScript, SCRIPT_MAX_DMODEL } from '../../features/hands-on/numpy-script';
+import { sub } from '../../ui/format';
+import { tex } from '../../ui/formula';
+import type { Snapshot } from '../../snapshot';
+import type { StepDefinition } from '../types';
+import { workedExampleNote } from '../shared/worked-example';
+import {
+  CLIPBOARD_BLOCKED,
+  cellReading,
+  cellTitle,
+  codeHeading,
+  codeLines,
+  copiedText,
+  intro,
+  reproHeading,
+  scriptTooLarge,
+} from './prose';
+import { ValuesOutputFigure } from './values-output-figure';
+import { WeightsFigure } from './weights-figure';
+
+export const weightedSumStep: StepDefinition = {
+  id: 'weighted-sum',
+  number: 6,
+  title: 'Weighted sum of values',
+  summary: 'Each output row mixes the value vectors of all tokens, in the proportions its weights give.',
+  formula: tex`\text{output} = \text{weights}\; V, \qquad \text{out}_{ij} = \sum_{t=1}^{n} w_{it}\, v_{tj}`,
+  mount(body, context) {
+    const worked = workedExampleNote(context);
+    let snapshot: Snapshot | null = null;
+    const selection = { row: 0, col: 0 };
+
+    const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
+    const reading = el('p', { class: 'reading' });
+    const weights = new WeightsFigure(context.embedCode);
+    const valuesOutput = new ValuesOutputFigure(context.embedCode, (row, col) => {
+      selection.row = row;
+      selection.col = col;
+      showArithmetic();
+    });
+
+    // Reproduce in NumPy: our attention_heads() and this page's matrices, as a script to run.
+    const reproButton = el(
+      'button',
+      { type: 'button', class: 'hands-button primary numpy-repro-copy' },
+      'Reproduce in NumPy: copy the script',
+    );
+    const reproStatus = el('p', { class: 'numpy-repro-status', role: 'status' });
+    const reproBlock = outputBlock('The NumPy script');
+    const reproCode = reproBlock.element.querySelector('pre')!;
+    reproCode.classList.add('numpy-repro-code');
+    const reproDetails = el('details', { class: 'numpy-repro-details' }, el('summary', {}, 'Show the script'), reproBlock.element);
+    const script = () => (snapshot ? numpyScript(snapshot) : '');
+    reproDetails.addEventListener('toggle', () => {
+      if (reproDetails.open) setText(reproCode, script());
+    });
+    reproButton.addEventListener('click', async () => {
+      const text = script();
+      if (!text) return;
+      if (reproDetails.open) setText(reproCode, text);
+      if (await copyText(text)) {
+        setText(reproStatus, copiedText(text.split('\n').length));
+        return;
+      }
+      // No clipboard here: open the script and select it, to copy by hand.
+      setText(reproCode, text);
+      reproDetails.open = true;
+      getSelection()?.selectAllChildren(reproCode);
+      reproBlock.element.focus();
+      setText(reproStatus, CLIPBOARD_BLOCKED);
+    });
+    const repro = el('div', { class: 'numpy-repro' }, el('div', { class: 'numpy-repro-bar' }, reproButton, reproStatus), reproDetails);
+
+    body.append(
+      worked.element,
+      intro(),
+      weights.element,
+      valuesOutput.element,
+      byHand,
+      reading,
+      ...codeHeading(),
+      codeBlock(ATTENTION_FUNCTION, { label: 'attention_heads(): this page’s attention in NumPy' }),
+      codeLines(),
+      ...reproHeading(),
+      repro,
+    );
+
+    function showArithmetic(): void {
+      if (!snapshot) return;
+      const { pipeline: p, settings } = snapshot;
+      const h = settings.head;
+      const { row, col } = selection;
+      const n = p.n;
+      const dK = p.dK;
+      const wRow = p.weights.data.subarray((h * n + row) * n, (h * n + row + 1) * n);
+      const vCol = Array.from({ length: n }, (_, t) => p.V_heads.data[(h * n + t) * dK + col]);
+      const value = p.headOutputs.data[(h * n + row) * dK + col];
+      showChildren(
+        byHand,
+        el('p', { class: 'by-hand-title' }, cellTitle(snapshot, row, col)),
+        byHandSum(
+          `out${sub(row + 1)},${sub(col + 1)}`,
+          Array.from(wRow, (w, t) => ({ a: w, b: vCol[t] })),
+          value,
+        ),
+      );
+      weights.highlight(row);
+      valuesOutput.highlight(col);
+      setText(reading, cellReading(snapshot, row, col, wRow, vCol, value));
+    }
+
+    return {
+      render(next) {
+        worked.update(next);
+        snapshot = next;
+        const p = next.pipeline;
+        reproButton.disabled = p.dModel > SCRIPT_MAX_DMODEL;
+        setText(reproStatus, p.dModel > SCRIPT_MAX_DMODEL ? scriptTooLarge(SCRIPT_MAX_DMODEL, p.dModel) : '');
+        if (reproDetails.open && p.dModel <= SCRIPT_MAX_DMODEL) setText(reproCode, script());
+        weights.render(next);
+        valuesOutput.render(next);
+        selection.row = Math.min(selection.row, p.n - 1);
+        selection.col = Math.min(selection.col, p.dK - 1);
+        if (!valuesOutput.output.selection) valuesOutput.output.select(selection.row, selection.col);
+        else showArithmetic();
+      },
+    };
+  },
+};

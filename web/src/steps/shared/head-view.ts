@@ -1,0 +1,44 @@
+// What the single-head steps (3, 5, 6, 7) read first from a snapshot: the head they show, its token
+// labels, the caption suffix that names the head, and whether the numbers fit in the cells.
+// Also the reads every step shares: one row of a head, and its largest entry.
+import { tokenLabels } from '../../ui/labels';
+import { LIMITS } from '../../settings';
+import type { Snapshot } from '../../snapshot';
+
+export interface HeadView {
+  /** The head shown, from 0. */
+  h: number;
+  n: number;
+  labels: string[];
+  /** `, head 2 of 4` after a caption; nothing with one head. */
+  headNote: string;
+  /** The (n, n) tables are small enough to show their numbers. */
+  numbers: boolean;
+  /** So are the (n, dₖ) ones. */
+  dimNumbers: boolean;
+}
+
+export function headView({ pipeline: p, tokens, settings }: Snapshot): HeadView {
+  const h = settings.head;
+  const numbers = p.n <= LIMITS.maxTokensWithNumbers;
+  return {
+    h,
+    n: p.n,
+    labels: tokenLabels(tokens),
+    headNote: p.heads > 1 ? `, head ${h + 1} of ${p.heads}` : '',
+    numbers,
+    dimNumbers: numbers && p.dK <= LIMITS.maxTokensWithNumbers,
+  };
+}
+
+/** Row `row` of head `head` of an (h, n, n) tensor (scores, weights). */
+export function headRow(data: Float32Array, n: number, head: number, row: number): Float32Array {
+  return data.subarray((head * n + row) * n, (head * n + row + 1) * n);
+}
+
+/** The index of the largest value, the first one on a tie. */
+export function argmax(values: ArrayLike<number>): number {
+  let best = 0;
+  for (let j = 1; j < values.length; j++) if (values[j] > values[best]) best = j;
+  return best;
+}
