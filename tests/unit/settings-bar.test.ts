@@ -1,6 +1,10 @@
 // @vitest-environment happy-dom
-// The settings bar's pure parts: the history a typed sentence leaves, and notices shown once each.
-import { beforeEach, describe, expect, test } from 'vitest';
+// The settings bar's pure parts: the history a typed sentence leaves, when the field commits, and notices
+// shown once each.
+import { beforeEach, describe, expect, test, vi } from 'vitest';
+import { createControls, SENTENCE_COMMIT_MS } from '../../web/src/controls';
+import type { Settings } from '../../web/src/settings';
+import type { HistoryMode } from '../../web/src/state';
 import { noticeArea, uniqueMessages } from '../../web/src/notices';
 import { WalkthroughState } from '../../web/src/state';
 
@@ -64,5 +68,32 @@ describe('notices', () => {
     state.subscribe((change) => later.push(change.notices));
     state.update({ causal: true });
     expect(later).toEqual([[]]);
+  });
+});
+
+describe('the sentence field', () => {
+  test('a pause after emptying it commits nothing; the words typed next are committed after their pause', () => {
+    vi.useFakeTimers();
+    try {
+      const changes: [Partial<Settings>, HistoryMode | undefined][] = [];
+      const controls = createControls((change, mode) => changes.push([change, mode]));
+      const field = controls.element.querySelector<HTMLInputElement>('input[name="tokens"]')!;
+      const type = (text: string) => {
+        field.value = text;
+        field.dispatchEvent(new Event('input'));
+      };
+      type('');
+      vi.advanceTimersByTime(SENTENCE_COMMIT_MS * 3);
+      expect(changes).toEqual([]);
+      type('a cat sat');
+      expect(changes).toEqual([[{ sentence: 'a cat sat' }, 'none']]);
+      vi.advanceTimersByTime(SENTENCE_COMMIT_MS);
+      expect(changes).toEqual([
+        [{ sentence: 'a cat sat' }, 'none'],
+        [{ sentence: 'a cat sat' }, 'push'],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

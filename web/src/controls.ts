@@ -114,7 +114,8 @@ export function createControls(
 
   // Typing updates the figures live without touching the history; a commit (Enter, leaving the field,
   // or a pause in typing) adds one entry, so Back returns to the sentence before the edit.
-  // An emptied field is a reader about to type a new sentence: wait for words (or for the commit).
+  // An emptied field is a reader about to type a new sentence: wait for words. A pause does not commit
+  // it (that would put the default sentence back under the reader's cursor); Enter or leaving does.
   let pause: ReturnType<typeof setTimeout> | undefined;
   let editing = false;
   const commitSentence = () => {
@@ -126,8 +127,9 @@ export function createControls(
   sentence.addEventListener('input', () => {
     editing = true;
     clearTimeout(pause);
+    if (sentence.value.trim() === '') return;
     pause = setTimeout(commitSentence, SENTENCE_COMMIT_MS);
-    if (sentence.value.trim() !== '') update({ sentence: sentence.value }, 'none');
+    update({ sentence: sentence.value }, 'none');
   });
   sentence.addEventListener('change', commitSentence);
   sentence.addEventListener('keydown', (event) => {
