@@ -188,32 +188,54 @@ function readTheme(from: Element): Theme {
 }
 
 /**
- * Themes read during the current synchronous run, by shadow root (or document): one drawing pass
- * draws many figures, and each would otherwise probe the same theme again. The cache empties at the
- * next microtask checkpoint, before any event (a colour-scheme switch, a theme attribute) can run.
+ * The theme read once per root (a shadow root, or the document) and kept until it can have changed:
+ * the reader's colour scheme flips, or the host's theme, style or class attribute changes (an author
+ * theming an element). Reading it costs a forced style recalculation; every legend, picture and head
+ * grid reads it, and one frame can paint dozens of them (on a phone's CPU, a fifth of going live).
  */
-const themes = new Map<Node, Theme>();
+interface ThemeEntry {
+  key: string;
+  theme: Theme;
+  /** The palettes handed out for this theme, by figure cap: one object each, so colourStops can memoize on it. */
+  palettes: Map<number, Palette>;
+}
 
-function themeAt(from: Element): Theme {
+const themes = new WeakMap<Node, ThemeEntry>();
+let darkQuery: MediaQueryList | null | undefined;
+
+/** What the theme where `root` sits depends on, as one string: equal strings, equal themes. */
+function themeKey(root: Node): string {
+  darkQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+  const host = 'host' in root ? (root as ShadowRoot).host : 'documentElement' in root ? (root as Document).documentElement : null;
+  const attribute = (name: string) => host?.getAttribute(name) ?? '';
+  return `${darkQuery?.matches ?? false}|${attribute('theme')}|${attribute('style')}|${attribute('class')}`;
+}
+
+function themeAt(from: Element): ThemeEntry {
   const root = from.getRootNode();
-  let theme = themes.get(root);
-  if (!theme) {
-    if (themes.size === 0) queueMicrotask(() => themes.clear());
-    theme = readTheme(from);
-    themes.set(root, theme);
+  const key = themeKey(root);
+  let entry = themes.get(root);
+  if (!entry || entry.key !== key) {
+    entry = { key, theme: readTheme(from), palettes: new Map() };
+    themes.set(root, entry);
   }
-  return theme;
+  return entry;
 }
 
 /** The theme's colours where `from` sits (inside a shadow root: that element's :host variables). */
 export function readPalette(from: Element): Palette {
   if (typeof getComputedStyle !== 'function' || !from.isConnected) return LIGHT_PALETTE;
-  const palette: Palette = { ...themeAt(from), cap: LIGHT_PALETTE.cap, capColourOnly: LIGHT_PALETTE.capColourOnly };
+  const entry = themeAt(from);
   // The opacity cap is the figure's own (a table with numbers caps its colours; see matrix.css).
-  const cap = Number.parseFloat(
+  const read = Number.parseFloat(
     getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'),
   );
-  if (Number.isFinite(cap) && cap > 0 && cap <= 1) palette.cap = cap;
+  const cap = Number.isFinite(read) && read > 0 && read <= 1 ? read : LIGHT_PALETTE.cap;
+  let palette = entry.palettes.get(cap);
+  if (!palette) {
+    palette = { ...entry.theme, cap, capColourOnly: LIGHT_PALETTE.capColourOnly };
+    entry.palettes.set(cap, palette);
+  }
   return palette;
 }
 
@@ -275,16 +297,32 @@ export interface ColourStop {
 }
 
 /**
+ * The stops already mixed, by palette (readPalette hands out one object per theme and cap): a frame that
+ * paints many legends of one theme mixes each scale's colours once.
+ */
+const stopsMade = new WeakMap<Palette, Map<string, readonly ColourStop[]>>();
+
+/**
  * The colours a legend bar shows, low end to high end, mixed by cellColour exactly as the cells are:
  * 9 evenly spaced colour positions (−1 to 1, or 0 to 1), so the gradient's straight sRGB blend between
  * neighbours stays within a step of the cells' oklab mix. `cap` is the table's --cap.
  */
-export function colourStops(scale: 'diverging' | 'sequential', palette: Palette, cap: number, count = 9): ColourStop[] {
-  return Array.from({ length: count }, (_, i) => {
-    const offset = i / (count - 1);
-    const position = scale === 'diverging' ? offset * 2 - 1 : offset;
-    return { offset, colour: cellColour(position, scale, palette, cap) };
-  });
+export function colourStops(scale: 'diverging' | 'sequential', palette: Palette, cap: number, count = 9): readonly ColourStop[] {
+  let byPalette = stopsMade.get(palette);
+  if (!byPalette) stopsMade.set(palette, (byPalette = new Map()));
+  const key = `${scale}|${cap}|${count}`;
+  let stops = byPalette.get(key);
+  if (!stops) {
+    stops = Object.freeze(
+      Array.from({ length: count }, (_, i) => {
+        const offset = i / (count - 1);
+        const position = scale === 'diverging' ? offset * 2 - 1 : offset;
+        return Object.freeze({ offset, colour: cellColour(position, scale, palette, cap) });
+      }),
+    );
+    byPalette.set(key, stops);
+  }
+  return stops;
 }
 
 /** The stops as a CSS linear-gradient, left to right. */
