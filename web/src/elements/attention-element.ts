@@ -249,8 +249,12 @@ export abstract class AttentionElement extends HTMLElement {
       this.prerendered && !this.walkthrough
         ? new Map([...this.shadow.querySelectorAll<HTMLElement>('section[data-step]')].map((section) => [section.dataset.step!, section]))
         : undefined;
-    const frame = el('div', { class: `frame${this.withToc ? '' : ' framed'}`, part: 'frame' });
-    this.shadow.replaceChildren(frame);
+    // The first mount over the prerendered copy builds in its frame (the walkthrough keeps its content
+    // and sections where they are, and its inline <style> stays): taking the whole tree out and putting
+    // it back restyled and laid out every element of it, ~400 ms on a phone's CPU.
+    const adopted = prerendered ? this.shadow.querySelector<HTMLElement>(':scope > .frame') : null;
+    const frame = adopted ?? el('div', { class: `frame${this.withToc ? '' : ' framed'}`, part: 'frame' });
+    if (!adopted) this.shadow.replaceChildren(frame);
     this.walkthrough = mountWalkthrough({
       root: frame,
       engine,
