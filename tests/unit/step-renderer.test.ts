@@ -2,7 +2,7 @@
 // the settings have been still for QUIET_MS and are then drawn one per idle slice, so a burst of
 // changes (a held arrow key) draws the off-screen sections once, for the last settings only; the first
 // drawing over a prerendered page draws what is in view one section per task from the top and the rest
-// without a quiet period, a section's live DOM made in one idle slice and drawn in the next; and
+// without a quiet period; and
 // settled(), which the elements' updateComplete waits on, resolves only once nothing is stale.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { StepRenderer } from '../../web/src/step-renderer';
@@ -200,7 +200,7 @@ describe('StepRenderer', () => {
     expect(drawnWith.map((log) => log.map((s) => (s as unknown as { id: number }).id))).toEqual([[1, 2], [2], [2]]);
   });
 
-  test('a prerendered copy stays until its live section is made in its place and observed instead; idle time makes it in one slice and draws it in the next', async () => {
+  test('a prerendered copy stays until its first drawing, which mounts the live section in its place and observes it instead', () => {
     // A parent that records which child is where, like the section's place in the page.
     const page: object[] = [];
     const copies = [0, 1].map((i) => {
@@ -232,30 +232,15 @@ describe('StepRenderer', () => {
     renderer.renderFromTop(first);
     expect(mounted).toEqual([]);
     runTask();
-    // In view: made live and drawn in the same task, so no undrawn live section is ever on screen.
     expect(mounted).toEqual([0]);
     expect(page).toEqual([live[0].section, copies[1]]);
     expect(observer.observed).toEqual(new Set([live[0].section, copies[1]]));
     expect(drawn).toEqual([[0, first]]);
-    let done = false;
-    const waiting = renderer.settled().then(() => {
-      done = true;
-    });
+    expect(renderer.drawn).toBe(false);
     runIdleSlice();
     expect(mounted).toEqual([0, 1]);
     expect(page).toEqual([live[0].section, live[1].section]);
     expect(observer.observed).toEqual(new Set([live[0].section, live[1].section]));
-    // Made, not drawn yet: still stale, so settled() waits.
-    expect(drawn).toEqual([[0, first]]);
-    expect(renderer.drawn).toBe(false);
-    await Promise.resolve();
-    expect(done).toBe(false);
-    runIdleSlice();
-    await waiting;
-    expect(drawn).toEqual([
-      [0, first],
-      [1, first],
-    ]);
     expect(renderer.drawn).toBe(true);
     // Later drawings reuse the live sections.
     const second = snapshot(2);
@@ -268,21 +253,5 @@ describe('StepRenderer', () => {
       [0, second],
       [1, second],
     ]);
-  });
-
-  test('a section made live in idle time but scrolled near before its drawing is drawn at once', () => {
-    const copy = { getBoundingClientRect: () => ({ top: 5000 }), replaceWith: () => {} } as unknown as HTMLElement;
-    const liveSection = {} as HTMLElement;
-    const drawn: Snapshot[] = [];
-    const renderer = new StepRenderer([{ section: copy, mount: () => ({ section: liveSection, view: { render: (s) => drawn.push(s) } }) }]);
-    const observer = StubObserver.last!;
-    vi.stubGlobal('innerHeight', 800);
-    renderer.renderFromTop(snapshot(1));
-    runTask();
-    runIdleSlice();
-    expect(drawn).toEqual([]);
-    observer.show(liveSection);
-    expect(drawn).toHaveLength(1);
-    expect(renderer.drawn).toBe(true);
   });
 });

@@ -187,19 +187,12 @@ export class StepRenderer {
     });
   }
 
-  /**
-   * One stale section per idle slice, unless a change since asks to wait again. A section still showing
-   * its prerendered copy takes two slices: its live DOM is made in one and drawn in the next, because the
-   * two together took up to 160 ms in one task on a phone's CPU (tests/bench/page-walk.ts). It is off
-   * screen meanwhile; one scrolled near the viewport in between is drawn at once by the observer. The
-   * section counts as stale until it is drawn, so settled() and `drawn` wait for the drawing.
-   */
+  /** One stale section per idle slice, unless a change since asks to wait again. */
   private drawOneStale(): void {
     const stale = this.firstStale();
     if (!stale) return;
     if (performance.now() - this.changedAt >= QUIET_MS) {
-      if (stale.mount && !stale.near) this.mountLive(stale);
-      else this.draw(stale);
+      this.draw(stale);
       if (!this.firstStale()) return;
     }
     this.queueIdle();

@@ -252,7 +252,9 @@ export abstract class AttentionElement extends HTMLElement {
     // The first mount over the prerendered copy builds in its frame (the walkthrough keeps its content
     // and sections where they are, and its inline <style> stays): taking the whole tree out and putting
     // it back restyled and laid out every element of it, ~400 ms on a phone's CPU.
-    const adopted = prerendered ? this.shadow.querySelector<HTMLElement>(':scope > .frame') : null;
+    const adopted = prerendered
+      ? ([...this.shadow.children].find((child) => child.classList.contains('frame')) as HTMLElement | undefined)
+      : null;
     const frame = adopted ?? el('div', { class: `frame${this.withToc ? '' : ' framed'}`, part: 'frame' });
     if (!adopted) this.shadow.replaceChildren(frame);
     this.walkthrough = mountWalkthrough({
