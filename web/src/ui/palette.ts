@@ -143,8 +143,6 @@ export function hex([r, g, b]: RGB): string {
     .join('')}`;
 }
 
-type Theme = Omit<Palette, 'cap' | 'capColourOnly'>;
-
 const COLOURS = {
   pos: '--abh-pos',
   neg: '--abh-neg',
@@ -159,12 +157,19 @@ const COLOURS = {
 } as const;
 const FONTS = { font: '--abh-font', mono: '--abh-mono' } as const;
 
+/** A table's --cap (matrix-table/matrix-table.css), or `fallback` where it is not a number in (0, 1]. */
+function capOf(table: Element, fallback: number): number {
+  const cap = Number.parseFloat(getComputedStyle(table).getPropertyValue('--cap'));
+  return Number.isFinite(cap) && cap > 0 && cap <= 1 ? cap : fallback;
+}
+
 /**
- * The theme's colours and fonts where `from` sits: one probe span per variable, all resolved by one
- * style recalculation (setting a property and reading it back one variable at a time recalculated
- * styles twelve times per figure drawn).
+ * The theme's colours, fonts and heatmap caps where `from` sits: one probe span per variable and one
+ * probe table per kind of heatmap (with numbers, colour only), all resolved by one style recalculation
+ * (setting a property and reading it back one variable at a time recalculated styles twelve times per
+ * figure drawn; reading a figure's own table recalculated the styles of its whole section, even off screen).
  */
-function readTheme(from: Element): Theme {
+function readTheme(from: Element): Palette {
   const probe = el('span', { 'aria-hidden': 'true', class: 'export-probe' });
   const span = (property: string, variable: string) => {
     const child = el('span', {});
@@ -174,13 +179,17 @@ function readTheme(from: Element): Theme {
   };
   const colours = Object.entries(COLOURS).map(([key, variable]) => [key, span('color', variable)] as const);
   const fonts = Object.entries(FONTS).map(([key, variable]) => [key, span('font-family', variable)] as const);
+  const numbered = probe.appendChild(el('table', { class: 'matrix' }));
+  const colourOnly = probe.appendChild(el('table', { class: 'matrix no-numbers' }));
   from.appendChild(probe);
   try {
-    const theme: Theme = { ...LIGHT_PALETTE };
+    const theme: Palette = { ...LIGHT_PALETTE };
     for (const [key, child] of colours)
       theme[key as keyof typeof COLOURS] = parseColour(getComputedStyle(child).color) ?? theme[key as keyof typeof COLOURS];
     for (const [key, child] of fonts)
       theme[key as keyof typeof FONTS] = getComputedStyle(child).fontFamily || theme[key as keyof typeof FONTS];
+    theme.cap = capOf(numbered, LIGHT_PALETTE.cap);
+    theme.capColourOnly = capOf(colourOnly, LIGHT_PALETTE.capColourOnly);
     return theme;
   } finally {
     probe.remove();
@@ -195,9 +204,8 @@ function readTheme(from: Element): Theme {
  */
 interface ThemeEntry {
   key: string;
-  theme: Theme;
-  /** The palettes handed out for this theme, by figure cap: one object each, so colourStops can memoize on it. */
-  palettes: Map<number, Palette>;
+  /** One object per theme, so that colourStops can memoize on it. */
+  palette: Palette;
 }
 
 const themes = new WeakMap<Node, ThemeEntry>();
@@ -211,32 +219,20 @@ function themeKey(root: Node): string {
   return `${darkQuery?.matches ?? false}|${attribute('theme')}|${attribute('style')}|${attribute('class')}`;
 }
 
-function themeAt(from: Element): ThemeEntry {
+/**
+ * The theme's colours where `from` sits (inside a shadow root: that element's :host variables), and
+ * the caps of its heatmaps with numbers (`cap`) and colour only (`capColourOnly`).
+ */
+export function readPalette(from: Element): Palette {
+  if (typeof getComputedStyle !== 'function' || !from.isConnected) return LIGHT_PALETTE;
   const root = from.getRootNode();
   const key = themeKey(root);
   let entry = themes.get(root);
   if (!entry || entry.key !== key) {
-    entry = { key, theme: readTheme(from), palettes: new Map() };
+    entry = { key, palette: readTheme(from) };
     themes.set(root, entry);
   }
-  return entry;
-}
-
-/** The theme's colours where `from` sits (inside a shadow root: that element's :host variables). */
-export function readPalette(from: Element): Palette {
-  if (typeof getComputedStyle !== 'function' || !from.isConnected) return LIGHT_PALETTE;
-  const entry = themeAt(from);
-  // The opacity cap is the figure's own (a table with numbers caps its colours; see matrix.css).
-  const read = Number.parseFloat(
-    getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'),
-  );
-  const cap = Number.isFinite(read) && read > 0 && read <= 1 ? read : LIGHT_PALETTE.cap;
-  let palette = entry.palettes.get(cap);
-  if (!palette) {
-    palette = { ...entry.theme, cap, capColourOnly: LIGHT_PALETTE.capColourOnly };
-    entry.palettes.set(cap, palette);
-  }
-  return palette;
+  return entry.palette;
 }
 
 // sRGB <-> OKLab, as CSS Color 4 defines them (color-mix(in oklab, …)).
