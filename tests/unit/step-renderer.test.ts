@@ -1,7 +1,8 @@
 // The step renderer's schedule: sections in view are drawn with the change; the others wait until
 // the settings have been still for QUIET_MS and are then drawn one per idle slice, so a burst of
 // changes (a held arrow key) draws the off-screen sections once, for the last settings only; the first
-// drawing over a prerendered page draws what is in view at once and the rest without a quiet period; and
+// drawing over a prerendered page draws what is in view one section per task from the top and the rest
+// without a quiet period; and
 // settled(), which the elements' updateComplete waits on, resolves only once nothing is stale.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { StepRenderer } from '../../web/src/step-renderer';
@@ -29,6 +30,9 @@ class StubObserver {
 /** Idle callbacks the test runs one at a time, like idle slices. */
 let idleQueue: (() => void)[] = [];
 const runIdleSlice = () => idleQueue.shift()?.();
+/** Tasks posted with scheduler.postTask, run one at a time. */
+let taskQueue: (() => void)[] = [];
+const runTask = () => taskQueue.shift()?.();
 
 function setup(count: number) {
   const drawnWith: Snapshot[][] = Array.from({ length: count }, () => []);
@@ -45,7 +49,9 @@ const snapshot = (id: number) => ({ id }) as unknown as Snapshot;
 beforeEach(() => {
   vi.useFakeTimers();
   idleQueue = [];
+  taskQueue = [];
   vi.stubGlobal('IntersectionObserver', StubObserver);
+  vi.stubGlobal('scheduler', { postTask: (callback: () => void) => Promise.resolve(taskQueue.push(callback)) });
   vi.stubGlobal('requestIdleCallback', (callback: () => void) => idleQueue.push(callback));
 });
 
@@ -152,18 +158,25 @@ describe('StepRenderer', () => {
     expect(renderer.drawn).toBe(true);
   });
 
-  test('over a prerendered page, the first drawing draws the top sections through the viewport now and the rest in idle slices at once', async () => {
+  test('over a prerendered page, the first drawing draws the top sections through the viewport one per task, then the rest in idle slices at once', async () => {
     const { renderer, drawnWith, sections } = setup(4);
     // Sections 900 px apart in a 800 px window: the first two start within the viewport and its 600 px margin.
     sections.forEach(({ section }, i) => Object.assign(section, { getBoundingClientRect: () => ({ top: i * 900 }) }));
     vi.stubGlobal('innerHeight', 800);
     const first = snapshot(1);
     renderer.renderFromTop(first);
-    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 0, 0]);
+    expect(drawnWith.map((log) => log.length)).toEqual([0, 0, 0, 0]);
     let done = false;
     const waiting = renderer.settled().then(() => {
       done = true;
     });
+    runTask();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 0, 0, 0]);
+    expect(idleQueue).toHaveLength(0);
+    runTask();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 0, 0]);
+    runTask(); // the last task hands the rest to idle time
+    expect(taskQueue).toHaveLength(0);
     expect(idleQueue).toHaveLength(1); // no quiet period to wait out: nothing has changed yet
     runIdleSlice();
     expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 1, 0]);
@@ -171,6 +184,20 @@ describe('StepRenderer', () => {
     await waiting;
     expect(done).toBe(true);
     expect(drawnWith.every((log) => log.length === 1 && log[0] === first)).toBe(true);
+  });
+
+  test('a change during the first drawing stops its tasks: the new snapshot is drawn as any change is', () => {
+    const { renderer, drawnWith, sections } = setup(3);
+    sections.forEach(({ section }) => Object.assign(section, { getBoundingClientRect: () => ({ top: 0 }) }));
+    vi.stubGlobal('innerHeight', 800);
+    renderer.renderFromTop(snapshot(1));
+    runTask();
+    renderer.render(snapshot(2));
+    while (taskQueue.length > 0) runTask();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 0, 0]);
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    expect(drawnWith.map((log) => log.map((s) => (s as unknown as { id: number }).id))).toEqual([[1, 2], [2], [2]]);
   });
 
   test('a prerendered copy stays until its first drawing, which mounts the live section in its place and observes it instead', () => {
@@ -203,17 +230,20 @@ describe('StepRenderer', () => {
     vi.stubGlobal('innerHeight', 800);
     const first = snapshot(1);
     renderer.renderFromTop(first);
+    expect(mounted).toEqual([]);
+    runTask();
     expect(mounted).toEqual([0]);
     expect(page).toEqual([live[0].section, copies[1]]);
     expect(observer.observed).toEqual(new Set([live[0].section, copies[1]]));
     expect(drawn).toEqual([[0, first]]);
+    expect(renderer.drawn).toBe(false);
     runIdleSlice();
     expect(mounted).toEqual([0, 1]);
     expect(page).toEqual([live[0].section, live[1].section]);
     expect(observer.observed).toEqual(new Set([live[0].section, live[1].section]));
+    expect(renderer.drawn).toBe(true);
     // Later drawings reuse the live sections.
     const second = snapshot(2);
-    renderer.flush();
     renderer.render(second);
     renderer.flush();
     expect(mounted).toEqual([0, 1]);

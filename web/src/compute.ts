@@ -12,6 +12,7 @@ import { tokenize, type Settings } from './settings';
 import type { FlashSnapshot, Snapshot } from './snapshot';
 import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './features/trained-model/trained';
 import { readerFlipsPending, readerView } from './features/reader/model';
+import { nextTask } from './next-task';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 
 export const DOT_PRODUCT_SAMPLES = 4000;
@@ -21,6 +22,19 @@ export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 export const ARTICLE_MULTI_HEAD_DK = 64;
 
 export function computeSnapshot(engine: AttentionEngine, settings: Settings): Snapshot {
+  const stages = snapshotStages(engine, settings);
+  for (;;) {
+    const stage = stages.next();
+    if (stage.done) return stage.value;
+  }
+}
+
+/**
+ * computeSnapshot in stages: each `yield` is a point where the caller may let the page paint and take
+ * input before the next stage (FrameScheduler.flushInTasks, for the first computation: on a phone's CPU
+ * the whole snapshot, still on the engine's baseline code, was a 270 ms task).
+ */
+export function* snapshotStages(engine: AttentionEngine, settings: Settings): Generator<void, Snapshot> {
   // Settings over the engine's budget (three (h, n, n) tables) are refused by the engine, before it
   // allocates anything, with a message that points to the tiled kernel.
   const typed = tokenize(settings.sentence).tokens;
@@ -31,6 +45,7 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
   const model = settings.weights === 'trained' || (example && hasTrainedWeights(engine)) ? trainedSentence(engine, typed) : null;
   // Step 1 answers with the reader model (features/reader/), whenever it shows a model at all.
   const reader = settings.weights === 'random' ? null : readerView(engine, typed, settings.causal);
+  yield;
   const worked = example ? exampleConfig(settings) : sentenceConfig(settings, typed, model?.input ?? null);
   const computed = withEdits(engine, worked.config, settings.edits);
   // The engine runs the example's one head as head 1 of 2 (article-example.ts): the page sees just that head.
@@ -40,6 +55,7 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
   // The saturation demo stretches [1, 2, 3] by √dₖ; the example's dₖ 4 would stretch it by only 2, so it
   // shows the article's own stretch, √64 = 8, as the article does.
   const saturationDK = example ? ARTICLE_MULTI_HEAD_DK : dK;
+  yield;
   const { dots, articleDots, soft, sharp } = keptExperiments(engine, `${dK}/${saturationDK}/${settings.seed}`, () => ({
     dots: engine.dotProductSamples(dK, DOT_PRODUCT_SAMPLES, settings.seed),
     // The article's std ≈ 8 -> ≈ 1 at dₖ 64, measured beside any other dₖ (step 4's table).
@@ -47,6 +63,7 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     soft: engine.softmaxSaturation(SATURATION_ROW, 1),
     sharp: engine.softmaxSaturation(SATURATION_ROW, Math.sqrt(saturationDK)),
   }));
+  yield;
   const snapshot: Omit<Snapshot, 'longContext' | 'kvCache'> = {
     settings,
     tokens: worked.tokens,
@@ -61,23 +78,23 @@ export function computeSnapshot(engine: AttentionEngine, settings: Settings): Sn
     reader,
     sentence: null,
   };
+  yield;
   // The long-context step reads the sentence (sentenceView): with the example, the sentence's own numbers.
-  if (!example) return { ...snapshot, ...longContextOf(engine, pipeline, settings, reader) };
-  const sentence = sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);
+  if (!example) return { ...snapshot, ...(yield* longContextOf(engine, pipeline, settings, reader)) };
+  const sentence = yield* sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);
   return { ...snapshot, sentence, longContext: sentence.longContext, kvCache: sentence.kvCache };
 }
 
 /** The long-context step's numbers on a pipeline: the patterns and linear attention (and what they do to step 1's answer), and the KV cache. */
-function longContextOf(
+function* longContextOf(
   engine: AttentionEngine,
   pipeline: PipelineSnapshot,
   settings: Settings,
   reader: Snapshot['reader'],
-): Pick<Snapshot, 'longContext' | 'kvCache'> {
-  return {
-    longContext: { ...computeLongContext(engine, pipeline, settings), reader: computeReaderEffect(engine, reader, settings) },
-    kvCache: computeKVCache(engine, pipeline, settings),
-  };
+): Generator<void, Pick<Snapshot, 'longContext' | 'kvCache'>> {
+  const longContext = { ...computeLongContext(engine, pipeline, settings), reader: computeReaderEffect(engine, reader, settings) };
+  yield;
+  return { longContext, kvCache: computeKVCache(engine, pipeline, settings) };
 }
 
 /** The article's example: its four tokens and chosen inputs, with the page's scaling and mask. */
@@ -162,25 +179,27 @@ function sentenceConfig(
  * model (random weights of the article's sentence shape, d_model 8 and 2 heads, while it is not loaded).
  * The reader's edits and a custom mask belong to the example's four tokens and stay there.
  */
-function sentenceSnapshot(
+function* sentenceSnapshot(
   engine: AttentionEngine,
   worked: Omit<Snapshot, 'longContext' | 'kvCache'>,
   typed: string[],
   model: TrainedPipelineInput | null,
-): Snapshot {
+): Generator<void, Snapshot> {
   const settings: Settings = model
     ? { ...worked.settings, weights: 'trained', head: 0, edits: '', mask: 'none' }
     : { ...worked.settings, weights: 'random', dModel: 8, heads: 2, head: 0, edits: '', mask: 'none' };
   const { config, tokens } = sentenceConfig(settings, typed, model, { customMask: false });
   const pipeline = engine.pipeline(config);
+  const flash = computeFlash(engine, pipeline, settings);
+  yield;
   return {
     ...worked,
     settings,
     tokens,
     pipeline,
     baseline: null,
-    flash: computeFlash(engine, pipeline, settings),
-    ...longContextOf(engine, pipeline, settings, worked.reader),
+    flash,
+    ...(yield* longContextOf(engine, pipeline, settings, worked.reader)),
     sentence: null,
   };
 }
@@ -293,6 +312,8 @@ export class FrameScheduler {
   private soon = false;
   /** A call ran since the last frame began: further requests wait for the next frame. */
   private busy = false;
+  /** The computation flushInTasks has under way, if any. */
+  private staged: Generator<void, Snapshot> | null = null;
 
   constructor(
     private readonly engine: AttentionEngine,
@@ -323,6 +344,7 @@ export class FrameScheduler {
     const settings = this.pending;
     this.pending = null;
     if (!settings) return;
+    this.staged = null; // a computation in tasks, under way, is for older settings: dropped
     if (!this.busy) {
       this.busy = true;
       requestAnimationFrame(() => {
@@ -337,6 +359,34 @@ export class FrameScheduler {
       return;
     }
     this.show(snapshot);
+  }
+
+  /**
+   * Computes the pending settings in stages, one stage per task (snapshotStages), so that the page can
+   * paint and take input in between; for the first computation of a page whose prerendered copy already
+   * shows these numbers. A request in the meantime is computed as usual and this one is dropped.
+   */
+  flushInTasks(): void {
+    const settings = this.pending;
+    this.pending = null;
+    if (!settings) return;
+    const stages = snapshotStages(this.engine, settings);
+    this.staged = stages;
+    const step = () => {
+      if (this.staged !== stages) return;
+      let stage: IteratorResult<void, Snapshot>;
+      try {
+        stage = stages.next();
+      } catch (error) {
+        this.staged = null;
+        this.onError(error, settings);
+        return;
+      }
+      if (!stage.done) return nextTask(step);
+      this.staged = null;
+      this.show(stage.value);
+    };
+    nextTask(step);
   }
 
   private show(snapshot: Snapshot): void {

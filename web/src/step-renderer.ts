@@ -2,9 +2,12 @@
 // step per idle slice, once the settings have been still for a moment. A settings change then costs
 // the visible sections' work (a few ms), not all ten sections' (hundreds of ms of style and layout on
 // a slow machine), and the page never has a stale section on screen: a section scrolled into view is
-// drawn before it is painted.
+// drawn before it is painted. The first drawing over a prerendered page is spread over tasks too, one
+// section per task, because the copy on screen already shows every number (tests/bench/page-walk.ts:
+// drawing the sections near the viewport in one task was a 125 ms task on a phone's CPU).
 import type { Snapshot } from './snapshot';
 import type { StepView } from './steps/types';
+import { nextTask } from './next-task';
 
 /**
  * One step's section. Over a prerendered page the live section is made at its first drawing, which
@@ -90,10 +93,11 @@ export class StepRenderer {
   }
 
   /**
-   * The first drawing over a prerendered page, which already shows every section: draws the sections
-   * from the top through the last one near the viewport now, and the rest in idle time, one per slice,
-   * without waiting for the settings to be still. The sections above the viewport are drawn too: one
-   * that changed height would move what the reader is looking at.
+   * The first drawing over a prerendered page, which already shows every section: the sections from
+   * the top through the last one near the viewport, one per task from the top, each made live and drawn
+   * in its task (the copy stays until then), and then the rest in idle time, without waiting for the
+   * settings to be still. The sections above the viewport are drawn first: one that changed height
+   * would move what the reader is looking at.
    */
   renderFromTop(snapshot: Snapshot): void {
     if (!this.observer) {
@@ -103,11 +107,21 @@ export class StepRenderer {
     this.latest = snapshot;
     this.changedAt = -Infinity;
     const reach = innerHeight + NEAR_PX;
-    for (const entry of this.entries) {
-      if (entry.section.getBoundingClientRect().top > reach) break;
-      this.draw(entry);
+    const inReach = this.entries.findIndex((entry) => entry.section.getBoundingClientRect().top > reach);
+    this.drawInTasks(this.entries.slice(0, inReach < 0 ? this.entries.length : inReach), snapshot);
+  }
+
+  /** Draws `entries` one per task while `snapshot` is the latest, then leaves the rest to idle time. */
+  private drawInTasks(entries: Entry[], snapshot: Snapshot): void {
+    const [first, ...rest] = entries;
+    if (!first || this.latest !== snapshot) {
+      this.queueIdle();
+      return;
     }
-    this.queueIdle();
+    nextTask(() => {
+      if (this.latest === snapshot) this.draw(first);
+      this.drawInTasks(rest, snapshot);
+    });
   }
 
   /** Draws the visible sections now and queues the others for idle time. */

@@ -43,8 +43,9 @@ export interface WalkthroughOptions {
   /**
    * The sections of this walkthrough prerendered at its settings (web/tooling/prerender-walkthrough.ts),
    * by step id. Each stays on the page until its step's first drawing makes the live section, which
-   * takes its place: what is in view at once, the rest in idle time, instead of in one long task.
-   * onSnapshot hears of the first drawing once every step is drawn.
+   * takes its place: the first computation in stages, then what is in view one section per task, the
+   * rest in idle time, instead of in one long task. onSnapshot hears of the first drawing once every
+   * step is drawn.
    */
   prerendered?: ReadonlyMap<string, HTMLElement>;
 }
@@ -152,12 +153,17 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     else state.update(change);
   }
 
-  const content = el('div', { class: 'content' });
+  // Over a prerendered copy in `root` (the page's first mount): its content, table of contents and
+  // sections stay where they are, and only its settings bar is replaced by the live one. Moving the
+  // whole tree restyled and laid out every element of it.
+  const copyBar = options.prerendered ? root.querySelector(':scope > .settings-bar') : null;
+  const copyContent = copyBar ? root.querySelector<HTMLElement>(':scope > .content') : null;
+  const content = copyContent ?? el('div', { class: 'content' });
   // The full walkthrough's notices hang below its sticky bar, in view wherever the reader is; an
   // embed's (or a walkthrough without a bar) sit above its figure.
   if (options.toc && !controls.element.hidden) controls.noticeSlot.append(notice.element);
-  else content.append(notice.element);
-  if (options.toc) {
+  else content.prepend(notice.element);
+  if (options.toc && !copyContent) {
     content.appendChild(
       el(
         'nav',
@@ -203,10 +209,12 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       : copy
         ? { section: copy, mount: () => mountStep(step) }
         : mountStep(step);
+    // In the steps' order: after the previous step's section (a step without a prerendered copy among copies).
+    if (entry.section.parentNode !== content) content.insertBefore(entry.section, sections.at(-1)?.section.nextSibling ?? null);
     sections.push(entry);
-    content.appendChild(entry.section);
   }
-  root.append(controls.element, content);
+  if (copyBar && copyContent) copyBar.replaceWith(controls.element);
+  else root.append(controls.element, content);
   const renderer = new StepRenderer(sections);
   let firstPaint = true;
 
@@ -325,7 +333,11 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   controls.show(state.settings);
   notice.show(state.takeInitialNotices());
   request(state.settings);
-  scheduler.flush(); // the first paint is synchronous: the page arrives complete
+  // Over a prerendered page, which already shows these numbers, the first computation and drawing are
+  // spread over tasks (a phone's CPU spent ~400 ms on them in one); otherwise the first paint is
+  // synchronous: the page arrives complete.
+  if (options.prerendered && sections.length > 1) scheduler.flushInTasks();
+  else scheduler.flush();
 
   return {
     get snapshot() {

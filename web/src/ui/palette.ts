@@ -143,8 +143,6 @@ export function hex([r, g, b]: RGB): string {
     .join('')}`;
 }
 
-type Theme = Omit<Palette, 'cap' | 'capColourOnly'>;
-
 const COLOURS = {
   pos: '--abh-pos',
   neg: '--abh-neg',
@@ -159,12 +157,19 @@ const COLOURS = {
 } as const;
 const FONTS = { font: '--abh-font', mono: '--abh-mono' } as const;
 
+/** A table's --cap (matrix-table/matrix-table.css), or `fallback` where it is not a number in (0, 1]. */
+function capOf(table: Element, fallback: number): number {
+  const cap = Number.parseFloat(getComputedStyle(table).getPropertyValue('--cap'));
+  return Number.isFinite(cap) && cap > 0 && cap <= 1 ? cap : fallback;
+}
+
 /**
- * The theme's colours and fonts where `from` sits: one probe span per variable, all resolved by one
- * style recalculation (setting a property and reading it back one variable at a time recalculated
- * styles twelve times per figure drawn).
+ * The theme's colours, fonts and heatmap caps where `from` sits: one probe span per variable and one
+ * probe table per kind of heatmap (with numbers, colour only), all resolved by one style recalculation
+ * (setting a property and reading it back one variable at a time recalculated styles twelve times per
+ * figure drawn; reading a figure's own table recalculated the styles of its whole section, even off screen).
  */
-function readTheme(from: Element): Theme {
+function readTheme(from: Element): Palette {
   const probe = el('span', { 'aria-hidden': 'true', class: 'export-probe' });
   const span = (property: string, variable: string) => {
     const child = el('span', {});
@@ -174,13 +179,17 @@ function readTheme(from: Element): Theme {
   };
   const colours = Object.entries(COLOURS).map(([key, variable]) => [key, span('color', variable)] as const);
   const fonts = Object.entries(FONTS).map(([key, variable]) => [key, span('font-family', variable)] as const);
+  const numbered = probe.appendChild(el('table', { class: 'matrix' }));
+  const colourOnly = probe.appendChild(el('table', { class: 'matrix no-numbers' }));
   from.appendChild(probe);
   try {
-    const theme: Theme = { ...LIGHT_PALETTE };
+    const theme: Palette = { ...LIGHT_PALETTE };
     for (const [key, child] of colours)
       theme[key as keyof typeof COLOURS] = parseColour(getComputedStyle(child).color) ?? theme[key as keyof typeof COLOURS];
     for (const [key, child] of fonts)
       theme[key as keyof typeof FONTS] = getComputedStyle(child).fontFamily || theme[key as keyof typeof FONTS];
+    theme.cap = capOf(numbered, LIGHT_PALETTE.cap);
+    theme.capColourOnly = capOf(colourOnly, LIGHT_PALETTE.capColourOnly);
     return theme;
   } finally {
     probe.remove();
@@ -188,33 +197,42 @@ function readTheme(from: Element): Theme {
 }
 
 /**
- * Themes read during the current synchronous run, by shadow root (or document): one drawing pass
- * draws many figures, and each would otherwise probe the same theme again. The cache empties at the
- * next microtask checkpoint, before any event (a colour-scheme switch, a theme attribute) can run.
+ * The theme read once per root (a shadow root, or the document) and kept until it can have changed:
+ * the reader's colour scheme flips, or the host's theme, style or class attribute changes (an author
+ * theming an element). Reading it costs a forced style recalculation; every legend, picture and head
+ * grid reads it, and one frame can paint dozens of them (on a phone's CPU, a fifth of going live).
  */
-const themes = new Map<Node, Theme>();
-
-function themeAt(from: Element): Theme {
-  const root = from.getRootNode();
-  let theme = themes.get(root);
-  if (!theme) {
-    if (themes.size === 0) queueMicrotask(() => themes.clear());
-    theme = readTheme(from);
-    themes.set(root, theme);
-  }
-  return theme;
+interface ThemeEntry {
+  key: string;
+  /** One object per theme, so that colourStops can memoize on it. */
+  palette: Palette;
 }
 
-/** The theme's colours where `from` sits (inside a shadow root: that element's :host variables). */
+const themes = new WeakMap<Node, ThemeEntry>();
+let darkQuery: MediaQueryList | null | undefined;
+
+/** What the theme where `root` sits depends on, as one string: equal strings, equal themes. */
+function themeKey(root: Node): string {
+  darkQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+  const host = 'host' in root ? (root as ShadowRoot).host : 'documentElement' in root ? (root as Document).documentElement : null;
+  const attribute = (name: string) => host?.getAttribute(name) ?? '';
+  return `${darkQuery?.matches ?? false}|${attribute('theme')}|${attribute('style')}|${attribute('class')}`;
+}
+
+/**
+ * The theme's colours where `from` sits (inside a shadow root: that element's :host variables), and
+ * the caps of its heatmaps with numbers (`cap`) and colour only (`capColourOnly`).
+ */
 export function readPalette(from: Element): Palette {
   if (typeof getComputedStyle !== 'function' || !from.isConnected) return LIGHT_PALETTE;
-  const palette: Palette = { ...themeAt(from), cap: LIGHT_PALETTE.cap, capColourOnly: LIGHT_PALETTE.capColourOnly };
-  // The opacity cap is the figure's own (a table with numbers caps its colours; see matrix.css).
-  const cap = Number.parseFloat(
-    getComputedStyle(from.closest('.matrix-figure')?.querySelector('table.matrix:not(.no-numbers)') ?? from).getPropertyValue('--cap'),
-  );
-  if (Number.isFinite(cap) && cap > 0 && cap <= 1) palette.cap = cap;
-  return palette;
+  const root = from.getRootNode();
+  const key = themeKey(root);
+  let entry = themes.get(root);
+  if (!entry || entry.key !== key) {
+    entry = { key, palette: readTheme(from) };
+    themes.set(root, entry);
+  }
+  return entry.palette;
 }
 
 // sRGB <-> OKLab, as CSS Color 4 defines them (color-mix(in oklab, …)).
@@ -275,16 +293,32 @@ export interface ColourStop {
 }
 
 /**
+ * The stops already mixed, by palette (readPalette hands out one object per theme and cap): a frame that
+ * paints many legends of one theme mixes each scale's colours once.
+ */
+const stopsMade = new WeakMap<Palette, Map<string, readonly ColourStop[]>>();
+
+/**
  * The colours a legend bar shows, low end to high end, mixed by cellColour exactly as the cells are:
  * 9 evenly spaced colour positions (−1 to 1, or 0 to 1), so the gradient's straight sRGB blend between
  * neighbours stays within a step of the cells' oklab mix. `cap` is the table's --cap.
  */
-export function colourStops(scale: 'diverging' | 'sequential', palette: Palette, cap: number, count = 9): ColourStop[] {
-  return Array.from({ length: count }, (_, i) => {
-    const offset = i / (count - 1);
-    const position = scale === 'diverging' ? offset * 2 - 1 : offset;
-    return { offset, colour: cellColour(position, scale, palette, cap) };
-  });
+export function colourStops(scale: 'diverging' | 'sequential', palette: Palette, cap: number, count = 9): readonly ColourStop[] {
+  let byPalette = stopsMade.get(palette);
+  if (!byPalette) stopsMade.set(palette, (byPalette = new Map()));
+  const key = `${scale}|${cap}|${count}`;
+  let stops = byPalette.get(key);
+  if (!stops) {
+    stops = Object.freeze(
+      Array.from({ length: count }, (_, i) => {
+        const offset = i / (count - 1);
+        const position = scale === 'diverging' ? offset * 2 - 1 : offset;
+        return Object.freeze({ offset, colour: cellColour(position, scale, palette, cap) });
+      }),
+    );
+    byPalette.set(key, stops);
+  }
+  return stops;
 }
 
 /** The stops as a CSS linear-gradient, left to right. */

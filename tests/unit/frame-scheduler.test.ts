@@ -1,0 +1,107 @@
+// The first computation over a prerendered page runs in stages, one per task (FrameScheduler.flushInTasks):
+// it hands out exactly the snapshot computeSnapshot makes, at its last stage only; a request while it is
+// under way is computed as usual and the staged one is dropped; an engine refusal reaches onError.
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { computeSnapshot, FrameScheduler, snapshotStages } from '../../web/src/compute';
+import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
+import type { Snapshot } from '../../web/src/snapshot';
+import { fixtureEngine } from './fixtures';
+
+/** Tasks posted with scheduler.postTask, run one at a time. */
+let taskQueue: (() => void)[] = [];
+const runTask = () => taskQueue.shift()?.();
+
+beforeEach(() => {
+  taskQueue = [];
+  vi.stubGlobal('scheduler', { postTask: (callback: () => void) => Promise.resolve(taskQueue.push(callback)) });
+  vi.stubGlobal('requestAnimationFrame', () => 0);
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const settingsFor = (change: Partial<Settings>) => validateSettings(change, DEFAULT_SETTINGS).settings;
+
+/** Everything a snapshot holds, typed arrays as plain arrays, to compare two snapshots by value. */
+const plain = (snapshot: Snapshot) =>
+  JSON.parse(JSON.stringify(snapshot, (_, v: unknown) => (ArrayBuffer.isView(v) ? [...(v as Float32Array)] : v)));
+
+describe('FrameScheduler.flushInTasks', () => {
+  for (const [label, change] of [
+    ['the article’s example (with the sentence beside it)', {}],
+    ['random weights', { weights: 'random', heads: 2 }],
+  ] as const) {
+    test(`${label}: one stage per task, and the snapshot computeSnapshot makes`, async () => {
+      const engine = await fixtureEngine();
+      const settings = settingsFor(change);
+      const stageCount = [...snapshotStages(engine, settings)].length + 1;
+      const shown: Snapshot[] = [];
+      const scheduler = new FrameScheduler(
+        engine,
+        (s) => shown.push(s),
+        (error) => {
+          throw error;
+        },
+      );
+      scheduler.request(settings);
+      scheduler.flushInTasks();
+      await Promise.resolve(); // the request's microtask finds nothing pending
+      expect(shown).toHaveLength(0);
+      for (let i = 1; i < stageCount; i++) {
+        runTask();
+        expect(shown, `after task ${i} of ${stageCount}`).toHaveLength(0);
+      }
+      runTask();
+      expect(shown).toHaveLength(1);
+      expect(taskQueue).toHaveLength(0);
+      expect(stageCount).toBeGreaterThanOrEqual(5);
+      expect(plain(shown[0])).toEqual(plain(computeSnapshot(engine, settings)));
+    });
+  }
+
+  test('a request while the stages run is computed at once, and the staged computation is dropped', async () => {
+    const engine = await fixtureEngine();
+    const shown: Snapshot[] = [];
+    const scheduler = new FrameScheduler(
+      engine,
+      (s) => shown.push(s),
+      (error) => {
+        throw error;
+      },
+    );
+    scheduler.request(settingsFor({}));
+    scheduler.flushInTasks();
+    runTask();
+    runTask();
+    const later = settingsFor({ weights: 'random', seed: 7 });
+    scheduler.request(later);
+    await Promise.resolve();
+    expect(shown.map((s) => s.settings)).toEqual([later]);
+    while (taskQueue.length > 0) runTask();
+    expect(shown.map((s) => s.settings)).toEqual([later]);
+  });
+
+  test('settings the engine refuses reach onError, with the settings', async () => {
+    const engine = await fixtureEngine();
+    const errors: [unknown, Settings][] = [];
+    const scheduler = new FrameScheduler(
+      engine,
+      () => {},
+      (error, settings) => errors.push([error, settings]),
+    );
+    // Over the engine's budget of three (h, n, n) tables: refused with a message, not computed.
+    const settings = {
+      ...settingsFor({ weights: 'random' }),
+      sentence: Array.from({ length: 256 }, (_, i) => `w${i}`).join(' '),
+      dModel: 512,
+      heads: 64,
+    };
+    scheduler.request(settings);
+    scheduler.flushInTasks();
+    while (taskQueue.length > 0) runTask();
+    expect(errors).toHaveLength(1);
+    expect(errors[0][1]).toBe(settings);
+    expect(String(errors[0][0])).toMatch(/\w/);
+  });
+});
