@@ -5,7 +5,7 @@ import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { modelLine, type Figure } from '../shared/figure';
-import { headView } from '../shared/head-view';
+import { headView, tokenMap } from '../shared/head-view';
 
 export class WeightsFigure implements Figure {
   readonly element: HTMLElement;
@@ -36,12 +36,7 @@ export class WeightsFigure implements Figure {
       {
         data: p.weights.data,
         offset: h * n * n,
-        rows: n,
-        cols: n,
-        rowLabels: labels,
-        colLabels: labels,
-        extent: 1,
-        showNumbers: numbers,
+        ...tokenMap(n, labels, numbers),
         blocked: (r, c) => p.mask.data[r * n + c] === 0 && p.weights.data[(h * n + r) * n + c] === 0,
         blockedText: '0',
         baseline: snapshot.baseline?.weights.data,

@@ -7,7 +7,7 @@ import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { modelLine, type Figure } from '../shared/figure';
-import { headView } from '../shared/head-view';
+import { headView, tokenMap } from '../shared/head-view';
 import { rowSums } from './numpy-print';
 
 export class CompareFigure implements Figure {
@@ -77,12 +77,7 @@ export class CompareFigure implements Figure {
       table.update(
         {
           data,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          extent: 1,
-          showNumbers: numbers,
+          ...tokenMap(n, labels, numbers),
           blocked: (r, c) => c > r && data[r * n + c] === 0,
           blockedText: '0',
           rowTotals: {

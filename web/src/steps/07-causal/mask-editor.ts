@@ -9,6 +9,7 @@ import { encodePaint, isCustomMask, MASK_PRESETS, parseMask, type MaskKind } fro
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { StepContext } from '../types';
+import { tokenMap } from '../shared/head-view';
 import { modelLine } from '../shared/figure';
 import { emptyRowsText, maskStateText, otherMasks, paintHelp } from './prose';
 
@@ -150,12 +151,7 @@ export function maskEditor(context: Pick<StepContext, 'update' | 'embedCode'>): 
       painter.update(
         {
           data: values,
-          rows: n,
-          cols: n,
-          rowLabels: labels,
-          colLabels: labels,
-          extent: 1,
-          showNumbers: numbers,
+          ...tokenMap(n, labels, numbers),
           blocked: (r, c) => bits[r * n + c] === 0,
           blockedText: '0',
           rowTotals: {
@@ -179,12 +175,7 @@ export function maskEditor(context: Pick<StepContext, 'update' | 'embedCode'>): 
           {
             data: p.weights.data,
             offset: h * n * n,
-            rows: n,
-            cols: n,
-            rowLabels: labels,
-            colLabels: labels,
-            extent: 1,
-            showNumbers: numbers,
+            ...tokenMap(n, labels, numbers),
             blocked: (r, c) => bits[r * n + c] === 0,
             blockedText: '0',
             baseline: next.baseline?.weights.data,

@@ -4,6 +4,7 @@
 import { tokenLabels } from '../../ui/labels';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
+import type { MatrixView } from '../../ui/matrix-table/view';
 
 export interface HeadView {
   /** The head shown, from 0. */
@@ -41,4 +42,13 @@ export function argmax(values: ArrayLike<number>): number {
   let best = 0;
   for (let j = 1; j < values.length; j++) if (values[j] > values[best]) best = j;
   return best;
+}
+
+/** An (n, n) map of weights or mask bits between the tokens: tokens on both sides, colours from 0 to 1. */
+export function tokenMap(
+  n: number,
+  labels: string[],
+  showNumbers: boolean,
+): Pick<MatrixView, 'rows' | 'cols' | 'rowLabels' | 'colLabels' | 'extent' | 'showNumbers'> {
+  return { rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers };
 }
