@@ -45,7 +45,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
   const kvReading = el('p', { class: 'reading kv-heads-reading' });
   const chart = new LogLogChart({ xLabel: 'token t being generated (log scale)', yLabel: 'scores computed (log scale)' });
   const modelsTable = el('table', { class: 'data-table kv-models' });
-  // The cache holds the sentence model's keys and values; the line says whose (the models table below is sized from public records).
+  // The cache holds the sentence model's keys and values (the public models' table below is from their papers).
   const whoseNumbers = modelLine();
   // Timed with the shown model's heads and the chosen KV heads, as they are when Run is pressed.
   const timed = mountDecodeRun(context, () => ({ heads: shown?.kv.heads ?? 1, kvHeads: shown?.kv.kvHeads ?? 1 }));

@@ -29,7 +29,7 @@ function top(row: ArrayLike<number>, skip: number): number {
   return best;
 }
 
-/** Whose numbers the figure shows, for the shared line: "the reader model (2 layers × 4 heads, d_model 64)", from its record. */
+/** Whose numbers the figure shows, for the shared line: "the reader model (2 layers × 4 heads, d_model 64)", as the loaded model describes itself. */
 export function readerModelSummary(r: ReaderSnapshot): string {
   return `${r.causal ? 'the causal reader model' : 'the reader model'} (${stackShape(r.model)})`;
 }
