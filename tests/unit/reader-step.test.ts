@@ -11,8 +11,10 @@ import {
   flipSentence,
   headSentence,
   modelLine,
+  readerModelSummary,
   WRONG_PER_PAGE,
 } from '../../web/src/features/reader/figure';
+import { MODEL_LINE_CLASS } from '../../web/src/steps/shared/figure';
 import { readSentence } from '../../web/src/features/reader/answer';
 import { provideReaderModel, readerModelFor, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
 import { percent } from '../../web/src/ui/format';
@@ -181,6 +183,11 @@ describe('step 1’s figure', () => {
     expect(answerSentence(r).startsWith('Guessing')).toBe(!a.known);
     expect(text(body, '.reader-model-line')).toBe(modelLine(r));
     expect(modelLine(r)).toContain(`${r.model.layers} layers × ${r.model.heads} heads, d_model ${r.model.dModel}`);
+    // The shared line above the figure names the reader model and its shape, as its record states it.
+    const line = `Numbers: the reader model (${r.record.layers} layers × ${r.record.heads} heads, d_model ${r.record.dModel})`;
+    expect(body.querySelector(`[data-reader] .${MODEL_LINE_CLASS}`)!.textContent).toBe(line);
+    expect(readerModelSummary(r)).toBe(line.replace('Numbers: ', ''));
+    expect([r.model.layers, r.model.heads, r.model.dModel]).toEqual([r.record.layers, r.record.heads, r.record.dModel]);
     expect(text(body, '.reader-head')).toBe(headSentence(r));
     expect(headSentence(r)).toContain(`layer ${r.head.layer + 1}, head ${r.head.head + 1}`);
     expect(text(body, '.reader-flips')).toBe(flipSentence(r));
@@ -227,6 +234,9 @@ describe('step 1’s figure', () => {
   test('with the causal mask: the causal model and what it can know at the pronoun', () => {
     const { body, r } = render(TROPHY, true);
     expect(text(body, '.reader-model-line')).toMatch(/^The causal reader model/);
+    expect(body.querySelector(`[data-reader] .${MODEL_LINE_CLASS}`)!.textContent).toBe(
+      `Numbers: the causal reader model (${r.record.layers} layers × ${r.record.heads} heads, d_model ${r.record.dModel})`,
+    );
     expect(text(body, '.reader-causal')).toBe(causalSentence(r));
     expect(causalSentence(r)).toContain(`has read only the ${r.answer!.pronoun + 1} words up to it`);
   });

@@ -5,7 +5,8 @@
 import { describe, expect, test } from 'vitest';
 import { createControls, WALKTHROUGH_BAR_CONTROLS } from '../../web/src/controls';
 import { barStatement, modelSummary, stepList } from '../../web/src/steps/shared/which-model';
-import { MODEL_LINE_CLASS, modelLineText } from '../../web/src/steps/shared/figure';
+import { MODEL_LINE_CLASS, modelLineText, numbersLineText } from '../../web/src/steps/shared/figure';
+import { EXPERIMENTS } from '../../web/src/features/training/train-settings';
 import { sentenceView, type Snapshot } from '../../web/src/snapshot';
 import type { Settings } from '../../web/src/settings';
 import { STEPS } from '../../web/src/steps/index';
@@ -26,7 +27,14 @@ const FIGURES_WITH_MODEL_NUMBERS = {
   'multi-head': 2,
   problem: 1,
   cost: 0,
+  // Step 10's tiled pass (its Q, K, V and all after them); the memory meter and the timed run show counts.
+  flash: 1,
+  // Step 11's pattern panels, and the KV cache run on the same sentence; its timed runs say they are random inputs.
+  'long-context': 2,
 };
+
+/** Figures that show a model's numbers without a matrix of them, so the check of matrices below cannot see them. */
+const FIGURE_PARTS_WITH_A_LINE: Record<string, string[]> = { 'long-context': ['.kv-cache'] };
 
 /** Matrices that show no model's numbers, by their caption's first word: step 7's mask, which the reader sets. */
 const WITHOUT_MODEL_NUMBERS = ['mask'];
@@ -92,10 +100,13 @@ describe('which numbers a view shows', () => {
         step.mount(body, { update: () => {} }).render(snapshot);
         const shown = step.numbers === 'sentence' ? sentenceView(snapshot) : snapshot;
         const where = `${step.id}, ${mode}`;
-        const lines = [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)];
+        // Step 1's reader figure names a model of its own (tests/unit/reader-step.test.ts checks its line).
+        const lines = [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)].filter((line) => !line.closest('[data-reader]'));
         // A custom mask adds step 7's figure of the weights it gives.
         expect(lines.length, where).toBe(figures[step.id] + (mode === 'window mask' && step.id === 'causal' ? 1 : 0));
         for (const line of lines) expect(line.textContent, where).toBe(modelLineText(shown));
+        for (const part of FIGURE_PARTS_WITH_A_LINE[step.id] ?? [])
+          expect(body.querySelector(`${part} .${MODEL_LINE_CLASS}`), `${where}: ${part}`).not.toBeNull();
         // The bar above names the same model and shape.
         expect(barStatement(STEPS, snapshot), where).toContain(modelSummary(shown));
         // Every matrix of the step is under a line naming its numbers: one in its figure, or one above
@@ -111,6 +122,30 @@ describe('which numbers a view shows', () => {
         }
       }
     }
+  });
+
+  test('step 12’s run names itself: the reader’s own run, of the shape its settings give, and the twin a preset adds', () => {
+    const train = STEPS.find((step) => step.numbers === 'own')!;
+    const body = document.createElement('div');
+    document.body.replaceChildren(body);
+    train.mount(body, { update: () => {} });
+    const lines = () => [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)].map((line) => line.textContent);
+    // The line sits above the loss and accuracy charts, the first figures of the run.
+    expect(body.querySelector(`.${MODEL_LINE_CLASS}`)!.nextElementSibling!.classList.contains('train-charts')).toBe(true);
+    const shape = (s: { layers: number; heads: number; dModel: number }) =>
+      `${s.layers} layer${s.layers === 1 ? '' : 's'} × ${s.heads} head${s.heads === 1 ? '' : 's'}, d_model ${s.dModel}`;
+    expect(lines()).toEqual([numbersLineText(`your own run (${shape(EXPERIMENTS['who-is-it'])})`)]);
+    expect(lines()[0]).toBe('Numbers: your own run (2 layers × 2 heads, d_model 32)');
+    // A setting changed in the form changes the line.
+    const layers = body.querySelector<HTMLSelectElement>('select[name="train-layers"]')!;
+    layers.value = '1';
+    layers.dispatchEvent(new Event('change'));
+    expect(lines()).toEqual([numbersLineText(`your own run (${shape({ ...EXPERIMENTS['who-is-it'], layers: 1 })})`)]);
+    expect(lines()[0]).toBe('Numbers: your own run (1 layer × 2 heads, d_model 32)');
+    // "Why scale" trains one head of d_model 64 beside a twin whose scores are not divided by √dₖ.
+    body.querySelector<HTMLButtonElement>('button[data-experiment="scale"]')!.click();
+    expect(EXPERIMENTS.scale.compare && EXPERIMENTS.scale.scale).toBe(true);
+    expect(lines()).toEqual([numbersLineText(`your own run (${shape(EXPERIMENTS.scale)}), beside its twin with scaling off`)]);
   });
 
   test('the main bar has the heads controls; where the numbers fix them they are disabled and say why', () => {

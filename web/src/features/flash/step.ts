@@ -17,6 +17,7 @@ import { type Snapshot, sentenceView } from '../../snapshot';
 import type { StepContext, StepDefinition } from '../../steps/types';
 import { flashStepInfo } from './step-info';
 import { sentenceStepNote } from '../../steps/shared/worked-example';
+import { modelLine } from '../../steps/shared/figure';
 import { MemoryMeter } from './memory-meter';
 import { drawRunningState, drawTileMap } from './tables';
 import { lastComputedKeyBlock, maxAbsDifference, naiveReference, previousState, rangeLabel, rescaledRows, scientific } from './trace';
@@ -129,6 +130,8 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   });
   const naiveFigure = el('figure', { class: 'figure flash-naive-figure', hidden: true }, naive.element);
   const difference = el('p', { class: 'flash-diff', hidden: true });
+  // Q, K, V and every number after them are the sentence model's; the line says whose.
+  const whoseNumbers = modelLine();
   const stepper = el(
     'figure',
     {
@@ -139,6 +142,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     },
     el('figcaption', { class: 'flash-stepper-title', id: `flash-stepper-title-${id}` }, 'The tiled pass, one tile at a time'),
     el('p', { class: 'hint', id: `flash-stepper-keys-${id}` }, 'Use the buttons, or ← and → (Home, End) with the figure focused.'),
+    whoseNumbers.element,
     el('div', { class: 'flash-nav' }, previous, next, autoplay, positionLabel),
     el(
       'div',
@@ -442,6 +446,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       const nextSnapshot = sentenceView(shown);
       shownNote.update(shown);
       snapshot = nextSnapshot;
+      whoseNumbers.render(nextSnapshot);
       const { flash, settings, pipeline: p } = nextSnapshot;
       showField(blockInput, settings.block);
       setText(blockValue, blockInput.value);

@@ -10,6 +10,8 @@ import { bytes, count, fmt, quoted } from '../../ui/format';
 import { LogLogChart } from '../../ui/line-chart';
 import { scrollRegion } from '../../ui/scroll-region';
 import type { Settings } from '../../settings';
+import type { Snapshot } from '../../snapshot';
+import { modelLine } from '../../steps/shared/figure';
 import type { StepContext } from '../../steps/types';
 import { mountDecodeRun } from './decode-run';
 import { CONTEXT_LENGTHS, SERVED_BYTES_PER_VALUE, type KVCacheSnapshot } from './kv-cache';
@@ -43,6 +45,8 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
   const kvReading = el('p', { class: 'reading kv-heads-reading' });
   const chart = new LogLogChart({ xLabel: 'token t being generated (log scale)', yLabel: 'scores computed (log scale)' });
   const modelsTable = el('table', { class: 'data-table kv-models' });
+  // The cache holds the sentence model's keys and values (the public models' table below is from their papers).
+  const whoseNumbers = modelLine();
   // Timed with the shown model's heads and the chosen KV heads, as they are when Run is pressed.
   const timed = mountDecodeRun(context, () => ({ heads: shown?.kv.heads ?? 1, kvHeads: shown?.kv.kvHeads ?? 1 }));
 
@@ -101,6 +105,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
       ),
       el('div', { class: 'lc-control' }, el('label', { for: kvId }, 'KV heads'), kvSelect),
     ),
+    whoseNumbers.element,
     cacheRow,
     stepReading,
     el(
@@ -122,7 +127,10 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
 
   return {
     element,
-    render(kv: KVCacheSnapshot, tokens: string[], settings: Settings) {
+    /** `view` is the sentence the step shows (its kvCache and tokens); `settings` the page's, with the KV heads asked for. */
+    render(view: Snapshot, settings: Settings) {
+      const { kvCache: kv, tokens } = view;
+      whoseNumbers.render(view);
       const fresh = !shown || shown.kv.tokens !== kv.tokens;
       shown = { kv, tokens };
       stepInput.max = String(kv.tokens);

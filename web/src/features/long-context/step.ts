@@ -12,6 +12,7 @@ import { LIMITS } from '../../settings';
 import { WALKTHROUGH_SETTINGS } from '../../settings-schema';
 import { sentenceView, type Snapshot } from '../../snapshot';
 import { sentenceStepNote } from '../../steps/shared/worked-example';
+import { modelLine } from '../../steps/shared/figure';
 import type { StepContext, StepDefinition } from '../../steps/types';
 import { longContextStepInfo } from './step-info';
 import type { LongContextSnapshot, Technique, TechniqueId } from './compute';
@@ -142,6 +143,8 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
   const measured = mountLongContextRun(context);
   const kvCache = mountKVCache(context);
   const shownNote = sentenceStepNote(context);
+  // Every pattern panel below is drawn from the same head of the sentence model.
+  const whoseNumbers = modelLine();
 
   body.append(
     shownNote.element,
@@ -153,6 +156,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       'the sum over keys can be taken once for all queries. Each runs here on the same Q, K and V as full attention.',
     ),
     controlForm({ class: 'lc-controls' }, windowControl.element, globalControl.element, strideControl.element),
+    whoseNumbers.element,
     reading,
     scrollRegion({ label: 'Scores computed and distance from full attention', className: 'matrix-scroll' }, table),
     el(
@@ -182,6 +186,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       // viewport (it loads once, then the page recomputes).
       modelRequest.want(shown.reader?.status === 'loading' ? shown.reader.causal : null);
       const view = sentenceView(shown);
+      whoseNumbers.render(view);
       const lc = view.longContext;
       const n = lc.tokens;
       tokens = view.tokens.slice(0, n);
@@ -266,7 +271,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
           `${n >= crossover ? `, and this sentence has ${count(n)}` : `; this sentence has only ${count(n)}`}.`,
       );
 
-      kvCache.render(view.kvCache, view.tokens, shown.settings);
+      kvCache.render(view, shown.settings);
 
       const root = body.getRootNode() as Document | ShadowRoot;
       const hasFlash = Boolean(root.getElementById?.('flash') ?? document.getElementById('flash'));

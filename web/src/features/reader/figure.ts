@@ -6,6 +6,7 @@
 import { BarChart, type Bar } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
 import { count, percent, quoted } from '../../ui/format';
+import { numbersLine, stackShape } from '../../steps/shared/figure';
 import { GUESS_BELOW, type GuessReason } from './answer';
 import type { ReaderSnapshot, ReaderView } from './model';
 import { ModelRequest } from './model-request';
@@ -26,6 +27,11 @@ function top(row: ArrayLike<number>, skip: number): number {
   let best = skip === 0 ? 1 : 0;
   for (let j = 0; j < row.length; j++) if (j !== skip && row[j]! > row[best]!) best = j;
   return best;
+}
+
+/** Whose numbers the figure shows, for the shared line: "the reader model (2 layers × 4 heads, d_model 64)", as the loaded model describes itself. */
+export function readerModelSummary(r: ReaderSnapshot): string {
+  return `${r.causal ? 'the causal reader model' : 'the reader model'} (${stackShape(r.model)})`;
 }
 
 /** The model, in a few words: which one, and its shape. */
@@ -179,6 +185,7 @@ function knowsPanel(r: ReaderSnapshot, page: number): HTMLElement[] {
 export class ReaderFigure {
   readonly element: HTMLElement;
   private readonly status = el('p', { class: 'reader-status' });
+  private readonly whoseNumbers = numbersLine();
   private readonly modelInfo = el('p', { class: 'reader-model-line' });
   private readonly sentence = el('p', { class: 'reader-sentence' });
   private readonly answer = el('p', { class: 'reader-answer', 'aria-live': 'polite' });
@@ -202,6 +209,7 @@ export class ReaderFigure {
   /** needModel(causal): the view is waiting for that model and the figure is near the viewport. */
   constructor(needModel: (causal: boolean) => void) {
     this.ready.append(
+      this.whoseNumbers.element,
       this.modelInfo,
       this.sentence,
       this.answer,
@@ -244,6 +252,7 @@ export class ReaderFigure {
     this.status.hidden = true;
     this.ready.hidden = false;
     const r = view;
+    this.whoseNumbers.show(readerModelSummary(r));
     setText(this.modelInfo, modelLine(r) + (r.cut ? ` It reads the first ${r.cut.positions} of your ${r.cut.words} words.` : ''));
     this.sentence.replaceChildren(
       ...r.words.flatMap((word, i) => [

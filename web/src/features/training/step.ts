@@ -15,8 +15,9 @@ import { OPTIMIZER_LABELS, trainField, TrainSettingsForm } from './settings-form
 import { formatLoss, TrainChart } from './train-chart';
 import { trainedRecord, useProblem } from './use-weights';
 import { ExperimentPanel, measuresHeads } from './train-experiments';
-import { answerFinding, duration, targetFinding, type RunRecord } from './train-findings';
+import { answerFinding, duration, ownRunSummary, targetFinding, type RunRecord } from './train-findings';
 import { noticeArea } from '../../notices';
+import { numbersLine } from '../../steps/shared/figure';
 import type { RawTrainingChange, TrainingChange } from '../../state';
 import {
   changeTrainSettings,
@@ -90,6 +91,7 @@ export const trainStep: StepDefinition = {
     const progress = el('progress', { class: 'train-progress', max: settings.steps, value: 0, 'aria-label': 'Training progress' });
     const progressText = el('p', { class: 'train-progress-text', 'aria-live': 'off' });
     const status = el('p', { class: 'train-status', role: 'status' });
+    const whoseNumbers = numbersLine();
     const lossChart = new TrainChart({ label: 'training loss', format: formatLoss, className: 'train-loss' });
     const accuracyChart = new TrainChart({ label: 'held-out accuracy', yMax: 1, format: (v) => percent(v), className: 'train-accuracy' });
 
@@ -125,6 +127,7 @@ export const trainStep: StepDefinition = {
       progress,
       progressText,
       status,
+      whoseNumbers.element,
       el(
         'div',
         { class: 'train-charts' },
@@ -145,6 +148,7 @@ export const trainStep: StepDefinition = {
 
     const showSettings = () => {
       form.show(settings);
+      whoseNumbers.show(ownRunSummary(settings));
       swapButton.hidden = settings.task !== 'who-is-it'; // only its sentences have an adjective to swap
       probeInput.value = probe;
       // Each speed says how long this run takes at it, when the reader's machine keeps up.

@@ -6,6 +6,7 @@
 import type { HeadScores } from '../../engine/training';
 import type { Tensor3 } from '../../engine/types';
 import { MAX_TRAIN_STEPS, type TrainSettings } from './train-settings';
+import { stackShape } from '../../steps/shared/figure';
 import { EVALUATE_EVERY, TARGET_ACCURACY, type ProbeReading, type TrainScore } from './train-plan';
 import { fmt, percent, quoted } from '../../ui/format';
 
@@ -310,4 +311,10 @@ export function answerFinding(reading: ProbeReading): string {
     `${disagree} No earlier head reads ${quoted(answer.word)} from ${from} or from ${quoted(words[main.top] ?? '')} either (at most ${percent(Math.max(direct.weight, relay.weight))}): ` +
     'a weight says where a head reads, not what the vector there already carries, and here the answer is carried in the vectors.'
   );
+}
+
+/** "your own run (2 layers × 2 heads, d_model 32)", and its twin when a preset compares scaling. */
+export function ownRunSummary(settings: TrainSettings): string {
+  const twin = settings.compare ? `, beside its twin with scaling ${settings.scale ? 'off' : 'on'}` : '';
+  return `your own run (${stackShape(settings)})${twin}`;
 }
