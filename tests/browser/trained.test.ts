@@ -206,7 +206,7 @@ describe('the reader model in step 1', () => {
     });
     const causal = await readerState(page);
     expect(causal.view!.model).toBe(true);
-    expect(await page.locator('#problem .reader-model-line').textContent()).toMatch(/^The causal reader model/);
+    expect(await page.locator('#problem .reader-model-line').textContent()).toMatch(/^Trained with the causal mask/);
     expect(await page.locator('#problem .reader-causal').textContent()).toMatch(
       /A left-to-right model at “it” has read only the 10 words up to it/,
     );

@@ -182,7 +182,9 @@ describe('step 1’s figure', () => {
     expect(answerSentence(r)).toContain(`“it” → “${a.word}” (${percent(a.probability)})`);
     expect(answerSentence(r).startsWith('Guessing')).toBe(!a.known);
     expect(text(body, '.reader-model-line')).toBe(modelLine(r));
-    expect(modelLine(r)).toContain(`${r.model.layers} layers × ${r.model.heads} heads, d_model ${r.model.dModel}`);
+    expect(modelLine(r)).toBe(
+      `It knows ${r.model.vocabularySize.toLocaleString('en-US')} words and reads up to ${r.model.positions} tokens; this sentence is ${r.words.length} tokens.`,
+    );
     // The shared line above the figure names the reader model and its shape, as its record states it.
     const line = `Numbers: the reader model (${r.record.layers} layers × ${r.record.heads} heads, d_model ${r.record.dModel})`;
     expect(body.querySelector(`[data-reader] .${MODEL_LINE_CLASS}`)!.textContent).toBe(line);
@@ -233,7 +235,7 @@ describe('step 1’s figure', () => {
 
   test('with the causal mask: the causal model and what it can know at the pronoun', () => {
     const { body, r } = render(TROPHY, true);
-    expect(text(body, '.reader-model-line')).toMatch(/^The causal reader model/);
+    expect(text(body, '.reader-model-line')).toMatch(/^Trained with the causal mask/);
     expect(body.querySelector(`[data-reader] .${MODEL_LINE_CLASS}`)!.textContent).toBe(
       `Numbers: the causal reader model (${r.record.layers} layers × ${r.record.heads} heads, d_model ${r.record.dModel})`,
     );

@@ -34,13 +34,12 @@ export function readerModelSummary(r: ReaderSnapshot): string {
   return `${r.causal ? 'the causal reader model' : 'the reader model'} (${stackShape(r.model)})`;
 }
 
-/** The model, in a few words: which one, and its shape. */
+/** What the shared line above it does not say: how it reads, its vocabulary, and this sentence's length. */
 export function modelLine(r: ReaderSnapshot): string {
   const m = r.model;
   return (
-    `${r.causal ? 'The causal reader model (trained with the causal mask, left to right)' : 'The reader model'}: ` +
-    `${m.layers} layers × ${m.heads} heads, d_model ${m.dModel}, ${count(m.vocabularySize)} words, ` +
-    `up to ${m.positions} tokens; this sentence is ${r.words.length} token${r.words.length === 1 ? '' : 's'}.`
+    `${r.causal ? 'Trained with the causal mask, left to right; it' : 'It'} knows ${count(m.vocabularySize)} words ` +
+    `and reads up to ${m.positions} tokens; this sentence is ${r.words.length} token${r.words.length === 1 ? '' : 's'}.`
   );
 }
 
