@@ -220,3 +220,19 @@ describe('causal step', () => {
     expect(wrongTotals.querySelectorAll('td.row-total-short').length).toBeGreaterThan(0);
   });
 });
+
+describe('the opening names positions of the sentence shown', () => {
+  test.each([
+    ['the animal was tired', 'at “was” (position 3) it must not see “tired” (position 4),'],
+    ['a cat sat', 'at “cat” (position 2) it must not see “sat” (position 3),'],
+    ['the cat sat on the mat', 'at “sat” (position 3) it must not see positions 4 to 6,'],
+    ['hello', 'with one token there is no later word to hide.'],
+  ])('%s', async (sentence, expected) => {
+    const snapshot = await snapshotFor({ sentence, weights: 'random' });
+    const { body, view } = mount();
+    view.render(snapshot);
+    const opening = body.querySelector('p:not([class])')!.textContent!;
+    expect(opening).toContain(expected);
+    expect(opening).not.toMatch(/positions? 5\b/);
+  });
+});

@@ -7,14 +7,30 @@ import type { Snapshot } from '../../snapshot';
 import { headView } from '../shared/head-view';
 import { PRINT_MAX_TOKENS, rowSums } from './numpy-print';
 
-export function intro(): HTMLElement {
-  return el(
+/** The opening paragraph; its first sentence names a position of the sentence shown (futureText). */
+export function intro(): { element: HTMLElement; future: HTMLElement } {
+  const future = el('span');
+  const element = el(
     'p',
     {},
-    'A language model learns by guessing the next word, so position 3 must not see positions 4 and 5. Where the mask says 0, the score becomes −∞ before the softmax: e',
+    future,
+    ' Where the mask says 0, the score becomes −∞ before the softmax: e',
     el('sup', {}, '−∞'),
     ' = 0, and each row still adds up to 1.',
   );
+  return { element, future };
+}
+
+/**
+ * Why a left-to-right model must not look ahead, on the tokens shown: token 3 (or the last but one of a
+ * shorter sentence) against what follows it.
+ */
+export function futureText({ tokens }: Snapshot): string {
+  const n = tokens.length;
+  if (n < 2) return 'A language model learns by predicting each next word; with one token there is no later word to hide.';
+  const at = Math.min(3, n - 1);
+  const later = n - at === 1 ? `${quoted(tokens[at])} (position ${at + 1})` : `positions ${at + 1} to ${n}`;
+  return `A language model learns by predicting each next word: at ${quoted(tokens[at - 1])} (position ${at}) it must not see ${later}, the words it is about to predict.`;
 }
 
 export function otherMasks(): HTMLElement {

@@ -13,7 +13,7 @@ import { workedExampleNote } from '../shared/worked-example';
 import { CompareFigure } from './compare-figure';
 import { maskEditor } from './mask-editor';
 import { numpyPrint, PRINT_MAX_TOKENS } from './numpy-print';
-import { codeHeading, compareHeading, intro, printedLabelText, readingText, zeroAfterQuestion } from './prose';
+import { codeHeading, compareHeading, futureText, intro, printedLabelText, readingText, zeroAfterQuestion } from './prose';
 
 export const causalStep: StepDefinition = {
   id: 'causal',
@@ -23,6 +23,7 @@ export const causalStep: StepDefinition = {
   formula: tex`\text{mask}_{ij} = \begin{cases} 1 & j \le i \\ 0 & j > i \end{cases}, \qquad \text{masked}_{ij} = \begin{cases} \text{scores}_{ij} & \text{mask}_{ij} = 1 \\ -\infty & \text{mask}_{ij} = 0 \end{cases}, \qquad \text{weights} = \operatorname{softmax}(\text{masked})`,
   mount(body, context) {
     const worked = workedExampleNote(context);
+    const opening = intro();
     // The one control for the mask: the editor's presets (painting is its "painted" option).
     const editor = maskEditor(context);
     const compare = new CompareFigure(context.embedCode);
@@ -35,7 +36,7 @@ export const causalStep: StepDefinition = {
 
     body.append(
       worked.element,
-      intro(),
+      opening.element,
       ...editor.elements,
       ...compareHeading(),
       ...(predict ? [predict.element] : []),
@@ -51,6 +52,7 @@ export const causalStep: StepDefinition = {
       render(next) {
         worked.update(next);
         const p = next.pipeline;
+        setText(opening.future, futureText(next));
         compare.render(next);
         setText(reading, readingText(next));
         predict?.update(zeroAfterQuestion(next));
