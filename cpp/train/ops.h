@@ -453,36 +453,45 @@ struct PointerShape {
   int visible_end(int b, int t) const { return causal ? std::min(t + 1, lengths[b]) : lengths[b]; }
 };
 
+// Visits every query row p of sequence b at position t, with its visible end: the forward and the
+// backward pass walk the queries alike.
+template <class Visit>
+void for_each_pointer_query(const PointerShape& s, Visit&& visit) {
+  for (int b = 0; b < s.B; ++b)
+    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
+      const int t = s.query_pos[p];
+      visit(b, p, t, s.visible_end(b, t));
+    }
+}
+
 // probs (P,T), losses (P) = -log probs[p, targets[p]]; u (P,C); hidden (B,T,C); targets (P) positions.
 template <class T>
 void pointer_forward(T* probs, T* losses, const T* u, const T* hidden, const int* targets, const PointerShape& s) {
   const int Tn = s.T, C = s.C;
   const T scale = T(1) / std::sqrt(T(C));
-  for (int b = 0; b < s.B; ++b)
-    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
-      const int t = s.query_pos[p], end = s.visible_end(b, t);
-      const T* up = u + std::size_t(p) * C;
-      T* pr = probs + std::size_t(p) * Tn;
-      T max = -std::numeric_limits<T>::infinity();
-      for (int j = 0; j < Tn; ++j) {
-        if (j >= end || j == t) {
-          pr[j] = 0;
-          continue;
-        }
-        const T* h = hidden + (std::size_t(b) * Tn + j) * C;
-        T dot = 0;
-        for (int c = 0; c < C; ++c) dot += up[c] * h[c];
-        pr[j] = dot * scale;  // the logit, until the softmax below
-        max = std::max(max, pr[j]);
+  for_each_pointer_query(s, [&](int b, int p, int t, int end) {
+    const T* up = u + std::size_t(p) * C;
+    T* pr = probs + std::size_t(p) * Tn;
+    T max = -std::numeric_limits<T>::infinity();
+    for (int j = 0; j < Tn; ++j) {
+      if (j >= end || j == t) {
+        pr[j] = 0;
+        continue;
       }
-      const T target_logit = pr[targets[p]];
-      T sum = 0;
-      for (int j = 0; j < end; ++j)
-        if (j != t) sum += pr[j] = exp_of(pr[j] - max);
-      losses[p] = (log_of(sum) + max) - target_logit;
-      const T inv = T(1) / sum;
-      for (int j = 0; j < end; ++j) pr[j] *= inv;
+      const T* h = hidden + (std::size_t(b) * Tn + j) * C;
+      T dot = 0;
+      for (int c = 0; c < C; ++c) dot += up[c] * h[c];
+      pr[j] = dot * scale;  // the logit, until the softmax below
+      max = std::max(max, pr[j]);
     }
+    const T target_logit = pr[targets[p]];
+    T sum = 0;
+    for (int j = 0; j < end; ++j)
+      if (j != t) sum += pr[j] = exp_of(pr[j] - max);
+    losses[p] = (log_of(sum) + max) - target_logit;
+    const T inv = T(1) / sum;
+    for (int j = 0; j < end; ++j) pr[j] *= inv;
+  });
 }
 // du (P,C) += ...; dhidden (B,T,C) += ...; dloss per query row (1/P for the mean loss).
 template <class T>
@@ -490,22 +499,20 @@ void pointer_backward(T* du, T* dhidden, const T* probs, const T* u, const T* hi
                       const PointerShape& s, T dloss) {
   const int Tn = s.T, C = s.C;
   const T scale = T(1) / std::sqrt(T(C));
-  for (int b = 0; b < s.B; ++b)
-    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
-      const int t = s.query_pos[p], end = s.visible_end(b, t);
-      const T* up = u + std::size_t(p) * C;
-      T* dup = du + std::size_t(p) * C;
-      for (int j = 0; j < end; ++j) {
-        if (j == t) continue;
-        const T dlogit = (probs[std::size_t(p) * Tn + j] - (j == targets[p] ? T(1) : T(0))) * dloss * scale;
-        const T* h = hidden + (std::size_t(b) * Tn + j) * C;
-        T* dh = dhidden + (std::size_t(b) * Tn + j) * C;
-        for (int c = 0; c < C; ++c) {
-          dup[c] += dlogit * h[c];
-          dh[c] += dlogit * up[c];
-        }
+  for_each_pointer_query(s, [&](int b, int p, int t, int end) {
+    const T* up = u + std::size_t(p) * C;
+    T* dup = du + std::size_t(p) * C;
+    for (int j = 0; j < end; ++j) {
+      if (j == t) continue;
+      const T dlogit = (probs[std::size_t(p) * Tn + j] - (j == targets[p] ? T(1) : T(0))) * dloss * scale;
+      const T* h = hidden + (std::size_t(b) * Tn + j) * C;
+      T* dh = dhidden + (std::size_t(b) * Tn + j) * C;
+      for (int c = 0; c < C; ++c) {
+        dup[c] += dlogit * h[c];
+        dh[c] += dlogit * up[c];
       }
     }
+  });
 }
 
 }  // namespace abh::train
