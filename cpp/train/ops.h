@@ -304,6 +304,24 @@ struct AttentionShape {
   int position(int row, int b) const { return query_pos ? query_pos[row] : row - b * T; }
 };
 
+// Visits each (sequence b, head h) block, in the order forward and backward both walk: row0 is b's first
+// row of k and v (B,T,C), qrow0 its first query row, col head h's first column, first and nq b's query
+// rows from first on.
+struct AttentionBlock {
+  int b, h, first, nq;
+  std::size_t row0, qrow0, col;
+};
+template <class Visit>
+void for_each_attention_block(const AttentionShape& s, Visit&& visit) {
+  const int Tn = s.T, C = s.C, HS = s.HS();
+  for (int b = 0; b < s.B; ++b) {
+    const int first = s.first_query(b);
+    for (int h = 0; h < s.NH; ++h)
+      visit(AttentionBlock{b, h, first, s.queries(b), std::size_t(b) * Tn * C, std::size_t(first) * C,
+                           std::size_t(h) * HS});
+  }
+}
+
 // out holds the query rows: head h writes columns h*HS .. (h+1)*HS-1, like cpp/pipeline.cpp's split_heads.
 // att (per sequence and head, (queries, T)): softmax(mask(scale * q_h k_h^T)), kept for backward. k, v
 // are (B,T,C). lengths is (B): key positions >= lengths[b] are padding and masked. scratch holds HS*T.
@@ -312,41 +330,36 @@ void attention_forward(T* out, T* att, const T* q, const T* k, const T* v, const
                        T* scratch) {
   const int Tn = s.T, C = s.C, HS = s.HS();
   const T scale = s.scale ? T(1) / std::sqrt(T(HS)) : T(1);
-  for (int b = 0; b < s.B; ++b) {
-    const std::size_t row0 = std::size_t(b) * Tn * C;
-    const int first = s.first_query(b), nq = s.queries(b);
-    const std::size_t qrow0 = std::size_t(first) * C;
-    for (int h = 0; h < s.NH; ++h) {
-      const std::size_t col = std::size_t(h) * HS;
-      T* a = att + (std::size_t(first) * s.NH + std::size_t(h) * nq) * Tn;
-      // pass 1: raw scores q_h k_h^T, (nq,T), through k_h^T (HS,T) in scratch
-      transpose(scratch, k + row0 + col, Tn, HS, C);
-      for (std::size_t i = 0; i < std::size_t(nq) * Tn; ++i) a[i] = 0;
-      matmul_accumulate(a, Tn, q + qrow0 + col, C, 1, scratch, Tn, nq, HS, Tn);
-      // pass 2: scale, mask, softmax along each query row
-      for (int i = 0; i < nq; ++i) {
-        T* r = a + std::size_t(i) * Tn;
-        const int t = s.position(first + i, b);
-        const int visible = s.causal ? std::min(t + 1, lengths[b]) : lengths[b];
-        const std::uint8_t* keep = s.allowed ? s.allowed + std::size_t(t) * Tn : nullptr;
-        T max = -std::numeric_limits<T>::infinity();
-        for (int j = 0; j < visible; ++j)
-          if (!keep || keep[j]) max = std::max(max, r[j] * scale);
-        T sum = 0;
-        for (int j = 0; j < visible; ++j) {
-          r[j] = !keep || keep[j] ? exp_of(r[j] * scale - max) : T(0);
-          sum += r[j];
-        }
-        const T inv = visible > 0 ? T(1) / sum : T(0);
-        for (int j = 0; j < visible; ++j) r[j] *= inv;
-        for (int j = visible; j < Tn; ++j) r[j] = 0;
+  for_each_attention_block(s, [&](const AttentionBlock& block) {
+    const auto [b, h, first, nq, row0, qrow0, col] = block;
+    T* a = att + (std::size_t(first) * s.NH + std::size_t(h) * nq) * Tn;
+    // pass 1: raw scores q_h k_h^T, (nq,T), through k_h^T (HS,T) in scratch
+    transpose(scratch, k + row0 + col, Tn, HS, C);
+    for (std::size_t i = 0; i < std::size_t(nq) * Tn; ++i) a[i] = 0;
+    matmul_accumulate(a, Tn, q + qrow0 + col, C, 1, scratch, Tn, nq, HS, Tn);
+    // pass 2: scale, mask, softmax along each query row
+    for (int i = 0; i < nq; ++i) {
+      T* r = a + std::size_t(i) * Tn;
+      const int t = s.position(first + i, b);
+      const int visible = s.causal ? std::min(t + 1, lengths[b]) : lengths[b];
+      const std::uint8_t* keep = s.allowed ? s.allowed + std::size_t(t) * Tn : nullptr;
+      T max = -std::numeric_limits<T>::infinity();
+      for (int j = 0; j < visible; ++j)
+        if (!keep || keep[j]) max = std::max(max, r[j] * scale);
+      T sum = 0;
+      for (int j = 0; j < visible; ++j) {
+        r[j] = !keep || keep[j] ? exp_of(r[j] * scale - max) : T(0);
+        sum += r[j];
       }
-      // pass 3: weights . v_h into the head's columns of out
-      for (int i = 0; i < nq; ++i)
-        for (int c = 0; c < HS; ++c) out[qrow0 + std::size_t(i) * C + col + c] = 0;
-      matmul_accumulate(out + qrow0 + col, C, a, Tn, 1, v + row0 + col, C, nq, Tn, HS);
+      const T inv = visible > 0 ? T(1) / sum : T(0);
+      for (int j = 0; j < visible; ++j) r[j] *= inv;
+      for (int j = visible; j < Tn; ++j) r[j] = 0;
     }
-  }
+    // pass 3: weights . v_h into the head's columns of out
+    for (int i = 0; i < nq; ++i)
+      for (int c = 0; c < HS; ++c) out[qrow0 + std::size_t(i) * C + col + c] = 0;
+    matmul_accumulate(out + qrow0 + col, C, a, Tn, 1, v + row0 + col, C, nq, Tn, HS);
+  });
 }
 // dq (query rows, C), dk, dv (B,T,C) += ...; dout (query rows, C); att from forward; scratch holds
 // T*T + HS*T. Positions that are not queries contribute nothing (their gradient would be zero).
@@ -357,31 +370,27 @@ void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* q, const T*
   const T scale = s.scale ? T(1) / std::sqrt(T(HS)) : T(1);
   T* const datt = scratch;                                 // (nq,T)
   T* const v_transposed = scratch + std::size_t(Tn) * Tn;  // (HS,T)
-  for (int b = 0; b < s.B; ++b) {
-    const std::size_t row0 = std::size_t(b) * Tn * C;
-    const int first = s.first_query(b), nq = s.queries(b);
-    const std::size_t qrow0 = std::size_t(first) * C;
-    for (int h = 0; h < s.NH; ++h) {
-      const std::size_t col = std::size_t(h) * HS;
-      const T* a = att + (std::size_t(first) * s.NH + std::size_t(h) * nq) * Tn;
-      // pass 3 backward: datt = dout_h v_h^T, dv_h += att^T dout_h
-      transpose(v_transposed, v + row0 + col, Tn, HS, C);
-      for (std::size_t i = 0; i < std::size_t(nq) * Tn; ++i) datt[i] = 0;
-      matmul_accumulate(datt, Tn, dout + qrow0 + col, C, 1, v_transposed, Tn, nq, HS, Tn);
-      matmul_accumulate(dv + row0 + col, C, a, 1, Tn, dout + qrow0 + col, C, Tn, nq, HS);
-      // pass 2 backward: softmax (masked entries have weight 0, so they get no gradient), then scale
-      for (int i = 0; i < nq; ++i) {
-        const T* p = a + std::size_t(i) * Tn;
-        T* d = datt + std::size_t(i) * Tn;
-        T dot = 0;
-        for (int j = 0; j < Tn; ++j) dot += p[j] * d[j];
-        for (int j = 0; j < Tn; ++j) d[j] = (p[j] * (d[j] - dot)) * scale;  // now dscores
-      }
-      // pass 1 backward: dq_h += dscores k_h, dk_h += dscores^T q_h
-      matmul_accumulate(dq + qrow0 + col, C, datt, Tn, 1, k + row0 + col, C, nq, Tn, HS);
-      matmul_accumulate(dk + row0 + col, C, datt, 1, Tn, q + qrow0 + col, C, Tn, nq, HS);
+  for_each_attention_block(s, [&](const AttentionBlock& block) {
+    const auto [b, h, first, nq, row0, qrow0, col] = block;
+    const T* a = att + (std::size_t(first) * s.NH + std::size_t(h) * nq) * Tn;
+    // pass 3 backward: datt = dout_h v_h^T, dv_h += att^T dout_h
+    transpose(v_transposed, v + row0 + col, Tn, HS, C);
+    for (std::size_t i = 0; i < std::size_t(nq) * Tn; ++i) datt[i] = 0;
+    matmul_accumulate(datt, Tn, dout + qrow0 + col, C, 1, v_transposed, Tn, nq, HS, Tn);
+    matmul_accumulate(dv + row0 + col, C, a, 1, Tn, dout + qrow0 + col, C, Tn, nq, HS);
+    // pass 2 backward: softmax (masked entries have weight 0, so they get no gradient), then
+    // scale
+    for (int i = 0; i < nq; ++i) {
+      const T* p = a + std::size_t(i) * Tn;
+      T* d = datt + std::size_t(i) * Tn;
+      T dot = 0;
+      for (int j = 0; j < Tn; ++j) dot += p[j] * d[j];
+      for (int j = 0; j < Tn; ++j) d[j] = (p[j] * (d[j] - dot)) * scale;  // now dscores
     }
-  }
+    // pass 1 backward: dq_h += dscores k_h, dk_h += dscores^T q_h
+    matmul_accumulate(dq + qrow0 + col, C, datt, Tn, 1, k + row0 + col, C, nq, Tn, HS);
+    matmul_accumulate(dk + row0 + col, C, datt, 1, Tn, q + qrow0 + col, C, Tn, nq, HS);
+  });
 }
 
 // ---- 5. residual and ReLU ------------------------------------------------------------------------
@@ -453,36 +462,45 @@ struct PointerShape {
   int visible_end(int b, int t) const { return causal ? std::min(t + 1, lengths[b]) : lengths[b]; }
 };
 
+// Visits every query row p of sequence b at position t, with its visible end: the forward and the
+// backward pass walk the queries alike.
+template <class Visit>
+void for_each_pointer_query(const PointerShape& s, Visit&& visit) {
+  for (int b = 0; b < s.B; ++b)
+    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
+      const int t = s.query_pos[p];
+      visit(b, p, t, s.visible_end(b, t));
+    }
+}
+
 // probs (P,T), losses (P) = -log probs[p, targets[p]]; u (P,C); hidden (B,T,C); targets (P) positions.
 template <class T>
 void pointer_forward(T* probs, T* losses, const T* u, const T* hidden, const int* targets, const PointerShape& s) {
   const int Tn = s.T, C = s.C;
   const T scale = T(1) / std::sqrt(T(C));
-  for (int b = 0; b < s.B; ++b)
-    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
-      const int t = s.query_pos[p], end = s.visible_end(b, t);
-      const T* up = u + std::size_t(p) * C;
-      T* pr = probs + std::size_t(p) * Tn;
-      T max = -std::numeric_limits<T>::infinity();
-      for (int j = 0; j < Tn; ++j) {
-        if (j >= end || j == t) {
-          pr[j] = 0;
-          continue;
-        }
-        const T* h = hidden + (std::size_t(b) * Tn + j) * C;
-        T dot = 0;
-        for (int c = 0; c < C; ++c) dot += up[c] * h[c];
-        pr[j] = dot * scale;  // the logit, until the softmax below
-        max = std::max(max, pr[j]);
+  for_each_pointer_query(s, [&](int b, int p, int t, int end) {
+    const T* up = u + std::size_t(p) * C;
+    T* pr = probs + std::size_t(p) * Tn;
+    T max = -std::numeric_limits<T>::infinity();
+    for (int j = 0; j < Tn; ++j) {
+      if (j >= end || j == t) {
+        pr[j] = 0;
+        continue;
       }
-      const T target_logit = pr[targets[p]];
-      T sum = 0;
-      for (int j = 0; j < end; ++j)
-        if (j != t) sum += pr[j] = exp_of(pr[j] - max);
-      losses[p] = (log_of(sum) + max) - target_logit;
-      const T inv = T(1) / sum;
-      for (int j = 0; j < end; ++j) pr[j] *= inv;
+      const T* h = hidden + (std::size_t(b) * Tn + j) * C;
+      T dot = 0;
+      for (int c = 0; c < C; ++c) dot += up[c] * h[c];
+      pr[j] = dot * scale;  // the logit, until the softmax below
+      max = std::max(max, pr[j]);
     }
+    const T target_logit = pr[targets[p]];
+    T sum = 0;
+    for (int j = 0; j < end; ++j)
+      if (j != t) sum += pr[j] = exp_of(pr[j] - max);
+    losses[p] = (log_of(sum) + max) - target_logit;
+    const T inv = T(1) / sum;
+    for (int j = 0; j < end; ++j) pr[j] *= inv;
+  });
 }
 // du (P,C) += ...; dhidden (B,T,C) += ...; dloss per query row (1/P for the mean loss).
 template <class T>
@@ -490,22 +508,20 @@ void pointer_backward(T* du, T* dhidden, const T* probs, const T* u, const T* hi
                       const PointerShape& s, T dloss) {
   const int Tn = s.T, C = s.C;
   const T scale = T(1) / std::sqrt(T(C));
-  for (int b = 0; b < s.B; ++b)
-    for (int p = s.query_start[b]; p < s.query_start[b + 1]; ++p) {
-      const int t = s.query_pos[p], end = s.visible_end(b, t);
-      const T* up = u + std::size_t(p) * C;
-      T* dup = du + std::size_t(p) * C;
-      for (int j = 0; j < end; ++j) {
-        if (j == t) continue;
-        const T dlogit = (probs[std::size_t(p) * Tn + j] - (j == targets[p] ? T(1) : T(0))) * dloss * scale;
-        const T* h = hidden + (std::size_t(b) * Tn + j) * C;
-        T* dh = dhidden + (std::size_t(b) * Tn + j) * C;
-        for (int c = 0; c < C; ++c) {
-          dup[c] += dlogit * h[c];
-          dh[c] += dlogit * up[c];
-        }
+  for_each_pointer_query(s, [&](int b, int p, int t, int end) {
+    const T* up = u + std::size_t(p) * C;
+    T* dup = du + std::size_t(p) * C;
+    for (int j = 0; j < end; ++j) {
+      if (j == t) continue;
+      const T dlogit = (probs[std::size_t(p) * Tn + j] - (j == targets[p] ? T(1) : T(0))) * dloss * scale;
+      const T* h = hidden + (std::size_t(b) * Tn + j) * C;
+      T* dh = dhidden + (std::size_t(b) * Tn + j) * C;
+      for (int c = 0; c < C; ++c) {
+        dup[c] += dlogit * h[c];
+        dh[c] += dlogit * up[c];
       }
     }
+  });
 }
 
 }  // namespace abh::train

@@ -15,6 +15,7 @@ import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { goLive, launchBrowser, serve } from '../browser/harness';
 import { flagTable } from './options';
+import { topOfTask, type TraceEvent } from './trace-events';
 
 /** The bar's threshold, as the issue states it. */
 const LONG_TASK_MS = 50;
@@ -41,36 +42,6 @@ export interface TaskCount {
   /** What the task with the most CPU time spent it on, e.g. "UpdateLifecycle 17, HitTest 8". */
   heaviest: string;
   load: string;
-}
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  args?: { name?: string };
-}
-
-/** The events directly inside a task, by CPU time, outermost only. */
-function topOfTask(task: TraceEvent, all: TraceEvent[]): string {
-  const end = task.ts + task.dur!;
-  const inside = all.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= end).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-  const byName = new Map<string, number>();
-  let coveredUntil = -1;
-  for (const e of inside) {
-    if (e.ts < coveredUntil) continue;
-    coveredUntil = e.ts + e.dur!;
-    const name = e.name.replace(/^.*::/, '');
-    byName.set(name, (byName.get(name) ?? 0) + (e.tdur ?? 0) / 1000);
-  }
-  return [...byName]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 3)
-    .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
-    .join(', ');
 }
 
 /** The renderer main thread's top-level tasks in a trace (the thread named CrRendererMain with the most tasks). */
@@ -121,7 +92,14 @@ async function countTasks(page: Page, run: (typeof RUNS)[number], maxN: string |
     maxCpuMs: Math.max(0, ...tasks.map((t) => ms(t.tdur))),
     maxWallMs: Math.max(0, ...tasks.map((t) => ms(t.dur))),
     totalCpuMs: tasks.reduce((s, t) => s + ms(t.tdur), 0),
-    heaviest: heaviest ? topOfTask(heaviest, all) : '',
+    heaviest: heaviest
+      ? topOfTask(
+          heaviest,
+          all,
+          (e) => (e.tdur ?? 0) / 1000,
+          (e) => e.name.replace(/^.*::/, ''),
+        )
+      : '',
     load: loadavg()
       .map((v) => v.toFixed(2))
       .join(' '),

@@ -16,6 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, serve } from '../browser/harness';
 import { median } from './data';
 import { flagTable } from './options';
+import { topOfTask, type TraceEvent } from './trace-events';
 
 /** What a long task is (the Long Tasks API's threshold) and the issue's limit on any one task. */
 const LONG_TASK_MS = 50;
@@ -52,17 +53,6 @@ export interface WalkRun {
   /** Navigation -> data-ready after the reach, and the number of elements the document holds then. */
   liveMs: number;
   elements: number;
-}
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  pid: number;
-  tid: number;
-  args?: { name?: string; data?: { message?: string; url?: string } };
 }
 
 /**
@@ -128,24 +118,6 @@ function mainThreadTasks(events: TraceEvent[]): { tasks: TraceEvent[]; all: Trac
     if (time > bestTime) [best, bestTime] = [{ tasks, all }, time];
   }
   return best;
-}
-
-/** The events directly inside a task that took the most of it, e.g. "EvaluateScript 80, Layout 40". */
-function topOfTask(task: TraceEvent, all: TraceEvent[]): string {
-  const end = task.ts + task.dur!;
-  const inside = all.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= end).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-  const byName = new Map<string, number>();
-  let coveredUntil = -1;
-  for (const e of inside) {
-    if (e.ts < coveredUntil) continue; // nested in an event already counted
-    coveredUntil = e.ts + e.dur!;
-    byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur! / 1000);
-  }
-  return [...byName]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 3)
-    .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
-    .join(', ');
 }
 
 async function walkOnce(browser: Browser, url: string, goLive: Set<string>, throttle: number, width: number): Promise<WalkRun> {
@@ -221,7 +193,7 @@ async function walkOnce(browser: Browser, url: string, goLive: Set<string>, thro
   };
   const longTasks = tasks
     .filter((t) => ms(t, 'wall') > LONG_TASK_MS)
-    .map((t) => ({ phase: phaseOf(t.ts), ms: ms(t, 'wall'), cpuMs: ms(t, 'cpu'), top: topOfTask(t, all) }));
+    .map((t) => ({ phase: phaseOf(t.ts), ms: ms(t, 'wall'), cpuMs: ms(t, 'cpu'), top: topOfTask(t, all, (e) => e.dur! / 1000) }));
   return { tasks: { wall: statsOf('wall'), cpu: statsOf('cpu') }, longTasks, bytes, liveMs, elements };
 }
 

@@ -44,3 +44,6 @@ export function exampleSnapshotFor(change: Partial<Settings> = {}): Promise<Snap
 export function trainedSnapshotFor(change: Partial<Settings> = {}): Promise<Snapshot> {
   return snapshotFor({ weights: 'trained', ...change });
 }
+
+/** How the tables label the article's sentence: one label per token, a repeated word with its position. */
+export const ARTICLE_TOKEN_LABELS = ['The (1)', 'animal', 'crossed', 'the (4)', 'road', 'because', 'it', 'was', 'tired.'];

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { computeSnapshot, FrameScheduler, snapshotStages } from '../../web/src/compute';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
 import type { Snapshot } from '../../web/src/snapshot';
+import type { AttentionEngine } from '../../web/src/engine/engine';
 import { fixtureEngine } from './fixtures';
 
 /** Tasks posted with scheduler.postTask, run one at a time. */
@@ -27,6 +28,19 @@ const settingsFor = (change: Partial<Settings>) => validateSettings(change, DEFA
 const plain = (snapshot: Snapshot) =>
   JSON.parse(JSON.stringify(snapshot, (_, v: unknown) => (ArrayBuffer.isView(v) ? [...(v as Float32Array)] : v)));
 
+/** A scheduler that records each snapshot it hands out and throws what the engine refuses. */
+function recordingScheduler(engine: AttentionEngine) {
+  const shown: Snapshot[] = [];
+  const scheduler = new FrameScheduler(
+    engine,
+    (s) => shown.push(s),
+    (error) => {
+      throw error;
+    },
+  );
+  return { scheduler, shown };
+}
+
 describe('FrameScheduler.flushInTasks', () => {
   for (const [label, change] of [
     ['the article’s example (with the sentence beside it)', {}],
@@ -36,14 +50,7 @@ describe('FrameScheduler.flushInTasks', () => {
       const engine = await fixtureEngine();
       const settings = settingsFor(change);
       const stageCount = [...snapshotStages(engine, settings)].length + 1;
-      const shown: Snapshot[] = [];
-      const scheduler = new FrameScheduler(
-        engine,
-        (s) => shown.push(s),
-        (error) => {
-          throw error;
-        },
-      );
+      const { scheduler, shown } = recordingScheduler(engine);
       scheduler.request(settings);
       scheduler.flushInTasks();
       await Promise.resolve(); // the request's microtask finds nothing pending
@@ -62,14 +69,7 @@ describe('FrameScheduler.flushInTasks', () => {
 
   test('a request while the stages run is computed at once, and the staged computation is dropped', async () => {
     const engine = await fixtureEngine();
-    const shown: Snapshot[] = [];
-    const scheduler = new FrameScheduler(
-      engine,
-      (s) => shown.push(s),
-      (error) => {
-        throw error;
-      },
-    );
+    const { scheduler, shown } = recordingScheduler(engine);
     scheduler.request(settingsFor({}));
     scheduler.flushInTasks();
     runTask();

@@ -14,17 +14,12 @@ import { longContextStep, TECHNIQUE_NAMES } from '../../web/src/features/long-co
 import { costStep } from '../../web/src/steps/09-cost/step';
 import { faqStep } from '../../web/src/steps/12-faq/step';
 import { count, fmt, percent } from '../../web/src/ui/format';
-import { settingsFromParams, type Settings } from '../../web/src/settings';
+import { settingsFromParams } from '../../web/src/settings';
 import { sentenceView } from '../../web/src/snapshot';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
+import { mountStep } from './mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const changes: Partial<Settings>[] = [];
-  const view = longContextStep.mount(body, { update: (change) => changes.push(change) });
-  return { body, view, changes };
-}
+const mount = () => mountStep(longContextStep);
 
 const technique = (lc: LongContextSnapshot, id: string) => lc.techniques.find((t) => t.id === id)!;
 

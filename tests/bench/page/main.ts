@@ -4,13 +4,14 @@
 // window.runBench(). The wasm files of the peers are copied next to the page by browser.ts.
 import * as ort from 'onnxruntime-web/wasm';
 import * as tf from '@tensorflow/tfjs-core';
-import { setWasmPaths, version_wasm } from '@tensorflow/tfjs-backend-wasm';
+import { version_wasm } from '@tensorflow/tfjs-backend-wasm';
 import { AttentionEngine, createEngine } from '../../../web/src/engine/engine';
 import createScalarModule from '../../../web/src/engine/generated/attention_engine_scalar.mjs';
 import { selectedShapes } from '../options';
 import { loadRoof } from '../peers/roof';
 import { measureReader, READER_MODELS, type ReaderTiming } from '../reader-timing';
 import { runEnvironment, type EnvironmentResult, type Loaded } from '../setup';
+import { useTfjsWasmBackend } from '../peers/tfjs-wasm-backend';
 
 declare global {
   interface Window {
@@ -65,15 +66,7 @@ window.runBench = async (args: string[]) => {
     loaded.ortError = String(error);
   }
   try {
-    setWasmPaths({
-      'tfjs-backend-wasm.wasm': './tfjs-backend-wasm.wasm',
-      'tfjs-backend-wasm-simd.wasm': './tfjs-backend-wasm-simd.wasm',
-      'tfjs-backend-wasm-threaded-simd.wasm': './tfjs-backend-wasm-threaded-simd.wasm',
-    });
-    tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // one thread, like every other participant
-    if (!(await tf.setBackend('wasm'))) throw new Error('tf.setBackend("wasm") failed');
-    await tf.ready();
-    if (!(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'))) throw new Error('tfjs-backend-wasm did not pick its SIMD build');
+    await useTfjsWasmBackend(tf);
     loaded.tf = tf;
     loaded.tfVersion = version_wasm;
   } catch (error) {

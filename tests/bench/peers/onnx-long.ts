@@ -14,7 +14,7 @@
 // Linear attention as a plain graph (elu + 1 features; one head, (1, n, d)):
 //   φQ = Elu(Q) + 1, φK = Elu(K) + 1
 //   O  = (φQ (φKᵀ V)) / (φQ (Σ_j φK_j)ᵀ)        O(n d²), no (n, n) tensor
-import { ATTR_INT, ATTR_INTS, encodeModel, FLOAT, INT32, INT64, tensorInfo, type GraphNode } from './onnx-model';
+import { ATTR_INT, ATTR_INTS, encodeModel, FLOAT, INT32, INT64, SCALED_SCORE_NODES, tensorInfo, type GraphNode } from './onnx-model';
 
 export interface GqaShape {
   heads: number;
@@ -63,15 +63,7 @@ export function buildDecodeAttentionModel(heads: number, queries: number, keys: 
   return encodeModel({
     name: 'decode_attention',
     nodes: [
-      {
-        opType: 'Transpose',
-        input: ['K'],
-        output: ['Kt'],
-        name: 'transpose_k',
-        attribute: [{ name: 'perm', type: ATTR_INTS, ints: [0, 2, 1] }],
-      },
-      { opType: 'MatMul', input: ['Q', 'Kt'], output: ['S'], name: 'scores' },
-      { opType: 'Mul', input: ['S', 'scale'], output: ['S_scaled'], name: 'scale' },
+      ...SCALED_SCORE_NODES,
       { opType: 'Softmax', input: ['S_scaled'], output: ['P'], name: 'softmax', attribute: [{ name: 'axis', type: ATTR_INT, i: -1 }] },
       { opType: 'MatMul', input: ['P', 'V'], output: ['O'], name: 'weighted_sum' },
     ],

@@ -123,19 +123,24 @@ export function encodeModel(spec: GraphSpec): Uint8Array {
   return modelType.encode(modelType.fromObject(model)).finish();
 }
 
+/** Q K^T times the initializer `scale`, into S_scaled: the start of every attention graph here. */
+export const SCALED_SCORE_NODES: readonly GraphNode[] = [
+  {
+    opType: 'Transpose',
+    input: ['K'],
+    output: ['Kt'],
+    name: 'transpose_k',
+    attribute: [{ name: 'perm', type: ATTR_INTS, ints: [0, 2, 1] }],
+  },
+  { opType: 'MatMul', input: ['Q', 'Kt'], output: ['S'], name: 'scores' },
+  { opType: 'Mul', input: ['S', 'scale'], output: ['S_scaled'], name: 'scale' },
+];
+
 /** Serialized ModelProto for attention over (heads, n, d) inputs; with `causal`, a fourth input `mask` (n, n). */
 export function buildAttentionModel(heads: number, n: number, d: number, causal: boolean): Uint8Array {
   const scaled = 'S_scaled';
   const nodes: GraphNode[] = [
-    {
-      opType: 'Transpose',
-      input: ['K'],
-      output: ['Kt'],
-      name: 'transpose_k',
-      attribute: [{ name: 'perm', type: ATTR_INTS, ints: [0, 2, 1] }],
-    },
-    { opType: 'MatMul', input: ['Q', 'Kt'], output: ['S'], name: 'scores' },
-    { opType: 'Mul', input: ['S', 'scale'], output: [scaled], name: 'scale' },
+    ...SCALED_SCORE_NODES,
     ...(causal ? [{ opType: 'Add', input: [scaled, 'mask'], output: ['S_masked'], name: 'mask' }] : []),
     {
       opType: 'Softmax',

@@ -15,17 +15,21 @@ export function configureOrt(ort: Ort): void {
   ort.env.logLevel = 'error';
 }
 
-export const MAX_SCORE_FLOATS = 1 << 26; // the (h, n, n) tensors the graph materialises: 256 MiB each
+const MAX_SCORE_FLOATS = 1 << 26; // the (h, n, n) tensors the graph materialises: 256 MiB each
+
+/** Why a peer that materialises the (h, n, n) scores cannot run this shape, or null if it can. */
+export function scoresTooLarge(s: Shape): string | null {
+  return s.heads * s.n * s.n > MAX_SCORE_FLOATS
+    ? `memory: the (h, n, n) score tensors would take ${((s.heads * s.n * s.n * 8) / 2 ** 30).toFixed(1)} GiB`
+    : null;
+}
 
 export function ortPeer(ort: Ort): Peer {
   return {
     id: 'ort-wasm',
     label: `onnxruntime-web ${ort.env.versions.web ?? ''} (wasm, 1 thread)`.replace('  ', ' '),
     kind: 'peer',
-    unsupported: (s: Shape) =>
-      s.heads * s.n * s.n > MAX_SCORE_FLOATS
-        ? `memory: the (h, n, n) score tensors would take ${((s.heads * s.n * s.n * 8) / 2 ** 30).toFixed(1)} GiB`
-        : null,
+    unsupported: scoresTooLarge,
     async prepare(inputs: Inputs): Promise<Runner> {
       const s = inputs.shape;
       const session = await ort.InferenceSession.create(buildAttentionModel(s.heads, s.n, s.d, s.causal), {

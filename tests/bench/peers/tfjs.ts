@@ -1,10 +1,10 @@
 // TensorFlow.js with the wasm backend (XNNPACK inside), single-threaded: matMul, scale, softmax,
 // matMul on the same numbers, batched over heads. Causal adds a (n, n) 0 / -inf mask.
 import type * as TfNamespace from '@tensorflow/tfjs-core';
-import type { Inputs, Shape } from '../data';
+import type { Inputs } from '../data';
 import type { Peer, Runner } from '../suite';
 import { additiveCausalMask } from './onnx-model';
-import { MAX_SCORE_FLOATS } from './ort';
+import { scoresTooLarge } from './ort';
 
 type Tf = typeof TfNamespace;
 
@@ -13,10 +13,7 @@ export function tfjsPeer(tf: Tf, version: string): Peer {
     id: 'tfjs-wasm',
     label: `tfjs-backend-wasm ${version} (1 thread)`,
     kind: 'peer',
-    unsupported: (s: Shape) =>
-      s.heads * s.n * s.n > MAX_SCORE_FLOATS
-        ? `memory: the (h, n, n) score tensors would take ${((s.heads * s.n * s.n * 8) / 2 ** 30).toFixed(1)} GiB`
-        : null,
+    unsupported: scoresTooLarge,
     async prepare(inputs: Inputs): Promise<Runner> {
       const s = inputs.shape;
       const Q = tf.tensor3d(inputs.Q, [s.heads, s.n, s.d]);

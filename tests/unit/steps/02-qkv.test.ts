@@ -6,13 +6,9 @@ import { describe, expect, test } from 'vitest';
 import { qkvStep } from '../../../web/src/steps/02-qkv/step';
 import { fmt } from '../../../web/src/ui/format';
 import { exampleSnapshotFor, snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const view = qkvStep.mount(body, { update: () => {} });
-  return { body, view };
-}
+const mount = () => mountStep(qkvStep);
 
 const parse = (text: string) => Number(text.replace('\u2212', '-'));
 const tables = (body: HTMLElement) => [...body.querySelectorAll('table.matrix')] as HTMLTableElement[];

@@ -4,14 +4,10 @@
 import { describe, expect, test } from 'vitest';
 import { scoresStep } from '../../../web/src/steps/03-scores/step';
 import { fmt } from '../../../web/src/ui/format';
-import { snapshotFor } from '../fixtures';
+import { ARTICLE_TOKEN_LABELS, snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const view = scoresStep.mount(body, { update: () => {} });
-  return { body, view };
-}
+const mount = () => mountStep(scoresStep);
 
 const parse = (text: string) => Number(text.replace('\u2212', '-'));
 
@@ -28,17 +24,7 @@ describe('scores step', () => {
     for (let i = 0; i < n * n; i++) expect(cells[i].textContent).toBe(fmt(snapshot.pipeline.scores.data[head * n * n + i]));
     expect(table.querySelector('caption')!.textContent).toContain('head 2 of 2');
     // Row headers are the tokens, with positions where a word repeats.
-    expect([...table.querySelectorAll('tbody th')].map((th) => th.textContent)).toEqual([
-      'The (1)',
-      'animal',
-      'crossed',
-      'the (4)',
-      'road',
-      'because',
-      'it',
-      'was',
-      'tired.',
-    ]);
+    expect([...table.querySelectorAll('tbody th')].map((th) => th.textContent)).toEqual(ARTICLE_TOKEN_LABELS);
   });
 
   test('clicking a cell writes its dot product term by term, and the terms add up to the cell', async () => {

@@ -8,13 +8,11 @@ import { rowMaxima } from '../../../web/src/steps/04-scale/effect-figure';
 import { fmt, percent } from '../../../web/src/ui/format';
 import type { Settings } from '../../../web/src/settings';
 import { exampleSnapshotFor, snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
 function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
   const update = vi.fn<(change: Partial<Settings>) => void>();
-  const view = scaleStep.mount(body, { update });
-  return { body, view, update };
+  return { ...mountStep(scaleStep, update), update };
 }
 
 const text = (body: HTMLElement, selector: string) => body.querySelector(selector)!.textContent!;

@@ -8,14 +8,10 @@ import { rowSentence } from '../../../web/src/steps/05-softmax/prose';
 import { fmt, percent } from '../../../web/src/ui/format';
 import { COLOUR_STEPS } from '../../../web/src/ui/palette';
 import type { Snapshot } from '../../../web/src/snapshot';
-import { exampleSnapshotFor, snapshotFor } from '../fixtures';
+import { ARTICLE_TOKEN_LABELS, exampleSnapshotFor, snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const view = softmaxStep.mount(body, { update: () => {} });
-  return { body, view };
-}
+const mount = () => mountStep(softmaxStep);
 
 function weightsRow(snapshot: Snapshot, row: number): number[] {
   const { n, weights } = snapshot.pipeline;
@@ -71,9 +67,8 @@ describe('softmax step', () => {
     (map(body).querySelector('td[data-row="0"][data-col="0"]') as HTMLElement).click();
     const sentence = body.querySelector('.softmax-reading')!.textContent!;
     const row = weightsRow(snapshot, 0);
-    const labels = ['The (1)', 'animal', 'crossed', 'the (4)', 'road', 'because', 'it', 'was', 'tired.'];
     const order = row.map((_, j) => j).sort((a, b) => row[b] - row[a] || a - b);
-    const named = order.slice(0, 4).map((j) => `${percent(row[j])} from ${j === 0 ? 'itself' : `“${labels[j]}”`}`);
+    const named = order.slice(0, 4).map((j) => `${percent(row[j])} from ${j === 0 ? 'itself' : `“${ARTICLE_TOKEN_LABELS[j]}”`}`);
     const rest = order.slice(4).reduce((sum, j) => sum + row[j], 0);
     expect(sentence).toBe(`Row 1: “The (1)” draws ${named.join(', ')} and ${percent(rest)} from the other 5 tokens together.`);
   });

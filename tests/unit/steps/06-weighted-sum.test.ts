@@ -8,13 +8,9 @@ import { weightedSumStep } from '../../../web/src/steps/06-weighted-sum/step';
 import { fmt } from '../../../web/src/ui/format';
 import type { Snapshot } from '../../../web/src/snapshot';
 import { snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const view = weightedSumStep.mount(body, { update: () => {} });
-  return { body, view };
-}
+const mount = () => mountStep(weightedSumStep);
 
 const parse = (text: string) => Number(text.replace('\u2212', '-'));
 

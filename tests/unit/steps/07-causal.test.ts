@@ -7,16 +7,10 @@ import { CAUSAL_MASK_LINE } from '../../../web/src/features/hands-on/numpy-scrip
 import { causalStep } from '../../../web/src/steps/07-causal/step';
 import { numpyPrint, rowSums } from '../../../web/src/steps/07-causal/numpy-print';
 import { fmt, percent } from '../../../web/src/ui/format';
-import type { Settings } from '../../../web/src/settings';
 import { snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const changes: Partial<Settings>[] = [];
-  const view = causalStep.mount(body, { update: (change) => changes.push(change) });
-  return { body, view, changes };
-}
+const mount = () => mountStep(causalStep);
 
 const tables = (body: HTMLElement) => [...body.querySelectorAll('table.matrix')];
 /** The right way and the wrong way: the two tables of the comparison. */

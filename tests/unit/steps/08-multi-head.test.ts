@@ -6,20 +6,15 @@ import { describe, expect, test } from 'vitest';
 import { costOfShape, costOfSnapshot } from '../../../web/src/features/cost/cost-model';
 import { count, fmt } from '../../../web/src/ui/format';
 import { tokenLabels } from '../../../web/src/ui/labels';
-import { headChoices, type Settings } from '../../../web/src/settings';
+import { headChoices } from '../../../web/src/settings';
 import { ATTENTION_FUNCTION, HEAD_LINES } from '../../../web/src/features/hands-on/numpy-script';
 import { multiHeadStep } from '../../../web/src/steps/08-multi-head/step';
 import { MAX_HEAD_MAPS } from '../../../web/src/steps/08-multi-head/prose';
 import { topKey } from '../../../web/src/steps/08-multi-head/head-maps-figure';
 import { snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const changes: Partial<Settings>[] = [];
-  const view = multiHeadStep.mount(body, { update: (change) => changes.push(change) });
-  return { body, view, changes };
-}
+const mount = () => mountStep(multiHeadStep);
 
 const costCell = (body: HTMLElement, rowClass: string, heads: number) =>
   body.querySelector(`table.multi-head-cost tr.${rowClass} td[data-heads="${heads}"]`)!.textContent;

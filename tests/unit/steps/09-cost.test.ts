@@ -8,13 +8,9 @@ import { bytes, count } from '../../../web/src/ui/format';
 import { costStep } from '../../../web/src/steps/09-cost/step';
 import { costLengths, LAYERS, REFERENCE_LENGTHS } from '../../../web/src/steps/09-cost/cost-rows';
 import { snapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const view = costStep.mount(body, { update: () => {} });
-  return { body, view };
-}
+const mount = () => mountStep(costStep);
 
 const cellsOf = (row: Element) =>
   Object.fromEntries([...row.querySelectorAll('td')].map((td) => [(td as HTMLElement).dataset.key, td.textContent]));

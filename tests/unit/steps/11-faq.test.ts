@@ -8,13 +8,9 @@ import { tokenLabels } from '../../../web/src/ui/labels';
 import { faqStep } from '../../../web/src/steps/12-faq/step';
 import { BAR_ROW_TOP } from '../../../web/src/steps/12-faq/map-answer';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from '../fixtures';
+import { mountStep } from '../mount-step';
 
-function mount() {
-  const body = document.createElement('div');
-  document.body.replaceChildren(body);
-  const view = faqStep.mount(body, { update: () => {} });
-  return { body, view };
-}
+const mount = () => mountStep(faqStep);
 
 const barValues = (table: Element) =>
   [...table.querySelectorAll('tbody tr')].map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('.bar-value')!.textContent]);

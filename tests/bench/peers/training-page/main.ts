@@ -3,10 +3,11 @@
 // renderer's main thread. Node reads the renderer's main-thread CPU time around each call over CDP.
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
-import { setWasmPaths, version_wasm } from '@tensorflow/tfjs-backend-wasm';
+import { version_wasm } from '@tensorflow/tfjs-backend-wasm';
 import { createEngine } from '../../../../web/src/engine/engine';
 import { Trainer } from '../../../../web/src/engine/training';
 import { tfjsTrainer, type TfjsTrainer, type TrainingShape } from '../tfjs-training';
+import { useTfjsWasmBackend } from '../tfjs-wasm-backend';
 
 export interface TrainingPageInfo {
   userAgent: string;
@@ -34,15 +35,7 @@ window.trainingBench = {
     ours.step(5);
     let tfjs: TrainingPageInfo['tfjs'];
     try {
-      setWasmPaths({
-        'tfjs-backend-wasm.wasm': './tfjs-backend-wasm.wasm',
-        'tfjs-backend-wasm-simd.wasm': './tfjs-backend-wasm-simd.wasm',
-        'tfjs-backend-wasm-threaded-simd.wasm': './tfjs-backend-wasm-threaded-simd.wasm',
-      });
-      tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // one thread, like every other participant
-      if (!(await tf.setBackend('wasm'))) throw new Error('tf.setBackend("wasm") failed');
-      await tf.ready();
-      if (!(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'))) throw new Error('tfjs-backend-wasm did not pick its SIMD build');
+      await useTfjsWasmBackend(tf);
       peer = tfjsTrainer(tf, shape);
       peer.step(3);
       tfjs = { parameterCount: peer.parameterCount, version: version_wasm };

@@ -7,6 +7,7 @@ import { sub } from '../../ui/format';
 import { tex } from '../../ui/formula';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { selectedCell } from '../shared/selected-cell';
 import { workedExampleNote } from '../shared/worked-example';
 import { aside, cellTitle, intro, rowReading } from './prose';
 import { QueryKeyFigure } from './query-key-figure';
@@ -21,16 +22,10 @@ export const scoresStep: StepDefinition = {
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
-    const selection = { row: 0, col: 0 };
-
-    const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
-    const reading = el('p', { class: 'reading' });
+    const cell = selectedCell(showArithmetic);
+    const { selection, byHand, reading } = cell;
     const queryKey = new QueryKeyFigure(context.embedCode);
-    const scores = new ScoresFigure(context.embedCode, (row, col) => {
-      selection.row = row;
-      selection.col = col;
-      showArithmetic();
-    });
+    const scores = new ScoresFigure(context.embedCode, cell.select);
 
     body.append(worked.element, ...intro(), queryKey.element, scores.element, byHand, reading, aside());
 
@@ -59,11 +54,7 @@ export const scoresStep: StepDefinition = {
         snapshot = next;
         queryKey.render(next);
         scores.render(next);
-        const n = next.pipeline.n;
-        selection.row = Math.min(selection.row, n - 1);
-        selection.col = Math.min(selection.col, n - 1);
-        if (!scores.table.selection) scores.table.select(selection.row, selection.col);
-        else showArithmetic();
+        cell.follow(scores.table, next.pipeline.n, next.pipeline.n);
       },
     };
   },

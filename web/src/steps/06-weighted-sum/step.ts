@@ -11,6 +11,7 @@ import { sub } from '../../ui/format';
 import { tex } from '../../ui/formula';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { selectedCell } from '../shared/selected-cell';
 import { workedExampleNote } from '../shared/worked-example';
 import {
   CLIPBOARD_BLOCKED,
@@ -35,16 +36,10 @@ export const weightedSumStep: StepDefinition = {
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;
-    const selection = { row: 0, col: 0 };
-
-    const byHand = el('div', { class: 'by-hand-box', 'aria-live': 'polite' });
-    const reading = el('p', { class: 'reading' });
+    const cell = selectedCell(showArithmetic);
+    const { selection, byHand, reading } = cell;
     const weights = new WeightsFigure(context.embedCode);
-    const valuesOutput = new ValuesOutputFigure(context.embedCode, (row, col) => {
-      selection.row = row;
-      selection.col = col;
-      showArithmetic();
-    });
+    const valuesOutput = new ValuesOutputFigure(context.embedCode, cell.select);
 
     // Reproduce in NumPy: our attention_heads() and this page's matrices, as a script to run.
     const reproButton = el(
@@ -126,10 +121,7 @@ export const weightedSumStep: StepDefinition = {
         if (reproDetails.open && p.dModel <= SCRIPT_MAX_DMODEL) setText(reproCode, script());
         weights.render(next);
         valuesOutput.render(next);
-        selection.row = Math.min(selection.row, p.n - 1);
-        selection.col = Math.min(selection.col, p.dK - 1);
-        if (!valuesOutput.output.selection) valuesOutput.output.select(selection.row, selection.col);
-        else showArithmetic();
+        cell.follow(valuesOutput.output, p.n, p.dK);
       },
     };
   },

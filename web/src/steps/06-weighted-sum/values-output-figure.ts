@@ -17,22 +17,18 @@ export class ValuesOutputFigure implements Figure {
   private snapshot: Snapshot | null = null;
 
   constructor(embed: EmbedCode | undefined, onSelect: (row: number, col: number) => void) {
-    const token = (r: number) => quoted(this.snapshot?.tokens[r] ?? '');
-    this.values = new MatrixTable({
-      embed,
-      caption: 'V',
-      scale: 'diverging',
-      corner: 'token',
-      describe: (r, c, v) => (this.snapshot ? `value of ${token(r)}, dimension ${c + 1}: ${fmt(v)}` : ''),
-    });
-    this.output = new MatrixTable({
-      embed,
-      caption: 'output',
-      scale: 'diverging',
-      corner: 'token ↓ dim →',
-      describe: (r, c, v) => (this.snapshot ? `output of ${token(r)}, dimension ${c + 1}: ${fmt(v)}` : ''),
-      onSelect,
-    });
+    // V and output are both (n, dₖ) per token, read the same way; only the output is selectable.
+    const table = (caption: string, corner: string, what: string, select?: typeof onSelect) =>
+      new MatrixTable({
+        embed,
+        caption,
+        scale: 'diverging',
+        corner,
+        describe: (r, c, v) => (this.snapshot ? `${what} of ${quoted(this.snapshot.tokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}` : ''),
+        onSelect: select,
+      });
+    this.values = table('V', 'token', 'value');
+    this.output = table('output', 'token ↓ dim →', 'output', onSelect);
     this.element = el(
       'div',
       { class: 'figure-row' },
@@ -48,32 +44,18 @@ export class ValuesOutputFigure implements Figure {
     const p = snapshot.pipeline;
     const { h, n, labels, headNote, dimNumbers } = headView(snapshot);
     const base = snapshot.baseline;
-    this.values.update(
-      {
-        data: p.V_heads.data,
-        offset: h * n * p.dK,
-        rows: n,
-        cols: p.dK,
-        rowLabels: labels,
-        colLabels: dimensionLabels(p.dK),
-        showNumbers: dimNumbers,
-        baseline: base?.V_heads.data,
-      },
-      `V${headNote}: values, (n, dₖ) = (${n}, ${p.dK})`,
-    );
-    this.output.update(
-      {
-        data: p.headOutputs.data,
-        offset: h * n * p.dK,
-        rows: n,
-        cols: p.dK,
-        rowLabels: labels,
-        colLabels: dimensionLabels(p.dK),
-        showNumbers: dimNumbers,
-        baseline: base?.headOutputs.data,
-      },
-      `output = weights V${headNote}, (n, dₖ) = (${n}, ${p.dK})`,
-    );
+    const shown = (data: Float32Array, baseline: Float32Array | undefined) => ({
+      data,
+      offset: h * n * p.dK,
+      rows: n,
+      cols: p.dK,
+      rowLabels: labels,
+      colLabels: dimensionLabels(p.dK),
+      showNumbers: dimNumbers,
+      baseline,
+    });
+    this.values.update(shown(p.V_heads.data, base?.V_heads.data), `V${headNote}: values, (n, dₖ) = (${n}, ${p.dK})`);
+    this.output.update(shown(p.headOutputs.data, base?.headOutputs.data), `output = weights V${headNote}, (n, dₖ) = (${n}, ${p.dK})`);
   }
 
   /** Marks the column of V that makes the selected output column. */
