@@ -160,3 +160,24 @@ describe('weighted-sum step', () => {
     }
   });
 });
+
+describe('the NumPy script’s copy line', () => {
+  test('stays while another snapshot leaves the script as it was, and goes when the numbers change', async () => {
+    const written: string[] = [];
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: (text: string) => (written.push(text), Promise.resolve()) },
+    });
+    const snapshot = await snapshotFor();
+    const { body, view } = mount();
+    view.render(snapshot);
+    const status = body.querySelector('.numpy-repro-status')!;
+    body.querySelector<HTMLButtonElement>('.numpy-repro-bar button')!.click();
+    await expect.poll(() => status.textContent).toMatch(/^Copied: \d+ lines of Python/);
+    expect(written).toHaveLength(1);
+    view.render({ ...snapshot }); // e.g. step 1's model arriving: the same numbers here
+    expect(status.textContent).toMatch(/^Copied: /);
+    view.render(await snapshotFor({ weights: 'random', seed: 7 }));
+    expect(status.textContent).toBe('');
+  });
+});

@@ -53,6 +53,8 @@ export const weightedSumStep: StepDefinition = {
     reproCode.classList.add('numpy-repro-code');
     const reproDetails = el('details', { class: 'numpy-repro-details' }, el('summary', {}, 'Show the script'), reproBlock.element);
     const script = () => (snapshot ? numpyScript(snapshot) : '');
+    /** The script the "Copied" line speaks of, while it is still the one the page's numbers make. */
+    let copied: string | null = null;
     reproDetails.addEventListener('toggle', () => {
       if (reproDetails.open) setText(reproCode, script());
     });
@@ -62,6 +64,7 @@ export const weightedSumStep: StepDefinition = {
       if (reproDetails.open) setText(reproCode, text);
       if (await copyText(text)) {
         setText(reproStatus, copiedText(text.split('\n').length));
+        copied = text;
         return;
       }
       // No clipboard here: open the script and select it, to copy by hand.
@@ -117,7 +120,9 @@ export const weightedSumStep: StepDefinition = {
         snapshot = next;
         const p = next.pipeline;
         reproButton.disabled = p.dModel > SCRIPT_MAX_DMODEL;
-        setText(reproStatus, p.dModel > SCRIPT_MAX_DMODEL ? scriptTooLarge(SCRIPT_MAX_DMODEL, p.dModel) : '');
+        // A snapshot that leaves the script as it was (step 1's model arriving, its flips) keeps "Copied".
+        if (copied !== null && (p.dModel > SCRIPT_MAX_DMODEL || copied !== script())) copied = null;
+        if (copied === null) setText(reproStatus, p.dModel > SCRIPT_MAX_DMODEL ? scriptTooLarge(SCRIPT_MAX_DMODEL, p.dModel) : '');
         if (reproDetails.open && p.dModel <= SCRIPT_MAX_DMODEL) setText(reproCode, script());
         weights.render(next);
         valuesOutput.render(next);
