@@ -1,6 +1,6 @@
 // The one registry of steps: adding a step is its file or folder plus one line here (STEP_REGISTRY),
 // then `npm run generate:steps`, which writes elements/generated/ from this list: the walkthrough's step
-// list (step-list.ts) and the steps' stylesheets (step-styles.ts) in this order, the tags (step-tags.ts,
+// list (step-list.ts) and the stylesheets in the steps' folders (step-styles.ts) in this order, the tags (step-tags.ts,
 // re-exported by elements/registry.ts) and one element class per step (step-elements.ts), from which the
 // package's .d.ts and its Custom Elements Manifest are read. They are generated rather than made at run
 // time because the manifest's analyzer and tsc's declarations read classes and literal types in source
@@ -21,8 +21,6 @@ export interface StepRegistration {
   /** The module exporting the step, without extension, and the export's name. */
   readonly module: string;
   readonly exportName: string;
-  /** The step's own stylesheets, joined into the shared sheet in registry order (elements/styles.ts). */
-  readonly styles: readonly string[];
   /** The element trains a model of its own: its attributes are a training run's, and it hides the settings bar. */
   readonly trainsOwnModel?: true;
   /**
@@ -34,17 +32,17 @@ export interface StepRegistration {
 
 // prettier-ignore
 export const STEP_REGISTRY = [
-  { id: 'problem', element: 'attention-problem', className: 'AttentionProblemElement', description: 'Step 1 alone: the problem attention solves.', module: 'steps/01-problem/step', exportName: 'problemStep', styles: ['steps/01-problem/problem.css'] },
-  { id: 'qkv', element: 'attention-qkv', className: 'AttentionQkvElement', description: 'Step 2 alone: queries, keys and values (X W_q, X W_k, X W_v).', module: 'steps/02-qkv/step', exportName: 'qkvStep', styles: ['steps/02-qkv/qkv.css'] },
-  { id: 'scores', element: 'attention-scores', className: 'AttentionScoresElement', description: 'Step 3 alone: the score matrix Q Kᵀ.', module: 'steps/03-scores/step', exportName: 'scoresStep', styles: [] },
-  { id: 'scale', element: 'attention-scaling', className: 'AttentionScalingElement', description: 'Step 4 alone: dividing by √d_k.', module: 'steps/04-scale/step', exportName: 'scaleStep', styles: ['steps/04-scale/scale.css'] },
-  { id: 'softmax', element: 'attention-softmax', className: 'AttentionSoftmaxElement', description: 'Step 5 alone: softmax over each row.', module: 'steps/05-softmax/step', exportName: 'softmaxStep', styles: ['steps/05-softmax/softmax.css'] },
-  { id: 'weighted-sum', element: 'attention-weighted-sum', className: 'AttentionWeightedSumElement', description: 'Step 6 alone: weights × V.', module: 'steps/06-weighted-sum/step', exportName: 'weightedSumStep', styles: [] },
-  { id: 'causal', element: 'attention-mask', className: 'AttentionMaskElement', description: 'Step 7 alone: causal and custom masks.', module: 'steps/07-causal/step', exportName: 'causalStep', styles: ['steps/07-causal/causal.css'] },
-  { id: 'multi-head', element: 'attention-heads', className: 'AttentionHeadsElement', description: 'Step 8 alone: multi-head attention.', module: 'steps/08-multi-head/step', exportName: 'multiHeadStep', styles: ['steps/08-multi-head/multi-head.css'] },
-  { id: 'cost', element: 'attention-cost', className: 'AttentionCostElement', description: 'Step 9 alone: the quadratic cost.', module: 'steps/09-cost/step', exportName: 'costStep', styles: ['steps/09-cost/cost.css'] },
-  { id: 'flash', element: 'attention-flash', className: 'AttentionFlashElement', description: "Step 10 alone: FlashAttention's tiles and online softmax.", module: 'features/flash/step', exportName: 'flashStep', styles: ['features/flash/flash.css'], lazy: true },
-  { id: 'long-context', element: 'attention-long-context', className: 'AttentionLongContextElement', description: 'Avoiding the n × n matrix: sliding window, sparse patterns and linear attention beside full attention.', module: 'features/long-context/step', exportName: 'longContextStep', styles: ['features/long-context/long-context.css'], lazy: true },
-  { id: 'train', element: 'attention-train', className: 'AttentionTrainElement', description: 'Train it yourself: a fresh model trained in a background worker, with its loss, accuracy and attention live.', module: 'features/training/step', exportName: 'trainStep', styles: ['features/training/training.css'], trainsOwnModel: true, lazy: true },
-  { id: 'faq', element: 'attention-faq', className: 'AttentionFaqElement', description: 'Questions and answers.', module: 'steps/12-faq/step', exportName: 'faqStep', styles: ['steps/12-faq/faq.css'] },
+  { id: 'problem', element: 'attention-problem', className: 'AttentionProblemElement', description: 'Step 1 alone: the problem attention solves.', module: 'steps/01-problem/step', exportName: 'problemStep' },
+  { id: 'qkv', element: 'attention-qkv', className: 'AttentionQkvElement', description: 'Step 2 alone: queries, keys and values (X W_q, X W_k, X W_v).', module: 'steps/02-qkv/step', exportName: 'qkvStep' },
+  { id: 'scores', element: 'attention-scores', className: 'AttentionScoresElement', description: 'Step 3 alone: the score matrix Q Kᵀ.', module: 'steps/03-scores/step', exportName: 'scoresStep' },
+  { id: 'scale', element: 'attention-scaling', className: 'AttentionScalingElement', description: 'Step 4 alone: dividing by √d_k.', module: 'steps/04-scale/step', exportName: 'scaleStep' },
+  { id: 'softmax', element: 'attention-softmax', className: 'AttentionSoftmaxElement', description: 'Step 5 alone: softmax over each row.', module: 'steps/05-softmax/step', exportName: 'softmaxStep' },
+  { id: 'weighted-sum', element: 'attention-weighted-sum', className: 'AttentionWeightedSumElement', description: 'Step 6 alone: weights × V.', module: 'steps/06-weighted-sum/step', exportName: 'weightedSumStep' },
+  { id: 'causal', element: 'attention-mask', className: 'AttentionMaskElement', description: 'Step 7 alone: causal and custom masks.', module: 'steps/07-causal/step', exportName: 'causalStep' },
+  { id: 'multi-head', element: 'attention-heads', className: 'AttentionHeadsElement', description: 'Step 8 alone: multi-head attention.', module: 'steps/08-multi-head/step', exportName: 'multiHeadStep' },
+  { id: 'cost', element: 'attention-cost', className: 'AttentionCostElement', description: 'Step 9 alone: the quadratic cost.', module: 'steps/09-cost/step', exportName: 'costStep' },
+  { id: 'flash', element: 'attention-flash', className: 'AttentionFlashElement', description: "Step 10 alone: FlashAttention's tiles and online softmax.", module: 'features/flash/step', exportName: 'flashStep', lazy: true },
+  { id: 'long-context', element: 'attention-long-context', className: 'AttentionLongContextElement', description: 'Avoiding the n × n matrix: sliding window, sparse patterns and linear attention beside full attention.', module: 'features/long-context/step', exportName: 'longContextStep', lazy: true },
+  { id: 'train', element: 'attention-train', className: 'AttentionTrainElement', description: 'Train it yourself: a fresh model trained in a background worker, with its loss, accuracy and attention live.', module: 'features/training/step', exportName: 'trainStep', trainsOwnModel: true, lazy: true },
+  { id: 'faq', element: 'attention-faq', className: 'AttentionFaqElement', description: 'Questions and answers.', module: 'steps/12-faq/step', exportName: 'faqStep' },
 ] as const satisfies readonly StepRegistration[];

@@ -1,8 +1,10 @@
 // One constructed stylesheet shared by every element's shadow root: parsed once however many
 // elements a page has, and allowed under a strict CSP (no <style> element, no inline style).
-// Each widget, step and feature keeps its rules beside its code; they are joined here in one fixed
-// order, because rules of equal specificity in different sheets are settled by that order. The steps'
-// own sheets come from the step registry (elements/step-registry.ts), in step order, after the widgets'.
+// Each widget, step and figure keeps its rules beside its code; they are joined here in one fixed
+// order, because rules of equal specificity in different sheets are settled by that order. The sheets
+// in the steps' folders (each step's own, then its figures') are found by the generator from the step
+// registry (elements/step-registry.ts) and come in step order after the widgets'; the components that
+// several steps share follow them.
 import tokens from '../styles/tokens.css?inline';
 import walkthrough from '../styles/walkthrough.css?inline';
 import layout from '../ui/layout.css?inline';
@@ -11,6 +13,7 @@ import matrixTable from '../ui/matrix-table/matrix-table.css?inline';
 import widgets from '../ui/widgets.css?inline';
 import matrixPicture from '../ui/matrix-table/picture.css?inline';
 import headGrid from '../ui/head-grid.css?inline';
+import costRun from '../features/cost/cost-run.css?inline';
 import trainedModel from '../features/trained-model/trained-model.css?inline';
 import reader from '../features/reader/reader.css?inline';
 import matrixMenu from '../ui/matrix-table/menu.css?inline';
@@ -31,6 +34,7 @@ export const ELEMENT_CSS = [
   matrixPicture,
   headGrid,
   ...STEP_CSS,
+  costRun,
   trainedModel,
   reader,
   matrixMenu,
