@@ -42,6 +42,36 @@ export const ELEMENT_CSS = [
 
 let shared: CSSStyleSheet | null = null;
 
+/**
+ * The attribute by which a prerendered copy's per-element values (bar lengths, colour positions) are
+ * rules of its stylesheet instead of style attributes (web/tooling/walkthrough-markup.ts).
+ */
+export const COPY_STYLE_ATTRIBUTE = 'data-prerender-style';
+
+/**
+ * Gives a shadow root the shared sheet. A prerendered root's inline <style> (the shared rules its copy
+ * uses, plus the copy's own per-element rules) is replaced in the same task, its own rules kept in a
+ * small sheet of their own for the copies still on screen: one restyle of the whole tree instead of
+ * two (adopting the sheet at definition, then dropping the <style> at the first drawing were 60-200 ms
+ * each on a phone's CPU, tests/bench/page-walk.ts), and later restyles match each rule once, not twice.
+ */
+export function adoptElementStyles(root: ShadowRoot): void {
+  const inline = [...root.children].filter((child): child is HTMLStyleElement => child.localName === 'style');
+  const copyRules = inline.flatMap((style) =>
+    [...(style.sheet?.cssRules ?? [])].filter(
+      (rule) => rule instanceof CSSStyleRule && rule.selectorText.includes(`[${COPY_STYLE_ATTRIBUTE}`),
+    ),
+  );
+  const sheets = [sharedStyleSheet()];
+  if (copyRules.length > 0) {
+    const copySheet = new CSSStyleSheet();
+    copySheet.replaceSync(copyRules.map((rule) => rule.cssText).join('\n'));
+    sheets.push(copySheet);
+  }
+  root.adoptedStyleSheets = sheets;
+  for (const style of inline) style.remove();
+}
+
 export function sharedStyleSheet(): CSSStyleSheet {
   if (!shared) {
     shared = new CSSStyleSheet();
