@@ -50,10 +50,9 @@ export const COPY_STYLE_ATTRIBUTE = 'data-prerender-style';
 
 /**
  * Gives a shadow root the shared sheet. A prerendered root's inline <style> (the shared rules its copy
- * uses, plus the copy's own per-element rules) is replaced in the same task, its own rules kept in a
- * small sheet of their own for the copies still on screen: one restyle of the whole tree instead of
- * two (adopting the sheet at definition, then dropping the <style> at the first drawing were 60-200 ms
- * each on a phone's CPU, tests/bench/page-walk.ts), and later restyles match each rule once, not twice.
+ * uses, plus the copy's own per-element rules) goes in the same task, so no restyle matches both, and
+ * its own rules stay in a small sheet of their own: the sections not drawn live yet keep their bar
+ * lengths and colours (dropping the <style> at the first drawing took those from them).
  */
 export function adoptElementStyles(root: ShadowRoot): void {
   const inline = [...root.children].filter((child): child is HTMLStyleElement => child.localName === 'style');
