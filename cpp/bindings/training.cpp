@@ -15,6 +15,10 @@
 //                                                       W_q, W_k, W_v, W_o: JsMatrix (d_model, d_model) }] }
 //                                          | { error }
 //   .headShares()                       -> [{ layer, head, referent, otherNoun, adjective, self }]
+//   .readHeldout(batches)               -> { done: false, read, examples } | { done: true, evaluation, shares }
+//                                          | { error }   evaluate() and headShares() in one pass, `batches`
+//                                          held-out batches per call (trainer.h's read_heldout); the next
+//                                          call goes on where this one stopped, a new model starts over
 //   .attentionScores()                  -> { heads: [{ layer, head, previousToken, induction, inductionLatest, self,
 //                                            first, entropy }], layerEntropy: number[], entropy } | { error }
 //                                            (trainer.h's HeadScores, over the held-out set)
@@ -60,6 +64,15 @@ struct SentenceAnalysisJs {
 struct AttentionScoresJs {
   val heads = val::undefined(), layerEntropy = val::undefined();
   float entropy = 0;
+};
+struct HeldoutPartJs {
+  bool done = false;
+  double read = 0, examples = 0;
+};
+struct HeldoutReadJs {
+  bool done = true;
+  train::Evaluation evaluation;
+  val shares = val::undefined();
 };
 struct GradientNormJs {
   std::string name;
@@ -158,6 +171,7 @@ class TrainerJs {
   }
 
   val step(int steps) {
+    reading_ = {};  // a pass under way read the weights before this step
     return with_model(
         [&](Trainer& t) { return js_result(t.step(steps), [](const train::StepReport& r) { return r; }); });
   }
@@ -193,6 +207,17 @@ class TrainerJs {
 
   // [] without a model: the page asks before its first training step.
   val head_shares() const { return trainer_ ? to_js_array(trainer_->head_shares()) : val::array(); }
+
+  val read_heldout(int batches) {
+    return with_model([&](Trainer& t) {
+      if (batches < 1) return failure("batches must be at least 1");
+      if (!t.read_heldout(reading_, batches))
+        return val(HeldoutPartJs{false, double(reading_.next), double(t.task().heldout().size())});
+      const val out(HeldoutReadJs{true, reading_.evaluation, to_js_array(reading_.mean_shares)});
+      reading_ = {};
+      return out;
+    });
+  }
 
   val attention_scores() {
     return with_model([](Trainer& t) {
@@ -238,10 +263,13 @@ class TrainerJs {
   val adopt(Expected<std::unique_ptr<Trainer>> created) {
     if (!created.ok()) return failure(created.error());
     trainer_ = std::move(created.value());
+    reading_ = {};
     return val(CreatedJs{double(trainer_->layout().count)});
   }
 
   std::unique_ptr<Trainer> trainer_;
+  // readHeldout's pass under way, for the weights as they are: a new model or a step starts it over.
+  train::HeldoutReading reading_;
 };
 
 }  // namespace
@@ -295,6 +323,14 @@ EMSCRIPTEN_BINDINGS(training) {
       .field("query", &SentenceAnalysisJs::query)
       .field("top", &SentenceAnalysisJs::top)
       .field("layers", &SentenceAnalysisJs::layers);
+  value_object<HeldoutPartJs>("HeldoutPart")
+      .field("done", &HeldoutPartJs::done)
+      .field("read", &HeldoutPartJs::read)
+      .field("examples", &HeldoutPartJs::examples);
+  value_object<HeldoutReadJs>("HeldoutRead")
+      .field("done", &HeldoutReadJs::done)
+      .field("evaluation", &HeldoutReadJs::evaluation)
+      .field("shares", &HeldoutReadJs::shares);
   value_object<HeadShares>("HeadShares")
       .field("layer", &HeadShares::layer)
       .field("head", &HeadShares::head)
@@ -351,6 +387,7 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("evaluate", &TrainerJs::evaluate)
       .function("analyze", &TrainerJs::analyze)
       .function("headShares", &TrainerJs::head_shares)
+      .function("readHeldout", &TrainerJs::read_heldout)
       .function("attentionScores", &TrainerJs::attention_scores)
       .function("gradientNorms", &TrainerJs::gradient_norms)
       .function("exportWeights", &TrainerJs::export_weights)

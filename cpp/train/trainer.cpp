@@ -127,40 +127,48 @@ Expected<StepReport> Trainer::step(int steps) {
   return report;
 }
 
-constexpr int kHeldoutBatch = 64;  // examples per forward pass over the held-out set
-
 template <typename Visit>
-void Trainer::for_each_heldout_batch(Rows rows, Visit&& visit) const {
+std::size_t Trainer::for_each_heldout_batch(Rows rows, Visit&& visit, std::size_t first,
+                                            std::size_t max_batches) const {
   const auto& set = task_.heldout();
   Activations<float> acts;
   Batch batch;
-  for (std::size_t first = 0; first < set.size(); first += kHeldoutBatch) {
+  for (std::size_t done = 0; first < set.size() && done < max_batches; first += kHeldoutBatch, ++done) {
     const int count = int(std::min<std::size_t>(kHeldoutBatch, set.size() - first));
     task_.pack(set, first, count, batch);
     forward(batch, acts, rows);
     visit(static_cast<const Batch&>(batch), static_cast<const Activations<float>&>(acts), first, count);
   }
+  return std::min(first, set.size());
+}
+
+void Trainer::add_evaluation(const Activations<float>& acts, int& correct, int& positions, double& loss) const {
+  const int V = model_.vocab;
+  for (int p = 0; p < acts.P; ++p) {
+    const float* pr = acts.probs.data() + std::size_t(p) * V;
+    const int best = int(std::max_element(pr, pr + V) - pr);
+    correct += best == acts.target_tokens[p];
+    loss += acts.losses[p];
+  }
+  positions += acts.P;
+}
+
+Evaluation Trainer::evaluation_of(int correct, int positions, double loss) const {
+  Evaluation e;
+  e.examples = int(task_.heldout().size());
+  e.positions = positions;
+  e.accuracy = positions ? float(correct) / float(positions) : 0.0f;
+  e.loss = positions ? float(loss / positions) : 0.0f;
+  return e;
 }
 
 Evaluation Trainer::evaluate() const {
-  Evaluation e;
-  const auto& set = task_.heldout();
-  double loss_sum = 0;
-  int correct = 0;
+  int correct = 0, positions = 0;
+  double loss = 0;
   for_each_heldout_batch(Rows::kTargets, [&](const Batch&, const Activations<float>& acts, std::size_t, int) {
-    const int V = model_.vocab;
-    for (int p = 0; p < acts.P; ++p) {
-      const float* pr = acts.probs.data() + std::size_t(p) * V;
-      const int best = int(std::max_element(pr, pr + V) - pr);
-      correct += best == acts.target_tokens[p];
-      loss_sum += acts.losses[p];
-    }
-    e.positions += acts.P;
+    add_evaluation(acts, correct, positions, loss);
   });
-  e.examples = int(set.size());
-  e.accuracy = e.positions ? float(correct) / float(e.positions) : 0.0f;
-  e.loss = e.positions ? float(loss_sum / e.positions) : 0.0f;
-  return e;
+  return evaluation_of(correct, positions, loss);
 }
 
 Expected<SentenceAnalysis> Trainer::analyze(const std::vector<std::string>& words, int top_k) const {
@@ -210,34 +218,65 @@ Expected<SentenceAnalysis> Trainer::analyze(const std::vector<std::string>& word
   return out;
 }
 
-std::vector<HeadShares> Trainer::head_shares() const {
+std::vector<HeadShares> Trainer::zero_shares() const {
   std::vector<HeadShares> shares;
   if (task_.kind() != TaskKind::kWhoIsIt) return shares;
-  const int NH = model_.heads;
   for (int l = 0; l < model_.layers; ++l)
-    for (int h = 0; h < NH; ++h) shares.push_back({l, h, 0, 0, 0, 0});
-  const auto& set = task_.heldout();
-  for_each_heldout_batch(
-      Rows::kAll, [&](const Batch& batch, const Activations<float>& acts, std::size_t first, int count) {
-        const int Tn = batch.T;
-        for (int b = 0; b < count; ++b) {
-          const Example& ex = set[first + b];
-          for (int l = 0; l < model_.layers; ++l)
-            for (int h = 0; h < NH; ++h) {
-              const float* row = acts.layer[l].att.data() + ((std::size_t(b) * NH + h) * Tn + ex.query) * Tn;
-              HeadShares& s = shares[std::size_t(l) * NH + h];
-              s.referent += row[ex.referent];
-              s.other_noun += row[ex.other];
-              s.adjective += row[ex.adjective];
-              s.self += row[ex.query];
-            }
-        }
-      });
-  for (auto& s : shares) {
-    const float inv = set.empty() ? 0.0f : 1.0f / float(set.size());
-    s.referent *= inv, s.other_noun *= inv, s.adjective *= inv, s.self *= inv;
-  }
+    for (int h = 0; h < model_.heads; ++h) shares.push_back({l, h, 0, 0, 0, 0});
   return shares;
+}
+
+void Trainer::add_shares(const Batch& batch, const Activations<float>& acts, std::size_t first, int count,
+                         std::vector<HeadShares>& sums) const {
+  if (sums.empty()) return;  // not who-is-it: no referent to share
+  const auto& set = task_.heldout();
+  const int Tn = batch.T, NH = model_.heads;
+  for (int b = 0; b < count; ++b) {
+    const Example& ex = set[first + b];
+    for (int l = 0; l < model_.layers; ++l)
+      for (int h = 0; h < NH; ++h) {
+        const float* row = acts.layer[l].att.data() + ((std::size_t(b) * NH + h) * Tn + ex.query) * Tn;
+        HeadShares& s = sums[std::size_t(l) * NH + h];
+        s.referent += row[ex.referent];
+        s.other_noun += row[ex.other];
+        s.adjective += row[ex.adjective];
+        s.self += row[ex.query];
+      }
+  }
+}
+
+std::vector<HeadShares> Trainer::shares_of(std::vector<HeadShares> sums) const {
+  const auto& set = task_.heldout();
+  const float inv = set.empty() ? 0.0f : 1.0f / float(set.size());
+  for (auto& s : sums) s.referent *= inv, s.other_noun *= inv, s.adjective *= inv, s.self *= inv;
+  return sums;
+}
+
+std::vector<HeadShares> Trainer::head_shares() const {
+  std::vector<HeadShares> sums = zero_shares();
+  if (sums.empty()) return sums;
+  for_each_heldout_batch(Rows::kAll, [&](const Batch& batch, const Activations<float>& acts, std::size_t first,
+                                         int count) { add_shares(batch, acts, first, count, sums); });
+  return shares_of(std::move(sums));
+}
+
+bool Trainer::read_heldout(HeldoutReading& reading, int batches) const {
+  if (reading.done) return true;
+  if (!reading.started) reading.shares = zero_shares(), reading.started = true;
+  // Rows::kAll: the shares read every query's attention row; the probabilities at the targets are the
+  // same as evaluate()'s (the rows are computed alike, kTargets only skips the others).
+  reading.next = for_each_heldout_batch(
+      Rows::kAll,
+      [&](const Batch& batch, const Activations<float>& acts, std::size_t first, int count) {
+        add_evaluation(acts, reading.correct, reading.positions, reading.loss);
+        add_shares(batch, acts, first, count, reading.shares);
+      },
+      reading.next, std::size_t(std::max(batches, 1)));
+  if (reading.next < task_.heldout().size()) return false;
+  reading.done = true;
+  reading.evaluation = evaluation_of(reading.correct, reading.positions, reading.loss);
+  reading.mean_shares = shares_of(reading.shares);
+  return true;
 }
 
 HeadScores HeadScoreSums::mean(int layer, int head) const {

@@ -20,6 +20,7 @@ constexpr int kMaxBatch = 256;
 constexpr int kMaxStepsPerCall = 10000;  // one step(n) call
 constexpr int kMaxTotalSteps = 100000;   // a model's whole training run
 constexpr float kMaxLearningRate = 1.0f;
+constexpr int kHeldoutBatch = 64;  // examples per forward pass over the held-out set
 
 struct TrainConfig {
   std::string task = "who-is-it";
@@ -80,6 +81,21 @@ struct HeadShares {
   float referent = 0, other_noun = 0, adjective = 0, self = 0;
 };
 
+// evaluate() and head_shares() in one pass over the held-out set, read a few batches per call
+// (Trainer::read_heldout), so that a caller with a frame to keep can spread the pass over several
+// calls: the page reads the shipped model a task at a time, ~10 ms each on a phone's CPU, where the two
+// whole passes were 140-190 ms each. The sums stay sums until the last batch.
+struct HeldoutReading {
+  bool started = false;
+  std::size_t next = 0;  // the first held-out example not read yet
+  int correct = 0, positions = 0;
+  double loss = 0;
+  std::vector<HeadShares> shares;  // (L*NH) sums over the examples read so far
+  bool done = false;
+  Evaluation evaluation;                // set once done
+  std::vector<HeadShares> mean_shares;  // set once done: what head_shares() returns
+};
+
 // What each head does, averaged over the held-out set (any task): the measurements behind "heads
 // specialise" (induction) and "why scale" (entropy). Each is a mean over query rows of one number read
 // off that row of the head's attention a (a[i][j]: the weight query i puts on key j), counting only
@@ -128,6 +144,10 @@ class Trainer {
   Evaluation evaluate() const;
   Expected<SentenceAnalysis> analyze(const std::vector<std::string>& words, int top_k = 5) const;
   std::vector<HeadShares> head_shares() const;
+  // Reads up to `batches` more held-out batches into `reading` (a default HeldoutReading starts the
+  // pass); when the last is read, sets reading.done, .evaluation and .mean_shares (equal to evaluate()
+  // and head_shares()). Returns reading.done.
+  bool read_heldout(HeldoutReading& reading, int batches) const;
   // Per-head scores and attention entropy over the held-out set (see HeadScores).
   AttentionScores attention_scores() const;
   // The L2 norm of each tensor's gradient at the last step (before clipping), in layout().entries
@@ -154,8 +174,17 @@ class Trainer {
   float forward(const Batch& batch, Activations<float>& acts, Rows rows = Rows::kAll) const;
   // The held-out set in batches of up to kHeldoutBatch examples: forward on each, then
   // visit(batch, acts, first, count) with the batch's examples [first, first + count) of heldout().
+  // From example `first` on, at most `max_batches` batches; returns the first example not visited.
   template <typename Visit>
-  void for_each_heldout_batch(Rows rows, Visit&& visit) const;
+  std::size_t for_each_heldout_batch(Rows rows, Visit&& visit, std::size_t first = 0,
+                                     std::size_t max_batches = SIZE_MAX) const;
+  // One batch's share of evaluate() and of head_shares(), and the means of the sums over the whole set.
+  void add_evaluation(const Activations<float>& acts, int& correct, int& positions, double& loss) const;
+  void add_shares(const Batch& batch, const Activations<float>& acts, std::size_t first, int count,
+                  std::vector<HeadShares>& sums) const;
+  Evaluation evaluation_of(int correct, int positions, double loss) const;
+  std::vector<HeadShares> shares_of(std::vector<HeadShares> sums) const;
+  std::vector<HeadShares> zero_shares() const;
 
   TrainConfig config_;
   ModelConfig model_;

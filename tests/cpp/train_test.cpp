@@ -471,6 +471,44 @@ TEST(TrainTrainer, WhoIsItReachesFullHeldOutAccuracyAndAnswersTheArticle) {
   EXPECT_GT(best, 0.3f);
 }
 
+// The page reads the shipped model's held-out accuracy and head shares a few batches per task
+// (read_heldout): however the pass is cut, it must give what evaluate() and head_shares() give.
+TEST(TrainTrainer, HeldOutReadingInPiecesEqualsEvaluateAndHeadShares) {
+  auto created = Trainer::create(TrainConfig{});
+  ASSERT_TRUE(created.ok()) << created.error();
+  Trainer& t = *created.value();
+  ASSERT_TRUE(t.step(20).ok());  // past the initial weights, so the shares differ between heads
+  const Evaluation whole = t.evaluate();
+  const std::vector<HeadShares> shares = t.head_shares();
+  ASSERT_EQ(shares.size(), 4u);
+  for (const int batches : {1, 2, 5, 1000}) {
+    HeldoutReading reading;
+    int calls = 0;
+    while (!t.read_heldout(reading, batches)) {
+      ++calls;
+      EXPECT_FALSE(reading.done);
+      EXPECT_LT(reading.next, t.task().heldout().size());
+    }
+    const int expected_calls =
+        int((t.task().heldout().size() + kHeldoutBatch * batches - 1) / (kHeldoutBatch * batches)) - 1;
+    EXPECT_EQ(calls, expected_calls) << batches << " batches per call";
+    EXPECT_EQ(reading.evaluation.examples, whole.examples);
+    EXPECT_EQ(reading.evaluation.positions, whole.positions);
+    EXPECT_FLOAT_EQ(reading.evaluation.accuracy, whole.accuracy);
+    EXPECT_NEAR(reading.evaluation.loss, whole.loss, 1e-5f * whole.loss);
+    ASSERT_EQ(reading.mean_shares.size(), shares.size());
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+      EXPECT_EQ(reading.mean_shares[i].layer, shares[i].layer);
+      EXPECT_EQ(reading.mean_shares[i].head, shares[i].head);
+      EXPECT_FLOAT_EQ(reading.mean_shares[i].referent, shares[i].referent);
+      EXPECT_FLOAT_EQ(reading.mean_shares[i].other_noun, shares[i].other_noun);
+      EXPECT_FLOAT_EQ(reading.mean_shares[i].adjective, shares[i].adjective);
+      EXPECT_FLOAT_EQ(reading.mean_shares[i].self, shares[i].self);
+    }
+    EXPECT_TRUE(t.read_heldout(reading, 1));  // a finished reading stays finished
+  }
+}
+
 TEST(TrainTrainer, InductionTrains) {
   TrainConfig c;
   c.task = "induction";

@@ -12,8 +12,17 @@ import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem/step';
 import { predictQuestion } from '../../web/src/steps/01-problem/prose';
 import { multiHeadStep } from '../../web/src/steps/08-multi-head/step';
-import { resolvingHead } from '../../web/src/features/trained-model/trained';
-import { ARTICLE_TOKEN_LABELS, trainedSnapshotFor } from './fixtures';
+import {
+  heldoutReading,
+  loadTrainedWeights,
+  provideTrainedWeights,
+  resolvingHead,
+  trainedSentence,
+} from '../../web/src/features/trained-model/trained';
+import { Trainer } from '../../web/src/engine/training';
+import { EngineError } from '../../web/src/engine/engine';
+import { ARTICLE_TOKEN_LABELS, fixtureEngine, SHIPPED_WEIGHTS, trainedSnapshotFor } from './fixtures';
+import { loadSimdEngine } from './load-engine';
 
 const fromQuery = (query: string) => settingsFromParams(new URLSearchParams(query));
 const ARTICLE = 'The animal crossed the road because it was tired.';
@@ -130,6 +139,76 @@ describe('the trained snapshot', () => {
     expect(long.trained!.cut).toEqual({ words: 18, positions });
     expect(long.tokens).toHaveLength(positions);
     expect(long.pipeline.n).toBe(positions);
+  });
+});
+
+describe('the held-out reading in pieces', () => {
+  // The page reads the shipped model's accuracy and head shares a batch at a time (readHeldout), a task
+  // per piece, where evaluate() and headShares() were one long task each on a phone's CPU.
+  test('batch by batch, it ends with exactly what evaluate() and headShares() give', async () => {
+    const trainer = Trainer.fromWeights(await fixtureEngine(), SHIPPED_WEIGHTS);
+    try {
+      const evaluation = trainer.evaluate();
+      const shares = trainer.headShares();
+      const read: number[] = [];
+      let part = trainer.readHeldout(1);
+      while (!part.done) {
+        expect(part.examples).toBe(SHIPPED_MODEL.heldoutExamples);
+        read.push(part.read);
+        part = trainer.readHeldout(1);
+      }
+      const batches = Math.ceil(SHIPPED_MODEL.heldoutExamples / 64);
+      expect(read).toEqual(Array.from({ length: batches - 1 }, (_, i) => (i + 1) * 64));
+      expect(part.evaluation.examples).toBe(evaluation.examples);
+      expect(part.evaluation.positions).toBe(evaluation.positions);
+      expect(part.evaluation.accuracy).toBe(evaluation.accuracy);
+      expect(part.evaluation.loss).toBeCloseTo(evaluation.loss, 6);
+      expect(part.shares).toEqual(shares);
+      // Finished, the next call starts the pass over; a training step starts it over too.
+      expect(trainer.readHeldout(3)).toEqual({ done: false, read: 192, examples: SHIPPED_MODEL.heldoutExamples });
+      trainer.step(1);
+      expect(trainer.readHeldout(2)).toEqual({ done: false, read: 128, examples: SHIPPED_MODEL.heldoutExamples });
+      for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => trainer.readHeldout(bad)).toThrow(EngineError);
+    } finally {
+      trainer.dispose();
+    }
+  });
+
+  test('heldoutReading yields between pieces; at no budget, between every two batches', async () => {
+    const trainer = Trainer.fromWeights(await fixtureEngine(), SHIPPED_WEIGHTS);
+    try {
+      const reading = heldoutReading(trainer, 0);
+      let yields = 0;
+      let piece = reading.next();
+      for (; !piece.done; piece = reading.next()) yields += 1;
+      expect(yields).toBe(Math.ceil(SHIPPED_MODEL.heldoutExamples / 64) - 1);
+      expect(piece.value).toEqual({
+        shares: trainer.headShares(),
+        evaluation: expect.objectContaining({ accuracy: trainer.evaluate().accuracy }),
+      });
+    } finally {
+      trainer.dispose();
+    }
+  });
+
+  test('after loadTrainedWeights, a snapshot reads the held-out set no more', async () => {
+    const engine = await loadSimdEngine();
+    provideTrainedWeights(engine, SHIPPED_WEIGHTS);
+    const original = Trainer.prototype.readHeldout;
+    let calls = 0;
+    Trainer.prototype.readHeldout = function (this: Trainer, batches: number) {
+      calls += 1;
+      return original.call(this, batches);
+    };
+    try {
+      expect(await loadTrainedWeights(engine)).toEqual({ failure: null });
+      expect(calls).toBe(Math.ceil(SHIPPED_MODEL.heldoutExamples / 64));
+      const { trained } = trainedSentence(engine, ARTICLE.split(' '));
+      expect(calls).toBe(Math.ceil(SHIPPED_MODEL.heldoutExamples / 64));
+      expect(trained.resolving).toEqual(resolvingHead(trained.shares));
+    } finally {
+      Trainer.prototype.readHeldout = original;
+    }
   });
 });
 

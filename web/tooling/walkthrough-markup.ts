@@ -5,7 +5,7 @@
 import { transform } from 'lightningcss';
 import { loadEngine } from '../src/engine/engine';
 import { WALKTHROUGH_ELEMENT } from '../src/elements/registry';
-import { ELEMENT_CSS } from '../src/elements/styles';
+import { COPY_STYLE_ATTRIBUTE, ELEMENT_CSS } from '../src/elements/styles';
 import { provideTrainedWeights } from '../src/features/trained-model/trained';
 import { provideReaderModel } from '../src/features/reader/model';
 import '../src/elements/index';
@@ -177,7 +177,7 @@ export async function walkthroughMarkup(
     node.removeAttribute('style');
     if (!declarations) continue;
     if (!rules.has(declarations)) rules.set(declarations, rules.size);
-    node.setAttribute('data-prerender-style', String(rules.get(declarations)));
+    node.setAttribute(COPY_STYLE_ATTRIBUTE, String(rules.get(declarations)));
   }
   // A prediction hides its answer until the reader guesses, which takes the script; without it the
   // answer shows (no-script.css lifts the blur), so it must not stay inert and hidden from assistive
@@ -200,6 +200,6 @@ export async function walkthroughMarkup(
   for (const area of root.querySelectorAll('textarea')) area.textContent = area.value;
   compactTables(root);
   dropUnseen(root);
-  const css = [ELEMENT_CSS, ...[...rules].map(([declarations, id]) => `[data-prerender-style='${id}']{${declarations}}`)].join('\n');
+  const css = [ELEMENT_CSS, ...[...rules].map(([declarations, id]) => `[${COPY_STYLE_ATTRIBUTE}='${id}']{${declarations}}`)].join('\n');
   return { html: root.innerHTML, css: usedCss(minifiedCss(css), root) };
 }

@@ -25,7 +25,7 @@ import {
   TRAINING_ATTRIBUTE_NAMES,
   trainingFromAttributes,
 } from './attributes';
-import { sharedStyleSheet } from './styles';
+import { adoptElementStyles } from './styles';
 
 export interface AttentionChangeDetail {
   config: Settings;
@@ -94,7 +94,7 @@ export abstract class AttentionElement extends HTMLElement {
     // content stays on screen, instead of the placeholder, until the live drawing replaces it.
     this.prerendered = this.shadowRoot !== null;
     this.shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
-    this.shadow.adoptedStyleSheets = [sharedStyleSheet()];
+    adoptElementStyles(this.shadow);
   }
 
   /**
@@ -251,14 +251,13 @@ export abstract class AttentionElement extends HTMLElement {
         : undefined;
     // The first mount over the prerendered copy builds in its frame (the walkthrough keeps its content
     // and sections where they are): taking the whole tree out and putting it back restyled and laid out
-    // every element of it, ~400 ms on a phone's CPU. The copy's inline <style> goes: the adopted sheet
-    // holds all its rules but the copies' own, and every later style recalculation would match both.
+    // every element of it, ~400 ms on a phone's CPU. (The copy's inline <style> went at definition:
+    // adoptElementStyles.)
     const adopted = prerendered
       ? ([...this.shadow.children].find((child) => child.classList.contains('frame')) as HTMLElement | undefined)
       : null;
     const frame = adopted ?? el('div', { class: `frame${this.withToc ? '' : ' framed'}`, part: 'frame' });
     if (!adopted) this.shadow.replaceChildren(frame);
-    else for (const style of [...this.shadow.children].filter((child) => child.localName === 'style')) style.remove();
     this.walkthrough = mountWalkthrough({
       root: frame,
       engine,

@@ -46,6 +46,35 @@ export const ELEMENT_CSS = [
 
 let shared: CSSStyleSheet | null = null;
 
+/**
+ * The attribute by which a prerendered copy's per-element values (bar lengths, colour positions) are
+ * rules of its stylesheet instead of style attributes (web/tooling/walkthrough-markup.ts).
+ */
+export const COPY_STYLE_ATTRIBUTE = 'data-prerender-style';
+
+/**
+ * Gives a shadow root the shared sheet. A prerendered root's inline <style> (the shared rules its copy
+ * uses, plus the copy's own per-element rules) goes in the same task, so no restyle matches both, and
+ * its own rules stay in a small sheet of their own: the sections not drawn live yet keep their bar
+ * lengths and colours (dropping the <style> at the first drawing took those from them).
+ */
+export function adoptElementStyles(root: ShadowRoot): void {
+  const inline = [...root.children].filter((child): child is HTMLStyleElement => child.localName === 'style');
+  const copyRules = inline.flatMap((style) =>
+    [...(style.sheet?.cssRules ?? [])].filter(
+      (rule) => rule instanceof CSSStyleRule && rule.selectorText.includes(`[${COPY_STYLE_ATTRIBUTE}`),
+    ),
+  );
+  const sheets = [sharedStyleSheet()];
+  if (copyRules.length > 0) {
+    const copySheet = new CSSStyleSheet();
+    copySheet.replaceSync(copyRules.map((rule) => rule.cssText).join('\n'));
+    sheets.push(copySheet);
+  }
+  root.adoptedStyleSheets = sheets;
+  for (const style of inline) style.remove();
+}
+
 export function sharedStyleSheet(): CSSStyleSheet {
   if (!shared) {
     shared = new CSSStyleSheet();

@@ -92,6 +92,12 @@ export interface HeadShare {
 }
 
 /**
+ * One call of readHeldout: the examples read so far, or, after the last batch, what evaluate() and
+ * headShares() give (cpp/train/trainer.h, read_heldout).
+ */
+export type HeldoutPart = { done: false; read: number; examples: number } | { done: true; evaluation: Evaluation; shares: HeadShare[] };
+
+/**
  * What one head does, averaged over the held-out set: each score is a mean over the query rows
  * i < length that see at least two keys (causal: i >= 1) of one weight of that row (cpp/train/trainer.h,
  * HeadScores).
@@ -157,6 +163,7 @@ interface RawTrainer {
   evaluate(): Result<Evaluation>;
   analyze(words: string[], topK: number): Result<SentenceAnalysis>;
   headShares(): HeadShare[];
+  readHeldout(batches: number): Result<HeldoutPart>;
   attentionScores(): Result<AttentionScores>;
   gradientNorms(): Result<TensorGradientNorm[]>;
   exportWeights(): Result<Uint8Array>;
@@ -253,6 +260,17 @@ export class Trainer {
   /** Per layer and head: mean weight from "it" on the referent, the other noun, the adjective, itself (who-is-it). */
   headShares(): HeadShare[] {
     return this.call('headShares', (h) => h.headShares());
+  }
+
+  /**
+   * evaluate() and headShares() in one pass over the held-out set, `batches` batches of 64 examples per
+   * call: call again until `done` (a step or another model starts the pass over). For a caller that
+   * must not hold the main thread for the whole pass (the page reads the shipped model a task at a time).
+   */
+  readHeldout(batches: number): HeldoutPart {
+    if (!Number.isInteger(batches) || batches < 1)
+      throw new EngineError(`batches must be a whole number of at least 1 (got ${String(batches)})`);
+    return this.call('readHeldout', (h) => h.readHeldout(batches));
   }
 
   /** Per layer and head: previous-token, induction, self and first-position weight and entropy (held-out set). */

@@ -6,6 +6,7 @@ import { TRAINING_LIMITS } from '../../engine/limits';
 import { Trainer, type Evaluation, type HeadShare, type TrainerDescription } from '../../engine/training';
 import type { Matrix, Tensor3 } from '../../engine/types';
 import { loadShippedWeights, SHIPPED_MODEL, type ShippedModelRecord } from '../../model/shipped';
+import { nextTask } from '../../next-task';
 
 /** How many most probable words the prediction at "it" lists. */
 export const PREDICTION_TOP = 5;
@@ -126,22 +127,51 @@ function loadedModel(engine: AttentionEngine): LoadedModel {
   if (entry.loaded && entry.loaded.restarts === engine.restarts) return entry.loaded;
   // After a restart the old trainer's memory went with the old instance: nothing to free.
   const trainer = Trainer.fromWeights(engine, entry.bytes);
-  // Held-out accuracy and head shares are fixed for fixed weights: measured once per trainer.
-  entry.loaded = loadedModelOf(engine, trainer, trainer.headShares(), trainer.evaluate());
+  const reading = heldoutReading(trainer);
+  let piece = reading.next();
+  while (!piece.done) piece = reading.next();
+  entry.loaded = loadedModelOf(engine, trainer, piece.value);
   return entry.loaded;
 }
 
-function loadedModelOf(engine: AttentionEngine, trainer: Trainer, shares: HeadShare[], evaluation: Evaluation): LoadedModel {
+/** Held-out accuracy and head shares are fixed for fixed weights: measured once per trainer. */
+export interface HeldoutMeasures {
+  shares: HeadShare[];
+  evaluation: Evaluation;
+}
+
+function loadedModelOf(engine: AttentionEngine, trainer: Trainer, { shares, evaluation }: HeldoutMeasures): LoadedModel {
   return { trainer, restarts: engine.restarts, description: trainer.describe(), evaluation, shares, resolving: resolvingHead(shares) };
 }
 
-/** Lets the browser run input and paint between two pieces of work. */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/**
+ * How long one piece of the held-out reading may hold the main thread. A batch of the held-out set
+ * takes ~3 ms on a fast machine and ~13 ms at a phone's 4× slower CPU; both passes whole were 140-190
+ * ms tasks there (tests/bench/page-walk.ts).
+ */
+const PIECE_MS = 20;
 
 /**
- * Reads the model ahead of the first computation that needs it, one piece per task: reading the
- * weights, the head shares and the held-out evaluation take about 70 ms together on a fast machine,
- * four times that on a phone, which as one task would block the page's input that long. Whatever
+ * The held-out set read once for both measures (Trainer.readHeldout), a batch at a time: a `yield`
+ * wherever a caller may let the page paint and take input, once a piece has taken `pieceMs`.
+ */
+export function* heldoutReading(trainer: Trainer, pieceMs = PIECE_MS): Generator<void, HeldoutMeasures> {
+  let pieceStart = performance.now();
+  for (;;) {
+    const part = trainer.readHeldout(1);
+    if (part.done) return { shares: part.shares, evaluation: part.evaluation };
+    if (performance.now() - pieceStart >= pieceMs) {
+      yield;
+      pieceStart = performance.now();
+    }
+  }
+}
+
+const inNextTask = () => new Promise<void>((resolve) => nextTask(resolve));
+
+/**
+ * Reads the model ahead of the first computation that needs it, in pieces of a task each (reading the
+ * weights, then heldoutReading's pieces), so that the page takes input and paints in between. Whatever
  * goes wrong here goes wrong again, with its message, in the computation (loadedModel).
  */
 async function readModelInPieces(engine: AttentionEngine): Promise<void> {
@@ -151,17 +181,17 @@ async function readModelInPieces(engine: AttentionEngine): Promise<void> {
   const trainer = Trainer.fromWeights(engine, entry.bytes);
   let kept = false;
   try {
-    await nextTask();
-    const shares = trainer.headShares();
-    await nextTask();
-    const evaluation = trainer.evaluate();
-    // Meanwhile a computation may have read the model itself, other weights may have come, or the
-    // engine may have restarted: then this reading is not needed.
-    const current = entries.get(engine) === entry && !(entry.loaded && entry.loaded.restarts === restarts);
-    if (current && engine.restarts === restarts) {
-      entry.loaded = loadedModelOf(engine, trainer, shares, evaluation);
-      kept = true;
-    }
+    const reading = heldoutReading(trainer);
+    let piece: IteratorResult<void, HeldoutMeasures>;
+    do {
+      await inNextTask();
+      // Meanwhile a computation may have read the model itself, other weights may have come, or the
+      // engine may have restarted: then this reading is not needed.
+      if (entries.get(engine) !== entry || (entry.loaded && entry.loaded.restarts === restarts) || engine.restarts !== restarts) return;
+      piece = reading.next();
+    } while (!piece.done);
+    entry.loaded = loadedModelOf(engine, trainer, piece.value);
+    kept = true;
   } finally {
     // After a restart the trainer's memory went with the old instance: nothing to free.
     if (!kept && engine.restarts === restarts) trainer.dispose();
