@@ -51,14 +51,21 @@ Status check_qkv_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d
   return Ok{};
 }
 
+Status check_qkv_limits(int n_q, int n_k, int d_k, int d_v, int max_sequence, const char* sequence) {
+  using std::to_string;
+  if (n_q > max_sequence || n_k > max_sequence)
+    return Failure{std::string(sequence) + " is limited to " + to_string(max_sequence) + " tokens"};
+  if (d_k > limits::kMaxDim || d_v > limits::kMaxDim)
+    return Failure{"d_k and d_v are limited to " + to_string(limits::kMaxDim)};
+  return Ok{};
+}
+
 Status check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, std::int64_t mask_entries,
                               std::int64_t mask_rows) {
   using namespace limits;
   using std::to_string;
   if (auto shapes = check_qkv_shapes(n_q, n_k, d_k, k_cols, v_rows, d_v); !shapes.ok()) return shapes;
-  if (n_q > kMaxSequence || n_k > kMaxSequence)
-    return Failure{"sequence length is limited to " + to_string(kMaxSequence) + " tokens"};
-  if (d_k > kMaxDim || d_v > kMaxDim) return Failure{"d_k and d_v are limited to " + to_string(kMaxDim)};
+  if (auto sizes = check_qkv_limits(n_q, n_k, d_k, d_v, kMaxSequence); !sizes.ok()) return sizes;
   if (std::int64_t(n_q) * n_k > kMaxScoreElements)
     return Failure{"the " + to_string(n_q) + " x " + to_string(n_k) +
                    " score matrix would exceed the memory budget of " + to_string(kMaxScoreElements / (1 << 20)) +

@@ -78,6 +78,9 @@ Status check_seed(double seed);
 // Q is (n_q, d_k), K is (n_k, k_cols), V is (v_rows, d_v): the shape rules attention() and the tiled
 // kernel share.
 Status check_qkv_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v);
+// The size limits every attention kernel keeps: n_q, n_k <= max_sequence (the message names it
+// "<sequence> is limited to N tokens") and d_k, d_v <= limits::kMaxDim.
+Status check_qkv_limits(int n_q, int n_k, int d_k, int d_v, int max_sequence, const char* sequence = "sequence length");
 // check_qkv_shapes plus attention()'s size limits and the mask's shape: mask_entries is its length
 // (-1: no mask), mask_rows its rows (-1: a flat array, as the page passes it).
 Status check_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_rows, int d_v, std::int64_t mask_entries,

@@ -93,25 +93,14 @@ ABH_TILE_STEP void pack_keys(const float* K_c, int ldk, int cols, int d, float* 
 // Each score is summed over t in order from 0, as kernels::scores_qkt does: the same bits.
 ABH_TILE_STEP void tile_scores(const float* kp, const float* qt, int ldt, int d, float* T, int cols, bool causal,
                                int q0, int k0) {
-  int i = 0;
-  for (; i + 8 <= ldt; i += 8) {
-    const int j_end = visible_keys(causal, q0, i, 8, k0, cols);
+  for_each_column_tile<4>(ldt, [&](auto& t, int i) ABH_INLINE_LAMBDA {
+    const int j_end = visible_keys(causal, q0, i, t.kCols, k0, cols);
     for (int j = 0; j < j_end; j += 4) {
-      OuterTile<4, 2> t;
       t.zero();
       t.run(kp + std::size_t(j) * d, 1, 4, qt + i, ldt, 0, d);
       t.store(T + std::size_t(j) * ldt + i, ldt);
     }
-  }
-  if (i < ldt) {  // ldt is a multiple of 4: one group of 4 queries left
-    const int j_end = visible_keys(causal, q0, i, 4, k0, cols);
-    for (int j = 0; j < j_end; j += 4) {
-      OuterTile<4, 1> t;
-      t.zero();
-      t.run(kp + std::size_t(j) * d, 1, 4, qt + i, ldt, 0, d);
-      t.store(T + std::size_t(j) * ldt + i, ldt);
-    }
-  }
+  });  // ldt is a multiple of 4: no query is left over
 }
 
 // Scores past float32's range come out of step 1 as +-inf or NaN; like attention() (see
@@ -373,9 +362,9 @@ Status check_flash_inputs(int n_q, int n_k, int d_k, int k_cols, int v_rows, int
   using namespace limits;
   using std::to_string;
   if (auto shapes = check_qkv_shapes(n_q, n_k, d_k, k_cols, v_rows, d_v); !shapes.ok()) return shapes;
-  if (n_q > kMaxFlashSequence || n_k > kMaxFlashSequence)
-    return Failure{"the tiled kernel's sequence length is limited to " + to_string(kMaxFlashSequence) + " tokens"};
-  if (d_k > kMaxDim || d_v > kMaxDim) return Failure{"d_k and d_v are limited to " + to_string(kMaxDim)};
+  if (auto sizes = check_qkv_limits(n_q, n_k, d_k, d_v, kMaxFlashSequence, "the tiled kernel's sequence length");
+      !sizes.ok())
+    return sizes;
   if (auto size = check_flash_matrix_size(std::max(n_q, n_k), std::max(d_k, d_v)); !size.ok()) return size;
   if (options.block_q < 1 || options.block_q > kMaxFlashBlock || options.block_k < 1 ||
       options.block_k > kMaxFlashBlock)

@@ -46,9 +46,7 @@ Status check_self_attention_shapes(int n_q, int n_k, int d_k, int k_cols, int v_
   if (n_q != n_k)
     return Failure{"these patterns attend within one sequence: Q and K need as many rows (got " + to_string(n_q) +
                    " and " + to_string(n_k) + ")"};
-  if (n_q > kMaxLongSequence)
-    return Failure{"sequence length is limited to " + to_string(kMaxLongSequence) + " tokens"};
-  if (d_k > kMaxDim || d_v > kMaxDim) return Failure{"d_k and d_v are limited to " + to_string(kMaxDim)};
+  if (auto sizes = check_qkv_limits(n_q, n_k, d_k, d_v, kMaxLongSequence); !sizes.ok()) return sizes;
   if (std::int64_t(n_q) * std::max(d_k, d_v) > kMaxLongMatrixElements)
     return Failure{"Q, K and V are limited to " + to_string(kMaxLongMatrixElements / (1 << 20)) + "M entries each"};
   return Ok{};

@@ -105,15 +105,10 @@ ABH_INLINE vmask vnot_finite(vf x) {
 }
 ABH_INLINE vmask vmask_none() { return wasm_i32x4_splat(0); }
 ABH_INLINE vmask veq(vf a, vf b) { return wasm_f32x4_eq(a, b); }
-// Rows a, b, c, d of a 4x4 block in, its columns out (a[0] b[0] c[0] d[0], ...): V8 emits
-// unpcklps/unpckhps/movlhps/movhlps for these shuffles.
-ABH_INLINE void vtranspose4(vf& a, vf& b, vf& c, vf& d) {
-  const vf ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
-  const vf cd_lo = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_hi = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
-  a = wasm_i32x4_shuffle(ab_lo, cd_lo, 0, 1, 4, 5);
-  b = wasm_i32x4_shuffle(ab_lo, cd_lo, 2, 3, 6, 7);
-  c = wasm_i32x4_shuffle(ab_hi, cd_hi, 0, 1, 4, 5);
-  d = wasm_i32x4_shuffle(ab_hi, cd_hi, 2, 3, 6, 7);
+// Lanes I0..I3 of a's and b's eight (b's are 4 to 7).
+template <int I0, int I1, int I2, int I3>
+ABH_INLINE vf vshuffle(vf a, vf b) {
+  return wasm_i32x4_shuffle(a, b, I0, I1, I2, I3);
 }
 
 #else  // portable: GCC/Clang vector extensions. Native builds get SSE/AVX code from them; the scalar
@@ -156,13 +151,9 @@ ABH_INLINE vmask vnot_finite(vf x) {
   const vf abs = (vf)((vmask)x & 0x7fffffff);
   return ~(abs < vsplat(__builtin_inff()));
 }
-ABH_INLINE void vtranspose4(vf& a, vf& b, vf& c, vf& d) {
-  const vf ab_lo = __builtin_shufflevector(a, b, 0, 4, 1, 5), ab_hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
-  const vf cd_lo = __builtin_shufflevector(c, d, 0, 4, 1, 5), cd_hi = __builtin_shufflevector(c, d, 2, 6, 3, 7);
-  a = __builtin_shufflevector(ab_lo, cd_lo, 0, 1, 4, 5);
-  b = __builtin_shufflevector(ab_lo, cd_lo, 2, 3, 6, 7);
-  c = __builtin_shufflevector(ab_hi, cd_hi, 0, 1, 4, 5);
-  d = __builtin_shufflevector(ab_hi, cd_hi, 2, 3, 6, 7);
+template <int I0, int I1, int I2, int I3>
+ABH_INLINE vf vshuffle(vf a, vf b) {
+  return __builtin_shufflevector(a, b, I0, I1, I2, I3);
 }
 // exp_simd's arithmetic in vector-extension form: lane for lane the same as exp_scalar.
 ABH_INLINE vf vexp(vf x) {
@@ -186,6 +177,17 @@ ABH_INLINE vf vexp(vf x) {
 
 #endif
 
+// Rows a, b, c, d of a 4x4 block in, its columns out (a[0] b[0] c[0] d[0], ...): V8 emits
+// unpcklps/unpckhps/movlhps/movhlps for these shuffles.
+ABH_INLINE void vtranspose4(vf& a, vf& b, vf& c, vf& d) {
+  const vf ab_lo = vshuffle<0, 4, 1, 5>(a, b), ab_hi = vshuffle<2, 6, 3, 7>(a, b);
+  const vf cd_lo = vshuffle<0, 4, 1, 5>(c, d), cd_hi = vshuffle<2, 6, 3, 7>(c, d);
+  a = vshuffle<0, 1, 4, 5>(ab_lo, cd_lo);
+  b = vshuffle<2, 3, 6, 7>(ab_lo, cd_lo);
+  c = vshuffle<0, 1, 4, 5>(ab_hi, cd_hi);
+  d = vshuffle<2, 3, 6, 7>(ab_hi, cd_hi);
+}
+
 // ---- outer-product tile: C (MR, 4 NV) += A (MR, k) . B (k, 4 NV) ---------------------------------
 //
 // A's element (r, p) is a[r * a_row + p * a_step]: a_step = 1 reads rows of a row-major matrix
@@ -194,6 +196,7 @@ ABH_INLINE vf vexp(vf x) {
 
 template <int MR, int NV>
 struct OuterTile {
+  static constexpr int kCols = 4 * NV;
   vf acc[MR][NV];
 
   ABH_INLINE void zero() {

@@ -75,20 +75,22 @@ val attention_js(val Q_js, val K_js, val V_js, val options) {
   const val mask_js = options["mask"];
   const bool has_mask = !mask_js.isUndefined();
   const std::int64_t mask_entries = has_mask ? std::int64_t(mask_js["length"].as<double>()) : -1;
-  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
-    return check_attention_shapes(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, mask_entries);
-  });
-  if (!qkv.ok()) return failure(qkv.error());
-  const auto& [Q, K, V] = qkv.value();
-  Mask mask;
-  if (has_mask) {
-    mask.resize(Q.rows(), K.rows());
-    val(emscripten::typed_memory_view(std::size_t(mask.size()), mask.data())).call<void>("set", mask_js);
-  }
-  return js_result(attention(Q, K, V, has_mask ? &mask : nullptr, {read_flag(options, "scale", true)}),
-                   [](const AttentionResult& r) {
-                     return AttentionResultJs{to_js(r.output), to_js(r.weights), copy_bytes(r.fully_masked_rows)};
-                   });
+  return on_qkv(
+      Q_js, K_js, V_js,
+      [&](Shape q, Shape k, Shape v) {
+        return check_attention_shapes(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, mask_entries);
+      },
+      [&](const Matrix& Q, const Matrix& K, const Matrix& V) {
+        Mask mask;
+        if (has_mask) {
+          mask.resize(Q.rows(), K.rows());
+          val(emscripten::typed_memory_view(std::size_t(mask.size()), mask.data())).call<void>("set", mask_js);
+        }
+        return js_result(attention(Q, K, V, has_mask ? &mask : nullptr, {read_flag(options, "scale", true)}),
+                         [](const AttentionResult& r) {
+                           return AttentionResultJs{to_js(r.output), to_js(r.weights), copy_bytes(r.fully_masked_rows)};
+                         });
+      });
 }
 
 val multi_head_attention_js(val X_js, val Wq_js, val Wk_js, val Wv_js, val Wo_js, val options) {

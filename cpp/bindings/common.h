@@ -139,11 +139,27 @@ Expected<std::array<Matrix, N>> read_matrices(const std::array<std::pair<const c
   return out;
 }
 
-// Q, K and V of the attention entry points.
-template <class Check>
-Expected<std::array<Matrix, 3>> read_qkv(const val& Q, const val& K, const val& V, Check check) {
-  return read_matrices<3>({{{"Q", &Q}, {"K", &K}, {"V", &V}}},
-                          [&](const std::array<Shape, 3>& s) { return check(s[0], s[1], s[2]); });
+// The bytes of a weights file from JS (`what` names it in the messages: "the <what> must be a
+// Uint8Array"), refused before the copy when it is longer than max_bytes.
+inline Expected<std::vector<std::uint8_t>> read_file_bytes(const val& bytes, const std::string& what,
+                                                           std::size_t max_bytes) {
+  if (bytes.typeOf().as<std::string>() != "object" || bytes.isNull() || !bytes["length"].isNumber())
+    return Failure{"the " + what + " must be a Uint8Array"};
+  const double length = bytes["length"].as<double>();
+  if (length > double(max_bytes))
+    return Failure{"the " + what + " file is too large (" + std::to_string(std::int64_t(length)) + " bytes)"};
+  return emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+}
+
+// An attention entry point's walk over Q, K and V: read them, `check` (the call's shape rules, on
+// their shapes, as read_matrices), then `run(Q, K, V)` to the JS value; a refusal comes back as { error }.
+template <class Check, class Run>
+val on_qkv(const val& Q_js, const val& K_js, const val& V_js, Check check, Run run) {
+  auto qkv = read_matrices<3>({{{"Q", &Q_js}, {"K", &K_js}, {"V", &V_js}}},
+                              [&](const std::array<Shape, 3>& s) { return check(s[0], s[1], s[2]); });
+  if (!qkv.ok()) return failure(qkv.error());
+  const auto& [Q, K, V] = qkv.value();
+  return run(Q, K, V);
 }
 
 }  // namespace abh::bindings

@@ -100,12 +100,14 @@ val flash_result_js(const Expected<FlashResult>& result, const val& options_js) 
 val flash_attention_js(val Q_js, val K_js, val V_js, val options_js) {
   const auto options = read_flash_options(options_js);
   if (!options.ok()) return failure(options.error());
-  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
-    return check_flash_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, options.value());
-  });
-  if (!qkv.ok()) return failure(qkv.error());
-  const auto& [Q, K, V] = qkv.value();
-  return flash_result_js(flash_attention(Q, K, V, options.value()), options_js);
+  return on_qkv(
+      Q_js, K_js, V_js,
+      [&](Shape q, Shape k, Shape v) {
+        return check_flash_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, options.value());
+      },
+      [&](const Matrix& Q, const Matrix& K, const Matrix& V) {
+        return flash_result_js(flash_attention(Q, K, V, options.value()), options_js);
+      });
 }
 
 val flash_multi_head_js(val Q_js, val K_js, val V_js, val options_js) {
@@ -113,28 +115,32 @@ val flash_multi_head_js(val Q_js, val K_js, val V_js, val options_js) {
   if (!options.ok()) return failure(options.error());
   if (auto heads = check_whole(options_js["heads"], "heads", -1e9, 1e9); !heads.ok()) return failure(heads.error());
   const int heads = options_js["heads"].as<int>();
-  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
-    return check_flash_multi_head_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, heads, options.value());
-  });
-  if (!qkv.ok()) return failure(qkv.error());
-  const auto& [Q, K, V] = qkv.value();
-  return flash_result_js(flash_multi_head(Q, K, V, heads, options.value()), options_js);
+  return on_qkv(
+      Q_js, K_js, V_js,
+      [&](Shape q, Shape k, Shape v) {
+        return check_flash_multi_head_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, heads, options.value());
+      },
+      [&](const Matrix& Q, const Matrix& K, const Matrix& V) {
+        return flash_result_js(flash_multi_head(Q, K, V, heads, options.value()), options_js);
+      });
 }
 
 val flash_trace_js(val Q_js, val K_js, val V_js, val options_js) {
   const auto options = read_flash_options(options_js);
   if (!options.ok()) return failure(options.error());
-  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
-    return check_flash_trace_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, options.value());
-  });
-  if (!qkv.ok()) return failure(qkv.error());
-  const auto& [Q, K, V] = qkv.value();
-  return js_result(flash_attention_trace(Q, K, V, options.value()), [](const FlashTrace& t) {
-    val steps = val::array();
-    for (const FlashTraceStep& step : t.steps) steps.call<void>("push", step_js(step));
-    return FlashTraceJs{t.n_q,          t.n_k,        t.d_k,    t.d_v,          t.block_q,       t.block_k,
-                        t.query_blocks, t.key_blocks, t.causal, t.scale_factor, to_js(t.output), steps};
-  });
+  return on_qkv(
+      Q_js, K_js, V_js,
+      [&](Shape q, Shape k, Shape v) {
+        return check_flash_trace_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, options.value());
+      },
+      [&](const Matrix& Q, const Matrix& K, const Matrix& V) {
+        return js_result(flash_attention_trace(Q, K, V, options.value()), [](const FlashTrace& t) {
+          val steps = val::array();
+          for (const FlashTraceStep& step : t.steps) steps.call<void>("push", step_js(step));
+          return FlashTraceJs{t.n_q,          t.n_k,        t.d_k,    t.d_v,          t.block_q,       t.block_k,
+                              t.query_blocks, t.key_blocks, t.causal, t.scale_factor, to_js(t.output), steps};
+        });
+      });
 }
 
 }  // namespace

@@ -105,14 +105,16 @@ Status check_n(const val& n_js) { return check_whole(n_js, "n", 1, limits::kMaxL
 val sparse_attention_js(val Q_js, val K_js, val V_js, val pattern_js) {
   const auto pattern = read_pattern(pattern_js);
   if (!pattern.ok()) return failure(pattern.error());
-  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
-    return check_sparse_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, pattern.value());
-  });
-  if (!qkv.ok()) return failure(qkv.error());
-  const auto& [Q, K, V] = qkv.value();
-  return js_result(sparse_attention(Q, K, V, pattern.value()), [](const SparseAttentionResult& r) {
-    return SparseResultJs{to_js(r.output), double(r.cells)};
-  });
+  return on_qkv(
+      Q_js, K_js, V_js,
+      [&](Shape q, Shape k, Shape v) {
+        return check_sparse_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols, pattern.value());
+      },
+      [&](const Matrix& Q, const Matrix& K, const Matrix& V) {
+        return js_result(sparse_attention(Q, K, V, pattern.value()), [](const SparseAttentionResult& r) {
+          return SparseResultJs{to_js(r.output), double(r.cells)};
+        });
+      });
 }
 
 val sparse_pattern_cells_js(val n_js, val pattern_js) {
@@ -135,13 +137,13 @@ val sparse_pattern_mask_js(val n_js, val pattern_js) {
 
 val linear_attention_js(val Q_js, val K_js, val V_js, val options_js) {
   const bool causal = read_flag(options_js, "causal", false);
-  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
-    return check_linear_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols);
-  });
-  if (!qkv.ok()) return failure(qkv.error());
-  const auto& [Q, K, V] = qkv.value();
-  return js_result(linear_attention(Q, K, V, causal),
-                   [](const LinearAttentionResult& r) { return OutputJs{to_js(r.output)}; });
+  return on_qkv(
+      Q_js, K_js, V_js,
+      [&](Shape q, Shape k, Shape v) { return check_linear_inputs(q.rows, k.rows, q.cols, k.cols, v.rows, v.cols); },
+      [&](const Matrix& Q, const Matrix& K, const Matrix& V) {
+        return js_result(linear_attention(Q, K, V, causal),
+                         [](const LinearAttentionResult& r) { return OutputJs{to_js(r.output)}; });
+      });
 }
 
 val linear_attention_weights_js(val Q_js, val K_js, val options_js) {
@@ -159,12 +161,14 @@ val decode_recompute_js(val Q_js, val K_js, val V_js, val options_js) {
   const auto groups = read_whole_numbers<2>(options_js, {"heads", "kvHeads"});
   if (!groups.ok()) return failure(groups.error());
   const int heads = groups.value()[0], kv_heads = groups.value()[1];  // captured below: no structured binding
-  auto qkv = read_qkv(Q_js, K_js, V_js, [&](Shape q, Shape k, Shape v) {
-    return check_decode_recompute_inputs(q.rows, q.cols, k.rows, k.cols, v.rows, v.cols, heads, kv_heads);
-  });
-  if (!qkv.ok()) return failure(qkv.error());
-  const auto& [Q, K, V] = qkv.value();
-  return js_result(decode_recompute(Q, K, V, heads, kv_heads), decode_js);
+  return on_qkv(
+      Q_js, K_js, V_js,
+      [&](Shape q, Shape k, Shape v) {
+        return check_decode_recompute_inputs(q.rows, q.cols, k.rows, k.cols, v.rows, v.cols, heads, kv_heads);
+      },
+      [&](const Matrix& Q, const Matrix& K, const Matrix& V) {
+        return js_result(decode_recompute(Q, K, V, heads, kv_heads), decode_js);
+      });
 }
 
 val kv_cache_bytes_per_token_js(val options_js) {

@@ -81,13 +81,9 @@ ReaderAnswerJs to_js(const ReaderAnswer& a) {
 class ReaderModelJs {
  public:
   val load(val bytes) {
-    if (bytes.typeOf().as<std::string>() != "object" || bytes.isNull() || !bytes["length"].isNumber())
-      return failure("the reader weights must be a Uint8Array");
-    const double length = bytes["length"].as<double>();
-    if (length > double(train::kMaxReaderWeightsBytes))
-      return failure("the reader weights file is too large (" + std::to_string(std::int64_t(length)) + " bytes)");
-    const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
-    auto decoded = train::decode_reader_weights(data.data(), data.size());
+    const auto data = read_file_bytes(bytes, "reader weights", train::kMaxReaderWeightsBytes);
+    if (!data.ok()) return failure(data.error());
+    auto decoded = train::decode_reader_weights(data.value().data(), data.value().size());
     if (!decoded.ok()) return failure(decoded.error());
     model_ = std::make_unique<ReaderModel>(std::move(decoded.value()));
     return val(ReaderLoadedJs{double(model_->layout.count)});

@@ -161,13 +161,9 @@ class TrainerJs {
   }
 
   val load(val bytes) {
-    if (bytes.typeOf().as<std::string>() != "object" || bytes.isNull() || !bytes["length"].isNumber())
-      return failure("the weights must be a Uint8Array");
-    const double length = bytes["length"].as<double>();
-    if (length > double(train::kMaxWeightsBytes))
-      return failure("the weights file is too large (" + std::to_string(std::int64_t(length)) + " bytes)");
-    const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
-    return adopt(Trainer::import_weights(data.data(), data.size()));
+    const auto data = read_file_bytes(bytes, "weights", train::kMaxWeightsBytes);
+    if (!data.ok()) return failure(data.error());
+    return adopt(Trainer::import_weights(data.value().data(), data.value().size()));
   }
 
   val step(int steps) {

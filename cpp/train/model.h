@@ -131,6 +131,24 @@ struct Batch {
   std::vector<std::uint8_t> allowed;
 };
 
+// Examples [first, first + count) as a batch of rows of Tn positions: tokens padded with `pad`,
+// targets with -1, lengths the examples' own. An Example has tokens and targets of one length <= Tn.
+// The tasks pack to their fixed length; the reader model to its longest sentence.
+template <class Example>
+void pack_batch(const std::vector<Example>& examples, std::size_t first, int count, int Tn, int pad, Batch& out) {
+  out.B = count;
+  out.T = Tn;
+  out.tokens.assign(std::size_t(count) * Tn, pad);
+  out.targets.assign(std::size_t(count) * Tn, -1);
+  out.lengths.assign(count, 0);
+  for (int b = 0; b < count; ++b) {
+    const Example& ex = examples[first + b];
+    std::copy(ex.tokens.begin(), ex.tokens.end(), out.tokens.begin() + std::ptrdiff_t(b) * Tn);
+    std::copy(ex.targets.begin(), ex.targets.end(), out.targets.begin() + std::ptrdiff_t(b) * Tn);
+    out.lengths[b] = int(ex.tokens.size());
+  }
+}
+
 // Pointers to one layer's tensors in a flat buffer.
 template <class T>
 struct LayerTensors {

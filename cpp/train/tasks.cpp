@@ -221,18 +221,7 @@ Example Task::sample(SplitMix64& rng) const {
 }
 
 void Task::pack(const std::vector<Example>& examples, std::size_t first, int count, Batch& out) const {
-  const int Tn = sequence_length_;
-  out.B = count;
-  out.T = Tn;
-  out.tokens.assign(std::size_t(count) * Tn, Vocabulary::kPad);
-  out.targets.assign(std::size_t(count) * Tn, -1);
-  out.lengths.assign(count, 0);
-  for (int b = 0; b < count; ++b) {
-    const Example& ex = examples[first + b];
-    std::copy(ex.tokens.begin(), ex.tokens.end(), out.tokens.begin() + std::size_t(b) * Tn);
-    std::copy(ex.targets.begin(), ex.targets.end(), out.targets.begin() + std::size_t(b) * Tn);
-    out.lengths[b] = int(ex.tokens.size());
-  }
+  pack_batch(examples, first, count, sequence_length_, Vocabulary::kPad, out);
 }
 
 void Task::sample_batch(SplitMix64& rng, int B, Batch& out) const {

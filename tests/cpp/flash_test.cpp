@@ -1,7 +1,6 @@
-// flash_attention() and flash_attention_trace(): the tiled kernel against the naive attention() and the
-// double-precision reference, the trace's bookkeeping (m, l, rescale, skipped tiles), the memory claim
-// and the error messages.
-// Length (~510 lines): one suite per module (flash.h), the trace's cases next to the kernel's.
+// flash_attention() and flash_multi_head(): the tiled kernel against the naive attention() and the
+// double-precision reference, the memory claim and the error messages. The trace the step-through
+// figure draws is flash_trace_test.cpp's.
 #include "flash.h"
 
 #include <gtest/gtest.h>
@@ -22,10 +21,7 @@
 
 namespace {
 
-using abh::test::error_of;
-using abh::test::random_matrix;
-using abh::test::relative_error;
-using abh::test::uniform_int;
+using namespace abh::test;  // test_util.h
 
 using abh::FlashOptions;
 using abh::Mask;
@@ -33,15 +29,6 @@ using abh::Matrix;
 using MatrixD = abh::reference::MatrixD;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-FlashOptions flash_options(int block_q, int block_k, bool causal, bool scale) {
-  FlashOptions o;
-  o.block_q = block_q;
-  o.block_k = block_k;
-  o.causal = causal;
-  o.scale = scale;
-  return o;
-}
 
 struct Worst {
   double vs_naive = 0.0, vs_reference = 0.0, naive_vs_reference = 0.0;
@@ -72,13 +59,6 @@ void check_case(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOp
   EXPECT_LT(vs_reference, reference_tolerance) << what;
 }
 
-std::string describe(int n_q, int n_k, int d_k, int d_v, const FlashOptions& o) {
-  return "n_q=" + std::to_string(n_q) + " n_k=" + std::to_string(n_k) + " d_k=" + std::to_string(d_k) +
-         " d_v=" + std::to_string(d_v) + " block_q=" + std::to_string(o.block_q) +
-         " block_k=" + std::to_string(o.block_k) + " causal=" + std::to_string(o.causal) +
-         " scale=" + std::to_string(o.scale);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Same numbers as the naive kernel and the reference.
 
@@ -93,8 +73,7 @@ TEST(Flash, MatchesNaiveAndReferenceOnRandomCases) {
     const int n_q = uniform_int(rng, 1, 200);
     const int n_k = causal ? n_q : uniform_int(rng, 1, 200);
     const int d_k = uniform_int(rng, 1, 80), d_v = uniform_int(rng, 1, 80);
-    const FlashOptions o =
-        flash_options(uniform_int(rng, 1, 70), uniform_int(rng, 1, 70), causal, (trial / 2) % 2 == 0);
+    const FlashOptions o{uniform_int(rng, 1, 70), uniform_int(rng, 1, 70), causal, (trial / 2) % 2 == 0};
     const Matrix Q = random_matrix(rng, n_q, d_k), K = random_matrix(rng, n_k, d_k), V = random_matrix(rng, n_k, d_v);
     check_case(Q, K, V, o, worst, "trial " + std::to_string(trial) + ": " + describe(n_q, n_k, d_k, d_v, o));
     if (HasFailure()) return;
@@ -112,7 +91,7 @@ TEST(Flash, MatchesOnEveryTileEdgeCase) {
       for (int block_k : {1, 2, 5, 16, 65, 1024})
         for (bool causal : {false, true}) {
           const int d_k = 1 + (n + block_q) % 19, d_v = 1 + (n * 3 + block_k) % 21;  // 1..21: every SIMD tail
-          const FlashOptions o = flash_options(block_q, block_k, causal, true);
+          const FlashOptions o{block_q, block_k, causal, true};
           const Matrix Q = random_matrix(rng, n, d_k), K = random_matrix(rng, n, d_k), V = random_matrix(rng, n, d_v);
           check_case(Q, K, V, o, worst, describe(n, n, d_k, d_v, o));
           if (HasFailure()) return;
@@ -129,7 +108,7 @@ TEST(Flash, StableForLargeScores) {
   Worst worst;
   for (int trial = 0; trial < 60; ++trial) {
     const int n = uniform_int(rng, 1, 120), d = uniform_int(rng, 1, 32);
-    const FlashOptions o = flash_options(uniform_int(rng, 1, 40), uniform_int(rng, 1, 40), trial % 2 == 1, false);
+    const FlashOptions o{uniform_int(rng, 1, 40), uniform_int(rng, 1, 40), trial % 2 == 1, false};
     const Matrix Q = random_matrix(rng, n, d, 20.0f), K = random_matrix(rng, n, d, 20.0f), V = random_matrix(rng, n, d);
     check_case(Q, K, V, o, worst, describe(n, n, d, d, o), 1e-3);
     if (HasFailure()) return;
@@ -149,8 +128,8 @@ TEST(Flash, MaxGrowingAtEveryStep) {
     V(j, 1) = float(j % 3) - 1.0f;
   }
   Worst worst;
-  for (int block_k : {1, 2, 7, 50}) check_case(Q, K, V, flash_options(3, block_k, false, true), worst, "sorted keys");
-  const auto trace = abh::flash_attention_trace(Q, K, V, flash_options(4, 1, false, true));
+  for (int block_k : {1, 2, 7, 50}) check_case(Q, K, V, FlashOptions{3, block_k, false, true}, worst, "sorted keys");
+  const auto trace = abh::flash_attention_trace(Q, K, V, FlashOptions{4, 1, false, true});
   ASSERT_TRUE(trace.ok()) << trace.error();
   for (const auto& step : trace.value().steps)
     for (float r : step.rescale) EXPECT_LT(r, 1.0f) << "key block " << step.k_block;
@@ -163,7 +142,7 @@ TEST(Flash, OverflowingScoresAreRepairedLikeTheNaiveKernel) {
   for (bool causal : {false, true}) {
     Matrix Q = random_matrix(rng, 9, 4, 1e20f), K = random_matrix(rng, 9, 4, 1e20f);
     const Matrix V = random_matrix(rng, 9, 3);
-    const FlashOptions o = flash_options(2, 3, causal, true);
+    const FlashOptions o{2, 3, causal, true};
     const auto flash = abh::flash_attention(Q, K, V, o);
     const Mask mask = abh::causal_mask(9);
     const auto naive = abh::attention(Q, K, V, causal ? &mask : nullptr);
@@ -177,7 +156,7 @@ TEST(Flash, OverflowingScoresAreRepairedLikeTheNaiveKernel) {
   }
   const Matrix Q = random_matrix(rng, 3, 2), K = random_matrix(rng, 3, 2);
   const Matrix V = Matrix::Constant(3, 2, 3e38f);
-  const auto overflow = abh::flash_attention(Q, K, V, flash_options(1, 1, false, true));
+  const auto overflow = abh::flash_attention(Q, K, V, FlashOptions{1, 1, false, true});
   ASSERT_FALSE(overflow.ok());
   EXPECT_EQ(overflow.error(), abh::kOutputOverflow);
 }
@@ -187,168 +166,11 @@ TEST(Flash, CausalFirstRowIsFirstValueExactly) {
   abh::SplitMix64 rng(3);
   const Matrix Q = random_matrix(rng, 40, 8), K = random_matrix(rng, 40, 8), V = random_matrix(rng, 40, 5);
   for (int block : {1, 3, 16, 64}) {
-    const auto got = abh::flash_attention(Q, K, V, flash_options(block, block, true, true));
+    const auto got = abh::flash_attention(Q, K, V, FlashOptions{block, block, true, true});
     ASSERT_TRUE(got.ok());
     for (int t = 0; t < 5; ++t) EXPECT_EQ(got.value().output(0, t), V(0, t)) << "block " << block;
     EXPECT_TRUE(got.value().output.allFinite());
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The trace.
-
-// Why: the step-through figure draws these numbers; they must be the kernel's own, and consistent.
-TEST(FlashTrace, RecordsTheKernelsOwnState) {
-  abh::SplitMix64 rng(0x7EACE);
-  int steps_checked = 0, skipped_seen = 0, grew = 0, stayed = 0;
-  for (int trial = 0; trial < 300; ++trial) {
-    const bool causal = trial % 2 == 0;
-    const int n_q = uniform_int(rng, 1, 64), n_k = causal ? n_q : uniform_int(rng, 1, 64);
-    const int d_k = uniform_int(rng, 1, 24), d_v = uniform_int(rng, 1, 24);
-    const FlashOptions o = flash_options(uniform_int(rng, 1, 70), uniform_int(rng, 1, 70), causal, trial % 3 != 0);
-    const std::string what = describe(n_q, n_k, d_k, d_v, o);
-    const Matrix Q = random_matrix(rng, n_q, d_k), K = random_matrix(rng, n_k, d_k), V = random_matrix(rng, n_k, d_v);
-    const auto flash = abh::flash_attention(Q, K, V, o);
-    const auto traced = abh::flash_attention_trace(Q, K, V, o);
-    ASSERT_TRUE(flash.ok() && traced.ok()) << what;
-    const abh::FlashTrace& t = traced.value();
-
-    // Tracing does not change the numbers: bit for bit the fast path's output.
-    ASSERT_EQ(t.output.rows(), n_q);
-    ASSERT_EQ(t.output.cols(), d_v);
-    for (int i = 0; i < t.output.size(); ++i) ASSERT_EQ(t.output.data()[i], flash.value().output.data()[i]) << what;
-
-    const int bq = std::min(o.block_q, n_q), bk = std::min(o.block_k, n_k);
-    ASSERT_EQ(t.block_q, bq);
-    ASSERT_EQ(t.block_k, bk);
-    ASSERT_EQ(t.query_blocks, (n_q + bq - 1) / bq);
-    ASSERT_EQ(t.key_blocks, (n_k + bk - 1) / bk);
-    ASSERT_EQ(int(t.steps.size()), t.query_blocks * t.key_blocks) << what;
-    EXPECT_FLOAT_EQ(t.scale_factor, o.scale ? 1.0f / std::sqrt(float(d_k)) : 1.0f);
-
-    for (int qb = 0; qb < t.query_blocks; ++qb) {
-      const int q0 = qb * bq, rows = std::min(bq, n_q - q0);
-      std::vector<float> m_prev(rows, kNegInf), l_prev(rows, 0.0f);
-      Matrix acc_prev = Matrix::Zero(rows, d_v);
-      for (int kb = 0; kb < t.key_blocks; ++kb) {
-        const abh::FlashTraceStep& s = t.steps[std::size_t(qb) * t.key_blocks + kb];
-        const int k0 = kb * bk, cols = std::min(bk, n_k - k0);
-        ASSERT_EQ(s.q_block, qb);
-        ASSERT_EQ(s.k_block, kb);
-        ASSERT_EQ(s.q_start, q0);
-        ASSERT_EQ(s.q_end, q0 + rows);
-        ASSERT_EQ(s.k_start, k0);
-        ASSERT_EQ(s.k_end, k0 + cols);
-        ASSERT_EQ(s.scores.rows(), rows);
-        ASSERT_EQ(s.scores.cols(), cols);
-        ASSERT_EQ(s.probabilities.rows(), rows);
-        ASSERT_EQ(s.probabilities.cols(), cols);
-        ASSERT_EQ(int(s.m.size()), rows);
-        ASSERT_EQ(int(s.l.size()), rows);
-        ASSERT_EQ(int(s.rescale.size()), rows);
-        ASSERT_EQ(s.acc.rows(), rows);
-        ASSERT_EQ(s.acc.cols(), d_v);
-
-        // Skipped exactly when every (row, key) of the tile is masked.
-        bool all_masked = causal;
-        for (int i = 0; i < rows && all_masked; ++i)
-          for (int j = 0; j < cols && all_masked; ++j) all_masked = k0 + j > q0 + i;
-        EXPECT_EQ(s.skipped, all_masked) << what << " q block " << qb << " k block " << kb;
-        skipped_seen += s.skipped;
-
-        for (int i = 0; i < rows; ++i) {
-          // Scores: Q K^T * scale, -inf exactly where masked; P = exp(score - m), 0 where masked.
-          float p_sum = 0.0f;
-          for (int j = 0; j < cols; ++j) {
-            const bool masked = causal && k0 + j > q0 + i;
-            if (masked) {
-              EXPECT_EQ(s.scores(i, j), kNegInf);
-              EXPECT_EQ(s.probabilities(i, j), 0.0f);
-              continue;
-            }
-            const double dot = double(Q.row(q0 + i).cast<double>().dot(K.row(k0 + j).cast<double>()));
-            EXPECT_NEAR(s.scores(i, j), dot * t.scale_factor, 1e-5 * (1 + std::abs(dot)));
-            EXPECT_LE(s.scores(i, j), s.m[i]);
-            EXPECT_NEAR(s.probabilities(i, j), std::exp(double(s.scores(i, j)) - s.m[i]), 1e-6);
-            p_sum += s.probabilities(i, j);
-          }
-          // m never decreases; the rescale factor is exp(m_old - m_new): 1 exactly when the max stays,
-          // below 1 when it grows (up to rounding, for growth below float resolution).
-          EXPECT_GE(s.m[i], m_prev[i]);
-          if (s.m[i] == m_prev[i]) {
-            EXPECT_EQ(s.rescale[i], 1.0f);
-            ++stayed;
-          } else {
-            ++grew;
-            EXPECT_LE(s.rescale[i], 1.0f);
-            if (s.m[i] - m_prev[i] > 1e-6f * std::max(1.0f, std::abs(s.m[i]))) {
-              EXPECT_LT(s.rescale[i], 1.0f);
-            }
-            const double want = m_prev[i] == kNegInf ? 0.0 : std::exp(double(m_prev[i]) - s.m[i]);
-            EXPECT_NEAR(s.rescale[i], want, 1e-6 * std::max(1.0, want));
-          }
-          if (s.rescale[i] < 1.0f) {
-            EXPECT_GT(s.m[i], m_prev[i]);
-          }
-          // l = rescale * l_old + rowsum(P); acc = rescale * acc_old + P V.
-          EXPECT_NEAR(s.l[i], s.rescale[i] * l_prev[i] + p_sum, 1e-5 * std::max(1.0f, s.l[i])) << what;
-          for (int c = 0; c < d_v; ++c) {
-            double want = double(s.rescale[i]) * acc_prev(i, c), magnitude = std::abs(want);
-            for (int j = 0; j < cols; ++j) {
-              want += double(s.probabilities(i, j)) * V(k0 + j, c);
-              magnitude += std::abs(double(s.probabilities(i, j)) * V(k0 + j, c));
-            }
-            EXPECT_NEAR(s.acc(i, c), want, 1e-5 * magnitude + 1e-30);
-          }
-          if (s.skipped) {
-            EXPECT_EQ(s.m[i], m_prev[i]);
-            EXPECT_EQ(s.l[i], l_prev[i]);
-            EXPECT_EQ(s.rescale[i], 1.0f);
-            for (int c = 0; c < d_v; ++c) EXPECT_EQ(s.acc(i, c), acc_prev(i, c));
-          }
-        }
-        m_prev = s.m;
-        l_prev = s.l;
-        acc_prev = s.acc;
-        ++steps_checked;
-      }
-      // After the last key block, acc / l is the output.
-      for (int i = 0; i < rows; ++i) {
-        ASSERT_GT(l_prev[i], 0.0f) << what;
-        for (int c = 0; c < d_v; ++c) {
-          const float want = acc_prev(i, c) / l_prev[i];
-          EXPECT_NEAR(t.output(q0 + i, c), want, 1e-6f * std::max(1.0f, std::abs(want))) << what;
-        }
-      }
-    }
-    if (HasFailure()) return;
-  }
-  std::cout << "[flash trace] " << steps_checked << " steps checked, " << skipped_seen
-            << " skipped tiles, row max grew " << grew << " times and stayed " << stayed << " times\n";
-  EXPECT_GT(skipped_seen, 100);
-  EXPECT_GT(grew, 1000);
-  EXPECT_GT(stayed, 1000);
-}
-
-// Why: the figure's text names these tiles; a 4 x 4 causal example with 2 x 2 tiles, worked by hand:
-// tiles (0,0) (1,0) (1,1) are computed, (0,1) is above the diagonal and skipped.
-TEST(FlashTrace, CausalFourByFourWithTwoByTwoTiles) {
-  abh::SplitMix64 rng(11);
-  const Matrix Q = random_matrix(rng, 4, 2), K = random_matrix(rng, 4, 2), V = random_matrix(rng, 4, 3);
-  const auto trace = abh::flash_attention_trace(Q, K, V, flash_options(2, 2, true, true));
-  ASSERT_TRUE(trace.ok()) << trace.error();
-  ASSERT_EQ(trace.value().steps.size(), 4u);
-  EXPECT_FALSE(trace.value().steps[0].skipped);
-  EXPECT_TRUE(trace.value().steps[1].skipped);
-  EXPECT_FALSE(trace.value().steps[2].skipped);
-  EXPECT_FALSE(trace.value().steps[3].skipped);
-  // Tile (0,0): row 0 sees key 0 only.
-  EXPECT_EQ(trace.value().steps[0].scores(0, 1), kNegInf);
-  EXPECT_EQ(trace.value().steps[0].probabilities(0, 0), 1.0f);
-  EXPECT_EQ(trace.value().steps[0].l[0], 1.0f);
-  // Tile (1,1): row 2 sees key 2 but not key 3.
-  EXPECT_EQ(trace.value().steps[3].scores(0, 1), kNegInf);
-  EXPECT_GT(trace.value().steps[3].probabilities(0, 0), 0.0f);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -363,7 +185,7 @@ TEST(Flash, ScratchDoesNotGrowWithSequenceLength) {
   int index = 0;
   for (int n : {64, 4096}) {
     const Matrix Q = random_matrix(rng, n, d), K = random_matrix(rng, n, d), V = random_matrix(rng, n, d);
-    const auto got = abh::flash_attention(Q, K, V, flash_options(block, block, n == 4096, true));
+    const auto got = abh::flash_attention(Q, K, V, FlashOptions{block, block, n == 4096, true});
     ASSERT_TRUE(got.ok()) << got.error();
     EXPECT_TRUE(got.value().output.allFinite());
     scratch[index++] = got.value().scratch_floats;
@@ -383,7 +205,7 @@ TEST(Flash, ScratchDoesNotGrowWithSequenceLength) {
 
   // Blocks larger than n are clamped: no tile bigger than the problem.
   const Matrix Q = random_matrix(rng, 5, 4), K = random_matrix(rng, 7, 4), V = random_matrix(rng, 7, 4);
-  const auto small = abh::flash_attention(Q, K, V, flash_options(1024, 1024, false, true));
+  const auto small = abh::flash_attention(Q, K, V, FlashOptions{1024, 1024, false, true});
   ASSERT_TRUE(small.ok());
   // Padded to multiples of 4 (whole vectors): 8 keys x 8 queries, 3 x 8, Q_b^T (4, 8) and K_c (8, 4).
   EXPECT_EQ(small.value().scratch_floats, 8 * 8 + 3 * 8 + 4 * 8 + 8 * 4);
@@ -407,8 +229,7 @@ TEST(FlashMultiHead, EveryHeadEqualsItsOwnCall) {
       for (int d_k : {1, 3, 4, 7, 16})
         for (bool causal : {false, true}) {
           const int d_v = 1 + (d_k * 5 + n) % 9, n_k = causal ? n : 1 + (n * 7) % 41;
-          const FlashOptions o =
-              flash_options(1 + (n + d_k) % 13, 1 + (n * 3 + heads) % 11, causal, (n + heads) % 3 != 0);
+          const FlashOptions o{1 + (n + d_k) % 13, 1 + (n * 3 + heads) % 11, causal, (n + heads) % 3 != 0};
           const Matrix Q = random_matrix(rng, n, heads * d_k), K = random_matrix(rng, n_k, heads * d_k),
                        V = random_matrix(rng, n_k, heads * d_v);
           const auto all = abh::flash_multi_head(Q, K, V, heads, o);
@@ -452,9 +273,9 @@ TEST(FlashMultiHead, BadInputsReturnErrors) {
   EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, random_matrix(rng, 3, 4), 2)), "every key needs a value");
   EXPECT_CONTAINS(error_of(abh::flash_multi_head(Matrix(0, 6), K, V, 2)), "at least one row");
   EXPECT_CONTAINS(error_of(abh::flash_multi_head(Matrix(4, 0), Matrix(4, 0), V, 2)), "at least one column");
-  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, V, 2, flash_options(0, 2, false, true))), "block sizes");
+  EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, K, V, 2, FlashOptions{0, 2, false, true})), "block sizes");
   EXPECT_CONTAINS(error_of(abh::flash_multi_head(Q, random_matrix(rng, 5, 6), random_matrix(rng, 5, 4), 2,
-                                                 flash_options(2, 2, true, true))),
+                                                 FlashOptions{2, 2, true, true})),
                   "causal attention needs as many queries as keys");
   const Matrix big = Matrix::Constant(4, 4, 3e38f);
   EXPECT_EQ(error_of(abh::flash_multi_head(random_matrix(rng, 4, 4), random_matrix(rng, 4, 4), big, 2)),
@@ -476,11 +297,11 @@ TEST(Flash, BadInputsReturnErrors) {
   EXPECT_CONTAINS(error_of(abh::flash_attention(Q, random_matrix(rng, 4, 5), V)), "must share d_k");
   EXPECT_CONTAINS(error_of(abh::flash_attention(Q, K, random_matrix(rng, 3, 2))), "every key needs a value");
   for (auto [bq, bk] : {std::pair{0, 4}, {4, 0}, {-1, 4}, {1025, 4}, {4, 1025}})
-    EXPECT_CONTAINS(error_of(abh::flash_attention(Q, K, V, flash_options(bq, bk, false, true))),
+    EXPECT_CONTAINS(error_of(abh::flash_attention(Q, K, V, FlashOptions{bq, bk, false, true})),
                     "block sizes must be from 1 to 1024");
-  EXPECT_TRUE(abh::flash_attention(Q, K, V, flash_options(1024, 1, false, true)).ok());
+  EXPECT_TRUE(abh::flash_attention(Q, K, V, FlashOptions{1024, 1, false, true}).ok());
   EXPECT_CONTAINS(error_of(abh::flash_attention(Q, random_matrix(rng, 5, 3), random_matrix(rng, 5, 2),
-                                                flash_options(2, 2, true, true))),
+                                                FlashOptions{2, 2, true, true})),
                   "causal attention needs as many queries as keys");
 
   // Limits, checked on the numbers (no need to allocate gigabytes).
@@ -503,7 +324,7 @@ TEST(Flash, BadInputsReturnErrors) {
   const Matrix Q65 = random_matrix(rng, 65, 3);
   EXPECT_CONTAINS(error_of(abh::flash_attention_trace(Q65, K, V)), "limited to 64 tokens");
   EXPECT_CONTAINS(error_of(abh::flash_attention_trace(Q, K, random_matrix(rng, 4, 257))), "d_k and d_v of 256");
-  EXPECT_CONTAINS(error_of(abh::flash_attention_trace(Q, K, V, flash_options(0, 2, false, true))), "block sizes");
+  EXPECT_CONTAINS(error_of(abh::flash_attention_trace(Q, K, V, FlashOptions{0, 2, false, true})), "block sizes");
   EXPECT_TRUE(
       abh::flash_attention_trace(random_matrix(rng, 64, 3), random_matrix(rng, 64, 3), random_matrix(rng, 64, 2)).ok());
   // And a failure carries no half-built result.

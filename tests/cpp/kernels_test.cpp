@@ -1,4 +1,5 @@
-// The hot loops in kernels.h, each checked against a plain double-precision loop written here.
+// The hot loops in kernels.h, each checked against a plain double-precision loop (the products'
+// loop is test_util.h's product_in_double).
 // The native build compiles the portable scalar path; the wasm SIMD path shares the exp polynomial
 // and the tail loops exercised below.
 #include "kernels.h"
@@ -17,6 +18,7 @@
 
 namespace {
 
+using abh::test::product_in_double;
 using abh::test::random_strided;
 using abh::test::relative_error;
 
@@ -116,10 +118,7 @@ TEST(Matmul, MatchesDoubleLoopForOddShapesContiguous) {
         const auto A = random_strided(rng, m, kk, kk), B = random_strided(rng, kk, n, n);
         std::vector<float> C(std::size_t(m) * n, -777.0f);
         k::matmul(A.data(), kk, B.data(), n, C.data(), n, m, kk, n);
-        std::vector<double> want(std::size_t(m) * n, 0.0);
-        for (int r = 0; r < m; ++r)
-          for (int c = 0; c < n; ++c)
-            for (int p = 0; p < kk; ++p) want[r * n + c] += double(A[r * kk + p]) * B[p * n + c];
+        const std::vector<double> want = product_in_double(A, kk, B, n, m, kk, n);
         ASSERT_LE(relative_error(C.data(), n, want, m, n), 1e-5) << m << "x" << kk << " * " << kk << "x" << n;
         ++checked;
       }
@@ -136,10 +135,7 @@ TEST(Matmul, StridedInputsAndOutputLeavePaddingUntouched) {
       const auto A = random_strided(rng, m, kk, lda), B = random_strided(rng, kk, n, ldb);
       std::vector<float> C(std::size_t(m) * ldc, -777.0f);
       k::matmul(A.data(), lda, B.data(), ldb, C.data(), ldc, m, kk, n);
-      std::vector<double> want(std::size_t(m) * n, 0.0);
-      for (int r = 0; r < m; ++r)
-        for (int c = 0; c < n; ++c)
-          for (int p = 0; p < kk; ++p) want[r * n + c] += double(A[r * lda + p]) * B[p * ldb + c];
+      const std::vector<double> want = product_in_double(A, lda, B, ldb, m, kk, n);
       ASSERT_LE(relative_error(C.data(), ldc, want, m, n), 1e-5) << m << "x" << kk << "x" << n;
       for (int r = 0; r < m; ++r)
         for (int c = n; c < ldc; ++c) ASSERT_EQ(C[r * ldc + c], -777.0f) << "padding written at " << r << "," << c;
@@ -151,10 +147,7 @@ TEST(Matmul, SmallKnownProduct) {
   const float B[] = {7, 8, 9, 10, 11, 12};  // 3x2
   float C[4] = {};
   k::matmul(A, 3, B, 2, C, 2, 2, 3, 2);
-  EXPECT_EQ(C[0], 58.0f);
-  EXPECT_EQ(C[1], 64.0f);
-  EXPECT_EQ(C[2], 139.0f);
-  EXPECT_EQ(C[3], 154.0f);
+  EXPECT_EQ(std::vector<float>(C, C + 4), (std::vector<float>{58, 64, 139, 154}));
 }
 
 TEST(ScoresQKt, MatchesDoubleLoopForOddShapesAndStrides) {
@@ -167,10 +160,7 @@ TEST(ScoresQKt, MatchesDoubleLoopForOddShapesAndStrides) {
           const auto Q = random_strided(rng, n_q, d, ldq), K = random_strided(rng, n_k, d, ldk);
           std::vector<float> S(std::size_t(n_q) * n_k, -777.0f);
           k::scores_qkt(Q.data(), ldq, K.data(), ldk, S.data(), n_q, n_k, d);
-          std::vector<double> want(std::size_t(n_q) * n_k, 0.0);
-          for (int i = 0; i < n_q; ++i)
-            for (int j = 0; j < n_k; ++j)
-              for (int t = 0; t < d; ++t) want[i * n_k + j] += double(Q[i * ldq + t]) * K[j * ldk + t];
+          const std::vector<double> want = product_in_double(Q, ldq, K, ldk, n_q, d, n_k, /*b_transposed=*/true);
           ASSERT_LE(relative_error(S.data(), n_k, want, n_q, n_k), 1e-5)
               << "n_q=" << n_q << " n_k=" << n_k << " d=" << d << " pad=" << pad;
         }
@@ -186,10 +176,7 @@ TEST(WeightedSum, MatchesDoubleLoopForOddShapesAndStrides) {
           const auto W = random_strided(rng, n_q, n_k, n_k), V = random_strided(rng, n_k, d_v, ldv);
           std::vector<float> O(std::size_t(n_q) * ldo, -777.0f);
           k::weighted_sum(W.data(), V.data(), ldv, O.data(), ldo, n_q, n_k, d_v);
-          std::vector<double> want(std::size_t(n_q) * d_v, 0.0);
-          for (int i = 0; i < n_q; ++i)
-            for (int t = 0; t < d_v; ++t)
-              for (int j = 0; j < n_k; ++j) want[i * d_v + t] += double(W[i * n_k + j]) * V[j * ldv + t];
+          const std::vector<double> want = product_in_double(W, n_k, V, ldv, n_q, n_k, d_v);
           ASSERT_LE(relative_error(O.data(), ldo, want, n_q, d_v), 1e-5)
               << "n_q=" << n_q << " n_k=" << n_k << " d_v=" << d_v << " pad=" << pad;
           for (int i = 0; i < n_q; ++i)
@@ -205,10 +192,7 @@ TEST(WeightedSum, ZeroWeightsSkipRowsAndOutputIsOverwritten) {
   const float V[] = {inf, std::nanf(""), 2.0f, 3.0f, inf, inf};  // 3x2
   float O[4] = {99.0f, 99.0f, 99.0f, 99.0f};
   k::weighted_sum(W, V, 2, O, 2, 2, 3, 2);
-  EXPECT_EQ(O[0], 2.0f);
-  EXPECT_EQ(O[1], 3.0f);
-  EXPECT_EQ(O[2], 0.0f);
-  EXPECT_EQ(O[3], 0.0f);
+  EXPECT_EQ(std::vector<float>(O, O + 4), (std::vector<float>{2, 3, 0, 0}));
 }
 
 // d_k of 1 to 3 takes the transposed-keys path; every score must keep the summation order of the

@@ -25,18 +25,7 @@ using abh::Matrix;
 using abh::SparsePattern;
 using MatrixD = abh::reference::MatrixD;
 
-using abh::test::error_of;
-using abh::test::random_matrix;
-using abh::test::relative_error;
-
-SparsePattern pattern(int window, int global, int stride, bool causal) {
-  SparsePattern p;
-  p.window = window;
-  p.global = global;
-  p.stride = stride;
-  p.causal = causal;
-  return p;
-}
+using namespace abh::test;  // test_util.h
 
 std::string describe(int n, int d, const SparsePattern& p) {
   return "n=" + std::to_string(n) + " d=" + std::to_string(d) + " w=" + std::to_string(p.window) +
@@ -68,7 +57,7 @@ TEST(Sparse, MatchesReferenceAndMaskedAttentionOnEveryPattern) {
           for (int stride : {0, 1, 2, 5})
             for (bool causal : {true, false}) {
               if (global > n) continue;
-              const SparsePattern p = pattern(window, global, stride, causal);
+              const SparsePattern p{window, global, stride, causal};
               const std::string what = describe(n, d, p);
               const Mask mask = abh::reference::sparse_mask(n, p);
               const auto sparse = abh::sparse_attention(Q, K, V, p);
@@ -115,7 +104,7 @@ TEST(Sparse, WindowCoveringTheSequenceEqualsFullAttention) {
     EXPECT_EQ(one_way.value().cells, n * (n + 1) / 2);
   }
   // A stride of 1 reaches every key too, whatever the window.
-  const auto strided = abh::sparse_attention(Q, K, V, pattern(1, 0, 1, true));
+  const auto strided = abh::sparse_attention(Q, K, V, SparsePattern{1, 0, 1, true});
   EXPECT_LT(relative_error(strided.value().output, abh::attention(Q, K, V, &causal).value().output.cast<double>()),
             1e-5);
 }
@@ -126,19 +115,19 @@ TEST(Sparse, CellCountsAreExact) {
   const Matrix Q = random_matrix(rng, 10, 3), K = random_matrix(rng, 10, 3), V = random_matrix(rng, 10, 2);
   auto cells = [&](const SparsePattern& p) { return abh::sparse_attention(Q, K, V, p).value().cells; };
   // Causal window 3 over 10 tokens: rows see 1, 2, 3, 3, ... keys.
-  EXPECT_EQ(cells(pattern(3, 0, 0, true)), 1 + 2 + 3 * 8);
+  EXPECT_EQ(cells(SparsePattern{3, 0, 0, true}), 1 + 2 + 3 * 8);
   // Band |i - j| < 3: rows 0 and 9 see 3 keys, 1 and 8 see 4, the six inside see 5.
-  EXPECT_EQ(cells(pattern(3, 0, 0, false)), 2 * 3 + 2 * 4 + 6 * 5);
+  EXPECT_EQ(cells(SparsePattern{3, 0, 0, false}), 2 * 3 + 2 * 4 + 6 * 5);
   // Window 1 plus 2 global tokens, bidirectional: the globals' rows see all 10; each other row sees
   // itself and the two globals.
-  EXPECT_EQ(cells(pattern(1, 2, 0, false)), 2 * 10 + 8 * 3);
+  EXPECT_EQ(cells(SparsePattern{1, 2, 0, false}), 2 * 10 + 8 * 3);
   // Causal window 1 and stride 3: row i sees i, i - 3, i - 6, i - 9 down to 0: ceil((i + 1) / 3) keys.
-  EXPECT_EQ(cells(pattern(1, 0, 3, true)), 1 + 1 + 1 + 2 + 2 + 2 + 3 + 3 + 3 + 4);
+  EXPECT_EQ(cells(SparsePattern{1, 0, 3, true}), 1 + 1 + 1 + 2 + 2 + 2 + 3 + 3 + 3 + 4);
   // The strided keys of the last row: 9, 6, 3, 0 and nothing else.
-  const Mask mask = abh::sparse_pattern_mask(10, pattern(1, 0, 3, true)).value();
+  const Mask mask = abh::sparse_pattern_mask(10, SparsePattern{1, 0, 3, true}).value();
   for (int j = 0; j < 10; ++j) EXPECT_EQ(mask(9, j), j % 3 == 0 ? 1 : 0) << j;
   // The count alone scales to the longest sequences without computing anything: n w - w (w - 1) / 2.
-  EXPECT_EQ(abh::sparse_pattern_cells(65536, pattern(256, 0, 0, true)).value(),
+  EXPECT_EQ(abh::sparse_pattern_cells(65536, SparsePattern{256, 0, 0, true}).value(),
             std::int64_t(65536) * 256 - 256 * 255 / 2);
 }
 
@@ -149,7 +138,7 @@ TEST(Sparse, StableForHugeAndOverflowingScores) {
   for (float size : {20.0f, 1e20f}) {
     const int n = 40, d = 7;
     const Matrix Q = random_matrix(rng, n, d, size), K = random_matrix(rng, n, d, size), V = random_matrix(rng, n, 3);
-    const SparsePattern p = pattern(5, 2, 4, false);
+    const SparsePattern p{5, 2, 4, false};
     const Mask mask = abh::reference::sparse_mask(n, p);
     const auto sparse = abh::sparse_attention(Q, K, V, p);
     const auto naive = abh::attention(Q, K, V, &mask);
@@ -162,12 +151,12 @@ TEST(Sparse, StableForHugeAndOverflowingScores) {
 TEST(Sparse, BadInputsReturnErrors) {
   abh::SplitMix64 rng(6);
   const Matrix Q = random_matrix(rng, 4, 3), K = random_matrix(rng, 4, 3), V = random_matrix(rng, 4, 2);
-  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, pattern(0, 0, 0, true))), "window must be at least 1");
-  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, pattern(2, -1, 0, true))),
+  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, SparsePattern{0, 0, 0, true})), "window must be at least 1");
+  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, SparsePattern{2, -1, 0, true})),
                   "global tokens must be from 0 to n = 4");
-  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, pattern(2, 5, 0, true))),
+  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, SparsePattern{2, 5, 0, true})),
                   "global tokens must be from 0 to n = 4");
-  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, pattern(2, 0, -1, true))), "stride must be 0");
+  EXPECT_CONTAINS(error_of(abh::sparse_attention(Q, K, V, SparsePattern{2, 0, -1, true})), "stride must be 0");
   EXPECT_CONTAINS(
       error_of(abh::sliding_window_attention(Q, random_matrix(rng, 5, 3), random_matrix(rng, 5, 2), 2, true)),
       "need as many rows");
@@ -181,7 +170,7 @@ TEST(Sparse, BadInputsReturnErrors) {
   EXPECT_CONTAINS(error_of(abh::sliding_window_attention(Q, bad, V, 2, true)),
                   "K has a value that is not a finite number at row 3, column 2");
   bad(2, 1) = std::numeric_limits<float>::infinity();
-  EXPECT_CONTAINS(error_of(abh::sparse_attention(bad, bad, V, pattern(2, 1, 2, false))),
+  EXPECT_CONTAINS(error_of(abh::sparse_attention(bad, bad, V, SparsePattern{2, 1, 2, false})),
                   "Q has a value that is not a finite");
   // Weights are normalised before V is summed, so values near float32's top stay finite (the tiled
   // kernel, which divides last, refuses these).
@@ -190,14 +179,16 @@ TEST(Sparse, BadInputsReturnErrors) {
   EXPECT_TRUE(huge.value().output.allFinite());
   EXPECT_NEAR(huge.value().output(3, 1) / 3e38f, 1.0f, 1e-5f);
   // Limits, on the numbers.
-  EXPECT_EQ(abh::check_sparse_inputs(65536, 65536, 64, 64, 65536, 64, pattern(256, 0, 0, true)).error(), "");
-  EXPECT_CONTAINS(abh::check_sparse_inputs(65537, 65537, 1, 1, 65537, 1, pattern(1, 0, 0, true)).error(),
+  EXPECT_EQ(abh::check_sparse_inputs(65536, 65536, 64, 64, 65536, 64, SparsePattern{256, 0, 0, true}).error(), "");
+  EXPECT_CONTAINS(abh::check_sparse_inputs(65537, 65537, 1, 1, 65537, 1, SparsePattern{1, 0, 0, true}).error(),
                   "limited to 65536 tokens");
-  EXPECT_CONTAINS(abh::check_sparse_inputs(4, 4, 4097, 4097, 4, 1, pattern(1, 0, 0, true)).error(), "limited to 4096");
-  EXPECT_CONTAINS(abh::check_sparse_inputs(65536, 65536, 2048, 2048, 65536, 1, pattern(1, 0, 0, true)).error(),
+  EXPECT_CONTAINS(abh::check_sparse_inputs(4, 4, 4097, 4097, 4, 1, SparsePattern{1, 0, 0, true}).error(),
+                  "limited to 4096");
+  EXPECT_CONTAINS(abh::check_sparse_inputs(65536, 65536, 2048, 2048, 65536, 1, SparsePattern{1, 0, 0, true}).error(),
                   "64M entries each");
-  EXPECT_CONTAINS(error_of(abh::sparse_pattern_mask(1025, pattern(1, 0, 0, true))), "limited to n from 1 to 1024");
-  EXPECT_CONTAINS(error_of(abh::sparse_pattern_cells(0, pattern(1, 0, 0, true))), "n must be from 1 to 65536");
+  EXPECT_CONTAINS(error_of(abh::sparse_pattern_mask(1025, SparsePattern{1, 0, 0, true})),
+                  "limited to n from 1 to 1024");
+  EXPECT_CONTAINS(error_of(abh::sparse_pattern_cells(0, SparsePattern{1, 0, 0, true})), "n must be from 1 to 65536");
 }
 
 // ---------------------------------------------------------------------------------------------

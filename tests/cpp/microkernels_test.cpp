@@ -23,6 +23,7 @@
 
 namespace {
 
+using abh::test::product_in_double;
 using abh::test::random_strided;
 using abh::test::relative_error;
 
@@ -38,11 +39,7 @@ TEST(Microkernels, MatmulAcrossDepthBlocks) {
         const auto A = random_strided(rng, m, depth, depth + 3), B = random_strided(rng, depth, n, n + 2);
         std::vector<float> C(std::size_t(m) * (n + 1), kNaN);
         k::matmul(A.data(), depth + 3, B.data(), n + 2, C.data(), n + 1, m, depth, n);
-        std::vector<double> want(std::size_t(m) * n, 0.0);
-        for (int r = 0; r < m; ++r)
-          for (int c = 0; c < n; ++c)
-            for (int p = 0; p < depth; ++p)
-              want[r * n + c] += double(A[std::size_t(r) * (depth + 3) + p]) * B[std::size_t(p) * (n + 2) + c];
+        const std::vector<double> want = product_in_double(A, depth + 3, B, n + 2, m, depth, n);
         ASSERT_LE(relative_error(C.data(), n + 1, want, m, n), 1e-5) << m << "x" << depth << "x" << n;
         for (int r = 0; r < m; ++r) ASSERT_TRUE(std::isnan(C[std::size_t(r) * (n + 1) + n])) << "padding written";
       }
@@ -64,11 +61,7 @@ TEST(Microkernels, WeightedSumZeroSpansDifferPerRow) {
         const auto V = random_strided(rng, n_k, d_v, d_v + 5);
         std::vector<float> O(std::size_t(n_q) * (d_v + 2), kNaN);
         k::weighted_sum(W.data(), V.data(), d_v + 5, O.data(), d_v + 2, n_q, n_k, d_v);
-        std::vector<double> want(std::size_t(n_q) * d_v, 0.0);
-        for (int r = 0; r < n_q; ++r)
-          for (int c = 0; c < d_v; ++c)
-            for (int j = 0; j < n_k; ++j)
-              want[r * d_v + c] += double(W[std::size_t(r) * n_k + j]) * V[std::size_t(j) * (d_v + 5) + c];
+        const std::vector<double> want = product_in_double(W, n_k, V, d_v + 5, n_q, n_k, d_v);
         ASSERT_LE(relative_error(O.data(), d_v + 2, want, n_q, d_v), 1e-5) << n_q << " " << n_k << " " << d_v;
         for (int r = 0; r < n_q; ++r)
           if (r % 3 == 2) {
@@ -88,11 +81,7 @@ TEST(Microkernels, ScoresAcrossKeyBlocksAndDepthTails) {
         const auto Q = random_strided(rng, n_q, d, d + 1), K = random_strided(rng, n_k, d, d + 3);
         std::vector<float> S(std::size_t(n_q) * n_k, kNaN);
         k::scores_qkt(Q.data(), d + 1, K.data(), d + 3, S.data(), n_q, n_k, d);
-        std::vector<double> want(std::size_t(n_q) * n_k, 0.0);
-        for (int i = 0; i < n_q; ++i)
-          for (int j = 0; j < n_k; ++j)
-            for (int t = 0; t < d; ++t)
-              want[i * n_k + j] += double(Q[std::size_t(i) * (d + 1) + t]) * K[std::size_t(j) * (d + 3) + t];
+        const std::vector<double> want = product_in_double(Q, d + 1, K, d + 3, n_q, d, n_k, /*b_transposed=*/true);
         ASSERT_LE(relative_error(S.data(), n_k, want, n_q, n_k), 1e-5) << n_q << " " << n_k << " " << d;
       }
 }

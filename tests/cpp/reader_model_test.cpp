@@ -22,10 +22,7 @@
 namespace {
 
 using namespace abh::train;
-using abh::test::dot;
-using abh::test::expect_float_model_agrees;
-using abh::test::expect_gradient;
-using abh::test::random_vector;
+using namespace abh::test;  // test_util.h and model_test_util.h
 
 // ---- the pointer op and the whole model with the pointer head, in double --------------------------
 

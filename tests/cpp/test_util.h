@@ -1,7 +1,8 @@
 // Helpers shared by the GoogleTest suites in tests/cpp/: random inputs from the engine's own seeded
-// generator, the suite's tolerance measures, a substring check and a refusal's message, and the
-// central finite-difference check that every backward pass of the training core is held to. Test
-// code only.
+// generator, the suites' tolerance measures, the double-precision product the kernels are checked
+// against, probabilities in the article's whole percent, a tiled-kernel case's name, a substring check
+// and a refusal's message, and the central finite-difference check that every backward pass of the
+// training core is held to. Test code only.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "flash.h"
 #include "random.h"
 #include "reference.h"
 #include "tensor.h"
@@ -51,8 +53,37 @@ inline std::vector<float> random_strided(SplitMix64& rng, int rows, int cols, in
   return buffer;
 }
 
+// Probabilities in whole percent, as the article prints them: [0.09 0.24 0.67] is {9, 24, 67}.
+inline std::vector<long> in_percent(const std::vector<float>& p) {
+  std::vector<long> out;
+  for (float x : p) out.push_back(std::lround(x * 100));
+  return out;
+}
+
+// A case of the tiled kernel (flash_test.cpp, flash_trace_test.cpp), as its failures name it.
+inline std::string describe(int n_q, int n_k, int d_k, int d_v, const FlashOptions& o) {
+  return "n_q=" + std::to_string(n_q) + " n_k=" + std::to_string(n_k) + " d_k=" + std::to_string(d_k) +
+         " d_v=" + std::to_string(d_v) + " block_q=" + std::to_string(o.block_q) +
+         " block_k=" + std::to_string(o.block_k) + " causal=" + std::to_string(o.causal) +
+         " scale=" + std::to_string(o.scale);
+}
+
 // lo to hi, both included.
 inline int uniform_int(SplitMix64& rng, int lo, int hi) { return lo + int(rng.next() % std::uint64_t(hi - lo + 1)); }
+
+// The (m, n) product of A (m, depth) and B (depth, n) in double, row-major: the plain loop the kernels
+// are checked against. A's rows have stride lda; B's rows stride ldb, or, with b_transposed, B is
+// stored as its transpose (K in Q K^T): B(p, c) = B[c * ldb + p].
+inline std::vector<double> product_in_double(const std::vector<float>& A, int lda, const std::vector<float>& B, int ldb,
+                                             int m, int depth, int n, bool b_transposed = false) {
+  std::vector<double> out(std::size_t(m) * n, 0.0);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c)
+      for (int p = 0; p < depth; ++p)
+        out[std::size_t(r) * n + c] +=
+            double(A[std::size_t(r) * lda + p]) * B[b_transposed ? std::size_t(c) * ldb + p : std::size_t(p) * ldb + c];
+  return out;
+}
 
 // max |got - want| / max |want|: the suite's one tolerance measure. A shape mismatch or a non-finite
 // value is infinitely wrong; against an all-zero reference (a fully masked row) the difference itself
