@@ -8,6 +8,7 @@ import { extname, join, normalize, resolve } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The built site: dist/, or DIST_DIR when a build lives elsewhere (as for the screenshots script). */
 export const distDir = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : resolve(import.meta.dirname, '..', '..', 'dist');
@@ -137,6 +138,50 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
       ...extraArgs,
     ],
   });
+}
+
+export interface SuiteSetUp {
+  /**
+   * What the suite's static server serves (serve's options), or a function called in beforeAll that
+   * returns them (for pages built from dist/ at set-up time); false: the suite starts its own servers.
+   */
+  serve?: ServeOptions | (() => ServeOptions) | false;
+  /** Chromium flags beyond launchBrowser's, e.g. the memory test's. */
+  launchArgs?: string[];
+}
+
+export interface Suite {
+  readonly server: StaticServer;
+  readonly browser: Browser;
+}
+
+/**
+ * The set-up of a browser test file: beforeAll starts the static server and the browser, afterAll
+ * closes both (the browser first, so no open connection holds the server). Read `server` and
+ * `browser` inside tests and hooks: they exist once beforeAll has run, and reading one earlier, or the
+ * server of a suite that has none, throws.
+ */
+export function useServerAndBrowser({ serve: serveOptions = {}, launchArgs = [] }: SuiteSetUp = {}): Suite {
+  let server: StaticServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (serveOptions !== false) server = await serve(typeof serveOptions === 'function' ? serveOptions() : serveOptions);
+    browser = await launchBrowser(launchArgs);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error(serveOptions === false ? 'this suite serves no site of its own' : 'the server starts in beforeAll');
+      return server;
+    },
+    get browser() {
+      if (!browser) throw new Error('the browser starts in beforeAll');
+      return browser;
+    },
+  };
 }
 
 /** Collects console errors and uncaught page errors; tests assert the list is empty. */

@@ -2,22 +2,11 @@
 // toggle on a phone that is there at any step and opens with the keyboard, anchors that land below
 // it, a typed sentence that Back undoes, notices in view and once each, no layout shift under the
 // reader, and d_k written with a subscript.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, settled, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, settled, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 // Each test has a page (a context) of its own. The suites whose checks wait only on what the page reports
 // (or poll a layout) run concurrently; the history suite, whose commits hang on real pauses between keys
@@ -49,11 +38,11 @@ function watchLayoutShifts(): void {
 }
 
 async function open(query = '', viewport = DESKTOP, init?: () => void): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport });
+  const context = await site.browser.newContext({ viewport });
   const page = await context.newPage();
   if (init) await page.addInitScript(init);
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html${query}`);
+  await page.goto(`${site.server.url}/index.html${query}`);
   await goLive(page);
   return { page, errors };
 }
@@ -238,7 +227,7 @@ describe('history: Back and Forward walk the reader’s changes', () => {
     await expect.poll(() => new URL(page.url()).searchParams.get('tokens')).toBe('the cat sat on the mat');
     await page.goBack();
     await expect.poll(() => sentenceOf(page)).toBe(before);
-    expect(new URL(page.url()).origin).toBe(server.url); // still on the page
+    expect(new URL(page.url()).origin).toBe(site.server.url); // still on the page
     await expect.poll(() => field.inputValue()).toBe(before); // the field follows, focused or not
     await page.goForward();
     await expect.poll(() => sentenceOf(page)).toBe('the cat sat on the mat');
