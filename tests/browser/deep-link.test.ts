@@ -3,22 +3,9 @@
 // shift (CLS, as Lighthouse counts it) at most 0.1 for every step, on a desktop and on a phone.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { collectErrors, settled, stillTop, useServerAndBrowser } from './harness';
+import { collectErrors, layoutShifts, settled, stillTop, useServerAndBrowser, watchLayoutShifts } from './harness';
 
 const site = useServerAndBrowser();
-
-/** Layout shifts as CLS counts them (none here follows input), from the first paint. */
-function watchLayoutShifts(): void {
-  const shifts = { cls: 0, entries: [] as string[] };
-  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
-      if (entry.hadRecentInput) continue;
-      shifts.cls += entry.value;
-      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms`);
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-}
 
 /**
  * The step's top once it has stayed put for 30 frames (scrollToStep realigns it for at most 20 frames after
@@ -74,9 +61,7 @@ describe('a link to a step', () => {
         expect(top, label).toBeGreaterThanOrEqual(barBottom - 1);
         if (index <= lastFull) expect(Math.abs(top - margin), label).toBeLessThan(2);
         expect(top, label).toBeLessThan(viewport.height / 2);
-        const { cls, entries } = await page.evaluate(
-          () => (window as unknown as { layoutShifts: { cls: number; entries: string[] } }).layoutShifts,
-        );
+        const { cls, entries } = await layoutShifts(page);
         expect(cls, `${label}: ${entries.join(', ')}`).toBeLessThanOrEqual(0.1);
         expect(errors, label).toEqual([]);
         await page.close();

@@ -343,6 +343,42 @@ export function stillTop(element: Locator, frames: number): Promise<number> {
   );
 }
 
+/** The page's layout shifts since it started (watchLayoutShifts). */
+export interface LayoutShifts {
+  /** CLS: the sum of the shifts not within 500 ms of the reader's input. */
+  cls: number;
+  /** The sum of every shift, input or not. */
+  all: number;
+  /** Each shift CLS counts, one line: its value, when, and what moved. */
+  entries: string[];
+}
+
+/** An init script (page.addInitScript): records every layout shift from the page's start, for layoutShifts(). */
+export function watchLayoutShifts(): void {
+  const shifts = { cls: 0, all: 0, entries: [] as string[] };
+  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & {
+      value: number;
+      hadRecentInput: boolean;
+      sources?: { node?: Node }[];
+    })[]) {
+      shifts.all += entry.value;
+      if (entry.hadRecentInput) continue;
+      shifts.cls += entry.value;
+      const moved = (entry.sources ?? []).map((s) =>
+        s.node instanceof Element ? `${s.node.localName}.${s.node.className}#${s.node.id}` : String(s.node?.nodeName),
+      );
+      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms: ${moved.join(', ')}`);
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+}
+
+/** What watchLayoutShifts has recorded on `page` so far. */
+export function layoutShifts(page: Page): Promise<LayoutShifts> {
+  return page.evaluate(() => (window as unknown as { layoutShifts: LayoutShifts }).layoutShifts);
+}
+
 // ---- axe-core ---------------------------------------------------------------------------------------
 
 /** axe's rules whose outcome depends on colours. */

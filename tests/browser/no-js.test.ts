@@ -12,7 +12,18 @@ import { join } from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Settings } from '../../web/src/settings';
-import { axe, builtInlineStyles, collectErrors, distDir, seriousViolations, serve, settled, useServerAndBrowser } from './harness';
+import {
+  axe,
+  builtInlineStyles,
+  collectErrors,
+  distDir,
+  layoutShifts,
+  seriousViolations,
+  serve,
+  settled,
+  useServerAndBrowser,
+  watchLayoutShifts,
+} from './harness';
 
 /** The article's example's numbers (tests/unit/article-numbers.test.ts checks where they come from). */
 const ARTICLE_NUMBERS = ['1.30', '0.31', '0.26', '0.25', '0.18', '1.13'];
@@ -154,29 +165,6 @@ describe('with JavaScript off', () => {
     }
   }, 300_000); // axe on the whole walkthrough takes over a minute, and twice that on a loaded box
 });
-
-/** Layout shifts as CLS counts them (not within 500 ms of input), with what moved. */
-function watchLayoutShifts(): void {
-  const shifts = { cls: 0, entries: [] as string[] };
-  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & {
-      value: number;
-      hadRecentInput: boolean;
-      sources?: { node?: Node }[];
-    })[]) {
-      if (entry.hadRecentInput) continue;
-      shifts.cls += entry.value;
-      const moved = (entry.sources ?? []).map((s) =>
-        s.node instanceof Element ? `${s.node.localName}.${s.node.className}` : String(s.node?.nodeName),
-      );
-      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms: ${moved.join(', ')}`);
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-}
-
-const layoutShifts = (page: Page) =>
-  page.evaluate(() => (window as unknown as { layoutShifts: { cls: number; entries: string[] } }).layoutShifts);
 
 describe('with JavaScript on', () => {
   test('a reader who only looks downloads the page and its first script; the first key loads the live part', async () => {

@@ -4,7 +4,7 @@
 // reader, and d_k written with a subscript.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { collectErrors, goLive, settled, useServerAndBrowser } from './harness';
+import { collectErrors, goLive, layoutShifts, settled, useServerAndBrowser, watchLayoutShifts } from './harness';
 
 const site = useServerAndBrowser();
 
@@ -13,29 +13,6 @@ const site = useServerAndBrowser();
 // and on the bar's one-second history throttle, runs alone.
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 360, height: 740 };
-
-/** Layout shifts as CLS counts them (none within 500 ms of the reader's input), and all of them. */
-function watchLayoutShifts(): void {
-  const totals = { cls: 0, all: 0, entries: [] as { value: number; recent: boolean; sources: string[] }[] };
-  (window as unknown as { layoutShifts: typeof totals }).layoutShifts = totals;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & {
-      value: number;
-      hadRecentInput: boolean;
-      sources?: { node?: Node }[];
-    })[]) {
-      totals.all += entry.value;
-      if (!entry.hadRecentInput) totals.cls += entry.value;
-      totals.entries.push({
-        value: entry.value,
-        recent: entry.hadRecentInput,
-        sources: (entry.sources ?? []).map((s) =>
-          s.node instanceof Element ? `${s.node.localName}.${s.node.className}#${s.node.id}` : String(s.node?.nodeName),
-        ),
-      });
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-}
 
 async function open(query = '', viewport = DESKTOP, init?: () => void): Promise<{ page: Page; errors: string[] }> {
   const context = await site.browser.newContext({ viewport });
@@ -320,7 +297,7 @@ describe.concurrent('no layout shift under the reader', () => {
   test('CLS at most 0.1 over the load and 20 changes made at step 6', async ({ expect }) => {
     const { page, errors } = await open('?weights=random', DESKTOP, watchLayoutShifts); // changes d_model too
     await settled(page);
-    const load = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number } }).layoutShifts.cls);
+    const load = (await layoutShifts(page)).cls;
     // To step 6 as a reader goes there: the contents link, clicked (input, so CLS leaves the jump itself out).
     await page.locator('nav.toc a[href="#weighted-sum"]').click();
     await page.waitForTimeout(600);
@@ -360,7 +337,7 @@ describe.concurrent('no layout shift under the reader', () => {
         await page.waitForTimeout(600);
       }
     }
-    const shifts = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number; all: number } }).layoutShifts);
+    const shifts = await layoutShifts(page);
     console.log(
       `CLS: load ${load.toFixed(4)}, load and ${changes} changes ${shifts.cls.toFixed(4)} (all shifts, input included: ${shifts.all.toFixed(4)}); step 6 heading at ${headingTops.join(', ')}`,
     );
