@@ -92,6 +92,12 @@ function scrollIntoStepperView(page: Page): Promise<void> {
 const stepperOf = (page: Page) => page.locator('#flash .flash-stepper');
 const positionOf = async (page: Page) => Number(await stepperOf(page).getAttribute('data-position'));
 const totalOf = async (page: Page) => Number(await stepperOf(page).getAttribute('data-total'));
+/** How long a tile cell's transition lasts, in seconds (none under reduced motion). */
+const tileTransitionSeconds = (page: Page) =>
+  page
+    .locator('#flash .flash-tile-cell')
+    .first()
+    .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
 
 /** Runs the measurement with the test hook's cap and waits for it to finish. */
 async function runCapped(page: Page, scope: string, maxN: number): Promise<void> {
@@ -200,10 +206,7 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await positionOf(page)).toBe(1);
     await page.clock.runFor(AUTOPLAY_MS);
     expect(await positionOf(page)).toBe(2);
-    const duration = await page
-      .locator('#flash .flash-tile-cell')
-      .first()
-      .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    const duration = await tileTransitionSeconds(page);
     expect(duration).toBeLessThan(0.001);
     await autoplay.click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
@@ -224,10 +227,7 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await positionOf(page)).toBe(0);
     await page.clock.runFor(AUTOPLAY_MS);
     expect(await positionOf(page)).toBe(1);
-    const duration = await page
-      .locator('#flash .flash-tile-cell')
-      .first()
-      .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    const duration = await tileTransitionSeconds(page);
     expect(duration).toBeGreaterThan(0.05);
     await page.locator('#flash .flash-next').click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');

@@ -31,6 +31,15 @@ function serveWith(wasm: Route | null, headers?: (path: string) => Record<string
 // Each test serves the site its own way (a missing, damaged or blocked .wasm).
 const site = useServerAndBrowser({ serve: false });
 
+/** An init script: keeps the message of every attention-error event the page's elements fire, for attentionErrors(). */
+function recordAttentionErrors(): void {
+  const events: string[] = [];
+  (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
+  document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
+}
+
+const attentionErrors = (page: Page) => page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
+
 /** Errors that are not the failure under test (the browser logs a failed resource load itself). */
 function unexpected(errors: string[]): string[] {
   return errors.filter((e) => !/Failed to load resource|Content Security Policy|wasm-unsafe-eval|WebAssembly/.test(e));
@@ -126,16 +135,12 @@ describe('when the engine cannot load', () => {
       const page = await site.browser.newPage();
       if (c.init) await page.addInitScript(c.init);
       const errors = collectErrors(page);
-      await page.addInitScript(() => {
-        const events: string[] = [];
-        (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
-        document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
-      });
+      await page.addInitScript(recordAttentionErrors);
       await page.goto(`${server.url}/host.html`);
       await hostShowsErrors(page, c.message);
       if (c.advice) expect(await page.locator(`${ELEMENTS[0]} .load-error`).innerText()).toMatch(c.advice);
       // Every element has shown its error (above), and each one's event came with it.
-      const events = await page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
+      const events = await attentionErrors(page);
       expect(events).toHaveLength(ELEMENTS.length);
       for (const message of events) expect(message).toMatch(c.message);
       expect(server.requests.some((path) => path.endsWith('.wasm'))).toBe(c.fetchesWasm);
@@ -184,18 +189,14 @@ describe('when the engine cannot load', () => {
     });
     const page = await site.browser.newPage();
     const errors = collectErrors(page);
-    await page.addInitScript(() => {
-      const events: string[] = [];
-      (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
-      document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
-    });
+    await page.addInitScript(recordAttentionErrors);
     await page.goto(`${host.url}/host.html`);
     const element = page.locator('attention-scores');
     expect(await started(element)).toBe('error');
     const message = await element.locator('.load-error').innerText();
     expect(message).toMatch(/could not be downloaded \(.+\): .*without CORS headers/);
     expect(message).toMatch(/the host must serve the embed\/ files with an Access-Control-Allow-Origin header/);
-    const events = await page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
+    const events = await attentionErrors(page);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatch(/without CORS headers/);
     expect(files.requests.some((path) => path.endsWith('.wasm'))).toBe(true);

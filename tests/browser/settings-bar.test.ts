@@ -148,6 +148,12 @@ describe.concurrent('the bar’s size', () => {
   });
 });
 
+/** Whether step `id`'s top has landed within 24 px below the settings bar's bottom, `barBottom`. */
+async function landedBelow(page: Page, id: string, barBottom: number): Promise<boolean> {
+  const top = (await box(page, `#${id}`)).top;
+  return top >= barBottom && top <= barBottom + 24;
+}
+
 describe.concurrent('anchors land below the bar', () => {
   for (const [name, viewport] of [
     ['1280 px', DESKTOP],
@@ -159,15 +165,7 @@ describe.concurrent('anchors land below the bar', () => {
       await expect.poll(() => page.evaluate(() => location.hash)).toBe('#softmax');
       const barBottom = (await box(page, '.settings-bar')).bottom;
       // scrollToStep aligns the heading again while the sections above take their real size.
-      await expect
-        .poll(
-          async () => {
-            const top = (await box(page, '#softmax')).top;
-            return top >= barBottom && top <= barBottom + 24;
-          },
-          { timeout: 15_000 },
-        )
-        .toBe(true);
+      await expect.poll(() => landedBelow(page, 'softmax', barBottom), { timeout: 15_000 }).toBe(true);
       const heading = await box(page, '#softmax h2');
       expect(heading.top).toBeGreaterThan(barBottom);
       expect(errors).toEqual([]);
@@ -178,15 +176,7 @@ describe.concurrent('anchors land below the bar', () => {
   test('a #step link opened from outside', async ({ expect }) => {
     const { page, errors } = await open('#weighted-sum');
     const barBottom = (await box(page, '.settings-bar')).bottom;
-    await expect
-      .poll(
-        async () => {
-          const top = (await box(page, '#weighted-sum')).top;
-          return top >= barBottom && top <= barBottom + 24;
-        },
-        { timeout: 15_000 },
-      )
-      .toBe(true);
+    await expect.poll(() => landedBelow(page, 'weighted-sum', barBottom), { timeout: 15_000 }).toBe(true);
     expect(errors).toEqual([]);
     await page.context().close();
   });
