@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { goLive, serve } from '../browser/harness';
 import { median, quantile } from './data';
+import { buildPage } from './pages';
 import { measureChanges, measureFirstLoad } from './latency';
 import { READER_MODELS, type ReaderTiming } from './reader-timing';
 import type { EnvironmentResult } from './setup';
@@ -27,20 +28,11 @@ export const siteDir = join(benchDir, 'site');
 // only in isolated pages. Every participant still runs single-threaded.
 const isolated = () => ({ 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
 
+/** The kernel suite's page (tests/bench/page) into build/bench/page, with every peer's .wasm and the reader models beside it. */
 export async function buildBenchPage(): Promise<void> {
-  await build({
-    configFile: false,
-    root: join(root, 'tests', 'bench', 'page'),
-    base: './',
-    logLevel: 'warn',
-    publicDir: false,
-    build: { outDir: pageDir, emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0, chunkSizeWarningLimit: 1e9 },
-  });
+  await buildPage(join(root, 'tests', 'bench', 'page'), pageDir, 'benchmark');
   const ortDist = dirname(require.resolve('onnxruntime-web')); // .../dist (the package exports no package.json)
-  const tfDist = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
   copyFileSync(join(ortDist, 'ort-wasm-simd-threaded.wasm'), join(pageDir, 'ort-wasm-simd-threaded.wasm'));
-  for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'])
-    copyFileSync(join(tfDist, f), join(pageDir, f));
   copyFileSync(join(benchDir, 'roof_probe.wasm'), join(pageDir, 'roof_probe.wasm'));
   for (const { file } of READER_MODELS) copyFileSync(join(root, 'web', 'src', 'model', file), join(pageDir, file));
 }

@@ -23,7 +23,7 @@
 // if not yet) with Vite and runs the Chromium suite and the page measurements (browser.ts); then prints
 // the tables and writes build/bench/results.json, results.md and chart.svg.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchBrowser } from '../browser/harness';
@@ -59,6 +59,33 @@ const report: BenchReport = {
   errors: [],
   seconds: 0,
 };
+
+/**
+ * Runs tests/bench/`script` in a Node process of its own (V8's --single-threaded unless told otherwise),
+ * which writes its result to `out` (removed first, so no earlier run's result stands in) and takes `args`
+ * after it. Its exit status.
+ */
+function runInNode(script: string, out: string, args: string[], { singleThreaded = true, env = process.env } = {}): number | null {
+  rmSync(out, { force: true });
+  const node = [...(singleThreaded ? ['--single-threaded'] : []), '--import', 'tsx'];
+  return spawnSync(process.execPath, [...node, `tests/bench/${script}`, out, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env,
+  }).status;
+}
+
+/**
+ * The report's section from a bench of its own (runInNode), whose result holds the section's `text`:
+ * '' when it wrote none. A failure goes to report.errors; a run that fails after writing its result
+ * (reader.ts when one part failed, train-presets.ts when every preset did) keeps its text.
+ */
+function sectionFrom(label: string, script: string, out: string, args: string[], options?: Parameters<typeof runInNode>[3]): string {
+  const status = runInNode(script, out, args, options);
+  if (status !== 0) report.errors.push(`${label} exited with ${status}`);
+  return existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text : '';
+}
+
 try {
   report.machine.nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim()) || report.machine.nproc;
 } catch {
@@ -101,51 +128,30 @@ if (args.includes('--reuse-node') && existsSync(join(benchDir, 'node.json'))) {
   report.environments.push(JSON.parse(readFileSync(join(benchDir, 'node.json'), 'utf8')) as EnvironmentResult);
 } else if (!args.includes('--no-node')) {
   const out = join(benchDir, 'node.json');
-  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/node-main.ts', out, ...suiteArgs], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (child.status === 0) report.environments.push(JSON.parse(readFileSync(out, 'utf8')) as EnvironmentResult);
-  else report.errors.push(`node: the Node process exited with ${child.status}`);
+  const status = runInNode('node-main.ts', out, suiteArgs);
+  if (status === 0) report.environments.push(JSON.parse(readFileSync(out, 'utf8')) as EnvironmentResult);
+  else report.errors.push(`node: the Node process exited with ${status}`);
 }
 
 // ---- training step (tests/bench/training.ts) ------------------------------------------------------------
 let trainingText = '';
 if (!args.includes('--no-training')) {
-  const out = join(benchDir, 'training.json');
   const passed = args.filter((arg) => arg === '--no-browser' || arg === '--no-torch');
-  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/training.ts', out, ...passed], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (child.status === 0) trainingText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
-  else report.errors.push(`training: the training benchmark exited with ${child.status}`);
+  trainingText = sectionFrom('training: the training benchmark', 'training.ts', join(benchDir, 'training.json'), passed);
 }
 
 // ---- long-context kernels against onnxruntime-web (tests/bench/long-context.ts) -------------------------
 let longContextText = '';
 if (!args.includes('--no-long-context')) {
-  const out = join(benchDir, 'long-context.json');
   const passed = args.filter((arg) => arg === '--quick');
-  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/long-context.ts', out, ...passed], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (child.status === 0) longContextText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
-  else report.errors.push(`long-context: the long-context benchmark exited with ${child.status}`);
+  longContextText = sectionFrom('long-context: the long-context benchmark', 'long-context.ts', join(benchDir, 'long-context.json'), passed);
 }
 
 // ---- step 1's reader model: answer time in Node and Chromium, native training step (tests/bench/reader.ts)
 let readerText = '';
 if (!args.includes('--no-reader')) {
-  const out = join(benchDir, 'reader.json');
   const passed = args.filter((arg) => arg === '--no-browser' || arg === '--no-native');
-  const child = spawnSync(process.execPath, ['--single-threaded', '--import', 'tsx', 'tests/bench/reader.ts', out, ...passed], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (existsSync(out)) readerText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
-  if (child.status !== 0) report.errors.push(`reader: the reader benchmark exited with ${child.status}`);
+  readerText = sectionFrom('reader: the reader benchmark', 'reader.ts', join(benchDir, 'reader.json'), passed);
 }
 
 // ---- the training presets in the walkthrough, in Chromium (tests/bench/train-presets.ts) ----------------
@@ -154,18 +160,14 @@ let walkText = '';
 let tasksText = '';
 let siteBuilt = false;
 if (!args.includes('--no-presets') && !args.includes('--no-browser')) {
-  const out = join(benchDir, 'train-presets.json');
   try {
     log('[bench] building the site (build/bench/site)');
     await buildSite();
     siteBuilt = true;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', 'tests/bench/train-presets.ts', out], {
-      cwd: root,
-      stdio: ['ignore', 'inherit', 'inherit'],
+    presetsText = sectionFrom('presets: the training presets benchmark', 'train-presets.ts', join(benchDir, 'train-presets.json'), [], {
+      singleThreaded: false,
       env: { ...process.env, DIST_DIR: siteDir },
     });
-    if (child.status === 0) presetsText = (JSON.parse(readFileSync(out, 'utf8')) as { text: string }).text;
-    else report.errors.push(`presets: the training presets benchmark exited with ${child.status}`);
   } catch (error) {
     report.errors.push(`presets: ${String(error)}`);
   }

@@ -14,7 +14,7 @@
 //   node --single-threaded --import tsx tests/bench/training.ts [build/bench/training.json]
 //        [--no-browser] [--no-torch] [--no-tfjs-cpu] [--rounds=11] [--sample-ms=300]
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -257,20 +257,10 @@ let chromiumVersion = '';
 if (flag('no-browser')) note('Chromium: skipped (--no-browser)');
 else {
   try {
-    const { build } = await import('vite');
+    const { buildPage } = await import('./pages');
     const { launchBrowser, serve } = await import('../browser/harness');
     const pageDir = join(benchDir, 'training-page');
-    await build({
-      configFile: false,
-      root: join(root, 'tests', 'bench', 'peers', 'training-page'),
-      base: './',
-      logLevel: 'warn',
-      publicDir: false,
-      build: { outDir: pageDir, emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0, chunkSizeWarningLimit: 1e9 },
-    });
-    const tfDist = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist');
-    for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'])
-      copyFileSync(join(tfDist, f), join(pageDir, f));
+    await buildPage(join(root, 'tests', 'bench', 'peers', 'training-page'), pageDir, 'training benchmark');
     const server = await serve({ root: pageDir });
     cleanups.push(() => server.close());
     const browser = await launchBrowser();

@@ -5,8 +5,8 @@
 // Tab, operated with keys alone, each one changing the state it names, each one showing focus.
 // Length (~550 lines): one browser launch and one server for every page axe-core checks; split, each file
 // would launch Chromium again, and the browser suite is the one near its time budget.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
 import {
   axe,
@@ -15,14 +15,12 @@ import {
   COLOUR_RULES,
   goLive,
   hostPage,
-  launchBrowser,
   nextFrames,
   seriousViolations,
-  serve,
   settled,
   showAllSections,
   started,
-  type StaticServer,
+  useServerAndBrowser,
 } from './harness';
 
 const TAGS = [...Object.values(STEP_ELEMENTS), WALKTHROUGH_ELEMENT];
@@ -38,18 +36,7 @@ ${Object.values(STEP_ELEMENTS)
   { title: "An author's article with embeds" },
 );
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve({ routes: { '/host.html': { body: HOST } } });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser({ serve: { routes: { '/host.html': { body: HOST } } } });
 
 async function startAll(page: Page): Promise<number> {
   const elements = page.locator(`main :is(${TAGS.join(', ')})`);
@@ -64,10 +51,10 @@ async function startAll(page: Page): Promise<number> {
 }
 
 async function violationsOn(path: string, colorScheme: 'light' | 'dark'): Promise<string[]> {
-  const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
+  const context = await site.browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const errors = collectErrors(page);
-  await page.goto(`${server.url}${path}`);
+  await page.goto(`${site.server.url}${path}`);
   expect(await startAll(page)).toBeGreaterThanOrEqual(10);
   await showAllSections(page);
   // In light, every rule but the colour ones over the whole page, the elements' shadow roots included
@@ -109,11 +96,11 @@ describe.concurrent('the figure menus with "Embed this step" open', () => {
   // embed button at the end of a section without a figure menu in reach, each under axe, light and dark.
   for (const colorScheme of ['light', 'dark'] as const) {
     test(`axe finds nothing serious or critical in them, ${colorScheme}`, { timeout: AXE_BOUND_MS }, async ({ expect }) => {
-      const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      const context = await site.browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.url });
       const page = await context.newPage();
       const errors = collectErrors(page);
-      await page.goto(`${server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
+      await page.goto(`${site.server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
       await goLive(page);
       await showAllSections(page);
       const table = page.locator('#softmax .export-tools').first();
@@ -172,9 +159,9 @@ const EFFECT_BOUND_MS = 60_000;
 
 describe('keyboard only', () => {
   test('Tab reaches every control of the settings bar in order, and each one works from the keyboard', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/index.html`);
+    await page.goto(`${site.server.url}/index.html`);
     await goLive(page);
 
     // From the top of the page: the skip link first, then into the element's settings bar.
@@ -315,8 +302,8 @@ window.__describe = (el) => {
 describe('keyboard only, every control of every step', () => {
   test('Tab reaches every visible control in the walkthrough, each showing focus; each one works from the keyboard', async () => {
     // With the clipboard allowed, as in a reader's browser: the copy buttons copy instead of opening their fallback.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.url });
     // Step 10's autoplay (the page's only interval) would step the tiles while the pass walks them, and a
     // tile's tables change shape (a cell of a one-column table has no neighbour to move to): the interval
     // never ticks here, so every run meets the same page. Autoplay itself is tested in flash.test.ts.
@@ -325,7 +312,7 @@ describe('keyboard only, every control of every step', () => {
     });
     const page = await context.newPage();
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
+    await page.goto(`${site.server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
     await goLive(page);
     await page.evaluate(CONTROLS_IN_PAGE);
     type W = {

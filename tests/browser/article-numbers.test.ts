@@ -3,28 +3,20 @@
 // weights 0.31 / 0.26 / 0.25 / 0.18 (step 5), the output 0.31(2.0) + 0.26(0.5) + 0.25(1.5) + 0.18(0.0)
 // = 1.13 (step 6), the causal weights (step 7) and softmax([1, 2, 3]) with its ×8 (step 4). The unit
 // test tests/unit/default-snapshot.test.ts checks the same numbers in the snapshot these are drawn from.
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, settled, type StaticServer } from './harness';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { collectErrors, goLive, settled, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
+const site = useServerAndBrowser();
 let page: Page;
 let errors: string[];
 
 beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html`);
+  await page.goto(`${site.server.url}/index.html`);
   await goLive(page);
   await settled(page);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 /** The table of a step whose caption starts with `caption`. */

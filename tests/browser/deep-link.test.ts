@@ -1,35 +1,11 @@
 // A link to one step (index.html#causal) opens the page at that step, below the settings bar, and the
 // page does not move under the reader while the live figures replace the prerendered ones: layout
 // shift (CLS, as Lighthouse counts it) at most 0.1 for every step, on a desktop and on a phone.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, launchBrowser, serve, settled, stillTop, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, layoutShifts, settled, stillTop, useServerAndBrowser, watchLayoutShifts } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** Layout shifts as CLS counts them (none here follows input), from the first paint. */
-function watchLayoutShifts(): void {
-  const shifts = { cls: 0, entries: [] as string[] };
-  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
-      if (entry.hadRecentInput) continue;
-      shifts.cls += entry.value;
-      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms`);
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-}
+const site = useServerAndBrowser();
 
 /**
  * The step's top once it has stayed put for 30 frames (scrollToStep realigns it for at most 20 frames after
@@ -59,11 +35,11 @@ const VIEWPORTS = [
 describe('a link to a step', () => {
   for (const [name, viewport] of VIEWPORTS) {
     test(`on a ${name}, every step's link lands on it below the bar, with CLS ≤ 0.1`, async () => {
-      const context = await browser.newContext({ viewport });
+      const context = await site.browser.newContext({ viewport });
       await context.addInitScript(watchLayoutShifts);
       // Every step the page has, in its order, as its table of contents links them.
       const first = await context.newPage();
-      await first.goto(`${server.url}/index.html`);
+      await first.goto(`${site.server.url}/index.html`);
       const ids = await first.evaluate(() =>
         [...document.querySelector('attention-walkthrough')!.shadowRoot!.querySelectorAll('nav.toc a')].map((a) =>
           a.getAttribute('href')!.slice(1),
@@ -77,7 +53,7 @@ describe('a link to a step', () => {
         // A page of its own each: a goto that changes only the fragment would not load the page again.
         const page = await context.newPage();
         const errors = collectErrors(page);
-        await page.goto(`${server.url}/index.html#${id}`);
+        await page.goto(`${site.server.url}/index.html#${id}`);
         await settled(page);
         const { top, barBottom, margin } = await landing(page, id);
         const label = `#${id} on a ${name}`;
@@ -85,9 +61,7 @@ describe('a link to a step', () => {
         expect(top, label).toBeGreaterThanOrEqual(barBottom - 1);
         if (index <= lastFull) expect(Math.abs(top - margin), label).toBeLessThan(2);
         expect(top, label).toBeLessThan(viewport.height / 2);
-        const { cls, entries } = await page.evaluate(
-          () => (window as unknown as { layoutShifts: { cls: number; entries: string[] } }).layoutShifts,
-        );
+        const { cls, entries } = await layoutShifts(page);
         expect(cls, `${label}: ${entries.join(', ')}`).toBeLessThanOrEqual(0.1);
         expect(errors, label).toEqual([]);
         await page.close();

@@ -4,23 +4,12 @@
 // origin, sizes its iframe to the embedded step: the embed page posts its height, the snippet's listener
 // sets it, and only messages from the site's own frame count. Where the host strips the listener the
 // iframe starts at the height the section had on the walkthrough rather than a fixed 640 px.
-import type { Browser, Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS } from '../../web/src/elements/registry';
-import { collectErrors, goLive, launchBrowser, serve, showAllSections, type StaticServer } from './harness';
+import { collectErrors, goLive, serve, showAllSections, useServerAndBrowser } from './harness';
 
-let site: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  site = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const site = useServerAndBrowser();
 
 /** Opens "Embed this step" from a figure's menu (or the section's own embed button) and reads its snippets. */
 async function embedFrom(tools: Locator): Promise<{ element: string; iframe: string }> {
@@ -38,11 +27,11 @@ async function embedFrom(tools: Locator): Promise<{ element: string; iframe: str
 
 describe('"Embed this step"', () => {
   test('every section offers it in its figures’ menus (or at its end), none in its header; its snippets are the section’s with the page’s settings', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.url });
     const page = await context.newPage();
     const errors = collectErrors(page);
-    await page.goto(`${site.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99&causal=1`);
+    await page.goto(`${site.server.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99&causal=1`);
     await goLive(page);
     await showAllSections(page);
     const endMenus: string[] = [];
@@ -62,11 +51,13 @@ describe('"Embed this step"', () => {
       const reachable = section.locator('.export-tools:visible:not(.predict-target .export-tools)').first();
       const { element, iframe } = await embedFrom(reachable);
       const tag = STEP_ELEMENTS[id];
-      expect(element).toMatch(new RegExp(`^<script type="module" src="${site.url}/embed/attention-by-hand\\.js"></script>\n<${tag}[ >]`));
-      expect(iframe).toMatch(new RegExp(`^<iframe src="${site.url}/embed\\.html\\?[^"]*step=${step.id}"`));
+      expect(element).toMatch(
+        new RegExp(`^<script type="module" src="${site.server.url}/embed/attention-by-hand\\.js"></script>\n<${tag}[ >]`),
+      );
+      expect(iframe).toMatch(new RegExp(`^<iframe src="${site.server.url}/embed\\.html\\?[^"]*step=${step.id}"`));
       if (step.id === 'train') {
         expect(element).toBe(
-          `<script type="module" src="${site.url}/embed/attention-by-hand.js"></script>\n<attention-train></attention-train>`,
+          `<script type="module" src="${site.server.url}/embed/attention-by-hand.js"></script>\n<attention-train></attention-train>`,
         );
       } else {
         // The page's settings, as attributes and as the frame's parameters.
@@ -104,9 +95,9 @@ describe('"Embed this step"', () => {
 
 describe('the copied iframe snippet', () => {
   test('pasted on another origin, the iframe takes its content’s height; other frames cannot resize it', async () => {
-    const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    const page = await site.browser.newPage({ viewport: { width: 1000, height: 800 } });
     const errors = collectErrors(page);
-    await page.goto(`${site.url}/index.html?tokens=one+two+three&heads=1`);
+    await page.goto(`${site.server.url}/index.html?tokens=one+two+three&heads=1`);
     await goLive(page);
     const { iframe: snippet } = await embedFrom(page.locator('#softmax .export-tools').first());
     // The section's height as drawn, without the embed panel that just opened (the snippet was written before it).
@@ -124,7 +115,7 @@ describe('the copied iframe snippet', () => {
     expect(snippet).toMatch(
       /^<iframe src="[^"]+\/embed\.html\?[^"]*step=softmax[^"]*"[^>]* data-attention-by-hand><\/iframe>\n<script>[^<]+<\/script>$/,
     );
-    expect(snippet).toContain(`e.origin!==${JSON.stringify(new URL(site.url).origin)}`);
+    expect(snippet).toContain(`e.origin!==${JSON.stringify(new URL(site.server.url).origin)}`);
     expect(snippet).toContain('tokens=one+two+three');
 
     const host = await serve({

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, goLive, hostPage, launchBrowser, serve, type StaticServer } from './harness';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, distDir, goLive, hostPage, serve, useServerAndBrowser } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -28,24 +28,15 @@ const TEN_ELEMENTS = `
 const articlePage = (script: string, body: string) =>
   hostPage(`<h1>My article about attention</h1><p>Some prose by the author.</p>${body}`, { title: 'Host article', script });
 
-let site: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  site = await serve({
+const site = useServerAndBrowser({
+  serve: {
     headers: () => ({ 'access-control-allow-origin': '*' }),
     routes: { '/host.html': { body: articlePage('./embed/attention-by-hand.js', TEN_ELEMENTS) } },
-  });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
+  },
 });
 
 async function newPage(context?: BrowserContext): Promise<{ page: Page; errors: string[]; violations: () => Promise<string[]> }> {
-  const page = await (context ?? browser).newPage();
+  const page = await (context ?? site.browser).newPage();
   await page.addInitScript(() => {
     const list: string[] = [];
     (window as unknown as { cspViolations: string[] }).cspViolations = list;
@@ -103,10 +94,10 @@ describe('embedding', () => {
 
   test('an element shows the same numbers as the main page for the same settings, and `result` is the engine’s', async () => {
     const { page } = await newPage();
-    await page.goto(`${site.url}/index.html?weights=random&tokens=the+cat+sat+on+the+mat&d_model=16&heads=4`);
+    await page.goto(`${site.server.url}/index.html?weights=random&tokens=the+cat+sat+on+the+mat&d_model=16&heads=4`);
     await goLive(page);
     const mainWeights = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
-    await page.goto(`${site.url}/host.html`);
+    await page.goto(`${site.server.url}/host.html`);
     await startAll(page, 'attention-scores');
     const element = await page.evaluate(() => {
       const el = document.querySelector('attention-scores') as unknown as {
@@ -128,7 +119,7 @@ describe('embedding', () => {
 
   test('changing an attribute updates the figure and fires attention-change', async () => {
     const { page } = await newPage();
-    await page.goto(`${site.url}/host.html`);
+    await page.goto(`${site.server.url}/host.html`);
     await startAll(page, 'attention-scores');
     // Scrolled far out of view (a host may read a figure nobody sees): still drawn before the event.
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
@@ -167,12 +158,12 @@ describe('embedding', () => {
   test('served from a second origin (CORS), the elements still work', async () => {
     const host = await serve({
       headers: () => ({
-        'content-security-policy': `default-src 'self'; script-src 'self' ${site.url} 'wasm-unsafe-eval'; connect-src 'self' ${site.url}; style-src 'self'`,
+        'content-security-policy': `default-src 'self'; script-src 'self' ${site.server.url} 'wasm-unsafe-eval'; connect-src 'self' ${site.server.url}; style-src 'self'`,
       }),
       routes: {
         '/article.html': {
           body: articlePage(
-            `${site.url}/embed/attention-by-hand.js`,
+            `${site.server.url}/embed/attention-by-hand.js`,
             '<attention-softmax tokens="x y z"></attention-softmax><attention-mask causal></attention-mask>',
           ),
         },
@@ -197,7 +188,7 @@ describe('embedding', () => {
       routes: {
         '/frame-host.html': {
           body: `<!doctype html><html lang="en"><head><title>Frame host</title></head><body>
-<iframe id="f" src="${site.url}/embed.html?step=softmax&tokens=one+two+three&heads=1" width="600" height="100" title="Softmax"></iframe>
+<iframe id="f" src="${site.server.url}/embed.html?step=softmax&tokens=one+two+three&heads=1" width="600" height="100" title="Softmax"></iframe>
 <script type="module" src="/listen.js"></script></body></html>`,
         },
         '/listen.js': {
@@ -226,7 +217,7 @@ describe('embedding', () => {
 
   test('an unknown step in the iframe URL says so and shows a working step', async () => {
     const { page, errors } = await newPage();
-    await page.goto(`${site.url}/embed.html?step=%3Cscript%3E`);
+    await page.goto(`${site.server.url}/embed.html?step=%3Cscript%3E`);
     await expect.poll(() => page.locator('.embed-notice').innerText()).toMatch(/no step called “<script>”/);
     await expect.poll(() => page.locator('attention-scores').getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
     expect(errors).toEqual([]);
@@ -236,7 +227,7 @@ describe('embedding', () => {
   test('the iframe takes the element’s name as the step: step=mask and step=attention-mask show <attention-mask>', async () => {
     const { page, errors } = await newPage();
     for (const step of ['mask', 'attention-mask']) {
-      await page.goto(`${site.url}/embed.html?step=${step}&tokens=we+predict+the+next+word&causal=1`);
+      await page.goto(`${site.server.url}/embed.html?step=${step}&tokens=we+predict+the+next+word&causal=1`);
       const element = page.locator('#embed > attention-mask');
       await expect.poll(() => element.getAttribute('data-ready'), { timeout: 20_000 }).toBe('true');
       expect(await page.locator('.embed-notice').count()).toBe(0);
@@ -255,7 +246,7 @@ describe('embedding', () => {
 
   test('the docs page states the script’s and the engine’s sizes as measured from the built files', async () => {
     const { page, errors } = await newPage();
-    await page.goto(`${site.url}/docs.html`);
+    await page.goto(`${site.server.url}/docs.html`);
     const stated = page.locator('.lede [data-size-of]');
     expect(await stated.count()).toBe(2);
     for (let i = 0; i < 2; i++) {
@@ -275,10 +266,10 @@ describe('embedding', () => {
   });
 
   test('the "Embed this step" snippet, pasted into a blank page, reproduces the same figure', async () => {
-    const context = await browser.newContext();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
+    const context = await site.browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.url });
     const { page } = await newPage(context);
-    await page.goto(`${site.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99`);
+    await page.goto(`${site.server.url}/index.html?weights=random&tokens=fish+swim+in+water&heads=4&seed=99`);
     await goLive(page);
     const expected = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.pipeline.weights.data));
     const tools = page.locator('#softmax .export-tools').first();

@@ -3,22 +3,11 @@
 // sticks out, nothing is clipped by an overflow-hidden box) or sits in a scroll container a reader can
 // see and use: overflow-x auto, a labelled region or group, reachable by keyboard, with a visible cue
 // that there is more (a fade, a shadow or a scrollbar). The page itself never scrolls sideways.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, nextFrames, serve, settled, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, nextFrames, settled, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 const TWELVE_WORDS = 'the cat that the dog chased ran up the tree at night';
 
@@ -148,9 +137,9 @@ function measureStep(stepId: string): Measured {
 
 async function open(query: string, viewport: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
   // Reduced motion: the tiled step-through stays on its first tile instead of playing while measured.
-  const page = await browser.newPage({ viewport, reducedMotion: 'reduce' });
+  const page = await site.browser.newPage({ viewport, reducedMotion: 'reduce' });
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/${query}`);
+  await page.goto(`${site.server.url}/${query}`);
   await goLive(page);
   return { page, errors };
 }

@@ -4,28 +4,24 @@
 // "Run it on my machine" measurement in its Web Worker (capped at small n through the figure's
 // data-max-n test hook): progress, a responsive page while it runs, a fitted slope, cancel. Then the
 // <attention-flash> element from the embed bundle, same-origin under a strict CSP and from another origin.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import {
   attributeMatching,
   axeFor,
   collectErrors,
   goLive,
   hostPage,
-  launchBrowser,
   seriousViolations,
   serve,
   settled,
   started,
-  type StaticServer,
   stillTop,
+  useServerAndBrowser,
 } from './harness';
 
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 const AUTOPLAY_MS = 1400;
-
-let server: StaticServer;
-let browser: Browser;
 
 /** The author's article around `body`, loading the bundle from `script`. */
 const tilesPage = (script: string, body: string) =>
@@ -34,20 +30,14 @@ const tilesPage = (script: string, body: string) =>
 const FLASH_ELEMENT =
   '<attention-flash tokens="we predict the next word one tile at a time" block="3" causal controls="none"></attention-flash>';
 
-beforeAll(async () => {
-  server = await serve({
+const site = useServerAndBrowser({
+  serve: {
     headers: (path) => ({
       'access-control-allow-origin': '*',
       ...(path.endsWith('.html') ? { 'content-security-policy': STRICT_CSP } : {}),
     }),
     routes: { '/host.html': { body: tilesPage('./embed/attention-by-hand.js', FLASH_ELEMENT) } },
-  });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  },
 });
 
 /**
@@ -59,10 +49,10 @@ async function open(
   reducedMotion: 'reduce' | 'no-preference' = 'reduce',
   clock = false,
 ): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion });
   const errors = collectErrors(page);
   if (clock) await page.clock.install();
-  await page.goto(`${server.url}/${query}`);
+  await page.goto(`${site.server.url}/${query}`);
   await goLive(page);
   return { page, errors };
 }
@@ -102,6 +92,12 @@ function scrollIntoStepperView(page: Page): Promise<void> {
 const stepperOf = (page: Page) => page.locator('#flash .flash-stepper');
 const positionOf = async (page: Page) => Number(await stepperOf(page).getAttribute('data-position'));
 const totalOf = async (page: Page) => Number(await stepperOf(page).getAttribute('data-total'));
+/** How long a tile cell's transition lasts, in seconds (none under reduced motion). */
+const tileTransitionSeconds = (page: Page) =>
+  page
+    .locator('#flash .flash-tile-cell')
+    .first()
+    .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
 
 /** Runs the measurement with the test hook's cap and waits for it to finish. */
 async function runCapped(page: Page, scope: string, maxN: number): Promise<void> {
@@ -210,10 +206,7 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await positionOf(page)).toBe(1);
     await page.clock.runFor(AUTOPLAY_MS);
     expect(await positionOf(page)).toBe(2);
-    const duration = await page
-      .locator('#flash .flash-tile-cell')
-      .first()
-      .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    const duration = await tileTransitionSeconds(page);
     expect(duration).toBeLessThan(0.001);
     await autoplay.click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
@@ -234,10 +227,7 @@ describe('FlashAttention in the walkthrough', () => {
     expect(await positionOf(page)).toBe(0);
     await page.clock.runFor(AUTOPLAY_MS);
     expect(await positionOf(page)).toBe(1);
-    const duration = await page
-      .locator('#flash .flash-tile-cell')
-      .first()
-      .evaluate((td) => parseFloat(getComputedStyle(td).transitionDuration));
+    const duration = await tileTransitionSeconds(page);
     expect(duration).toBeGreaterThan(0.05);
     await page.locator('#flash .flash-next').click();
     expect(await autoplay.getAttribute('aria-pressed')).toBe('false');
@@ -299,7 +289,7 @@ describe('FlashAttention in the walkthrough', () => {
     const before = await positionOf(page);
     await page.locator('#flash .flash-next').click();
     expect(await positionOf(page)).toBe(before + 1);
-    expect(server.requests.some((path) => /^\/assets\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
+    expect(site.server.requests.some((path) => /^\/assets\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
     expect(await attributeMatching(figure, 'data-phase', /^(done|failed|cancelled)$/)).toBe('done');
     expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBe(1);
     const slope = figure.locator('.flash-run-slope');
@@ -344,9 +334,9 @@ describe('FlashAttention in the walkthrough', () => {
 
 test('axe: no serious accessibility violation in the step at its last tile (skipped tiles, comparison) with measured results, light and dark', async () => {
   for (const colorScheme of ['light', 'dark'] as const) {
-    const context = await browser.newContext({ colorScheme, reducedMotion: 'reduce', viewport: { width: 1280, height: 900 } });
+    const context = await site.browser.newContext({ colorScheme, reducedMotion: 'reduce', viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${server.url}/?causal=1&block=3`);
+    await page.goto(`${site.server.url}/?causal=1&block=3`);
     await goLive(page);
     await runCapped(page, '#flash', 512);
     const problems: string[] = [];
@@ -366,14 +356,14 @@ test('axe: no serious accessibility violation in the step at its last tile (skip
 
 describe('<attention-flash> from the embed bundle', () => {
   test('same origin under a strict CSP: the tiles and the measurement (worker) both run, no violation', async () => {
-    const page = await browser.newPage({ reducedMotion: 'reduce' });
+    const page = await site.browser.newPage({ reducedMotion: 'reduce' });
     const errors = collectErrors(page);
     await page.addInitScript(() => {
       const list: string[] = [];
       (window as unknown as { cspViolations: string[] }).cspViolations = list;
       document.addEventListener('securitypolicyviolation', (e) => list.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
-    await page.goto(`${server.url}/host.html`);
+    await page.goto(`${site.server.url}/host.html`);
     const element = page.locator('attention-flash');
     await element.scrollIntoViewIfNeeded();
     expect(await started(element)).toBe('true');
@@ -386,7 +376,7 @@ describe('<attention-flash> from the embed bundle', () => {
     await runCapped(page, 'attention-flash', 1024);
     expect(await element.locator('.flash-run').getAttribute('data-phase')).toBe('done');
     expect(await element.locator('.flash-run-slope').innerText()).toMatch(/naive time slope [−-]?\d\.\d\d/);
-    expect(server.requests.some((path) => /^\/embed\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
+    expect(site.server.requests.some((path) => /^\/embed\/cost-worker-[\w-]+\.js$/.test(path))).toBe(true);
     expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
@@ -395,9 +385,9 @@ describe('<attention-flash> from the embed bundle', () => {
   test('from another origin: the tiles work; the measurement says it runs on the walkthrough’s own page', async () => {
     const host = await serve({
       root: '/nonexistent',
-      routes: { '/article.html': { body: tilesPage(`${server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } },
+      routes: { '/article.html': { body: tilesPage(`${site.server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } },
     });
-    const page = await browser.newPage({ reducedMotion: 'reduce' });
+    const page = await site.browser.newPage({ reducedMotion: 'reduce' });
     const errors = collectErrors(page);
     await page.goto(`${host.url}/article.html`);
     const element = page.locator('attention-flash');

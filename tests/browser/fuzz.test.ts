@@ -12,14 +12,14 @@
 // (the page loads scale with FUZZ_URL_CASES: 30 at 700). FUZZ_SEED=<n> replays another run.
 // Waiting: each case waits on what the page reports (attention-change, the element's updateComplete),
 // never on a time.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { SETTING_ATTRIBUTES } from '../../web/src/elements/attributes';
 import { STEP_ELEMENTS } from '../../web/src/elements/registry';
 import { DEFAULT_SETTINGS, settingsFromParams, shownSettings, type Settings } from '../../web/src/settings';
 import { TRAIN_ATTRIBUTES, trainSettingsFrom } from '../../web/src/features/training/train-settings';
 import { FuzzRng, fuzzSeed, rawParams } from '../unit/fuzz-values';
-import { collectErrors, goLive, hostPage, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { collectErrors, goLive, hostPage, settled, started, useServerAndBrowser } from './harness';
 
 const URL_CASES = Number(process.env.FUZZ_URL_CASES ?? 200);
 /** Full page loads after the popstate cases: 30 for 700 cases (the deep run), at least 3. */
@@ -40,18 +40,7 @@ const HOST = hostPage(
   { title: 'Fuzz host' },
 );
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve({ routes: { '/host.html': { body: HOST } } });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser({ serve: { routes: { '/host.html': { body: HOST } } } });
 
 interface PageReport {
   /** Every step shows the element's latest snapshot (nothing left for idle time). */
@@ -203,10 +192,10 @@ describe(`fuzz (seed ${SEED})`, () => {
     `${URL_CASES} random URLs on one walkthrough page, and ${URL_LOADS} as full page loads`,
     async () => {
       const rng = new FuzzRng(SEED);
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
       const errors = collectErrors(page);
       await withInspect(page);
-      await page.goto(`${server.url}/index.html`);
+      await page.goto(`${site.server.url}/index.html`);
       await waitReady(page);
       await page.evaluate(() => document.querySelector('attention-walkthrough')!.setAttribute('debug', ''));
       for (let i = 0; i < URL_CASES + URL_LOADS; i++) {
@@ -235,7 +224,7 @@ describe(`fuzz (seed ${SEED})`, () => {
             return window.__fuzzInspect(element);
           }, query);
         } else {
-          await page.goto(`${server.url}/index.html?${query}`);
+          await page.goto(`${site.server.url}/index.html?${query}`);
           await waitReady(page).catch(async (error: unknown) => {
             const state = await page.evaluate(() => ({
               ready: document.documentElement.dataset.ready,
@@ -267,10 +256,10 @@ describe(`fuzz (seed ${SEED})`, () => {
     `${ATTRIBUTE_CASES} random attribute sets on running elements of every kind`,
     async () => {
       const rng = new FuzzRng(SEED ^ 0x5eed);
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
       const errors = collectErrors(page);
       await withInspect(page);
-      await page.goto(`${server.url}/host.html`);
+      await page.goto(`${site.server.url}/host.html`);
       const STEP_TAGS = await page.evaluate((tags) => tags.filter((tag) => customElements.get(tag)), REGISTERED_TAGS);
       expect(STEP_TAGS.length).toBeGreaterThanOrEqual(10);
       const tags = [...STEP_TAGS, 'attention-walkthrough'];

@@ -8,22 +8,20 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { encodePaint } from '../../web/src/features/hands-on/hands-on-settings';
 import {
+  axeFor,
   collectErrors,
   goLive,
-  launchBrowser,
   nextFrames,
-  serve,
+  seriousViolations,
   settled,
   showAllSections,
   started,
-  type StaticServer,
   textMatching,
-  axeFor,
-  seriousViolations,
+  useServerAndBrowser,
 } from './harness';
 
 // The editable example: random weights (the trained model's d_model 32 is too wide to edit).
@@ -31,19 +29,10 @@ const FOUR = '?weights=random&tokens=the+cat+sat+down';
 const PYTHON = '/usr/bin/python3';
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve({
+const site = useServerAndBrowser({
+  serve: {
     headers: (path): Record<string, string> => (path === '/embed.html' ? { 'content-security-policy': STRICT_CSP } : {}),
-  });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  },
 });
 
 interface Opened {
@@ -54,8 +43,8 @@ interface Opened {
 
 /** A fresh context (its own localStorage); predictions off unless asked for, so figures are not covered. */
 async function open(query: string, options: { predictions?: boolean; clipboard?: boolean } = {}): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.server.url });
   if (!options.predictions) {
     await context.addInitScript(() => {
       if (!localStorage.getItem('attention-by-hand:predictions'))
@@ -64,7 +53,7 @@ async function open(query: string, options: { predictions?: boolean; clipboard?:
   }
   const page = await context.newPage();
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/${query}`);
+  await page.goto(`${site.server.url}/${query}`);
   await goLive(page);
   return { page, context, errors };
 }
@@ -671,9 +660,9 @@ describe('take the numbers home', () => {
   });
 
   test('under the strict embed CSP the PNG is refused with a reason, and the SVG still saves', async () => {
-    const context = await browser.newContext({ acceptDownloads: true });
+    const context = await site.browser.newContext({ acceptDownloads: true });
     const page = await context.newPage();
-    await page.goto(`${server.url}/embed.html?step=softmax&tokens=the+cat+sat+down`);
+    await page.goto(`${site.server.url}/embed.html?step=softmax&tokens=the+cat+sat+down`);
     expect(await started(page.locator('attention-softmax'))).toBe('true');
     const figure = page.locator('attention-softmax .matrix-figure').first();
     await figure.locator('.export-toggle').click();
@@ -726,9 +715,9 @@ describe('reading a heatmap in words', () => {
   // axe-core takes a minute or more per pass on the whole walkthrough (see a11y.test.ts): a long timeout.
   test('axe: no serious or critical violation with edits, a custom mask and predictions, light and dark', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
+      const context = await site.browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
-      await page.goto(`${server.url}/${FOUR}&edits=X.3.2:0.5&mask=window:2`);
+      await page.goto(`${site.server.url}/${FOUR}&edits=X.3.2:0.5&mask=window:2`);
       await ready(page);
       await page.locator('#problem .predict-choice').first().click();
       await page.locator('#softmax .export-toggle').first().click();

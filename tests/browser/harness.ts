@@ -8,6 +8,7 @@ import { extname, join, normalize, resolve } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The built site: dist/, or DIST_DIR when a build lives elsewhere (as for the screenshots script). */
 export const distDir = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : resolve(import.meta.dirname, '..', '..', 'dist');
@@ -137,6 +138,50 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
       ...extraArgs,
     ],
   });
+}
+
+export interface SuiteSetUp {
+  /**
+   * What the suite's static server serves (serve's options), or a function called in beforeAll that
+   * returns them (for pages built from dist/ at set-up time); false: the suite starts its own servers.
+   */
+  serve?: ServeOptions | (() => ServeOptions) | false;
+  /** Chromium flags beyond launchBrowser's, e.g. the memory test's. */
+  launchArgs?: string[];
+}
+
+export interface Suite {
+  readonly server: StaticServer;
+  readonly browser: Browser;
+}
+
+/**
+ * The set-up of a browser test file: beforeAll starts the static server and the browser, afterAll
+ * closes both (the browser first, so no open connection holds the server). Read `server` and
+ * `browser` inside tests and hooks: they exist once beforeAll has run, and reading one earlier, or the
+ * server of a suite that has none, throws.
+ */
+export function useServerAndBrowser({ serve: serveOptions = {}, launchArgs = [] }: SuiteSetUp = {}): Suite {
+  let server: StaticServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (serveOptions !== false) server = await serve(typeof serveOptions === 'function' ? serveOptions() : serveOptions);
+    browser = await launchBrowser(launchArgs);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error(serveOptions === false ? 'this suite serves no site of its own' : 'the server starts in beforeAll');
+      return server;
+    },
+    get browser() {
+      if (!browser) throw new Error('the browser starts in beforeAll');
+      return browser;
+    },
+  };
 }
 
 /** Collects console errors and uncaught page errors; tests assert the list is empty. */
@@ -296,6 +341,42 @@ export function stillTop(element: Locator, frames: number): Promise<number> {
       }),
     frames,
   );
+}
+
+/** The page's layout shifts since it started (watchLayoutShifts). */
+export interface LayoutShifts {
+  /** CLS: the sum of the shifts not within 500 ms of the reader's input. */
+  cls: number;
+  /** The sum of every shift, input or not. */
+  all: number;
+  /** Each shift CLS counts, one line: its value, when, and what moved. */
+  entries: string[];
+}
+
+/** An init script (page.addInitScript): records every layout shift from the page's start, for layoutShifts(). */
+export function watchLayoutShifts(): void {
+  const shifts = { cls: 0, all: 0, entries: [] as string[] };
+  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & {
+      value: number;
+      hadRecentInput: boolean;
+      sources?: { node?: Node }[];
+    })[]) {
+      shifts.all += entry.value;
+      if (entry.hadRecentInput) continue;
+      shifts.cls += entry.value;
+      const moved = (entry.sources ?? []).map((s) =>
+        s.node instanceof Element ? `${s.node.localName}.${s.node.className}#${s.node.id}` : String(s.node?.nodeName),
+      );
+      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms: ${moved.join(', ')}`);
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+}
+
+/** What watchLayoutShifts has recorded on `page` so far. */
+export function layoutShifts(page: Page): Promise<LayoutShifts> {
+  return page.evaluate(() => (window as unknown as { layoutShifts: LayoutShifts }).layoutShifts);
 }
 
 // ---- axe-core ---------------------------------------------------------------------------------------

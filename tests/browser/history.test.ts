@@ -1,22 +1,11 @@
 // The URL under a flood of changes (a long slider drag, fast typing): browsers limit history calls —
 // Chromium silently drops them past its limit, Firefox throws SecurityError. Neither may break the
 // page or lose the state: the figures follow every change, and the link catches up with the last one.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 const CHANGES = 500;
 
@@ -36,10 +25,10 @@ function flood(page: Page): Promise<string> {
 }
 
 async function open(init?: () => void): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
+  const page = await site.browser.newPage();
   if (init) await page.addInitScript(init);
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html`);
+  await page.goto(`${site.server.url}/index.html`);
   await goLive(page);
   return { page, errors };
 }

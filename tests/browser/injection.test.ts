@@ -7,21 +7,11 @@
 // combinations one by one (tokens with each other parameter; tokens alone) through the page's own
 // back/forward path (pushState + popstate) on that loaded page. Every wait is on what the page reports
 // (data-ready, the element's updateComplete, the text it shows), never on a time.
-import type { Browser, Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Frame, Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import { frameResizeListener } from '../../web/src/elements/embed-code';
 import { settingsFromParams, shownSettings as shownShape, tokenize, validateSettings } from '../../web/src/settings';
-import {
-  builtInlineStyles,
-  collectErrors,
-  goLive,
-  launchBrowser,
-  serve,
-  settled,
-  started,
-  type StaticServer,
-  textMatching,
-} from './harness';
+import { builtInlineStyles, collectErrors, goLive, settled, started, textMatching, useServerAndBrowser } from './harness';
 
 /** Each one, if it ever ran, sets window.__pwned and/or opens a dialog. */
 export const PAYLOADS = [
@@ -56,21 +46,9 @@ ${elements.join('\n')}
 </main><script type="module" src="./embed/attention-by-hand.js"></script></body></html>`;
 }
 
-let server: StaticServer;
-let browser: Browser;
-/** Read at request time, so a test can add a page (the pasted snippet) to the running server. */
-const routes: Record<string, { body: string }> = {};
-
-beforeAll(async () => {
-  routes['/host.html'] = { body: hostPage() };
-  server = await serve({ routes });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+/** Read at request time, so a test can add a page (the pasted snippet) to the running site.server. */
+const routes: Record<string, { body: string }> = { '/host.html': { body: hostPage() } };
+const site = useServerAndBrowser({ serve: { routes } });
 
 interface Watched {
   page: Page;
@@ -79,7 +57,7 @@ interface Watched {
 }
 
 async function watchedPage(): Promise<Watched> {
-  const page = await browser.newPage();
+  const page = await site.browser.newPage();
   const dialogs: string[] = [];
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
@@ -135,7 +113,7 @@ async function expectFrameInert(frame: Frame, styles: boolean): Promise<void> {
       }
       return { pwned: (window as unknown as { __pwned?: unknown }).__pwned, injected, hidden, badStyles };
     },
-    { snippetListener: frameResizeListener(new URL(server.url).origin), pageStyles: [builtInlineStyles().page], styles },
+    { snippetListener: frameResizeListener(new URL(site.server.url).origin), pageStyles: [builtInlineStyles().page], styles },
   );
   expect(report).toEqual({ pwned: undefined, injected: [], hidden: [], badStyles: [] });
 }
@@ -168,7 +146,7 @@ describe('untrusted text is only ever text', () => {
     for (const payload of PAYLOADS) {
       // A full load with the payload in every parameter: each is parsed, validated and its notice drawn.
       const everywhere = new URLSearchParams(Object.fromEntries(URL_PARAMS.map((param) => [param, payload])));
-      await page.goto(`${server.url}/index.html?${everywhere}`);
+      await page.goto(`${site.server.url}/index.html?${everywhere}`);
       await goLive(page);
       expect(await shownSettings()).toEqual(shownShape(settingsFromParams(everywhere).settings));
       let text = await allText(page);
@@ -199,7 +177,7 @@ describe('untrusted text is only ever text', () => {
 
   test('the sentence input, typed key by key, then committed with Tab', async () => {
     const { page, errors, dialogs } = await watchedPage();
-    await page.goto(`${server.url}/index.html`);
+    await page.goto(`${site.server.url}/index.html`);
     await goLive(page);
     const input = page.locator('input[name="tokens"]');
     for (const payload of PAYLOADS) {
@@ -229,7 +207,7 @@ describe('untrusted text is only ever text', () => {
 
   test('element attributes, as pasted into a host page and as set later', async () => {
     const { page, errors, dialogs } = await watchedPage();
-    await page.goto(`${server.url}/host.html`);
+    await page.goto(`${site.server.url}/host.html`);
     const elements = page.locator('attention-scores, attention-walkthrough');
     const count = await elements.count();
     for (let i = 0; i < count; i++) {
@@ -276,7 +254,7 @@ describe('untrusted text is only ever text', () => {
         d_model: payload,
         seed: payload,
       });
-      await page.goto(`${server.url}/embed.html?${query}`);
+      await page.goto(`${site.server.url}/embed.html?${query}`);
       expect(await started(page.locator('attention-scores'))).toBe('true');
       const notice = await page.locator('.embed-notice').innerText();
       expect(notice).toContain('There is no step called “');
@@ -286,7 +264,7 @@ describe('untrusted text is only ever text', () => {
     }
     // Names that exist on every object are not steps either.
     for (const step of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-      await page.goto(`${server.url}/embed.html?step=${step}`);
+      await page.goto(`${site.server.url}/embed.html?step=${step}`);
       expect(await textMatching(page.locator('.embed-notice'), new RegExp(`no step called “${step}”`))).toContain(
         `no step called “${step}”`,
       );
@@ -300,7 +278,7 @@ describe('untrusted text is only ever text', () => {
   test('"Embed this step" with payload tokens writes snippets that paste as exactly one inert element', async () => {
     const { page, errors, dialogs } = await watchedPage();
     for (const payload of PAYLOADS.slice(0, 6)) {
-      await page.goto(`${server.url}/index.html?${new URLSearchParams({ tokens: payload })}`);
+      await page.goto(`${site.server.url}/index.html?${new URLSearchParams({ tokens: payload })}`);
       await goLive(page);
       const tools = page.locator('#scores .export-tools').first();
       await tools.locator('.export-toggle').click();
@@ -312,7 +290,7 @@ describe('untrusted text is only ever text', () => {
       routes['/blank.html'] = {
         body: `<!doctype html><html lang="en"><head><title>Blank</title></head><body>${elementSnippet}\n${iframeSnippet}</body></html>`,
       };
-      await page.goto(`${server.url}/blank.html`);
+      await page.goto(`${site.server.url}/blank.html`);
       const pasted = page.locator('attention-scores');
       expect(await pasted.count()).toBe(1);
       expect(await pasted.getAttribute('tokens')).toBe(validateSettings({ sentence: payload }).settings.sentence);

@@ -3,26 +3,15 @@
 // the browser, light and dark); in dark mode the scale's lowest colour stands off the page; step 8's
 // per-head maps are large, labelled with the tokens on both axes, and a token's row lights up in every
 // head when the reader points at, clicks or arrows to its label.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { tokenLabels } from '../../web/src/ui/labels';
 import { contrast, type RGB } from '../../web/src/ui/palette';
-import { collectErrors, goLive, launchBrowser, nextFrames, serve, settled, type StaticServer } from './harness';
+import { collectErrors, goLive, nextFrames, settled, useServerAndBrowser } from './harness';
 
 const QUERY = '?weights=random&d_model=8&heads=2';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 interface Opened {
   page: Page;
@@ -32,13 +21,13 @@ interface Opened {
 
 /** The page drawn everywhere (every step, every legend's gradient); predictions off so no figure is covered. */
 async function open(colorScheme: 'light' | 'dark', width = 1280): Promise<Opened> {
-  const context = await browser.newContext({ colorScheme, viewport: { width, height: 900 } });
+  const context = await site.browser.newContext({ colorScheme, viewport: { width, height: 900 } });
   await context.addInitScript(() => {
     localStorage.setItem('attention-by-hand:predictions', JSON.stringify({ off: true, answers: {} }));
   });
   const page = await context.newPage();
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/${QUERY}`);
+  await page.goto(`${site.server.url}/${QUERY}`);
   await goLive(page);
   await settled(page);
   await nextFrames(page); // legends and maps mix their colours in an animation frame

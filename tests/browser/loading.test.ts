@@ -4,9 +4,9 @@
 // page throws nothing.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, goLive, hostPage, launchBrowser, reach, serve, started, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, distDir, goLive, hostPage, reach, serve, started, type StaticServer, useServerAndBrowser } from './harness';
 
 const wasmName = readdirSync(join(distDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
 const embedWasmName = readdirSync(join(distDir, 'embed')).find((f) => f.endsWith('.wasm'))!;
@@ -28,13 +28,17 @@ function serveWith(wasm: Route | null, headers?: (path: string) => Record<string
   return serve({ routes, headers });
 }
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+// Each test serves the site its own way (a missing, damaged or blocked .wasm).
+const site = useServerAndBrowser({ serve: false });
+
+/** An init script: keeps the message of every attention-error event the page's elements fire, for attentionErrors(). */
+function recordAttentionErrors(): void {
+  const events: string[] = [];
+  (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
+  document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
+}
+
+const attentionErrors = (page: Page) => page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
 
 /** Errors that are not the failure under test (the browser logs a failed resource load itself). */
 function unexpected(errors: string[]): string[] {
@@ -128,19 +132,15 @@ describe('when the engine cannot load', () => {
   for (const c of cases) {
     test(`${c.name}: every element on a host page says why, and the prose still reads`, async () => {
       const server = await serveWith(c.wasm, c.headers);
-      const page = await browser.newPage();
+      const page = await site.browser.newPage();
       if (c.init) await page.addInitScript(c.init);
       const errors = collectErrors(page);
-      await page.addInitScript(() => {
-        const events: string[] = [];
-        (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
-        document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
-      });
+      await page.addInitScript(recordAttentionErrors);
       await page.goto(`${server.url}/host.html`);
       await hostShowsErrors(page, c.message);
       if (c.advice) expect(await page.locator(`${ELEMENTS[0]} .load-error`).innerText()).toMatch(c.advice);
       // Every element has shown its error (above), and each one's event came with it.
-      const events = await page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
+      const events = await attentionErrors(page);
       expect(events).toHaveLength(ELEMENTS.length);
       for (const message of events) expect(message).toMatch(c.message);
       expect(server.requests.some((path) => path.endsWith('.wasm'))).toBe(c.fetchesWasm);
@@ -151,7 +151,7 @@ describe('when the engine cannot load', () => {
 
     test(`${c.name}: the walkthrough page says why and lists every step with its formula`, async () => {
       const server = await serveWith(c.wasm, c.headers);
-      const page = await browser.newPage();
+      const page = await site.browser.newPage();
       if (c.init) await page.addInitScript(c.init);
       const errors = collectErrors(page);
       await page.goto(`${server.url}/index.html`);
@@ -164,7 +164,7 @@ describe('when the engine cannot load', () => {
 
   test('the iframe embed with a missing .wasm shows the message inside the frame', async () => {
     const server = await serveWith({ status: 404, body: 'not found', type: 'text/plain' });
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     const errors = collectErrors(page);
     await page.goto(`${server.url}/embed.html?step=softmax`);
     const element = page.locator('attention-softmax');
@@ -187,20 +187,16 @@ describe('when the engine cannot load', () => {
         },
       },
     });
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     const errors = collectErrors(page);
-    await page.addInitScript(() => {
-      const events: string[] = [];
-      (window as unknown as { attentionErrors: string[] }).attentionErrors = events;
-      document.addEventListener('attention-error', (e) => events.push((e as CustomEvent<{ message: string }>).detail.message));
-    });
+    await page.addInitScript(recordAttentionErrors);
     await page.goto(`${host.url}/host.html`);
     const element = page.locator('attention-scores');
     expect(await started(element)).toBe('error');
     const message = await element.locator('.load-error').innerText();
     expect(message).toMatch(/could not be downloaded \(.+\): .*without CORS headers/);
     expect(message).toMatch(/the host must serve the embed\/ files with an Access-Control-Allow-Origin header/);
-    const events = await page.evaluate(() => (window as unknown as { attentionErrors: string[] }).attentionErrors);
+    const events = await attentionErrors(page);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatch(/without CORS headers/);
     expect(files.requests.some((path) => path.endsWith('.wasm'))).toBe(true);
@@ -215,7 +211,7 @@ describe('when the engine cannot load', () => {
     const server = await serve({
       routes: { '/host.html': { body: HOST } },
     });
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     await page.route('**/*.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
     await page.goto(`${server.url}/host.html`);
     expect(await started(page.locator('attention-scores'))).toBe('error');
@@ -234,7 +230,7 @@ describe('when the engine cannot load', () => {
 describe('when a step’s own code cannot load', () => {
   test('the step keeps its prerendered copy and says why in place; the other steps go live', async () => {
     const server = await serve();
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     const errors = collectErrors(page);
     // FlashAttention's code is a chunk of its own (elements/lazy-step.ts; named by vite.config.ts).
     await page.route('**/assets/step-flash-*.js', (route) => route.fulfill({ status: 404, body: 'not found', contentType: 'text/plain' }));

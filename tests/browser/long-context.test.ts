@@ -4,32 +4,23 @@
 // are checked against the page's own engine (the element's debug handle). Then the measured run, capped
 // at n = 1,024 by its test hook: every kernel timed at every size in the worker, and the slopes,
 // crossings and memory it prints recomputed from the times the table holds.
-import type { Browser, Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { crossing } from '../../web/src/features/long-context/run';
 import { fitLogLogSlope, type CostKernel } from '../../web/src/features/cost/cost-plan';
-import { attributeMatching, collectErrors, hostPage, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import { attributeMatching, collectErrors, hostPage, settled, started, useServerAndBrowser } from './harness';
 
 const ELEMENT =
   '<attention-long-context debug tokens="the model keeps every key of the sentence in its cache while it writes" window="2" global-tokens="1" stride="3" kv-heads="1" controls="none"></attention-long-context>';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve({
+const site = useServerAndBrowser({
+  serve: {
     routes: {
       '/host.html': {
         body: hostPage(`<h1>Long context</h1>${ELEMENT}`),
       },
     },
-  });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  },
 });
 
 /** What the DOM shows against what the engine computes for the element's current settings. */
@@ -87,9 +78,9 @@ async function change(element: Locator, selector: string, value: string) {
 
 describe('<attention-long-context>', () => {
   test('its attributes, each control, and the numbers against the engine', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/host.html`);
+    await page.goto(`${site.server.url}/host.html`);
     const element = page.locator('attention-long-context');
     await element.scrollIntoViewIfNeeded();
     expect(await started(element)).toBe('true');
@@ -128,7 +119,7 @@ describe('<attention-long-context>', () => {
     });
     await run.locator('.flash-run-start').click();
     expect(await attributeMatching(run, 'data-phase', /^(done|failed|cancelled)$/)).toBe('done');
-    expect(server.requests.some((path) => /cost-worker[\w-]*\.js$/.test(path))).toBe(true);
+    expect(site.server.requests.some((path) => /cost-worker[\w-]*\.js$/.test(path))).toBe(true);
     const kernels: CostKernel[] = ['naive', 'tiled', 'window', 'global', 'strided', 'linear'];
     const times = Object.fromEntries(
       await Promise.all(

@@ -4,29 +4,18 @@
 // keyboard or the pointer, the pixels of masked cells, the by-hand sum of the selected score. Also: the
 // head count is fitted to the sentence (at most 16 heads at 256 tokens), the page is back to tables
 // with numbers when the sentence is short again, and axe finds no serious violation.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { axe, collectErrors, goLive, launchBrowser, serve, type StaticServer, seriousViolations } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { axe, collectErrors, goLive, seriousViolations, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 const WORDS = Array.from({ length: 256 }, (_, i) => `w${i}`);
 
 async function open(query: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html?weights=random&tokens=${encodeURIComponent(WORDS.join(' '))}&${query}`);
+  await page.goto(`${site.server.url}/index.html?weights=random&tokens=${encodeURIComponent(WORDS.join(' '))}&${query}`);
   await goLive(page, 120_000);
   return { page, errors };
 }
@@ -181,10 +170,10 @@ describe('256 tokens', () => {
 
   test('axe: no serious or critical violation around a picture (the softmax step, embedded on its own)', async () => {
     // axe over the whole 256-token walkthrough takes minutes; one step with its picture is the same markup.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/embed.html?step=softmax&weights=random&causal=1&tokens=${encodeURIComponent(WORDS.join(' '))}`);
+    await page.goto(`${site.server.url}/embed.html?step=softmax&weights=random&causal=1&tokens=${encodeURIComponent(WORDS.join(' '))}`);
     await page.locator('.matrix-picture').first().waitFor({ timeout: 120_000 });
     const results = await axe(page).analyze();
     expect(seriousViolations(results, 'softmax step')).toEqual([]);

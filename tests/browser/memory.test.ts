@@ -12,9 +12,9 @@
 // flaky. The DOM's element count, like malloc's, must be exactly equal at every checkpoint.
 // Chromium runs with --js-flags=--expose-gc (gc() before each measurement) and
 // --enable-precise-memory-info (performance.memory is exact, not bucketed).
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, useServerAndBrowser } from './harness';
 
 /** A multiple of the 40-setting cycle (and of CHUNK), so every checkpoint is at the cycle's start. */
 const COMPUTE_CALLS = Number(process.env.MEMORY_COMPUTE_CALLS ?? 10_000);
@@ -26,18 +26,7 @@ const UI_UPDATES = 320;
 const JS_PER_CALL = (2 * 2 ** 20) / 100_000;
 const JS_PER_UPDATE = (2 * 2 ** 20) / 320;
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser(['--js-flags=--expose-gc', '--enable-precise-memory-info']);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser({ launchArgs: ['--js-flags=--expose-gc', '--enable-precise-memory-info'] });
 
 interface Measure {
   jsHeap: number;
@@ -80,9 +69,9 @@ window.__measure = async () => {
 };`;
 
 async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html`);
+  await page.goto(`${site.server.url}/index.html`);
   await goLive(page);
   await page.evaluate(PAGE_HELPERS);
   return { page, errors };

@@ -9,19 +9,20 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, describe, expect, test } from 'vitest';
 import type { Settings } from '../../web/src/settings';
 import {
   axe,
   builtInlineStyles,
   collectErrors,
   distDir,
-  launchBrowser,
+  layoutShifts,
+  seriousViolations,
   serve,
   settled,
-  type StaticServer,
-  seriousViolations,
+  useServerAndBrowser,
+  watchLayoutShifts,
 } from './harness';
 
 /** The article's example's numbers (tests/unit/article-numbers.test.ts checks where they come from). */
@@ -35,30 +36,23 @@ function inlineStyleHashes(): string {
   return [page, walkthrough].map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`).join(' ');
 }
 
-let server: StaticServer;
-let browser: Browser;
-let strictCsp: string;
-
-beforeAll(async () => {
-  strictCsp = `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' ${inlineStyleHashes()}`;
-  server = await serve({
-    headers: (path): Record<string, string> => (path === '/strict.html' ? { 'content-security-policy': strictCsp } : {}),
-    routes: { '/strict.html': { body: readFileSync(join(distDir, 'index.html')) } },
-  });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+// The strict page's CSP names the built page's inline styles by hash: read from dist/ once the suite starts.
+const site = useServerAndBrowser({
+  serve: () => {
+    const strictCsp = `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' ${inlineStyleHashes()}`;
+    return {
+      headers: (path): Record<string, string> => (path === '/strict.html' ? { 'content-security-policy': strictCsp } : {}),
+      routes: { '/strict.html': { body: readFileSync(join(distDir, 'index.html')) } },
+    };
+  },
 });
 
 async function open(options: BrowserContextOptions, path = '/index.html', init?: () => void): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext(options);
+  const context = await site.browser.newContext(options);
   const page = await context.newPage();
   if (init) await page.addInitScript(init);
   const errors = collectErrors(page);
-  await page.goto(`${server.url}${path}`);
+  await page.goto(`${site.server.url}${path}`);
   return { page, errors };
 }
 
@@ -159,7 +153,7 @@ describe('with JavaScript off', () => {
     // axe runs as an injected script, so the page's own scripts are kept out by serving the HTML alone.
     const html = readFileSync(join(distDir, 'index.html'), 'utf8').replace(/<script\b[^>]*><\/script>/g, '');
     const alone = await serve({ routes: { '/no-script.html': { body: html } } });
-    const context = await browser.newContext({ viewport: DESKTOP });
+    const context = await site.browser.newContext({ viewport: DESKTOP });
     const page = await context.newPage();
     try {
       await page.goto(`${alone.url}/no-script.html`);
@@ -172,36 +166,13 @@ describe('with JavaScript off', () => {
   }, 300_000); // axe on the whole walkthrough takes over a minute, and twice that on a loaded box
 });
 
-/** Layout shifts as CLS counts them (not within 500 ms of input), with what moved. */
-function watchLayoutShifts(): void {
-  const shifts = { cls: 0, entries: [] as string[] };
-  (window as unknown as { layoutShifts: typeof shifts }).layoutShifts = shifts;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & {
-      value: number;
-      hadRecentInput: boolean;
-      sources?: { node?: Node }[];
-    })[]) {
-      if (entry.hadRecentInput) continue;
-      shifts.cls += entry.value;
-      const moved = (entry.sources ?? []).map((s) =>
-        s.node instanceof Element ? `${s.node.localName}.${s.node.className}` : String(s.node?.nodeName),
-      );
-      shifts.entries.push(`${entry.value.toFixed(4)} at ${entry.startTime.toFixed(0)} ms: ${moved.join(', ')}`);
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-}
-
-const layoutShifts = (page: Page) =>
-  page.evaluate(() => (window as unknown as { layoutShifts: { cls: number; entries: string[] } }).layoutShifts);
-
 describe('with JavaScript on', () => {
   test('a reader who only looks downloads the page and its first script; the first key loads the live part', async () => {
-    const from = server.requests.length;
+    const from = site.server.requests.length;
     const { page, errors } = await open({ viewport: DESKTOP });
     // No timer starts the live part (web/src/main.ts), so after the load nothing else will come on its own.
     expect(await page.evaluate(() => document.documentElement.dataset.live)).toBe('waiting');
-    const looked = server.requests.slice(from);
+    const looked = site.server.requests.slice(from);
     expect(looked.filter((path) => /\.(wasm|bin)$|elements-/.test(path))).toEqual([]);
     expect(await page.locator('#engine-status').innerText()).toMatch(/article’s example, worked out when this page was built/);
     const text = await page.locator('attention-walkthrough').evaluate((host) => host.shadowRoot!.textContent ?? '');
@@ -210,7 +181,7 @@ describe('with JavaScript on', () => {
     await page.keyboard.press('Shift');
     await settled(page);
     expect(await page.evaluate(() => document.documentElement.dataset.ready)).toBe('true');
-    const reached = server.requests.slice(from);
+    const reached = site.server.requests.slice(from);
     expect(reached.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
     expect(reached.filter((path) => path.endsWith('.bin'))).toHaveLength(1);
     expect(await page.locator('#engine-status').innerText()).toMatch(/^Computed live by C\+\+/);

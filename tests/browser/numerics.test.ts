@@ -3,27 +3,16 @@
 // key allowed: defined zeros, not 0/0), and the largest model the page offers. Softmax stays finite,
 // rows sum to 1 (or are all zero where fully masked), and no figure shows NaN, Infinity, "?" or "∞".
 // The softmax step must also explain the overflow that subtracting the max prevents.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 async function open(query: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html?weights=random&${query}`);
+  await page.goto(`${site.server.url}/index.html?weights=random&${query}`);
   // The largest setting draws every step with 128 x 128 figures: seconds on a busy two-core machine.
   await goLive(page, 120_000);
   return { page, errors };

@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, distDir, launchBrowser, serve } from './harness';
+import { collectErrors, distDir, serve, useServerAndBrowser } from './harness';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const ELEMENTS = `<attention-scores tokens="the cat sat on the mat" d-model="16" heads="4"></attention-scores>
@@ -18,7 +18,8 @@ const ELEMENTS = `<attention-scores tokens="the cat sat on the mat" d-model="16"
 
 let work: string;
 let project: string;
-let browser: Browser;
+// Each test serves its own author's site (the installed package, the Vite build).
+const site = useServerAndBrowser({ serve: false });
 
 beforeAll(async () => {
   if (!existsSync(join(distDir, 'embed', 'attention-by-hand.js')))
@@ -36,11 +37,9 @@ beforeAll(async () => {
     cwd: project,
     stdio: 'pipe',
   });
-  browser = await launchBrowser();
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
+afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -94,7 +93,7 @@ describe('the packed package', () => {
         },
       },
     });
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     const errors = collectErrors(page);
     await page.goto(`${server.url}/index.html`);
     expectNumbers(await readElements(page));
@@ -118,7 +117,7 @@ describe('the packed package', () => {
     await build({ root: project, configFile: false, logLevel: 'error', build: { outDir, emptyOutDir: true } });
     // Vite copied the .wasm the bundle points at into the site, under its own hashed name.
     const server = await serve({ root: outDir });
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     const errors = collectErrors(page);
     await page.goto(`${server.url}/index.html`);
     expectNumbers(await readElements(page));

@@ -5,30 +5,21 @@
 // notice area, and either compute the settings again or go back to the last ones it could draw.
 // Also: sizes over the page's memory budget are refused before anything is allocated, with a message
 // that offers the tiled kernel.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, hostPage, launchBrowser, serve, settled, started, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, hostPage, settled, started, useServerAndBrowser } from './harness';
 
 /** 128 distinct words, d_model 512, 64 heads: about 30 MB of working memory, over the initial 16 MiB. */
 const HEAVY = { sentence: Array.from({ length: 128 }, (_, i) => `w${i}`).join(' '), dModel: 512, heads: 64, head: 0 };
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve({
+const site = useServerAndBrowser({
+  serve: {
     routes: {
       '/host.html': {
         body: hostPage(`<attention-scores tokens="a b c"></attention-scores><attention-softmax tokens="x y z"></attention-softmax>`),
       },
     },
-  });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  },
 });
 
 type Hooks = {
@@ -57,11 +48,11 @@ const refuse = (page: Page, mode: 'none' | 'current' | 'all') =>
   page.evaluate((m) => ((window as unknown as { __refuseMemory: string }).__refuseMemory = m), mode);
 
 async function openWalkthrough(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
   await page.addInitScript(REFUSE_MEMORY);
   await page.addInitScript(HOOKS_HELPER);
-  await page.goto(`${server.url}/index.html`);
+  await page.goto(`${site.server.url}/index.html`);
   await goLive(page);
   return { page, errors };
 }
@@ -137,11 +128,11 @@ describe('after the wasm instance runs out of memory', () => {
   });
 
   test('elements sharing the engine: one crashes, all keep working after the restart', async () => {
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     const errors = collectErrors(page);
     await page.addInitScript(REFUSE_MEMORY);
     await page.addInitScript(HOOKS_HELPER);
-    await page.goto(`${server.url}/host.html`);
+    await page.goto(`${site.server.url}/host.html`);
     for (const tag of ['attention-scores', 'attention-softmax']) expect(await started(page.locator(tag))).toBe('true');
     await refuse(page, 'current');
     await page.evaluate((heavy) => {

@@ -4,10 +4,10 @@
 // on index.html, docs.html, embed.html and an author's host page while the elements start and change.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
-import { collectErrors, distDir, goLive, hostPage, launchBrowser, serve, type StaticServer } from './harness';
+import { collectErrors, distDir, goLive, hostPage, useServerAndBrowser } from './harness';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -91,32 +91,21 @@ describe('the built bundles', () => {
   });
 });
 
-let server: StaticServer;
-let browser: Browser;
-
 const HOST = hostPage(
   `<h1>Host</h1>
 <attention-scores tokens="a b c"></attention-scores><attention-cost></attention-cost><attention-faq></attention-faq>`,
 );
 
-beforeAll(async () => {
-  server = await serve({ routes: { '/host.html': { body: HOST } } });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser({ serve: { routes: { '/host.html': { body: HOST } } } });
 
 /** Every request the page makes (documents, scripts, the wasm, workers, images, fonts, fetches). */
 async function recorded(path: string, act: (page: Page) => Promise<void>): Promise<string[]> {
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   const urls: string[] = [];
   context.on('request', (request) => urls.push(request.url()));
   const page = await context.newPage();
   const errors = collectErrors(page);
-  await page.goto(`${server.url}${path}`);
+  await page.goto(`${site.server.url}${path}`);
   await act(page);
   await page.waitForTimeout(300);
   expect(errors).toEqual([]);
@@ -155,7 +144,7 @@ describe('network: only the page’s own origin', () => {
     test(path, async () => {
       const urls = await recorded(path, act);
       expect(urls.some((url) => url.endsWith('.wasm'))).toBe(true);
-      const foreign = urls.filter((url) => !url.startsWith(`${server.url}/`));
+      const foreign = urls.filter((url) => !url.startsWith(`${site.server.url}/`));
       expect(foreign).toEqual([]);
     });
   }

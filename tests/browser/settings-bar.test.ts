@@ -2,22 +2,11 @@
 // toggle on a phone that is there at any step and opens with the keyboard, anchors that land below
 // it, a typed sentence that Back undoes, notices in view and once each, no layout shift under the
 // reader, and d_k written with a subscript.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, settled, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, layoutShifts, settled, useServerAndBrowser, watchLayoutShifts } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 // Each test has a page (a context) of its own. The suites whose checks wait only on what the page reports
 // (or poll a layout) run concurrently; the history suite, whose commits hang on real pauses between keys
@@ -25,35 +14,12 @@ afterAll(async () => {
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 360, height: 740 };
 
-/** Layout shifts as CLS counts them (none within 500 ms of the reader's input), and all of them. */
-function watchLayoutShifts(): void {
-  const totals = { cls: 0, all: 0, entries: [] as { value: number; recent: boolean; sources: string[] }[] };
-  (window as unknown as { layoutShifts: typeof totals }).layoutShifts = totals;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & {
-      value: number;
-      hadRecentInput: boolean;
-      sources?: { node?: Node }[];
-    })[]) {
-      totals.all += entry.value;
-      if (!entry.hadRecentInput) totals.cls += entry.value;
-      totals.entries.push({
-        value: entry.value,
-        recent: entry.hadRecentInput,
-        sources: (entry.sources ?? []).map((s) =>
-          s.node instanceof Element ? `${s.node.localName}.${s.node.className}#${s.node.id}` : String(s.node?.nodeName),
-        ),
-      });
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-}
-
 async function open(query = '', viewport = DESKTOP, init?: () => void): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport });
+  const context = await site.browser.newContext({ viewport });
   const page = await context.newPage();
   if (init) await page.addInitScript(init);
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/index.html${query}`);
+  await page.goto(`${site.server.url}/index.html${query}`);
   await goLive(page);
   return { page, errors };
 }
@@ -182,6 +148,12 @@ describe.concurrent('the bar’s size', () => {
   });
 });
 
+/** Whether step `id`'s top has landed within 24 px below the settings bar's bottom, `barBottom`. */
+async function landedBelow(page: Page, id: string, barBottom: number): Promise<boolean> {
+  const top = (await box(page, `#${id}`)).top;
+  return top >= barBottom && top <= barBottom + 24;
+}
+
 describe.concurrent('anchors land below the bar', () => {
   for (const [name, viewport] of [
     ['1280 px', DESKTOP],
@@ -193,15 +165,7 @@ describe.concurrent('anchors land below the bar', () => {
       await expect.poll(() => page.evaluate(() => location.hash)).toBe('#softmax');
       const barBottom = (await box(page, '.settings-bar')).bottom;
       // scrollToStep aligns the heading again while the sections above take their real size.
-      await expect
-        .poll(
-          async () => {
-            const top = (await box(page, '#softmax')).top;
-            return top >= barBottom && top <= barBottom + 24;
-          },
-          { timeout: 15_000 },
-        )
-        .toBe(true);
+      await expect.poll(() => landedBelow(page, 'softmax', barBottom), { timeout: 15_000 }).toBe(true);
       const heading = await box(page, '#softmax h2');
       expect(heading.top).toBeGreaterThan(barBottom);
       expect(errors).toEqual([]);
@@ -212,15 +176,7 @@ describe.concurrent('anchors land below the bar', () => {
   test('a #step link opened from outside', async ({ expect }) => {
     const { page, errors } = await open('#weighted-sum');
     const barBottom = (await box(page, '.settings-bar')).bottom;
-    await expect
-      .poll(
-        async () => {
-          const top = (await box(page, '#weighted-sum')).top;
-          return top >= barBottom && top <= barBottom + 24;
-        },
-        { timeout: 15_000 },
-      )
-      .toBe(true);
+    await expect.poll(() => landedBelow(page, 'weighted-sum', barBottom), { timeout: 15_000 }).toBe(true);
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -238,7 +194,7 @@ describe('history: Back and Forward walk the reader’s changes', () => {
     await expect.poll(() => new URL(page.url()).searchParams.get('tokens')).toBe('the cat sat on the mat');
     await page.goBack();
     await expect.poll(() => sentenceOf(page)).toBe(before);
-    expect(new URL(page.url()).origin).toBe(server.url); // still on the page
+    expect(new URL(page.url()).origin).toBe(site.server.url); // still on the page
     await expect.poll(() => field.inputValue()).toBe(before); // the field follows, focused or not
     await page.goForward();
     await expect.poll(() => sentenceOf(page)).toBe('the cat sat on the mat');
@@ -331,7 +287,7 @@ describe.concurrent('no layout shift under the reader', () => {
   test('CLS at most 0.1 over the load and 20 changes made at step 6', async ({ expect }) => {
     const { page, errors } = await open('?weights=random', DESKTOP, watchLayoutShifts); // changes d_model too
     await settled(page);
-    const load = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number } }).layoutShifts.cls);
+    const load = (await layoutShifts(page)).cls;
     // To step 6 as a reader goes there: the contents link, clicked (input, so CLS leaves the jump itself out).
     await page.locator('nav.toc a[href="#weighted-sum"]').click();
     await page.waitForTimeout(600);
@@ -371,7 +327,7 @@ describe.concurrent('no layout shift under the reader', () => {
         await page.waitForTimeout(600);
       }
     }
-    const shifts = await page.evaluate(() => (window as unknown as { layoutShifts: { cls: number; all: number } }).layoutShifts);
+    const shifts = await layoutShifts(page);
     console.log(
       `CLS: load ${load.toFixed(4)}, load and ${changes} changes ${shifts.cls.toFixed(4)} (all shifts, input included: ${shifts.all.toFixed(4)}); step 6 heading at ${headingTops.join(', ')}`,
     );

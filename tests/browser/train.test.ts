@@ -5,25 +5,12 @@
 // Runs are shown at a pace (about 20 s a run by default): the tests pick "As fast as possible" with
 // the Speed control, except one short run that checks the default pace draws the curve step by step
 // (tests/unit/steps/11-train.test.ts checks the presets' pace on a moved clock).
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  attributeMatching,
-  collectErrors,
-  hostPage,
-  launchBrowser,
-  serve,
-  settled,
-  started,
-  type StaticServer,
-  textMatching,
-} from './harness';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { attributeMatching, collectErrors, hostPage, settled, started, textMatching, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve({
+const site = useServerAndBrowser({
+  serve: {
     routes: {
       '/host.html': {
         body: hostPage(`<attention-train></attention-train><attention-scores tokens="a b c" weights="random"></attention-scores>`),
@@ -32,19 +19,13 @@ beforeAll(async () => {
         body: hostPage(`<attention-train task="induction" steps="99999" learning-rate="abc" heads="4"></attention-train>`),
       },
     },
-  });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  },
 });
 
 async function open(): Promise<{ page: Page; errors: string[]; body: Locator }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
-  await page.goto(`${server.url}/host.html`);
+  await page.goto(`${site.server.url}/host.html`);
   expect(await started(page.locator('attention-train'))).toBe('true');
   return { page, errors, body: page.locator('attention-train [data-train-phase]') };
 }
@@ -151,9 +132,9 @@ describe('<attention-train>', () => {
   });
 
   test('attributes set the run (checked, with notices), and changing one resets the form', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/attributes.html`);
+    await page.goto(`${site.server.url}/attributes.html`);
     const element = page.locator('attention-train');
     expect(await started(element)).toBe('true');
     const value = (name: string) => page.locator(`attention-train [name="train-${name}"]`).inputValue();
@@ -176,7 +157,7 @@ describe('<attention-train>', () => {
     expect([await value('task'), await value('heads'), await value('learning-rate')]).toEqual(['who-is-it', '4', '0.003']);
     expect(await page.locator('attention-train .train-probe-input').inputValue()).toBe('the animal crossed the road because it was tired');
     // The iframe page passes the link's train_* parameters on as the element's attributes.
-    await page.goto(`${server.url}/embed.html?step=train&train_task=induction&train_seed=7`);
+    await page.goto(`${site.server.url}/embed.html?step=train&train_task=induction&train_seed=7`);
     expect(await started(page.locator('attention-train'))).toBe('true');
     expect([await value('task'), await value('seed'), await value('steps')]).toEqual(['induction', '7', '800']);
     expect(errors).toEqual([]);
@@ -184,9 +165,9 @@ describe('<attention-train>', () => {
   });
 
   test('on the main page the run’s settings are in the link: read at load, written on change, restored by Back', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/?train_task=induction&train_seed=7#train`);
+    await page.goto(`${site.server.url}/?train_task=induction&train_seed=7#train`);
     await settled(page);
     const value = (name: string) => page.locator(`attention-walkthrough [name="train-${name}"]`).inputValue();
     expect([await value('task'), await value('seed'), await value('steps')]).toEqual(['induction', '7', '800']);
@@ -203,10 +184,10 @@ describe('<attention-train>', () => {
   });
 
   test('“Use these weights” puts the reader’s model in step 1, and “Back to the shipped model” restores it', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = collectErrors(page);
     // 25 steps: a model that has not learned the task yet, so step 1's answer changes visibly.
-    await page.goto(`${server.url}/?train_steps=25#train`);
+    await page.goto(`${site.server.url}/?train_steps=25#train`);
     await settled(page);
     // Step 1 is far above (content-visibility skips its layout, so innerText is empty): read its text.
     const facts = page.locator('attention-walkthrough .problem-model-facts');

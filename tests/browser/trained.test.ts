@@ -2,29 +2,18 @@
 // clicks and typing, step 1's "Predict first" box says "animal" is right for the article's sentence,
 // "road" once the reader types "wide" instead of "tired", and the numbers come from the page's own
 // snapshot of the trained model. weights=random keeps the old question; weights=bogus gets one notice.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectErrors, goLive, launchBrowser, serve, type StaticServer } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { collectErrors, goLive, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 async function open(query = ''): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
   const requests: string[] = [];
   page.on('request', (request) => requests.push(request.url()));
-  await page.goto(`${server.url}/${query}`);
+  await page.goto(`${site.server.url}/${query}`);
   await goLive(page);
   return { page, errors, requests };
 }

@@ -1,38 +1,17 @@
 // The walkthrough as a reader uses it: the built site in Debian's Chromium, driven with real
 // keyboard and pointer events, numbers checked against the engine's own snapshot.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, test } from 'vitest';
-import {
-  collectErrors,
-  goLive,
-  launchBrowser,
-  serve,
-  settled,
-  showAllSections,
-  type StaticServer,
-  axeFor,
-  seriousViolations,
-} from './harness';
+import type { Page } from 'playwright-core';
+import { describe, test } from 'vitest';
+import { axeFor, collectErrors, goLive, seriousViolations, settled, showAllSections, useServerAndBrowser } from './harness';
 
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await serve();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServerAndBrowser();
 
 /** @param clock  install Playwright's clock before the page loads (time runs as usual until the test moves it). */
 async function open(query = '', { clock = false } = {}): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = collectErrors(page);
   if (clock) await page.clock.install();
-  await page.goto(`${server.url}/${query}`);
+  await page.goto(`${site.server.url}/${query}`);
   await goLive(page);
   return { page, errors };
 }
@@ -191,9 +170,9 @@ describe.concurrent('the walkthrough in Chromium', () => {
     // The two schemes in two pages at once, one renderer thread each; dark checks the colour rules (axeFor).
     const violations = await Promise.all(
       (['light', 'dark'] as const).map(async (colorScheme) => {
-        const context = await browser.newContext({ colorScheme });
+        const context = await site.browser.newContext({ colorScheme });
         const page = await context.newPage();
-        await page.goto(`${server.url}/`);
+        await page.goto(`${site.server.url}/`);
         await goLive(page);
         await showAllSections(page);
         const results = await axeFor(page, colorScheme).analyze();

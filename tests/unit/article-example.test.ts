@@ -20,7 +20,7 @@ import {
   type ArticleNumber,
   type ExampleMatrix,
 } from '../../web/src/article-example';
-import { loadScalarEngine, loadSimdEngine } from './load-engine';
+import { ENGINE_BUILDS } from './load-engine';
 
 const n = EXAMPLE_TOKENS.length;
 
@@ -39,10 +39,7 @@ function at(s: PipelineSnapshot, tensor: string, row: number, col: number): numb
 const head0Row = (s: PipelineSnapshot, tensor: 'scores' | 'weights', row: number) =>
   Array.from({ length: n }, (_, col) => at(s, tensor, row, col));
 
-describe.each([
-  ['SIMD', loadSimdEngine],
-  ['scalar', loadScalarEngine],
-] as const)('the reconstructed example on the %s engine', (_name, load) => {
+describe.each(ENGINE_BUILDS)('the reconstructed example on the %s engine', (_name, load) => {
   let engine: AttentionEngine;
   let full: PipelineSnapshot;
   let causal: PipelineSnapshot;

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AttentionEngine, EngineError, type FlashOptions, type Matrix, type MultiHeadFlashOptions } from '../../web/src/engine/engine';
 import { causalMask, MaxTracker, normwiseRelError, Rng } from './helpers';
-import { generatedDir, loadScalarEngine, loadSimdEngine } from './load-engine';
+import { ENGINE_BUILDS, generatedDir, loadSimdEngine } from './load-engine';
 
 const MiB = 1 << 20;
 
@@ -41,12 +41,7 @@ function naiveOutput(engine: AttentionEngine, c: Case): Float32Array {
   return engine.attention(c.Q, c.K, c.V, { ...(mask ? { mask } : {}), scale: c.options.scale ?? true }).output.data;
 }
 
-const builds: [string, () => Promise<AttentionEngine>][] = [
-  ['SIMD', loadSimdEngine],
-  ['scalar', loadScalarEngine],
-];
-
-describe.each(builds)('flashAttention (%s build)', (_name, load) => {
+describe.each(ENGINE_BUILDS)('flashAttention (%s build)', (_name, load) => {
   let engine: AttentionEngine;
   beforeAll(async () => {
     engine = await load();

@@ -17,6 +17,12 @@ export async function loadScalarEngine(): Promise<AttentionEngine> {
   return new AttentionEngine(raw);
 }
 
+/** Both builds by name, for the suites that run each check on each (`describe.each(ENGINE_BUILDS)`). */
+export const ENGINE_BUILDS = [
+  ['SIMD', loadSimdEngine],
+  ['scalar', loadScalarEngine],
+] as const;
+
 /** The Emscripten module behind an engine, for tests of what the C++ publishes itself. */
 export const rawOf = (engine: AttentionEngine): RawEngineModule => (engine as unknown as { raw: RawEngineModule }).raw;
 

@@ -18,7 +18,7 @@ import {
   type SparsePattern,
 } from '../../web/src/engine/long-context';
 import { MaxTracker, Rng, normwiseRelError, sum } from './helpers';
-import { loadScalarEngine, loadSimdEngine } from './load-engine';
+import { ENGINE_BUILDS } from './load-engine';
 import { attention, matmul } from './reference';
 
 /** The pattern's mask from its definition, cell by cell (not from the C++): 1 = query i attends key j. */
@@ -70,12 +70,7 @@ function rowAsHeads(M: Matrix, row: number, parts: number): Matrix {
   return { rows: parts, cols: M.cols / parts, data: M.data.slice(row * M.cols, (row + 1) * M.cols) };
 }
 
-const builds: [string, () => Promise<AttentionEngine>][] = [
-  ['SIMD', loadSimdEngine],
-  ['scalar', loadScalarEngine],
-];
-
-describe.each(builds)('long-context kernels (%s build)', (name, load) => {
+describe.each(ENGINE_BUILDS)('long-context kernels (%s build)', (name, load) => {
   let engine: AttentionEngine;
   beforeAll(async () => {
     engine = await load();
