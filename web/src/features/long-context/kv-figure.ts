@@ -4,6 +4,7 @@
 // lcKvHeads: URL lc_kv_heads, attribute kv-heads), the measured time per new token (decode-run.ts)
 // and public models' cache sizes.
 import { tokenCountLabel } from '../cost/cost-model';
+import { columnHeads } from '../../ui/data-table';
 import { controlForm, el, setText, showChildren } from '../../ui/dom';
 import { figureTools } from '../../ui/export-toolbar';
 import { bytes, count, fmt, quoted } from '../../ui/format';
@@ -183,23 +184,15 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
           {},
           `KV cache of public models, ${SERVED_BYTES_PER_VALUE * 8}-bit keys and values: 2 · layers · KV heads · dₖ · ${SERVED_BYTES_PER_VALUE} bytes per token`,
         ),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            ...[
-              'model',
-              'layers',
-              'heads',
-              'KV heads',
-              'dₖ',
-              'per token',
-              ...CONTEXT_LENGTHS.map((n) => `at ${tokenCountLabel(n)} tokens`),
-            ].map((h) => el('th', { scope: 'col' }, h)),
-          ),
-        ),
+        columnHeads([
+          'model',
+          'layers',
+          'heads',
+          'KV heads',
+          'dₖ',
+          'per token',
+          ...CONTEXT_LENGTHS.map((n) => `at ${tokenCountLabel(n)} tokens`),
+        ]),
         el(
           'tbody',
           {},

@@ -1,4 +1,5 @@
 // The FAQ's third answer, why several heads: where the followed token looks most in each head.
+import { columnHeads } from '../../ui/data-table';
 import { el, setText, showChildren } from '../../ui/dom';
 import { percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
@@ -44,17 +45,7 @@ export class HeadsAnswer {
     showChildren(
       this.table,
       el('caption', {}, `Where ${who} looks most, in each head`),
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'col' }, 'head'),
-          el('th', { scope: 'col' }, 'strongest key'),
-          el('th', { scope: 'col' }, 'its weight'),
-        ),
-      ),
+      columnHeads(['head', 'strongest key', 'its weight']),
       el(
         'tbody',
         {},
