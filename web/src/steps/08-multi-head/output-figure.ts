@@ -3,11 +3,11 @@
 import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
-import { MatrixTable } from '../../ui/matrix-table/matrix-table';
+import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
+import { MatrixFigure } from '../shared/matrix-figure';
 
 /** Widest output drawn; past it, the first columns (the rest are computed, not drawn). */
 export const OUTPUT_MAX_COLUMNS = 64;
@@ -18,27 +18,21 @@ function firstColumns(data: Float32Array, rows: number, cols: number, keep: numb
   return out;
 }
 
-export class OutputFigure implements Figure {
+export class OutputFigure extends MatrixFigure {
   readonly element: HTMLElement;
-  private readonly line = modelLine();
   private readonly table: MatrixTable;
-  private tokens: readonly string[] = [];
 
   constructor(embed: EmbedCode | undefined) {
-    this.table = new MatrixTable({
-      embed,
-      caption: 'output',
-      scale: 'diverging',
-      corner: 'token ↓ dim →',
-      describe: (r, c, v) => `layer output for ${quoted(this.tokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
-    });
+    super();
+    this.table = this.matrixTable(
+      { embed, caption: 'output', scale: 'diverging', corner: 'token ↓ dim →' },
+      ({ tokens }, r, c, v) => `layer output for ${quoted(tokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
+    );
     this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
   }
 
-  render(s: Snapshot): void {
-    this.line.render(s);
+  protected draw(s: Snapshot): void {
     const { pipeline: p, tokens } = s;
-    this.tokens = tokens;
     const numbers = p.n <= LIMITS.maxTokensWithNumbers && p.dModel <= LIMITS.maxTokensWithNumbers;
     // A (128, 512) output would be 65,536 cells: past OUTPUT_MAX_COLUMNS only the first columns are drawn.
     const cols = Math.min(p.dModel, OUTPUT_MAX_COLUMNS);
