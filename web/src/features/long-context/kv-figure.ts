@@ -6,7 +6,7 @@
 import { tokenCountLabel } from '../cost/cost-model';
 import { columnHeads } from '../../ui/data-table';
 import { controlForm, el, setText, showChildren } from '../../ui/dom';
-import { figureTools } from '../../ui/export-toolbar';
+import { chartTools } from '../../ui/export-toolbar';
 import { bytes, count, fmt, quoted } from '../../ui/format';
 import { LogLogChart } from '../../ui/line-chart';
 import { scrollRegion } from '../../ui/scroll-region';
@@ -113,12 +113,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
       'figure',
       { class: 'figure kv-chart' },
       chart.element,
-      figureTools(
-        () => chart.element,
-        () => 'Scores per new token with and without the KV cache (log-log)',
-        (palette) => chart.svgFile(palette),
-        context.embedCode,
-      ),
+      chartTools(chart, 'Scores per new token with and without the KV cache (log-log)', context.embedCode),
       el('figcaption', {}, 'Scores per generated token, as the engine counted them: with the cache they grow like t, recomputing like t².'),
     ),
     kvReading,

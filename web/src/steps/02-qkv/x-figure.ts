@@ -1,26 +1,19 @@
 // Step 2's first figure: X, one row of embedding per token (editable on small examples).
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
-import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { MatrixFigure } from '../shared/matrix-figure';
+import { OneTableFigure } from '../shared/matrix-figure';
 import { crop, cropBaseline, dimWindow } from './dim-window';
 import type { EditSession } from './edits';
 
-export class XFigure extends MatrixFigure {
-  readonly element: HTMLElement;
-  readonly table: MatrixTable;
-
+export class XFigure extends OneTableFigure {
   constructor(embed: EmbedCode | undefined, session: EditSession) {
-    super();
-    this.table = this.matrixTable(
+    super(
       { embed, caption: 'X', scale: 'diverging', corner: 'token', edit: session.editing('X') },
       ({ tokens }, r, c, v) => `embedding of ${quoted(tokens[r])}, dimension ${c + 1}: ${fmt(v)}`,
     );
-    this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
   }
 
   protected draw(snapshot: Snapshot): void {

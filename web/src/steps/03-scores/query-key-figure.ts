@@ -1,5 +1,4 @@
 // Step 3's first figure: the shown head's queries Q and its keys turned on their side Kᵀ, side by side.
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import { dimensionLabels } from '../../ui/labels';
 import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
@@ -31,13 +30,7 @@ export class QueryKeyFigure extends MatrixFigure {
       { embed, caption: 'Kᵀ', scale: 'diverging', corner: 'dim' },
       ({ tokens }, r, c, v) => `key of ${quoted(tokens[c])}, dimension ${r + 1}: ${fmt(v)}`,
     );
-    this.element = el(
-      'div',
-      { class: 'figure-row' },
-      this.line.element,
-      el('figure', { class: 'figure' }, this.queries.element),
-      el('figure', { class: 'figure' }, this.keysT.element),
-    );
+    this.element = this.pair(this.queries, this.keysT);
   }
 
   protected draw(snapshot: Snapshot): void {

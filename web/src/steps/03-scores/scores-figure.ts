@@ -1,24 +1,17 @@
 // Step 3's second figure: the shown head's score table Q Kᵀ, one cell per (query, key) pair; selecting
 // a cell tells the step, which works it out by hand.
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
-import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { headSquare, headView } from '../shared/head-view';
-import { MatrixFigure } from '../shared/matrix-figure';
+import { OneTableFigure } from '../shared/matrix-figure';
 
-export class ScoresFigure extends MatrixFigure {
-  readonly element: HTMLElement;
-  readonly table: MatrixTable;
-
+export class ScoresFigure extends OneTableFigure {
   constructor(embed: EmbedCode | undefined, onSelect: (row: number, col: number) => void) {
-    super();
-    this.table = this.matrixTable(
+    super(
       { embed, caption: 'scores', scale: 'diverging', corner: 'query ↓ key →', onSelect },
       ({ tokens }, r, c, v) => `${quoted(tokens[r])} against ${quoted(tokens[c])}: ${fmt(v)}`,
     );
-    this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
   }
 
   protected draw(snapshot: Snapshot): void {

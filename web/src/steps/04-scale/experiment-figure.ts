@@ -4,7 +4,7 @@
 import { columnHeads } from '../../ui/data-table';
 import { el, showChildren } from '../../ui/dom';
 import { count, fmt } from '../../ui/format';
-import { figureTools } from '../../ui/export-toolbar';
+import { chartTools } from '../../ui/export-toolbar';
 import { Histogram } from '../../ui/histogram';
 import { scrollRegion } from '../../ui/scroll-region';
 import type { Snapshot } from '../../snapshot';
@@ -32,12 +32,7 @@ export class ExperimentFigure implements Figure {
       'figure',
       { class: 'figure scale-experiment' },
       this.histogram.element,
-      figureTools(
-        () => this.histogram.element,
-        () => 'Random dot products before and after dividing by the square root of dₖ',
-        (palette) => this.histogram.svgFile(palette),
-        embed,
-      ),
+      chartTools(this.histogram, 'Random dot products before and after dividing by the square root of dₖ', embed),
       scrollRegion({ label: 'Standard deviation of the dot products' }, statsTable),
     );
   }

@@ -1,6 +1,5 @@
 // Step 6's second figure: the shown head's values V beside its output, weights V; selecting an output
 // cell tells the step, which works it out by hand.
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
@@ -23,13 +22,7 @@ export class ValuesOutputFigure extends MatrixFigure {
       );
     this.values = table('V', 'token', 'value');
     this.output = table('output', 'token ↓ dim →', 'output', onSelect);
-    this.element = el(
-      'div',
-      { class: 'figure-row' },
-      this.line.element,
-      el('figure', { class: 'figure' }, this.values.element),
-      el('figure', { class: 'figure' }, this.output.element),
-    );
+    this.element = this.pair(this.values, this.output);
   }
 
   protected draw(snapshot: Snapshot): void {

@@ -1,23 +1,16 @@
 // Step 6's first figure: the shown head's attention weights, blocked cells written as 0.
-import { el } from '../../ui/dom';
 import { formatPercentDelta, percent, quoted } from '../../ui/format';
-import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { headSquare, headView } from '../shared/head-view';
-import { MatrixFigure } from '../shared/matrix-figure';
+import { OneTableFigure } from '../shared/matrix-figure';
 
-export class WeightsFigure extends MatrixFigure {
-  readonly element: HTMLElement;
-  private readonly table: MatrixTable;
-
+export class WeightsFigure extends OneTableFigure {
   constructor(embed: EmbedCode | undefined) {
-    super();
-    this.table = this.matrixTable(
+    super(
       { embed, caption: 'weights', scale: 'sequential', corner: 'query ↓ key →', formatDelta: formatPercentDelta, legend: 'more weight' },
       ({ tokens }, r, c, v) => `${quoted(tokens[r])} takes ${percent(v)} of ${quoted(tokens[c])}’s value`,
     );
-    this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
   }
 
   protected draw(snapshot: Snapshot): void {

@@ -1,13 +1,11 @@
 // Step 8's last figure: the layer's output, concat(heads) W_o, (n, d_model); past OUTPUT_MAX_COLUMNS
 // only the first columns are drawn.
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
-import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { MatrixFigure } from '../shared/matrix-figure';
+import { OneTableFigure } from '../shared/matrix-figure';
 
 /** Widest output drawn; past it, the first columns (the rest are computed, not drawn). */
 export const OUTPUT_MAX_COLUMNS = 64;
@@ -18,17 +16,12 @@ function firstColumns(data: Float32Array, rows: number, cols: number, keep: numb
   return out;
 }
 
-export class OutputFigure extends MatrixFigure {
-  readonly element: HTMLElement;
-  private readonly table: MatrixTable;
-
+export class OutputFigure extends OneTableFigure {
   constructor(embed: EmbedCode | undefined) {
-    super();
-    this.table = this.matrixTable(
+    super(
       { embed, caption: 'output', scale: 'diverging', corner: 'token ↓ dim →' },
       ({ tokens }, r, c, v) => `layer output for ${quoted(tokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
     );
-    this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
   }
 
   protected draw(s: Snapshot): void {

@@ -7,7 +7,8 @@ import { scrollRegion } from '../../ui/scroll-region';
 import type { Snapshot } from '../../snapshot';
 import { modelLine } from '../shared/figure';
 import { argmax, headRow } from '../shared/head-view';
-import { followed, link, question } from './prose';
+import { link } from '../shared/prose';
+import { followed, question } from './prose';
 
 export class HeadsAnswer {
   readonly element: HTMLDetailsElement;

@@ -57,33 +57,31 @@ export function tokenMap(
 /** What a table reads of one head's slice of a tensor: its numbers, shape, labels and the baseline's slice. */
 export type HeadSlice = Pick<MatrixView, 'data' | 'offset' | 'rows' | 'cols' | 'rowLabels' | 'colLabels' | 'showNumbers' | 'baseline'>;
 
-/** The shown head of an (h, n, dₖ) tensor: a row per token, a column per dimension. */
-export function headRows(snapshot: Snapshot, tensor: 'Q_heads' | 'V_heads' | 'headOutputs'): HeadSlice {
-  const { h, n, labels, dimNumbers } = headView(snapshot);
-  const dK = snapshot.pipeline.dK;
+type HeadTensor = 'Q_heads' | 'V_heads' | 'headOutputs' | 'scores' | 'weights';
+
+/** The shown head of an (h, n, cols) tensor, a row per token, with the columns' labels. */
+function headSlice(snapshot: Snapshot, tensor: HeadTensor, colLabels: string[], showNumbers: boolean): HeadSlice {
+  const { h, n, labels } = headView(snapshot);
+  const cols = colLabels.length;
   return {
     data: snapshot.pipeline[tensor].data,
-    offset: h * n * dK,
+    offset: h * n * cols,
     rows: n,
-    cols: dK,
+    cols,
     rowLabels: labels,
-    colLabels: dimensionLabels(dK),
-    showNumbers: dimNumbers,
+    colLabels,
+    showNumbers,
     baseline: snapshot.baseline?.[tensor].data,
   };
 }
 
+/** The shown head of an (h, n, dₖ) tensor: a row per token, a column per dimension. */
+export function headRows(snapshot: Snapshot, tensor: 'Q_heads' | 'V_heads' | 'headOutputs'): HeadSlice {
+  return headSlice(snapshot, tensor, dimensionLabels(snapshot.pipeline.dK), headView(snapshot).dimNumbers);
+}
+
 /** The shown head of an (h, n, n) tensor: a query token per row, a key token per column. */
 export function headSquare(snapshot: Snapshot, tensor: 'scores' | 'weights'): HeadSlice {
-  const { h, n, labels, numbers } = headView(snapshot);
-  return {
-    data: snapshot.pipeline[tensor].data,
-    offset: h * n * n,
-    rows: n,
-    cols: n,
-    rowLabels: labels,
-    colLabels: labels,
-    showNumbers: numbers,
-    baseline: snapshot.baseline?.[tensor].data,
-  };
+  const { labels, numbers } = headView(snapshot);
+  return headSlice(snapshot, tensor, labels, numbers);
 }
