@@ -384,14 +384,8 @@ export const TRAIN_SETTINGS = {
     default: 0.003,
     atOrBelowZero: 'at 0 or below nothing is learned, or the loss climbs',
   },
-  scale: {
-    kind: 'flag',
-    param: 'train_scale',
-    attribute: 'scale',
-    label: 'Scaling',
-    description: 'divide the scores by √d_k',
-    default: true,
-  },
+  // The same switch as the walkthrough's, under the run's own URL parameter.
+  scale: { ...WALKTHROUGH_SETTINGS.scale, param: 'train_scale' },
   seed: {
     kind: 'whole',
     param: 'train_seed',

@@ -3,6 +3,7 @@
 // types only; every other rule, and its message, is the C++ side's, and a refusal is an EngineError.
 // Results are copies out of wasm memory. A KVCache holds memory in the wasm instance: dispose() it.
 import { AttentionEngine, EngineError, checkFlag, checkMatrix, checkOptions, isObject, numberOrNaN } from './engine';
+import { EngineObject, type Result } from './engine-object';
 import type { MaskMatrix, Matrix, RawEngineModule } from './types';
 
 /**
@@ -60,7 +61,6 @@ export interface ModelShape {
   bytesPerValue: number;
 }
 
-type Result<T> = T | { error: string };
 interface RawKVCache {
   configure(shape: CacheShape): Result<{ bytesPerToken: number }>;
   append(layer: number, K: Matrix, V: Matrix): Result<{ length: number }>;
@@ -168,39 +168,26 @@ export function kvCacheBytesPerToken(engine: AttentionEngine, shape: ModelShape)
 }
 
 /** Keys and values of the tokens so far, per layer and KV head, in the wasm instance. */
-export class KVCache {
-  private handle: RawKVCache | null;
-
+export class KVCache extends EngineObject<RawKVCache> {
   private constructor(
-    private readonly engine: AttentionEngine,
-    private readonly instance: RawEngineModule,
+    engine: AttentionEngine,
+    instance: RawEngineModule,
     handle: RawKVCache,
     /** 2 (K and V) · layers · kvHeads · dK · 4 bytes. */
     readonly bytesPerToken: number,
   ) {
-    this.handle = handle;
+    super(engine, instance, handle, { className: 'KVCache', words: 'cache', remake: 'create it again' });
   }
 
   static create(engine: AttentionEngine, shape: CacheShape): KVCache {
     const s = numbers(shape, ['layers', 'kvHeads', 'dK', 'capacity'], 'the cache shape { layers, kvHeads, dK, capacity }');
-    let made: KVCache | null = null;
-    engine.withInstance('KVCache.create', (module) => {
-      const handle = new (raw(module).KVCache)();
-      const result = handle.configure(s);
-      if ('error' in result) handle.delete();
-      else made = new KVCache(engine, module, handle, result.bytesPerToken);
-      return result;
-    });
-    return made!;
-  }
-
-  private call<T extends object>(name: string, run: (handle: RawKVCache) => Result<T>): T {
-    if (!this.handle) throw new EngineError('this cache was disposed');
-    const handle = this.handle;
-    return this.engine.withInstance(`KVCache.${name}`, (module) => {
-      if (module !== this.instance) throw new EngineError('the engine restarted since this cache was made: create it again');
-      return run(handle);
-    });
+    return EngineObject.made(
+      engine,
+      'KVCache.create',
+      (module) => new (raw(module).KVCache)(),
+      (handle) => handle.configure(s),
+      (module, handle, configured) => new KVCache(engine, module, handle, configured.bytesPerToken),
+    );
   }
 
   /** One token's K and V for `layer`, each (kvHeads, dK); returns the layer's new length. */
@@ -219,11 +206,5 @@ export class KVCache {
   length(layer: number): number {
     if (!Number.isInteger(layer)) throw new EngineError(`layer must be a whole number (got ${String(layer)})`);
     return this.call('length', (h) => ({ length: h.length(layer) })).length;
-  }
-
-  /** Frees the cache's memory in the wasm instance; later calls throw. */
-  dispose(): void {
-    if (this.handle && !this.engine.crashed) this.handle.delete();
-    this.handle = null;
   }
 }

@@ -4,6 +4,7 @@
 // message, and the model (and the engine) keep working. A ReaderModel holds memory in the wasm
 // instance: dispose() it.
 import { AttentionEngine, EngineError } from './engine';
+import { EngineObject, type Result } from './engine-object';
 import type { Matrix, RawEngineModule, Tensor3 } from './types';
 
 /** The model's answer for one sentence (ReaderAnswer in cpp/train/reader.h). */
@@ -42,7 +43,6 @@ export interface ReaderModelDescription {
   vocabularySize: number;
 }
 
-type Result<T> = T | { error: string };
 interface RawReaderModel {
   load(bytes: Uint8Array): Result<{ parameterCount: number }>;
   answer(words: string[], pronoun: number): Result<ReaderModelAnswer>;
@@ -68,38 +68,21 @@ function checkPronoun(pronoun: number | undefined): number {
   return pronoun ?? -1;
 }
 
-export class ReaderModel {
-  private handle: RawReaderModel | null;
-
-  private constructor(
-    private readonly engine: AttentionEngine,
-    private readonly instance: RawEngineModule,
-    handle: RawReaderModel,
-  ) {
-    this.handle = handle;
+export class ReaderModel extends EngineObject<RawReaderModel> {
+  private constructor(engine: AttentionEngine, instance: RawEngineModule, handle: RawReaderModel) {
+    super(engine, instance, handle, { className: 'ReaderModel', words: 'reader model', remake: 'load it again' });
   }
 
   /** The model of a reader weights file (web/src/model/reader.bin or reader-causal.bin). */
   static fromWeights(engine: AttentionEngine, bytes: Uint8Array): ReaderModel {
     if (!(bytes instanceof Uint8Array)) throw new EngineError('the reader weights must be a Uint8Array');
-    let made: ReaderModel | null = null;
-    engine.withInstance('ReaderModel.fromWeights', (raw) => {
-      const handle = new (raw as unknown as RawReaderModule).ReaderModel();
-      const result = handle.load(bytes);
-      if ('error' in result) handle.delete();
-      else made = new ReaderModel(engine, raw, handle);
-      return result;
-    });
-    return made!;
-  }
-
-  private call<T extends object>(name: string, run: (handle: RawReaderModel) => Result<T>): T {
-    if (!this.handle) throw new EngineError('this reader model was disposed');
-    const handle = this.handle;
-    return this.engine.withInstance(`ReaderModel.${name}`, (raw) => {
-      if (raw !== this.instance) throw new EngineError('the engine restarted since this reader model was made: load it again');
-      return run(handle);
-    });
+    return EngineObject.made(
+      engine,
+      'ReaderModel.fromWeights',
+      (instance) => new (instance as unknown as RawReaderModule).ReaderModel(),
+      (handle) => handle.load(bytes),
+      (instance, handle) => new ReaderModel(engine, instance, handle),
+    );
   }
 
   /**
@@ -142,11 +125,5 @@ export class ReaderModel {
 
   describe(): ReaderModelDescription {
     return this.call('describe', (h) => h.describe());
-  }
-
-  /** Frees the model's memory in the wasm instance; later calls throw. */
-  dispose(): void {
-    if (this.handle && !this.engine.crashed) this.handle.delete();
-    this.handle = null;
   }
 }

@@ -3,6 +3,7 @@
 // becomes an EngineError with the C++ side's message; the trainer (and the engine) keep working
 // afterwards. A Trainer holds memory in the wasm instance: dispose() it.
 import { AttentionEngine, EngineError } from './engine';
+import { EngineObject, type Result } from './engine-object';
 import type { Matrix, RawEngineModule, Tensor3 } from './types';
 
 export type TrainingTask = 'who-is-it' | 'induction';
@@ -155,7 +156,6 @@ export interface TrainerDescription {
   layout: ParameterEntry[];
 }
 
-type Result<T> = T | { error: string };
 interface RawTrainer {
   configure(config: object): Result<{ parameterCount: number }>;
   load(bytes: Uint8Array): Result<{ parameterCount: number }>;
@@ -193,15 +193,9 @@ const CONFIG_KEYS = new Set([
   'seed',
 ]);
 
-export class Trainer {
-  private handle: RawTrainer | null;
-
-  private constructor(
-    private readonly engine: AttentionEngine,
-    private readonly instance: RawEngineModule,
-    handle: RawTrainer,
-  ) {
-    this.handle = handle;
+export class Trainer extends EngineObject<RawTrainer> {
+  private constructor(engine: AttentionEngine, instance: RawEngineModule, handle: RawTrainer) {
+    super(engine, instance, handle, { className: 'Trainer', words: 'trainer', remake: 'create it again' });
   }
 
   /** A fresh model, initialised from config.seed. */
@@ -219,24 +213,13 @@ export class Trainer {
   }
 
   private static make(engine: AttentionEngine, name: string, init: (handle: RawTrainer) => Result<object>): Trainer {
-    let made: Trainer | null = null;
-    engine.withInstance(name, (raw) => {
-      const handle = new (raw as unknown as RawTrainingModule).Trainer();
-      const result = init(handle);
-      if ('error' in result) handle.delete();
-      else made = new Trainer(engine, raw, handle);
-      return result;
-    });
-    return made!;
-  }
-
-  private call<T extends object>(name: string, run: (handle: RawTrainer) => Result<T>): T {
-    if (!this.handle) throw new EngineError('this trainer was disposed');
-    const handle = this.handle;
-    return this.engine.withInstance(`Trainer.${name}`, (raw) => {
-      if (raw !== this.instance) throw new EngineError('the engine restarted since this trainer was made: create it again');
-      return run(handle);
-    });
+    return EngineObject.made(
+      engine,
+      name,
+      (instance) => new (instance as unknown as RawTrainingModule).Trainer(),
+      init,
+      (instance, handle) => new Trainer(engine, instance, handle),
+    );
   }
 
   /** Trains `steps` more steps (1 to 10000 per call). */
@@ -305,11 +288,5 @@ export class Trainer {
 
   describe(): TrainerDescription {
     return this.call('describe', (h) => h.describe());
-  }
-
-  /** Frees the model's memory in the wasm instance; later calls throw. */
-  dispose(): void {
-    if (this.handle && !this.engine.crashed) this.handle.delete();
-    this.handle = null;
   }
 }

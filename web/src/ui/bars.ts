@@ -2,6 +2,7 @@
 // itself decorative (aria-hidden) and the value as text, so a screen reader reads "animal, 42%".
 // Bar lengths go through the --w custom property (no inline style attributes: strict CSP).
 // Saved as SVG (barChartSvg), the chart is drawn from the same rows, not read back from the table.
+import { columnHeads } from './data-table';
 import { el, replaceChildren, setText, setVar } from './dom';
 import { esc, svgOpening, textWidth, wrap, type SvgFile } from './export-svg';
 import { percent } from './format';
@@ -91,15 +92,9 @@ export class BarChart {
       { class: `bar-chart ${options.className ?? ''}`.trim() },
       this.caption,
       // Headers for screen readers only: the text is hidden, the cells stay real table headers.
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          ...[options.labelHeader ?? 'item', 'bar', options.valueHeader ?? 'value'].map((text) =>
-            el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, text)),
-          ),
+      columnHeads(
+        [options.labelHeader ?? 'item', 'bar', options.valueHeader ?? 'value'].map((text) =>
+          el('span', { class: 'visually-hidden' }, text),
         ),
       ),
       this.body,

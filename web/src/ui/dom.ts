@@ -1,7 +1,7 @@
 // Tiny DOM builders. Text always goes in as text nodes, never as HTML, and inline style attributes
 // are never written (a strict CSP blocks them): per-element values go through CSS custom
 // properties set with style.setProperty, which CSP allows.
-type Child = Node | string | number | null | undefined | false;
+export type Child = Node | string | number | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | null | undefined>;
 
 function apply(node: Element, attributes: Attributes | undefined): void {

@@ -201,6 +201,22 @@ export function figureTools(
   return el('div', { class: 'chart-tools' }, exportToolbar({ label, svg: () => build(readPalette(anchor())), embed }));
 }
 
+/** What a chart is to its menu: its element (whose theme the file takes) and its picture as a file. */
+export interface ExportableChart {
+  readonly element: Element;
+  svgFile(palette: Palette): SvgFile;
+}
+
+/** figureTools for a chart that draws its own file, under a fixed name. */
+export function chartTools(chart: ExportableChart, label: string, embed?: EmbedCode): HTMLElement {
+  return figureTools(
+    () => chart.element,
+    () => label,
+    (palette) => chart.svgFile(palette),
+    embed,
+  );
+}
+
 /** A menu with only "Embed this step", for a section without a figure menu of its own (placed at its end). */
 export function embedTools(label: () => string, embed: EmbedCode): HTMLElement {
   return el('div', { class: 'chart-tools step-tools' }, exportToolbar({ label, embed }));

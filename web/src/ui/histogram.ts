@@ -4,6 +4,7 @@
 // real table in a <details> underneath: nothing is only in the picture.
 // Saved as a file (svgFile), the chart is this same drawing with its computed styles written in as
 // attributes: its colours live in widgets.css alone, not in a second copy here.
+import { columnHeads } from './data-table';
 import { el, showChildren, svg } from './dom';
 import { serializeSvg, type SvgFile } from './export-svg';
 import { fmt, percent } from './format';
@@ -205,13 +206,7 @@ export class Histogram {
     format: (v: number) => string,
   ): void {
     const width = (hi - lo) / bins;
-    const head = el(
-      'tr',
-      {},
-      el('th', { scope: 'col' }, 'from'),
-      el('th', { scope: 'col' }, 'to'),
-      ...series.map((s) => el('th', { scope: 'col' }, `${s.label} (samples)`)),
-    );
+    const head = columnHeads(['from', 'to', ...series.map((s) => `${s.label} (samples)`)]);
     const rows =
       binned[0]?.counts.map((_, b) => {
         // The end bins also hold the values beyond the axis.
@@ -219,6 +214,6 @@ export class Histogram {
         const to = b === bins - 1 ? fmt(Infinity) : format(lo + (b + 1) * width);
         return el('tr', {}, el('td', {}, from), el('td', {}, to), ...binned.map((bin) => el('td', {}, String(bin.counts[b]))));
       }) ?? [];
-    showChildren(this.table, el('caption', {}, this.options.title), el('thead', {}, head), el('tbody', {}, ...rows));
+    showChildren(this.table, el('caption', {}, this.options.title), head, el('tbody', {}, ...rows));
   }
 }

@@ -14,6 +14,7 @@
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
 import { tokenCountLabel } from './cost-model';
+import { columnHeads } from '../../ui/data-table';
 import { el, replaceChildren, setText } from '../../ui/dom';
 import { bytes, count } from '../../ui/format';
 import { LogLogChart, type ChartTick } from '../../ui/line-chart';
@@ -464,19 +465,13 @@ export class CostRunFigure {
         {},
         `Measured in this browser: time of one call (the fastest of the timed calls)${this.withMemory ? ', and engine memory,' : ''} for d = ${COST_D}`,
       ),
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'col' }, `${this.symbol === 'n' ? 'tokens' : 'token'} ${this.symbol}`),
-          ...kernels.map((kernel) => el('th', { scope: 'col' }, `${this.names[kernel]} time`)),
-          ...groups.map(({ words }) => el('th', { scope: 'col' }, `${words} engine memory`)),
-          holdings ? el('th', { scope: 'col' }, 'n × n matrix (4n² bytes)') : null,
-          holdings ? el('th', { scope: 'col' }, `one ${COST_BLOCK} × ${COST_BLOCK} tile + m, l`) : null,
-        ),
-      ),
+      columnHeads([
+        `${this.symbol === 'n' ? 'tokens' : 'token'} ${this.symbol}`,
+        ...kernels.map((kernel) => `${this.names[kernel]} time`),
+        ...groups.map(({ words }) => `${words} engine memory`),
+        holdings && 'n × n matrix (4n² bytes)',
+        holdings && `one ${COST_BLOCK} × ${COST_BLOCK} tile + m, l`,
+      ]),
       el(
         'tbody',
         {},

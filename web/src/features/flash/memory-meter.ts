@@ -8,19 +8,14 @@ import type { Snapshot } from '../../snapshot';
 import { tiledScratchFloats } from '../cost/cost-plan';
 import { memoryMeter, METER_LONG_N, type MemoryMeterRow } from './trace';
 
+/** One of the meter's two charts: the floats each method holds at one length. */
+function meterBars(caption: string, className: string): BarChart {
+  return new BarChart({ caption, labelHeader: 'method', valueHeader: 'floats held', className });
+}
+
 export class MemoryMeter {
-  private readonly here = new BarChart({
-    caption: 'this sentence',
-    labelHeader: 'method',
-    valueHeader: 'floats held',
-    className: 'flash-meter-here',
-  });
-  private readonly long = new BarChart({
-    caption: '8k tokens',
-    labelHeader: 'method',
-    valueHeader: 'floats held',
-    className: 'flash-meter-long',
-  });
+  private readonly here = meterBars('this sentence', 'flash-meter-here');
+  private readonly long = meterBars('8k tokens', 'flash-meter-long');
   private readonly reading = el('p', { class: 'reading flash-meter-reading' });
 
   /** The charts' row and the sentence under it, in the order the step places them. */

@@ -1,6 +1,7 @@
 // The step-through's two plain tables: the map of tiles (done, current, skipped, to do) and the running
 // numbers of the rows on chip after the current tile (m before and after, the rescale factor, l).
 import type { FlashTrace, FlashTraceStep } from '../../engine/types';
+import { columnHeads } from '../../ui/data-table';
 import { el, showChildren } from '../../ui/dom';
 import { fmt } from '../../ui/format';
 
@@ -26,16 +27,10 @@ export function drawTileMap(tileMap: HTMLTableElement, trace: FlashTrace, positi
   showChildren(
     tileMap,
     el('caption', {}, `${trace.queryBlocks} × ${trace.keyBlocks} tiles of ${trace.blockQ} × ${trace.blockK}`),
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        el('th', { scope: 'col', class: 'corner' }, 'queries ↓ keys →'),
-        ...Array.from({ length: trace.keyBlocks }, (_, kb) => el('th', { scope: 'col' }, blockRange(kb, trace.blockK, trace.nK))),
-      ),
-    ),
+    columnHeads([
+      { content: 'queries ↓ keys →', className: 'corner' },
+      ...Array.from({ length: trace.keyBlocks }, (_, kb) => blockRange(kb, trace.blockK, trace.nK)),
+    ]),
     el(
       'tbody',
       {},
@@ -74,20 +69,7 @@ export function drawRunningState(
   showChildren(
     stateTable,
     el('caption', {}, `Running numbers of ${qRange}, after this tile`),
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        el('th', { scope: 'col' }, 'row'),
-        el('th', { scope: 'col' }, 'm before'),
-        el('th', { scope: 'col' }, 'tile max'),
-        el('th', { scope: 'col' }, 'm after'),
-        el('th', { scope: 'col' }, 'rescale exp(m_old − m_new)'),
-        el('th', { scope: 'col' }, 'l after'),
-      ),
-    ),
+    columnHeads(['row', 'm before', 'tile max', 'm after', 'rescale exp(m_old − m_new)', 'l after']),
     el(
       'tbody',
       {},

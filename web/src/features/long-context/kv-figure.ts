@@ -4,8 +4,9 @@
 // lcKvHeads: URL lc_kv_heads, attribute kv-heads), the measured time per new token (decode-run.ts)
 // and public models' cache sizes.
 import { tokenCountLabel } from '../cost/cost-model';
+import { columnHeads } from '../../ui/data-table';
 import { controlForm, el, setText, showChildren } from '../../ui/dom';
-import { figureTools } from '../../ui/export-toolbar';
+import { chartTools } from '../../ui/export-toolbar';
 import { bytes, count, fmt, quoted } from '../../ui/format';
 import { LogLogChart } from '../../ui/line-chart';
 import { scrollRegion } from '../../ui/scroll-region';
@@ -112,12 +113,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
       'figure',
       { class: 'figure kv-chart' },
       chart.element,
-      figureTools(
-        () => chart.element,
-        () => 'Scores per new token with and without the KV cache (log-log)',
-        (palette) => chart.svgFile(palette),
-        context.embedCode,
-      ),
+      chartTools(chart, 'Scores per new token with and without the KV cache (log-log)', context.embedCode),
       el('figcaption', {}, 'Scores per generated token, as the engine counted them: with the cache they grow like t, recomputing like t².'),
     ),
     kvReading,
@@ -183,23 +179,15 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
           {},
           `KV cache of public models, ${SERVED_BYTES_PER_VALUE * 8}-bit keys and values: 2 · layers · KV heads · dₖ · ${SERVED_BYTES_PER_VALUE} bytes per token`,
         ),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            ...[
-              'model',
-              'layers',
-              'heads',
-              'KV heads',
-              'dₖ',
-              'per token',
-              ...CONTEXT_LENGTHS.map((n) => `at ${tokenCountLabel(n)} tokens`),
-            ].map((h) => el('th', { scope: 'col' }, h)),
-          ),
-        ),
+        columnHeads([
+          'model',
+          'layers',
+          'heads',
+          'KV heads',
+          'dₖ',
+          'per token',
+          ...CONTEXT_LENGTHS.map((n) => `at ${tokenCountLabel(n)} tokens`),
+        ]),
         el(
           'tbody',
           {},

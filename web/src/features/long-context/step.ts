@@ -3,6 +3,7 @@
 // scores it computed and how far its output lands from full attention's. Every number comes from
 // snapshot.longContext (features/long-context/compute.ts); the controls ask the state module for the
 // lcWindow, lcGlobal and lcStride settings (URL lc_*, attributes window, global-tokens, stride).
+import { columnHeads } from '../../ui/data-table';
 import { controlForm, el, setText, showChildren, showField } from '../../ui/dom';
 import { count, fmt, percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
@@ -206,17 +207,7 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       showChildren(
         table,
         el('caption', {}, `Scores computed and the output’s distance from full attention (n = ${n}, dₖ = ${lc.dK})`),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            ...['technique', 'scores computed', 'share of full', 'multiply-adds', 'max |Δ output|', 'mean |Δ output|'].map((h) =>
-              el('th', { scope: 'col' }, h),
-            ),
-          ),
-        ),
+        columnHeads(['technique', 'scores computed', 'share of full', 'multiply-adds', 'max |Δ output|', 'mean |Δ output|']),
         el(
           'tbody',
           {},

@@ -2,6 +2,7 @@
 // (train-worker.ts) with its own engine; Reset terminates it. A worker that dies is replaced once (the
 // run starts again from step 0, and the step says so); a second death ends the run with a message. Steps and figures never start threads or engines themselves.
 import { engineWasmUrl } from '../../engine/wasm-url';
+import { listenTo, type WorkerHandle } from '../../engine/worker-handle';
 import type { TrainingConfig } from '../../engine/training';
 import type { Pace, TrainRequest, TrainWorkerMessage } from './train-plan';
 
@@ -25,13 +26,8 @@ export interface TrainingService {
   ): TrainingSession;
 }
 
-/** The parts of a Worker the service uses: tests pass a fake. */
-export interface TrainWorkerHandle {
-  postMessage(message: TrainRequest): void;
-  terminate(): void;
-  addEventListener(type: 'message', listener: (event: MessageEvent<TrainWorkerMessage>) => void): void;
-  addEventListener(type: 'error', listener: (event: ErrorEvent) => void): void;
-}
+/** The training worker, as the service uses it: tests pass a fake. */
+export type TrainWorkerHandle = WorkerHandle<TrainRequest, TrainWorkerMessage>;
 
 function moduleWorker(): TrainWorkerHandle {
   return new Worker(new URL('./train-worker.ts', import.meta.url), { type: 'module' }) as unknown as TrainWorkerHandle;
@@ -54,23 +50,25 @@ export function workerTrainingService(createWorker: () => TrainWorkerHandle = mo
       const launch = () => {
         const current = createWorker();
         worker = current;
-        current.addEventListener('message', (event) => {
-          if (!stopped && worker === current) report(event.data);
-        });
-        current.addEventListener('error', (event) => {
-          event.preventDefault?.();
-          if (stopped || worker !== current) return;
-          current.terminate();
-          const reason = event.message || 'its script did not load';
-          if (restarts < WORKER_RESTARTS) {
-            restarts++;
-            report({ type: 'restarted', message: `the training worker stopped (${reason}) and a new one was started` });
-            launch();
-            return;
-          }
-          stopped = true;
-          report({ type: 'error', message: `the training worker stopped (${reason}), and again after a restart` });
-        });
+        listenTo(
+          current,
+          (message) => {
+            if (!stopped && worker === current) report(message);
+          },
+          (died) => {
+            if (stopped || worker !== current) return;
+            current.terminate();
+            const reason = died || 'its script did not load';
+            if (restarts < WORKER_RESTARTS) {
+              restarts++;
+              report({ type: 'restarted', message: `the training worker stopped (${reason}) and a new one was started` });
+              launch();
+              return;
+            }
+            stopped = true;
+            report({ type: 'error', message: `the training worker stopped (${reason}), and again after a restart` });
+          },
+        );
         current.postMessage({ type: 'start', config, steps, probe: words, wasmUrl: engineWasmUrl(), measure, pace: shown });
         if (running) current.postMessage({ type: 'resume' });
       };

@@ -3,7 +3,7 @@
 // model's prediction and what it is. Choosing a chip tells the step, which reads the new mixture.
 import { BarChart } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
-import { figureTools } from '../../ui/export-toolbar';
+import { chartTools } from '../../ui/export-toolbar';
 import { percent, quoted } from '../../ui/format';
 import { focusTokenIndex, tokenLabels } from '../../ui/labels';
 import { modelFacts, predictionList } from '../../features/trained-model/trained-words';
@@ -49,12 +49,7 @@ export class MixtureFigure implements Figure {
       this.chips,
       this.question,
       el('div', { class: 'problem-chart' }, bars.element),
-      figureTools(
-        () => bars.element,
-        () => 'The mixture of one token',
-        (palette) => bars.svgFile(palette),
-        embed,
-      ),
+      chartTools(bars, 'The mixture of one token', embed),
       this.model,
     );
     this.chips.addEventListener('click', (event) => {

@@ -9,7 +9,7 @@ import { EDIT_MATRIX_KEYS } from '../../features/hands-on/hands-on-settings';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
+import { MatrixFigure } from '../shared/matrix-figure';
 import { crop, cropBaseline, dimWindow } from './dim-window';
 import type { EditSession } from './edits';
 
@@ -17,20 +17,19 @@ import type { EditSession } from './edits';
 const TALL = 16;
 
 const ROLES = [
-  { weights: 'W_q', edit: 'Wq', product: 'Q', title: 'Q = X W_q, queries', makes: 'queries' },
-  { weights: 'W_k', edit: 'Wk', product: 'K', title: 'K = X W_k, keys', makes: 'keys' },
-  { weights: 'W_v', edit: 'Wv', product: 'V', title: 'V = X W_v, values', makes: 'values' },
+  { weights: 'W_q', edit: 'Wq', product: 'Q', title: 'Q = X W_q, queries', makes: 'queries', one: 'query' },
+  { weights: 'W_k', edit: 'Wk', product: 'K', title: 'K = X W_k, keys', makes: 'keys', one: 'key' },
+  { weights: 'W_v', edit: 'Wv', product: 'V', title: 'V = X W_v, values', makes: 'values', one: 'value' },
 ] as const;
 
-export class ProjectionsFigure implements Figure {
+export class ProjectionsFigure extends MatrixFigure {
   readonly element: HTMLElement;
   readonly wTables: MatrixTable[];
   readonly products: MatrixTable[];
   private readonly wFigures: HTMLElement[];
-  private readonly line = modelLine();
-  private snapshot: Snapshot | null = null;
 
   constructor(embed: EmbedCode | undefined, session: EditSession, onSelectQuery: () => void) {
+    super();
     this.wTables = ROLES.map(({ edit }) => {
       const name = EDIT_MATRIX_KEYS[edit];
       return new MatrixTable({
@@ -43,20 +42,13 @@ export class ProjectionsFigure implements Figure {
       });
     });
     this.wFigures = this.wTables.map((t) => el('figure', { class: 'figure qkv-w' }, t.element));
-    const describeDim = (name: string) => (r: number, c: number, v: number) =>
-      this.snapshot ? `${name} of ${quoted(this.snapshot.tokens[r])}, column ${c + 1}: ${fmt(v)}` : '';
-    this.products = [
-      new MatrixTable({
-        embed,
-        caption: 'Q',
-        scale: 'diverging',
-        corner: 'token',
-        describe: describeDim('query'),
-        onSelect: onSelectQuery,
-      }),
-      new MatrixTable({ embed, caption: 'K', scale: 'diverging', corner: 'token', describe: describeDim('key') }),
-      new MatrixTable({ embed, caption: 'V', scale: 'diverging', corner: 'token', describe: describeDim('value') }),
-    ];
+    // Q, K and V are read the same way; only Q is selectable.
+    this.products = ROLES.map(({ product, one }) =>
+      this.matrixTable(
+        { embed, caption: product, scale: 'diverging', corner: 'token', onSelect: product === 'Q' ? onSelectQuery : undefined },
+        ({ tokens }, r, c, v) => `${one} of ${quoted(tokens[r])}, column ${c + 1}: ${fmt(v)}`,
+      ),
+    );
     this.element = el(
       'div',
       { class: 'qkv-pairs' },
@@ -67,9 +59,7 @@ export class ProjectionsFigure implements Figure {
     );
   }
 
-  render(snapshot: Snapshot): void {
-    this.snapshot = snapshot;
-    this.line.render(snapshot);
+  protected draw(snapshot: Snapshot): void {
     const { pipeline: p, tokens } = snapshot;
     const { colStart, colCount, rowCount, windowed } = dimWindow(p.dModel, p.dK, snapshot.settings.head);
     const base = snapshot.baseline;

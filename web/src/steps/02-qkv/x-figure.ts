@@ -1,36 +1,22 @@
 // Step 2's first figure: X, one row of embedding per token (editable on small examples).
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
-import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
+import { OneTableFigure } from '../shared/matrix-figure';
 import { crop, cropBaseline, dimWindow } from './dim-window';
 import type { EditSession } from './edits';
 
-export class XFigure implements Figure {
-  readonly element: HTMLElement;
-  readonly table: MatrixTable;
-  private readonly line = modelLine();
-  private snapshot: Snapshot | null = null;
-
+export class XFigure extends OneTableFigure {
   constructor(embed: EmbedCode | undefined, session: EditSession) {
-    this.table = new MatrixTable({
-      embed,
-      caption: 'X',
-      scale: 'diverging',
-      corner: 'token',
-      edit: session.editing('X'),
-      describe: (r, c, v) => (this.snapshot ? `embedding of ${quoted(this.snapshot.tokens[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
-    });
-    this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
+    super(
+      { embed, caption: 'X', scale: 'diverging', corner: 'token', edit: session.editing('X') },
+      ({ tokens }, r, c, v) => `embedding of ${quoted(tokens[r])}, dimension ${c + 1}: ${fmt(v)}`,
+    );
   }
 
-  render(snapshot: Snapshot): void {
-    this.snapshot = snapshot;
-    this.line.render(snapshot);
+  protected draw(snapshot: Snapshot): void {
     const { pipeline: p, tokens } = snapshot;
     const { rowCount, windowed } = dimWindow(p.dModel, p.dK, snapshot.settings.head);
     this.table.update(

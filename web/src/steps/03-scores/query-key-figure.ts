@@ -1,12 +1,11 @@
 // Step 3's first figure: the shown head's queries Q and its keys turned on their side Kᵀ, side by side.
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import { dimensionLabels } from '../../ui/labels';
-import { MatrixTable } from '../../ui/matrix-table/matrix-table';
+import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
-import { headView } from '../shared/head-view';
+import { headRows, headView } from '../shared/head-view';
+import { MatrixFigure } from '../shared/matrix-figure';
 
 /** (rows, cols) slice of head `head` of a Tensor3, transposed to (cols, rows). */
 function transposeHead(data: Float32Array, head: number, rows: number, cols: number): Float32Array {
@@ -16,56 +15,28 @@ function transposeHead(data: Float32Array, head: number, rows: number, cols: num
   return out;
 }
 
-export class QueryKeyFigure implements Figure {
+export class QueryKeyFigure extends MatrixFigure {
   readonly element: HTMLElement;
-  private readonly line = modelLine();
   private readonly queries: MatrixTable;
   private readonly keysT: MatrixTable;
-  private snapshot: Snapshot | null = null;
 
   constructor(embed: EmbedCode | undefined) {
-    const tokens = () => this.snapshot?.tokens ?? [];
-    this.queries = new MatrixTable({
-      embed,
-      caption: 'Q',
-      scale: 'diverging',
-      corner: 'token',
-      describe: (r, c, v) => (this.snapshot ? `query of ${quoted(tokens()[r])}, dimension ${c + 1}: ${fmt(v)}` : ''),
-    });
-    this.keysT = new MatrixTable({
-      embed,
-      caption: 'Kᵀ',
-      scale: 'diverging',
-      corner: 'dim',
-      describe: (r, c, v) => (this.snapshot ? `key of ${quoted(tokens()[c])}, dimension ${r + 1}: ${fmt(v)}` : ''),
-    });
-    this.element = el(
-      'div',
-      { class: 'figure-row' },
-      this.line.element,
-      el('figure', { class: 'figure' }, this.queries.element),
-      el('figure', { class: 'figure' }, this.keysT.element),
+    super();
+    this.queries = this.matrixTable(
+      { embed, caption: 'Q', scale: 'diverging', corner: 'token' },
+      ({ tokens }, r, c, v) => `query of ${quoted(tokens[r])}, dimension ${c + 1}: ${fmt(v)}`,
     );
+    this.keysT = this.matrixTable(
+      { embed, caption: 'Kᵀ', scale: 'diverging', corner: 'dim' },
+      ({ tokens }, r, c, v) => `key of ${quoted(tokens[c])}, dimension ${r + 1}: ${fmt(v)}`,
+    );
+    this.element = this.pair(this.queries, this.keysT);
   }
 
-  render(snapshot: Snapshot): void {
-    this.snapshot = snapshot;
-    this.line.render(snapshot);
+  protected draw(snapshot: Snapshot): void {
     const p = snapshot.pipeline;
     const { h, labels, headNote, dimNumbers } = headView(snapshot);
-    this.queries.update(
-      {
-        data: p.Q_heads.data,
-        offset: h * p.n * p.dK,
-        rows: p.n,
-        cols: p.dK,
-        rowLabels: labels,
-        colLabels: dimensionLabels(p.dK),
-        showNumbers: dimNumbers,
-        baseline: snapshot.baseline?.Q_heads.data,
-      },
-      `Q${headNote}: queries, (n, dₖ) = (${p.n}, ${p.dK})`,
-    );
+    this.queries.update(headRows(snapshot, 'Q_heads'), `Q${headNote}: queries, (n, dₖ) = (${p.n}, ${p.dK})`);
     this.keysT.update(
       {
         data: transposeHead(p.K_heads.data, h, p.n, p.dK),

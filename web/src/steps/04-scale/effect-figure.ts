@@ -3,12 +3,12 @@
 import { el, replaceChildren } from '../../ui/dom';
 import { formatPercentDelta, percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
-import { MatrixTable } from '../../ui/matrix-table/matrix-table';
+import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Matrix, Tensor3 } from '../../engine/types';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
+import { MatrixFigure } from '../shared/matrix-figure';
 
 /** Above this many tokens the per-row table folds into a <details>. */
 const OPEN_TABLE_UP_TO = 16;
@@ -25,43 +25,46 @@ export function rowMaxima(t: Tensor3 | Matrix, head: number): number[] {
   return out;
 }
 
-export class EffectFigure implements Figure {
+/** The columns the table shows: with and without scaling when both differ, else the one computed. */
+function shownColumns({ settings, pipeline: p }: Snapshot): { both: boolean; names: string[] } {
+  const both = settings.scale && p.dK > 1;
+  return { both, names: both ? ['with scaling', 'without scaling'] : [settings.scale ? 'with scaling' : 'without scaling'] };
+}
+
+export class EffectFigure extends MatrixFigure {
   /** Where the figure sits: open, or folded in a <details> for long sentences. */
   readonly element = el('div', { class: 'scale-effect' });
-  private readonly line = modelLine();
   private readonly table: MatrixTable;
   private readonly figure: HTMLElement;
   private readonly details = el('details', {}, el('summary', {}, 'The largest weight of every row'));
-  private columns: string[] = [];
-  private snapshot: Snapshot | null = null;
 
   constructor(embed: EmbedCode | undefined) {
-    this.table = new MatrixTable({
-      embed,
-      caption: 'largest weight per row',
-      scale: 'sequential',
-      corner: 'token',
-      format: (v) => percent(v),
-      formatDelta: formatPercentDelta,
-      legend: 'a larger weight',
-      describe: (r, c, v) =>
-        this.snapshot ? `largest weight of ${quoted(this.snapshot.tokens[r])}’s row, ${this.columns[c] ?? ''}: ${percent(v)}` : '',
-    });
+    super();
+    this.table = this.matrixTable(
+      {
+        embed,
+        caption: 'largest weight per row',
+        scale: 'sequential',
+        corner: 'token',
+        format: (v) => percent(v),
+        formatDelta: formatPercentDelta,
+        legend: 'a larger weight',
+      },
+      (snapshot, r, c, v) =>
+        `largest weight of ${quoted(snapshot.tokens[r])}’s row, ${shownColumns(snapshot).names[c] ?? ''}: ${percent(v)}`,
+    );
     this.figure = el('figure', { class: 'figure' }, this.line.element, this.table.element);
   }
 
-  render(snapshot: Snapshot): void {
-    this.snapshot = snapshot;
-    this.line.render(snapshot);
+  protected draw(snapshot: Snapshot): void {
     const { pipeline: p, tokens, settings } = snapshot;
     const h = settings.head;
     const withScaling = rowMaxima(p.weights, h);
     const without = rowMaxima(p.weightsUnscaled, 0); // computed for the shown head only
     const headNote = p.heads > 1 ? ` of head ${h + 1}` : '';
-    const both = settings.scale && p.dK > 1;
+    const { both } = shownColumns(snapshot);
     const columns = both ? [withScaling, without] : [without];
     const colLabels = both ? ['with scaling', 'without'] : ['largest weight'];
-    this.columns = both ? ['with scaling', 'without scaling'] : [settings.scale ? 'with scaling' : 'without scaling'];
     const data = new Float32Array(p.n * columns.length);
     for (let i = 0; i < p.n; i++) columns.forEach((values, c) => (data[i * columns.length + c] = values[i]));
     // The same table before the reader's edits (step 2), to mark what moved.

@@ -1,9 +1,10 @@
 // Step 4's variance experiment: random dot products at this dₖ before and after dividing by √dₖ, as a
 // histogram, and their standard deviations in a table (beside another dₖ, the article's 64 too).
 // Random vectors, not a model's numbers: the figure depends on dₖ and the seed only.
+import { columnHeads } from '../../ui/data-table';
 import { el, showChildren } from '../../ui/dom';
 import { count, fmt } from '../../ui/format';
-import { figureTools } from '../../ui/export-toolbar';
+import { chartTools } from '../../ui/export-toolbar';
 import { Histogram } from '../../ui/histogram';
 import { scrollRegion } from '../../ui/scroll-region';
 import type { Snapshot } from '../../snapshot';
@@ -24,29 +25,14 @@ export class ExperimentFigure implements Figure {
       'table',
       { class: 'data-table scale-stats' },
       el('caption', {}, 'Standard deviation of the dot products'),
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'col' }, 'dot products'),
-          el('th', { scope: 'col' }, 'measured'),
-          el('th', { scope: 'col' }, 'expected'),
-        ),
-      ),
+      columnHeads(['dot products', 'measured', 'expected']),
       this.statsBody,
     );
     this.element = el(
       'figure',
       { class: 'figure scale-experiment' },
       this.histogram.element,
-      figureTools(
-        () => this.histogram.element,
-        () => 'Random dot products before and after dividing by the square root of dₖ',
-        (palette) => this.histogram.svgFile(palette),
-        embed,
-      ),
+      chartTools(this.histogram, 'Random dot products before and after dividing by the square root of dₖ', embed),
       scrollRegion({ label: 'Standard deviation of the dot products' }, statsTable),
     );
   }

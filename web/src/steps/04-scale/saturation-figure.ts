@@ -1,22 +1,18 @@
 // Step 4's saturation demo: softmax of the article's row [1, 2, 3], and of the same row stretched by
 // √dₖ, side by side, with the gradient that still flows under each. Fixed scores, not a model's.
-import { BarChart } from '../../ui/bars';
 import { el } from '../../ui/dom';
 import { fmt } from '../../ui/format';
-import { figureTools } from '../../ui/export-toolbar';
+import { chartTools } from '../../ui/export-toolbar';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import type { Figure } from '../shared/figure';
+import { probabilityBars } from '../shared/probability-bars';
 import { num, rowText } from './prose';
-
-function bars(className: string): BarChart {
-  return new BarChart({ caption: '', labelHeader: 'score', valueHeader: 'probability', max: 1, format: (v) => fmt(v, 2), className });
-}
 
 export class SaturationFigure implements Figure {
   readonly element: HTMLElement;
-  private readonly softBars = bars('scale-soft');
-  private readonly sharpBars = bars('scale-sharp');
+  private readonly softBars = probabilityBars('', 'scale-soft');
+  private readonly sharpBars = probabilityBars('', 'scale-sharp');
   private readonly softNorm = el('figcaption', { class: 'scale-gradient' });
   private readonly sharpNorm = el('figcaption', { class: 'scale-gradient' });
 
@@ -25,29 +21,13 @@ export class SaturationFigure implements Figure {
     this.element = el(
       'div',
       { class: 'figure-row scale-saturation' },
-      el(
-        'figure',
-        { class: 'figure' },
-        softBars.element,
-        this.softNorm,
-        figureTools(
-          () => softBars.element,
-          () => 'Softmax of 1, 2, 3',
-          (palette) => softBars.svgFile(palette),
-          embed,
-        ),
-      ),
+      el('figure', { class: 'figure' }, softBars.element, this.softNorm, chartTools(softBars, 'Softmax of 1, 2, 3', embed)),
       el(
         'figure',
         { class: 'figure' },
         sharpBars.element,
         this.sharpNorm,
-        figureTools(
-          () => sharpBars.element,
-          () => 'Softmax of 1, 2, 3 stretched by the square root of dₖ',
-          (palette) => sharpBars.svgFile(palette),
-          embed,
-        ),
+        chartTools(sharpBars, 'Softmax of 1, 2, 3 stretched by the square root of dₖ', embed),
       ),
     );
   }

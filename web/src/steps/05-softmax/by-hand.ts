@@ -1,5 +1,6 @@
 // Step 5's by-hand box: the chosen cell's softmax worked out over its row (subtract the row's max,
 // exponentiate, divide by the sum), or why a row with every key masked draws nothing.
+import { columnHeads } from '../../ui/data-table';
 import { el } from '../../ui/dom';
 import { fmt, percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
@@ -53,19 +54,7 @@ export function softmaxByHand(snapshot: Snapshot, row: number, col: number): HTM
         'table',
         { class: 'data-table' },
         el('caption', {}, `Softmax of row ${row + 1} (${quoted(labels[row])}), step by step`),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'col' }, 'key'),
-            el('th', { scope: 'col' }, 's'),
-            el('th', { scope: 'col' }, `s − ${fmt(max)}`),
-            el('th', { scope: 'col' }, 'e^(s − max)'),
-            el('th', { scope: 'col' }, 'weight'),
-          ),
-        ),
+        columnHeads(['key', 's', `s − ${fmt(max)}`, 'e^(s − max)', 'weight']),
         el('tbody', {}, ...rows),
         el(
           'tfoot',

@@ -2,10 +2,7 @@
 import { el } from '../../ui/dom';
 import { fmt, percent, quoted } from '../../ui/format';
 import type { Snapshot } from '../../snapshot';
-
-function link(href: string, text: string): HTMLAnchorElement {
-  return el('a', { href }, text);
-}
+import { link, subheading } from '../shared/prose';
 
 export function intro(): HTMLElement {
   return el(
@@ -16,10 +13,7 @@ export function intro(): HTMLElement {
 }
 
 export function codeHeading(): HTMLElement[] {
-  return [
-    el('h3', {}, 'The whole mechanism in code'),
-    el('p', {}, 'All of it fits in one NumPy function, for any number of heads and any mask:'),
-  ];
+  return subheading('The whole mechanism in code', 'All of it fits in one NumPy function, for any number of heads and any mask:');
 }
 
 /** Which line of the NumPy function is which step. */
@@ -44,14 +38,10 @@ export function codeLines(): HTMLElement {
 }
 
 export function reproHeading(): HTMLElement[] {
-  return [
-    el('h3', {}, 'Reproduce it in NumPy'),
-    el(
-      'p',
-      {},
-      'The button copies this function with this page’s matrices, mask and scaling: a script that prints the numbers shown here.',
-    ),
-  ];
+  return subheading(
+    'Reproduce it in NumPy',
+    'The button copies this function with this page’s matrices, mask and scaling: a script that prints the numbers shown here.',
+  );
 }
 
 export function copiedText(lines: number): string {

@@ -3,43 +3,30 @@
 // too late. The comparison tables hold the shown head only: (n, n), no head offset.
 import { el } from '../../ui/dom';
 import { formatPercentDelta, percent, quoted } from '../../ui/format';
-import { MatrixTable } from '../../ui/matrix-table/matrix-table';
+import type { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
 import { headView, tokenMap } from '../shared/head-view';
+import { MatrixFigure } from '../shared/matrix-figure';
 import { rowSums } from './numpy-print';
 
-export class CompareFigure implements Figure {
+export class CompareFigure extends MatrixFigure {
   readonly element: HTMLElement;
   /** The wrong way alone: a prediction may cover it (the right way, the article's rows, stays readable). */
   readonly wrongFigure: HTMLElement;
-  private readonly line = modelLine();
   private readonly right: MatrixTable;
   private readonly wrong: MatrixTable;
-  private snapshot: Snapshot | null = null;
 
   constructor(embed: EmbedCode | undefined) {
-    const token = (r: number) => quoted(this.snapshot?.tokens[r] ?? '');
-    this.right = new MatrixTable({
-      embed,
-      caption: 'weights, masked before softmax',
-      scale: 'sequential',
-      corner: 'query ↓ key →',
-      describe: (r, c, v) => (this.snapshot ? `${token(r)} takes ${percent(v)} from ${token(c)}` : ''),
-      formatDelta: formatPercentDelta,
-      legend: 'more weight',
-    });
-    this.wrong = new MatrixTable({
-      embed,
-      caption: 'weights, zeroed after softmax',
-      scale: 'sequential',
-      corner: 'query ↓ key →',
-      className: 'causal-wrong-table',
-      describe: (r, c, v) => (this.snapshot ? `${token(r)} keeps ${percent(v)} from ${token(c)}` : ''),
-      formatDelta: formatPercentDelta,
-      legend: 'more weight',
-    });
+    super();
+    // Both are weights, read the same way; the wrong way keeps less of each row.
+    const table = (caption: string, verb: string, className?: string) =>
+      this.matrixTable(
+        { embed, caption, scale: 'sequential', corner: 'query ↓ key →', className, formatDelta: formatPercentDelta, legend: 'more weight' },
+        ({ tokens }, r, c, v) => `${quoted(tokens[r] ?? '')} ${verb} ${percent(v)} from ${quoted(tokens[c] ?? '')}`,
+      );
+    this.right = table('weights, masked before softmax', 'takes');
+    this.wrong = table('weights, zeroed after softmax', 'keeps', 'causal-wrong-table');
     this.wrongFigure = el(
       'figure',
       { class: 'figure causal-wrong' },
@@ -65,9 +52,7 @@ export class CompareFigure implements Figure {
     );
   }
 
-  render(snapshot: Snapshot): void {
-    this.snapshot = snapshot;
-    this.line.render(snapshot);
+  protected draw(snapshot: Snapshot): void {
     const p = snapshot.pipeline;
     const { n, labels, headNote, numbers } = headView(snapshot);
     const base = snapshot.baseline;

@@ -5,6 +5,7 @@ import type { PredictQuestion } from '../../ui/predict';
 import { describeMask, isCustomMask } from '../../features/hands-on/hands-on-settings';
 import type { Snapshot } from '../../snapshot';
 import { headView } from '../shared/head-view';
+import { subheading } from '../shared/prose';
 import { PRINT_MAX_TOKENS, rowSums } from './numpy-print';
 
 /** The opening paragraph; its first sentence names a position of the sentence shown (futureText). */
@@ -46,11 +47,11 @@ export function paintHelp(): HTMLElement {
 }
 
 export function compareHeading(): HTMLElement[] {
-  return [el('h3', {}, 'Mask first, then softmax'), el('p', {}, 'Both tables use the causal mask, whatever is chosen above.')];
+  return subheading('Mask first, then softmax', 'Both tables use the causal mask, whatever is chosen above.');
 }
 
 export function codeHeading(): HTMLElement[] {
-  return [el('h3', {}, 'In code'), el('p', {}, 'In NumPy the causal mask is one comparison:')];
+  return subheading('In code', 'In NumPy the causal mask is one comparison:');
 }
 
 /** The row of the article's example (row 2); with two tokens row 2 is the last (whole) row, so row 1. */

@@ -1,5 +1,6 @@
 // Step 8's work count: one layer's multiply-adds and parameters for every h that divides d_model,
 // from the shapes (the page's own h from the snapshot's tensors), and what the count shows.
+import { columnHeads } from '../../ui/data-table';
 import { el, setText, showChildren } from '../../ui/dom';
 import { count } from '../../ui/format';
 import { scrollRegion } from '../../ui/scroll-region';
@@ -31,12 +32,10 @@ export class CostFigure implements Figure {
     const actual = costOfSnapshot(p);
     const options = headChoices(p.dModel);
     const columns = options.map((h) => ({ h, cost: h === p.heads ? actual : costOfShape(p.n, p.dModel, h) }));
-    const headRow = el(
-      'tr',
-      {},
-      el('th', { scope: 'col' }, 'part of the layer'),
-      ...columns.map(({ h }) => el('th', { scope: 'col', class: h === p.heads ? 'multi-head-current' : null }, `h = ${h}`)),
-    );
+    const heads = columnHeads([
+      'part of the layer',
+      ...columns.map(({ h }) => ({ content: `h = ${h}`, className: h === p.heads ? 'multi-head-current' : null })),
+    ]);
     const row = (label: string, formula: string, value: (c: LayerCost) => number, className?: string) =>
       el(
         'tr',
@@ -49,7 +48,7 @@ export class CostFigure implements Figure {
     showChildren(
       this.table,
       el('caption', {}, `One layer’s work and weights, n = ${p.n}, d_model = ${p.dModel}`),
-      el('thead', {}, headRow),
+      heads,
       el('tbody', {}, ...COST_PARTS.map((part) => row(part.label, part.formula, (c) => c[part.key]))),
       el(
         'tfoot',

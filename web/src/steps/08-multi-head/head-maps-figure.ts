@@ -2,6 +2,7 @@
 // map in a grid (picking one shows that head in the steps above), and the same maps in words: each
 // token's strongest key per head. Its parts sit directly in the step's body, under the line naming
 // their numbers.
+import { columnHeads } from '../../ui/data-table';
 import { el, setText, showChildren } from '../../ui/dom';
 import { percent } from '../../ui/format';
 import { figureTools } from '../../ui/export-toolbar';
@@ -88,16 +89,7 @@ export class HeadMapsFigure {
         {},
         `For each token, the key with the largest weight in each head${p.heads > MAX_HEAD_MAPS ? ` (first ${MAX_HEAD_MAPS} heads)` : ''}`,
       ),
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'col' }, 'token'),
-          ...Array.from({ length: shown }, (_, head) => el('th', { scope: 'col' }, `head ${head + 1}`)),
-        ),
-      ),
+      columnHeads(['token', ...Array.from({ length: shown }, (_, head) => `head ${head + 1}`)]),
       el(
         'tbody',
         {},

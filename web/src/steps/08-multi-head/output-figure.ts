@@ -1,13 +1,11 @@
 // Step 8's last figure: the layer's output, concat(heads) W_o, (n, d_model); past OUTPUT_MAX_COLUMNS
 // only the first columns are drawn.
-import { el } from '../../ui/dom';
 import { fmt, quoted } from '../../ui/format';
 import { dimensionLabels, tokenLabels } from '../../ui/labels';
-import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
+import { OneTableFigure } from '../shared/matrix-figure';
 
 /** Widest output drawn; past it, the first columns (the rest are computed, not drawn). */
 export const OUTPUT_MAX_COLUMNS = 64;
@@ -18,27 +16,16 @@ function firstColumns(data: Float32Array, rows: number, cols: number, keep: numb
   return out;
 }
 
-export class OutputFigure implements Figure {
-  readonly element: HTMLElement;
-  private readonly line = modelLine();
-  private readonly table: MatrixTable;
-  private tokens: readonly string[] = [];
-
+export class OutputFigure extends OneTableFigure {
   constructor(embed: EmbedCode | undefined) {
-    this.table = new MatrixTable({
-      embed,
-      caption: 'output',
-      scale: 'diverging',
-      corner: 'token ↓ dim →',
-      describe: (r, c, v) => `layer output for ${quoted(this.tokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
-    });
-    this.element = el('figure', { class: 'figure' }, this.line.element, this.table.element);
+    super(
+      { embed, caption: 'output', scale: 'diverging', corner: 'token ↓ dim →' },
+      ({ tokens }, r, c, v) => `layer output for ${quoted(tokens[r] ?? '')}, dimension ${c + 1}: ${fmt(v)}`,
+    );
   }
 
-  render(s: Snapshot): void {
-    this.line.render(s);
+  protected draw(s: Snapshot): void {
     const { pipeline: p, tokens } = s;
-    this.tokens = tokens;
     const numbers = p.n <= LIMITS.maxTokensWithNumbers && p.dModel <= LIMITS.maxTokensWithNumbers;
     // A (128, 512) output would be 65,536 cells: past OUTPUT_MAX_COLUMNS only the first columns are drawn.
     const cols = Math.min(p.dModel, OUTPUT_MAX_COLUMNS);

@@ -6,6 +6,7 @@ import type { PredictQuestion } from '../../ui/predict';
 import { costOfShape, type LayerCost } from '../../features/cost/cost-model';
 import { LIMITS, maxHeadsFor } from '../../settings';
 import type { Snapshot } from '../../snapshot';
+import { subheading } from '../shared/prose';
 
 /** At most this many heads get a map; the rest are counted in words. */
 export const MAX_HEAD_MAPS = 16;
@@ -19,35 +20,28 @@ export function intro(): HTMLElement {
 }
 
 export function costHeading(): HTMLElement[] {
-  return [
-    el('h3', {}, 'The same work, however you slice it'),
-    el('p', {}, 'h heads of width dₖ do h · n² · dₖ = n² · d_model multiply-adds for the scores, as one wide head would:'),
-  ];
+  return subheading(
+    'The same work, however you slice it',
+    'h heads of width dₖ do h · n² · dₖ = n² · d_model multiply-adds for the scores, as one wide head would:',
+  );
 }
 
 export function mapsHeading(): HTMLElement[] {
-  return [
-    el('h3', {}, 'Every head’s attention map'),
-    el(
-      'p',
-      {},
-      'Each square is one head’s weights; a stronger blue means more weight. Point at or click a token on the left to highlight its row in every head; pick a map to show that head in the steps above.',
-    ),
-  ];
+  return subheading(
+    'Every head’s attention map',
+    'Each square is one head’s weights; a stronger blue means more weight. Point at or click a token on the left to highlight its row in every head; pick a map to show that head in the steps above.',
+  );
 }
 
 export function outputHeading(): HTMLElement[] {
-  return [
-    el('h3', {}, 'Concatenate, then mix with W_o'),
-    el('p', {}, 'Side by side the head outputs are (n, d_model) again; one more learned matrix, W_o, mixes them:'),
-  ];
+  return subheading(
+    'Concatenate, then mix with W_o',
+    'Side by side the head outputs are (n, d_model) again; one more learned matrix, W_o, mixes them:',
+  );
 }
 
 export function codeHeading(): HTMLElement[] {
-  return [
-    el('h3', {}, 'In code'),
-    el('p', {}, 'In step 6’s function, split() makes the h slices and the last two lines join them and apply W_o.'),
-  ];
+  return subheading('In code', 'In step 6’s function, split() makes the h slices and the last two lines join them and apply W_o.');
 }
 
 /** What h gives dₖ, and which other h the reader may choose. */

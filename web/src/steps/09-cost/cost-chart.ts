@@ -2,7 +2,7 @@
 // with a line growing like n for comparison and this page's n marked. Counted from the shapes.
 import { el } from '../../ui/dom';
 import { bytes } from '../../ui/format';
-import { figureTools } from '../../ui/export-toolbar';
+import { chartTools } from '../../ui/export-toolbar';
 import { LogLogChart, type ChartTick } from '../../ui/line-chart';
 import { tokenCountLabel } from '../../features/cost/cost-model';
 import type { Snapshot } from '../../snapshot';
@@ -28,12 +28,7 @@ export class CostChart implements Figure {
       'figure',
       { class: 'figure cost-chart' },
       chart.element,
-      figureTools(
-        () => chart.element,
-        () => 'Memory of the score matrices against n (log-log)',
-        (palette) => chart.svgFile(palette),
-        embed,
-      ),
+      chartTools(chart, 'Memory of the score matrices against n (log-log)', embed),
       el('figcaption', {}, 'One layer’s score memory against n, log-log: n² is twice as steep as n.'),
     );
   }

@@ -1,5 +1,6 @@
 // Step 9's table: the score matrix's entries, bytes and multiply-adds at this page's n, 2n, 4n, 8n and
 // the reference lengths, with the ratios of doubling n and of 2k -> 8k. Counted from the shapes.
+import { columnHeads } from '../../ui/data-table';
 import { el, showChildren } from '../../ui/dom';
 import { scrollRegion } from '../../ui/scroll-region';
 import { ratioLabel, tokenCountLabel } from '../../features/cost/cost-model';
@@ -30,11 +31,7 @@ export class CostTable implements Figure {
     showChildren(
       this.table,
       el('caption', {}, `The score matrix as n grows, for d_model = ${p.dModel} and h = ${p.heads}`),
-      el(
-        'thead',
-        {},
-        el('tr', {}, el('th', { scope: 'col' }, 'tokens n'), ...COLUMNS.map((column) => el('th', { scope: 'col' }, column.header))),
-      ),
+      columnHeads(['tokens n', ...COLUMNS.map((column) => column.header)]),
       el(
         'tbody',
         {},

@@ -6,7 +6,8 @@ import { el, setText, showChildren, svg } from '../../ui/dom';
 import { BarChart } from '../../ui/bars';
 import { count } from '../../ui/format';
 import type { Snapshot } from '../../snapshot';
-import { link, question } from './prose';
+import { link } from '../shared/prose';
+import { question } from './prose';
 
 export class CostAnswer {
   readonly element: HTMLDetailsElement;

@@ -1,4 +1,5 @@
 // The FAQ's third answer, why several heads: where the followed token looks most in each head.
+import { columnHeads } from '../../ui/data-table';
 import { el, setText, showChildren } from '../../ui/dom';
 import { percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
@@ -6,7 +7,8 @@ import { scrollRegion } from '../../ui/scroll-region';
 import type { Snapshot } from '../../snapshot';
 import { modelLine } from '../shared/figure';
 import { argmax, headRow } from '../shared/head-view';
-import { followed, link, question } from './prose';
+import { link } from '../shared/prose';
+import { followed, question } from './prose';
 
 export class HeadsAnswer {
   readonly element: HTMLDetailsElement;
@@ -44,17 +46,7 @@ export class HeadsAnswer {
     showChildren(
       this.table,
       el('caption', {}, `Where ${who} looks most, in each head`),
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'col' }, 'head'),
-          el('th', { scope: 'col' }, 'strongest key'),
-          el('th', { scope: 'col' }, 'its weight'),
-        ),
-      ),
+      columnHeads(['head', 'strongest key', 'its weight']),
       el(
         'tbody',
         {},

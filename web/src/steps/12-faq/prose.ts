@@ -1,4 +1,4 @@
-// The FAQ's words: each question and its short answer, and the helpers its answers share.
+// The FAQ's words: each question and its short answer, and the helpers its answers share (links: ../shared/prose).
 import { el } from '../../ui/dom';
 import { quoted } from '../../ui/format';
 import type { Snapshot } from '../../snapshot';
@@ -6,10 +6,6 @@ import type { Snapshot } from '../../snapshot';
 /** One question, open, with its answer. */
 export function question(title: string, ...children: (Node | string)[]): HTMLDetailsElement {
   return el('details', { class: 'faq-item', open: true }, el('summary', {}, el('h3', { class: 'faq-question' }, title)), ...children);
-}
-
-export function link(href: string, text: string): HTMLAnchorElement {
-  return el('a', { href }, text);
 }
 
 /** What the answers need of the followed token: its index, its quoted word, the head they read. */

@@ -1,30 +1,19 @@
 // The FAQ's first answer, why divide by √dₖ: the spread of dot products at this dₖ, softmax of
 // [1, 2, 3] at a spread of 1 and at the unscaled spread, and the gradient left in each. Random
 // vectors and a fixed row, not a model's numbers.
-import { BarChart, type Bar } from '../../ui/bars';
+import type { Bar } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
 import { count, fmt } from '../../ui/format';
 import type { Snapshot } from '../../snapshot';
+import { probabilityBars } from '../shared/probability-bars';
 import { widerHeadAdvice } from '../shared/which-model';
 import { question } from './prose';
 
 export class ScaleAnswer {
   readonly element: HTMLDetailsElement;
   private readonly spread = el('p', { class: 'faq-live faq-spread' });
-  private readonly soft = new BarChart({
-    caption: 'softmax([1, 2, 3])',
-    labelHeader: 'score',
-    valueHeader: 'probability',
-    max: 1,
-    format: (v) => fmt(v),
-  });
-  private readonly sharp = new BarChart({
-    caption: 'sharp',
-    labelHeader: 'score',
-    valueHeader: 'probability',
-    max: 1,
-    format: (v) => fmt(v),
-  });
+  private readonly soft = probabilityBars('softmax([1, 2, 3])');
+  private readonly sharp = probabilityBars('sharp');
   private readonly gradient = el('p', { class: 'faq-live faq-gradient' });
 
   constructor() {

@@ -1,7 +1,8 @@
 // What the single-head steps (3, 5, 6, 7) read first from a snapshot: the head they show, its token
 // labels, the caption suffix that names the head, and whether the numbers fit in the cells.
-// Also the reads every step shares: one row of a head, and its largest entry.
-import { tokenLabels } from '../../ui/labels';
+// Also the reads every step shares: one row of a head, its largest entry, and the shown head's slice of
+// a per-head tensor as a table draws it.
+import { dimensionLabels, tokenLabels } from '../../ui/labels';
 import { LIMITS } from '../../settings';
 import type { Snapshot } from '../../snapshot';
 import type { MatrixView } from '../../ui/matrix-table/view';
@@ -51,4 +52,36 @@ export function tokenMap(
   showNumbers: boolean,
 ): Pick<MatrixView, 'rows' | 'cols' | 'rowLabels' | 'colLabels' | 'extent' | 'showNumbers'> {
   return { rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers };
+}
+
+/** What a table reads of one head's slice of a tensor: its numbers, shape, labels and the baseline's slice. */
+export type HeadSlice = Pick<MatrixView, 'data' | 'offset' | 'rows' | 'cols' | 'rowLabels' | 'colLabels' | 'showNumbers' | 'baseline'>;
+
+type HeadTensor = 'Q_heads' | 'V_heads' | 'headOutputs' | 'scores' | 'weights';
+
+/** The shown head of an (h, n, cols) tensor, a row per token, with the columns' labels. */
+function headSlice(snapshot: Snapshot, tensor: HeadTensor, colLabels: string[], showNumbers: boolean): HeadSlice {
+  const { h, n, labels } = headView(snapshot);
+  const cols = colLabels.length;
+  return {
+    data: snapshot.pipeline[tensor].data,
+    offset: h * n * cols,
+    rows: n,
+    cols,
+    rowLabels: labels,
+    colLabels,
+    showNumbers,
+    baseline: snapshot.baseline?.[tensor].data,
+  };
+}
+
+/** The shown head of an (h, n, dₖ) tensor: a row per token, a column per dimension. */
+export function headRows(snapshot: Snapshot, tensor: 'Q_heads' | 'V_heads' | 'headOutputs'): HeadSlice {
+  return headSlice(snapshot, tensor, dimensionLabels(snapshot.pipeline.dK), headView(snapshot).dimNumbers);
+}
+
+/** The shown head of an (h, n, n) tensor: a query token per row, a key token per column. */
+export function headSquare(snapshot: Snapshot, tensor: 'scores' | 'weights'): HeadSlice {
+  const { labels, numbers } = headView(snapshot);
+  return headSlice(snapshot, tensor, labels, numbers);
 }

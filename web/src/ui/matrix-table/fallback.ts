@@ -1,6 +1,7 @@
 // A matrix table too large to print (ui/matrix-table/picture.ts decides when) shows a picture in place of
 // its cells: this wires the picture into the table's figure, with the caption above it and the row
 // totals the table would show in its last column as their own small table under it.
+import { columnHeads } from '../data-table';
 import { el, setText } from '../dom';
 import { MatrixPicture, type PictureHost } from './picture';
 import type { MatrixView } from './view';
@@ -90,11 +91,7 @@ export class PictureFallback {
         'table',
         { class: 'data-table picture-totals-table' },
         el('caption', {}, `${totals.label}, every row`),
-        el(
-          'thead',
-          {},
-          el('tr', {}, el('th', { scope: 'col' }, this.corner?.split(/\s/)[0] ?? 'row'), el('th', { scope: 'col' }, totals.label)),
-        ),
+        columnHeads([this.corner?.split(/\s/)[0] ?? 'row', totals.label]),
         el('tbody', {}, ...rows),
       );
       const box = scrollRegion(

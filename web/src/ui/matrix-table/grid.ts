@@ -3,6 +3,7 @@
 // the cell already shows, so cells whose number did not change cost no DOM work: a settings change
 // touches only what it changed. The grid also carries the cell-level marks (selection, highlights)
 // and, for large tables, the words written only when a cell is pointed at or focused.
+import { columnHeads } from '../data-table';
 import { el, replaceChildren, setText } from '../dom';
 import { cellText, type CellFormat, type MatrixView } from './view';
 import { colourPosition, colourStep, type ColourScale } from '../palette';
@@ -71,9 +72,11 @@ export class CellGrid {
   build(view: MatrixView): void {
     this.rows = view.rows;
     this.cols = view.cols;
-    const head = el('tr', {}, el('th', { scope: 'col', class: 'corner' }, this.options.corner ?? ''));
-    view.colLabels.forEach((label) => head.appendChild(el('th', { scope: 'col' }, label)));
-    if (view.rowTotals) head.appendChild(el('th', { scope: 'col', class: 'row-total-head' }, view.rowTotals.label));
+    const head = columnHeads([
+      { content: this.options.corner ?? '', className: 'corner' },
+      ...view.colLabels,
+      view.rowTotals && { content: view.rowTotals.label, className: 'row-total-head' },
+    ]);
     const body = el('tbody');
     this.forget();
     for (let r = 0; r < view.rows; r++) {
@@ -91,7 +94,7 @@ export class CellGrid {
       body.appendChild(row);
     }
     this.captionElement = el('caption');
-    replaceChildren(this.table, this.captionElement, el('thead', {}, head), body);
+    replaceChildren(this.table, this.captionElement, head, body);
   }
 
   /** Lets every cell go (the matrix is drawn as a picture instead): up to 65,536 elements a figure. */
