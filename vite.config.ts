@@ -22,11 +22,12 @@ export default defineConfig({
     cssCodeSplit: false,
     rollupOptions: {
       output: {
-        // The steps fetched at their first drawing (elements/lazy-step.ts) are named for their feature: a
-        // reader (or tests/browser/loading.test.ts, which blocks one) sees which step a chunk is.
+        // The steps fetched at their first drawing (elements/lazy-step.ts) are named for their feature or step
+        // folder (step-flash, step-cost): a reader (or tests/browser/loading.test.ts, which blocks one) sees
+        // which step a chunk is.
         chunkFileNames: (chunk) => {
-          const feature = /features\/([\w-]+)\/step\.ts$/.exec(chunk.facadeModuleId ?? '')?.[1];
-          return feature ? `assets/step-${feature}-[hash].js` : 'assets/[name]-[hash].js';
+          const folder = /(?:features\/|steps\/\d+-)([\w-]+)\/step\.ts$/.exec(chunk.facadeModuleId ?? '')?.[1];
+          return folder ? `assets/step-${folder}-[hash].js` : 'assets/[name]-[hash].js';
         },
         assetFileNames: (asset) =>
           asset.names.some((name) => name.endsWith('.css')) ? 'assets/page-[hash][extname]' : 'assets/[name]-[hash][extname]',

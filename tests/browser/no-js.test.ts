@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Settings } from '../../web/src/settings';
+import { STEP_REGISTRY } from '../../web/src/elements/step-registry';
 import {
   axe,
   builtInlineStyles,
@@ -24,6 +25,9 @@ import {
   useServerAndBrowser,
   watchLayoutShifts,
 } from './harness';
+
+/** The steps whose code is fetched at their first drawing: the copy keeps their prose and names their figures. */
+const LAZY_STEPS = STEP_REGISTRY.filter((entry) => 'lazy' in entry && entry.lazy).map((entry) => entry.id);
 
 /** The article's example's numbers (tests/unit/article-numbers.test.ts checks where they come from). */
 const ARTICLE_NUMBERS = ['1.30', '0.31', '0.26', '0.25', '0.18', '1.13'];
@@ -129,8 +133,13 @@ describe('with JavaScript off', () => {
     expect(await page.locator('attention-walkthrough').getAttribute('data-ready')).toBeNull();
     // The copy holds nothing its reader cannot see or use (web/tooling/walkthrough-markup.ts): no hidden
     // element, TeX source, live-region or memo key, and every id reference it keeps resolves.
-    const leftovers = await page.locator('attention-walkthrough').evaluate((host) => {
+    const leftovers = await page.locator('attention-walkthrough').evaluate((host, lazySteps) => {
       const root = host.shadowRoot!;
+      // A lazy step's figure is one line in the copy, which names it (its caption) and keeps its id.
+      const lazyFigures = lazySteps.flatMap((id) =>
+        [...root.querySelectorAll(`section#${id} :is(figure, table, svg, .colour-legend)`)].map((node) => `${id}: ${node.localName}`),
+      );
+      const lazyLines = lazySteps.map((id) => [...root.querySelectorAll(`section#${id} p.prerender-summary`)].map((p) => p.textContent));
       const unseen = [...root.querySelectorAll('[hidden], annotation, [aria-live], [data-key]')].map((node) => node.outerHTML.slice(0, 80));
       const dangling = [...root.querySelectorAll('[aria-controls], [aria-labelledby], [aria-describedby], [for]')].flatMap((node) =>
         ['aria-controls', 'aria-labelledby', 'aria-describedby', 'for'].flatMap((name) =>
@@ -140,11 +149,17 @@ describe('with JavaScript off', () => {
             .map((id) => `${name}=${id}`),
         ),
       );
-      return { unseen, dangling, formulas: root.querySelectorAll('math').length };
-    });
+      return { unseen, dangling, formulas: root.querySelectorAll('math').length, lazyFigures, lazyLines };
+    }, LAZY_STEPS);
     expect(leftovers.unseen).toEqual([]);
     expect(leftovers.dangling).toEqual([]);
     expect(leftovers.formulas).toBeGreaterThan(10); // the formulas themselves stay
+    expect(leftovers.lazyFigures).toEqual([]);
+    for (const [i, lines] of leftovers.lazyLines.entries()) {
+      expect(lines.length, LAZY_STEPS[i]).toBeGreaterThan(0);
+      for (const line of lines) expect(line).toMatch(/^\S.{8,}, drawn when the live page starts \(it needs JavaScript\)\.$/);
+    }
+    expect(leftovers.lazyLines.flat()).toContain('Full attention (every cell), drawn when the live page starts (it needs JavaScript).');
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -51,9 +51,9 @@ describe('lazyStep', () => {
     );
   });
 
-  test('the registry’s lazy steps are FlashAttention, long context and training, with their metadata at hand', () => {
+  test('the registry’s lazy steps are the cost, FlashAttention, long context, training and the questions, with their metadata at hand', () => {
     const lazy = STEPS.filter(isLazyStep);
-    expect(lazy.map((step) => step.id)).toEqual(['flash', 'long-context', 'train']);
+    expect(lazy.map((step) => step.id)).toEqual(['cost', 'flash', 'long-context', 'train', 'faq']);
     for (const step of lazy) expect(step.title.length).toBeGreaterThan(0);
   });
 });

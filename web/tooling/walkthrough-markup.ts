@@ -5,6 +5,7 @@
 import { transform } from 'lightningcss';
 import { loadEngine } from '../src/engine/engine';
 import { WALKTHROUGH_ELEMENT } from '../src/elements/registry';
+import { STEP_REGISTRY } from '../src/elements/step-registry';
 import { COPY_STYLE_ATTRIBUTE, ELEMENT_CSS } from '../src/elements/styles';
 import { provideTrainedWeights } from '../src/features/trained-model/trained';
 import { provideReaderModel } from '../src/features/reader/model';
@@ -34,22 +35,52 @@ const LIVE_ONLY_CELL_ATTRIBUTES = ['tabindex', 'title', 'data-row', 'data-col', 
  */
 const HEAVY_MATRIX_CELLS = 64;
 
+/** The one line of the copy that stands for a figure drawn only by the live page; it keeps the figure's id (a link's target). */
+function liveOnly(figure: Element, what: string): void {
+  const line = document.createElement('p');
+  line.className = 'prerender-summary';
+  if (figure.id) line.id = figure.id;
+  line.textContent = `${what}, drawn when the live page starts (it needs JavaScript).`;
+  figure.replaceWith(line);
+}
+
 function compactTables(root: ShadowRoot): void {
   for (const table of root.querySelectorAll('table.matrix')) {
     if (table.querySelectorAll('td').length <= HEAVY_MATRIX_CELLS) continue;
     const rows = table.querySelectorAll('tbody tr');
     const columns = rows[0]?.querySelectorAll('td').length ?? 0;
     const caption = table.querySelector('caption')?.textContent?.trim() ?? 'A matrix';
-    const summary = document.createElement('p');
-    summary.className = 'prerender-summary';
-    summary.textContent = `${caption}: ${rows.length} × ${columns} numbers, drawn when the live page starts (it needs JavaScript).`;
-    table.replaceWith(summary);
+    liveOnly(table, `${caption}: ${rows.length} × ${columns} numbers`);
   }
   for (const cell of root.querySelectorAll('table td, table th, table tr')) {
     for (const name of LIVE_ONLY_CELL_ATTRIBUTES) cell.removeAttribute(name);
     if (cell.getAttribute('class') === '') cell.removeAttribute('class');
   }
   for (const grid of root.querySelectorAll('table[role="grid"]')) grid.removeAttribute('role');
+}
+
+/**
+ * The steps whose code is fetched at their first drawing (the registry's `lazy` steps: the cost,
+ * FlashAttention, long context, training, the questions) keep their prose in the copy, and each figure
+ * becomes the line that names it: far down the page, they are drawn live before a reader gets there,
+ * and their figures were a sixth of the copy's gzipped bytes (`npm run bench`'s throttled walk measures it).
+ */
+const FIGURES = 'figure, .scroll-region:not(.formula), .colour-legend, svg';
+
+function lightenLazySteps(root: ShadowRoot): void {
+  for (const { id } of STEP_REGISTRY.filter((entry) => 'lazy' in entry && entry.lazy)) {
+    const section = root.querySelector(`section[data-step="${id}"]`);
+    if (!section) throw new Error(`the copy has no section for the lazy step ${id}`);
+    for (const figure of section.querySelectorAll(FIGURES)) {
+      if (figure.parentElement?.closest(FIGURES)) continue; // goes with the figure holding it
+      const name =
+        figure.querySelector('figcaption')?.textContent ??
+        figure.querySelector('caption')?.textContent ??
+        (figure.getAttribute('aria-label') || figure.querySelector('[aria-label]')?.getAttribute('aria-label')) ??
+        'A figure';
+      liveOnly(figure, name.trim().replace(/[.:]$/, ''));
+    }
+  }
 }
 
 /**
@@ -198,6 +229,7 @@ export async function walkthroughMarkup(
   }
   for (const option of root.querySelectorAll('option')) option.toggleAttribute('selected', option.selected);
   for (const area of root.querySelectorAll('textarea')) area.textContent = area.value;
+  lightenLazySteps(root);
   compactTables(root);
   dropUnseen(root);
   const css = [ELEMENT_CSS, ...[...rules].map(([declarations, id]) => `[${COPY_STYLE_ATTRIBUTE}='${id}']{${declarations}}`)].join('\n');

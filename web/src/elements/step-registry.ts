@@ -40,9 +40,9 @@ export const STEP_REGISTRY = [
   { id: 'weighted-sum', element: 'attention-weighted-sum', className: 'AttentionWeightedSumElement', description: 'Step 6 alone: weights × V.', module: 'steps/06-weighted-sum/step', exportName: 'weightedSumStep' },
   { id: 'causal', element: 'attention-mask', className: 'AttentionMaskElement', description: 'Step 7 alone: causal and custom masks.', module: 'steps/07-causal/step', exportName: 'causalStep' },
   { id: 'multi-head', element: 'attention-heads', className: 'AttentionHeadsElement', description: 'Step 8 alone: multi-head attention.', module: 'steps/08-multi-head/step', exportName: 'multiHeadStep' },
-  { id: 'cost', element: 'attention-cost', className: 'AttentionCostElement', description: 'Step 9 alone: the quadratic cost.', module: 'steps/09-cost/step', exportName: 'costStep' },
+  { id: 'cost', element: 'attention-cost', className: 'AttentionCostElement', description: 'Step 9 alone: the quadratic cost.', module: 'steps/09-cost/step', exportName: 'costStep', lazy: true },
   { id: 'flash', element: 'attention-flash', className: 'AttentionFlashElement', description: "Step 10 alone: FlashAttention's tiles and online softmax.", module: 'features/flash/step', exportName: 'flashStep', lazy: true },
   { id: 'long-context', element: 'attention-long-context', className: 'AttentionLongContextElement', description: 'Avoiding the n × n matrix: sliding window, sparse patterns and linear attention beside full attention.', module: 'features/long-context/step', exportName: 'longContextStep', lazy: true },
   { id: 'train', element: 'attention-train', className: 'AttentionTrainElement', description: 'Train it yourself: a fresh model trained in a background worker, with its loss, accuracy and attention live.', module: 'features/training/step', exportName: 'trainStep', trainsOwnModel: true, lazy: true },
-  { id: 'faq', element: 'attention-faq', className: 'AttentionFaqElement', description: 'Questions and answers.', module: 'steps/12-faq/step', exportName: 'faqStep' },
+  { id: 'faq', element: 'attention-faq', className: 'AttentionFaqElement', description: 'Questions and answers.', module: 'steps/12-faq/step', exportName: 'faqStep', lazy: true },
 ] as const satisfies readonly StepRegistration[];

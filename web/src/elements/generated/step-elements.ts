@@ -9,11 +9,11 @@ import { softmaxStep } from '../../steps/05-softmax/step';
 import { weightedSumStep } from '../../steps/06-weighted-sum/step';
 import { causalStep } from '../../steps/07-causal/step';
 import { multiHeadStep } from '../../steps/08-multi-head/step';
-import { costStep } from '../../steps/09-cost/step';
+import { costStep } from './step-list';
 import { flashStep } from './step-list';
 import { longContextStep } from './step-list';
 import { trainStep } from './step-list';
-import { faqStep } from '../../steps/12-faq/step';
+import { faqStep } from './step-list';
 import { AttentionElement } from '../attention-element';
 import { TRAINING_OBSERVED_ATTRIBUTES } from '../attributes';
 

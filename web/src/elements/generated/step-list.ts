@@ -9,20 +9,22 @@ import { softmaxStep } from '../../steps/05-softmax/step';
 import { weightedSumStep } from '../../steps/06-weighted-sum/step';
 import { causalStep } from '../../steps/07-causal/step';
 import { multiHeadStep } from '../../steps/08-multi-head/step';
-import { costStep } from '../../steps/09-cost/step';
+import { costStepInfo } from '../../steps/09-cost/step-info';
 import { flashStepInfo } from '../../features/flash/step-info';
 import { longContextStepInfo } from '../../features/long-context/step-info';
 import { trainStepInfo } from '../../features/training/step-info';
-import { faqStep } from '../../steps/12-faq/step';
+import { faqStepInfo } from '../../steps/12-faq/step-info';
 import { lazyStep } from '../lazy-step';
 import type { StepDefinition } from '../../steps/types';
 
 // Fetched when the walkthrough first draws them (elements/lazy-step.ts).
+export const costStep = lazyStep(costStepInfo, () => import('../../steps/09-cost/step').then((module) => module.costStep));
 export const flashStep = lazyStep(flashStepInfo, () => import('../../features/flash/step').then((module) => module.flashStep));
 export const longContextStep = lazyStep(longContextStepInfo, () =>
   import('../../features/long-context/step').then((module) => module.longContextStep),
 );
 export const trainStep = lazyStep(trainStepInfo, () => import('../../features/training/step').then((module) => module.trainStep));
+export const faqStep = lazyStep(faqStepInfo, () => import('../../steps/12-faq/step').then((module) => module.faqStep));
 
 export const STEPS: readonly StepDefinition[] = [
   problemStep,

@@ -3,7 +3,6 @@
 // make "double the context, four times the cost" and "2k -> 8k is 16x" checkable. The rows are
 // cost-rows.ts's, drawn by cost-table.ts and cost-chart.ts; the words are in prose.ts.
 import { el, replaceChildren, setText, showChildren } from '../../ui/dom';
-import { tex } from '../../ui/formula';
 import { sentenceView } from '../../snapshot';
 import type { StepDefinition } from '../types';
 import { sentenceStepNote } from '../shared/worked-example';
@@ -11,14 +10,10 @@ import { CostChart } from './cost-chart';
 import { costRow } from './cost-rows';
 import { CostTable } from './cost-table';
 import { flashAside, intro, matrixText, ratiosText } from './prose';
+import { costStepInfo } from './step-info';
 
 export const costStep: StepDefinition = {
-  id: 'cost',
-  number: 9,
-  numbers: 'sentence',
-  title: 'The cost, precisely',
-  summary: 'The score matrix has n² entries per head: double the tokens and its memory and work grow four times.',
-  formula: tex`\text{scores} \in \mathbb{R}^{n \times n}: \quad n^2 \text{ entries per head}, \quad 4 n^2 \text{ bytes in float32}, \quad 2\, n^2 d_{\text{model}} \text{ multiply-adds per layer}`,
+  ...costStepInfo,
   mount(body, context) {
     const matrixReading = el('p', { class: 'reading' });
     const table = new CostTable();

@@ -12,12 +12,10 @@ import { HeadsAnswer } from './heads-answer';
 import { MapAnswer } from './map-answer';
 import { QkvAnswer } from './qkv-answer';
 import { ScaleAnswer } from './scale-answer';
+import { faqStepInfo } from './step-info';
 
 export const faqStep: StepDefinition = {
-  id: 'faq',
-  number: 13,
-  title: 'Frequently asked questions',
-  summary: 'Five common questions, each answered with this page’s live numbers.',
+  ...faqStepInfo,
   mount(body, context) {
     let snapshot: Snapshot | null = null;
     let focus = -1;
