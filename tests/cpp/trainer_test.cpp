@@ -1,14 +1,13 @@
 // Training with the training core (cpp/train/): the task generators and their held-out sentences,
 // bit-identical reruns, learning to >= 99% held-out, the per-head scores and gradient norms on hand-set
-// cases, the analysis against the walkthrough's pipeline, the weights file (round trip, damaged files)
-// and every bad configuration. The arithmetic it rests on is train_test.cpp's.
+// cases, the analysis against the walkthrough's pipeline and every bad configuration. The arithmetic it
+// rests on is train_test.cpp's; the weights file is weights_file_test.cpp's.
 #include "train/trainer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -20,7 +19,6 @@
 #include "test_util.h"
 #include "train/model.h"
 #include "train/tasks.h"
-#include "train/weights_file.h"
 
 namespace {
 
@@ -390,63 +388,6 @@ TEST(TrainTrainer, PipelineOnTheAnalysisInputsReproducesTheModelsAttention) {
       worst = std::max(worst, std::abs(snap.value().weights.data[i] - layer.attention.data[i]));
     EXPECT_LT(worst, 2e-6f);
   }
-}
-
-// ---- the weights file ---------------------------------------------------------------------------
-
-TEST(TrainWeights, RoundTripsBitForBit) {
-  auto created = Trainer::create(TrainConfig{});
-  ASSERT_TRUE(created.value()->step(3).ok());
-  const auto bytes = created.value()->export_weights();
-  EXPECT_LE(bytes.size(), 64u * 1024);
-  auto loaded = Trainer::import_weights(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.error();
-  const auto& p = created.value()->parameters();
-  EXPECT_EQ(0, std::memcmp(p.data(), loaded.value()->parameters().data(), p.size() * sizeof(float)));
-  EXPECT_EQ(loaded.value()->steps_done(), 3);
-  EXPECT_EQ(loaded.value()->export_weights(), bytes);
-}
-
-std::uint32_t fnv(const std::vector<std::uint8_t>& b, std::size_t size) {
-  std::uint32_t hash = 2166136261u;
-  for (std::size_t i = 0; i < size; ++i) hash = (hash ^ b[i]) * 16777619u;
-  return hash;
-}
-void reseal(std::vector<std::uint8_t>& b) {
-  const std::uint32_t sum = fnv(b, b.size() - 4);
-  for (int i = 0; i < 4; ++i) b[b.size() - 4 + i] = std::uint8_t(sum >> (8 * i));
-}
-
-TEST(TrainWeights, DamagedFilesAreRefusedWithReasons) {
-  const auto good = Trainer::create(TrainConfig{}).value()->export_weights();
-  auto error_of = [](const std::vector<std::uint8_t>& b) {
-    auto r = Trainer::import_weights(b.data(), b.size());
-    return r.ok() ? std::string("accepted") : r.error();
-  };
-  EXPECT_CONTAINS(error_of({}), "too short");
-  auto truncated = good;
-  truncated.resize(good.size() - 8);
-  EXPECT_CONTAINS(error_of(truncated), "truncated");
-  auto magic = good;
-  magic[0] = 'X';
-  EXPECT_CONTAINS(error_of(magic), "not a weights file");
-  auto version = good;
-  version[4] = 9;
-  reseal(version);
-  EXPECT_CONTAINS(error_of(version), "version 9");
-  auto flipped = good;
-  flipped[200] ^= 1;
-  EXPECT_CONTAINS(error_of(flipped), "checksum");
-  auto nan = good;
-  const float q = std::numeric_limits<float>::quiet_NaN();
-  std::memcpy(&nan[4 * kWeightsHeaderWords + 40], &q, 4);
-  reseal(nan);
-  EXPECT_CONTAINS(error_of(nan), "not a finite number (parameter 10)");
-  auto heads = good;
-  heads[4 * 6] = 3;  // 3 heads do not divide d_model 32
-  reseal(heads);
-  EXPECT_CONTAINS(error_of(heads), "must divide d_model");
-  EXPECT_EQ(error_of(good), "accepted");
 }
 
 // ---- bad configuration ------------------------------------------------------------------------
