@@ -57,6 +57,10 @@ void print_diagnosis(const ReaderMeasurements& m) {
     if (pairs != m.pairs_by_tag.end()) std::printf("   pairs %3d / %3d", pairs->second.first, pairs->second.second);
     std::printf("\n");
   }
+  std::printf(
+      "minimal pairs: %d not both right, %d answered with the same word both times; %d pairs change a word outside "
+      "the vocabulary (%d of them both right)\n",
+      m.pairs - m.pairs_both_right, m.pairs_same_answer, m.pairs_unknown_change, m.pairs_unknown_change_right);
   const ReaderErrorKinds& e = m.handwritten_errors;
   std::printf(
       "hand-written wrong: %d chose the rival, %d another word; %d with the antecedent unknown, %d with an "

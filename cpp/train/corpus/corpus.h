@@ -46,7 +46,8 @@ class Generator {
   // wordnet_dir: e.g. /usr/share/wordnet. Fails with a message when the files are missing or unreadable.
   static Expected<Generator> make(const std::string& wordnet_dir, std::uint64_t seed);
 
-  // The next sentence of a split; the same seed gives the same sequence for each split.
+  // The next sentence of a split; the same seed gives the same sequence for each split. A kTrain sentence is
+  // mostly followed by its twin: the same words but the one that decides, and the other noun the answer.
   Sentence sample(Split split);
   Sentence sample(Split split, Trace* trace);  // the same sentence as sample(split), and why
 
