@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "train/corpus/curated.h"
-#include "train/corpus/frames.h"
 #include "train/corpus/lexicon.h"
 
 namespace {
@@ -29,10 +28,11 @@ using namespace abh::train::corpus;
 constexpr const char* kWordnet = "/usr/share/wordnet";
 constexpr Split kSplits[] = {Split::kTrain, Split::kHeldOutWords, Split::kHeldOutFrames};
 
-// One generator for the whole suite: loading WordNet takes a fraction of a second.
+// One generator for the whole suite (loading WordNet takes a fraction of a second), with twins: every check of the
+// training split holds for them too.
 Generator& shared_generator() {
   static Generator generator = [] {
-    auto made = Generator::make(kWordnet, 20260605);
+    auto made = Generator::make(kWordnet, 20260605, Twins::kOn);
     if (!made.ok()) {
       ADD_FAILURE() << made.error();
       std::abort();
@@ -287,20 +287,6 @@ TEST(Corpus, TheAnswerIsDecidedByMeaningOrByAgreementAlone) {
   }
 }
 
-TEST(Corpus, NoDecidingWordFitsBothNounsOfAFrame) {
-  // In a frame where meaning decides, a word of both nouns' families would make the sentence mean either noun
-  // ("the bankers didn't cross the highways because they were too busy"), and a sentence and its twin would be
-  // the same words with two answers.
-  for (const FrameSpec& frame : kFrames) {
-    if (frame.decide != Decide::kMeaning) continue;
-    const Family *a = family_named(std::string(frame.family_a)), *b = family_named(std::string(frame.family_b));
-    ASSERT_TRUE(a && b) << frame.name;
-    for (std::string_view word : a->words)
-      EXPECT_EQ(std::find(b->words.begin(), b->words.end(), word), b->words.end())
-          << frame.name << ": \"" << word << "\" is in " << a->name << " and " << b->name;
-  }
-}
-
 TEST(Corpus, SelectFramesUseEveryPredicateWithManyPairsOfClasses) {
   // The selectional frames (named "select-" or "object-select-") teach which predicate fits which class: every
   // predicate family of kSelections is drawn, its answer's class is one it lists and the rival's one it does not
@@ -415,7 +401,17 @@ TEST(Corpus, TrainingSentencesComeWithTwinsThatFlipTheAnswer) {
     if (generator.frame_is_heldout(f)) continue;
     EXPECT_EQ(twins[std::size_t(f)] > 0, generator.frame_name(f) != "gender-neutral") << generator.frame_name(f);
   }
-  // The held-out splits are drawn one by one: no sentence there is another's twin.
+  // Without Twins::kOn, and in the held-out splits, sentences are drawn one by one: none is another's twin.
+  auto single = Generator::make(kWordnet, 20260605);
+  ASSERT_TRUE(single.ok());
+  int single_twins = 0;
+  Sentence before = single.value().sample(Split::kTrain);
+  for (int n = 0; n < 4000; ++n) {
+    const Sentence s = single.value().sample(Split::kTrain);
+    single_twins += same_nouns(s, before);
+    before = s;
+  }
+  EXPECT_LT(single_twins, 40);
   int heldout_twins = 0;
   Sentence last = generator.sample(Split::kHeldOutWords);
   for (int n = 0; n < 4000; ++n) {

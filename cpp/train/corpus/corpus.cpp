@@ -12,7 +12,8 @@
 // decides the answer (a time before the sentence, adjectives before nouns, "very" or "seemed", words
 // after the deciding one), so that the model meets the variety readers type, not 80 fixed word orders.
 //
-// Twins. Each training sentence is followed by its twin (kTrain only; the held-out splits are drawn one by one):
+// Twins (Twins::kOn). Each training sentence is followed by its twin (kTrain only; the held-out splits are drawn
+// one by one):
 // the same nouns and wording, the other noun the answer, and only the deciding word (or the pronoun, where
 // agreement decides) changed. A pair then sits in one batch, and only the changed word tells its two answers
 // apart: a model that answers from the nouns or their order gets one of the two wrong every time.
@@ -154,9 +155,9 @@ constexpr NounClass kSelectable[] = {NounClass::kAnimal,  NounClass::kThing,    
 
 // A person is "he" or "she" (either, for a noun of no grammatical gender), anything else "it"; plural is "they".
 Pronoun meaning_pronoun(bool plural, NounClass answer, SplitMix64& rng) {
-  if (plural) return Pronoun::kThey;
-  const bool either = answer == NounClass::kPerson && (rng.next() >> 63) != 0;
-  return answer == NounClass::kMale || either                           ? Pronoun::kHe
+  const bool either = answer == NounClass::kPerson && (rng.next() >> 63) != 0;  // drawn for "they" too
+  return plural                                                         ? Pronoun::kThey
+         : answer == NounClass::kMale || either                         ? Pronoun::kHe
          : answer == NounClass::kFemale || answer == NounClass::kPerson ? Pronoun::kShe
                                                                         : Pronoun::kIt;
 }
@@ -175,6 +176,7 @@ struct Generator::State {
   std::vector<std::uint64_t> noun_hash;
   std::vector<std::string> vocabulary;
   SplitMix64 streams[3] = {SplitMix64(0), SplitMix64(0), SplitMix64(0)};
+  Twins twins = Twins::kOff;
   // kTrain's next sentence when it is the twin of the last one: its frame, its draw, and the stream as the last
   // one's write-out began, so that the twin repeats every word that does not decide
   struct Twin {
@@ -193,11 +195,12 @@ Generator& Generator::operator=(Generator&& other) noexcept {
 }
 Generator::~Generator() { delete state_; }
 
-Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_t seed) {
+Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_t seed, Twins twins) {
   auto lexicon = Lexicon::load(wordnet_dir);
   if (!lexicon.ok()) return Failure{lexicon.error()};
   auto state = std::make_unique<State>();
   state->lexicon = std::move(lexicon.value());
+  state->twins = twins;
   const Lexicon& lex = state->lexicon;
 
   for (const auto* table : {&kFamilies, &kSelections})
@@ -459,12 +462,21 @@ Sentence Generator::sample(Split split, Trace* trace) {
     }
     if (frame.decide != Decide::kSelect) {
       twin.family = twin.antecedent == 0 ? frame.family_a : frame.family_b;
-      if (twin.family != d.family) twin.phrase = int(uniform(rng, s.families[std::size_t(twin.family)].phrases.size()));
+      if (twin.family != d.family) {
+        // not the same words: a word in both families ("too busy", a person or a path) cannot tell them apart
+        const FamilyData& to = s.families[std::size_t(twin.family)];
+        const std::string& before = s.families[std::size_t(d.family)].joined[std::size_t(d.phrase)];
+        std::vector<int> others;
+        for (std::size_t p = 0; p < to.joined.size(); ++p)
+          if (to.joined[p] != before) others.push_back(int(p));
+        if (others.empty()) return std::nullopt;
+        twin.phrase = others[uniform(rng, others.size())];
+      }
     }
     if (heldout(twin)) return std::nullopt;
     return twin;
   };
-  if (split == Split::kTrain && !is_twin)
+  if (split == Split::kTrain && s.twins == Twins::kOn && !is_twin)
     if (const std::optional<Draw> twin = twin_of(draw)) s.twin = {true, frame_index, *twin, rng};
   SplitMix64& out = is_twin ? s.twin.writer : rng;
 

@@ -169,7 +169,7 @@ const std::initializer_list<Family> kFamilies = {
      {"kind", "friendly", "generous", "polite", "honest", "clever", "helpful", "brave", "patient"}},
     {"person-too",
      {C::kPerson, C::kMale, C::kFemale},
-     {"tired", "scared", "nervous", "weak", "sleepy", "old", "slow", "lost"}},
+     {"tired", "scared", "nervous", "weak", "sleepy", "old", "slow", "busy"}},
     {"person-weak", {C::kPerson, C::kMale, C::kFemale}, {"weak", "tired", "small", "young", "old", "little"}},
     {"person-full", {C::kPerson, C::kMale, C::kFemale}, {"full", "tired", "sick", "busy", "upset", "nervous"}},
     {"person-possession",
