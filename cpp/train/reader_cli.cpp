@@ -6,7 +6,7 @@
 //                    [--warmup 200] [--weight-decay 0.01] [--batch 32] [--steps 4000] [--dropout 0.1]
 //                    [--seed 1] [--wordnet /usr/share/wordnet] [--log-every 500] [--heldout 2000]
 //                    [--handwritten tests/data/reader/handwritten.txt]
-//                    [--pairs tests/data/reader/minimal-pairs.txt] [--out reader.bin] [--json reader.json]
+//                    [--pairs tests/data/reader/minimal-pairs.txt] [--twins 0] [--out reader.bin] [--json reader.json]
 //   abh_train_reader --evaluate reader.bin [--heldout 2000] [--handwritten ...] [--pairs ...]
 //                    measures a weights file and prints the diagnosis (by tag, kinds of error) only
 //
@@ -57,6 +57,10 @@ void print_diagnosis(const ReaderMeasurements& m) {
     if (pairs != m.pairs_by_tag.end()) std::printf("   pairs %3d / %3d", pairs->second.first, pairs->second.second);
     std::printf("\n");
   }
+  std::printf(
+      "minimal pairs: %d not both right, %d answered with the same word both times; %d pairs change a word outside "
+      "the vocabulary (%d of them both right)\n",
+      m.pairs - m.pairs_both_right, m.pairs_same_answer, m.pairs_unknown_change, m.pairs_unknown_change_right);
   const ReaderErrorKinds& e = m.handwritten_errors;
   std::printf(
       "hand-written wrong: %d chose the rival, %d another word; %d with the antecedent unknown, %d with an "
@@ -71,7 +75,7 @@ void print_diagnosis(const ReaderMeasurements& m) {
 int main(int argc, char** argv) {
   ReaderConfig config;
   std::string wordnet = "/usr/share/wordnet", out_path, json_path, handwritten_path, pairs_path, evaluate_path;
-  int log_every = 500, heldout_count = 2000;
+  int log_every = 500, heldout_count = 2000, twins = 0;
   const bool parsed = CliFlags()
                           .add("--causal", config.causal)
                           .add("--layers", config.layers)
@@ -90,6 +94,7 @@ int main(int argc, char** argv) {
                           .add("--heldout", heldout_count)
                           .add("--handwritten", handwritten_path)
                           .add("--pairs", pairs_path)
+                          .add("--twins", twins)
                           .add("--out", out_path)
                           .add("--json", json_path)
                           .add("--evaluate", evaluate_path)
@@ -100,7 +105,8 @@ int main(int argc, char** argv) {
     return 1;
   };
 
-  auto generator = corpus::Generator::make(wordnet, config.seed);
+  // --twins 1: each training sentence with its twin (corpus.h); the command line in .args records it
+  auto generator = corpus::Generator::make(wordnet, config.seed, twins ? corpus::Twins::kOn : corpus::Twins::kOff);
   if (!generator.ok()) return fail(generator.error());
   corpus::Generator& corpus = generator.value();
   const auto evaluation = reader_evaluation_sets(wordnet, heldout_count, handwritten_path, pairs_path);

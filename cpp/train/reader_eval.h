@@ -93,6 +93,9 @@ struct ReaderErrorKinds {
 struct ReaderMeasurements {
   ReaderScore heldout_words, heldout_frames, handwritten;
   int pairs = 0, pairs_both_right = 0;
+  int pairs_same_answer = 0;     // pairs the model answers with the same word both times: the changed word was ignored
+  int pairs_unknown_change = 0;  // pairs where a word that differs between the two is outside the vocabulary
+  int pairs_unknown_change_right = 0;                             // of those, both right
   std::map<std::string, std::pair<int, int>> handwritten_by_tag;  // tag -> (right, sentences)
   std::map<std::string, std::pair<int, int>> pairs_by_tag;        // tag -> (pairs both right, pairs)
   ReaderErrorKinds handwritten_errors;
@@ -114,14 +117,27 @@ inline ReaderMeasurements measure_reader(const ReaderModel& model, const ReaderE
   const auto handwritten = sentences_of(sets.handwritten), pairs = sentences_of(sets.pairs);
   m.handwritten = model.evaluate(handwritten);
   const std::vector<int> pair_answers = model.answers(pairs);
+  const auto unknown = [&](const std::string& word) { return model.vocabulary.id(word) == ReaderVocabulary::kUnk; };
+  const auto answered_word = [&](std::size_t i) {
+    return pair_answers[i] >= 0 ? pairs[i].words[std::size_t(pair_answers[i])] : std::string();
+  };
   m.pairs = int(pairs.size() / 2);
   for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
     const bool both = pair_answers[i] == pairs[i].antecedent && pair_answers[i + 1] == pairs[i + 1].antecedent;
     m.pairs_both_right += both;
+    const std::vector<std::string>&one = pairs[i].words, &two = pairs[i + 1].words;
+    const auto in = [](const std::vector<std::string>& words, const std::string& w) {
+      return std::find(words.begin(), words.end(), w) != words.end();
+    };
+    bool unknown_change = false;  // a word of one sentence and not the other is outside the vocabulary
+    for (const std::string& w : one) unknown_change |= !in(two, w) && unknown(w);
+    for (const std::string& w : two) unknown_change |= !in(one, w) && unknown(w);
+    m.pairs_unknown_change += unknown_change;
+    m.pairs_unknown_change_right += unknown_change && both;
+    m.pairs_same_answer += !answered_word(i).empty() && answered_word(i) == answered_word(i + 1);
     for (const auto& tag : sets.pairs[i].tags) m.pairs_by_tag[tag].first += both, ++m.pairs_by_tag[tag].second;
   }
   const std::vector<int> answers = model.answers(handwritten);
-  const auto unknown = [&](const std::string& word) { return model.vocabulary.id(word) == ReaderVocabulary::kUnk; };
   for (std::size_t i = 0; i < handwritten.size(); ++i) {
     const corpus::Sentence& s = handwritten[i];
     const bool right = answers[i] == s.antecedent;

@@ -1,7 +1,8 @@
 // The reader model's corpus generator (cpp/train/corpus/, issue 38), read from Debian's WordNet 3.0
 // (wordnet-base): every frame writes sentences, a deciding word describes only its antecedent's
 // class, the antecedent is a candidate that agrees with the pronoun (and the only one that does when
-// agreement decides), held-out frames and combinations never reach the training split, the same seed
+// agreement decides), a training sentence comes with its twin whose one changed word flips the answer, held-out
+// frames and combinations never reach the training split, the same seed
 // gives the same sentences, the vocabulary holds every word written, and a missing WordNet is a
 // message rather than a crash.
 #include "train/corpus/corpus.h"
@@ -27,10 +28,11 @@ using namespace abh::train::corpus;
 constexpr const char* kWordnet = "/usr/share/wordnet";
 constexpr Split kSplits[] = {Split::kTrain, Split::kHeldOutWords, Split::kHeldOutFrames};
 
-// One generator for the whole suite: loading WordNet takes a fraction of a second.
+// One generator for the whole suite (loading WordNet takes a fraction of a second), with twins: every check of the
+// training split holds for them too.
 Generator& shared_generator() {
   static Generator generator = [] {
-    auto made = Generator::make(kWordnet, 20260605);
+    auto made = Generator::make(kWordnet, 20260605, Twins::kOn);
     if (!made.ok()) {
       ADD_FAILURE() << made.error();
       std::abort();
@@ -355,6 +357,69 @@ TEST(Corpus, HeldOutFramesAndCombinationsNeverReachTraining) {
     // Measured, not only promised: 200,000 training sentences never wrote this combination.
     EXPECT_EQ(trained.count(key(s, trace)), 0u) << "held-out combination in training: " << key(s, trace);
   }
+}
+
+TEST(Corpus, TrainingSentencesComeWithTwinsThatFlipTheAnswer) {
+  // A training sentence is followed by its twin: the same words up to the last candidate noun, the other noun
+  // the answer, and a different deciding word or pronoun. Every frame
+  // has twins but the gender-neutral one, where the other gender's pronoun could mean either noun.
+  Generator& generator = shared_generator();
+  const auto same_nouns = [](const Sentence& a, const Sentence& b) {
+    if (a.frame != b.frame || a.candidates != b.candidates || a.candidates.empty()) return false;
+    const auto end = std::size_t(a.candidates.back()) + 1;
+    return a.words.size() >= end && b.words.size() >= end &&
+           std::equal(a.words.begin(), a.words.begin() + std::ptrdiff_t(end), b.words.begin());
+  };
+  std::vector<int> twins(std::size_t(generator.frame_count()), 0);
+  int sentences = 0, paired = 0;
+  bool have_previous = false;
+  Sentence previous;
+  Trace previous_trace;
+  for (int n = 0; n < 40000; ++n) {
+    Trace trace;
+    const Sentence s = generator.sample(Split::kTrain, &trace);
+    ++sentences;
+    const bool twin = have_previous && same_nouns(s, previous);
+    if (twin) {
+      const std::string text = joined(previous.words) + " / " + joined(s.words);
+      EXPECT_EQ(s.candidates, previous.candidates) << text;
+      EXPECT_NE(s.antecedent, previous.antecedent) << text;
+      // where agreement decides, the pronoun changes; elsewhere the deciding word does, or the pronoun when the
+      // word fits both ("too busy": he, the neighbor, or it, the track)
+      const bool pronoun_changed = s.words[std::size_t(s.pronoun)] != previous.words[std::size_t(previous.pronoun)];
+      EXPECT_TRUE(trace.agreement ? pronoun_changed : pronoun_changed || trace.decider != previous_trace.decider)
+          << text;
+      ++twins[std::size_t(s.frame)];
+      paired += 2;
+    }
+    have_previous = !twin;
+    previous = s;
+    previous_trace = trace;
+  }
+  EXPECT_GT(paired, sentences * 3 / 4);
+  for (int f = 0; f < generator.frame_count(); ++f) {
+    if (generator.frame_is_heldout(f)) continue;
+    EXPECT_EQ(twins[std::size_t(f)] > 0, generator.frame_name(f) != "gender-neutral") << generator.frame_name(f);
+  }
+  // Without Twins::kOn, and in the held-out splits, sentences are drawn one by one: none is another's twin.
+  auto single = Generator::make(kWordnet, 20260605);
+  ASSERT_TRUE(single.ok());
+  int single_twins = 0;
+  Sentence before = single.value().sample(Split::kTrain);
+  for (int n = 0; n < 4000; ++n) {
+    const Sentence s = single.value().sample(Split::kTrain);
+    single_twins += same_nouns(s, before);
+    before = s;
+  }
+  EXPECT_LT(single_twins, 40);
+  int heldout_twins = 0;
+  Sentence last = generator.sample(Split::kHeldOutWords);
+  for (int n = 0; n < 4000; ++n) {
+    const Sentence s = generator.sample(Split::kHeldOutWords);
+    heldout_twins += same_nouns(s, last);
+    last = s;
+  }
+  EXPECT_LT(heldout_twins, 40);
 }
 
 TEST(Corpus, SameSeedSameSentencesAndSplitsAreIndependent) {

@@ -12,6 +12,12 @@
 // decides the answer (a time before the sentence, adjectives before nouns, "very" or "seemed", words
 // after the deciding one), so that the model meets the variety readers type, not 80 fixed word orders.
 //
+// Twins (Twins::kOn). Each training sentence is followed by its twin (kTrain only; the held-out splits are drawn
+// one by one):
+// the same nouns and wording, the other noun the answer, and only the deciding word (or the pronoun, where
+// agreement decides) changed. A pair then sits in one batch, and only the changed word tells its two answers
+// apart: a model that answers from the nouns or their order gets one of the two wrong every time.
+//
 // Candidates are the nouns of the frame's slots written before the pronoun, whatever their number
 // or gender ("the dogs chased the cat because it ..." has two): agreement is for the model to learn,
 // not for a candidate mask to give away. Nouns inside a deciding phrase ("its door was open") come
@@ -22,7 +28,7 @@
 // of its range: kTrain redraws such a sentence, kHeldOutWords redraws every other one. So every
 // noun and every deciding word is trained on, but never in those combinations.
 //
-// Length. Over 500 lines because a sentence's draw and its write-out (one switch over the template's
+// Length. Over 500 lines because a sentence's draw, its twin and its write-out (one switch over the template's
 // slots, with the added wording) read best as one function beside the tables they use.
 //
 // Determinism and speed. Each split draws from its own SplitMix64 stream of the seed; the tables
@@ -32,6 +38,8 @@
 #include <algorithm>
 #include <iterator>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "../../random.h"
@@ -145,6 +153,15 @@ constexpr NounClass kSelectable[] = {NounClass::kAnimal,  NounClass::kThing,    
                                      NounClass::kPath,    NounClass::kOpening,   NounClass::kWater,
                                      NounClass::kFood,    NounClass::kTree,      NounClass::kFlower};
 
+// A person is "he" or "she" (either, for a noun of no grammatical gender), anything else "it"; plural is "they".
+Pronoun meaning_pronoun(bool plural, NounClass answer, SplitMix64& rng) {
+  const bool either = answer == NounClass::kPerson && (rng.next() >> 63) != 0;  // drawn for "they" too
+  return plural                                                         ? Pronoun::kThey
+         : answer == NounClass::kMale || either                         ? Pronoun::kHe
+         : answer == NounClass::kFemale || answer == NounClass::kPerson ? Pronoun::kShe
+                                                                        : Pronoun::kIt;
+}
+
 // Food nouns stay singular: many are mass nouns ("the rices" is not English).
 bool may_be_plural(NounClass cls) { return cls != NounClass::kFood; }
 
@@ -159,6 +176,15 @@ struct Generator::State {
   std::vector<std::uint64_t> noun_hash;
   std::vector<std::string> vocabulary;
   SplitMix64 streams[3] = {SplitMix64(0), SplitMix64(0), SplitMix64(0)};
+  Twins twins = Twins::kOff;
+  // kTrain's next sentence when it is the twin of the last one: its frame, its draw, and the stream as the last
+  // one's write-out began, so that the twin repeats every word that does not decide
+  struct Twin {
+    bool pending = false;
+    int frame = -1;
+    Draw draw;
+    SplitMix64 writer{0};
+  } twin;
 };
 
 Generator::Generator(State* state) : state_(state) {}
@@ -169,11 +195,12 @@ Generator& Generator::operator=(Generator&& other) noexcept {
 }
 Generator::~Generator() { delete state_; }
 
-Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_t seed) {
+Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_t seed, Twins twins) {
   auto lexicon = Lexicon::load(wordnet_dir);
   if (!lexicon.ok()) return Failure{lexicon.error()};
   auto state = std::make_unique<State>();
   state->lexicon = std::move(lexicon.value());
+  state->twins = twins;
   const Lexicon& lex = state->lexicon;
 
   for (const auto* table : {&kFamilies, &kSelections})
@@ -307,13 +334,21 @@ Sentence Generator::sample(Split split, Trace* trace) {
   State& s = *state_;
   SplitMix64& rng = s.streams[static_cast<int>(split)];
   const std::vector<int>& pool = s.frames_of_split[static_cast<int>(split)];
-  const int frame_index = pool[uniform(rng, pool.size())];
+  const bool is_twin = split == Split::kTrain && s.twin.pending;
+  if (is_twin) s.twin.pending = false;
+  const int frame_index = is_twin ? s.twin.frame : pool[uniform(rng, pool.size())];
   const Frame& frame = s.frames[std::size_t(frame_index)];
   const Lexicon& lex = s.lexicon;
   auto members = [&](NounClass cls) -> const std::vector<int>& { return lex.members(cls); };
+  const auto heldout = [&](const Draw& d) {
+    return combination_key(frame.hash, s.noun_hash[std::size_t(d.noun[d.antecedent])],
+                           s.families[std::size_t(d.family)].hashes[std::size_t(d.phrase)]) %
+               kHeldOutOneIn ==
+           0;
+  };
 
-  Draw draw;
-  for (;;) {
+  Draw draw = is_twin ? s.twin.draw : Draw{};
+  while (!is_twin) {
     draw = Draw{};
     draw.antecedent = coin(rng) ? 1 : 0;
     NounClass cls[2] = {frame.a, frame.b};
@@ -321,13 +356,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Decide::kMeaning: {
         const bool plural = may_be_plural(frame.a) && may_be_plural(frame.b) && coin(rng);
         draw.plural[0] = draw.plural[1] = plural;
-        // A person is "he" or "she" (either, for a noun of no grammatical gender), anything else "it".
-        const NounClass answer = cls[draw.antecedent];
-        const bool either = answer == NounClass::kPerson && coin(rng);
-        draw.pronoun = plural                                                         ? Pronoun::kThey
-                       : answer == NounClass::kMale || either                         ? Pronoun::kHe
-                       : answer == NounClass::kFemale || answer == NounClass::kPerson ? Pronoun::kShe
-                                                                                      : Pronoun::kIt;
+        draw.pronoun = meaning_pronoun(plural, cls[draw.antecedent], rng);
         break;
       }
       case Decide::kNumber: {
@@ -385,12 +414,71 @@ Sentence Generator::sample(Split split, Trace* trace) {
       draw.phrase = int(uniform(rng, s.families[std::size_t(draw.family)].phrases.size()));
     }
     if (split == Split::kHeldOutFrames) break;
-    const bool heldout = combination_key(frame.hash, s.noun_hash[std::size_t(draw.noun[draw.antecedent])],
-                                         s.families[std::size_t(draw.family)].hashes[std::size_t(draw.phrase)]) %
-                             kHeldOutOneIn ==
-                         0;
-    if (heldout == (split == Split::kHeldOutWords)) break;
+    if (heldout(draw) == (split == Split::kHeldOutWords)) break;
   }
+
+  // A training sentence's twin comes next: the same nouns and wording, the other noun the answer, and the least
+  // change that makes it so (a deciding word of the other noun's family or class, or the pronoun's form where
+  // agreement decides). Side by side in a batch, the pair rewards only reading the word that changed; no prior
+  // over nouns or positions can get both right. No twin when no such change exists ("he" can mean both nouns of
+  // a kGenderNeutral frame) or when the twin's combination is held out.
+  const auto twin_of = [&](const Draw& d) -> std::optional<Draw> {
+    Draw twin = d;
+    twin.antecedent = 1 - d.antecedent;
+    const auto class_of = [&](int slot) { return lex.nouns()[std::size_t(d.noun[slot])].cls; };
+    switch (frame.decide) {
+      case Decide::kGenderNeutral:
+        return std::nullopt;
+      case Decide::kMeaning:
+        twin.pronoun = meaning_pronoun(d.plural[0], class_of(twin.antecedent), rng);
+        break;
+      case Decide::kNumber:
+        twin.pronoun = d.pronoun == Pronoun::kThey ? Pronoun::kIt : Pronoun::kThey;
+        break;
+      case Decide::kGender:
+        twin.pronoun = d.pronoun == Pronoun::kHe ? Pronoun::kShe : Pronoun::kHe;
+        break;
+      case Decide::kNumberPerson: {
+        const int plural_slot = d.plural[0] ? 0 : 1;
+        twin.pronoun = twin.antecedent == plural_slot                  ? Pronoun::kThey
+                       : class_of(1 - plural_slot) == NounClass::kMale ? Pronoun::kHe
+                                                                       : Pronoun::kShe;
+        break;
+      }
+      case Decide::kSelect: {
+        // a predicate that fits the new answer's class and not the old one's
+        const NounClass answer = class_of(twin.antecedent), rival = class_of(d.antecedent);
+        std::vector<std::pair<int, int>> fitting;
+        for (const auto& [family, phrase] : frame.selections) {
+          const std::vector<NounClass>& fits = s.families[std::size_t(family)].classes;
+          if (std::find(fits.begin(), fits.end(), answer) != fits.end() &&
+              std::find(fits.begin(), fits.end(), rival) == fits.end())
+            fitting.emplace_back(family, phrase);
+        }
+        if (fitting.empty()) return std::nullopt;
+        std::tie(twin.family, twin.phrase) = fitting[uniform(rng, fitting.size())];
+        break;
+      }
+    }
+    if (frame.decide != Decide::kSelect) {
+      twin.family = twin.antecedent == 0 ? frame.family_a : frame.family_b;
+      if (twin.family != d.family) {
+        // not the same words: a word in both families ("too busy", a person or a path) cannot tell them apart
+        const FamilyData& to = s.families[std::size_t(twin.family)];
+        const std::string& before = s.families[std::size_t(d.family)].joined[std::size_t(d.phrase)];
+        std::vector<int> others;
+        for (std::size_t p = 0; p < to.joined.size(); ++p)
+          if (to.joined[p] != before) others.push_back(int(p));
+        if (others.empty()) return std::nullopt;
+        twin.phrase = others[uniform(rng, others.size())];
+      }
+    }
+    if (heldout(twin)) return std::nullopt;
+    return twin;
+  };
+  if (split == Split::kTrain && s.twins == Twins::kOn && !is_twin)
+    if (const std::optional<Draw> twin = twin_of(draw)) s.twin = {true, frame_index, *twin, rng};
+  SplitMix64& out = is_twin ? s.twin.writer : rng;
 
   // Write the frame out.
   Sentence sentence;
@@ -403,7 +491,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
   };
   auto modifier = [&](int slot) {
     const auto& words = s.modifiers[static_cast<int>(lex.nouns()[std::size_t(draw.noun[slot])].cls)];
-    if (!words.empty()) sentence.words.push_back(words[uniform(rng, words.size())]);
+    if (!words.empty()) sentence.words.push_back(words[uniform(out, words.size())]);
   };
   const bool pronoun_plural = draw.pronoun == Pronoun::kThey;
   const Phrase& decider = s.families[std::size_t(draw.family)].phrases[std::size_t(draw.phrase)];
@@ -413,8 +501,8 @@ Sentence Generator::sample(Split split, Trace* trace) {
   const auto write = [&](std::string_view phrase) {
     for (std::string& word : split_words(phrase)) sentence.words.push_back(std::move(word));
   };
-  const auto any_of = [&](const WordList& table) { return table.begin()[uniform(rng, table.size())]; };
-  if (percent(rng, kLeadInPercent)) write(any_of(kLeadIns));
+  const auto any_of = [&](const WordList& table) { return table.begin()[uniform(out, table.size())]; };
+  if (percent(out, kLeadInPercent)) write(any_of(kLeadIns));
   std::vector<int> articles;    // where "a" was written: "an" before a vowel
   bool after_modifier = false;  // the frame wrote <mA> or <mB> right before this token
   for (const Token& token : frame.tokens) {
@@ -423,11 +511,11 @@ Sentence Generator::sample(Split split, Trace* trace) {
     switch (token.slot) {
       case Slot::kWords: {
         if (token.determines >= 0) {
-          sentence.words.emplace_back(determiner(rng, draw.plural[token.determines]));
+          sentence.words.emplace_back(determiner(out, draw.plural[token.determines]));
           if (sentence.words.back() == "a") articles.push_back(int(sentence.words.size()) - 1);
           break;
         }
-        const Phrase& phrase = token.alternatives[uniform(rng, token.alternatives.size())];
+        const Phrase& phrase = token.alternatives[uniform(out, token.alternatives.size())];
         sentence.words.insert(sentence.words.end(), phrase.begin(), phrase.end());
         break;
       }
@@ -435,10 +523,10 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Slot::kNounB:
       case Slot::kNounC: {
         const int slot = token.slot == Slot::kNounA ? 0 : token.slot == Slot::kNounB ? 1 : 2;
-        if (!modified && percent(rng, kModifierPercent)) {
+        if (!modified && percent(out, kModifierPercent)) {
           const std::size_t before = sentence.words.size();
           modifier(slot);
-          if (percent(rng, kSecondModifierPercent)) modifier(slot);
+          if (percent(out, kSecondModifierPercent)) modifier(slot);
           // "the old old dog" and "the old young dog" are not English: two words of age or size are one
           const std::size_t n = sentence.words.size();
           if (n == before + 2 && (sentence.words[n - 1] == sentence.words[n - 2] ||
@@ -457,7 +545,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
         break;
       case Slot::kPronounIs:
         sentence.pronoun = int(sentence.words.size());
-        if (coin(rng)) {
+        if (coin(out)) {
           sentence.words.emplace_back(contracted_is(draw.pronoun));
         } else {
           sentence.words.emplace_back(pronoun_word(draw.pronoun, Case::kSubject));
@@ -473,9 +561,9 @@ Sentence Generator::sample(Split split, Trace* trace) {
                                                                                                : Case::kSubject));
         break;
       case Slot::kBe:
-        if (adjective && percent(rng, kCopulaPercent))
+        if (adjective && percent(out, kCopulaPercent))
           write(any_of(kCopulas));
-        else if (percent(rng, kPresentPercent))
+        else if (percent(out, kPresentPercent))
           sentence.words.emplace_back(pronoun_plural ? "are" : "is");
         else
           sentence.words.emplace_back(pronoun_plural ? "were" : "was");
@@ -498,7 +586,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Slot::kDoesNotA:
       case Slot::kDoesNotB: {
         const bool plural = draw.plural[token.slot == Slot::kDoesNotA ? 0 : 1];
-        if (coin(rng)) {
+        if (coin(out)) {
           sentence.words.emplace_back(plural ? "don't" : "doesn't");
         } else {
           sentence.words.emplace_back(plural ? "do" : "does");
@@ -507,7 +595,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
         break;
       }
       case Slot::kDecider: {
-        if (adjective && !sentence.words.empty() && percent(rng, kIntensifierPercent)) {
+        if (adjective && !sentence.words.empty() && percent(out, kIntensifierPercent)) {
           if (sentence.words.back() == "too") {
             sentence.words.pop_back();
             write(any_of(kBeforeToo));
@@ -521,7 +609,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
       }
     }
   }
-  if (frame.tokens.back().slot == Slot::kDecider && percent(rng, kTailPercent)) write(any_of(kTails));
+  if (frame.tokens.back().slot == Slot::kDecider && percent(out, kTailPercent)) write(any_of(kTails));
   for (int at : articles) {
     const std::string& next = sentence.words[std::size_t(at) + 1];
     if (std::string_view("aeiou").find(next[0]) != std::string_view::npos) sentence.words[std::size_t(at)] = "an";

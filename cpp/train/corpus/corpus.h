@@ -31,6 +31,10 @@ struct Sentence {
 
 class Lexicon;  // the categorised vocabulary (lexicon.h)
 
+// Whether kTrain follows a sentence with its twin: the same words but the one that decides, and the other noun
+// the answer (corpus.cpp). Off, kTrain draws the sentences the shipped models were trained on.
+enum class Twins : bool { kOff = false, kOn = true };
+
 // Why a sentence's answer is what it is, for tests and for reading the corpus (abh_corpus).
 struct Trace {
   std::string decider;  // the word or phrase after the pronoun ("tired", "paw was sore"): it decides the
@@ -44,7 +48,7 @@ struct Trace {
 class Generator {
  public:
   // wordnet_dir: e.g. /usr/share/wordnet. Fails with a message when the files are missing or unreadable.
-  static Expected<Generator> make(const std::string& wordnet_dir, std::uint64_t seed);
+  static Expected<Generator> make(const std::string& wordnet_dir, std::uint64_t seed, Twins twins = Twins::kOff);
 
   // The next sentence of a split; the same seed gives the same sequence for each split.
   Sentence sample(Split split);
