@@ -1,6 +1,8 @@
 // The trainer's weights file (cpp/train/weights_file.h): a model saved and loaded again is the same
 // model bit for bit, and every kind of damage (short, truncated, foreign, another version, a flipped
 // bit, a NaN, an impossible shape) is refused with a message that names it.
+#include "train/weights_file.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,7 +13,6 @@
 
 #include "test_util.h"
 #include "train/trainer.h"
-#include "train/weights_file.h"
 
 namespace {
 
