@@ -206,17 +206,7 @@ Expected<ReaderExample> ReaderModel::example(const corpus::Sentence& s, float dr
 void ReaderModel::pack(const std::vector<ReaderExample>& examples, std::size_t first, int count, Batch& out) {
   int Tn = 1;
   for (int b = 0; b < count; ++b) Tn = std::max(Tn, int(examples[first + b].tokens.size()));
-  out.B = count;
-  out.T = Tn;
-  out.tokens.assign(std::size_t(count) * Tn, ReaderVocabulary::kPad);
-  out.targets.assign(std::size_t(count) * Tn, -1);
-  out.lengths.assign(count, 0);
-  for (int b = 0; b < count; ++b) {
-    const ReaderExample& ex = examples[first + b];
-    std::copy(ex.tokens.begin(), ex.tokens.end(), out.tokens.begin() + std::ptrdiff_t(b) * Tn);
-    std::copy(ex.targets.begin(), ex.targets.end(), out.targets.begin() + std::ptrdiff_t(b) * Tn);
-    out.lengths[b] = int(ex.tokens.size());
-  }
+  pack_batch(examples, first, count, Tn, ReaderVocabulary::kPad, out);
 }
 
 Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words, int pronoun) const {
