@@ -121,4 +121,45 @@ describe('Run it on my machine (with a fake worker)', () => {
     expect(q(body, 'table.flash-run-table tr[data-n="128"] td[data-kernel="tiled"]').textContent).toBe('0.30 ms');
     expect(q(body, '.flash-run-slope').textContent).toContain('slope: needs two sizes from 512 on');
   });
+
+  test('the progress bar moves with the table: never ahead of a size the table has not drawn', async () => {
+    const workers: FakeWorker[] = [];
+    const { body, view } = mount({
+      createWorker: () => {
+        const w = new FakeWorker();
+        workers.push(w);
+        return w;
+      },
+    });
+    view.render(await snapshotFor());
+    const figure = q(body, '.flash-run');
+    figure.dataset.maxN = '1024';
+    q<HTMLButtonElement>(figure, '.flash-run-start').click();
+    const { planCost } = await import('../../../web/src/features/cost/cost-plan');
+    const plan: CostItem[] = planCost({ maxN: 1024 });
+    const workTotal = plan.reduce((s, i) => s + i.work, 0);
+    const worker = workers[0];
+    worker.emit({ type: 'started', plan, simd: true });
+    const progress = q<HTMLProgressElement>(figure, 'progress');
+    const measuredCells = () => figure.querySelectorAll('table.flash-run-table td[data-ms]').length;
+    const [item] = plan;
+    worker.emit({ type: 'measuring', item, index: 0 });
+    worker.emit({
+      type: 'measured',
+      index: 0,
+      workDone: item.work,
+      workTotal,
+      result: { kernel: item.kernel, n: item.n, reps: item.reps, ms: 0.5, memoryBytes: 16e6 },
+    });
+    // Before the redraw: neither the bar nor the table shows the measurement.
+    expect(progress.value).toBe(0);
+    expect(measuredCells()).toBe(0);
+    await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+    expect(progress.value).toBeCloseTo(item.work / workTotal, 6);
+    expect(measuredCells()).toBe(1);
+    // Done arrives before the next frame: the bar and the table are drawn together at once.
+    worker.emit({ type: 'done' });
+    expect(progress.value).toBe(1);
+    expect(figure.dataset.phase).toBe('done');
+  });
 });

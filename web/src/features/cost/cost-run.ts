@@ -147,6 +147,11 @@ export class CostRunFigure {
   private startedAt = 0;
   /** The pending redraw's animation frame, if one is requested (requestDraw). */
   private drawFrame: number | null = null;
+  /**
+   * The share of the run measured, waiting for the redraw: the bar moves with the table, so it never
+   * shows a size the table does not have yet.
+   */
+  private measuredShare: number | null = null;
   private readonly suite: CostSuiteId;
   private readonly kernels: readonly CostKernel[];
   /** Legend words for each kernel; `names` are the shorter ones of the table, the slopes and the status line. */
@@ -276,6 +281,7 @@ export class CostRunFigure {
     this.phase = 'starting';
     this.run.disabled = true;
     this.cancel.disabled = false;
+    this.measuredShare = null;
     this.progress.value = 0;
     this.progress.removeAttribute('value'); // indeterminate while the engines start
     setText(
@@ -308,12 +314,12 @@ export class CostRunFigure {
         return;
       case 'measured':
         this.measured.push(message.result);
-        this.progress.value = message.workTotal > 0 ? message.workDone / message.workTotal : 1;
+        this.measuredShare = message.workTotal > 0 ? message.workDone / message.workTotal : 1;
         this.current = null;
         this.requestDraw();
         return;
       case 'done':
-        this.progress.value = 1;
+        this.measuredShare = 1;
         this.stop('done');
         return;
       case 'error':
@@ -421,6 +427,8 @@ export class CostRunFigure {
     if (this.drawFrame !== null) cancelAnimationFrame(this.drawFrame);
     this.drawFrame = null;
     this.element.dataset.phase = this.phase;
+    if (this.measuredShare !== null) this.progress.value = this.measuredShare;
+    this.measuredShare = null;
     const sizes = [...new Set(this.plan.map((item) => item.n))];
     this.results.hidden = this.measured.length === 0 && sizes.length === 0;
     if (this.results.hidden) return;
