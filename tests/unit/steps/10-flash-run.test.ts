@@ -9,18 +9,23 @@ import { FakeWorker } from '../fake-cost-worker';
 import { snapshotFor } from '../fixtures';
 import { mount, position, q } from './flash-fixture';
 
+/** The step drawn, with every worker it makes kept (fakes), and its "Run it on my machine" figure. */
+async function mountWithWorkers() {
+  const workers: FakeWorker[] = [];
+  const { body, view } = mount({
+    createWorker: () => {
+      const w = new FakeWorker();
+      workers.push(w);
+      return w;
+    },
+  });
+  view.render(await snapshotFor());
+  return { workers, body, figure: q(body, '.flash-run') };
+}
+
 describe('Run it on my machine (with a fake worker)', () => {
   test('nothing runs until Run; progress, table, fitted slope and the 2k → 8k ratio; Cancel terminates', async () => {
-    const workers: FakeWorker[] = [];
-    const { body, view } = mount({
-      createWorker: () => {
-        const w = new FakeWorker();
-        workers.push(w);
-        return w;
-      },
-    });
-    view.render(await snapshotFor());
-    const figure = q(body, '.flash-run');
+    const { workers, body, figure } = await mountWithWorkers();
     expect(workers).toHaveLength(0);
     expect(q(figure, '.flash-run-results').hidden).toBe(true);
     figure.dataset.maxN = '20000'; // the test hook (rounded down to 16384)
@@ -123,16 +128,7 @@ describe('Run it on my machine (with a fake worker)', () => {
   });
 
   test('the progress bar moves with the table: never ahead of a size the table has not drawn', async () => {
-    const workers: FakeWorker[] = [];
-    const { body, view } = mount({
-      createWorker: () => {
-        const w = new FakeWorker();
-        workers.push(w);
-        return w;
-      },
-    });
-    view.render(await snapshotFor());
-    const figure = q(body, '.flash-run');
+    const { workers, figure } = await mountWithWorkers();
     figure.dataset.maxN = '1024';
     q<HTMLButtonElement>(figure, '.flash-run-start').click();
     const { planCost } = await import('../../../web/src/features/cost/cost-plan');
