@@ -26,8 +26,8 @@ import {
   watchLayoutShifts,
 } from './harness';
 
-/** The steps whose code is fetched at their first drawing: the copy keeps their prose and names their figures. */
-const LAZY_STEPS = STEP_REGISTRY.filter((entry) => 'lazy' in entry && entry.lazy).map((entry) => entry.id);
+/** The steps far down the page: the copy keeps their prose and names their figures. */
+const LAZY_STEPS = STEP_REGISTRY.filter((entry) => 'figuresNamedInCopy' in entry && entry.figuresNamedInCopy).map((entry) => entry.id);
 
 /** The article's example's numbers (tests/unit/article-numbers.test.ts checks where they come from). */
 const ARTICLE_NUMBERS = ['1.30', '0.31', '0.26', '0.25', '0.18', '1.13'];

@@ -107,14 +107,12 @@ const TRAINING_MEMBERS = `
   }`;
 
 function stepElements(): string {
+  const lazy = entries.filter((entry) => entry.lazy);
   const training = entries.some((entry) => entry.trainsOwnModel);
   return [
     banner('One custom element per step, read by the package’s .d.ts and Custom Elements Manifest.'),
-    ...entries.map((entry) =>
-      entry.lazy
-        ? `import { ${entry.exportName} } from './step-list';`
-        : `import { ${entry.exportName} } from '${fromGenerated(entry.module)}';`,
-    ),
+    ...entries.filter((entry) => !entry.lazy).map((entry) => `import { ${entry.exportName} } from '${fromGenerated(entry.module)}';`),
+    ...(lazy.length ? [`import { ${lazy.map((entry) => entry.exportName).join(', ')} } from './step-list';`] : []),
     `import { AttentionElement } from '../attention-element';`,
     ...(training ? [`import { TRAINING_OBSERVED_ATTRIBUTES } from '../attributes';`] : []),
     '',

@@ -60,17 +60,17 @@ function compactTables(root: ShadowRoot): void {
 }
 
 /**
- * The steps whose code is fetched at their first drawing (the registry's `lazy` steps: the cost,
- * FlashAttention, long context, training, the questions) keep their prose in the copy, and each figure
- * becomes the line that names it: far down the page, they are drawn live before a reader gets there,
- * and their figures were a sixth of the copy's gzipped bytes (`npm run bench`'s throttled walk measures it).
+ * The registry's `figuresNamedInCopy` steps (the cost, FlashAttention, long context, training, the
+ * questions) keep their prose in the copy, and each figure becomes the line that names it: far down the
+ * page, they are drawn live before a reader gets there, and their figures were a sixth of the copy's
+ * gzipped bytes (`npm run bench`'s throttled walk measures it).
  */
 const FIGURES = 'figure, .scroll-region:not(.formula), .colour-legend, svg';
 
-function lightenLazySteps(root: ShadowRoot): void {
-  for (const { id } of STEP_REGISTRY.filter((entry) => 'lazy' in entry && entry.lazy)) {
+function nameFarFigures(root: ShadowRoot): void {
+  for (const { id } of STEP_REGISTRY.filter((entry) => 'figuresNamedInCopy' in entry && entry.figuresNamedInCopy)) {
     const section = root.querySelector(`section[data-step="${id}"]`);
-    if (!section) throw new Error(`the copy has no section for the lazy step ${id}`);
+    if (!section) throw new Error(`the copy has no section for the step ${id}`);
     for (const figure of section.querySelectorAll(FIGURES)) {
       if (figure.parentElement?.closest(FIGURES)) continue; // goes with the figure holding it
       const name =
@@ -229,7 +229,7 @@ export async function walkthroughMarkup(
   }
   for (const option of root.querySelectorAll('option')) option.toggleAttribute('selected', option.selected);
   for (const area of root.querySelectorAll('textarea')) area.textContent = area.value;
-  lightenLazySteps(root);
+  nameFarFigures(root);
   compactTables(root);
   dropUnseen(root);
   const css = [ELEMENT_CSS, ...[...rules].map(([declarations, id]) => `[${COPY_STYLE_ATTRIBUTE}='${id}']{${declarations}}`)].join('\n');

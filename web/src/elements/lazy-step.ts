@@ -1,5 +1,5 @@
-// A step whose code is a chunk of its own: the registry's `lazy` steps (the cost, FlashAttention, long
-// context, training and the questions), the steps after the trained model's, far down the page. The walkthrough knows
+// A step whose code is a chunk of its own: the registry's `lazy` steps, every step after the first (the
+// first screen shows step 1; going live needs its code, the rest can follow). The walkthrough knows
 // such a step by its metadata alone (title, number, formula: its `-info` module) and fetches the rest
 // when it first draws the step, near the viewport or in idle time after going live; until then the
 // prerendered copy (or, without one, a line saying so) stays in its place. The step list is generated

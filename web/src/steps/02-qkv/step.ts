@@ -7,10 +7,10 @@
 // edits.ts and edit-panel.ts; this file places them and works the selected cell out by hand.
 import { byHandSum } from '../../ui/arithmetic';
 import { el, setText, showChildren } from '../../ui/dom';
-import { tex } from '../../ui/formula';
 import type { Matrix } from '../../engine/types';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { qkvStepInfo } from './step-info';
 import { workedExampleNote } from '../shared/worked-example';
 import { dimWindow, type DimWindow } from './dim-window';
 import { EditPanel } from './edit-panel';
@@ -23,12 +23,7 @@ import { XFigure } from './x-figure';
 const LONG_SUM = 16;
 
 export const qkvStep: StepDefinition = {
-  id: 'qkv',
-  number: 2,
-  title: 'Query, key, value',
-  summary:
-    'Three learned matrices turn each token’s embedding into a query (what it looks for), a key (what it offers) and a value (what it passes on).',
-  formula: tex`Q = X W_q, \qquad K = X W_k, \qquad V = X W_v`,
+  ...qkvStepInfo,
   mount(body, context) {
     const worked = workedExampleNote(context, true);
     let snapshot: Snapshot | null = null;

@@ -4,9 +4,9 @@
 import { byHandSum } from '../../ui/arithmetic';
 import { el, setText, showChildren } from '../../ui/dom';
 import { sub } from '../../ui/format';
-import { tex } from '../../ui/formula';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { scoresStepInfo } from './step-info';
 import { selectedCell } from '../shared/selected-cell';
 import { workedExampleNote } from '../shared/worked-example';
 import { aside, cellTitle, intro, rowReading } from './prose';
@@ -14,11 +14,7 @@ import { QueryKeyFigure } from './query-key-figure';
 import { ScoresFigure } from './scores-figure';
 
 export const scoresStep: StepDefinition = {
-  id: 'scores',
-  number: 3,
-  title: 'Scores: every query against every key',
-  summary: 'Q Kᵀ compares each token’s query with every token’s key: one dot product per pair.',
-  formula: tex`\text{scores} = Q K^{\top}, \qquad \text{scores}_{ij} = q_i \cdot k_j = \sum_{t=1}^{d_k} q_{it}\, k_{jt}`,
+  ...scoresStepInfo,
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;

@@ -5,10 +5,10 @@
 // does to the current sentence's weights (effect-figure.ts). Its words are in prose.ts.
 import { el, replaceChildren, setText, showChildren } from '../../ui/dom';
 import { fmt } from '../../ui/format';
-import { tex } from '../../ui/formula';
 import { Prediction } from '../../ui/predict';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { scaleStepInfo } from './step-info';
 import { workedExampleNote } from '../shared/worked-example';
 import { EffectFigure, rowMaxima } from './effect-figure';
 import { ExperimentFigure } from './experiment-figure';
@@ -29,12 +29,7 @@ import {
 import { SaturationFigure } from './saturation-figure';
 
 export const scaleStep: StepDefinition = {
-  id: 'scale',
-  number: 4,
-  title: 'Scale by √dₖ, and why',
-  summary:
-    'Dividing the scores by √dₖ keeps their spread near 1 whatever the vector length, so softmax stays responsive and keeps passing gradient.',
-  formula: tex`\text{scaled} = \frac{Q K^{\top}}{\sqrt{d_k}}`,
+  ...scaleStepInfo,
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;

@@ -2,10 +2,10 @@
 // attention map of the shown head with each row's sum (map-figure.ts), a sentence reading the chosen
 // row (prose.ts), and the chosen cell's softmax worked out by hand (by-hand.ts).
 import { el, setText, showChildren } from '../../ui/dom';
-import { tex } from '../../ui/formula';
 import { focusTokenIndex } from '../../ui/labels';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { softmaxStepInfo } from './step-info';
 import { workedExampleNote } from '../shared/worked-example';
 import { softmaxByHand } from './by-hand';
 import { MapFigure } from './map-figure';
@@ -13,11 +13,7 @@ import { argmax, headRow } from '../shared/head-view';
 import { aside, emptyRowsText, intro, rowSentence } from './prose';
 
 export const softmaxStep: StepDefinition = {
-  id: 'softmax',
-  number: 5,
-  title: 'Softmax: scores become attention weights',
-  summary: 'Softmax turns each row of scaled scores into positive weights that add up to 100%: how much each token draws from every token.',
-  formula: tex`w_{ij} = \operatorname{softmax}(s_i)_j = \frac{e^{\,s_{ij} - m_i}}{\sum_{l} e^{\,s_{il} - m_i}}, \qquad m_i = \max_k s_{ik}`,
+  ...softmaxStepInfo,
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;

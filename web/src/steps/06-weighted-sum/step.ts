@@ -8,9 +8,9 @@ import { el, setText, showChildren } from '../../ui/dom';
 import { copyText } from '../../ui/export-toolbar';
 import { ATTENTION_FUNCTION, numpyScript, SCRIPT_MAX_DMODEL } from '../../features/hands-on/numpy-script';
 import { sub } from '../../ui/format';
-import { tex } from '../../ui/formula';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { weightedSumStepInfo } from './step-info';
 import { selectedCell } from '../shared/selected-cell';
 import { workedExampleNote } from '../shared/worked-example';
 import {
@@ -28,11 +28,7 @@ import { ValuesOutputFigure } from './values-output-figure';
 import { WeightsFigure } from './weights-figure';
 
 export const weightedSumStep: StepDefinition = {
-  id: 'weighted-sum',
-  number: 6,
-  title: 'Weighted sum of values',
-  summary: 'Each output row mixes the value vectors of all tokens, in the proportions its weights give.',
-  formula: tex`\text{output} = \text{weights}\; V, \qquad \text{out}_{ij} = \sum_{t=1}^{n} w_{it}\, v_{tj}`,
+  ...weightedSumStepInfo,
   mount(body, context) {
     const worked = workedExampleNote(context);
     let snapshot: Snapshot | null = null;

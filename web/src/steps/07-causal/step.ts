@@ -6,9 +6,9 @@
 import { codeBlock, outputBlock } from '../../ui/code-block';
 import { CAUSAL_MASK_LINE } from '../../features/hands-on/numpy-script';
 import { el, setText } from '../../ui/dom';
-import { tex } from '../../ui/formula';
 import { Prediction } from '../../ui/predict';
 import type { StepDefinition } from '../types';
+import { causalStepInfo } from './step-info';
 import { workedExampleNote } from '../shared/worked-example';
 import { CompareFigure } from './compare-figure';
 import { maskEditor } from './mask-editor';
@@ -16,11 +16,7 @@ import { numpyPrint, PRINT_MAX_TOKENS } from './numpy-print';
 import { codeHeading, compareHeading, futureText, intro, printedLabelText, readingText, zeroAfterQuestion } from './prose';
 
 export const causalStep: StepDefinition = {
-  id: 'causal',
-  number: 7,
-  title: 'Causal masking: no peeking at the future',
-  summary: 'Scores for later tokens become −∞ before the softmax, so each token attends only to itself and what came before.',
-  formula: tex`\text{mask}_{ij} = \begin{cases} 1 & j \le i \\ 0 & j > i \end{cases}, \qquad \text{masked}_{ij} = \begin{cases} \text{scores}_{ij} & \text{mask}_{ij} = 1 \\ -\infty & \text{mask}_{ij} = 0 \end{cases}, \qquad \text{weights} = \operatorname{softmax}(\text{masked})`,
+  ...causalStepInfo,
   mount(body, context) {
     const worked = workedExampleNote(context);
     const opening = intro();

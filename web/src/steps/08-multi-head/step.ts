@@ -6,10 +6,10 @@
 import { codeBlock } from '../../ui/code-block';
 import { ATTENTION_FUNCTION, HEAD_LINES } from '../../features/hands-on/numpy-script';
 import { headChoices, type Settings } from '../../settings';
-import { tex } from '../../ui/formula';
 import { Prediction } from '../../ui/predict';
 import { sentenceView } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { multiHeadStepInfo } from './step-info';
 import { sentenceStepNote } from '../shared/worked-example';
 import { CostFigure } from './cost-figure';
 import { FlowFigure } from './flow-figure';
@@ -19,12 +19,7 @@ import { OutputFigure } from './output-figure';
 import { codeHeading, costHeading, intro, mapsHeading, outputHeading, workQuestion } from './prose';
 
 export const multiHeadStep: StepDefinition = {
-  id: 'multi-head',
-  number: 8,
-  numbers: 'sentence',
-  title: 'Multi-head attention: several questions at once',
-  summary: 'h smaller attentions run side by side on slices of d_model and are glued back together, for about the same work as one.',
-  formula: tex`\text{head}_i = \operatorname{softmax}\!\Big(\frac{Q_i K_i^{\top}}{\sqrt{d_k}}\Big) V_i, \qquad \text{output} = \operatorname{concat}(\text{head}_1, \dots, \text{head}_h)\, W_o, \qquad d_k = \frac{d_{\text{model}}}{h}`,
+  ...multiHeadStepInfo,
   mount(body, context) {
     const choices = new HeadChoices(context);
     const flow = new FlowFigure();
