@@ -16,6 +16,8 @@ declare global {
 // The walkthrough is at the top of this page: start compiling the engine now rather than when the
 // element's viewport observer first reports (a frame or more later). The element shares this load and
 // reports a failure itself.
+// The trained weights too: step 1, at the top, shows the trained model unless a link asks for random
+// weights (features/trained-model/trained.ts needsTrainedWeights; then this download goes unused).
 loadEngine().catch(() => {});
 loadShippedWeights().catch(() => {});
 

@@ -18,7 +18,13 @@ import type { TrainSettings } from './features/training/train-settings';
 import type { Snapshot } from './snapshot';
 import { StepRenderer, type StepSection } from './step-renderer';
 import { isLazyStep, loadFailureMessage, loadingMessage, type LazyStep } from './elements/lazy-step';
-import { provideTrainedWeights, type ReaderModel } from './features/trained-model/trained';
+import {
+  hasTrainedWeights,
+  loadTrainedWeights,
+  needsTrainedWeights,
+  provideTrainedWeights,
+  type ReaderModel,
+} from './features/trained-model/trained';
 import { ensureReaderModel } from './features/reader/model';
 import { STEPS } from './steps/index';
 import type { EmbedCode, StepContext, StepDefinition, StepView } from './steps/types';
@@ -226,7 +232,10 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const answerWaiters: (() => void)[] = [];
   const request = (settings: Settings) => {
     requested = settings;
-    scheduler.request(settings);
+    // Settings that show the trained model before its weights are here (an element that started
+    // without them, then asked for trained weights): fetched first, then computed.
+    if (needsTrainedWeights(settings.weights, steps) && !hasTrainedWeights(engine)) void computeWithWeights(settings);
+    else scheduler.request(settings);
   };
   const answer = (settings: Settings | null) => {
     if (settings) answered = settings;
@@ -257,6 +266,15 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     if (previous) state.update(previous, 'replace');
     notice.show(previous ? [...messages, `The figures still show your previous settings (${describe(previous)}).`] : messages);
   };
+
+  /** Fetches the trained weights, then computes `settings` unless others were asked meanwhile; if they cannot come, says why and goes back. */
+  async function computeWithWeights(settings: Settings): Promise<void> {
+    const { failure } = await loadTrainedWeights(engine);
+    if (requested !== settings) return;
+    if (!failure) return scheduler.request(settings);
+    answer(settings);
+    goBack([`The trained model could not be loaded (${failure}).`]);
+  }
 
   const scheduler = new FrameScheduler(
     engine,

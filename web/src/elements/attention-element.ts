@@ -8,7 +8,7 @@ import { formulaElement } from '../ui/formula';
 import { shownSettings, type Settings } from '../settings';
 import type { Snapshot } from '../snapshot';
 import { WalkthroughState } from '../state';
-import { loadTrainedWeights } from '../features/trained-model/trained';
+import { loadTrainedWeights, needsTrainedWeights } from '../features/trained-model/trained';
 import { loadShippedWeights } from '../model/shipped';
 import type { StepDefinition } from '../steps/types';
 import { mountWalkthrough, type Walkthrough } from '../walkthrough';
@@ -215,12 +215,16 @@ export abstract class AttentionElement extends HTMLElement {
     this.starting = true;
     this.observer?.disconnect();
     try {
-      loadShippedWeights().catch(() => {}); // downloads while the engine compiles; awaited just below
-      const engine = await loadEngine();
-      const { failure } = await loadTrainedWeights(engine);
       const { settings, notices } =
         this.syncsUrl || this.trainsOwnModel ? { settings: undefined, notices: [] as string[] } : settingsFromAttributes(this);
-      this.state = new WalkthroughState(this.syncsUrl, settings, this.trainsOwnModel ? trainingFromAttributes(this) : undefined);
+      const state = new WalkthroughState(this.syncsUrl, settings, this.trainsOwnModel ? trainingFromAttributes(this) : undefined);
+      // The trained model's weights only where a step here shows it (the walkthrough fetches them when
+      // a later change needs them): they download while the engine compiles, and are awaited just below.
+      const needsWeights = needsTrainedWeights(state.settings.weights, this.steps);
+      if (needsWeights) loadShippedWeights().catch(() => {});
+      const engine = await loadEngine();
+      const { failure } = needsWeights ? await loadTrainedWeights(engine) : { failure: null };
+      this.state = state;
       // Without the weights the element still runs (random weights where the trained model would
       // be), says so in place with what the host must do, and tells the host page by the event.
       const weightsMessage = failure ? `The trained model could not be loaded (${failure}).${hostAdvice(failure)}` : null;

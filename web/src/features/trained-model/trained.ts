@@ -7,6 +7,8 @@ import { Trainer, type Evaluation, type HeadShare, type TrainerDescription } fro
 import type { Matrix, Tensor3 } from '../../engine/types';
 import { loadShippedWeights, SHIPPED_MODEL, type ShippedModelRecord } from '../../model/shipped';
 import { nextTask } from '../../next-task';
+import type { Settings } from '../../settings';
+import type { StepDefinition } from '../../steps/types';
 
 /** How many most probable words the prediction at "it" lists. */
 export const PREDICTION_TOP = 5;
@@ -113,6 +115,18 @@ export function trainedOrigin(engine: AttentionEngine): TrainedOrigin | null {
 
 export function hasTrainedWeights(engine: AttentionEngine): boolean {
   return entries.has(engine);
+}
+
+/**
+ * Whether a view of these steps with these weights shows the trained model, and so needs its weights
+ * file (44 KiB gzipped, fetched only then): with trained weights every step but a training run of its
+ * own; with the article's example, the steps that read the sentence (step 1, multi-head on: compute.ts
+ * shows the trained model there). Steps 2-7 embedded alone with the example or random weights never
+ * fetch it.
+ */
+export function needsTrainedWeights(weights: Settings['weights'], steps: readonly Pick<StepDefinition, 'numbers'>[]): boolean {
+  if (weights === 'random') return false;
+  return steps.some((step) => step.numbers !== 'own' && (weights === 'trained' || step.numbers === 'sentence'));
 }
 
 /** The head that puts the most weight from "it" on the noun it refers to. */

@@ -1,0 +1,109 @@
+// @vitest-environment happy-dom
+// The trained model's weights (44 KiB gzipped) come only to a view that shows the trained model
+// (needsTrainedWeights in features/trained-model/trained.ts): an element of step 3 with the article's
+// example never fetches them; asked for trained weights later, it fetches them then, and says so in
+// place if they cannot come.
+import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { AttentionEngine } from '../../web/src/engine/engine';
+import { isLazyStep } from '../../web/src/elements/lazy-step';
+import { computeSnapshot } from '../../web/src/compute';
+import { hasTrainedWeights, needsTrainedWeights, provideTrainedWeights } from '../../web/src/features/trained-model/trained';
+import { DEFAULT_SETTINGS, type Settings } from '../../web/src/settings';
+import type { Snapshot } from '../../web/src/snapshot';
+import { WalkthroughState } from '../../web/src/state';
+import { STEPS } from '../../web/src/steps/index';
+import type { StepDefinition } from '../../web/src/steps/types';
+import { mountWalkthrough } from '../../web/src/walkthrough';
+import { loadSimdEngine, shippedWeights } from './load-engine';
+import { mountStep } from './mount-step';
+
+await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
+const step = (id: string): StepDefinition => STEPS.find((s) => s.id === id)!;
+
+let withModel: AttentionEngine;
+let withoutModel: AttentionEngine;
+beforeAll(async () => {
+  [withModel, withoutModel] = await Promise.all([loadSimdEngine(), loadSimdEngine()]);
+  provideTrainedWeights(withModel, shippedWeights('who-is-it.bin'));
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const snapshots = new Map<string, Snapshot>();
+/** What a step alone shows for these settings, computed by this engine (one snapshot per engine and weights). */
+function shown(engine: AttentionEngine, definition: StepDefinition, settings: Settings): string {
+  const key = `${engine === withModel ? 'with' : 'without'} ${settings.weights}`;
+  if (!snapshots.has(key)) snapshots.set(key, computeSnapshot(engine, settings));
+  const { body, view } = mountStep(definition);
+  view.render(snapshots.get(key)!);
+  return body.textContent ?? '';
+}
+
+describe('the trained weights, only where a view shows the trained model', () => {
+  test('a step needs them exactly when the weights change what it shows', () => {
+    const settings = { ...DEFAULT_SETTINGS, weights: 'example' as const };
+    for (const definition of STEPS.filter((s) => s.numbers !== 'own')) {
+      const needed = needsTrainedWeights('example', [definition]);
+      const same = shown(withModel, definition, settings) === shown(withoutModel, definition, settings);
+      expect(same, definition.id).toBe(!needed);
+    }
+    // Random weights show no model; trained weights, every step but a training run of its own.
+    expect(needsTrainedWeights('random', STEPS)).toBe(false);
+    expect(STEPS.filter((s) => needsTrainedWeights('trained', [s])).map((s) => s.id)).toEqual(
+      STEPS.filter((s) => s.id !== 'train').map((s) => s.id),
+    );
+    expect(needsTrainedWeights('example', [step('train')])).toBe(false);
+    expect(needsTrainedWeights('example', STEPS)).toBe(true);
+  });
+
+  /** Step 3 alone, as <attention-scores> mounts it, on an engine without the trained weights; `fetch` answers with `respond`. */
+  async function scoresAlone(respond: () => Response) {
+    const engine = await loadSimdEngine();
+    const fetched: string[] = [];
+    vi.stubGlobal('fetch', (url: string | URL) => {
+      fetched.push(String(url));
+      return Promise.resolve(respond());
+    });
+    const root = document.createElement('div');
+    document.body.replaceChildren(root);
+    const state = new WalkthroughState(false, {});
+    const walkthrough = mountWalkthrough({ root, engine, state, steps: [step('scores')] });
+    await walkthrough.updateComplete;
+    return { engine, fetched, root, state, walkthrough };
+  }
+
+  // The failure first: a download that succeeded is kept for the page (model/fetch-once.ts).
+  test('if they cannot come, it says why in place and keeps showing what it showed', async () => {
+    const { engine, root, state, walkthrough } = await scoresAlone(() => new Response('missing', { status: 404 }));
+    state.update({ weights: 'trained' });
+    await walkthrough.updateComplete;
+    expect(hasTrainedWeights(engine)).toBe(false);
+    expect(state.settings.weights).toBe('example');
+    expect(walkthrough.snapshot!.settings.weights).toBe('example');
+    expect(root.textContent).toContain(
+      'The trained model could not be loaded (the trained weights could not be downloaded: the server answered 404).',
+    );
+    expect(root.textContent).not.toMatch(/\bNaN\b/);
+  });
+
+  test('an element of step 3 fetches them only once it is asked for trained weights, then shows the model', async () => {
+    const { engine, fetched, state, walkthrough } = await scoresAlone(
+      () => new Response(new Blob([shippedWeights('who-is-it.bin') as Uint8Array<ArrayBuffer>])),
+    );
+    expect(walkthrough.snapshot!.settings.weights).toBe('example');
+    expect(walkthrough.snapshot!.tokens).toHaveLength(4);
+    expect(fetched).toEqual([]);
+    expect(hasTrainedWeights(engine)).toBe(false);
+
+    state.update({ weights: 'trained' });
+    await walkthrough.updateComplete;
+    expect(fetched.filter((url) => url.endsWith('who-is-it.bin'))).toHaveLength(1);
+    expect(hasTrainedWeights(engine)).toBe(true);
+    const { settings, trained, pipeline } = walkthrough.snapshot!;
+    expect(settings.weights).toBe('trained');
+    expect(trained?.origin).toBe('shipped');
+    // The trained model's own shape, read from the file just fetched.
+    expect([pipeline.dModel, pipeline.heads]).toEqual([trained!.model.dModel, trained!.model.heads]);
+  });
+});
