@@ -2,7 +2,7 @@
 // page does not move under the reader while the live figures replace the prerendered ones: layout
 // shift (CLS, as Lighthouse counts it) at most 0.1 for every step, on a desktop and on a phone.
 import type { Page } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { collectErrors, layoutShifts, settled, stillTop, useServerAndBrowser, watchLayoutShifts } from './harness';
 
 const site = useServerAndBrowser();
@@ -32,9 +32,11 @@ const VIEWPORTS = [
   ['phone', { width: 360, height: 740 }],
 ] as const;
 
-describe('a link to a step', () => {
+// The two screens' tests each have a context of their own and wait only on what their pages report (the
+// drawing, then 30 still frames): run side by side, one's waits overlap the other's page loads.
+describe.concurrent('a link to a step', () => {
   for (const [name, viewport] of VIEWPORTS) {
-    test(`on a ${name}, every step's link lands on it below the bar, with CLS ≤ 0.1`, async () => {
+    test(`on a ${name}, every step's link lands on it below the bar, with CLS ≤ 0.1`, async ({ expect }) => {
       const context = await site.browser.newContext({ viewport });
       await context.addInitScript(watchLayoutShifts);
       // Every step the page has, in its order, as its table of contents links them.

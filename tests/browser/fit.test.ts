@@ -4,7 +4,7 @@
 // see and use: overflow-x auto, a labelled region or group, reachable by keyboard, with a visible cue
 // that there is more (a fade, a shadow or a scrollbar). The page itself never scrolls sideways.
 import type { Page } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { collectErrors, goLive, nextFrames, settled, useServerAndBrowser } from './harness';
 
 const site = useServerAndBrowser();
@@ -169,8 +169,10 @@ async function measureAll(page: Page): Promise<Measured> {
   return all;
 }
 
-describe.each(VIEWPORTS)('at $width px ($name)', (viewport) => {
-  test.each(SETTINGS)('%s: every figure fits or scrolls in a usable container', async (_name, query) => {
+// Every test has a page of its own and waits only on what it reports (the drawing, then frames): the
+// two screens' blocks run their tests side by side.
+describe.concurrent.each(VIEWPORTS)('at $width px ($name)', (viewport) => {
+  test.for(SETTINGS)('%s: every figure fits or scrolls in a usable container', async ([, query], { expect }) => {
     const { page, errors } = await open(query, viewport);
     const { misfits, measured } = await measureAll(page);
     expect(measured).toBeGreaterThan(50);

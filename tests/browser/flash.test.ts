@@ -5,7 +5,7 @@
 // data-max-n test hook): progress, a responsive page while it runs, a fitted slope, cancel. Then the
 // <attention-flash> element from the embed bundle, same-origin under a strict CSP and from another origin.
 import type { Page } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { describe, test } from 'vitest';
 import {
   attributeMatching,
   axeFor,
@@ -112,8 +112,12 @@ async function runCapped(page: Page, scope: string, maxN: number): Promise<void>
 /** The progress bar's value once a first measurement has come in (start() removes it; 'started' sets 0). */
 const SOME_PROGRESS = /^(0\.\d*[1-9]|[1-9])/;
 
-describe('FlashAttention in the walkthrough', () => {
-  test('every tile, with the buttons and the keyboard; the last one shows step 6’s output and a difference below 1e-5', async () => {
+// Every test has a page of its own and waits only on what it reports (autoplay's timers on a clock the test
+// moves), so the three blocks run their tests side by side (consecutive concurrent blocks do).
+describe.concurrent('FlashAttention in the walkthrough', () => {
+  test('every tile, with the buttons and the keyboard; the last one shows step 6’s output and a difference below 1e-5', async ({
+    expect,
+  }) => {
     const { page, errors } = await open('?weights=random&heads=2'); // d_k 4: 9 × 4 = 36 entries
     const stepper = stepperOf(page);
     // textContent: innerText is empty for a section the browser has not rendered yet (content-visibility: auto, off screen).
@@ -188,7 +192,7 @@ describe('FlashAttention in the walkthrough', () => {
     await page.close();
   });
 
-  test('reduced motion: nothing plays by itself; Autoplay, once pressed, advances without transitions', async () => {
+  test('reduced motion: nothing plays by itself; Autoplay, once pressed, advances without transitions', async ({ expect }) => {
     const { page } = await open('', 'reduce', true);
     const autoplay = page.locator('#flash .flash-autoplay');
     await drawnThenPaused(page);
@@ -215,7 +219,7 @@ describe('FlashAttention in the walkthrough', () => {
     await page.close();
   });
 
-  test('no reduced-motion preference: the tiles play when the figure comes into view, until the reader steps', async () => {
+  test('no reduced-motion preference: the tiles play when the figure comes into view, until the reader steps', async ({ expect }) => {
     const { page } = await open('', 'no-preference', true);
     const autoplay = page.locator('#flash .flash-autoplay');
     await drawnThenPaused(page);
@@ -237,7 +241,9 @@ describe('FlashAttention in the walkthrough', () => {
     await page.close();
   });
 
-  test('block and causal from the URL: 25 tiles, 10 skipped, the same output; the step’s control writes `block` to the URL', async () => {
+  test('block and causal from the URL: 25 tiles, 10 skipped, the same output; the step’s control writes `block` to the URL', async ({
+    expect,
+  }) => {
     const { page, errors } = await open('?block=2&causal=1');
     expect(await totalOf(page)).toBe(25);
     expect(await page.locator('#flash table.flash-tiles td[data-state="skipped"]').count()).toBe(10);
@@ -266,7 +272,9 @@ describe('FlashAttention in the walkthrough', () => {
     await bad.page.close();
   });
 
-  test('Run it on my machine: nothing before Run; progress while a worker measures, the page stays responsive; a slope; Cancel', async () => {
+  test('Run it on my machine: nothing before Run; progress while a worker measures, the page stays responsive; a slope; Cancel', async ({
+    expect,
+  }) => {
     const { page, errors } = await open();
     const figure = page.locator('#flash .flash-run');
     const progress = figure.locator('progress');
@@ -332,30 +340,34 @@ describe('FlashAttention in the walkthrough', () => {
   });
 });
 
-test('axe: no serious accessibility violation in the step at its last tile (skipped tiles, comparison) with measured results, light and dark', async () => {
+describe.concurrent('axe-core on step 10', () => {
   for (const colorScheme of ['light', 'dark'] as const) {
-    const context = await site.browser.newContext({ colorScheme, reducedMotion: 'reduce', viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(`${site.server.url}/?causal=1&block=3`);
-    await goLive(page);
-    await runCapped(page, '#flash', 512);
-    const problems: string[] = [];
-    for (const key of ['End']) {
-      await stepperOf(page).focus();
-      await page.keyboard.press(key);
-      // Only the flash section (inside the walkthrough's shadow root): the rest of the page has its own axe test.
-      const results = await axeFor(page, colorScheme)
-        .include({ fromShadowDom: ['attention-walkthrough', '#flash'] })
-        .analyze();
-      problems.push(...seriousViolations(results, `${colorScheme} tile ${await positionOf(page)}`));
-    }
-    expect(problems).toEqual([]);
-    await context.close();
+    test(`no serious accessibility violation in the step at its last tile (skipped tiles, comparison) with measured results, ${colorScheme}`, async ({
+      expect,
+    }) => {
+      const context = await site.browser.newContext({ colorScheme, reducedMotion: 'reduce', viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(`${site.server.url}/?causal=1&block=3`);
+      await goLive(page);
+      await runCapped(page, '#flash', 512);
+      const problems: string[] = [];
+      for (const key of ['End']) {
+        await stepperOf(page).focus();
+        await page.keyboard.press(key);
+        // Only the flash section (inside the walkthrough's shadow root): the rest of the page has its own axe test.
+        const results = await axeFor(page, colorScheme)
+          .include({ fromShadowDom: ['attention-walkthrough', '#flash'] })
+          .analyze();
+        problems.push(...seriousViolations(results, `${colorScheme} tile ${await positionOf(page)}`));
+      }
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 240_000);
   }
-}, 240_000);
+});
 
-describe('<attention-flash> from the embed bundle', () => {
-  test('same origin under a strict CSP: the tiles and the measurement (worker) both run, no violation', async () => {
+describe.concurrent('<attention-flash> from the embed bundle', () => {
+  test('same origin under a strict CSP: the tiles and the measurement (worker) both run, no violation', async ({ expect }) => {
     const page = await site.browser.newPage({ reducedMotion: 'reduce' });
     const errors = collectErrors(page);
     await page.addInitScript(() => {
@@ -382,7 +394,7 @@ describe('<attention-flash> from the embed bundle', () => {
     await page.close();
   });
 
-  test('from another origin: the tiles work; the measurement says it runs on the walkthrough’s own page', async () => {
+  test('from another origin: the tiles work; the measurement says it runs on the walkthrough’s own page', async ({ expect }) => {
     const host = await serve({
       root: '/nonexistent',
       routes: { '/article.html': { body: tilesPage(`${site.server.url}/embed/attention-by-hand.js`, FLASH_ELEMENT) } },

@@ -4,6 +4,8 @@
 // against the engine's own snapshot (window.attentionWalkthrough.result) and the page's tables.
 // Length (~750 lines): one browser and one server for every hands-on tool; split, each file would launch
 // Chromium and serve the site again, and the browser suite is the one near its time budget.
+// Every test has a context of its own and waits only on what its page reports, so the blocks run their
+// tests side by side, except the ones that copy: the browser has one clipboard for all its pages.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,8 +106,8 @@ function snapshotOf(page: Page) {
 
 const cell = (table: ReturnType<Page['locator']>, r: number, c: number) => table.locator(`td[data-row="${r}"][data-col="${c}"]`);
 
-describe('editing numbers', () => {
-  test('keyboard: Enter, nudge with ↑, type, Escape; every number downstream follows the engine; arrows still move', async () => {
+describe.concurrent('editing numbers', () => {
+  test('keyboard: Enter, nudge with ↑, type, Escape; every number downstream follows the engine; arrows still move', async ({ expect }) => {
     const { page, errors } = await open(FOUR);
     const X = page.locator('#qkv table.matrix').nth(0);
     expect(await X.getAttribute('class')).toContain('editable');
@@ -187,7 +189,7 @@ describe('editing numbers', () => {
     await page.context().close();
   });
 
-  test('pointer: dragging a number sideways changes it by 0.01 a pixel', async () => {
+  test('pointer: dragging a number sideways changes it by 0.01 a pixel', async ({ expect }) => {
     const { page, errors } = await open(FOUR);
     const seeded = await snapshotOf(page);
     const Wv = page.locator('#qkv table.matrix').nth(5);
@@ -217,7 +219,7 @@ describe('editing numbers', () => {
     await page.context().close();
   });
 
-  test('edits go in the URL compactly, survive a reload, and Undo brings back the seeded numbers', async () => {
+  test('edits go in the URL compactly, survive a reload, and Undo brings back the seeded numbers', async ({ expect }) => {
     const { page, errors } = await open(`${FOUR}&edits=X.3.2:0.5,Wq.1.4:-0.25`);
     const seeded = await page.evaluate(() => Array.from(window.attentionWalkthrough!.result.baseline!.weights.data));
     expect(page.url()).toContain('edits=X.3.2:0.5,Wq.1.4:-0.25');
@@ -248,7 +250,7 @@ describe('editing numbers', () => {
     await page.context().close();
   });
 
-  test('too large to edit: a notice, no edits, and a way to the small example', async () => {
+  test('too large to edit: a notice, no edits, and a way to the small example', async ({ expect }) => {
     const { page } = await open('?weights=random&edits=X.1.1:2');
     expect(await page.locator('.notices').innerText()).toMatch(
       /set aside: editing works on small examples of up to 8 tokens and d_model 16/,
@@ -266,8 +268,8 @@ describe('editing numbers', () => {
 /** Rows of an n × n 0/1 mask as strings. */
 const maskRows = (bits: number[], n: number) => Array.from({ length: n }, (_, r) => bits.slice(r * n, (r + 1) * n).join(''));
 
-describe('the mask editor', () => {
-  test('presets make the expected masks, and are the same setting as the settings bar’s causal checkbox', async () => {
+describe.concurrent('the mask editor', () => {
+  test('presets make the expected masks, and are the same setting as the settings bar’s causal checkbox', async ({ expect }) => {
     const { page, errors } = await open(FOUR);
     const editor = page.locator('#causal .mask-editor');
     const mask = async () => maskRows((await snapshotOf(page)).mask, 4);
@@ -307,7 +309,7 @@ describe('the mask editor', () => {
     await page.context().close();
   });
 
-  test('painting: click, drag and Space toggle cells; a row with no key left gets zeros and an explanation', async () => {
+  test('painting: click, drag and Space toggle cells; a row with no key left gets zeros and an explanation', async ({ expect }) => {
     const { page, errors } = await open(`${FOUR}&causal=1`);
     const painter = page.locator('#causal table.mask-painter');
     // Click: open the future for row 1.
@@ -351,7 +353,7 @@ describe('the mask editor', () => {
     await page.context().close();
   });
 
-  test('an unreadable mask in the URL: a notice and no mask', async () => {
+  test('an unreadable mask in the URL: a notice and no mask', async ({ expect }) => {
     const { page } = await open(`${FOUR}&mask=paint:AAAAAAAA`);
     expect(await page.locator('.notices').innerText()).toMatch(/painted mask does not fit this sentence/); // with the first drawing
     expect((await settingsOf(page)).mask).toBe('none');
@@ -576,7 +578,7 @@ describe('take the numbers home', () => {
     await page.context().close();
   });
 
-  test('PNG and SVG of a heatmap and of a chart are real files with the figure’s content', async () => {
+  test.concurrent('PNG and SVG of a heatmap and of a chart are real files with the figure’s content', async ({ expect }) => {
     const { page, errors } = await open(FOUR);
     const figure = page.locator('#softmax .matrix-figure').first();
     await figure.locator('.export-toggle').click();
@@ -659,7 +661,7 @@ describe('take the numbers home', () => {
     await page.context().close();
   });
 
-  test('under the strict embed CSP the PNG is refused with a reason, and the SVG still saves', async () => {
+  test.concurrent('under the strict embed CSP the PNG is refused with a reason, and the SVG still saves', async ({ expect }) => {
     const context = await site.browser.newContext({ acceptDownloads: true });
     const page = await context.newPage();
     await page.goto(`${site.server.url}/embed.html?step=softmax&tokens=the+cat+sat+down`);
@@ -677,8 +679,8 @@ describe('take the numbers home', () => {
   });
 });
 
-describe('reading a heatmap in words', () => {
-  test('hovering or focusing any cell of any table names it in the readout line under the table', async () => {
+describe.concurrent('reading a heatmap in words', () => {
+  test('hovering or focusing any cell of any table names it in the readout line under the table', async ({ expect }) => {
     const { page, errors } = await open(FOUR);
     const figures = page.locator('.matrix-figure');
     const count = await figures.count();
@@ -713,8 +715,9 @@ describe('reading a heatmap in words', () => {
   });
 
   // axe-core takes a minute or more per pass on the whole walkthrough (see a11y.test.ts): a long timeout.
-  test('axe: no serious or critical violation with edits, a custom mask and predictions, light and dark', async () => {
-    for (const colorScheme of ['light', 'dark'] as const) {
+  // One test per scheme, so the two pages' axe runs overlap.
+  for (const colorScheme of ['light', 'dark'] as const) {
+    test(`axe: no serious or critical violation with edits, a custom mask and predictions, ${colorScheme}`, async ({ expect }) => {
       const context = await site.browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
       await page.goto(`${site.server.url}/${FOUR}&edits=X.3.2:0.5&mask=window:2`);
@@ -738,6 +741,6 @@ describe('reading a heatmap in words', () => {
       expect(results.passes.map((rule) => rule.id)).toContain('color-contrast');
       expect(seriousViolations(results, colorScheme)).toEqual([]);
       await context.close();
-    }
-  }, 600_000);
+    }, 600_000);
+  }
 });

@@ -135,8 +135,9 @@ const unlabel = (label: string) => label.replace(/ \(\d+\)$/, '');
 
 let cases = 0;
 
-describe('untrusted text is only ever text', () => {
-  test('URL parameters: every payload in tokens and in every other parameter', async () => {
+// Every test has a page of its own and waits only on what it reports: they run side by side.
+describe.concurrent('untrusted text is only ever text', () => {
+  test('URL parameters: every payload in tokens and in every other parameter', async ({ expect }) => {
     const { page, errors, dialogs } = await watchedPage();
     /** The walkthrough's settings (element.config: the shape it shows), once it shows them everywhere. */
     const shownSettings = async () => {
@@ -175,7 +176,7 @@ describe('untrusted text is only ever text', () => {
     await page.close();
   }, 600_000);
 
-  test('the sentence input, typed key by key, then committed with Tab', async () => {
+  test('the sentence input, typed key by key, then committed with Tab', async ({ expect }) => {
     const { page, errors, dialogs } = await watchedPage();
     await page.goto(`${site.server.url}/index.html`);
     await goLive(page);
@@ -205,7 +206,7 @@ describe('untrusted text is only ever text', () => {
     await page.close();
   }, 600_000);
 
-  test('element attributes, as pasted into a host page and as set later', async () => {
+  test('element attributes, as pasted into a host page and as set later', async ({ expect }) => {
     const { page, errors, dialogs } = await watchedPage();
     await page.goto(`${site.server.url}/host.html`);
     const elements = page.locator('attention-scores, attention-walkthrough');
@@ -243,7 +244,7 @@ describe('untrusted text is only ever text', () => {
     await page.close();
   }, 600_000);
 
-  test('embed.html: payloads as the step name and as every parameter', async () => {
+  test('embed.html: payloads as the step name and as every parameter', async ({ expect }) => {
     const { page, errors, dialogs } = await watchedPage();
     for (const payload of PAYLOADS) {
       const query = new URLSearchParams({
@@ -275,7 +276,7 @@ describe('untrusted text is only ever text', () => {
     await page.close();
   }, 600_000);
 
-  test('"Embed this step" with payload tokens writes snippets that paste as exactly one inert element', async () => {
+  test('"Embed this step" with payload tokens writes snippets that paste as exactly one inert element', async ({ expect }) => {
     const { page, errors, dialogs } = await watchedPage();
     for (const payload of PAYLOADS.slice(0, 6)) {
       await page.goto(`${site.server.url}/index.html?${new URLSearchParams({ tokens: payload })}`);

@@ -5,7 +5,7 @@
 // head count is fitted to the sentence (at most 16 heads at 256 tokens), the page is back to tables
 // with numbers when the sentence is short again, and axe finds no serious violation.
 import type { Page } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { axe, collectErrors, goLive, seriousViolations, useServerAndBrowser } from './harness';
 
 const site = useServerAndBrowser();
@@ -32,8 +32,9 @@ function readout(page: Page, section: string): Promise<string> {
 /** A number as the page writes it: "−4.84" → -4.84. */
 const parse = (text: string) => Number(text.replace('\u2212', '-'));
 
-describe('256 tokens', () => {
-  test('the (n, n) and (n, d) figures are pictures; no table has more than 64 × 64 cells', async () => {
+// Every test has a page of its own and waits only on what it reports: they run side by side.
+describe.concurrent('256 tokens', () => {
+  test('the (n, n) and (n, d) figures are pictures; no table has more than 64 × 64 cells', async ({ expect }) => {
     const { page, errors } = await open('heads=8&d_model=64&causal=1');
     const shape = await page.evaluate(() => {
       const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
@@ -56,7 +57,7 @@ describe('256 tokens', () => {
     await page.close();
   }, 300_000);
 
-  test('keys move through the scores picture; Enter selects the cell and its sum by hand adds up', async () => {
+  test('keys move through the scores picture; Enter selects the cell and its sum by hand adds up', async ({ expect }) => {
     const { page, errors } = await open('heads=8&d_model=64');
     const picture = page.locator('#scores .matrix-picture');
     await picture.scrollIntoViewIfNeeded();
@@ -80,7 +81,7 @@ describe('256 tokens', () => {
     await page.close();
   }, 300_000);
 
-  test('the pointer reads the softmax picture, and masked cells are painted as zero weight', async () => {
+  test('the pointer reads the softmax picture, and masked cells are painted as zero weight', async ({ expect }) => {
     const { page, errors } = await open('heads=8&d_model=64&causal=1');
     const picture = page.locator('#softmax .matrix-picture');
     const canvas = picture.locator('canvas');
@@ -127,7 +128,7 @@ describe('256 tokens', () => {
     await page.close();
   }, 300_000);
 
-  test('heads are fitted to the sentence; a short sentence brings the tables back', async () => {
+  test('heads are fitted to the sentence; a short sentence brings the tables back', async ({ expect }) => {
     const { page, errors } = await open('heads=64&d_model=512');
     const notices = await page.evaluate(
       () => document.querySelector('attention-walkthrough')!.shadowRoot!.querySelector('.notices')!.textContent ?? '',
@@ -168,7 +169,7 @@ describe('256 tokens', () => {
     await page.close();
   }, 300_000);
 
-  test('axe: no serious or critical violation around a picture (the softmax step, embedded on its own)', async () => {
+  test('axe: no serious or critical violation around a picture (the softmax step, embedded on its own)', async ({ expect }) => {
     // axe over the whole 256-token walkthrough takes minutes; one step with its picture is the same markup.
     const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

@@ -13,7 +13,7 @@
 // Chromium runs with --js-flags=--expose-gc (gc() before each measurement) and
 // --enable-precise-memory-info (performance.memory is exact, not bucketed).
 import type { Page } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { collectErrors, goLive, useServerAndBrowser } from './harness';
 
 /** A multiple of the 40-setting cycle (and of CHUNK), so every checkpoint is at the cycle's start. */
@@ -123,8 +123,10 @@ function uiUpdates(page: Page, start: number, count: number): Promise<void> {
 const measure = (page: Page) => page.evaluate(() => (window as unknown as { __measure(): Promise<Measure> }).__measure());
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`;
 
-describe('memory over long sessions', () => {
-  test(`${COMPUTE_CALLS} recomputes through the page's engine leave the wasm heap and the JS heap flat`, async () => {
+// The two tests have a page (a renderer process, with its own heaps) each and keep one core busy each:
+// run side by side, they take both cores.
+describe.concurrent('memory over long sessions', () => {
+  test(`${COMPUTE_CALLS} recomputes through the page's engine leave the wasm heap and the JS heap flat`, async ({ expect }) => {
     const { page, errors } = await openPage();
     expect(await page.evaluate(() => typeof window.gc === 'function' && performance.memory.usedJSHeapSize > 0)).toBe(true);
     // Warm-up: every setting of the cycle, so the wasm memory has grown to its working size.
@@ -149,7 +151,9 @@ describe('memory over long sessions', () => {
     await page.close();
   }, 600_000);
 
-  test(`${UI_UPDATES} full UI updates (state -> scheduler -> compute -> every step rendered) leave both heaps and the DOM flat`, async () => {
+  test(`${UI_UPDATES} full UI updates (state -> scheduler -> compute -> every step rendered) leave both heaps and the DOM flat`, async ({
+    expect,
+  }) => {
     const { page, errors } = await openPage();
     await uiUpdates(page, 0, 80); // warm-up: every setting drawn twice
     const before = await measure(page);

@@ -105,8 +105,9 @@ function visibleControls(page: Page): Promise<string[]> {
   });
 }
 
-describe('with JavaScript off', () => {
-  test('every step’s heading and prose reads as the live page shows it, with the article’s numbers and no control', async () => {
+// The two tests have pages of their own: side by side, the axe run overlaps the two page loads.
+describe.concurrent('with JavaScript off', () => {
+  test('every step’s heading and prose reads as the live page shows it, with the article’s numbers and no control', async ({ expect }) => {
     const live = await open({ viewport: DESKTOP });
     await settled(live.page);
     const expected = await stepTexts(live.page);
@@ -164,7 +165,7 @@ describe('with JavaScript off', () => {
     await page.context().close();
   });
 
-  test('axe-core finds no serious or critical violation', async () => {
+  test('axe-core finds no serious or critical violation', async ({ expect }) => {
     // axe runs as an injected script, so the page's own scripts are kept out by serving the HTML alone.
     const html = readFileSync(join(distDir, 'index.html'), 'utf8').replace(/<script\b[^>]*><\/script>/g, '');
     const alone = await serve({ routes: { '/no-script.html': { body: html } } });
