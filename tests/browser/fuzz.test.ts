@@ -7,9 +7,9 @@
 // Infinity / undefined in any figure, every weight finite and every row summing to 1 (or 0 where fully
 // masked), the page intact.
 // Depth: by default 100 URL queries through popstate plus 4 full page loads, and 125 attribute sets,
-// seeded with the day's number (days since 1970, UTC): every run of a day is the same run, and each day
-// tries cases of its own, where a fixed seed tried twice as many, but the same ones, every day.
-// The seed is in the suite's name, so a failure prints it; FUZZ_SEED=<n> replays that run. The deep run is
+// seed 20240611, so every run of `npm test` is the same run: a CI run never turns red on cases no run
+// before it tried. Exploring is the deep run's job, and FUZZ_SEED=<n> tries another seed (the seed is in
+// the suite's name, so a failure prints it). The deep run is
 //   FUZZ_URL_CASES=700 FUZZ_ATTRIBUTE_CASES=700 npx vitest run --config vitest.browser.config.ts tests/browser/fuzz.test.ts
 // (the page loads scale with FUZZ_URL_CASES: 30 at 700).
 // Waiting: each case waits on what the page reports (attention-change, the element's updateComplete),
@@ -27,7 +27,7 @@ const URL_CASES = Number(process.env.FUZZ_URL_CASES ?? 100);
 /** Full page loads after the popstate cases: 30 for 700 cases (the deep run), at least 3. */
 const URL_LOADS = Math.max(3, Math.round((URL_CASES * 30) / 700));
 const ATTRIBUTE_CASES = Number(process.env.FUZZ_ATTRIBUTE_CASES ?? 125);
-const SEED = fuzzSeed(Math.floor(Date.now() / 86_400_000));
+const SEED = fuzzSeed(20240611);
 /** Per test. The hardening run took 1,479 s for the URL test and 1,376 s for the attributes on the shared two-core
  *  box at load 8–22: 25 minutes was too close. Every case still asserts everything; this only allows a slow machine. */
 const FUZZ_TIMEOUT = 2_700_000;
