@@ -186,6 +186,25 @@ TEST(Corpus, AFramesTwoWordListsShareNoWord) {
   EXPECT_GT(checked, 40);
 }
 
+TEST(Corpus, SelectionalPredicatesNameOneFamilyAndLeaveARival) {
+  // A predicate listed twice in one place ("is:", "did:", "obj:") would carry two sets of classes and teach both; one
+  // that fits every class "it" can mean would leave a kSelect frame no rival to draw. Read from the table.
+  std::map<std::string, std::string> family_of;  // "is:stale" -> its family
+  int phrases = 0;
+  for (const Family& family : kSelections) {
+    const std::string name(family.name);
+    const std::string place = name.substr(0, name.find(':') + 1);
+    EXPECT_TRUE(place == "is:" || place == "did:" || place == "obj:") << name;
+    EXPECT_LT(family.classes.size(), 12u) << name << " fits every class: no rival can be drawn";
+    for (std::string_view phrase : family.words) {
+      ++phrases;
+      const auto [at, inserted] = family_of.emplace(place + std::string(phrase), name);
+      EXPECT_TRUE(inserted) << "\"" << phrase << "\" is in " << at->second << " and " << name;
+    }
+  }
+  EXPECT_GT(phrases, 800);  // the deciding words readers type are many: several hundred per place
+}
+
 // The wording added around every frame (curated.h's kLeadIns ... kTails, modifiers before nouns) shows
 // up at its rate, and the pronoun also stands as an object ("so we fed it").
 TEST(Corpus, WordingAroundTheFramesVaries) {
