@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "train/corpus/curated.h"
+#include "train/corpus/frames.h"
 #include "train/corpus/lexicon.h"
 
 namespace {
@@ -165,6 +166,43 @@ TEST(Corpus, HasTheFramesTheIssueAsksFor) {
     for (int n = 0; n < 20000; ++n)
       for (const std::string& word : generator.sample(split).words) ++seen[word];
   for (const char* word : kWanted) EXPECT_GT(seen[word], 0) << word;
+}
+
+TEST(Corpus, AFramesTwoWordListsShareNoWord) {
+  // A word in both of a frame's lists ("too busy": a person or a road) would be trained towards either noun, and the
+  // twin of such a sentence could not flip its answer. Read from the tables: nothing to generate.
+  int checked = 0;
+  for (const FrameSpec& frame : kFrames) {
+    if (frame.decide == Decide::kSelect || frame.family_b.empty() || frame.family_b == frame.family_a) continue;
+    const Family* a = family_named(std::string(frame.family_a));
+    const Family* b = family_named(std::string(frame.family_b));
+    ASSERT_NE(a, nullptr) << frame.name;
+    ASSERT_NE(b, nullptr) << frame.name;
+    ++checked;
+    for (std::string_view word : a->words)
+      EXPECT_EQ(std::find(b->words.begin(), b->words.end(), word), b->words.end())
+          << "frame " << frame.name << ": \"" << word << "\" is in " << frame.family_a << " and " << frame.family_b;
+  }
+  EXPECT_GT(checked, 40);
+}
+
+TEST(Corpus, SelectionalPredicatesNameOneFamilyAndLeaveARival) {
+  // A predicate listed twice in one place ("is:", "did:", "obj:") would carry two sets of classes and teach both; one
+  // that fits every class "it" can mean would leave a kSelect frame no rival to draw. Read from the table.
+  std::map<std::string, std::string> family_of;  // "is:stale" -> its family
+  int phrases = 0;
+  for (const Family& family : kSelections) {
+    const std::string name(family.name);
+    const std::string place = name.substr(0, name.find(':') + 1);
+    EXPECT_TRUE(place == "is:" || place == "did:" || place == "obj:") << name;
+    EXPECT_LT(family.classes.size(), 12u) << name << " fits every class: no rival can be drawn";
+    for (std::string_view phrase : family.words) {
+      ++phrases;
+      const auto [at, inserted] = family_of.emplace(place + std::string(phrase), name);
+      EXPECT_TRUE(inserted) << "\"" << phrase << "\" is in " << at->second << " and " << name;
+    }
+  }
+  EXPECT_GT(phrases, 800);  // the deciding words readers type are many: several hundred per place
 }
 
 // The wording added around every frame (curated.h's kLeadIns ... kTails, modifiers before nouns) shows

@@ -133,6 +133,16 @@ const std::initializer_list<FrameSpec> kFrames = {
      kNone, "person-possession", "", false},
     {"gender-two-sentences", "the <A> {met|saw|greeted} the <B> <pro> <be> <adj>", D::kGender, kNone, kNone, kNone,
      "person-feeling", "", true},
+    // "so" and a conclusion: the reason comes after, as readers reason aloud ("... so it must be too big")
+    {"so-fit",
+     "the <A> {did not|didn't|would not|wouldn't} fit {in|into|inside} the <B> so <pro> must {be|have been} too <adj>",
+     D::kMeaning, C::kThing, C::kContainer, kNone, "size-contents", "size-container", false},
+    {"so-cross", "the <A> {did not|didn't|would not|wouldn't} cross the <B> so <pro> must have been too <adj>",
+     D::kMeaning, C::kAnimal, C::kPath, kNone, "animate-too", "path-too", false},
+    {"so-pass-through", "the <A> {could not|couldn't} {get|go} through the <B> so <pro> must {be|have been} too <adj>",
+     D::kMeaning, C::kVehicle, C::kOpening, kNone, "mover-big", "opening-small", false},
+    {"so-carry", "the <A> {could not|couldn't} {carry|lift} the <B> so <pro> must have been too <adj>", D::kMeaning,
+     C::kAnimal, C::kThing, kNone, "carrier-weak", "load-heavy", false},
     // the present tense, and more ways of saying "because"
     {"present-too", "the <A> <doesnotA> {cross|want to cross} the <B> because <prois> too <adj>", D::kMeaning,
      C::kAnimal, C::kPath, kNone, "animate-too", "path-too", false},
