@@ -141,7 +141,7 @@ TEST(Attention, MatchesReferenceOnRandomShapes) {
 
 TEST(MultiHeadAttention, MatchesReferenceOnRandomShapes) {
   abh::SplitMix64 rng(77);
-  for (int trial = 0; trial < 120; ++trial) {
+  for (int trial = 0; trial < random_cases(120); ++trial) {
     const int n = uniform_int(rng, 1, 32), d_model = uniform_int(rng, 1, 64);
     std::vector<int> divisors;
     for (int h = 1; h <= std::min(d_model, abh::limits::kMaxHeads); ++h)

@@ -67,7 +67,7 @@ void check_case(const Matrix& Q, const Matrix& K, const Matrix& V, const FlashOp
 TEST(Flash, MatchesNaiveAndReferenceOnRandomCases) {
   abh::SplitMix64 rng(0xF1A5);
   Worst worst;
-  constexpr int kCases = 2000;
+  constexpr int kCases = random_cases(2000);
   for (int trial = 0; trial < kCases; ++trial) {
     const bool causal = trial % 2 == 1;
     const int n_q = uniform_int(rng, 1, 200);

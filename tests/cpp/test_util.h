@@ -68,6 +68,20 @@ inline std::string describe(int n_q, int n_k, int d_k, int d_v, const FlashOptio
          " scale=" + std::to_string(o.scale);
 }
 
+// The sanitized build (`npm run test:sanitize`, compiled with ABH_SANITIZED_TESTS) is there to run every
+// code path over checked memory, and each case costs it 5-10 times what it costs natively: where a test
+// repeats a path many times, it repeats it fewer times there. The native build (`npm run test:native`)
+// runs every test at full size.
+#ifdef ABH_SANITIZED_TESTS
+inline constexpr bool kSanitizedBuild = true;
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
+
+// How many of a random sweep's cases run: all natively, a tenth (the first ones of the same seed) in the
+// sanitized build.
+constexpr int random_cases(int full) { return kSanitizedBuild ? std::max(1, full / 10) : full; }
+
 // lo to hi, both included.
 inline int uniform_int(SplitMix64& rng, int lo, int hi) { return lo + int(rng.next() % std::uint64_t(hi - lo + 1)); }
 
