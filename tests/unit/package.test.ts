@@ -124,12 +124,12 @@ describe('npm pack', () => {
     // steps, and step 1's reader model, bidirectional and causal.
     expect(files.filter((path) => path.endsWith('.bin'))).toHaveLength(3);
     expect(files.filter((path) => /\.map$|node_modules|^(web|cpp|tests|build)\//.test(path))).toEqual([]);
-    // A size budget, so a stray file shows up. Today about 2.0 MB unpacked (1.05 MB packed): the bundle
+    // A size budget, so a stray file shows up. Today about 2.1 MB unpacked (1.17 MB packed): the bundle
     // 445 kB, the .wasm 405 kB (with the training core, the long-context kernels and the reader model),
-    // the two reader models 359 kB each (int8, barely compressible), custom-elements.json 212 kB, the
+    // the two reader models 420 kB each (int8, barely compressible), custom-elements.json 212 kB, the
     // declarations 56 kB, the who-is-it weights 49 kB, two workers 42-47 kB each.
-    expect(packed.size).toBeLessThan(1_150_000);
-    expect(packed.unpackedSize).toBeLessThan(2_100_000);
+    expect(packed.size).toBeLessThan(1_250_000);
+    expect(packed.unpackedSize).toBeLessThan(2_250_000);
   });
 
   test('every entry point in package.json (exports, main, types, customElements) is in the tarball', () => {
