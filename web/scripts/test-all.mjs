@@ -4,8 +4,9 @@
 // browser suite, whose Chromium keeps about one and a half of this 2-core machine's cores busy: the rest
 // of each second goes to page waits (frames, idle slices, the settle after a change). The other lane runs
 // the native, sanitizer, fuzzing, lint, type and unit stages in order under `nice -n 19`, so they take
-// that spare CPU and yield it whenever the first lane wants it; the fuzzer runs beside the
-// single-threaded lint and type check. The first lane's output is live; the other lane's is printed as
+// that spare CPU and yield it whenever the first lane wants it; the fuzzer, the lint and the type
+// check (each single-threaded) run side by side, then the unit suite, whose worker threads fill both
+// cores once the browser lane has ended. The first lane's output is live; the other lane's is printed as
 // each of its stages ends. Any failure fails the run, after the stages already under way have finished.
 import { spawn } from 'node:child_process';
 
@@ -53,15 +54,19 @@ function browserLane() {
 }
 
 /**
- * The other lane: native, sanitizer, then (once the wasm the later stages load is built) the fuzzer
- * beside lint, type check and unit tests.
+ * The other lane: native, sanitizer, then (once the wasm the later stages load is built) the fuzzer,
+ * the type check and the lint side by side, the unit tests after the lint.
  */
 async function otherLane(built) {
   const options = { capture: true, background: true };
   const results = await inOrder(['test:native', 'test:sanitize'], options);
   if (results.some((r) => r.code !== 0) || !(await built)) return results;
-  const [fuzz, rest] = await Promise.all([run('test:fuzz', options), inOrder(['lint', 'typecheck', 'test:unit'], options)]);
-  return [...results, fuzz, ...rest];
+  const [fuzz, typecheck, rest] = await Promise.all([
+    run('test:fuzz', options),
+    run('typecheck', options),
+    inOrder(['lint', 'test:unit'], options),
+  ]);
+  return [...results, fuzz, typecheck, ...rest];
 }
 
 const started = Date.now();
