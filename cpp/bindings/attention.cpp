@@ -9,15 +9,12 @@
 //   softmaxSaturation(row: Float32Array, factor)       -> { probabilities, jacobianNorm }
 //   engineInfo()                                       -> { simd, limits }  limits: engine_limits.h, which
 //                                                         build:wasm writes into generated/limits.json
-//   heapStats()                                        -> { allocatedBytes, memoryBytes }
 //   pipelineFormat(), pipelineError() and three plain exports: the pipeline, below.
 #include "attention.h"
 
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
-#include <emscripten/heap.h>
 #include <emscripten/val.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -64,9 +61,6 @@ struct EngineLimitsJs {
 struct EngineInfoJs {
   bool simd = false;
   EngineLimitsJs limits{};
-};
-struct HeapStatsJs {
-  double allocatedBytes = 0, memoryBytes = 0;
 };
 
 // ---- entry points --------------------------------------------------------------------------
@@ -138,13 +132,6 @@ EngineInfoJs engine_info() {
           {kMaxSequence, kMaxDim, double(kMaxScoreElements), kMaxPipelineTokens, kMaxDModel, kMaxHeads,
            double(kMaxPipelineHeadScoreElements), kMaxFlashSequence, kMaxFlashBlock, kMaxTraceSequence, kMaxTraceDim,
            double(kMaxSeed)}};
-}
-
-// Bytes that malloc currently has handed out, and the size of the wasm memory: the leak tests
-// assert that thousands of calls leave both where they started.
-HeapStatsJs heap_stats() {
-  const struct mallinfo info = mallinfo();
-  return {double(info.uordblks), double(emscripten_get_heap_size())};
 }
 
 // ---- pipeline: the walkthrough's call, through wasm memory instead of embind values ----------
@@ -312,15 +299,6 @@ EMSCRIPTEN_KEEPALIVE void abh_pipeline_release() {
 
 EMSCRIPTEN_BINDINGS(attention_engine) {
   using emscripten::value_object;
-  value_object<JsMatrix>("Matrix")
-      .field("rows", &JsMatrix::rows)
-      .field("cols", &JsMatrix::cols)
-      .field("data", &JsMatrix::data);
-  value_object<JsTensor3>("Tensor3")
-      .field("heads", &JsTensor3::heads)
-      .field("rows", &JsTensor3::rows)
-      .field("cols", &JsTensor3::cols)
-      .field("data", &JsTensor3::data);
   value_object<AttentionResultJs>("AttentionResult")
       .field("output", &AttentionResultJs::output)
       .field("weights", &AttentionResultJs::weights)
@@ -352,9 +330,6 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .field("maxTraceDim", &EngineLimitsJs::maxTraceDim)
       .field("maxSeed", &EngineLimitsJs::maxSeed);
   value_object<EngineInfoJs>("EngineInfo").field("simd", &EngineInfoJs::simd).field("limits", &EngineInfoJs::limits);
-  value_object<HeapStatsJs>("HeapStats")
-      .field("allocatedBytes", &HeapStatsJs::allocatedBytes)
-      .field("memoryBytes", &HeapStatsJs::memoryBytes);
 
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHeadAttention", &multi_head_attention_js);
@@ -363,5 +338,4 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("dotProductSamples", &dot_product_samples_js);
   emscripten::function("softmaxSaturation", &softmax_saturation_js);
   emscripten::function("engineInfo", &engine_info);
-  emscripten::function("heapStats", &heap_stats);
 }

@@ -49,7 +49,7 @@ inline val copy_bytes(const std::uint8_t* data, std::size_t size) {
 }
 inline val copy_bytes(const std::vector<std::uint8_t>& bytes) { return copy_bytes(bytes.data(), bytes.size()); }
 
-// JsMatrix and JsTensor3, as value_objects ("Matrix", "Tensor3": registered in attention.cpp).
+// JsMatrix and JsTensor3, as value_objects ("Matrix", "Tensor3": registered in shared.cpp, which both modules link).
 struct JsMatrix {
   int rows = 0, cols = 0;
   val data = val::undefined();

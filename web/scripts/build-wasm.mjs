@@ -1,6 +1,7 @@
 // Builds the WebAssembly engine twice with emcmake: the SIMD build the page ships and a scalar
 // build of the same code (parity tests and benchmarks), then copies both next to the engine
-// wrapper, where Vite and Vitest pick them up. Last, it loads the fresh SIMD build in Node and writes
+// wrapper, where Vite and Vitest pick them up. Each build is two modules (CMakeLists.txt): the core
+// the page loads when it goes live and `<name>_later`, the kernels only the later steps draw. Last, it loads the fresh SIMD build in Node and writes
 // the limits the C++ publishes (engineInfo().limits, trainingLimits()) to generated/limits.json:
 // the page's settings clamp to them synchronously, before any engine exists (web/src/engine/limits.ts).
 import { execFileSync } from 'node:child_process';
@@ -22,8 +23,10 @@ mkdirSync(generated, { recursive: true });
 for (const { dir, simd, name } of variants) {
   run('emcmake', ['cmake', '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release', `-DABH_SIMD=${simd}`]);
   run('cmake', ['--build', dir, '-j2']);
-  for (const ext of ['mjs', 'wasm']) copyFileSync(join(root, dir, `${name}.${ext}`), join(generated, `${name}.${ext}`));
-  copyFileSync(join(root, dir, `${name}.mjs.symbols`), join(generated, `${name}.symbols`));
+  for (const module of [name, `${name}_later`]) {
+    for (const ext of ['mjs', 'wasm']) copyFileSync(join(root, dir, `${module}.${ext}`), join(generated, `${module}.${ext}`));
+    copyFileSync(join(root, dir, `${module}.mjs.symbols`), join(generated, `${module}.symbols`));
+  }
 }
 
 // The glue is built for web and worker; given the bytes, it runs in Node as well.
