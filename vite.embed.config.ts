@@ -9,14 +9,21 @@ import { packageDescriptions } from './web/tooling/package-declarations';
 // exception; a file next to the script works under `default-src 'self'` and cross-origin (CORS).
 //
 // This directory is also the npm package's content (package.json `files` and `exports`), so the names
-// authors may refer to are stable: attention-by-hand.js, attention-by-hand.wasm, and the declarations
+// authors may refer to are stable: attention-by-hand.js, attention-by-hand.wasm (the engine's core),
+// attention-by-hand-later.wasm (its later module, fetched when a later step first draws), and the declarations
 // attention-by-hand.d.ts and custom-elements.json, both generated from the code by this build
 // (web/tooling/package-declarations.ts). Only the worker, an internal file, keeps a hash. Without a hash in
 // the .wasm's name, a host keeps script and .wasm in step by versioning the directory (README, "From npm").
 
-/** Asset names: the engine's .wasm is `attention-by-hand.wasm` (a package export); anything else is hashed. */
+/**
+ * Asset names: the engine's two .wasm files are `attention-by-hand.wasm` and `attention-by-hand-later.wasm`
+ * (package exports; the later module's build name ends in `_later`: web/scripts/build-wasm.mjs); anything
+ * else is hashed.
+ */
 function assetFileNames(asset: { names: string[] }): string {
-  return asset.names.some((name) => name.endsWith('.wasm')) ? 'attention-by-hand.wasm' : '[name]-[hash][extname]';
+  const wasm = asset.names.find((name) => name.endsWith('.wasm'));
+  if (!wasm) return '[name]-[hash][extname]';
+  return wasm.endsWith('_later.wasm') ? 'attention-by-hand-later.wasm' : 'attention-by-hand.wasm';
 }
 
 export default defineConfig({

@@ -61,13 +61,14 @@ describe('lazyStep', () => {
     for (const step of lazy) {
       const entry = STEP_REGISTRY.find((e) => e.id === step.id)!;
       const code = ((await stepModules[`../../web/src/${entry.module}.ts`]()) as Record<string, StepDefinition>)[entry.exportName];
-      const shown = ({ id, number, title, summary, numbers, formula }: StepDefinition) => ({
+      const shown = ({ id, number, title, summary, numbers, formula, later }: StepDefinition) => ({
         id,
         number,
         title,
         summary,
         numbers,
         formula,
+        later,
       });
       // The heading the walkthrough shows before the code is here is the one the code draws.
       expect(shown(step), step.id).toEqual(shown(code));

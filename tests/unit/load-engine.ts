@@ -4,17 +4,27 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AttentionEngine, createEngine, type RawEngineModule } from '../../web/src/engine/engine';
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
+import createScalarLater from '../../web/src/engine/generated/attention_engine_scalar_later.mjs';
 import { ReaderModel } from '../../web/src/engine/reader';
 
 export const generatedDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'engine', 'generated');
 
-export function loadSimdEngine(): Promise<AttentionEngine> {
-  return createEngine({ wasmBinary: readFileSync(resolve(generatedDir, 'attention_engine.wasm')) });
+const bytesOf = (file: string) => readFileSync(resolve(generatedDir, file));
+
+/**
+ * The SIMD engine with both its modules loaded (`later: false`: the core alone, as the page has it before a
+ * later step is drawn; loadLater() then takes the later module's bytes from disk).
+ */
+export function loadSimdEngine({ later = true } = {}): Promise<AttentionEngine> {
+  return createEngine({ wasmBinary: bytesOf('attention_engine.wasm'), laterWasmBinary: bytesOf('attention_engine_later.wasm'), later });
 }
 
 export async function loadScalarEngine(): Promise<AttentionEngine> {
-  const raw = await createScalarModule({ wasmBinary: readFileSync(resolve(generatedDir, 'attention_engine_scalar.wasm')) });
-  return new AttentionEngine(raw);
+  const raw = await createScalarModule({ wasmBinary: bytesOf('attention_engine_scalar.wasm') });
+  const later = bytesOf('attention_engine_scalar_later.wasm');
+  const engine = new AttentionEngine(raw, undefined, () => Promise.resolve(() => createScalarLater({ wasmBinary: later })));
+  await engine.loadLater();
+  return engine;
 }
 
 /** Both builds by name, for the suites that run each check on each (`describe.each(ENGINE_BUILDS)`). */

@@ -14,7 +14,7 @@ import { snapshotFor, trainedSnapshotFor } from './fixtures';
 describe('KV cache snapshot', () => {
   test('with the cache token t scores h·t cells; recomputing, h·t(t+1)/2, ending at the same output', async () => {
     const snapshot = await snapshotFor({ dModel: 16, heads: 4, lcKvHeads: 64 });
-    const kv = snapshot.kvCache;
+    const kv = snapshot.kvCache!;
     expect([kv.heads, kv.kvHeads, kv.dK, kv.tokens]).toEqual([4, 4, 4, 9]);
     expect(kv.cachedCells).toEqual(Array.from({ length: 9 }, (_, i) => 4 * (i + 1)));
     expect(kv.recomputeCells).toEqual(Array.from({ length: 9 }, (_, i): [number, number] => [i + 1, recomputeScores(4, i + 1)]));
@@ -26,19 +26,19 @@ describe('KV cache snapshot', () => {
   });
 
   test('fewer KV heads: lowered to a divisor of h, a smaller cache, an output that moves', async () => {
-    const kv = (await snapshotFor({ dModel: 16, heads: 4, lcKvHeads: 3 })).kvCache;
+    const kv = (await snapshotFor({ dModel: 16, heads: 4, lcKvHeads: 3 })).kvCache!;
     expect(kv.kvHeads).toBe(2);
     expect(kv.bytesPerToken).toBe(kv.multiHeadBytesPerToken / 2);
     expect(kv.cachedCells[8]).toBe(4 * 9);
     expect(kv.fromMultiHead.max).toBeGreaterThan(0);
     expect(kv.fromMultiHead.mean).toBeLessThanOrEqual(kv.fromMultiHead.max);
     expect(kv.recomputeDifference).toBeLessThan(1e-5);
-    expect((await snapshotFor({ dModel: 16, heads: 4, lcKvHeads: 1 })).kvCache.kvHeads).toBe(1);
+    expect((await snapshotFor({ dModel: 16, heads: 4, lcKvHeads: 1 })).kvCache!.kvHeads).toBe(1);
     expect(kvHeadChoices(12)).toEqual([12, 6, 4, 3, 2, 1]);
   });
 
   test('public models: 2 · layers · KV heads · d_k · 2 bytes per token', async () => {
-    const kv = (await snapshotFor()).kvCache;
+    const kv = (await snapshotFor()).kvCache!;
     expect(kv.models.map(({ model, bytesPerToken }) => [model.name, bytesPerToken])).toEqual(
       PUBLIC_MODELS.map((m) => [m.name, 2 * m.layers * m.kvHeads * m.dK * 2]),
     );
@@ -50,7 +50,7 @@ describe('KV cache snapshot', () => {
 describe('KV cache figure', () => {
   test('the stepper, the reading, the control and the models table print the snapshot', async () => {
     const snapshot = await trainedSnapshotFor({ lcKvHeads: 1 });
-    const kv = snapshot.kvCache;
+    const kv = snapshot.kvCache!;
     const body = document.createElement('div');
     document.body.replaceChildren(body);
     const changes: Partial<Settings>[] = [];

@@ -153,7 +153,14 @@ describe('the run figure (fake worker)', () => {
     expect(root.id).toBe('lc-run');
     root.querySelector<HTMLButtonElement>('.flash-run-start')!.click();
     expect(worker.sent).toEqual([
-      { type: 'run', suite: 'longContext', maxN: undefined, budgetBytes: COST_BUDGET_BYTES, wasmUrl: expect.stringMatching(/\.wasm$/) },
+      {
+        type: 'run',
+        suite: 'longContext',
+        maxN: undefined,
+        budgetBytes: COST_BUDGET_BYTES,
+        wasmUrl: expect.stringMatching(/\/attention_engine\.wasm$/),
+        laterWasmUrl: expect.stringMatching(/\/attention_engine_later\.wasm$/),
+      },
     ]);
     const plan = planCost({ suite: 'longContext' });
     worker.emit({ type: 'started', plan, simd: true });

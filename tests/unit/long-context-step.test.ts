@@ -40,7 +40,7 @@ describe('long-context snapshot', () => {
       lcGlobal: 2,
       lcStride: 4,
     });
-    const lc = snapshot.longContext;
+    const lc = snapshot.longContext!;
     const n = lc.tokens;
     expect(n).toBe(11);
     expect(lc.full.cells).toBe((11 * 12) / 2);
@@ -73,7 +73,7 @@ describe('long-context snapshot', () => {
 
   test('a window as wide as the sentence is full attention; linear attention is its weights times V', async () => {
     const snapshot = await snapshotFor({ lcWindow: 200, lcGlobal: 250 });
-    const lc = snapshot.longContext;
+    const lc = snapshot.longContext!;
     const n = lc.tokens;
     expect(lc.global).toBe(n);
     const window = technique(lc, 'window');
@@ -99,7 +99,7 @@ describe('long-context snapshot', () => {
   test('with the article’s example the step reads the sentence with the trained model', async () => {
     const snapshot = await exampleSnapshotFor();
     expect(snapshot.longContext).toBe(sentenceView(snapshot).longContext);
-    expect(snapshot.longContext.tokens).toBe(sentenceView(snapshot).pipeline.n);
+    expect(snapshot.longContext!.tokens).toBe(sentenceView(snapshot).pipeline.n);
   });
 });
 
@@ -115,7 +115,7 @@ describe('long-context settings', () => {
 describe('long-context step', () => {
   test('the table and the readings print the snapshot’s numbers', async () => {
     const snapshot = await trainedSnapshotFor({ lcWindow: 2, lcGlobal: 1, lcStride: 3 });
-    const lc = snapshot.longContext;
+    const lc = snapshot.longContext!;
     const { body, view } = mount();
     view.render(snapshot);
     const rows = [...body.querySelectorAll('table.lc-table tbody tr')] as HTMLElement[];

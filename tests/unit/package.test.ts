@@ -108,16 +108,17 @@ describe('npm pack', () => {
         'package.json',
         'dist/embed/attention-by-hand.js',
         'dist/embed/attention-by-hand.wasm',
+        'dist/embed/attention-by-hand-later.wasm',
         'dist/embed/attention-by-hand.d.ts',
         'dist/embed/custom-elements.json',
       ]),
     );
     const allowed =
-      /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|custom-elements\.json|(cost|train)-worker-[\w-]+\.js|(who-is-it|reader|reader-causal)-[\w-]+\.bin))$/;
+      /^(README\.md|package\.json|LICENSE(\.md)?|dist\/embed\/(attention-by-hand\.(js|wasm|d\.ts)|attention-by-hand-later\.wasm|custom-elements\.json|(cost|train)-worker-[\w-]+\.js|(who-is-it|reader|reader-causal)-[\w-]+\.bin))$/;
     expect(files.filter((path) => !allowed.test(path))).toEqual([]);
-    // Two workers (timing, training), one .wasm (the workers reuse the elements' file), no source maps,
-    // nothing from the repository.
-    expect(files.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
+    // Two workers (timing, training), the engine's two .wasm modules, core and later (the workers reuse the
+    // elements' files), no source maps, nothing from the repository.
+    expect(files.filter((path) => path.endsWith('.wasm'))).toHaveLength(2);
     expect(files.filter((path) => /cost-worker/.test(path))).toHaveLength(1);
     expect(files.filter((path) => /train-worker/.test(path))).toHaveLength(1);
     // The trained models' weights, emitted next to the bundle: the small who-is-it model of the worked
@@ -135,7 +136,13 @@ describe('npm pack', () => {
   test('every entry point in package.json (exports, main, types, customElements) is in the tarball', () => {
     const files = new Set(paths());
     const exported = manifest.exports as Record<string, string | Record<string, string>>;
-    expect(Object.keys(exported).sort()).toEqual(['.', './attention-by-hand.wasm', './custom-elements.json', './package.json']);
+    expect(Object.keys(exported).sort()).toEqual([
+      '.',
+      './attention-by-hand-later.wasm',
+      './attention-by-hand.wasm',
+      './custom-elements.json',
+      './package.json',
+    ]);
     expect(exported['.']).toEqual({ types: './dist/embed/attention-by-hand.d.ts', default: './dist/embed/attention-by-hand.js' });
     // "types" must come first in a conditional export, or TypeScript never sees it.
     expect(Object.keys(exported['.'])[0]).toBe('types');

@@ -90,7 +90,7 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
       );
       const snapshot = computeSnapshot(fixture, settings);
       const step1 = snapshot.reader as ReaderSnapshot;
-      const effect = snapshot.longContext.reader!;
+      const effect = snapshot.longContext!.reader!;
       expect(effect.causal).toBe(causal);
       expect(effect.full.position).toBe(step1.answer!.antecedent);
       expect(effect.full.word).toBe(step1.answer!.word);
@@ -141,7 +141,7 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
       const body = document.createElement('div');
       const view = longContextStep.mount(body, { update: () => {}, loadReaderModel: (causal) => asked.push(causal) });
       view.render(snapshot);
-      view.render({ ...snapshot, reader: { status: 'loading', causal: true }, longContext: { ...snapshot.longContext, reader: null } });
+      view.render({ ...snapshot, reader: { status: 'loading', causal: true }, longContext: { ...snapshot.longContext!, reader: null } });
       expect(asked).toEqual([]); // far from the viewport: a step going live downloads nothing
       report!([{ isIntersecting: true }]);
       await vi.waitFor(() => expect(asked).toEqual([true]), { timeout: 2000 });
@@ -153,7 +153,7 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
   test('random weights: no answer, nothing printed', async () => {
     const { settings } = validateSettings({ sentence: TROPHY, weights: 'random' }, DEFAULT_SETTINGS);
     const snapshot = computeSnapshot(await fixtureEngine(), settings);
-    expect(snapshot.longContext.reader).toBeNull();
+    expect(snapshot.longContext!.reader).toBeNull();
     const body = document.createElement('div');
     longContextStep.mount(body, { update: () => {} }).render(snapshot);
     for (const panel of body.querySelectorAll<HTMLElement>('.lc-reader-effect')) expect(panel.hidden).toBe(true);

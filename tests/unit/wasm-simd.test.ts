@@ -10,15 +10,16 @@ import { generatedDir } from './load-engine';
 // Step 1's arithmetic is scores_transposed_block, which scores_qkt and scores_qkt_transposed call. Names
 // are within namespace abh. The long-context kernels' row loops (cpp/long_context.cpp) inline their dot
 // products and multiply-adds, so their own bodies must be SIMD too, and so does decode_step, into which
-// its score kernel over the cached keys (cpp/long_context_decode.cpp) is inlined.
+// its score kernel over the cached keys (cpp/long_context_decode.cpp) is inlined. Each is looked for in
+// the module whose bindings reach it: the core, or the later module (CMakeLists.txt).
 const KERNELS = [
-  'kernels::scores_transposed_block',
-  'kernels::scale_mask_softmax',
-  'kernels::weighted_sum',
-  'kernels::matmul',
-  'sparse_attention',
-  'linear_attention',
-  'decode_step',
+  ['kernels::scores_transposed_block', 'core'],
+  ['kernels::scale_mask_softmax', 'core'],
+  ['kernels::weighted_sum', 'core'],
+  ['kernels::matmul', 'core'],
+  ['sparse_attention', 'later'],
+  ['linear_attention', 'later'],
+  ['decode_step', 'later'],
 ] as const;
 const SIMD_OP = /\b(f32x4\.[a-z_]+|v128\.(load|store)\b)/g;
 
@@ -89,26 +90,29 @@ function simdOps(body: string[]): Map<string, number> {
   return counts;
 }
 
-let simd: Build;
-let scalar: Build;
+/** A build's two modules. */
+type Modules = Record<'core' | 'later', Build>;
+let simd: Modules;
+let scalar: Modules;
 beforeAll(() => {
-  simd = load('attention_engine');
-  scalar = load('attention_engine_scalar');
+  simd = { core: load('attention_engine'), later: load('attention_engine_later') };
+  scalar = { core: load('attention_engine_scalar'), later: load('attention_engine_scalar_later') };
 }, 60_000);
 
 describe('the kernels are compiled to wasm SIMD128', () => {
   it('parses the symbol map and the disassembly consistently', () => {
-    expect(simd.symbols.size).toBeGreaterThan(50);
-    expect(simd.bodies.size).toBeGreaterThan(50);
+    const { core } = simd;
+    expect(core.symbols.size).toBeGreaterThan(50);
+    expect(core.bodies.size).toBeGreaterThan(50);
     // Every defined function in the symbol map has a body in the disassembly (imports have none).
-    const defined = [...simd.symbols.values()].filter((i) => simd.bodies.has(i));
-    expect(defined.length).toBeGreaterThan(simd.symbols.size / 2);
+    const defined = [...core.symbols.values()].filter((i) => core.bodies.has(i));
+    expect(defined.length).toBeGreaterThan(core.symbols.size / 2);
     expect(parseSymbolMap('7:a\\28b\\2c\\20c\\29').get('a(b, c)')).toBe(7);
   });
 
-  for (const kernel of KERNELS) {
-    it(`abh::${kernel} uses f32x4 arithmetic and v128 loads in the SIMD build, none in the scalar build`, () => {
-      const body = simd.bodies.get(kernelIndex(simd, kernel));
+  for (const [kernel, module] of KERNELS) {
+    it(`abh::${kernel} uses f32x4 arithmetic and v128 loads in the SIMD build, none in the scalar build (${module} module)`, () => {
+      const body = simd[module].bodies.get(kernelIndex(simd[module], kernel));
       expect(body, `disassembly of ${kernel}`).toBeDefined();
       expect(body!.length).toBeGreaterThan(20);
       const ops = simdOps(body!);
@@ -118,7 +122,7 @@ describe('the kernels are compiled to wasm SIMD128', () => {
       // Arithmetic, not just data movement: at least one f32x4 add/mul/sub.
       expect(f32x4.some(([op]) => /^f32x4\.(add|mul|sub)$/.test(op))).toBe(true);
 
-      const scalarBody = scalar.bodies.get(kernelIndex(scalar, kernel));
+      const scalarBody = scalar[module].bodies.get(kernelIndex(scalar[module], kernel));
       expect(scalarBody, `scalar disassembly of ${kernel}`).toBeDefined();
       expect(scalarBody!.length).toBeGreaterThan(10);
       expect([...simdOps(scalarBody!)]).toEqual([]);
@@ -127,10 +131,11 @@ describe('the kernels are compiled to wasm SIMD128', () => {
   }
 
   it('the whole scalar build has no v128 instruction at all', () => {
-    for (const [index, body] of scalar.bodies)
-      for (const line of body) {
-        const instruction = line.split('|')[1] ?? '';
-        if (/\b(v128|f32x4|i32x4)\./.test(instruction)) throw new Error(`scalar func[${index}]: ${line.trim()}`);
-      }
+    for (const module of ['core', 'later'] as const)
+      for (const [index, body] of scalar[module].bodies)
+        for (const line of body) {
+          const instruction = line.split('|')[1] ?? '';
+          if (/\b(v128|f32x4|i32x4)\./.test(instruction)) throw new Error(`scalar ${module} func[${index}]: ${line.trim()}`);
+        }
   });
 });

@@ -9,7 +9,7 @@ import { computeLongContext } from './features/long-context/compute';
 import { computeKVCache } from './features/long-context/kv-cache';
 import { computeReaderEffect } from './features/long-context/reader-effect';
 import { tokenize, type Settings } from './settings';
-import type { FlashSnapshot, Snapshot } from './snapshot';
+import { LATER_KERNELS_LOADING, type FlashSnapshot, type Snapshot } from './snapshot';
 import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './features/trained-model/trained';
 import { readerFlipsPending, readerView } from './features/reader/model';
 import { nextTask } from './next-task';
@@ -85,13 +85,17 @@ export function* snapshotStages(engine: AttentionEngine, settings: Settings): Ge
   return { ...snapshot, sentence, longContext: sentence.longContext, kvCache: sentence.kvCache };
 }
 
-/** The long-context step's numbers on a pipeline: the patterns and linear attention (and what they do to step 1's answer), and the KV cache. */
+/**
+ * The long-context step's numbers on a pipeline: the patterns and linear attention (and what they do to
+ * step 1's answer), and the KV cache; none until the engine's later module, which computes them, is loaded.
+ */
 function* longContextOf(
   engine: AttentionEngine,
   pipeline: PipelineSnapshot,
   settings: Settings,
   reader: Snapshot['reader'],
 ): Generator<void, Pick<Snapshot, 'longContext' | 'kvCache'>> {
+  if (!engine.hasLater) return { longContext: null, kvCache: null };
   const longContext = { ...computeLongContext(engine, pipeline, settings), reader: computeReaderEffect(engine, reader, settings) };
   yield;
   return { longContext, kvCache: computeKVCache(engine, pipeline, settings) };
@@ -252,6 +256,7 @@ function headRows(tensor: Tensor3, head: number, rows: number): Matrix {
 export function computeFlash(engine: AttentionEngine, pipeline: PipelineSnapshot, settings: Settings): FlashSnapshot {
   const tokens = Math.min(pipeline.n, FLASH_MAX_TOKENS);
   const { maxTraceDim } = ENGINE_LIMITS;
+  if (!engine.hasLater) return { tokens, trace: null, prefixNaive: null, unavailable: LATER_KERNELS_LOADING };
   if (pipeline.dK > maxTraceDim) {
     return {
       tokens,

@@ -23,12 +23,15 @@ export interface Snapshot {
   saturation: { row: Float32Array; soft: SoftmaxSaturation; sharp: SoftmaxSaturation; factor: number; dK: number };
   /** Whether the engine runs its SIMD kernels. */
   simd: boolean;
-  /** The tiled kernel, tile by tile, on the shown head (step 10). */
+  /** The tiled kernel, tile by tile, on the shown head (step 10); `unavailable` says so until the engine's later module is loaded. */
   flash: FlashSnapshot;
-  /** Full attention and the ways around its n × n matrix, on the shown head of the sentence (the long-context step). */
-  longContext: LongContextSnapshot;
-  /** The sentence generated token by token through a KV cache, on all its heads (the long-context step). */
-  kvCache: KVCacheSnapshot;
+  /**
+   * Full attention and the ways around its n × n matrix, on the shown head of the sentence (the
+   * long-context step); null until the engine's later module is loaded (engine.ts loadLater()).
+   */
+  longContext: LongContextSnapshot | null;
+  /** The sentence generated token by token through a KV cache, on all its heads (the long-context step); null as longContext. */
+  kvCache: KVCacheSnapshot | null;
   /**
    * The same settings without the reader's edits (seeded X and W), when there are edits; null otherwise.
    * Every figure compares against it to mark the numbers an edit reached, and by how much.
@@ -55,6 +58,9 @@ export interface Snapshot {
 export function sentenceView(snapshot: Snapshot): Snapshot {
   return snapshot.sentence ?? snapshot;
 }
+
+/** What a step computed by the engine's later module says while that module is on its way (engine.ts loadLater()). */
+export const LATER_KERNELS_LOADING = 'This step’s kernels are loading (a second part of the engine, fetched when the step is first shown)…';
 
 /** engine.flashTrace on the shown head's Q, K, V, first `tokens` rows, with the page's block, mask and scaling. */
 export interface FlashSnapshot {

@@ -189,6 +189,21 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     return { section, view };
   };
   /**
+   * The engine's later module, for the steps it computes (StepDefinition.later): fetched once, at such a
+   * step's first drawing, and then the page computes again with it. A failed fetch may be tried again.
+   */
+  let laterLoad: Promise<void> | null = null;
+  const loadLater = () =>
+    engine.hasLater
+      ? Promise.resolve()
+      : (laterLoad ??= engine.loadLater().then(
+          () => request({ ...state.settings }),
+          (error: unknown) => {
+            laterLoad = null;
+            throw error;
+          },
+        ));
+  /**
    * A step whose code is fetched apart (elements/lazy-step.ts) keeps its copy, or a heading and a
    * loading line, until the code is here; if it cannot come, a line in place says why.
    */
@@ -198,7 +213,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     const placeholder = copy ?? stepSection(step).section;
     if (!copy) placeholder.append(status);
     const load = () =>
-      step.load().then(
+      Promise.all([step.load(), step.later && loadLater()]).then(
         () => true,
         (error: unknown) => {
           status.textContent = loadFailureMessage(step, error, copy !== undefined);
@@ -351,6 +366,10 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   controls.show(state.settings);
   notice.show(state.takeInitialNotices());
   request(state.settings);
+  // A step already here that needs the later module (an embed's single step) asks for it at once; its
+  // figures say they are loading until then.
+  for (const step of steps)
+    if (step.later && !isLazyStep(step)) loadLater().catch((error: unknown) => notice.show([loadFailureMessage(step, error, false)]));
   // Over a prerendered page, which already shows these numbers, the first computation and drawing are
   // spread over tasks (a phone's CPU spent ~400 ms on them in one); otherwise the first paint is
   // synchronous: the page arrives complete.

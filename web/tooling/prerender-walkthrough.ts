@@ -63,13 +63,15 @@ async function withWindow<T>(render: () => Promise<T>): Promise<T> {
 
 async function prerender(attributes: Record<string, string>): Promise<WalkthroughMarkup> {
   const wasm = new Uint8Array(readFileSync(resolve(web, 'src/engine/generated/attention_engine.wasm')));
+  // The copy draws every step, the later module's too (the page fetches that one at such a step's first drawing).
+  const laterWasm = new Uint8Array(readFileSync(resolve(web, 'src/engine/generated/attention_engine_later.wasm')));
   const weights = new Uint8Array(readFileSync(resolve(web, 'src/model/who-is-it.bin')));
   // Step 1's reader model at the default settings (no causal mask).
   const reader = new Uint8Array(readFileSync(resolve(web, 'src/model/reader.bin')));
   return withWebModules((load) =>
     withWindow(async () => {
       const module = await load<typeof import('./walkthrough-markup')>('tooling/walkthrough-markup.ts');
-      return module.walkthroughMarkup(attributes, wasm, weights, reader);
+      return module.walkthroughMarkup(attributes, { wasmBinary: wasm, laterWasmBinary: laterWasm }, weights, reader);
     }),
   );
 }

@@ -183,13 +183,13 @@ function minifiedCss(css: string): string {
 /** The element's shadow content once every step is drawn, for `attributes` (those of the page's element). */
 export async function walkthroughMarkup(
   attributes: Record<string, string>,
-  wasmBinary: Uint8Array,
+  engineBytes: { wasmBinary: Uint8Array; laterWasmBinary: Uint8Array },
   shippedWeights: Uint8Array,
   readerWeights: Uint8Array,
 ): Promise<WalkthroughMarkup> {
   // The element shares the page's one engine (loadEngine) and finds the weights already given to it,
   // so nothing is downloaded: the build passes in the bytes the page would fetch.
-  const engine = await loadEngine({ wasmBinary });
+  const engine = await loadEngine(engineBytes);
   provideTrainedWeights(engine, shippedWeights);
   provideReaderModel(engine, false, readerWeights);
   const element = document.createElement(WALKTHROUGH_ELEMENT) as Drawn;

@@ -33,7 +33,14 @@ describe('Run it on my machine (with a fake worker)', () => {
     expect(workers).toHaveLength(1);
     const worker = workers[0];
     expect(worker.sent).toEqual([
-      { type: 'run', suite: 'flash', maxN: 16384, budgetBytes: 256 * 2 ** 20, wasmUrl: expect.stringMatching(/\/attention_engine\.wasm$/) },
+      {
+        type: 'run',
+        suite: 'flash',
+        maxN: 16384,
+        budgetBytes: 256 * 2 ** 20,
+        wasmUrl: expect.stringMatching(/\/attention_engine\.wasm$/),
+        laterWasmUrl: expect.stringMatching(/\/attention_engine_later\.wasm$/),
+      },
     ]);
     expect(q<HTMLButtonElement>(figure, '.flash-run-start').disabled).toBe(true);
     expect(q<HTMLButtonElement>(figure, '.flash-run-cancel').disabled).toBe(false);

@@ -16,6 +16,7 @@ import { workerTimingService } from '../features/cost/timing-service';
 import { workerTrainingService } from '../features/training/training-service';
 import { debugHandle, type AttentionDebug } from './debug';
 import { embedCode } from './embed-code';
+import { isLazyStep } from './lazy-step';
 import {
   OBSERVED_ATTRIBUTES,
   SETTING_ATTRIBUTES,
@@ -223,6 +224,9 @@ export abstract class AttentionElement extends HTMLElement {
       const needsWeights = needsTrainedWeights(state.settings.weights, this.steps);
       if (needsWeights) loadShippedWeights().catch(() => {});
       const engine = await loadEngine();
+      // A step here that the engine's later module computes, and whose code is here already (a single
+      // step's element), gets the module before it starts; the walkthrough fetches it for lazy steps.
+      if (this.steps.some((step) => step.later && !isLazyStep(step))) await engine.loadLater();
       const { failure } = needsWeights ? await loadTrainedWeights(engine) : { failure: null };
       this.state = state;
       // Without the weights the element still runs (random weights where the trained model would

@@ -1,7 +1,7 @@
 // Hand-written declaration of the raw Emscripten module bound in cpp/bindings/.
 // Application code uses the typed wrapper in engine.ts, which throws instead of returning
 // { error } and checks argument types before they reach embind.
-import type { RawEngineModule } from './types';
+import type { RawEngineModule, RawLaterModule } from './types';
 
 export interface EngineModuleOptions {
   /** The .wasm bytes (Node, Vitest): skips fetching. */
@@ -17,3 +17,5 @@ export interface EngineModuleOptions {
 
 declare function createAttentionEngine(options?: EngineModuleOptions): Promise<RawEngineModule>;
 export default createAttentionEngine;
+/** The later module's glue (attention_engine_later.mjs): the same options, its own instance. */
+export declare function createAttentionLater(options?: EngineModuleOptions): Promise<RawLaterModule>;

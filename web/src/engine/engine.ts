@@ -6,12 +6,15 @@
 // Loading failures (no SIMD, a missing or damaged .wasm, a CSP that blocks WebAssembly) are
 // EngineErrors that say which; a failure inside the instance (out of memory) is an EngineCrash,
 // after which restart() re-creates the instance.
+// The engine is two wasm modules, each its own instance (CMakeLists.txt): the core, loaded first, and
+// the later module (the tiled kernel, the long-context kernels, the KV cache), which only the later
+// steps draw: loadLater() fetches it when one of them is first drawn, and its calls refuse until then.
 // The pipeline's call through wasm memory and the reading of its result are pipeline-call.ts; the
 // sharing of arrays between recent results is result-sharing.ts.
 import createAttentionEngine from './generated/attention_engine.mjs';
 import { PipelineReader, runPipeline } from './pipeline-call';
 import { RecentPipelines } from './result-sharing';
-import { engineWasmUrl } from './wasm-url';
+import { engineWasmUrl, laterWasmUrl } from './wasm-url';
 import type {
   AttentionOptions,
   AttentionResult,
@@ -28,8 +31,11 @@ import type {
   PipelineConfig,
   PipelineSnapshot,
   RawEngineModule,
+  RawLaterModule,
   SoftmaxSaturation,
 } from './types';
+
+import type { EngineModuleOptions } from './attention_engine';
 
 export type * from './types';
 
@@ -51,7 +57,19 @@ export interface LoadOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Override the .wasm location (embeds served from another origin). */
   wasmUrl?: string;
+  /** The later module's bytes, when there is no fetch: given, it is loaded with the core unless `later` is false. */
+  laterWasmBinary?: ArrayBuffer | Uint8Array;
+  /** Override the later module's location (a worker is sent the page's: laterWasmUrl()). */
+  laterWasmUrl?: string;
+  /** Load the later module with the core (workers, benchmarks) instead of at the first loadLater(). */
+  later?: boolean;
 }
+
+/**
+ * Where the later module comes from: fetched and compiled once, at the first loadLater(); what it
+ * resolves to makes an instance of it (again at a restart, without a download).
+ */
+export type LaterSource = () => Promise<() => Promise<RawLaterModule>>;
 
 function unwrap<T extends object>(result: T | { error: string }): T {
   if ('error' in result) throw new EngineError(result.error);
@@ -123,15 +141,51 @@ export class AttentionEngine {
   private pipelineReader: PipelineReader | null = null;
   private readonly recentPipelines = new RecentPipelines();
   private restartCount = 0;
+  /** The later module's instance, once loadLater() has made it. */
+  private laterRaw: RawLaterModule | null = null;
+  private laterCompiled: Promise<() => Promise<RawLaterModule>> | null = null;
+  private laterLoading: Promise<void> | null = null;
 
   /**
    * @param raw          the instantiated Emscripten module
    * @param reinstantiate makes a fresh instance of the same compiled module (restart()); createEngine passes it
+   * @param laterSource  compiles the later module (loadLater()); createEngine passes it
    */
   constructor(
     private raw: RawEngineModule,
     private readonly reinstantiate?: () => Promise<RawEngineModule>,
+    private readonly laterSource?: LaterSource,
   ) {}
+
+  /** True once the later module (the tiled kernel, the long-context kernels, the KV cache) runs. */
+  get hasLater(): boolean {
+    return this.laterRaw !== null;
+  }
+
+  /**
+   * Fetches, compiles and starts the later module once; concurrent callers share one load, and a failed
+   * load (an EngineError saying why, as createEngine's) may be tried again.
+   */
+  loadLater(): Promise<void> {
+    if (this.laterRaw) return Promise.resolve();
+    const source = this.laterSource;
+    if (!source)
+      return Promise.reject(new EngineError('this engine was created without its later module (the tiled and long-context kernels)'));
+    this.laterLoading ??= (this.laterCompiled ??= source())
+      .then((instantiateLater) => instantiateLater())
+      .then(
+        (raw) => {
+          this.laterRaw = raw;
+          this.laterLoading = null;
+        },
+        (error: unknown) => {
+          this.laterCompiled = null;
+          this.laterLoading = null;
+          throw error;
+        },
+      );
+    return this.laterLoading;
+  }
 
   /** True after a call failed inside the wasm instance, until restart() has re-created it. */
   get crashed(): boolean {
@@ -149,9 +203,13 @@ export class AttentionEngine {
    */
   restart(): Promise<void> {
     if (!this.reinstantiate) return Promise.reject(new EngineError('this engine was created without a way to restart it'));
-    this.restarting ??= this.reinstantiate().then(
-      (raw) => {
+    // The later module's instance shares the crash (one failure stops both): it starts again too.
+    const later =
+      this.laterRaw && this.laterCompiled ? this.laterCompiled.then((instantiateLater) => instantiateLater()) : Promise.resolve(null);
+    this.restarting ??= Promise.all([this.reinstantiate(), later]).then(
+      ([raw, laterRaw]) => {
         this.raw = raw;
+        if (laterRaw) this.laterRaw = laterRaw;
         this.pipelineReader = null;
         this.failure = null;
         this.restartCount++;
@@ -189,6 +247,13 @@ export class AttentionEngine {
   /** Runs `run` on the instance with every call's crash handling; the training wrapper (training.ts) uses it. */
   withInstance<T extends object>(name: string, run: (raw: RawEngineModule) => T | { error: string }): T {
     return this.call(name, run);
+  }
+
+  /** withInstance on the later module's instance (long-context.ts); refused until loadLater() has resolved. */
+  withLaterInstance<T extends object>(name: string, run: (raw: RawLaterModule) => T | { error: string }): T {
+    const later = this.laterRaw;
+    if (!later) throw new EngineError(`${name}() is in the engine’s later module, which is not loaded yet (loadLater() loads it)`);
+    return this.call(name, () => run(later));
   }
 
   /** The article's attention(Q, K, V, mask): Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v). */
@@ -269,7 +334,7 @@ export class AttentionEngine {
   flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
     const plain = checkFlashOptions(options);
-    return this.call('flashAttention', (raw) => raw.flashAttention(q, k, v, plain));
+    return this.withLaterInstance('flashAttention', (raw) => raw.flashAttention(q, k, v, plain));
   }
 
   /**
@@ -281,7 +346,7 @@ export class AttentionEngine {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
     const plain = checkFlashOptions(options, '{ heads, blockQ, blockK, causal?, scale?, output? }');
     const heads = numberOrNaN(options.heads);
-    return this.call('multiHeadFlashAttention', (raw) => raw.flashMultiHead(q, k, v, { ...plain, heads }));
+    return this.withLaterInstance('multiHeadFlashAttention', (raw) => raw.flashMultiHead(q, k, v, { ...plain, heads }));
   }
 
   /**
@@ -291,7 +356,7 @@ export class AttentionEngine {
   flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace {
     const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
     const plain = checkFlashOptions(options, '{ blockQ, blockK, causal?, scale? }', false);
-    return this.call('flashTrace', (raw) => raw.flashTrace(q, k, v, plain));
+    return this.withLaterInstance('flashTrace', (raw) => raw.flashTrace(q, k, v, plain));
   }
 
   /** Whether this build runs the SIMD kernels. The limits are ENGINE_LIMITS (limits.ts), read without an engine. */
@@ -299,8 +364,16 @@ export class AttentionEngine {
     return this.call('engineInfo', (raw) => ({ simd: raw.engineInfo().simd }));
   }
 
-  heapStats(): HeapStats {
-    return this.call('heapStats', (raw) => raw.heapStats());
+  /**
+   * The memory of one module's instance (each has its own: the later one's kernels grow only it), or
+   * of both together (the later one's once it is loaded).
+   */
+  heapStats(module?: 'core' | 'later'): HeapStats {
+    if (module === 'later') return this.withLaterInstance('heapStats', (raw) => raw.heapStats());
+    const core = this.call('heapStats', (raw) => raw.heapStats());
+    if (module === 'core' || !this.laterRaw) return core;
+    const later = this.heapStats('later');
+    return { allocatedBytes: core.allocatedBytes + later.allocatedBytes, memoryBytes: core.memoryBytes + later.memoryBytes };
   }
 }
 
@@ -386,12 +459,14 @@ async function compile(bytes: ArrayBuffer | Uint8Array, name: string): Promise<W
   }
 }
 
+type Glue<Raw> = (options: EngineModuleOptions) => Promise<Raw>;
+
 /** One instance of the compiled module, through Emscripten's glue (embind needs it). */
-function instantiate(module: WebAssembly.Module): Promise<RawEngineModule> {
-  return new Promise<RawEngineModule>((resolve, reject) => {
+function instantiateWith<Raw>(glue: Glue<Raw>, module: WebAssembly.Module): Promise<Raw> {
+  return new Promise<Raw>((resolve, reject) => {
     const fail = (error: unknown) =>
       reject(error instanceof EngineError ? error : new EngineError(`the engine could not start (${crashReason(error)})`));
-    createAttentionEngine({
+    glue({
       instantiateWasm: (imports, receive) => {
         WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), fail);
         return {};
@@ -399,6 +474,27 @@ function instantiate(module: WebAssembly.Module): Promise<RawEngineModule> {
       printErr: (text: string) => console.warn(`[attention engine] ${text}`),
     }).then(resolve, fail);
   });
+}
+
+const instantiate = (module: WebAssembly.Module) => instantiateWith(createAttentionEngine, module);
+
+/** The later module's glue is a chunk of its own, fetched with its .wasm: going live loads neither. */
+async function instantiateLater(module: WebAssembly.Module): Promise<RawLaterModule> {
+  let glue: Glue<RawLaterModule>;
+  try {
+    glue = (await import('./generated/attention_engine_later.mjs')).default;
+  } catch (error) {
+    throw new EngineError(
+      `the engine’s later module could not be loaded (${reasonOf(error)}): the network is offline or the page was updated; reload it`,
+    );
+  }
+  return instantiateWith(glue, module);
+}
+
+/** Downloads (or takes the given bytes of) a .wasm and compiles it; every failure is an EngineError that says which. */
+async function compileFrom(url: string, bytes: ArrayBuffer | Uint8Array | undefined): Promise<WebAssembly.Module> {
+  const name = url.slice(url.lastIndexOf('/') + 1);
+  return bytes ? compile(bytes, name) : compileResponse(await download(url, name), name);
 }
 
 /**
@@ -409,8 +505,14 @@ function instantiate(module: WebAssembly.Module): Promise<RawEngineModule> {
 export async function createEngine(options: LoadOptions = {}): Promise<AttentionEngine> {
   requireWasmSimd();
   const url = options.wasmUrl ?? engineWasmUrl();
-  const name = url.slice(url.lastIndexOf('/') + 1);
-  const module = options.wasmBinary ? await compile(options.wasmBinary, name) : await compileResponse(await download(url, name), name);
+  const module = await compileFrom(url, options.wasmBinary);
   const raw = await instantiate(module);
-  return new AttentionEngine(raw, () => instantiate(module));
+  const laterUrl = options.laterWasmUrl ?? laterWasmUrl();
+  const laterSource: LaterSource = async () => {
+    const later = await compileFrom(laterUrl, options.laterWasmBinary);
+    return () => instantiateLater(later);
+  };
+  const engine = new AttentionEngine(raw, () => instantiate(module), laterSource);
+  if (options.later ?? options.laterWasmBinary !== undefined) await engine.loadLater();
+  return engine;
 }

@@ -2,9 +2,10 @@
 // (cpp/long_context.h, bound in cpp/bindings/long_context.cpp). Like engine.ts it checks JavaScript
 // types only; every other rule, and its message, is the C++ side's, and a refusal is an EngineError.
 // Results are copies out of wasm memory. A KVCache holds memory in the wasm instance: dispose() it.
+// All of it runs in the engine's later module (engine.loadLater() first).
 import { AttentionEngine, EngineError, checkFlag, checkMatrix, checkOptions, isObject, numberOrNaN } from './engine';
 import { EngineObject, type Result } from './engine-object';
-import type { MaskMatrix, Matrix, RawEngineModule } from './types';
+import type { MaskMatrix, Matrix, RawLaterModule } from './types';
 
 /**
  * Which keys each query attends to, within one sequence of n tokens (query i and key i are the same
@@ -79,7 +80,7 @@ interface RawLongContextModule {
   KVCache: new () => RawKVCache;
 }
 
-const raw = (module: RawEngineModule) => module as unknown as RawLongContextModule;
+const raw = (module: RawLaterModule) => module as unknown as RawLongContextModule;
 
 function checkPattern(pattern: SparsePattern): SparsePattern {
   if (!isObject(pattern)) throw new EngineError('the pattern must be { window, global?, stride?, causal? }');
@@ -104,7 +105,7 @@ function numbers<K extends string>(value: unknown, keys: readonly K[], shape: st
 export function sparseAttention(engine: AttentionEngine, Q: Matrix, K: Matrix, V: Matrix, pattern: SparsePattern): SparseResult {
   const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
   const p = checkPattern(pattern);
-  return engine.withInstance('sparseAttention', (m) => raw(m).sparseAttention(q, k, v, p));
+  return engine.withLaterInstance('sparseAttention', (m) => raw(m).sparseAttention(q, k, v, p));
 }
 
 /** sparseAttention() with a window only. */
@@ -122,27 +123,27 @@ export function slidingWindowAttention(
 /** The pattern's cell count for n tokens (up to 65,536), without computing anything. */
 export function sparsePatternCells(engine: AttentionEngine, n: number, pattern: SparsePattern): number {
   const p = checkPattern(pattern);
-  return engine.withInstance('sparsePatternCells', (m) => raw(m).sparsePatternCells(numberOrNaN(n), p)).cells;
+  return engine.withLaterInstance('sparsePatternCells', (m) => raw(m).sparsePatternCells(numberOrNaN(n), p)).cells;
 }
 
 /** The pattern as an (n, n) 0/1 mask (n up to 1,024), for the figure. */
 export function sparsePatternMask(engine: AttentionEngine, n: number, pattern: SparsePattern): PatternMask {
   const p = checkPattern(pattern);
-  return engine.withInstance('sparsePatternMask', (m) => raw(m).sparsePatternMask(numberOrNaN(n), p));
+  return engine.withLaterInstance('sparsePatternMask', (m) => raw(m).sparsePatternMask(numberOrNaN(n), p));
 }
 
 /** Linear attention with φ(x) = elu(x) + 1: Q, K (n, d_k), V (n, d_v) -> (n, d_v), O(n d_k d_v). */
 export function linearAttention(engine: AttentionEngine, Q: Matrix, K: Matrix, V: Matrix, options: { causal?: boolean } = {}): Matrix {
   const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
   const o = causalOnly(options);
-  return engine.withInstance('linearAttention', (m) => raw(m).linearAttention(q, k, v, o)).output;
+  return engine.withLaterInstance('linearAttention', (m) => raw(m).linearAttention(q, k, v, o)).output;
 }
 
 /** The (n, n) weights linear attention implies (n up to 1,024): rows sum to 1; weights × V is its output. */
 export function linearAttentionWeights(engine: AttentionEngine, Q: Matrix, K: Matrix, options: { causal?: boolean } = {}): Matrix {
   const [q, k] = [checkMatrix('Q', Q), checkMatrix('K', K)];
   const o = causalOnly(options);
-  return engine.withInstance('linearAttentionWeights', (m) => raw(m).linearAttentionWeights(q, k, o)).weights;
+  return engine.withLaterInstance('linearAttentionWeights', (m) => raw(m).linearAttentionWeights(q, k, o)).weights;
 }
 
 /**
@@ -158,31 +159,32 @@ export function decodeRecompute(
 ): DecodeResult {
   const [q, k, v] = [checkMatrix('Q', Q), checkMatrix('K', K), checkMatrix('V', V)];
   const o = numbers(options, ['heads', 'kvHeads'], 'options { heads, kvHeads }');
-  return engine.withInstance('decodeRecompute', (m) => raw(m).decodeRecompute(q, k, v, o));
+  return engine.withLaterInstance('decodeRecompute', (m) => raw(m).decodeRecompute(q, k, v, o));
 }
 
 /** 2 · layers · kvHeads · dK · bytesPerValue: a model's KV cache per token of context. */
 export function kvCacheBytesPerToken(engine: AttentionEngine, shape: ModelShape): number {
   const s = numbers(shape, ['layers', 'kvHeads', 'dK', 'bytesPerValue'], 'the model shape { layers, kvHeads, dK, bytesPerValue }');
-  return engine.withInstance('kvCacheBytesPerToken', (m) => raw(m).kvCacheBytesPerToken(s)).bytes;
+  return engine.withLaterInstance('kvCacheBytesPerToken', (m) => raw(m).kvCacheBytesPerToken(s)).bytes;
 }
 
 /** Keys and values of the tokens so far, per layer and KV head, in the wasm instance. */
 export class KVCache extends EngineObject<RawKVCache> {
   private constructor(
     engine: AttentionEngine,
-    instance: RawEngineModule,
+    instance: RawLaterModule,
     handle: RawKVCache,
     /** 2 (K and V) · layers · kvHeads · dK · 4 bytes. */
     readonly bytesPerToken: number,
   ) {
-    super(engine, instance, handle, { className: 'KVCache', words: 'cache', remake: 'create it again' });
+    super(engine, instance, handle, { className: 'KVCache', words: 'cache', remake: 'create it again', module: 'later' });
   }
 
   static create(engine: AttentionEngine, shape: CacheShape): KVCache {
     const s = numbers(shape, ['layers', 'kvHeads', 'dK', 'capacity'], 'the cache shape { layers, kvHeads, dK, capacity }');
     return EngineObject.made(
       engine,
+      'later',
       'KVCache.create',
       (module) => new (raw(module).KVCache)(),
       (handle) => handle.configure(s),

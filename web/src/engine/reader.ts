@@ -78,6 +78,7 @@ export class ReaderModel extends EngineObject<RawReaderModel> {
     if (!(bytes instanceof Uint8Array)) throw new EngineError('the reader weights must be a Uint8Array');
     return EngineObject.made(
       engine,
+      'core',
       'ReaderModel.fromWeights',
       (instance) => new (instance as unknown as RawReaderModule).ReaderModel(),
       (handle) => handle.load(bytes),

@@ -215,6 +215,7 @@ export class Trainer extends EngineObject<RawTrainer> {
   private static make(engine: AttentionEngine, name: string, init: (handle: RawTrainer) => Result<object>): Trainer {
     return EngineObject.made(
       engine,
+      'core',
       name,
       (instance) => new (instance as unknown as RawTrainingModule).Trainer(),
       init,

@@ -304,11 +304,20 @@ export interface RawEngineModule {
   readonly HEAPF32: Float32Array;
   dotProductSamples(options: { dK: number; samples: number; seed: number }): DotProductSamples | Failure;
   softmaxSaturation(row: Float32Array, factor: number): SoftmaxSaturation | Failure;
-  flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult | Failure;
-  flashMultiHead(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult | Failure;
-  flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace | Failure;
   /** The build's kind and limits: web/scripts/build-wasm.mjs writes the limits into generated/limits.json. */
   engineInfo(): EngineInfo & { limits: EngineLimits };
   trainingLimits(): TrainingLimits;
+  /** This instance's memory (each module has its own). */
+  heapStats(): HeapStats;
+}
+
+/**
+ * The later module (`attention_engine_later.wasm`, fetched when a step that needs it is first drawn):
+ * the tiled kernel here, the long-context kernels and the KV cache in long-context.ts's view of it.
+ */
+export interface RawLaterModule {
+  flashAttention(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashResult | Failure;
+  flashMultiHead(Q: Matrix, K: Matrix, V: Matrix, options: MultiHeadFlashOptions): FlashResult | Failure;
+  flashTrace(Q: Matrix, K: Matrix, V: Matrix, options: FlashOptions): FlashTrace | Failure;
   heapStats(): HeapStats;
 }

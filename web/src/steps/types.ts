@@ -75,6 +75,11 @@ export interface StepDefinition {
    * (sentenceView: its note says so, and the settings bar lists it); or a model of its own (training).
    */
   numbers?: 'sentence' | 'own';
+  /**
+   * Its figures are computed by the engine's later module (the tiled kernel, the long-context kernels,
+   * the KV cache: engine.ts loadLater()), which the page fetches when the step is first drawn.
+   */
+  later?: true;
   /** Builds the step's prose and empty figures once; returns the view that fills them. */
   mount(body: HTMLElement, context: StepContext): StepView;
 }

@@ -298,8 +298,9 @@ export interface CostRunRequest {
   decode?: DecodeShape;
   maxN?: number;
   budgetBytes?: number;
-  /** The page's own engine URL: the worker's may be stale when an author's bundler renamed the .wasm. */
+  /** The page's own engine URLs (core and later module): the worker's may be stale when an author's bundler renamed the .wasm. */
   wasmUrl?: string;
+  laterWasmUrl?: string;
 }
 
 export interface CostMeasurement {

@@ -7,7 +7,7 @@
 // engine's 16 MiB start, and for the naive kernel the (n, n) weight matrix).
 import { createEngine, type AttentionEngine, type Matrix } from '../../engine/engine';
 import { decodeRecompute, KVCache, linearAttention, sparseAttention } from '../../engine/long-context';
-import { engineWasmUrl } from '../../engine/wasm-url';
+import { engineWasmUrl, laterWasmUrl } from '../../engine/wasm-url';
 import {
   COST_BLOCK,
   COST_D,
@@ -49,19 +49,32 @@ function randomMatrix(rows: number, cols: number, seed: number): Matrix {
   return { rows, cols, data };
 }
 
-/** The engine instances of the suite's groups, from one download: the wasm file is fetched once and compiled per instance. */
-async function createEngines(pageWasmUrl: string | undefined, groups: readonly EngineGroup[]): Promise<Map<EngineGroup, AttentionEngine>> {
-  const url = typeof pageWasmUrl === 'string' && pageWasmUrl ? pageWasmUrl : engineWasmUrl();
-  let wasmBinary: ArrayBuffer | undefined;
+/** The page's URL of a .wasm when it sent one (the worker's may be stale), else the worker's own. */
+const urlOr = (sent: unknown, own: () => string) => (typeof sent === 'string' && sent ? sent : own());
+
+/** The bytes at `url`, or undefined: createEngine downloads it again and says precisely what went wrong. */
+async function bytesAt(url: string): Promise<ArrayBuffer | undefined> {
   try {
     const response = await fetch(url, { credentials: 'same-origin' });
-    if (response.ok) wasmBinary = await response.arrayBuffer();
+    if (response.ok) return await response.arrayBuffer();
   } catch {
-    // createEngine downloads it again and says precisely what went wrong.
+    // said by createEngine
   }
-  const options = wasmBinary ? { wasmBinary } : { wasmUrl: url };
+  return undefined;
+}
+
+/**
+ * The engine instances of the suite's groups, from one download of each module: fetched once and
+ * compiled per instance. The naive kernel's engine is the core alone; the others need the later module.
+ */
+async function createEngines(request: CostRunRequest, groups: readonly EngineGroup[]): Promise<Map<EngineGroup, AttentionEngine>> {
+  const url = urlOr(request.wasmUrl, engineWasmUrl);
+  const laterUrl = urlOr(request.laterWasmUrl, laterWasmUrl);
+  const needsLater = groups.some((group) => group !== 'naive');
+  const [wasmBinary, laterWasmBinary] = await Promise.all([bytesAt(url), needsLater ? bytesAt(laterUrl) : undefined]);
   const engines = new Map<EngineGroup, AttentionEngine>();
-  for (const group of groups) engines.set(group, await createEngine(options));
+  for (const group of groups)
+    engines.set(group, await createEngine({ wasmUrl: url, wasmBinary, laterWasmUrl: laterUrl, laterWasmBinary, later: group !== 'naive' }));
   return engines;
 }
 
@@ -193,7 +206,8 @@ function measure(engine: AttentionEngine, item: CostItem, prepared: Prepared): C
     n: item.n,
     ms: Math.min(...times) / item.batch,
     reps: item.reps,
-    memoryBytes: engine.heapStats().memoryBytes,
+    // The naive kernel runs in the engine's core, every other one in its later module: that instance's memory.
+    memoryBytes: engine.heapStats(engineGroup(item.kernel) === 'naive' ? 'core' : 'later').memoryBytes,
   };
 }
 
@@ -204,7 +218,7 @@ async function run(request: CostRunRequest): Promise<void> {
   const shape = clampDecodeShape(request.decode);
   const plan = planCost({ suite, maxN: request.maxN, budgetBytes: request.budgetBytes });
   const kernels = COST_SUITES[suite].kernels;
-  const engines = await createEngines(request.wasmUrl, [...new Set(kernels.map(engineGroup))]);
+  const engines = await createEngines(request, [...new Set(kernels.map(engineGroup))]);
   const engineOf = (kernel: CostKernel) => engines.get(engineGroup(kernel))!;
   for (const kernel of kernels) warmUp(engineOf(kernel), suite, kernel, shape);
   post({ type: 'started', plan, simd: engineOf(kernels[0]).info().simd });

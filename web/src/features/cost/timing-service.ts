@@ -1,7 +1,7 @@
 // The page's timing service (cost-plan.ts, TimingService): each run is a fresh module worker
 // (cost-worker.ts) with its own engines, started when the reader presses Run and terminated to stop.
 // It lives with the worker, not in a figure, so steps and figures never start threads or engines.
-import { engineWasmUrl } from '../../engine/wasm-url';
+import { engineWasmUrl, laterWasmUrl } from '../../engine/wasm-url';
 import { listenTo, type WorkerHandle } from '../../engine/worker-handle';
 import { COST_BUDGET_BYTES, type CostRunRequest, type CostWorkerMessage, type TimingService } from './cost-plan';
 
@@ -32,7 +32,7 @@ export function workerTimingService(createWorker: () => CostWorkerHandle = modul
         },
       );
       // The page's own engine URL: an author's bundler may have renamed the .wasm the worker would guess.
-      worker.postMessage({ type: 'run', suite, decode, maxN, budgetBytes, wasmUrl: engineWasmUrl() });
+      worker.postMessage({ type: 'run', suite, decode, maxN, budgetBytes, wasmUrl: engineWasmUrl(), laterWasmUrl: laterWasmUrl() });
       return { stop };
     },
   };

@@ -7,6 +7,7 @@ export const flashStepInfo = {
   id: 'flash',
   number: 10,
   numbers: 'sentence',
+  later: true,
   title: 'FlashAttention: the same result, one tile at a time',
   summary:
     'A tiled pass over K and V with a running max, sum and output per row gives exactly the attention output without ever storing the n × n matrix.',

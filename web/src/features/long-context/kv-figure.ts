@@ -126,6 +126,7 @@ export function mountKVCache(context: Pick<StepContext, 'update' | 'embedCode' |
     /** `view` is the sentence the step shows (its kvCache and tokens); `settings` the page's, with the KV heads asked for. */
     render(view: Snapshot, settings: Settings) {
       const { kvCache: kv, tokens } = view;
+      if (!kv) return; // the engine's later module is on its way: the step says so (step.ts)
       whoseNumbers.render(view);
       const fresh = !shown || shown.kv.tokens !== kv.tokens;
       shown = { kv, tokens };

@@ -7,6 +7,7 @@ export const longContextStepInfo = {
   id: 'long-context',
   number: 11,
   numbers: 'sentence',
+  later: true,
   title: 'Avoiding the n × n matrix',
   summary:
     'Sliding windows, sparse patterns and linear attention compute fewer scores, or none, and give a different output; FlashAttention computes them all, in tiles, and gives the same one.',

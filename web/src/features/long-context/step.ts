@@ -11,7 +11,7 @@ import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { scrollRegion } from '../../ui/scroll-region';
 import { LIMITS } from '../../settings';
 import { WALKTHROUGH_SETTINGS } from '../../settings-schema';
-import { sentenceView, type Snapshot } from '../../snapshot';
+import { LATER_KERNELS_LOADING, sentenceView, type Snapshot } from '../../snapshot';
 import { sentenceStepNote } from '../../steps/shared/worked-example';
 import { modelLine } from '../../steps/shared/figure';
 import type { StepContext, StepDefinition } from '../../steps/types';
@@ -189,6 +189,11 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
       const view = sentenceView(shown);
       whoseNumbers.render(view);
       const lc = view.longContext;
+      if (!lc) {
+        // The engine's later module computes this step: the walkthrough fetches it and computes again.
+        setText(reading, LATER_KERNELS_LOADING);
+        return;
+      }
       const n = lc.tokens;
       tokens = view.tokens.slice(0, n);
       const labels = tokenLabels(tokens);
