@@ -428,7 +428,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const out = args.find((a) => !a.startsWith('--')) ?? join(root, 'build', 'bench', 'long-context.json');
   const log = (line: string) => console.error(`[long-context] ${line}`);
-  const engine = await createEngine({ wasmBinary: readFileSync(join(root, 'web', 'src', 'engine', 'generated', 'attention_engine.wasm')) });
+  const generated = join(root, 'web', 'src', 'engine', 'generated');
+  const engine = await createEngine({
+    wasmBinary: readFileSync(join(generated, 'attention_engine.wasm')),
+    laterWasmBinary: readFileSync(join(generated, 'attention_engine_later.wasm')),
+  });
   let ort: Ort | null = null;
   let ortError: string | undefined;
   try {

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AttentionEngine, createEngine } from '../../web/src/engine/engine';
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
+import createScalarLater from '../../web/src/engine/generated/attention_engine_scalar_later.mjs';
 import { selectedShapes } from './options';
 import { loadRoof } from './peers/roof';
 import { useTfjsWasmInNode } from './peers/tfjs-node';
@@ -15,8 +16,12 @@ const generated = join(root, 'web', 'src', 'engine', 'generated');
 const out = process.argv[2] ?? join(root, 'build', 'bench', 'node.json');
 const log = (line: string) => console.error(`[node] ${line}`);
 
-const simd = await createEngine({ wasmBinary: readFileSync(join(generated, 'attention_engine.wasm')) });
-const scalar = new AttentionEngine(await createScalarModule({ wasmBinary: readFileSync(join(generated, 'attention_engine_scalar.wasm')) }));
+const bytes = (name: string) => readFileSync(join(generated, `${name}.wasm`));
+const simd = await createEngine({ wasmBinary: bytes('attention_engine'), laterWasmBinary: bytes('attention_engine_later') });
+const scalar = new AttentionEngine(await createScalarModule({ wasmBinary: bytes('attention_engine_scalar') }), undefined, () =>
+  Promise.resolve(() => createScalarLater({ wasmBinary: bytes('attention_engine_scalar_later') })),
+);
+await scalar.loadLater();
 const roof = await loadRoof(readFileSync(join(root, 'build', 'bench', 'roof_probe.wasm')));
 
 const loaded: Loaded = { simd, scalar, ort: null, tf: null, tfVersion: '', roof };

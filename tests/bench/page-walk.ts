@@ -24,7 +24,7 @@ const TASK_LIMIT_MS = 100;
 const PHASES = ['load', 'live', 'scroll'] as const;
 type Phase = (typeof PHASES)[number];
 /** What the walk's bytes are, by the response's path. */
-const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'lazy steps', 'step 1 model', 'other'] as const;
+const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'lazy steps', 'later wasm', 'step 1 model', 'other'] as const;
 type Kind = (typeof KINDS)[number];
 
 export interface TaskStats {
@@ -86,7 +86,8 @@ function kindOf(url: string, afterReach: boolean, goLive: Set<string>): Kind {
   if (path.endsWith('.html') || path === '/') return 'html';
   if (path.endsWith('.css')) return 'css';
   if (path.endsWith('.js')) return !afterReach ? 'first JS' : goLive.has(basename(path)) ? 'live JS' : 'lazy steps';
-  if (path.endsWith('.wasm')) return 'wasm';
+  // The engine's later module (its build name ends in _later: web/scripts/build-wasm.mjs) comes with the lazy steps that draw it.
+  if (path.endsWith('.wasm')) return /_later[^/]*\.wasm$/.test(path) ? 'later wasm' : 'wasm';
   if (/reader[^/]*\.bin$/.test(path)) return 'step 1 model';
   if (path.endsWith('.bin')) return 'weights';
   return 'other';

@@ -94,7 +94,8 @@ try {
 
 // ---- builds ------------------------------------------------------------------------------------------
 const generated = join(root, 'web', 'src', 'engine', 'generated');
-if (!['attention_engine.wasm', 'attention_engine_scalar.wasm'].every((f) => existsSync(join(generated, f)))) {
+const modules = ['attention_engine', 'attention_engine_scalar'].flatMap((name) => [`${name}.wasm`, `${name}_later.wasm`]);
+if (!modules.every((f) => existsSync(join(generated, f)))) {
   log('[bench] building the wasm engines (node web/scripts/build-wasm.mjs)');
   run('node', ['web/scripts/build-wasm.mjs']);
 }

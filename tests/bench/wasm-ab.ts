@@ -1,7 +1,8 @@
 // Two builds of the engine side by side in one Node process, for a change of compiler or linker flags:
 // the same calls on the same inputs, alternating A and B sample by sample (so a noisy neighbour slows
 // both alike), median CPU time per call and the ratio B ÷ A. Each build is a directory holding
-// attention_engine.mjs and attention_engine.wasm (a `cmake --build` directory of the wasm target).
+// attention_engine.mjs and .wasm and the later module's attention_engine_later.mjs and .wasm (a
+// `cmake --build` directory of the wasm targets).
 //   node --single-threaded --import tsx tests/bench/wasm-ab.ts <dir A> <dir B> [--rounds=15] [--sample-ms=40]
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,11 +18,20 @@ const flag = (name: string, fallback: number) =>
 const rounds = flag('rounds', 15);
 const sampleMs = flag('sample-ms', 40);
 
-async function load(dir: string): Promise<AttentionEngine> {
-  const { default: create } = (await import(pathToFileURL(resolve(dir, 'attention_engine.mjs')).href)) as {
-    default: (options: object) => Promise<ConstructorParameters<typeof AttentionEngine>[0]>;
+/** One module of a build: its glue, given its .wasm's bytes. */
+async function instantiate<Raw>(dir: string, name: string): Promise<Raw> {
+  const { default: create } = (await import(pathToFileURL(resolve(dir, `${name}.mjs`)).href)) as {
+    default: (options: object) => Promise<Raw>;
   };
-  return new AttentionEngine(await create({ wasmBinary: readFileSync(join(resolve(dir), 'attention_engine.wasm')) }));
+  return create({ wasmBinary: readFileSync(join(resolve(dir), `${name}.wasm`)) });
+}
+
+async function load(dir: string): Promise<AttentionEngine> {
+  type Parameters = ConstructorParameters<typeof AttentionEngine>;
+  const later: NonNullable<Parameters[2]> = () => Promise.resolve(() => instantiate(dir, 'attention_engine_later'));
+  const engine = new AttentionEngine(await instantiate<Parameters[0]>(dir, 'attention_engine'), undefined, later);
+  await engine.loadLater();
+  return engine;
 }
 
 let seed = 1;

@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { version_wasm } from '@tensorflow/tfjs-backend-wasm';
 import { AttentionEngine, createEngine } from '../../../web/src/engine/engine';
 import createScalarModule from '../../../web/src/engine/generated/attention_engine_scalar.mjs';
+import createScalarLater from '../../../web/src/engine/generated/attention_engine_scalar_later.mjs';
 import { selectedShapes } from '../options';
 import { loadRoof } from '../peers/roof';
 import { measureReader, READER_MODELS, type ReaderTiming } from '../reader-timing';
@@ -55,8 +56,12 @@ window.runReaderBench = async () => {
 
 window.runBench = async (args: string[]) => {
   const scalarUrl = new URL('../../../web/src/engine/generated/attention_engine_scalar.wasm', import.meta.url).href;
-  const simd = await createEngine();
-  const scalar = new AttentionEngine(await createScalarModule({ locateFile: () => scalarUrl }));
+  const scalarLaterUrl = new URL('../../../web/src/engine/generated/attention_engine_scalar_later.wasm', import.meta.url).href;
+  const simd = await createEngine({ later: true });
+  const scalar = new AttentionEngine(await createScalarModule({ locateFile: () => scalarUrl }), undefined, () =>
+    Promise.resolve(() => createScalarLater({ locateFile: () => scalarLaterUrl })),
+  );
+  await scalar.loadLater();
   const roof = await loadRoof(await (await fetch('./roof_probe.wasm')).arrayBuffer());
   const loaded: Loaded = { simd, scalar, ort: null, tf: null, tfVersion: '', roof };
   try {

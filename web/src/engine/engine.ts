@@ -491,6 +491,22 @@ async function instantiateLater(module: WebAssembly.Module): Promise<RawLaterMod
   return instantiateWith(glue, module);
 }
 
+/** The core module, compiled (kept for a restart) and instantiated. */
+async function startCore(options: LoadOptions): Promise<{ raw: RawEngineModule; module: WebAssembly.Module }> {
+  requireWasmSimd();
+  const module = await compileFrom(options.wasmUrl ?? engineWasmUrl(), options.wasmBinary);
+  return { raw: await instantiate(module), module };
+}
+
+/**
+ * createEngine without the later module (its calls refuse), for a worker that never runs its kernels
+ * (the training run): nothing here refers to the later module's glue, so such a worker's bundle leaves it out.
+ */
+export async function createCoreEngine(options: Pick<LoadOptions, 'wasmBinary' | 'wasmUrl'> = {}): Promise<AttentionEngine> {
+  const { raw, module } = await startCore(options);
+  return new AttentionEngine(raw, () => instantiate(module));
+}
+
 /** Downloads (or takes the given bytes of) a .wasm and compiles it; every failure is an EngineError that says which. */
 async function compileFrom(url: string, bytes: ArrayBuffer | Uint8Array | undefined): Promise<WebAssembly.Module> {
   const name = url.slice(url.lastIndexOf('/') + 1);
@@ -503,10 +519,7 @@ async function compileFrom(url: string, bytes: ArrayBuffer | Uint8Array | undefi
  * keeps the compiled module, so restart() after an EngineCrash re-instantiates without a download.
  */
 export async function createEngine(options: LoadOptions = {}): Promise<AttentionEngine> {
-  requireWasmSimd();
-  const url = options.wasmUrl ?? engineWasmUrl();
-  const module = await compileFrom(url, options.wasmBinary);
-  const raw = await instantiate(module);
+  const { raw, module } = await startCore(options);
   const laterUrl = options.laterWasmUrl ?? laterWasmUrl();
   const laterSource: LaterSource = async () => {
     const later = await compileFrom(laterUrl, options.laterWasmBinary);

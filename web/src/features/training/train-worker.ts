@@ -1,7 +1,7 @@
 // The training worker: its own engine and one training run (train-plan.ts's TrainingRun), so the
 // page stays responsive while the model trains. The page (training-service.ts) starts one worker per
 // run with a TrainStartRequest and terminates it to reset: nothing of an old run survives a Reset.
-import { createEngine } from '../../engine/engine';
+import { createCoreEngine } from '../../engine/engine';
 import { engineWasmUrl } from '../../engine/wasm-url';
 import { Trainer } from '../../engine/training';
 import { DEFAULT_PACE, isPace, TrainingRun, type TrainRequest, type TrainStartRequest, type TrainWorkerMessage } from './train-plan';
@@ -20,7 +20,8 @@ let pending: TrainRequest[] = [];
 
 async function start(request: TrainStartRequest): Promise<void> {
   const url = typeof request.wasmUrl === 'string' && request.wasmUrl ? request.wasmUrl : engineWasmUrl();
-  const engine = await createEngine({ wasmUrl: url });
+  // Training runs in the engine's core: the later module (and its glue) stays out of this worker.
+  const engine = await createCoreEngine({ wasmUrl: url });
   const trainer = Trainer.create(engine, request.config);
   const { parameterCount, config } = trainer.describe();
   post({ type: 'ready', parameterCount, batch: config.batch ?? 0 });
