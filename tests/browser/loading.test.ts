@@ -8,8 +8,10 @@ import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { collectErrors, distDir, goLive, hostPage, reach, serve, started, type StaticServer, useServerAndBrowser } from './harness';
 
-const wasmName = readdirSync(join(distDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
-const embedWasmName = readdirSync(join(distDir, 'embed')).find((f) => f.endsWith('.wasm'))!;
+// The engine's core (the later module, `*later*.wasm`, only comes for the steps that draw its kernels).
+const isCore = (f: string) => f.endsWith('.wasm') && !f.includes('later');
+const wasmName = readdirSync(join(distDir, 'assets')).find(isCore)!;
+const embedWasmName = readdirSync(join(distDir, 'embed')).find(isCore)!;
 const wasmPaths = [`/assets/${wasmName}`, `/embed/${embedWasmName}`];
 const realWasm = readFileSync(join(distDir, 'assets', wasmName));
 
