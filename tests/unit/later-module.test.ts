@@ -17,6 +17,7 @@ import { WalkthroughState } from '../../web/src/state';
 import { STEPS } from '../../web/src/steps/index';
 import { mountWalkthrough } from '../../web/src/walkthrough';
 import { generatedDir, loadSimdEngine } from './load-engine';
+import { mountStep } from './mount-step';
 
 const coreBytes = readFileSync(resolve(generatedDir, 'attention_engine.wasm'));
 const laterBytes = readFileSync(resolve(generatedDir, 'attention_engine_later.wasm'));
@@ -53,6 +54,16 @@ describe('the engine before and after its later module', () => {
     );
     expect(() => linearAttention(engine, Q, Q, Q)).toThrow(EngineError);
     expect(engine.crashed).toBe(false);
+    // Drawn before the module is here, the two steps say so in a plain line (not an error), and print no number.
+    await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
+    const flash = mountStep(STEPS.find((step) => step.id === 'flash')!);
+    flash.view.render(before);
+    const waiting = flash.body.querySelector<HTMLElement>('.flash-unavailable')!;
+    expect([waiting.hidden, waiting.textContent, waiting.classList.contains('load-error')]).toEqual([false, LATER_KERNELS_LOADING, false]);
+    const longContext = mountStep(STEPS.find((step) => step.id === 'long-context')!);
+    longContext.view.render(before);
+    expect(longContext.body.querySelector('.lc-reading')!.textContent).toBe(LATER_KERNELS_LOADING);
+    expect(longContext.body.textContent).not.toMatch(/\bNaN\b|undefined/);
 
     await engine.loadLater();
     expect(engine.hasLater).toBe(true);

@@ -13,7 +13,7 @@ import { dimensionLabels, tokenLabels } from '../../ui/labels';
 import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { scrollRegion } from '../../ui/scroll-region';
 import { LIMITS } from '../../settings';
-import { type Snapshot, sentenceView } from '../../snapshot';
+import { LATER_KERNELS_LOADING, type Snapshot, sentenceView } from '../../snapshot';
 import type { StepContext, StepDefinition } from '../../steps/types';
 import { flashStepInfo } from './step-info';
 import { sentenceStepNote } from '../../steps/shared/worked-example';
@@ -472,6 +472,8 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       );
       unavailable.hidden = !flash.unavailable;
       setText(unavailable, flash.unavailable ?? '');
+      // Waiting for the engine's later module is not an error: the line is plain until it arrives.
+      unavailable.classList.toggle('load-error', flash.unavailable !== LATER_KERNELS_LOADING);
       stepper.hidden = !trace;
       meter.render(nextSnapshot);
       if (!trace) {
