@@ -2,12 +2,12 @@
 // the same calls on the same inputs, alternating A and B sample by sample (so a noisy neighbour slows
 // both alike), median CPU time per call and the ratio B ÷ A. Each build is a directory holding
 // attention_engine.mjs and .wasm and the later module's attention_engine_later.mjs and .wasm (a
-// `cmake --build` directory of the wasm targets).
+// `cmake --build` directory of the wasm targets; a build from before the split has the first pair only).
 //   node --single-threaded --import tsx tests/bench/wasm-ab.ts <dir A> <dir B> [--rounds=15] [--sample-ms=40]
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AttentionEngine, type Matrix } from '../../web/src/engine/engine';
+import { AttentionEngine, type Matrix, type RawLaterModule } from '../../web/src/engine/engine';
 import { linearAttention, sparseAttention } from '../../web/src/engine/long-context';
 import { Trainer } from '../../web/src/engine/training';
 
@@ -28,8 +28,12 @@ async function instantiate<Raw>(dir: string, name: string): Promise<Raw> {
 
 async function load(dir: string): Promise<AttentionEngine> {
   type Parameters = ConstructorParameters<typeof AttentionEngine>;
-  const later: NonNullable<Parameters[2]> = () => Promise.resolve(() => instantiate(dir, 'attention_engine_later'));
-  const engine = new AttentionEngine(await instantiate<Parameters[0]>(dir, 'attention_engine'), undefined, later);
+  const core = await instantiate<Parameters[0]>(dir, 'attention_engine');
+  // A build from before the split (one module) serves as both: it binds the later kernels too.
+  const split = existsSync(resolve(dir, 'attention_engine_later.wasm'));
+  const later: NonNullable<Parameters[2]> = () =>
+    Promise.resolve(() => (split ? instantiate(dir, 'attention_engine_later') : Promise.resolve(core as unknown as RawLaterModule)));
+  const engine = new AttentionEngine(core, undefined, later);
   await engine.loadLater();
   return engine;
 }
