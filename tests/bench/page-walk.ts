@@ -89,6 +89,7 @@ function kindOf(url: string, afterReach: boolean, goLive: Set<string>, afterLazy
   const path = new URL(url).pathname;
   if (path.endsWith('.html') || path === '/') return 'html';
   if (path.endsWith('.css')) return 'css';
+  if (path.endsWith('.js') && afterReach && !goLive.has(basename(path)) && /\/reader-[^/]*\.js$/.test(path)) return 'step 1 model'; // its records
   if (path.endsWith('.js')) return !afterReach ? 'first JS' : goLive.has(basename(path)) ? 'live JS' : 'lazy steps';
   if (path.endsWith('.wasm')) return 'wasm';
   if (/reader[^/]*\.bin$/.test(path)) return 'step 1 model';

@@ -28,6 +28,7 @@ import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem/step';
 import { fixtureEngine } from './fixtures';
 import { shippedWeights } from './load-engine';
+import { READER_MODELS } from '../../web/src/model/reader';
 
 const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
 const UNKNOWN_NOUN = 'The zorbleck did not fit in the suitcase because it was too big.';
@@ -51,8 +52,8 @@ describe('the snapshot', () => {
   });
 
   test('result.trained.answer: the reader model’s answer, positions indexing the words', () => {
-    provideReaderModel(engine, false, shippedWeights('reader.bin'));
-    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'));
+    provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional);
+    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal);
     const s = snapshotOf({ sentence: TROPHY });
     const r = ready(s);
     expect(r.status).toBe('ready');
@@ -83,8 +84,8 @@ describe('the answer first, the flips after it (a downloaded model)', () => {
     'The old wooden trophy that the young girl won at the school fair last summer did not fit into the small brown ' +
     'suitcase on the bed because it was really far too big for the narrow space inside the case.';
   const settingsOf = (sentence: string) => validateSettings({ weights: 'trained', sentence }, DEFAULT_SETTINGS).settings;
-  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), 'later');
-  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'));
+  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'later');
+  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional);
 
   test('the snapshot carries the answer and attention with flips null; withReaderFlips finds readSentence’s flips', () => {
     later();
@@ -289,11 +290,19 @@ describe('step 1’s figure', () => {
     expect(q.explanation).not.toMatch(/tired|wide|who-is-it/);
   });
 
+  test('the opening asks about the pronoun the reader model found, “she” as well as “it”', () => {
+    const { body, r } = render('The queen thanked the maid because she had worked hard.');
+    expect(r.words[r.answer!.pronoun]).toBe('she');
+    expect(text(body, '.problem-opening')).toBe(
+      'Take the sentence “The queen thanked the maid because she had worked hard.” What does “she” stand for? A model reading each token alone could not tell: “she” starts as the same vector everywhere.',
+    );
+  });
+
   test('unknown words: marked chips and a note from the reader model’s vocabulary', () => {
     const { body, r } = render(UNKNOWN_NOUN);
     expect([...body.querySelectorAll('.problem-chip-unknown')].map((c) => c.firstChild!.textContent)).toEqual(['zorbleck']);
     expect(text(body, '.problem-notes')).toBe(
-      `“zorbleck” is not in the vocabulary of the reader model (${r.model.vocabularySize.toLocaleString('en-US')} words): it reads it as its one unknown-word embedding, so it carries no meaning of its own.`,
+      `“zorbleck” is not in the vocabulary of the reader model (${r.model.vocabularySize.toLocaleString('en-US')} words): the model reads it as its one unknown-word embedding, so it carries no meaning of its own.`,
     );
     expect(body.textContent).not.toMatch(/who-is-it|51 words/);
   });

@@ -96,7 +96,7 @@ export function readingNotes(snapshot: Snapshot): string[] {
   const one = unknown.length === 1;
   return [
     `${unknown.slice(0, 6).map(quoted).join(', ')} ${one ? 'is' : 'are'} not in the vocabulary of ${readerModelName(reader.causal)} (${count(reader.model.vocabularySize)} words): ` +
-      `it reads ${one ? 'it' : 'each'} as its one unknown-word embedding, so ${one ? 'it carries' : 'they carry'} no meaning of ${one ? 'its' : 'their'} own.`,
+      `the model reads ${one ? 'it' : 'each'} as its one unknown-word embedding, so ${one ? 'it carries' : 'they carry'} no meaning of ${one ? 'its' : 'their'} own.`,
   ];
 }
 
@@ -112,14 +112,24 @@ function hasWord(tokens: readonly string[], word: string): boolean {
 
 /**
  * The step's opening, about the sentence it shows: the article's, with its answer, or the reader's own
- * (an embedded <attention-problem> with its own `tokens`), without claiming an answer it does not know.
+ * (an embedded <attention-problem> with its own `tokens`), about its pronoun, without claiming an answer
+ * it does not know.
  */
-export function openingText(sentence: string, tokens: readonly string[]): string {
+export function openingText(snapshot: Snapshot): string {
+  const { sentence } = snapshot.settings;
+  const { tokens } = snapshot;
   if (sentence === ARTICLE_SENTENCE)
     return `Take the sentence “${ARTICLE_SENTENCE}” Roads do not get tired, so “it” is the animal. A model reading each token alone could not tell: “it” starts as the same vector everywhere.`;
-  const focus = tokens[focusTokenIndex(tokens)] ?? '';
+  // The pronoun the reader model found (“she”, “they”…), else “it” if the sentence has one.
+  const reader = shownReader(snapshot);
+  const pronoun = reader?.answer
+    ? reader.words[reader.answer.pronoun]
+    : hasWord(tokens, 'it')
+      ? tokens[focusTokenIndex(tokens)]
+      : undefined;
+  const focus = pronoun ?? tokens[focusTokenIndex(tokens)] ?? '';
   const quotedSentence = `“${sentence}”${/[.!?]$/.test(sentence) ? '' : '.'}`;
-  return hasWord(tokens, 'it')
+  return pronoun !== undefined
     ? `Take the sentence ${quotedSentence} What does ${quoted(focus)} stand for? A model reading each token alone could not tell: ${quoted(focus)} starts as the same vector everywhere.`
     : `Take the sentence ${quotedSentence} A model reading each token alone could not tell how ${quoted(focus)} relates to the others: each token starts as the same vector wherever it stands.`;
 }

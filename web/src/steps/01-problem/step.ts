@@ -73,7 +73,7 @@ export const problemStep: StepDefinition = {
         // Step 1 asks its question of the sentence, also while the worked steps show the article's example.
         const next = sentenceView(shown);
         shownNote.update(shown);
-        setText(opening, openingText(next.settings.sentence, next.tokens));
+        setText(opening, openingText(next));
         if (predict) predict.update(predictQuestion(next));
         snapshot = next;
         request.want(next.reader?.status === 'loading' ? next.reader.causal : null);
