@@ -2,7 +2,7 @@
 // sentence, the reader's own trained model, or random weights, and their shape. Read from the
 // snapshot the figure drew, so the line and the figure cannot disagree.
 import { sentenceView, whoIsIt, type Snapshot } from '../../snapshot';
-import { readerViewSummary } from '../../features/reader/figure';
+import { readerModelName } from '../../features/reader/figure';
 
 /** "the article’s example", "the trained model on the sentence", "random weights (seed 3) on the sentence". */
 export function modelName(snapshot: Snapshot): string {
@@ -68,13 +68,17 @@ export function barStatement(steps: readonly StepNumbers[], snapshot: Snapshot):
         [sentenceSteps, modelSummary(sentenceView(snapshot))],
       ]
     : [[[...rest, ...sentenceSteps], modelSummary(snapshot)]];
-  if (readerView) groups.push([reader, readerViewSummary(readerView)]);
+  // Named without its shape, which step 1's own line gives: the bar's line must stay one line at 1280 px.
+  if (readerView) groups.push([reader, readerModelName(readerView.causal)]);
   const parts = groups
     .filter(([list]) => list.length > 0)
     .sort(([a], [b]) => Math.min(...a) - Math.min(...b))
-    .map(([list, what], i) => `${i === 0 ? plural(list) : plural(list).toLowerCase()} show${list.length === 1 ? 's' : ''} ${what}`);
+    // "Step 1 shows X; steps 2–7 Y": the verb once, so that the line stays one line.
+    .map(([list, what], i) =>
+      i === 0 ? `${plural(list)} show${list.length === 1 ? 's' : ''} ${what}` : `${plural(list).toLowerCase()} ${what}`,
+    );
   if (own.length > 0)
-    parts.push(`${plural(own).toLowerCase()} train${own.length === 1 ? 's' : ''} a model of ${own.length === 1 ? 'its' : 'their'} own`);
+    parts.push(`${plural(own).toLowerCase()} train${own.length === 1 ? 's' : ''} ${own.length === 1 ? 'its' : 'their'} own`);
   return parts.length === 0 ? '' : `${parts.join('; ')}.`;
 }
 
