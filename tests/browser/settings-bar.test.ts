@@ -75,8 +75,14 @@ describe.concurrent('the bar’s size', () => {
       const shapes = await page
         .locator('section.step .worked-example-text')
         .evaluateAll((notes) => notes.flatMap((note) => note.textContent!.match(/\(\d+ tokens?, d_model \d+, h = \d+\)/g) ?? []));
-      expect(shapes.length).toBe(count === 9 ? 11 : 12); // every step but the training one (and the example's first, which says it in full)
+      // Every step but the training one (and the example's first, which says it in full; and with the example,
+      // step 1, whose note names the reader model by its layers, and the bar by name).
+      expect(shapes.length).toBe(count === 9 ? 10 : 12);
       for (const shape of shapes) expect(barLine).toContain(shape);
+      if (count === 9) {
+        expect(await page.locator('#problem .worked-example-text').textContent()).toMatch(/^This step shows the reader model[ ,]/);
+        expect(barLine).toMatch(/^Step 1 shows the reader model;/);
+      }
       // A control the numbers fix looks disabled (computed style), is disabled, and says why.
       const fixed = page.locator(count === 9 ? 'select[name="heads"]' : 'select[name="head"]');
       expect(await fixed.isDisabled()).toBe(true);
