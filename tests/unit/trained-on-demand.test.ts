@@ -88,6 +88,38 @@ describe('the trained weights, only where a view shows the trained model', () =>
     expect(root.textContent).not.toMatch(/\bNaN\b/);
   });
 
+  /** A walkthrough of these steps with the article's example, on an engine without the trained weights. */
+  async function walkthroughOf(ids: string[], status = 200) {
+    const engine = await loadSimdEngine();
+    const fetched: string[] = [];
+    vi.stubGlobal('fetch', (url: string | URL) => {
+      fetched.push(String(url));
+      const file = String(url).split('/').at(-1)!;
+      if (status !== 200) return Promise.resolve(new Response('missing', { status }));
+      return Promise.resolve(new Response(new Blob([shippedWeights(file) as Uint8Array<ArrayBuffer>])));
+    });
+    const root = document.createElement('div');
+    document.body.replaceChildren(root);
+    const walkthrough = mountWalkthrough({ root, engine, state: new WalkthroughState(false, {}), steps: ids.map(step) });
+    await walkthrough.updateComplete;
+    return { engine, fetched, root, walkthrough };
+  }
+
+  test('beside the example, a step from multi-head on whose weights cannot come says why and shows random weights, named', async () => {
+    const { engine, root, walkthrough } = await walkthroughOf(['problem', 'multi-head'], 404);
+    expect(hasTrainedWeights(engine)).toBe(false);
+    expect(walkthrough.snapshot!.settings.weights).toBe('example');
+    expect(root.textContent).toContain(
+      'The trained model could not be loaded (the trained weights could not be downloaded: the server answered 404): the steps that show the sentence use random weights instead.',
+    );
+    const sentence = walkthrough.snapshot!.sentence!;
+    expect(sentence.settings.weights).toBe('random');
+    expect(root.querySelector('#multi-head .worked-example-text')!.textContent).toContain(
+      `random weights (seed ${sentence.settings.seed})`,
+    );
+    expect(root.textContent).not.toMatch(/\bNaN\b/);
+  });
+
   test('an element of step 3 fetches them only once it is asked for trained weights, then shows the model', async () => {
     const { engine, fetched, state, walkthrough } = await scoresAlone(
       () => new Response(new Blob([shippedWeights('who-is-it.bin') as Uint8Array<ArrayBuffer>])),
@@ -108,22 +140,6 @@ describe('the trained weights, only where a view shows the trained model', () =>
     // The trained model's own shape, read from the file just fetched.
     expect([pipeline.dModel, pipeline.heads]).toEqual([trained!.model.dModel, trained!.model.heads]);
   });
-
-  /** A walkthrough of these steps with the article's example, on an engine without the trained weights. */
-  async function walkthroughOf(ids: string[]) {
-    const engine = await loadSimdEngine();
-    const fetched: string[] = [];
-    vi.stubGlobal('fetch', (url: string | URL) => {
-      fetched.push(String(url));
-      const file = String(url).split('/').at(-1)!;
-      return Promise.resolve(new Response(new Blob([shippedWeights(file) as Uint8Array<ArrayBuffer>])));
-    });
-    const root = document.createElement('div');
-    document.body.replaceChildren(root);
-    const walkthrough = mountWalkthrough({ root, engine, state: new WalkthroughState(false, {}), steps: ids.map(step) });
-    await walkthrough.updateComplete;
-    return { engine, fetched, root, walkthrough };
-  }
 
   test('step 1 shows the reader model: with the example it never fetches them; a step from multi-head on fetches them at its first drawing', async () => {
     const alone = await walkthroughOf(['problem', 'scores']);
