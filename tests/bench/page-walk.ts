@@ -24,7 +24,7 @@ const TASK_LIMIT_MS = 100;
 const PHASES = ['load', 'live', 'scroll'] as const;
 type Phase = (typeof PHASES)[number];
 /** What the walk's bytes are, by the response's path. */
-const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'lazy steps', 'later wasm', 'step 1 model', 'other'] as const;
+const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'lazy steps', 'lazy weights', 'later wasm', 'step 1 model', 'other'] as const;
 type Kind = (typeof KINDS)[number];
 
 export interface TaskStats {
@@ -80,16 +80,21 @@ function goLiveScripts(dist: string): Set<string> {
   return closure([...first].flatMap((name) => dynamicImports(read(name))));
 }
 
-/** Which kind of file a response is; step 1's reader model is counted apart ("before step 1's model"). */
-function kindOf(url: string, afterReach: boolean, goLive: Set<string>): Kind {
+/**
+ * Which kind of file a response is; step 1's reader model is counted apart ("before step 1's model").
+ * Weights asked for once a lazy step's code was (`afterLazy`: the small model's, which the steps from
+ * multi-head on fetch at their first drawing) are the lazy steps' weights, not the live part's.
+ */
+function kindOf(url: string, afterReach: boolean, goLive: Set<string>, afterLazy = false): Kind {
   const path = new URL(url).pathname;
   if (path.endsWith('.html') || path === '/') return 'html';
   if (path.endsWith('.css')) return 'css';
+  if (path.endsWith('.js') && afterReach && !goLive.has(basename(path)) && /\/reader-[^/]*\.js$/.test(path)) return 'step 1 model'; // its records
   if (path.endsWith('.js')) return !afterReach ? 'first JS' : goLive.has(basename(path)) ? 'live JS' : 'lazy steps';
   // The engine's later module (its build name ends in _later: web/scripts/build-wasm.mjs) comes with the lazy steps that draw it.
   if (path.endsWith('.wasm')) return /_later[^/]*\.wasm$/.test(path) ? 'later wasm' : 'wasm';
   if (/reader[^/]*\.bin$/.test(path)) return 'step 1 model';
-  if (path.endsWith('.bin')) return 'weights';
+  if (path.endsWith('.bin')) return afterLazy ? 'lazy weights' : 'weights';
   return 'other';
 }
 
@@ -127,8 +132,15 @@ async function walkOnce(browser: Browser, url: string, goLive: Set<string>, thro
   const bytes = Object.fromEntries(KINDS.map((k) => [k, { raw: 0, gzip: 0, files: 0 }])) as WalkRun['bytes'];
   let reached = false;
   const bodies: Promise<void>[] = [];
+  // Whether a lazy step's code had been asked for when each request went out.
+  let lazyAsked = false;
+  const askedAfterLazy = new Set<string>();
+  page.on('request', (request) => {
+    if (lazyAsked) askedAfterLazy.add(request.url());
+    else if (kindOf(request.url(), reached, goLive) === 'lazy steps') lazyAsked = true;
+  });
   page.on('response', (response) => {
-    const kind = kindOf(response.url(), reached, goLive);
+    const kind = kindOf(response.url(), reached, goLive, askedAfterLazy.has(response.url()));
     bodies.push(
       response.body().then(
         (body) => {

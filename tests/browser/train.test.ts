@@ -194,19 +194,21 @@ describe.concurrent('<attention-train>', () => {
     await page.close();
   });
 
-  test('“Use these weights” puts the reader’s model in step 1, and “Back to the shipped model” restores it', async ({ expect }) => {
+  test('“Use these weights” puts the reader’s model in the steps that show the small model, and “Back to the shipped model” restores it', async ({
+    expect,
+  }) => {
     const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = collectErrors(page);
-    // 25 steps: a model that has not learned the task yet, so step 1's answer changes visibly.
+    // 25 steps: a model that has not learned the task yet, so step 8's measured head shares change visibly.
     await page.goto(`${site.server.url}/?train_steps=25#train`);
     await settled(page);
-    // Step 1 is far above (content-visibility skips its layout, so innerText is empty): read its text.
-    const facts = page.locator('attention-walkthrough .problem-model-facts');
-    const top = page.locator('attention-walkthrough [data-step="problem"] .trained-prediction-top .trained-prediction-word');
-    expect(await facts.textContent()).toMatch(/^The trained model: 2 layers × 2 heads, d_model 32, 12,160 parameters/);
-    expect(await top.textContent()).toBe('animal');
-    const prediction = page.locator('attention-walkthrough [data-step="problem"] .trained-prediction');
-    const before = await prediction.textContent();
+    // Step 8 is far above (content-visibility skips its layout, so innerText is empty): read its text.
+    // Step 1 shows the reader model whatever the weights; the bar names what each step shows.
+    const shows = page.locator('attention-walkthrough .settings-shows');
+    const summary = page.locator('attention-walkthrough [data-step="multi-head"] .trained-heads-summary');
+    await textMatching(summary, /^Over \d+ held-out sentences, layer \d, head \d puts/);
+    expect(await shows.textContent()).toMatch(/steps 8–11 the trained model on the sentence \(9 tokens, d_model 32, h = 2\)/);
+    const before = await summary.textContent();
     const use = page.getByRole('button', { name: 'Use these weights in the walkthrough' });
     expect(await use.isDisabled()).toBe(true); // nothing trained yet
     // At the default pace the curve is drawn as it goes: 25 steps, one update each (about 6 s), where
@@ -228,18 +230,16 @@ describe.concurrent('<attention-train>', () => {
       /^Steps 2–10 with trained weights now show your model \(step 25, /,
     );
     await settled(page);
-    expect(await facts.textContent()).toMatch(
-      /^Your model, trained in “Train it yourself”: 2 layers × 2 heads, d_model 32, [\d,]+ parameters, 25 steps \(AdamW, learning rate 0\.003, batch 32, seed 1\)/,
-    );
-    const after = await prediction.textContent();
+    expect(await shows.textContent()).toMatch(/^Step 1 shows the reader model; steps 2–11, 13 your own trained model on the sentence/);
+    const after = await summary.textContent();
     expect(after).not.toMatch(/\bNaN\b|undefined/);
-    // 25 steps in, its answer at "it" is not the shipped model's: other words or other probabilities.
+    // 25 steps in, its heads are not the shipped model's: other shares.
     expect(after).not.toBe(before);
     await page.getByRole('button', { name: 'Back to the shipped model' }).click();
     await textMatching(page.locator('attention-walkthrough .train-use-note'), /^The walkthrough shows the shipped model again\.$/);
     await settled(page);
-    expect(await facts.textContent()).toMatch(/^The trained model: 2 layers × 2 heads, d_model 32, 12,160 parameters/);
-    expect(await prediction.textContent()).toBe(before);
+    expect(await shows.textContent()).toMatch(/steps 2–11, 13 the trained model on the sentence/);
+    expect(await summary.textContent()).toBe(before);
     expect(errors).toEqual([]);
     await page.close();
   });

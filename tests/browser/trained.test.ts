@@ -1,9 +1,11 @@
-// The trained model in the walkthrough (weights=trained; the default shows it in step 1): in Debian's Chromium with real
-// clicks and typing, step 1's "Predict first" box says "animal" is right for the article's sentence,
-// "road" once the reader types "wide" instead of "tired", and the numbers come from the page's own
-// snapshot of the trained model. weights=random keeps the old question; weights=bogus gets one notice.
+// The trained models in the walkthrough: in Debian's Chromium with real clicks and typing, step 1's
+// "Predict first" box asks about the reader model's resolving head (trained weights and the default
+// alike) and its right answer is that head's largest weight for the pronoun, read from the page's own
+// snapshot; weights=trained shows the small who-is-it model in the steps below ("road" once the reader
+// types "wide"). weights=random keeps the old question; weights=bogus gets one notice.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
+import type { TrainedSnapshot } from '../../web/src/features/trained-model/trained';
 import { collectErrors, goLive, useServerAndBrowser } from './harness';
 
 const site = useServerAndBrowser();
@@ -31,28 +33,29 @@ async function answer(page: Page, word: string | number): Promise<string> {
   return (await verdict.textContent()) ?? '';
 }
 
-describe('the trained model in step 1', () => {
+describe('the reader model in step 1’s prediction', () => {
   for (const query of ['?weights=trained', '']) {
-    test(`${query || 'at default settings'}: picking “animal” is right, and the page names the resolving head`, async () => {
+    test(`${query || 'at default settings'}: the head's largest weight is right, and the page names the resolving head`, async () => {
       const { page, errors } = await open(query);
-      const question = await page.locator('#problem .predict-question').textContent();
-      expect(question).toMatch(/in the trained model, which token will “it” draw from most\?/);
-      const verdict = await answer(page, 'animal');
-      expect(verdict).toMatch(/^Right: animal\./);
-      // The head named on the page is the snapshot's resolving head, and "it" reads most from "animal" there.
-      const trained = await page.evaluate(() => {
-        const t = window.attentionWalkthrough!.result.trained!;
-        const n = t.words.length;
-        const { layer, head } = t.resolving;
-        const row = Array.from(t.attention[layer].data.slice((head * n + t.query) * n, (head * n + t.query + 1) * n));
-        return { layer, head, row, top: t.top[0], words: t.words };
-      });
-      expect(trained.words[trained.row.indexOf(Math.max(...trained.row))]).toBe('animal');
-      expect(trained.top.word).toBe('animal');
-      expect(verdict).toContain(`layer ${trained.layer + 1}, head ${trained.head + 1}`);
-      // Step 1's question is answered by the reader model, once its figure is near: the answer shown is result.trained.answer.
-      await page.locator('#problem .reader-figure').scrollIntoViewIfNeeded();
+      // The reader model loads once step 1's figure is near; the prediction is asked of it then.
       await page.locator('#problem .reader-figure[data-status="ready"]').waitFor();
+      const question = await page.locator('#problem .predict-question').textContent();
+      expect(question).toMatch(/in the reader model’s head that resolves pronouns, which token will “it” draw from most\?/);
+      const head = await page.evaluate(() => {
+        const r = window.attentionWalkthrough!.result.reader!;
+        if (r.status !== 'ready' || !r.answer) return null;
+        const n = r.words.length;
+        const { layer, head } = r.head;
+        const at = (head * n + r.answer.pronoun) * n;
+        const row = Array.from(r.attention[layer]!.data.slice(at, at + n));
+        return { layer, head, top: r.words[row.indexOf(Math.max(...row))]! };
+      });
+      expect(head).not.toBeNull();
+      const verdict = await answer(page, head!.top);
+      expect(verdict).toMatch(new RegExp(`^Right: ${head!.top}\\.`));
+      expect(verdict).toContain(`layer ${head!.layer + 1}, head ${head!.head + 1}`);
+      // The answer shown under it is result.trained.answer.
+      await page.locator('#problem .reader-figure').scrollIntoViewIfNeeded();
       const reply = await page.evaluate(() => window.attentionWalkthrough!.result.trained!.answer!);
       expect(await page.locator('#problem .reader-answer').textContent()).toContain(
         `“it” → “${reply.word}” (${Math.round(reply.probability * 100)}%)`,
@@ -73,7 +76,7 @@ describe('the trained model in step 1', () => {
     });
   }
 
-  test('typing “wide” for “tired” in the sentence field makes “road” the right answer, live', async () => {
+  test('typing “wide” for “tired”: the steps below show “road” from the small model, step 1 the reader model’s head, live', async () => {
     const { page, errors } = await open('?weights=trained');
     const field = page.locator('input[name="tokens"]');
     await field.click();
@@ -81,11 +84,22 @@ describe('the trained model in step 1', () => {
     for (let i = 0; i < 'tired.'.length; i++) await page.keyboard.press('Backspace');
     await page.keyboard.type('wide.');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.attentionWalkthrough!.result.tokens.at(-1) === 'wide.');
-    expect(await page.evaluate(() => window.attentionWalkthrough!.result.trained!.top[0]!.word)).toBe('road');
-    const verdict = await answer(page, 'road');
-    expect(verdict).toMatch(/^Right: road\./);
-    expect(await page.locator('#problem .reading').last().textContent()).toMatch(/draws most from “road”/);
+    await page.waitForFunction(() => {
+      const r = window.attentionWalkthrough!.result;
+      return r.tokens.at(-1) === 'wide.' && r.reader?.status === 'ready';
+    });
+    expect(await page.evaluate(() => (window.attentionWalkthrough!.result.trained as TrainedSnapshot).top[0]!.word)).toBe('road');
+    const top = await page.evaluate(() => {
+      const r = window.attentionWalkthrough!.result.reader!;
+      if (r.status !== 'ready' || !r.answer) return null;
+      const n = r.words.length;
+      const at = (r.head.head * n + r.answer.pronoun) * n;
+      const row = Array.from(r.attention[r.head.layer]!.data.slice(at, at + n));
+      return r.words[row.indexOf(Math.max(...row))]!;
+    });
+    const verdict = await answer(page, top!);
+    expect(verdict).toMatch(new RegExp(`^Right: ${top}\\.`));
+    expect(await page.locator('#problem .reading').last().textContent()).toMatch(new RegExp(`attends most to “${top}”`));
     expect(new URL(page.url()).searchParams.get('tokens')).toBe('The animal crossed the road because it was wide.');
     expect(errors).toEqual([]);
     await page.close();
@@ -113,12 +127,12 @@ describe('the trained model in step 1', () => {
     await page.close();
   });
 
-  test('weights=bogus: one clear notice, and a working page: the article’s example, the trained model in step 1', async () => {
+  test('weights=bogus: one clear notice, and a working page: the article’s example, the reader model in step 1', async () => {
     const { page, errors } = await open('?weights=bogus');
     const notices = await page.locator('.notices li').allTextContents();
     expect(notices).toEqual(['The weights must be example, trained or random; “bogus” was ignored, so the article’s example is used.']);
     expect(await page.evaluate(() => window.attentionWalkthrough!.result.settings.weights)).toBe('example');
-    expect(await page.evaluate(() => window.attentionWalkthrough!.result.trained?.top[0]?.word)).toBe('animal');
+    expect(await page.locator('.settings-shows').textContent()).toMatch(/^Step 1 shows the reader model/);
     expect(new URL(page.url()).searchParams.get('weights')).toBeNull();
     // The bar shows the example's shape, disabled, and the switch works.
     expect(await page.locator('select[name="d_model"]').inputValue()).toBe('8');
@@ -138,7 +152,7 @@ async function readerState(page: Page) {
   await page.locator('#problem .reader-figure[data-status="ready"]').waitFor();
   return {
     answer: await page.locator('#problem .reader-answer').textContent(),
-    attention: await page.locator('#problem .reader-head-bars .bar-value').allTextContents(),
+    attention: await page.locator('#problem .problem-bars .bar-value').allTextContents(),
     view: await page.evaluate(() => {
       const r = window.attentionWalkthrough!.result.reader!;
       return r.status === 'ready' ? { causal: r.causal, answer: r.answer, words: r.words, model: r.model.causal } : null;
@@ -212,7 +226,7 @@ describe('the trained model in step 8', () => {
     await maps.first().scrollIntoViewIfNeeded();
     const box = await maps.first().locator('table').boundingBox();
     expect(box!.width).toBeGreaterThanOrEqual(240);
-    const shares = await page.evaluate(() => window.attentionWalkthrough!.result.trained!.shares);
+    const shares = await page.evaluate(() => (window.attentionWalkthrough!.result.trained as TrainedSnapshot).shares);
     const captions = await maps.locator('caption').allTextContents();
     shares.forEach((s, i) => expect(captions[i]).toMatch(new RegExp(`^layer ${s.layer + 1}, head ${s.head + 1}`)));
     const rows = page.locator('#multi-head table.trained-heads-shares tbody tr');

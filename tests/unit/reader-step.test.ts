@@ -9,12 +9,17 @@ import {
   causalSentence,
   FINDING_FLIPS,
   flipSentence,
+  headLabel,
   headSentence,
   modelLine,
   readerModelSummary,
+  resolvingRow,
   WRONG_PER_PAGE,
 } from '../../web/src/features/reader/figure';
 import { MODEL_LINE_CLASS } from '../../web/src/steps/shared/figure';
+import { barStatement } from '../../web/src/steps/shared/which-model';
+import { predictQuestion } from '../../web/src/steps/01-problem/prose';
+import { STEPS } from '../../web/src/steps/index';
 import { readSentence } from '../../web/src/features/reader/answer';
 import { provideReaderModel, readerModelFor, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
 import { percent } from '../../web/src/ui/format';
@@ -23,6 +28,7 @@ import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem/step';
 import { fixtureEngine } from './fixtures';
 import { shippedWeights } from './load-engine';
+import { READER_MODELS } from '../../web/src/model/reader';
 
 const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
 const UNKNOWN_NOUN = 'The zorbleck did not fit in the suitcase because it was too big.';
@@ -46,8 +52,8 @@ describe('the snapshot', () => {
   });
 
   test('result.trained.answer: the reader model’s answer, positions indexing the words', () => {
-    provideReaderModel(engine, false, shippedWeights('reader.bin'));
-    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'));
+    provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional);
+    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal);
     const s = snapshotOf({ sentence: TROPHY });
     const r = ready(s);
     expect(r.status).toBe('ready');
@@ -78,8 +84,8 @@ describe('the answer first, the flips after it (a downloaded model)', () => {
     'The old wooden trophy that the young girl won at the school fair last summer did not fit into the small brown ' +
     'suitcase on the bed because it was really far too big for the narrow space inside the case.';
   const settingsOf = (sentence: string) => validateSettings({ weights: 'trained', sentence }, DEFAULT_SETTINGS).settings;
-  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), 'later');
-  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'));
+  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'later');
+  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional);
 
   test('the snapshot carries the answer and attention with flips null; withReaderFlips finds readSentence’s flips', () => {
     later();
@@ -185,12 +191,13 @@ describe('step 1’s figure', () => {
     expect(modelLine(r)).toBe(
       `It knows ${r.model.vocabularySize.toLocaleString('en-US')} words and reads up to ${r.model.positions} tokens; this sentence is ${r.words.length} tokens.`,
     );
-    // The shared line above the figure names the reader model and its shape, as its record states it.
+    // The step's one line of whose numbers, above the mixture figure, names the reader model and its shape, as its record states it.
     const line = `Numbers: the reader model (${r.record.layers} layers × ${r.record.heads} heads, d_model ${r.record.dModel})`;
-    expect(body.querySelector(`[data-reader] .${MODEL_LINE_CLASS}`)!.textContent).toBe(line);
+    expect([...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)].map((l) => l.textContent)).toEqual([line]);
     expect(readerModelSummary(r)).toBe(line.replace('Numbers: ', ''));
     expect([r.model.layers, r.model.heads, r.model.dModel]).toEqual([r.record.layers, r.record.heads, r.record.dModel]);
-    expect(text(body, '.reader-head')).toBe(headSentence(r));
+    // Under the mixture figure, which follows the pronoun: what the resolving head reads, beside the answer.
+    expect(text(body, '.reading')).toBe(headSentence(r));
     expect(headSentence(r)).toContain(`layer ${r.head.layer + 1}, head ${r.head.head + 1}`);
     expect(text(body, '.reader-flips')).toBe(flipSentence(r));
     expect(r.flips).not.toBeNull();
@@ -236,10 +243,85 @@ describe('step 1’s figure', () => {
   test('with the causal mask: the causal model and what it can know at the pronoun', () => {
     const { body, r } = render(TROPHY, true);
     expect(text(body, '.reader-model-line')).toMatch(/^Trained with the causal mask/);
-    expect(body.querySelector(`[data-reader] .${MODEL_LINE_CLASS}`)!.textContent).toBe(
+    expect(body.querySelector(`.problem-figure .${MODEL_LINE_CLASS}`)!.textContent).toBe(
       `Numbers: the causal reader model (${r.record.layers} layers × ${r.record.heads} heads, d_model ${r.record.dModel})`,
     );
     expect(text(body, '.reader-causal')).toBe(causalSentence(r));
     expect(causalSentence(r)).toContain(`has read only the ${r.answer!.pronoun + 1} words up to it`);
+  });
+
+  test('the mixture figure draws the reader model’s resolving head, for the pronoun and for any other word', () => {
+    const { body, r } = render(TROPHY);
+    const chips = [...body.querySelectorAll<HTMLElement>('.problem-chip')];
+    expect(chips.map((c) => c.firstChild!.textContent)).toEqual(r.words);
+    expect(chips.find((c) => c.getAttribute('aria-checked') === 'true')!.textContent).toBe(r.words[r.answer!.pronoun]);
+    const values = () => [...body.querySelectorAll('.problem-bars tbody tr .bar-value')].map((v) => v.textContent);
+    const row = (i: number) => Array.from(resolvingRow(r, i));
+    expect(values()).toEqual(row(r.answer!.pronoun).map((w) => percent(w)));
+    expect(text(body, '.problem-bars caption')).toContain(`in ${headLabel(r)} of the reader model, the head measured to resolve pronouns`);
+    expect(text(body, '.problem-question')).toBe(`What does “it” (token ${r.answer!.pronoun + 1}) refer to?`);
+    // Another word: its own row of the same head, and a reading about it.
+    chips[1]!.click();
+    const other = row(1);
+    const top = other.indexOf(Math.max(...other));
+    expect(values()).toEqual(other.map((w) => percent(w)));
+    expect(text(body, '.reading')).toBe(
+      `In ${headLabel(r)} of the reader model, “${r.words[1]}” draws most from “${r.words[top]}”${top === 1 ? ' (itself)' : ''}: ${percent(other[top]!)} of its mixture.`,
+    );
+    // The bar names the same model (its shape is in the step's own line).
+    expect(barStatement(STEPS, snapshotOf({ sentence: TROPHY }))).toMatch(
+      /^Step 1 shows the reader model; steps 2–11, 13 the trained model/,
+    );
+  });
+
+  test('the prediction asks about the reader model’s head, and its answer is that head’s largest weight', () => {
+    const sentence = 'The trophy did not fit in the suitcase because it was big.';
+    const s = snapshotOf({ sentence });
+    const r = ready(s);
+    const q = predictQuestion(s)!;
+    const row = Array.from(resolvingRow(r));
+    const top = row.indexOf(Math.max(...row));
+    expect(q.question).toBe('Before you look: in the reader model’s head that resolves pronouns, which token will “it” draw from most?');
+    expect(q.correct).toBe(String(top));
+    expect(q.explanation).toContain(`takes ${percent(row[top]!)} of its mixture from “${r.words[top]}”`);
+    expect(q.explanation).toContain(`the model’s answer for “it” is “${r.answer!.word}” (${percent(r.answer!.probability, 1)})`);
+    expect(q.explanation).not.toMatch(/tired|wide|who-is-it/);
+  });
+
+  test('the opening asks about the pronoun the reader model found, “she” as well as “it”', () => {
+    const { body, r } = render('The queen thanked the maid because she had worked hard.');
+    expect(r.words[r.answer!.pronoun]).toBe('she');
+    expect(text(body, '.problem-opening')).toBe(
+      'Take the sentence “The queen thanked the maid because she had worked hard.” What does “she” stand for? A model reading each token alone could not tell: “she” starts as the same vector everywhere.',
+    );
+  });
+
+  test('unknown words: marked chips and a note from the reader model’s vocabulary', () => {
+    const { body, r } = render(UNKNOWN_NOUN);
+    expect([...body.querySelectorAll('.problem-chip-unknown')].map((c) => c.firstChild!.textContent)).toEqual(['zorbleck']);
+    expect(text(body, '.problem-notes')).toBe(
+      `“zorbleck” is not in the vocabulary of the reader model (${r.model.vocabularySize.toLocaleString('en-US')} words): the model reads it as its one unknown-word embedding, so it carries no meaning of its own.`,
+    );
+    expect(body.textContent).not.toMatch(/who-is-it|51 words/);
+  });
+
+  test('while the model loads, or if it failed, the figure says so in place and draws nothing', () => {
+    const body = document.createElement('div');
+    const view = problemStep.mount(body, { update: () => {} });
+    const s = snapshotOf({ sentence: TROPHY });
+    view.render({ ...s, reader: { status: 'loading', causal: false } });
+    const drawn = body.querySelector<HTMLElement>('.problem-drawn')!;
+    expect(text(body, '.problem-status')).toBe('Loading the reader model (it answers this step’s question)…');
+    expect(drawn.hidden).toBe(true);
+    expect(body.querySelector<HTMLElement>('.reader-figure')!.hidden).toBe(true);
+    expect(body.querySelector<HTMLElement>('.reading')!.hidden).toBe(true);
+    view.render({ ...s, reader: { status: 'failed', causal: true, message: 'the server answered 404' } });
+    expect(text(body, '.problem-status')).toBe(
+      'The causal reader model could not be loaded: the server answered 404. Reload the page to try again.',
+    );
+    view.render(s);
+    expect(body.querySelector<HTMLElement>('.problem-status')!.hidden).toBe(true);
+    expect(drawn.hidden).toBe(false);
+    expect(body.querySelector<HTMLElement>('.reader-figure')!.hidden).toBe(false);
   });
 });

@@ -1,16 +1,16 @@
 // @vitest-environment happy-dom
 // The walkthrough with the trained model (weights=trained): the setting through URL, attributes and
 // validation; the snapshot (the shipped model read by the engine: its shape agrees with the training
-// record, the pipeline reproduces the resolving layer's attention); step 1 and step 8 rendered from real
-// trained snapshots, with their numbers read back against the snapshot.
+// record, the pipeline reproduces the resolving layer's attention); step 8 rendered from real trained
+// snapshots, with its numbers read back against the snapshot (step 1 shows the reader model:
+// tests/unit/reader-step.test.ts).
 import { describe, expect, test } from 'vitest';
 import { settingsFromAttributes, settingsToAttributes } from '../../web/src/elements/attributes';
-import { fmt, percent } from '../../web/src/ui/format';
+import { fmt } from '../../web/src/ui/format';
 import { SHIPPED_MODEL } from '../../web/src/model/shipped';
 import { DEFAULT_SETTINGS, settingsFromParams, settingsToQuery, shapeOf, validateSettings, type Settings } from '../../web/src/settings';
-import type { Snapshot } from '../../web/src/snapshot';
+import { whoIsIt, type Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem/step';
-import { predictQuestion } from '../../web/src/steps/01-problem/prose';
 import { multiHeadStep } from '../../web/src/steps/08-multi-head/step';
 import {
   heldoutReading,
@@ -29,7 +29,7 @@ const ARTICLE = 'The animal crossed the road because it was tired.';
 const WIDE = 'The animal crossed the road because it was wide.';
 
 function itRow(snapshot: Snapshot, layer: number, head: number): number[] {
-  const t = snapshot.trained!;
+  const t = whoIsIt(snapshot.trained)!;
   const n = t.words.length;
   return Array.from(t.attention[layer].data.subarray((head * n + t.query) * n, (head * n + t.query + 1) * n));
 }
@@ -89,7 +89,7 @@ describe('the weights setting', () => {
 describe('the trained snapshot', () => {
   test('is the shipped model: its shape and accuracy agree with the training record', async () => {
     const s = await trainedSnapshotFor();
-    const t = s.trained!;
+    const t = whoIsIt(s.trained)!;
     expect(t.model).toMatchObject({
       task: SHIPPED_MODEL.task,
       layers: SHIPPED_MODEL.layers,
@@ -110,7 +110,7 @@ describe('the trained snapshot', () => {
 
   test('the walkthrough’s pipeline is the resolving layer, at the model’s shape, reproducing its attention', async () => {
     const s = await trainedSnapshotFor();
-    const t = s.trained!;
+    const t = whoIsIt(s.trained)!;
     expect([s.pipeline.dModel, s.pipeline.heads, s.pipeline.dK]).toEqual([32, 2, 16]);
     const model = t.attention[t.resolving.layer].data;
     let worst = 0;
@@ -123,20 +123,20 @@ describe('the trained snapshot', () => {
   test('“it” reads “animal” when tired, “road” when wide, and the prediction follows', async () => {
     const tired = await trainedSnapshotFor({ sentence: ARTICLE });
     const wide = await trainedSnapshotFor({ sentence: WIDE });
-    const { layer, head } = tired.trained!.resolving;
-    expect(tired.trained!.words[argmax(itRow(tired, layer, head))]).toBe('animal');
-    expect(wide.trained!.words[argmax(itRow(wide, layer, head))]).toBe('road');
-    expect(tired.trained!.top[0]).toMatchObject({ word: 'animal' });
-    expect(wide.trained!.top[0]).toMatchObject({ word: 'road' });
-    expect(tired.trained!.top[0].probability).toBeGreaterThan(0.9);
+    const { layer, head } = whoIsIt(tired.trained)!.resolving;
+    expect(whoIsIt(tired.trained)!.words[argmax(itRow(tired, layer, head))]).toBe('animal');
+    expect(whoIsIt(wide.trained)!.words[argmax(itRow(wide, layer, head))]).toBe('road');
+    expect(whoIsIt(tired.trained)!.top[0]).toMatchObject({ word: 'animal' });
+    expect(whoIsIt(wide.trained)!.top[0]).toMatchObject({ word: 'road' });
+    expect(whoIsIt(tired.trained)!.top[0].probability).toBeGreaterThan(0.9);
   });
 
   test('words outside the vocabulary are flagged; a sentence past the model’s positions is cut, and says so', async () => {
     const zebra = await trainedSnapshotFor({ sentence: 'The zebra crossed the road because it was tired.' });
-    expect(zebra.trained!.unknown).toEqual([false, true, false, false, false, false, false, false, false]);
+    expect(whoIsIt(zebra.trained)!.unknown).toEqual([false, true, false, false, false, false, false, false, false]);
     const long = await trainedSnapshotFor({ sentence: `${ARTICLE} ${ARTICLE}` });
-    const positions = long.trained!.model.maxPositions;
-    expect(long.trained!.cut).toEqual({ words: 18, positions });
+    const positions = whoIsIt(long.trained)!.model.maxPositions;
+    expect(whoIsIt(long.trained)!.cut).toEqual({ words: 18, positions });
     expect(long.tokens).toHaveLength(positions);
     expect(long.pipeline.n).toBe(positions);
   });
@@ -219,56 +219,10 @@ function mountStep(step: typeof problemStep, predictions = false) {
   return { body, view };
 }
 
-describe('step 1 with trained weights', () => {
-  test('the bars are the resolving head’s weights from “it”, named as the small model the steps below use', async () => {
-    const s = await trainedSnapshotFor();
-    const t = s.trained!;
-    const { body, view } = mountStep(problemStep);
-    view.render(s);
-    const row = itRow(s, t.resolving.layer, t.resolving.head);
-    const values = [...body.querySelectorAll('.problem-bars tbody tr .bar-value')].map((v) => v.textContent);
-    expect(values).toEqual(row.map((w) => percent(w)));
-    const name = `layer ${t.resolving.layer + 1}, head ${t.resolving.head + 1}`;
-    const reading = body.querySelector('.reading')!.textContent!;
-    expect(reading).toContain(`In the small who-is-it model that the steps below take apart (${t.model.vocabularySize} words, ${name})`);
-    expect(reading).toContain(`draws most from “animal”: ${percent(Math.max(...row))}`);
-    // The reader model answers step 1's question (tests/unit/reader-step.test.ts): the small model's word list is not shown.
-    expect(s.reader).not.toBeNull();
-    expect(body.querySelector<HTMLElement>('.problem-model')!.hidden).toBe(true);
-    expect(body.querySelector('.problem-notes')!.hasAttribute('hidden')).toBe(true);
-  });
-
-  test('the quiz: “animal” is right for the article, “road” once “tired” becomes “wide”', async () => {
-    const tired = predictQuestion(await trainedSnapshotFor({ sentence: ARTICLE }))!;
-    expect(tired.question).toBe('Before you look: in the trained model, which token will “it” draw from most?');
-    expect(tired.choices.find((c) => c.id === tired.correct)!.label).toBe('animal');
-    const wide = predictQuestion(await trainedSnapshotFor({ sentence: WIDE }))!;
-    expect(wide.choices.find((c) => c.id === wide.correct)!.label).toBe('road');
-    expect(wide.explanation).toMatch(/the model’s answer at “it” is “road”/);
-    const random = predictQuestion(await trainedSnapshotFor({ weights: 'random' }))!;
-    expect(random.question).toBe('Random weights: which token happens to win for “it”?');
-    expect(random.explanation).toMatch(/is what resolves it/);
-  });
-
-  test('unknown words are marked chips with a note; a long sentence gets the positions note', async () => {
-    const { body, view } = mountStep(problemStep);
-    view.render(await trainedSnapshotFor({ sentence: 'The zebra crossed the road because it was tired.' }));
-    const marked = [...body.querySelectorAll('.problem-chip-unknown')].map((c) => c.firstChild!.textContent);
-    expect(marked).toEqual(['zebra']);
-    expect(body.querySelector('.problem-chip-unknown')!.getAttribute('aria-description')).toBe('not in the trained vocabulary');
-    expect(body.querySelector('.problem-notes')!.textContent).toMatch(
-      /^“zebra” is not in the trained vocabulary \(51 words\): the model reads it as its one unknown-word embedding/,
-    );
-    view.render(await trainedSnapshotFor({ sentence: `${ARTICLE} ${ARTICLE}` }));
-    expect(body.querySelector('.problem-notes')!.textContent).toMatch(/The trained model has 16 positions, and your sentence has 18 words/);
-    expect(body.querySelectorAll('.problem-chip')).toHaveLength(16);
-  });
-});
-
 describe('step 8 with trained weights', () => {
   test('one labelled map per layer and head, after a table of their measured shares; the shortcut layer is named', async () => {
     const s = await trainedSnapshotFor();
-    const t = s.trained!;
+    const t = whoIsIt(s.trained)!;
     const { body, view } = mountStep(multiHeadStep);
     view.render(s);
     const section = body.querySelector('.trained-heads') as HTMLElement;

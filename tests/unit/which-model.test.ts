@@ -1,17 +1,25 @@
 // @vitest-environment happy-dom
 // One model per view, always named: the settings bar's line and each step's note say which numbers the
 // step shows and their shape, read from the snapshot it drew; beside the article's example the steps
-// that show the sentence (1, 8, 9, 10) say so where they start, with one button to switch.
+// that show the sentence (8 to 11) and step 1 (the reader model) say so where they start, with one
+// button to switch.
 import { describe, expect, test } from 'vitest';
 import { createControls, WALKTHROUGH_BAR_CONTROLS } from '../../web/src/controls';
 import { barStatement, modelSummary, stepList } from '../../web/src/steps/shared/which-model';
-import { MODEL_LINE_CLASS, modelLineText, numbersLineText } from '../../web/src/steps/shared/figure';
+import { MODEL_LINE_CLASS, numbersLineText } from '../../web/src/steps/shared/figure';
 import { EXPERIMENTS } from '../../web/src/features/training/train-settings';
 import { sentenceView, type Snapshot } from '../../web/src/snapshot';
 import type { Settings } from '../../web/src/settings';
 import { STEPS } from '../../web/src/steps/index';
 import { isLazyStep } from '../../web/src/elements/lazy-step';
+import { readerModelName, readerViewSummary } from '../../web/src/features/reader/figure';
 import { exampleSnapshotFor, snapshotFor, trainedSnapshotFor } from './fixtures';
+
+/** What a step's figures show: step 1 its reader model whenever there is one, the others their snapshot or the sentence's. */
+function whose(step: (typeof STEPS)[number], snapshot: Snapshot): string {
+  const shown = step.numbers === 'sentence' || step.numbers === 'reader' ? sentenceView(snapshot) : snapshot;
+  return step.numbers === 'reader' && shown.reader ? readerViewSummary(shown.reader) : modelSummary(shown);
+}
 
 // These tests mount every step themselves: the steps whose code is a chunk of its own load first.
 await Promise.all(STEPS.map((step) => (isLazyStep(step) ? step.load() : null)));
@@ -44,23 +52,34 @@ describe('which numbers a view shows', () => {
     const example = await exampleSnapshotFor();
     const sentence = example.sentence!;
     expect(stepList([1, 8, 9, 10])).toBe('1, 8–10');
+    // This engine has no reader model yet (loading): step 1 names it without a shape until it is read.
+    expect(example.reader).toEqual({ status: 'loading', causal: false });
     expect(barStatement(STEPS, example)).toBe(
-      `Steps 2–7, 13 show the article’s example (4 tokens, d_model 8, h = 1); ` +
-        `steps 1, 8–11 show the trained model on the sentence (${sentence.pipeline.n} tokens, d_model ${sentence.pipeline.dModel}, h = ${sentence.pipeline.heads}); ` +
-        'step 12 trains a model of its own.',
+      `Step 1 shows the reader model; steps 2–7, 13 the article’s example (4 tokens, d_model 8, h = 1); ` +
+        `steps 8–11 the trained model on the sentence (${sentence.pipeline.n} tokens, d_model ${sentence.pipeline.dModel}, h = ${sentence.pipeline.heads}); ` +
+        'step 12 trains its own.',
     );
     const random = await snapshotFor({ seed: 7 });
     expect(barStatement(STEPS, random)).toBe(
-      'Steps 1–11, 13 show random weights (seed 7) on the sentence (9 tokens, d_model 8, h = 2); step 12 trains a model of its own.',
+      'Steps 1–11, 13 show random weights (seed 7) on the sentence (9 tokens, d_model 8, h = 2); step 12 trains its own.',
     );
     const trained = await trainedSnapshotFor();
     expect(modelSummary(trained)).toBe(`the trained model on the sentence (9 tokens, d_model 32, h = 2)`);
+    expect(barStatement(STEPS, await trainedSnapshotFor({ causal: true }))).toBe(
+      'Step 1 shows the causal reader model; steps 2–11, 13 the trained model on the sentence (9 tokens, d_model 32, h = 2); step 12 trains its own.',
+    );
   });
 
   test('beside the example, each sentence step says what it shows and switches every step with one button', async () => {
     const example = await exampleSnapshotFor();
-    const sentenceSteps = STEPS.filter((step) => step.numbers === 'sentence');
-    expect(sentenceSteps.map((step) => step.number)).toEqual([1, 8, 9, 10, 11]);
+    const sentenceSteps = STEPS.filter((step) => step.numbers === 'sentence' || step.numbers === 'reader');
+    expect(sentenceSteps.map((step) => [step.number, step.numbers])).toEqual([
+      [1, 'reader'],
+      [8, 'sentence'],
+      [9, 'sentence'],
+      [10, 'sentence'],
+      [11, 'sentence'],
+    ]);
     for (const step of sentenceSteps) {
       const body = document.createElement('div');
       document.body.replaceChildren(body);
@@ -68,7 +87,7 @@ describe('which numbers a view shows', () => {
       step.mount(body, { update: (change) => changes.push(change) }).render(example);
       const note = body.querySelector('.worked-example')!;
       expect(body.firstElementChild, step.id).toBe(note);
-      expect(note.textContent, step.id).toContain(`This step shows ${modelSummary(example.sentence!)}, not the article’s example`);
+      expect(note.textContent, step.id).toContain(`This step shows ${whose(step, example)}, not the article’s example`);
       const button = note.querySelector('button')!;
       expect(button.hidden).toBe(false);
       button.click();
@@ -77,7 +96,7 @@ describe('which numbers a view shows', () => {
       step.mount(body, { update: (change) => changes.push(change) }).render(await trainedSnapshotFor());
       const again = body.querySelectorAll('.worked-example')[1];
       expect(again.querySelector('.worked-example-text')!.textContent).toBe(
-        'The trained model on the sentence (9 tokens, d_model 32, h = 2).',
+        step.numbers === 'reader' ? 'The reader model.' : 'The trained model on the sentence (9 tokens, d_model 32, h = 2).',
       );
       (again.querySelector('button') as HTMLButtonElement).click();
       expect(changes.at(-1), step.id).toEqual({ weights: 'example' });
@@ -98,17 +117,16 @@ describe('which numbers a view shows', () => {
         const body = document.createElement('div');
         document.body.replaceChildren(body);
         step.mount(body, { update: () => {} }).render(snapshot);
-        const shown = step.numbers === 'sentence' ? sentenceView(snapshot) : snapshot;
         const where = `${step.id}, ${mode}`;
-        // Step 1's reader figure names a model of its own (tests/unit/reader-step.test.ts checks its line).
-        const lines = [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)].filter((line) => !line.closest('[data-reader]'));
+        const lines = [...body.querySelectorAll(`.${MODEL_LINE_CLASS}`)];
         // A custom mask adds step 7's figure of the weights it gives.
         expect(lines.length, where).toBe(figures[step.id] + (mode === 'window mask' && step.id === 'causal' ? 1 : 0));
-        for (const line of lines) expect(line.textContent, where).toBe(modelLineText(shown));
+        for (const line of lines) expect(line.textContent, where).toBe(numbersLineText(whose(step, snapshot)));
         for (const part of FIGURE_PARTS_WITH_A_LINE[step.id] ?? [])
           expect(body.querySelector(`${part} .${MODEL_LINE_CLASS}`), `${where}: ${part}`).not.toBeNull();
-        // The bar above names the same model and shape.
-        expect(barStatement(STEPS, snapshot), where).toContain(modelSummary(shown));
+        // The bar above names the same model and shape (the reader model by name: step 1's line has its shape).
+        const named = step.numbers === 'reader' && snapshot.reader ? readerModelName(snapshot.reader.causal) : whose(step, snapshot);
+        expect(barStatement(STEPS, snapshot), where).toContain(named);
         // Every matrix of the step is under a line naming its numbers: one in its figure, or one above
         // it in the body since the last heading (a figure made of several parts of the body).
         for (const table of body.querySelectorAll('table.matrix')) {

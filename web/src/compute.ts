@@ -10,7 +10,7 @@ import { computeKVCache } from './features/long-context/kv-cache';
 import { computeReaderEffect } from './features/long-context/reader-effect';
 import { tokenize, type Settings } from './settings';
 import { LATER_KERNELS_LOADING, type FlashSnapshot, type Snapshot } from './snapshot';
-import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput } from './features/trained-model/trained';
+import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput, type TrainedSnapshot } from './features/trained-model/trained';
 import { readerFlipsPending, readerView } from './features/reader/model';
 import { nextTask } from './next-task';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
@@ -74,7 +74,7 @@ export function* snapshotStages(engine: AttentionEngine, settings: Settings): Ge
     simd: engine.info().simd,
     flash: computeFlash(engine, pipeline, settings),
     baseline,
-    trained: model ? { ...model.trained, answer: reader?.status === 'ready' ? reader.answer : null } : null,
+    trained: trainedResult(model?.trained ?? null, reader),
     reader,
     sentence: null,
   };
@@ -83,6 +83,17 @@ export function* snapshotStages(engine: AttentionEngine, settings: Settings): Ge
   if (!example) return { ...snapshot, ...(yield* longContextOf(engine, pipeline, settings, reader)) };
   const sentence = yield* sentenceSnapshot(engine, snapshot, typed, model?.input ?? null);
   return { ...snapshot, sentence, longContext: sentence.longContext, kvCache: sentence.kvCache };
+}
+
+/**
+ * `result.trained`: the who-is-it model where it is in view, else the words step 1's reader model read;
+ * with step 1's answer either way. null when neither model is shown (random weights).
+ */
+function trainedResult(model: TrainedSnapshot | null, reader: Snapshot['reader']): Snapshot['trained'] {
+  const answer = reader?.status === 'ready' ? reader.answer : null;
+  if (model) return { ...model, answer };
+  if (reader?.status !== 'ready') return null;
+  return { origin: 'reader-model', words: reader.words, answer };
 }
 
 /**

@@ -3,15 +3,14 @@
 // so the whole explanation, with the article's example worked out, reads before the engine has loaded,
 // or without JavaScript.
 //
-// This first script is tiny on purpose, and it loads the live part (page.ts: the elements' bundle,
-// the engine's .wasm and the shipped weights, ~270 KB gzipped) only when the reader first reaches for
+// This first script is tiny on purpose, and it loads the live part (page.ts: the elements' bundle and
+// the engine's .wasm, ~220 KB gzipped) only when the reader first reaches for
 // the page: a pointer, a key, a touch, a wheel or a scroll. A reader who only looks has everything the
 // prerendered copy shows and downloads ~65 KB; starting the live part at load instead cost a phone
 // (Lighthouse's mobile profile) ~1.3 s of blocked main thread right as the text appeared. A link that
 // carries settings or a step (`?tokens=…`, `#causal`) asks for the live page itself: it starts at once.
 import './styles/page.css';
 import { engineWasmUrl } from './engine/wasm-url';
-import { shippedWeightsUrl } from './model/shipped';
 
 /** What counts as reaching for the page. Passive listeners: none of them delays a scroll. */
 const INTENT_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'touchstart', 'wheel', 'scroll'] as const;
@@ -24,7 +23,7 @@ function preload(href: string, type: string): void {
   link.rel = 'preload';
   link.as = 'fetch';
   link.type = type;
-  // The engine and the weights are fetched in cors mode; the preload must match to be reused.
+  // The engine is fetched in cors mode; the preload must match to be reused.
   link.crossOrigin = '';
   link.href = href;
   document.head.append(link);
@@ -36,7 +35,8 @@ function startLivePart(): void {
   root.dataset.live = 'loading';
   if (status) status.textContent = 'Loading the engine…';
   preload(engineWasmUrl(), 'application/wasm');
-  preload(shippedWeightsUrl(), 'application/octet-stream');
+  // Not the small trained model's weights: step 1 shows the reader model, which its figure fetches
+  // when near, and the steps that show the small one fetch its weights at their first drawing.
   import('./page').catch((error: unknown) => {
     if (status) {
       status.textContent = `The live figures could not load (${error instanceof Error ? error.message : String(error)}). The text still reads.`;

@@ -1,10 +1,9 @@
 // The walkthrough page's live part, loaded by main.ts when the reader first reaches for the page (or at
-// once for a link with settings): the elements, the engine and the shipped weights. The element adopts
+// once for a link with settings): the elements and the engine. The element adopts
 // the prerendered shadow root and replaces it with the live figures.
 import './elements/index';
 import type { AttentionChangeDetail } from './elements/attention-element';
 import { loadEngine } from './engine/engine';
-import { loadShippedWeights } from './model/shipped';
 
 declare global {
   interface Window {
@@ -15,11 +14,10 @@ declare global {
 
 // The walkthrough is at the top of this page: start compiling the engine now rather than when the
 // element's viewport observer first reports (a frame or more later). The element shares this load and
-// reports a failure itself.
-// The trained weights too: step 1, at the top, shows the trained model unless a link asks for random
-// weights (features/trained-model/trained.ts needsTrainedWeights; then this download goes unused).
+// reports a failure itself. The small trained model's weights are not fetched here: step 1 shows the
+// reader model, and the steps that show the small one fetch it at their first drawing
+// (features/trained-model/trained.ts needsTrainedWeights, walkthrough.ts).
 loadEngine().catch(() => {});
-loadShippedWeights().catch(() => {});
 
 const walkthrough = document.querySelector('attention-walkthrough')!;
 const status = document.getElementById('engine-status')!;

@@ -38,12 +38,15 @@ export interface Snapshot {
    */
   baseline: PipelineSnapshot | null;
   /**
-   * With weights=trained: the shipped model on this sentence (every layer's and head's attention, the
-   * prediction at "it", unknown words, head shares, held-out accuracy); `pipeline` is then its resolving
-   * layer, run on that layer's input and weights. null with random weights. `answer` is step 1's
-   * reader model's answer (`reader`), null while it loads or without a pronoun.
+   * The trained models on the sentence (`result.trained`). With the small who-is-it model in view
+   * (weights=trained, or the example once a step from multi-head on is drawn): that model on this sentence
+   * (every layer's and head's attention, the prediction at "it", unknown words, head shares, held-out
+   * accuracy); `pipeline` is then its resolving layer, run on that layer's input and weights. Where only
+   * step 1's reader model is shown: `origin` 'reader-model' and the words that model read. Either way
+   * `answer` is step 1's reader model's answer (`reader`), null while it loads or without a pronoun.
+   * null with random weights.
    */
-  trained: (TrainedSnapshot & { answer: SentenceAnswer | null }) | null;
+  trained: ((TrainedSnapshot | ReaderTrained) & { answer: SentenceAnswer | null }) | null;
   /** Step 1's reader model on the sentence (the causal one with the causal mask); null with random weights. */
   reader: ReaderView | null;
   /**
@@ -52,6 +55,17 @@ export interface Snapshot {
    * steps show this snapshot. Read it through sentenceView().
    */
   sentence: Snapshot | null;
+}
+
+/** `result.trained` where only step 1's reader model is shown: the words it read (`answer` indexes them). */
+export interface ReaderTrained {
+  origin: 'reader-model';
+  words: string[];
+}
+
+/** The small who-is-it model in `trained`, or null (only the reader model, or random weights). */
+export function whoIsIt(trained: Snapshot['trained']): (TrainedSnapshot & { answer: SentenceAnswer | null }) | null {
+  return trained && trained.origin !== 'reader-model' ? trained : null;
 }
 
 /** What step 1 and the steps from multi-head on show: the sentence beside the article’s example, else the snapshot itself. */

@@ -17,7 +17,7 @@ import type { WalkthroughState } from './state';
 import type { TrainSettings } from './features/training/train-settings';
 import type { Snapshot } from './snapshot';
 import { StepRenderer, type StepSection } from './step-renderer';
-import { isLazyStep, loadFailureMessage, loadingMessage, type LazyStep } from './elements/lazy-step';
+import { isLazyStep, loadFailureMessage, loadingMessage, stepsDrawnAtStart, type LazyStep } from './elements/lazy-step';
 import {
   hasTrainedWeights,
   loadTrainedWeights,
@@ -212,8 +212,9 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     // The copy needs no loading line: it already shows the step.
     const placeholder = copy ?? stepSection(step).section;
     if (!copy) placeholder.append(status);
+    // A step that shows the trained model fetches its weights beside its code, and is drawn once both are here.
     const load = () =>
-      Promise.all([step.load(), step.later && loadLater()]).then(
+      Promise.all([step.load(), weightsForDrawing(step), step.later && loadLater()]).then(
         () => true,
         (error: unknown) => {
           status.textContent = loadFailureMessage(step, error, copy !== undefined);
@@ -239,6 +240,24 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const renderer = new StepRenderer(sections);
   let firstPaint = true;
 
+  // The steps drawn, or whose code is on the way to be: the trained weights are fetched only for what
+  // these show (a step from multi-head on beside the example: its first drawing asks for them).
+  const drawing = new Set<StepDefinition>(stepsDrawnAtStart(steps));
+  // Why the trained weights could not come for the steps beside the example, once said: those steps then
+  // show random weights (and their line says so) rather than asking again at every change.
+  let exampleWeightsFailure: string | null = null;
+  const needsWeightsNow = (settings: Settings) =>
+    needsTrainedWeights(settings.weights, [...drawing]) &&
+    !hasTrainedWeights(engine) &&
+    !(settings.weights === 'example' && exampleWeightsFailure);
+  /** A lazy step's first drawing: it waits for the trained weights too when it shows them and they are not here. */
+  function weightsForDrawing(step: StepDefinition): Promise<void> | undefined {
+    drawing.add(step);
+    if (!needsWeightsNow(state.settings)) return undefined;
+    request({ ...state.settings });
+    return weightsArrival ?? undefined;
+  }
+
   // For updateComplete: the last settings asked of the scheduler, the last it answered (with a
   // snapshot or an error), and whether a crashed engine is being re-created.
   let requested: Settings | null = null;
@@ -248,8 +267,9 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   const request = (settings: Settings) => {
     requested = settings;
     // Settings that show the trained model before its weights are here (an element that started
-    // without them, then asked for trained weights): fetched first, then computed.
-    if (needsTrainedWeights(settings.weights, steps) && !hasTrainedWeights(engine)) void computeWithWeights(settings);
+    // without them, then asked for trained weights; a step from multi-head on drawn beside the example):
+    // fetched first, then computed.
+    if (needsWeightsNow(settings)) weightsArrival ??= computeWithWeights(settings).finally(() => (weightsArrival = null));
     else scheduler.request(settings);
   };
   const answer = (settings: Settings | null) => {
@@ -282,13 +302,26 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     notice.show(previous ? [...messages, `The figures still show your previous settings (${describe(previous)}).`] : messages);
   };
 
-  /** Fetches the trained weights, then computes `settings` unless others were asked meanwhile; if they cannot come, says why and goes back. */
+  /** The trained weights' download under way (computeWithWeights), if any: one at a time. */
+  let weightsArrival: Promise<void> | null = null;
+
+  /**
+   * Fetches the trained weights, then computes the latest settings (now, so that a step waiting for
+   * them draws the new numbers). If they cannot come: beside the example, the steps that wanted them
+   * show random weights and a notice says why; for trained weights, it says why and goes back.
+   */
   async function computeWithWeights(settings: Settings): Promise<void> {
     const { failure } = await loadTrainedWeights(engine);
-    if (requested !== settings) return;
-    if (!failure) return scheduler.request(settings);
-    answer(settings);
-    goBack([`The trained model could not be loaded (${failure}).`]);
+    const latest = requested ?? settings;
+    if (failure && latest.weights === 'example') {
+      exampleWeightsFailure = failure;
+      notice.show([`The trained model could not be loaded (${failure}): the steps that show the sentence use random weights instead.`]);
+    } else if (failure) {
+      answer(latest);
+      return goBack([`The trained model could not be loaded (${failure}).`]);
+    }
+    scheduler.request(latest);
+    scheduler.flush();
   }
 
   const scheduler = new FrameScheduler(

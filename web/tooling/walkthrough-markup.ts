@@ -9,6 +9,7 @@ import { STEP_REGISTRY } from '../src/elements/step-registry';
 import { COPY_STYLE_ATTRIBUTE, ELEMENT_CSS } from '../src/elements/styles';
 import { provideTrainedWeights } from '../src/features/trained-model/trained';
 import { provideReaderModel } from '../src/features/reader/model';
+import { READER_MODELS } from '../src/model/reader';
 import '../src/elements/index';
 
 export interface WalkthroughMarkup {
@@ -191,7 +192,7 @@ export async function walkthroughMarkup(
   // so nothing is downloaded: the build passes in the bytes the page would fetch.
   const engine = await loadEngine(engineBytes);
   provideTrainedWeights(engine, shippedWeights);
-  provideReaderModel(engine, false, readerWeights);
+  provideReaderModel(engine, false, readerWeights, READER_MODELS.bidirectional);
   const element = document.createElement(WALKTHROUGH_ELEMENT) as Drawn;
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
   document.body.append(element);

@@ -27,6 +27,7 @@ import {
   trainingFromAttributes,
 } from './attributes';
 import { adoptElementStyles } from './styles';
+import { stepsDrawnAtStart } from './lazy-step';
 
 export interface AttentionChangeDetail {
   config: Settings;
@@ -219,9 +220,9 @@ export abstract class AttentionElement extends HTMLElement {
       const { settings, notices } =
         this.syncsUrl || this.trainsOwnModel ? { settings: undefined, notices: [] as string[] } : settingsFromAttributes(this);
       const state = new WalkthroughState(this.syncsUrl, settings, this.trainsOwnModel ? trainingFromAttributes(this) : undefined);
-      // The trained model's weights only where a step here shows it (the walkthrough fetches them when
-      // a later change needs them): they download while the engine compiles, and are awaited just below.
-      const needsWeights = needsTrainedWeights(state.settings.weights, this.steps);
+      // The trained model's weights only where a step drawn at once shows it (the walkthrough fetches them
+      // when a later step's drawing or a later change needs them): they download while the engine compiles, and are awaited just below.
+      const needsWeights = needsTrainedWeights(state.settings.weights, stepsDrawnAtStart(this.steps));
       if (needsWeights) loadShippedWeights().catch(() => {});
       const engine = await loadEngine();
       // A step here that the engine's later module computes, and whose code is here already (a single

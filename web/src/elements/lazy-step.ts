@@ -43,6 +43,14 @@ export function isLazyStep(step: StepDefinition): step is LazyStep {
   return 'load' in step;
 }
 
+/**
+ * The steps a walkthrough draws as soon as it starts: a single step, or those whose code comes with the
+ * page; a lazy step of a longer walkthrough is drawn later (near the viewport, or in idle time).
+ */
+export function stepsDrawnAtStart(steps: readonly StepDefinition[]): StepDefinition[] {
+  return steps.length === 1 ? [...steps] : steps.filter((step) => !isLazyStep(step));
+}
+
 /** The line a step shows in place while its code is on the way. */
 export function loadingMessage(step: StepInfo): string {
   return `Loading step ${step.number}’s figures…`;

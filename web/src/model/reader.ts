@@ -1,7 +1,9 @@
 // Step 1's reader models (issue 38): where their weights files are, and the records `npm run
 // train:weights` wrote beside them (cpp/train/reader_cli.cpp): shape, training, and every accuracy
 // measured on the shipped (quantized) file. tests/cpp/reader_shipped_test.cpp measures the files again
-// and must reproduce these numbers; the page quotes them, never its own copies.
+// and must reproduce these numbers; the page quotes them, never its own copies. The page imports this
+// module only when it first asks for a reader model (features/reader/model.ts), so the records (~6 KiB
+// gzipped) come with the model, not with the page's live code.
 import { fetchWeightsOnce } from './fetch-once';
 import causalRecord from './reader-causal.json';
 import bidirectionalRecord from './reader.json';

@@ -72,9 +72,11 @@ export interface StepDefinition {
   formula?: Formula;
   /**
    * What the step's figures show: the snapshot (default); the sentence, also beside the article's example
-   * (sentenceView: its note says so, and the settings bar lists it); or a model of its own (training).
+   * (sentenceView: its note says so, and the settings bar lists it); step 1's reader model on the sentence
+   * whenever a model is shown (`reader`: random weights show the sentence's own snapshot); or a model of
+   * its own (training).
    */
-  numbers?: 'sentence' | 'own';
+  numbers?: 'sentence' | 'reader' | 'own';
   /**
    * Its figures are computed by the engine's later module (the tiled kernel, the long-context kernels,
    * the KV cache: engine.ts loadLater()), which the page fetches when the step is first drawn.

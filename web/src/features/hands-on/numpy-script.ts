@@ -5,7 +5,7 @@
 import { f32 } from '../../ui/export-text';
 import { describeMask, isCustomMask } from './hands-on-settings';
 import type { Matrix } from '../../engine/types';
-import type { Snapshot } from '../../snapshot';
+import { whoIsIt, type Snapshot } from '../../snapshot';
 
 /**
  * Attention with any number of heads, a mask and optional scaling: the engine's pipeline in NumPy. W_q,
@@ -71,8 +71,8 @@ export function numpyScript(snapshot: Snapshot): string {
   const example = settings.weights === 'example';
   const source = example
     ? 'the article’s four-token example (inputs chosen so that its printed numbers come out)'
-    : snapshot.trained
-      ? `the trained model's layer ${snapshot.trained.resolving.layer + 1} (its input and weights)`
+    : whoIsIt(snapshot.trained)
+      ? `the trained model's layer ${whoIsIt(snapshot.trained)!.resolving.layer + 1} (its input and weights)`
       : `seed ${settings.seed}`;
   const lines: string[] = [
     "# The attention mechanism, worked out by hand: this page's numbers in NumPy.",

@@ -1,26 +1,27 @@
-// Step 1's reader figure: the reader's sentence as the reader model read it (unknown words marked),
-// each candidate's probability, the answer in words (or "guessing"), the attention from the pronoun in
-// the head measured to resolve pronouns, the words that flip the answer, with the causal mask where a
-// left-to-right model settles, and the collapsed "What this model knows" panel. Every sentence here is
-// made from the ReaderView it shows (features/reader/answer.ts measured it); none is typed as a fact.
+// Step 1's reader figure, under the mixture figure (steps/01-problem/) that draws the same model's
+// resolving head: the reader's sentence as the reader model read it (unknown words marked), each
+// candidate's probability, the answer in words (or "guessing"), the words that flip the answer, with the
+// causal mask where a left-to-right model settles, and the collapsed "What this model knows" panel.
+// Every sentence here is made from the ReaderSnapshot it shows (features/reader/answer.ts measured it);
+// none is typed as a fact. While the model loads or if it failed, the mixture figure says so.
 import { BarChart, type Bar } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
 import { count, percent, quoted } from '../../ui/format';
-import { numbersLine, stackShape } from '../../steps/shared/figure';
+import { stackShape } from '../../steps/shared/figure';
 import { GUESS_BELOW, type GuessReason } from './answer';
 import type { ReaderSnapshot, ReaderView } from './model';
-import { ModelRequest } from './model-request';
 
 /** How many of the model's wrong hand-written sentences one page of the panel lists. */
 export const WRONG_PER_PAGE = 8;
 
-const headLabel = (r: ReaderSnapshot) => `layer ${r.head.layer + 1}, head ${r.head.head + 1}`;
+/** "layer 2, head 3": the head measured to resolve pronouns. */
+export const headLabel = (r: ReaderSnapshot) => `layer ${r.head.layer + 1}, head ${r.head.head + 1}`;
 
-/** The attention from the pronoun in the resolving head: row `pronoun` of that head. */
-export function headRow(r: ReaderSnapshot): Float32Array {
+/** Row `row` of the resolving head's attention (what word `row` reads), the pronoun's by default. */
+export function resolvingRow(r: ReaderSnapshot, row = r.answer!.pronoun): Float32Array {
   const n = r.words.length;
   const layer = r.attention[r.head.layer]!;
-  return layer.data.subarray((r.head.head * n + r.answer!.pronoun) * n, (r.head.head * n + r.answer!.pronoun + 1) * n);
+  return layer.data.subarray((r.head.head * n + row) * n, (r.head.head * n + row + 1) * n);
 }
 
 function top(row: ArrayLike<number>, skip: number): number {
@@ -31,7 +32,24 @@ function top(row: ArrayLike<number>, skip: number): number {
 
 /** Whose numbers the figure shows, for the shared line: "the reader model (2 layers × 4 heads, d_model 64)", as the loaded model describes itself. */
 export function readerModelSummary(r: ReaderSnapshot): string {
-  return `${r.causal ? 'the causal reader model' : 'the reader model'} (${stackShape(r.model)})`;
+  return `${readerModelName(r.causal)} (${stackShape(r.model)})`;
+}
+
+export function readerModelName(causal: boolean): string {
+  return causal ? 'the causal reader model' : 'the reader model';
+}
+
+/** The same for any view: its shape once it is loaded (the shape is read from the model file). */
+export function readerViewSummary(view: ReaderView): string {
+  return view.status === 'ready' ? readerModelSummary(view) : readerModelName(view.causal);
+}
+
+/** What step 1 says in place of its figures while the model loads, or why it could not. */
+export function readerStatus(view: Exclude<ReaderView, ReaderSnapshot>): string {
+  const which = readerModelName(view.causal);
+  return view.status === 'loading'
+    ? `Loading ${which} (it answers this step’s question)…`
+    : `${which[0]!.toUpperCase()}${which.slice(1)} could not be loaded: ${view.message}. Reload the page to try again.`;
 }
 
 /** What the shared line above it does not say: how it reads, its vocabulary, and this sentence's length. */
@@ -65,7 +83,7 @@ export function answerSentence(r: ReaderSnapshot): string {
 /** What the resolving head's attention says, and whether it agrees with the answer. */
 export function headSentence(r: ReaderSnapshot): string {
   const a = r.answer!;
-  const row = headRow(r);
+  const row = resolvingRow(r);
   const best = top(row, a.pronoun);
   const measured = `the head that puts the most weight from the pronoun on its antecedent (${percent(r.head.share)} on average over ${count(r.head.sentences)} generated sentences it was not trained on)`;
   const base = `In ${headLabel(r)}, ${measured}, ${quoted(r.words[a.pronoun]!)} attends most to ${quoted(r.words[best]!)} (${percent(row[best]!)}).`;
@@ -108,16 +126,6 @@ function candidateBars(r: ReaderSnapshot): Bar[] {
     value: probability,
     emphasis: position === r.answer?.antecedent,
     title: `The model gives ${quoted(r.words[position]!)} ${percent(probability, 1)}`,
-  }));
-}
-
-function headBars(r: ReaderSnapshot): Bar[] {
-  const row = headRow(r);
-  const best = top(row, r.answer!.pronoun);
-  return Array.from(row, (value, j) => ({
-    label: j === r.answer!.pronoun ? `${r.words[j]} (itself)` : r.words[j]!,
-    value,
-    emphasis: j === best,
   }));
 }
 
@@ -183,8 +191,6 @@ function knowsPanel(r: ReaderSnapshot, page: number): HTMLElement[] {
 
 export class ReaderFigure {
   readonly element: HTMLElement;
-  private readonly status = el('p', { class: 'reader-status' });
-  private readonly whoseNumbers = numbersLine();
   private readonly modelInfo = el('p', { class: 'reader-model-line' });
   private readonly sentence = el('p', { class: 'reader-sentence' });
   private readonly answer = el('p', { class: 'reader-answer', 'aria-live': 'polite' });
@@ -194,64 +200,40 @@ export class ReaderFigure {
     valueHeader: 'probability',
     className: 'reader-candidates',
   });
-  private readonly head = el('p', { class: 'reader-head' });
-  private readonly headChart = new BarChart({ caption: '', labelHeader: 'word', valueHeader: 'attention', className: 'reader-head-bars' });
   private readonly flips = el('p', { class: 'reader-flips' });
   private readonly causal = el('p', { class: 'reader-causal' });
   private readonly knows = el('div', { class: 'reader-knows-body' });
   private readonly details = el('details', { class: 'reader-knows' }, el('summary', {}, 'What this model knows'), this.knows);
-  private readonly ready = el('div', { class: 'reader-ready' });
   private shown: ReaderSnapshot | null = null;
   private page = 0;
-  private readonly request: ModelRequest;
 
-  /** needModel(causal): the view is waiting for that model and the figure is near the viewport. */
-  constructor(needModel: (causal: boolean) => void) {
-    this.ready.append(
-      this.whoseNumbers.element,
+  constructor() {
+    this.element = el(
+      'div',
+      { class: 'reader-figure', 'data-reader': '', hidden: true },
       this.modelInfo,
       this.sentence,
       this.answer,
       this.candidates.element,
       this.causal,
-      this.head,
-      this.headChart.element,
       this.flips,
       this.details,
     );
-    this.element = el('div', { class: 'reader-figure', 'data-reader': '' }, this.status, this.ready);
     this.knows.addEventListener('click', (event) => {
       const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-page]');
       if (!button || !this.shown) return;
       this.page = Number(button.dataset.page);
       this.knows.replaceChildren(...knowsPanel(this.shown, this.page));
     });
-    this.request = new ModelRequest(this.element, needModel);
   }
 
+  /** Shown once the reading is ready; hidden with random weights, and while loading or failed (the mixture figure says why). */
   update(view: ReaderView | null): void {
-    this.element.hidden = view === null;
-    if (!view) return;
-    this.element.dataset.status = view.status;
-    this.element.dataset.causal = String(view.causal);
-    const which = view.causal ? 'the causal reader model' : 'the reader model';
-    // The weights are downloaded only once the figure comes near the viewport (and not for a link to a later step).
-    this.request.want(view.status === 'loading' ? view.causal : null);
-    if (view.status !== 'ready') {
-      this.ready.hidden = true;
-      this.status.hidden = false;
-      setText(
-        this.status,
-        view.status === 'loading'
-          ? `Loading ${which}…`
-          : `${which[0]!.toUpperCase()}${which.slice(1)} could not be loaded: ${view.message}.`,
-      );
-      return;
-    }
-    this.status.hidden = true;
-    this.ready.hidden = false;
-    const r = view;
-    this.whoseNumbers.show(readerModelSummary(r));
+    const r = view?.status === 'ready' ? view : null;
+    if (view) this.element.dataset.status = view.status;
+    this.element.hidden = r === null;
+    if (!r) return;
+    this.element.dataset.causal = String(r.causal);
     setText(this.modelInfo, modelLine(r) + (r.cut ? ` It reads the first ${r.cut.positions} of your ${r.cut.words} words.` : ''));
     this.sentence.replaceChildren(
       ...r.words.flatMap((word, i) => [
@@ -278,15 +260,12 @@ export class ReaderFigure {
     setText(this.answer, answerSentence(r));
     const withPronoun = r.answer !== null;
     this.candidates.element.hidden = !withPronoun || r.candidates.length === 0;
-    this.headChart.element.hidden = !withPronoun;
     if (withPronoun) {
       this.candidates.update(
         candidateBars(r),
         `The model’s probability for each candidate word${r.causal && r.queries.length > 1 ? ', after the last word' : ''}`,
       );
-      this.headChart.update(headBars(r), `Attention from ${quoted(r.words[r.answer!.pronoun]!)} in ${headLabel(r)}`);
     }
-    setText(this.head, withPronoun ? headSentence(r) : '');
     setText(this.flips, flipSentence(r));
     this.flips.setAttribute('aria-busy', String(withPronoun && r.flips === null));
     setText(this.causal, causalSentence(r));

@@ -1,11 +1,12 @@
 // Step 1's reader models on an engine: the bidirectional one and the one trained with the causal mask,
 // each loaded only when asked (step 1 near the viewport), and read for a sentence by compute.ts, the
 // walkthrough's one caller of the engine. The head that resolves pronouns comes with each model's
-// record: the trainer measured it on generated held-out sentences.
+// record: the trainer measured it on generated held-out sentences. The records travel with the weights
+// (model/reader.ts is imported when a model is first asked for), not in the page's live code.
 import type { AttentionEngine } from '../../engine/engine';
 import { ReaderModel, type ReaderModelDescription } from '../../engine/reader';
 import type { Tensor3 } from '../../engine/types';
-import { loadReaderWeights, READER_MODELS, type ReaderModelRecord } from '../../model/reader';
+import type { ReaderModelRecord } from '../../model/reader';
 import { readAnswer, readFlips, type ReaderReading } from './answer';
 
 /** What step 1 shows of the reader model for the sentence: `result.reader`. */
@@ -48,6 +49,8 @@ export type FlipsTiming = 'at once' | 'later';
 
 interface Slot {
   bytes: Uint8Array | null;
+  /** The model's record (web/src/model/reader*.json), which comes with its bytes. */
+  record: Readonly<ReaderModelRecord> | null;
   flips: FlipsTiming;
   failure: string | null;
   loaded: Loaded | null;
@@ -61,16 +64,16 @@ const kindOf = (causal: boolean) => (causal ? 'causal' : 'bidirectional');
 function slotOf(engine: AttentionEngine, causal: boolean): Slot {
   let pair = slots.get(engine);
   if (!pair) {
-    const empty = (): Slot => ({ bytes: null, flips: 'at once', failure: null, loaded: null, pending: null });
+    const empty = (): Slot => ({ bytes: null, record: null, flips: 'at once', failure: null, loaded: null, pending: null });
     pair = { bidirectional: empty(), causal: empty() };
     slots.set(engine, pair);
   }
   return pair[kindOf(causal)];
 }
 
-function loadedOf(engine: AttentionEngine, bytes: Uint8Array, causal: boolean): Loaded {
+function loadedOf(engine: AttentionEngine, bytes: Uint8Array, record: Readonly<ReaderModelRecord>): Loaded {
   const model = ReaderModel.fromWeights(engine, bytes);
-  return { model, restarts: engine.restarts, description: model.describe(), head: READER_MODELS[kindOf(causal)].resolvingHead, last: null };
+  return { model, restarts: engine.restarts, description: model.describe(), head: record.resolvingHead, last: null };
 }
 
 /**
@@ -87,8 +90,12 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   }
   slot.pending = (async () => {
     try {
-      slot.bytes ??= await loadReaderWeights(causal);
-      slot.loaded = loadedOf(engine, slot.bytes, causal);
+      if (!slot.bytes || !slot.record) {
+        const { loadReaderWeights, READER_MODELS } = await import('../../model/reader');
+        slot.bytes = await loadReaderWeights(causal);
+        slot.record = READER_MODELS[kindOf(causal)];
+      }
+      slot.loaded = loadedOf(engine, slot.bytes, slot.record);
       slot.flips = 'later';
       slot.failure = null;
     } catch (error) {
@@ -100,13 +107,23 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   return true;
 }
 
-/** Gives an engine a reader model's bytes directly (tests, tools: the prerendered page prints the whole reading). */
-export function provideReaderModel(engine: AttentionEngine, causal: boolean, bytes: Uint8Array, flips: FlipsTiming = 'at once'): void {
+/**
+ * Gives an engine a reader model's bytes and record directly (tests, tools: the prerendered page prints
+ * the whole reading), e.g. `READER_MODELS.bidirectional` from model/reader.ts.
+ */
+export function provideReaderModel(
+  engine: AttentionEngine,
+  causal: boolean,
+  bytes: Uint8Array,
+  record: Readonly<ReaderModelRecord>,
+  flips: FlipsTiming = 'at once',
+): void {
   const slot = slotOf(engine, causal);
   slot.loaded?.model.dispose();
   slot.bytes = bytes;
+  slot.record = record;
   slot.flips = flips;
-  slot.loaded = loadedOf(engine, bytes, causal);
+  slot.loaded = loadedOf(engine, bytes, record);
   slot.failure = null;
 }
 
@@ -124,11 +141,11 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
   const slot = slotOf(engine, causal);
   if (slot.failure) return { status: 'failed', causal, message: slot.failure };
   let loaded = slot.loaded;
-  if (loaded && loaded.restarts !== engine.restarts && slot.bytes) {
+  if (loaded && loaded.restarts !== engine.restarts && slot.bytes && slot.record) {
     // After a restart the old model's memory went with the old instance: read the file again.
-    slot.loaded = loaded = loadedOf(engine, slot.bytes, causal);
+    slot.loaded = loaded = loadedOf(engine, slot.bytes, slot.record);
   }
-  if (!loaded) return { status: 'loading', causal };
+  if (!loaded || !slot.record) return { status: 'loading', causal };
   const { positions } = loaded.description;
   const read = tokens.slice(0, positions);
   if (read.length === 0) return { status: 'failed', causal, message: 'the sentence is empty' };
@@ -150,7 +167,7 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
     cut: tokens.length > read.length ? { words: tokens.length, positions: read.length } : null,
     head: loaded.head,
     model: loaded.description,
-    record: READER_MODELS[kindOf(causal)],
+    record: slot.record,
   };
 }
 

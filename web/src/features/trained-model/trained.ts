@@ -120,9 +120,10 @@ export function hasTrainedWeights(engine: AttentionEngine): boolean {
 /**
  * Whether a view of these steps with these weights shows the trained model, and so needs its weights
  * file (44 KiB gzipped, fetched only then): with trained weights every step but a training run of its
- * own; with the article's example, the steps that read the sentence (step 1, multi-head on: compute.ts
- * shows the trained model there). Steps 2-7 embedded alone with the example or random weights never
- * fetch it.
+ * own; with the article's example, the steps from multi-head on (`numbers: 'sentence'`: compute.ts shows
+ * the trained model there). Step 1 shows its reader model instead, and steps 2-7 with the example or
+ * random weights never fetch it. The walkthrough asks with the steps drawn so far (a lazy step counts
+ * from its first drawing), the element with those drawn at its start.
  */
 export function needsTrainedWeights(weights: Settings['weights'], steps: readonly Pick<StepDefinition, 'numbers'>[]): boolean {
   if (weights === 'random') return false;

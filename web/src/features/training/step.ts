@@ -184,8 +184,8 @@ export const trainStep: StepDefinition = {
           shippedButton.hidden = false;
           setText(
             useNote,
-            `Steps 2–10 with trained weights now show your model (step ${exported.step}, ${percent(exported.evaluation.accuracy, 1)} held-out), and step 1’s attention bars too. ` +
-              'Step 1’s answer stays with the reader model: your run names a word of its own small vocabulary, and only a model with a pointer over the sentence’s positions can name a word of any sentence you type.',
+            `Steps 2–10 with trained weights now show your model (step ${exported.step}, ${percent(exported.evaluation.accuracy, 1)} held-out). ` +
+              'Step 1 stays with the reader model: your run names a word of its own small vocabulary, and only a model with a pointer over the sentence’s positions can name a word of any sentence you type.',
           );
         },
         (error: unknown) => notice.show([`Your weights could not be used: ${error instanceof Error ? error.message : String(error)}.`]),

@@ -1,21 +1,27 @@
 // Step 1's figure: the sentence as chips (a radio group: the token to follow), the question asked of
-// that token, its mixture as bars (the chips shaded by the same shares), and with trained weights the
-// model's prediction and what it is. Choosing a chip tells the step, which reads the new mixture.
+// that token and its mixture as bars (the chips shaded by the same shares), from the reader model's
+// resolving head (or, with random weights, the shown head). While the reader model loads or if it
+// failed, a line in place says so. Choosing a chip tells the step, which reads the new mixture.
 import { BarChart } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
 import { chartTools } from '../../ui/export-toolbar';
 import { percent, quoted } from '../../ui/format';
-import { focusTokenIndex, tokenLabels } from '../../ui/labels';
-import { modelFacts, predictionList } from '../../features/trained-model/trained-words';
+import { tokenLabels } from '../../ui/labels';
+import { readerStatus, readerViewSummary } from '../../features/reader/figure';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
-import { modelLine, type Figure } from '../shared/figure';
-import { mixtureBars, shownRow } from './mixture';
+import { numbersLine, type Figure } from '../shared/figure';
+import { modelSummary } from '../shared/which-model';
+import { defaultFocus, mixtureBars, shownReader, shownRow, shownWords } from './mixture';
 import { barsCaption, figureIntro, focusQuestion } from './prose';
 
 export class MixtureFigure implements Figure {
   readonly element: HTMLElement;
-  private readonly line = modelLine();
+  private readonly line = numbersLine();
+  /** Why there is nothing to draw yet: the reader model is loading, or could not load. */
+  private readonly status = el('p', { class: 'problem-status', role: 'status', hidden: true });
+  /** Everything drawn from the model's numbers, hidden while there are none. */
+  private readonly drawn: HTMLElement;
   private readonly chips = el('div', {
     class: 'problem-tokens',
     role: 'radiogroup',
@@ -29,8 +35,6 @@ export class MixtureFigure implements Figure {
     valueHeader: 'share of the mixture',
     className: 'problem-bars',
   });
-  // With trained weights: the model's prediction at "it", and what it is.
-  private readonly model = el('div', { class: 'problem-model', hidden: true });
   private snapshot: Snapshot | null = null;
   /** The token the reader picked, or null to follow the default (“it”, else the last token). */
   private picked: number | null = null;
@@ -41,17 +45,16 @@ export class MixtureFigure implements Figure {
     private readonly onChoose: () => void,
   ) {
     const bars = this.bars;
-    this.element = el(
-      'figure',
-      { class: 'figure problem-figure' },
-      this.line.element,
+    this.drawn = el(
+      'div',
+      { class: 'problem-drawn' },
       this.intro,
       this.chips,
       this.question,
       el('div', { class: 'problem-chart' }, bars.element),
       chartTools(bars, 'The mixture of one token', embed),
-      this.model,
     );
+    this.element = el('figure', { class: 'figure problem-figure' }, this.line.element, this.status, this.drawn);
     this.chips.addEventListener('click', (event) => {
       const chip = (event.target as HTMLElement).closest<HTMLElement>('.problem-chip');
       if (chip) this.choose(Number(chip.dataset.index), false);
@@ -60,7 +63,7 @@ export class MixtureFigure implements Figure {
     this.chips.addEventListener('keydown', (event) => {
       const chip = (event.target as HTMLElement).closest<HTMLElement>('.problem-chip');
       if (!chip || !this.snapshot) return;
-      const last = this.snapshot.tokens.length - 1;
+      const last = shownWords(this.snapshot).length - 1;
       const at = Number(chip.dataset.index);
       const next = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: last }[event.key];
       if (next === undefined) return;
@@ -71,23 +74,31 @@ export class MixtureFigure implements Figure {
 
   /** The token followed: the reader's pick, or the default. */
   get focus(): number {
-    const tokens = this.snapshot?.tokens ?? [];
-    return this.picked !== null && this.picked < tokens.length ? this.picked : focusTokenIndex(tokens);
+    if (!this.snapshot) return 0;
+    return this.picked !== null && this.picked < shownWords(this.snapshot).length ? this.picked : defaultFocus(this.snapshot);
   }
 
   render(next: Snapshot): void {
-    const unknown = next.trained?.unknown ?? [];
-    const key = `${next.tokens.join('\u0001')}|${unknown.join()}`;
+    this.snapshot = next;
+    const { reader } = next;
+    this.line.show(reader ? readerViewSummary(reader) : modelSummary(next));
+    const waiting = reader !== null && reader.status !== 'ready' ? reader : null;
+    if (this.status.hidden !== !waiting) this.status.hidden = !waiting;
+    if (this.drawn.hidden !== Boolean(waiting)) this.drawn.hidden = Boolean(waiting);
+    if (waiting) {
+      setText(this.status, readerStatus(waiting));
+      return;
+    }
+    const words = shownWords(next);
+    const unknown = shownReader(next)?.unknown ?? [];
+    const key = `${words.join('\u0001')}|${unknown.join()}`;
     if (key !== this.sentenceKey) {
-      // A new sentence: follow the default token again and rebuild the chips.
+      // A new sentence (or the same one read by the other model): follow the default token again and rebuild the chips.
       this.sentenceKey = key;
       this.picked = null;
-      this.buildChips(next.tokens, unknown);
+      this.buildChips(words, unknown);
     }
-    this.snapshot = next;
-    this.line.render(next);
     this.show(next);
-    this.showModel(next);
   }
 
   private choose(index: number, moveFocus: boolean): void {
@@ -110,7 +121,7 @@ export class MixtureFigure implements Figure {
             'data-index': i,
             'aria-checked': 'false',
             tabindex: -1,
-            'aria-description': unknown[i] ? 'not in the trained vocabulary' : null,
+            'aria-description': unknown[i] ? 'not in the model’s vocabulary' : null,
           },
           token,
           unknown[i] ? el('span', { class: 'problem-chip-mark', 'aria-hidden': 'true' }, '?') : null,
@@ -120,10 +131,9 @@ export class MixtureFigure implements Figure {
   }
 
   private show(next: Snapshot): void {
-    const { tokens } = next;
     const focus = this.focus;
     const row = shownRow(next, focus);
-    const labels = tokenLabels(tokens);
+    const labels = tokenLabels(shownWords(next));
     let peak = 0;
     for (const w of row) peak = Math.max(peak, w);
 
@@ -140,20 +150,7 @@ export class MixtureFigure implements Figure {
       if (chip.title !== title) chip.title = title;
     });
     setText(this.intro, figureIntro(next));
-    setText(this.question, focusQuestion(tokens, focus));
+    setText(this.question, focusQuestion(next, focus));
     this.bars.update(mixtureBars(next, focus), barsCaption(next, focus));
-  }
-
-  private showModel(next: Snapshot): void {
-    const { trained } = next;
-    // The reader model answers step 1's question: the shipped small model's word list would only contradict it.
-    // A reader's own run (step 11) stays in view, named as theirs.
-    const hide = !trained || (next.reader !== null && trained.origin === 'shipped');
-    if (this.model.hidden !== hide) this.model.hidden = hide;
-    if (!trained) return;
-    const key = JSON.stringify([trained.top, trained.evaluation.accuracy, trained.words[trained.query]]);
-    if (this.model.dataset.key === key) return;
-    this.model.dataset.key = key;
-    this.model.replaceChildren(predictionList(trained), el('p', { class: 'problem-model-facts' }, modelFacts(trained)));
   }
 }

@@ -10,7 +10,7 @@ import { HeadGrid } from '../../ui/head-grid';
 import { tokenLabels } from '../../ui/labels';
 import { scrollRegion } from '../../ui/scroll-region';
 import { TrainedHeads } from '../../features/trained-model/trained-heads';
-import type { Snapshot } from '../../snapshot';
+import { whoIsIt, type Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { modelLine } from '../shared/figure';
 import { argmax, headRow } from '../shared/head-view';
@@ -59,7 +59,7 @@ export class HeadMapsFigure {
 
   render(s: Snapshot): void {
     this.line.render(s);
-    this.trainedHeads.update(s.trained, s.tokens);
+    this.trainedHeads.update(whoIsIt(s.trained), s.tokens);
     const p = s.pipeline;
     const n = p.n;
     const shown = Math.min(p.heads, MAX_HEAD_MAPS);

@@ -4,7 +4,7 @@ import { el, setText, showChildren } from '../../ui/dom';
 import { percent, quoted } from '../../ui/format';
 import { tokenLabels } from '../../ui/labels';
 import { scrollRegion } from '../../ui/scroll-region';
-import type { Snapshot } from '../../snapshot';
+import { whoIsIt, type Snapshot } from '../../snapshot';
 import { modelLine } from '../shared/figure';
 import { argmax, headRow } from '../shared/head-view';
 import { link } from '../shared/prose';
@@ -71,7 +71,7 @@ export class HeadsAnswer {
             `${distinct === 1 ? ` (these heads agree here; try another token${settings.weights === 'random' ? ' or seed' : ''})` : ''}. ` +
             (settings.weights === 'random'
               ? 'These weights are random, not trained; in trained models such differences become specialised heads.'
-              : `These are the trained model’s heads in layer ${(s.trained?.resolving.layer ?? 0) + 1}: training decided what each one follows.`),
+              : `These are the trained model’s heads in layer ${(whoIsIt(s.trained)?.resolving.layer ?? 0) + 1}: training decided what each one follows.`),
     );
   }
 }

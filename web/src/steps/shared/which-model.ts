@@ -1,11 +1,13 @@
 // Which numbers a figure shows, in one short line: the article's example, the trained model on the
 // sentence, the reader's own trained model, or random weights, and their shape. Read from the
 // snapshot the figure drew, so the line and the figure cannot disagree.
-import { sentenceView, type Snapshot } from '../../snapshot';
+import { sentenceView, whoIsIt, type Snapshot } from '../../snapshot';
+import { readerModelName } from '../../features/reader/figure';
 
 /** "the article’s example", "the trained model on the sentence", "random weights (seed 3) on the sentence". */
 export function modelName(snapshot: Snapshot): string {
-  const { settings, trained } = snapshot;
+  const { settings } = snapshot;
+  const trained = whoIsIt(snapshot.trained);
   if (settings.weights === 'example') return 'the article’s example';
   if (trained) return trained.origin === 'reader' ? 'your own trained model on the sentence' : 'the trained model on the sentence';
   return `random weights (seed ${settings.seed}) on the sentence`;
@@ -43,29 +45,40 @@ export function stepList(numbers: readonly number[]): string {
 /** What a step shows, as its definition declares it (steps/types.ts). */
 export interface StepNumbers {
   number: number;
-  numbers?: 'sentence' | 'own';
+  numbers?: 'sentence' | 'reader' | 'own';
 }
 
 /**
- * The settings bar's line: which numbers the steps below show, grouped by model. Beside the article's
- * example, the sentence steps show another model, and the line says which.
+ * The settings bar's line: which numbers the steps below show, grouped by model, in the steps' order.
+ * Beside the article's example, the sentence steps show another model, and the line says which; step 1
+ * shows its reader model whenever a model is shown.
  */
 export function barStatement(steps: readonly StepNumbers[], snapshot: Snapshot): string {
   const plural = (list: number[]) => `Step${list.length === 1 ? '' : 's'} ${stepList(list)}`;
   const own = steps.filter((s) => s.numbers === 'own').map((s) => s.number);
   const sentence = steps.filter((s) => s.numbers === 'sentence').map((s) => s.number);
+  const reader = steps.filter((s) => s.numbers === 'reader').map((s) => s.number);
   const rest = steps.filter((s) => !s.numbers).map((s) => s.number);
+  const { reader: readerView } = snapshot;
+  // With random weights there is no reader model: step 1 shows the sentence's snapshot, as the others do.
+  const sentenceSteps = readerView ? sentence : [...sentence, ...reader];
   const groups: [number[], string][] = snapshot.sentence
     ? [
         [rest, modelSummary(snapshot)],
-        [sentence, modelSummary(sentenceView(snapshot))],
+        [sentenceSteps, modelSummary(sentenceView(snapshot))],
       ]
-    : [[[...rest, ...sentence], modelSummary(snapshot)]];
+    : [[[...rest, ...sentenceSteps], modelSummary(snapshot)]];
+  // Named without its shape, which step 1's own line gives: the bar's line must stay one line at 1280 px.
+  if (readerView) groups.push([reader, readerModelName(readerView.causal)]);
   const parts = groups
     .filter(([list]) => list.length > 0)
-    .map(([list, what], i) => `${i === 0 ? plural(list) : plural(list).toLowerCase()} show${list.length === 1 ? 's' : ''} ${what}`);
+    .sort(([a], [b]) => Math.min(...a) - Math.min(...b))
+    // "Step 1 shows X; steps 2–7 Y": the verb once, so that the line stays one line.
+    .map(([list, what], i) =>
+      i === 0 ? `${plural(list)} show${list.length === 1 ? 's' : ''} ${what}` : `${plural(list).toLowerCase()} ${what}`,
+    );
   if (own.length > 0)
-    parts.push(`${plural(own).toLowerCase()} train${own.length === 1 ? 's' : ''} a model of ${own.length === 1 ? 'its' : 'their'} own`);
+    parts.push(`${plural(own).toLowerCase()} train${own.length === 1 ? 's' : ''} ${own.length === 1 ? 'its' : 'their'} own`);
   return parts.length === 0 ? '' : `${parts.join('; ')}.`;
 }
 

@@ -5,7 +5,7 @@ import { ARTICLE_DEVIATIONS, EXAMPLE_D_K, EXAMPLE_D_MODEL, EXAMPLE_TOKENS } from
 import { el, replaceChildren, setText } from '../../ui/dom';
 import { quoted, sub } from '../../ui/format';
 import { capitalised, modelShape, modelSummary } from './which-model';
-import { sentenceView, type Snapshot } from '../../snapshot';
+import { sentenceView, whoIsIt, type Snapshot } from '../../snapshot';
 import type { StepContext } from '../types';
 
 /** The generator writes plain-text indices (d_k, q_1); the page prints them as subscripts (dₖ, q₁). */
@@ -49,7 +49,8 @@ export function workedExampleNote(context: Pick<StepContext, 'update'>, details 
   return {
     element,
     update(snapshot) {
-      const { settings, trained } = snapshot;
+      const { settings } = snapshot;
+      const trained = whoIsIt(snapshot.trained);
       example = settings.weights === 'example';
       if (differences) differences.hidden = !example;
       if (example) {
@@ -81,7 +82,11 @@ export function workedExampleNote(context: Pick<StepContext, 'update'>, details 
  * names the model, and its button goes back to the example, as the worked steps' does. The button is
  * always there (one control, in the same place, whichever way it switches).
  */
-export function sentenceStepNote(context: Pick<StepContext, 'update'>): WorkedExampleNote {
+export function sentenceStepNote(
+  context: Pick<StepContext, 'update'>,
+  /** Which numbers the step shows, from the sentence's snapshot (step 1 names its reader model). */
+  whose: (next: Snapshot) => string = modelSummary,
+): WorkedExampleNote {
   const text = el('span', { class: 'worked-example-text' });
   const button = el('button', { type: 'button', class: 'hands-button worked-example-switch' });
   const element = el('div', { class: 'worked-example', role: 'note' }, el('p', { class: 'worked-example-line' }, text, ' ', button));
@@ -97,8 +102,8 @@ export function sentenceStepNote(context: Pick<StepContext, 'update'>): WorkedEx
       setText(
         text,
         beside
-          ? `This step shows ${modelSummary(next)}, not the article’s example: that has one head and four tokens.`
-          : `${capitalised(modelSummary(next))}.`,
+          ? `This step shows ${whose(next)}, not the article’s example: that has one head and four tokens.`
+          : `${capitalised(whose(next))}.`,
       );
     },
   };
