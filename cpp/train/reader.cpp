@@ -132,6 +132,46 @@ void ReaderVocabulary::index() {
   for (std::size_t i = 0; i < words.size(); ++i) ids_.emplace(words[i], int(i));
 }
 
+Expected<int> ReaderModel::use_aliases(std::string_view table) {
+  std::unordered_map<std::string, ReaderAlias> read;
+  int line_number = 0;
+  for (std::size_t start = 0; start < table.size();) {
+    const std::size_t end = std::min(table.find('\n', start), table.size());
+    const std::string_view line = table.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.empty()) continue;
+    const std::size_t first = line.find(' '),
+                      second = first == std::string_view::npos ? first : line.find(' ', first + 1);
+    const auto refuse = [&](const std::string& why) {
+      return Expected<int>::failure("alias table line " + std::to_string(line_number) + ": " + why);
+    };
+    if (second == std::string_view::npos || line.find(' ', second + 1) != std::string_view::npos)
+      return refuse("expected \"word target relation\"");
+    const std::string word(line.substr(0, first));
+    const std::string_view target = line.substr(first + 1, second - first - 1), relation = line.substr(second + 1);
+    if (word.empty() || target.empty() || reader_token(word) != word) return refuse("a word must be lower case");
+    const auto* named = std::find(std::begin(kReaderAliasRelations), std::end(kReaderAliasRelations), relation);
+    if (named == std::end(kReaderAliasRelations)) return refuse("no relation \"" + std::string(relation) + "\"");
+    const int id = vocabulary.id(target);
+    if (vocabulary.id(word) != ReaderVocabulary::kUnk || id == ReaderVocabulary::kUnk) continue;
+    read[word] = {id, std::uint8_t(named - std::begin(kReaderAliasRelations))};
+  }
+  aliases = std::move(read);
+  return int(aliases.size());
+}
+
+int ReaderModel::token_id(std::string_view word, const ReaderAlias** alias) const {
+  if (alias) *alias = nullptr;
+  if (word.empty() || word[0] == '<') return ReaderVocabulary::kUnk;
+  const int id = vocabulary.id(word);
+  if (id != ReaderVocabulary::kUnk || aliases.empty()) return id;
+  const auto found = aliases.find(std::string(word));
+  if (found == aliases.end()) return ReaderVocabulary::kUnk;
+  if (alias) *alias = &found->second;
+  return found->second.id;
+}
+
 Status check_reader_config(const ReaderConfig& c) {
   if (c.layers < 1 || c.layers > kMaxLayers)
     return Failure{"layers must be 1 to " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.layers) + ")"};
@@ -190,7 +230,7 @@ Expected<ReaderExample> ReaderModel::example(const corpus::Sentence& s, float dr
   ex.pronoun = s.pronoun;
   ex.antecedent = s.antecedent;
   for (int i = 0; i < n; ++i) {
-    int id = vocabulary.id(s.words[i]);
+    int id = token_id(s.words[i]);
     // the draw happens for every word but the pronoun, so the stream does not depend on the words
     if (i != s.pronoun && dropout > 0.0f && float(rng.next() >> 40) * (1.0f / 16777216.0f) < dropout)
       id = ReaderVocabulary::kUnk;
@@ -242,9 +282,12 @@ Expected<ReaderAnswer> ReaderModel::answer_with(const std::vector<std::string>& 
   for (const auto& w : words) {
     out.words.push_back(reader_token(w));
     const std::string& word = out.words.back();
-    const int id = word.empty() || word[0] == '<' ? ReaderVocabulary::kUnk : vocabulary.id(word);
+    const ReaderAlias* alias = nullptr;
+    const int id = token_id(word, &alias);
     ids.push_back(id);
     out.unknown.push_back(id == ReaderVocabulary::kUnk);
+    out.read_as.push_back(alias ? alias->id : -1);
+    out.relation.push_back(alias ? alias->relation : 0);
     if (out.pronoun < 0 && is_reader_pronoun(word)) out.pronoun = int(out.words.size()) - 1;
   }
   if (pronoun >= 0) {
