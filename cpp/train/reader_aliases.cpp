@@ -77,7 +77,7 @@ Status read_part(const std::string& dir, Pos pos, PartOfSpeech& out) {
     const int word_count = fields.number<int>(16);
     for (int w = 0; w < word_count && fields.ok; ++w) {
       std::string_view word = fields.word();
-      fields.word();  // lex_id
+      fields.word();                          // lex_id
       word = word.substr(0, word.find('('));  // an adjective's marker: "long(a)"
       if (is_single_word(word)) synset.words.emplace_back(word);
     }
@@ -89,9 +89,11 @@ Status read_part(const std::string& dir, Pos pos, PartOfSpeech& out) {
       fields.word();  // source/target
       const bool same_pos = target_pos == std::string_view(name.substr(0, 1)) || (pos == kAdj && target_pos == "s");
       if (!same_pos) continue;
-      if (symbol == "@" || symbol == "~" || symbol == "&" || symbol == "!") synset.pointers.push_back({target, symbol[0]});
+      if (symbol == "@" || symbol == "~" || symbol == "&" || symbol == "!")
+        synset.pointers.push_back({target, symbol[0]});
     }
-    if (!fields.ok) return Failure{"cannot parse " + dir + "data." + name + " near: " + std::string(line.substr(0, 60))};
+    if (!fields.ok)
+      return Failure{"cannot parse " + dir + "data." + name + " near: " + std::string(line.substr(0, 60))};
     out.synsets.emplace(offset, std::move(synset));
     return Ok{};
   });
@@ -108,7 +110,8 @@ Status read_part(const std::string& dir, Pos pos, PartOfSpeech& out) {
     fields.word();  // tagsense_cnt
     std::vector<std::uint32_t> offsets;
     for (int o = 0; o < synset_count && fields.ok; ++o) offsets.push_back(fields.number<std::uint32_t>());
-    if (!fields.ok) return Failure{"cannot parse " + dir + "index." + name + " near: " + std::string(line.substr(0, 60))};
+    if (!fields.ok)
+      return Failure{"cannot parse " + dir + "index." + name + " near: " + std::string(line.substr(0, 60))};
     if (is_single_word(lemma)) out.senses.emplace(lemma, std::move(offsets));
     return Ok{};
   });
@@ -253,7 +256,8 @@ class AliasMaker {
         const std::string tail = inflection == Inflection::kComparative ? "er" : "est";
         return {last == 'e' ? stem + tail : y_after_consonant ? stem + "i" + tail : lemma + tail};
       }
-      case Inflection::kBase: break;
+      case Inflection::kBase:
+        break;
     }
     return out;
   }
@@ -304,13 +308,20 @@ class AliasMaker {
 
   static std::vector<std::pair<std::string, std::vector<const char*>>> suffix_rules(Inflection inflection) {
     switch (inflection) {
-      case Inflection::kPlural: return {{"men", {"man"}}, {"ies", {"y"}}, {"es", {"", "e"}}, {"s", {""}}};
-      case Inflection::kThird: return {{"ies", {"y"}}, {"es", {"", "e"}}, {"s", {""}}};
-      case Inflection::kPast: return {{"ied", {"y"}}, {"ed", {"", "e"}}};
-      case Inflection::kIng: return {{"ying", {"ie"}}, {"ing", {"", "e"}}};
-      case Inflection::kComparative: return {{"ier", {"y"}}, {"er", {"", "e"}}};
-      case Inflection::kSuperlative: return {{"iest", {"y"}}, {"est", {"", "e"}}};
-      case Inflection::kBase: break;
+      case Inflection::kPlural:
+        return {{"men", {"man"}}, {"ies", {"y"}}, {"es", {"", "e"}}, {"s", {""}}};
+      case Inflection::kThird:
+        return {{"ies", {"y"}}, {"es", {"", "e"}}, {"s", {""}}};
+      case Inflection::kPast:
+        return {{"ied", {"y"}}, {"ed", {"", "e"}}};
+      case Inflection::kIng:
+        return {{"ying", {"ie"}}, {"ing", {"", "e"}}};
+      case Inflection::kComparative:
+        return {{"ier", {"y"}}, {"er", {"", "e"}}};
+      case Inflection::kSuperlative:
+        return {{"iest", {"y"}}, {"est", {"", "e"}}};
+      case Inflection::kBase:
+        break;
     }
     return {};
   }
@@ -365,7 +376,8 @@ class AliasMaker {
       if (lemma == a.lemma || banned.count(lemma) || !fits(lemma, a.pos, offset, max_rank)) continue;
       std::string target = known_form(lemma, a.pos, a.inflection);
       // an adjective may lose its degree ("bigger" -> "big"); a noun keeps its number and a verb its
-      // form: read as the bare verb, "sitting" and "needs" lost the causal model sentences it had right
+      // form: read as the bare verb, a progressive or third-person form cost the causal model
+      // hand-written sentences it had right
       if (target.empty() && a.pos == kAdj) target = known_form(lemma, a.pos, Inflection::kBase);
       if (!target.empty()) found.push_back({target, relation, distance, count(lemma, a.pos)});
     }

@@ -15,8 +15,9 @@
 //             the same lexicographer file ("ferret" -> "weasel": both noun.animal); not for people,
 //             whose siblings may differ in gender
 // The inflection is kept ("devoured" -> "ate", "ferrets" -> "weasels"): a noun keeps its number and a
-// verb its form, or gets no alias; an adjective may lose its degree ("bigger" -> "big"). Native only: the generator reads WordNet; the page reads
-// the table it writes (web/src/model/reader-aliases.txt).
+// verb its form, or gets no alias; an adjective may lose its degree ("bigger" -> "big").
+// Native only: the generator reads WordNet; the page reads the table it writes
+// (web/src/model/reader-aliases.txt).
 #pragma once
 
 #include <cstdint>

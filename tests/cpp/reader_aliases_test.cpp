@@ -3,8 +3,9 @@
 // (ReaderModel::use_aliases, token_id): an aliased word reads exactly its target's id, an unaliased
 // unknown word stays <unk>, and a malformed table is refused with its line. The real WordNet table is
 // checked by reader_shipped_test.cpp.
-#include <gtest/gtest.h>
+#include "train/reader_aliases.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +17,6 @@
 #include <vector>
 
 #include "train/reader.h"
-#include "train/reader_aliases.h"
 
 namespace {
 
@@ -85,8 +85,7 @@ class ReaderAliasFixture : public ::testing::Test {
     EXPECT_TRUE(entries.ok()) << (entries.ok() ? "" : entries.error());
     std::map<std::string, std::string> out;
     if (!entries.ok()) return out;
-    for (const auto& e : entries.value())
-      out[e.word] = e.target + " " + std::string(kReaderAliasRelations[e.relation]);
+    for (const auto& e : entries.value()) out[e.word] = e.target + " " + std::string(kReaderAliasRelations[e.relation]);
     return out;
   }
 
@@ -114,12 +113,12 @@ TEST_F(ReaderAliasFixture, EachRelationLandsOnTheClosestKnownWordInTheSameForm) 
     ASSERT_NE(found, t.end()) << word;
     EXPECT_EQ(found->second, alias) << word;
   }
-  for (const char* none : {"aunt",        // a person's sibling may differ in gender
-                           "devour",      // the bare verb is not in the vocabulary: a verb keeps its form
-                           "devouring",   // nor is "eating"
-                           "gobble",      // its parent is a root of the verb tree
-                           "weasel",      // known words get no alias
-                           "peckish"})    // similar to two heads, each the other's antonym
+  for (const char* none : {"aunt",       // a person's sibling may differ in gender
+                           "devour",     // the bare verb is not in the vocabulary: a verb keeps its form
+                           "devouring",  // nor is "eating"
+                           "gobble",     // its parent is a root of the verb tree
+                           "weasel",     // known words get no alias
+                           "peckish"})   // similar to two heads, each the other's antonym
     EXPECT_EQ(t.count(none), 0u) << none << " -> " << (t.count(none) ? t.at(none) : "");
 }
 
@@ -161,10 +160,10 @@ TEST(ReaderAliases, AnAliasedWordReadsExactlyItsTargetAndAnUnaliasedOneStaysUnkn
   EXPECT_EQ(a.pointer, p.pointer);  // the same ids: the same forward pass, to the bit
   EXPECT_EQ(a.attention, p.attention);
   EXPECT_EQ(a.unknown, std::vector<std::uint8_t>(9, 0));
-  EXPECT_EQ(a.read_as, (std::vector<int>{-1, model.vocabulary.id("dog"), -1, -1, -1, -1, -1, -1,
-                                         model.vocabulary.id("hungry")}));
-  EXPECT_EQ(a.relation[1], 4);  // cousin
-  EXPECT_EQ(a.relation[8], 2);  // similar
+  EXPECT_EQ(a.read_as,
+            (std::vector<int>{-1, model.vocabulary.id("dog"), -1, -1, -1, -1, -1, -1, model.vocabulary.id("hungry")}));
+  EXPECT_EQ(a.relation[1], 4);            // cousin
+  EXPECT_EQ(a.relation[8], 2);            // similar
   EXPECT_EQ(a.candidates, p.candidates);  // read as "dog", the ferret is a noun the model can name
   const auto lemur = model.answer({"the", "lemur", "chased", "the", "cat", "because", "it", "was", "hungry"});
   ASSERT_TRUE(lemur.ok());

@@ -14,7 +14,7 @@ import { provideReaderModel, readerModelFor, type ReaderSnapshot } from '../../w
 import { percent, quoted } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings } from '../../web/src/settings';
 import { fixtureEngine } from './fixtures';
-import { loadReaderModels, loadSimdEngine, shippedWeights } from './load-engine';
+import { loadReaderModels, loadSimdEngine, shippedReaderAliases, shippedWeights } from './load-engine';
 
 const WORDS = 'the trophy did not fit in the suitcase because it was too big'.split(' ');
 const n = WORDS.length;
@@ -82,8 +82,8 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
     'causal %s: full attention is step 1’s answer, each pattern the model’s answer within it, printed in its panel',
     async (causal) => {
       const fixture = await fixtureEngine();
-      provideReaderModel(fixture, false, shippedWeights('reader.bin'));
-      provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'));
+      provideReaderModel(fixture, false, shippedWeights('reader.bin'), 'at once', shippedReaderAliases());
+      provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'), 'at once', shippedReaderAliases());
       const { settings } = validateSettings(
         { weights: 'trained', sentence: TROPHY, causal, lcWindow: 3, lcGlobal: 1, lcStride: 4 },
         DEFAULT_SETTINGS,
@@ -121,7 +121,7 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
 
   test('while the reader model loads, the step asks for it once it comes near the viewport, not before', async () => {
     const fixture = await fixtureEngine();
-    provideReaderModel(fixture, true, shippedWeights('reader-causal.bin')); // loaded here, whatever ran before
+    provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'), 'at once', shippedReaderAliases()); // loaded here, whatever ran before
     const { settings } = validateSettings({ weights: 'trained', sentence: TROPHY, causal: true }, DEFAULT_SETTINGS);
     const snapshot = computeSnapshot(fixture, settings);
     // An IntersectionObserver the test drives: the step is far from the viewport until `near()`.

@@ -22,7 +22,7 @@ import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src
 import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem/step';
 import { fixtureEngine } from './fixtures';
-import { shippedWeights } from './load-engine';
+import { shippedReaderAliases, shippedWeights } from './load-engine';
 
 const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
 const UNKNOWN_NOUN = 'The zorbleck did not fit in the suitcase because it was too big.';
@@ -46,8 +46,8 @@ describe('the snapshot', () => {
   });
 
   test('result.trained.answer: the reader model’s answer, positions indexing the words', () => {
-    provideReaderModel(engine, false, shippedWeights('reader.bin'));
-    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'));
+    provideReaderModel(engine, false, shippedWeights('reader.bin'), 'at once', shippedReaderAliases());
+    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'), 'at once', shippedReaderAliases());
     const s = snapshotOf({ sentence: TROPHY });
     const r = ready(s);
     expect(r.status).toBe('ready');
@@ -78,8 +78,8 @@ describe('the answer first, the flips after it (a downloaded model)', () => {
     'The old wooden trophy that the young girl won at the school fair last summer did not fit into the small brown ' +
     'suitcase on the bed because it was really far too big for the narrow space inside the case.';
   const settingsOf = (sentence: string) => validateSettings({ weights: 'trained', sentence }, DEFAULT_SETTINGS).settings;
-  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), 'later');
-  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'));
+  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), 'later', shippedReaderAliases());
+  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), 'at once', shippedReaderAliases());
 
   test('the snapshot carries the answer and attention with flips null; withReaderFlips finds readSentence’s flips', () => {
     later();

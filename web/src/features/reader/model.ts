@@ -5,7 +5,7 @@
 import type { AttentionEngine } from '../../engine/engine';
 import { ReaderModel, type ReaderModelDescription } from '../../engine/reader';
 import type { Tensor3 } from '../../engine/types';
-import { loadReaderWeights, READER_MODELS, type ReaderModelRecord } from '../../model/reader';
+import { loadReaderAliases, loadReaderWeights, READER_MODELS, type ReaderModelRecord } from '../../model/reader';
 import { readAnswer, readFlips, type ReaderReading } from './answer';
 
 /** What step 1 shows of the reader model for the sentence: `result.reader`. */
@@ -17,6 +17,8 @@ export interface ReaderSnapshot extends Omit<ReaderReading, 'raw'> {
   /** The words as the model read them (positions of `answer`, `candidates`, `flips` index these). */
   words: string[];
   unknown: boolean[];
+  /** Each word outside the vocabulary read through the alias table: the known word it was read as and the WordNet relation; null elsewhere. */
+  aliases: ({ readAs: string; relation: string } | null)[];
   /** The queries' pointer rows (queries, n) and which positions they are. */
   queries: number[];
   pointer: Float32Array;
@@ -48,6 +50,8 @@ export type FlipsTiming = 'at once' | 'later';
 
 interface Slot {
   bytes: Uint8Array | null;
+  /** The alias table read with the model (null: none, every unknown word reads as unknown). */
+  aliases: Uint8Array | null;
   flips: FlipsTiming;
   failure: string | null;
   loaded: Loaded | null;
@@ -61,15 +65,16 @@ const kindOf = (causal: boolean) => (causal ? 'causal' : 'bidirectional');
 function slotOf(engine: AttentionEngine, causal: boolean): Slot {
   let pair = slots.get(engine);
   if (!pair) {
-    const empty = (): Slot => ({ bytes: null, flips: 'at once', failure: null, loaded: null, pending: null });
+    const empty = (): Slot => ({ bytes: null, aliases: null, flips: 'at once', failure: null, loaded: null, pending: null });
     pair = { bidirectional: empty(), causal: empty() };
     slots.set(engine, pair);
   }
   return pair[kindOf(causal)];
 }
 
-function loadedOf(engine: AttentionEngine, bytes: Uint8Array, causal: boolean): Loaded {
-  const model = ReaderModel.fromWeights(engine, bytes);
+function loadedOf(engine: AttentionEngine, slot: Slot, causal: boolean): Loaded {
+  const model = ReaderModel.fromWeights(engine, slot.bytes!);
+  if (slot.aliases) model.useAliases(slot.aliases);
   return { model, restarts: engine.restarts, description: model.describe(), head: READER_MODELS[kindOf(causal)].resolvingHead, last: null };
 }
 
@@ -87,8 +92,8 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   }
   slot.pending = (async () => {
     try {
-      slot.bytes ??= await loadReaderWeights(causal);
-      slot.loaded = loadedOf(engine, slot.bytes, causal);
+      [slot.bytes, slot.aliases] = await Promise.all([slot.bytes ?? loadReaderWeights(causal), slot.aliases ?? loadReaderAliases()]);
+      slot.loaded = loadedOf(engine, slot, causal);
       slot.flips = 'later';
       slot.failure = null;
     } catch (error) {
@@ -100,13 +105,23 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   return true;
 }
 
-/** Gives an engine a reader model's bytes directly (tests, tools: the prerendered page prints the whole reading). */
-export function provideReaderModel(engine: AttentionEngine, causal: boolean, bytes: Uint8Array, flips: FlipsTiming = 'at once'): void {
+/**
+ * Gives an engine a reader model's bytes directly (tests, tools: the prerendered page prints the whole
+ * reading), with the alias table the page downloads beside it, or none.
+ */
+export function provideReaderModel(
+  engine: AttentionEngine,
+  causal: boolean,
+  bytes: Uint8Array,
+  flips: FlipsTiming = 'at once',
+  aliases: Uint8Array | null = null,
+): void {
   const slot = slotOf(engine, causal);
   slot.loaded?.model.dispose();
   slot.bytes = bytes;
+  slot.aliases = aliases;
   slot.flips = flips;
-  slot.loaded = loadedOf(engine, bytes, causal);
+  slot.loaded = loadedOf(engine, slot, causal);
   slot.failure = null;
 }
 
@@ -126,7 +141,7 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
   let loaded = slot.loaded;
   if (loaded && loaded.restarts !== engine.restarts && slot.bytes) {
     // After a restart the old model's memory went with the old instance: read the file again.
-    slot.loaded = loaded = loadedOf(engine, slot.bytes, causal);
+    slot.loaded = loaded = loadedOf(engine, slot, causal);
   }
   if (!loaded) return { status: 'loading', causal };
   const { positions } = loaded.description;
@@ -144,6 +159,7 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
     ...reading,
     words: raw.words,
     unknown: Array.from(raw.unknown, (u) => u === 1),
+    aliases: raw.readAs.map((readAs, i) => (readAs ? { readAs, relation: raw.aliasRelation[i]! } : null)),
     queries: raw.queries,
     pointer: raw.pointer.data,
     attention: raw.attention,
