@@ -137,25 +137,30 @@ Expected<int> ReaderModel::use_aliases(std::string_view table) {
   int line_number = 0;
   for (std::size_t start = 0; start < table.size();) {
     const std::size_t end = std::min(table.find('\n', start), table.size());
-    const std::string_view line = table.substr(start, end - start);
+    std::string_view line = table.substr(start, end - start);
     start = end + 1;
     ++line_number;
     if (line.empty()) continue;
-    const std::size_t first = line.find(' '),
-                      second = first == std::string_view::npos ? first : line.find(' ', first + 1);
     const auto refuse = [&](const std::string& why) {
       return Expected<int>::failure("alias table line " + std::to_string(line_number) + ": " + why);
     };
-    if (second == std::string_view::npos || line.find(' ', second + 1) != std::string_view::npos)
-      return refuse("expected \"word target relation\"");
-    const std::string word(line.substr(0, first));
-    const std::string_view target = line.substr(first + 1, second - first - 1), relation = line.substr(second + 1);
-    if (word.empty() || target.empty() || reader_token(word) != word) return refuse("a word must be lower case");
-    const auto* named = std::find(std::begin(kReaderAliasRelations), std::end(kReaderAliasRelations), relation);
-    if (named == std::end(kReaderAliasRelations)) return refuse("no relation \"" + std::string(relation) + "\"");
-    const int id = vocabulary.id(target);
-    if (vocabulary.id(word) != ReaderVocabulary::kUnk || id == ReaderVocabulary::kUnk) continue;
-    read[word] = {id, std::uint8_t(named - std::begin(kReaderAliasRelations))};
+    std::vector<std::string_view> fields;  // target, relation, then the words read as that target
+    for (std::size_t at = 0; at <= line.size();) {
+      const std::size_t space = std::min(line.find(' ', at), line.size());
+      fields.push_back(line.substr(at, space - at));
+      at = space + 1;
+    }
+    if (fields.size() < 3) return refuse("expected \"target relation word...\"");
+    const auto* named = std::find(std::begin(kReaderAliasRelations), std::end(kReaderAliasRelations), fields[1]);
+    if (named == std::end(kReaderAliasRelations)) return refuse("no relation \"" + std::string(fields[1]) + "\"");
+    const ReaderAlias alias{vocabulary.id(fields[0]), std::uint8_t(named - std::begin(kReaderAliasRelations))};
+    for (std::size_t w = 2; w < fields.size(); ++w) {
+      const std::string word(fields[w]);
+      if (word.empty() || reader_token(word) != word) return refuse("a word must be lower case, one space apart");
+      // the vocabulary wins over the table; a target this vocabulary lacks reads nothing
+      if (alias.id != ReaderVocabulary::kUnk && vocabulary.id(word) == ReaderVocabulary::kUnk)
+        read.emplace(word, alias);
+    }
   }
   aliases = std::move(read);
   return int(aliases.size());

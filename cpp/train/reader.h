@@ -141,10 +141,10 @@ class ReaderModel {
   // Inference only: training never reads aliases, so the model is the same with or without them.
   std::unordered_map<std::string, ReaderAlias> aliases;
 
-  // Reads an alias table ("word target relation" per line, reader_aliases.h), replacing the old one:
-  // an entry whose word the vocabulary already has, or whose target it lacks, is skipped (the table
-  // names words, so it outlives a retrained vocabulary). Returns the entries kept; a malformed line
-  // is refused with its number and the old table stays.
+  // Reads an alias table (reader_aliases.h: "target relation word word..." per line), replacing the
+  // old one: a word the vocabulary already has, or whose target it lacks, is skipped (the table names
+  // words, so it outlives a retrained vocabulary). Returns the words kept; a malformed line is refused
+  // with its number and the old table stays.
   Expected<int> use_aliases(std::string_view table);
   // The id a normalized word reads: its own, its alias's (then *alias points at the alias), or <unk>.
   int token_id(std::string_view word, const ReaderAlias** alias = nullptr) const;

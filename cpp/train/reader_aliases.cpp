@@ -510,9 +510,11 @@ Expected<std::vector<ReaderAliasEntry>> make_reader_aliases(const std::string& w
 }
 
 std::string format_reader_aliases(const std::vector<ReaderAliasEntry>& entries) {
+  std::map<std::pair<std::string, int>, std::string> lines;  // (target, relation) -> " word word..."
+  for (const ReaderAliasEntry& e : entries) lines[{e.target, e.relation}] += " " + e.word;
   std::string out;
-  for (const ReaderAliasEntry& e : entries)
-    out += e.word + " " + e.target + " " + std::string(kReaderAliasRelations[e.relation]) + "\n";
+  for (const auto& [key, words] : lines)
+    out += key.first + " " + std::string(kReaderAliasRelations[key.second]) + words + "\n";
   return out;
 }
 

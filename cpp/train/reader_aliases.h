@@ -42,7 +42,8 @@ Expected<std::vector<ReaderAliasEntry>> make_reader_aliases(const std::string& w
                                                             const std::vector<std::string>& words,
                                                             const std::vector<std::uint8_t>& nouns);
 
-// "word target relation\n" per entry, the format ReaderModel::use_aliases reads.
+// The format ReaderModel::use_aliases reads: one line per target and relation, "target relation word
+// word...\n", sorted (the words of one target share a line: half the bytes of a line per word).
 std::string format_reader_aliases(const std::vector<ReaderAliasEntry>& entries);
 
 }  // namespace abh::train

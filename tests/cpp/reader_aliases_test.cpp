@@ -149,7 +149,7 @@ ReaderModel small_model() {
 TEST(ReaderAliases, AnAliasedWordReadsExactlyItsTargetAndAnUnaliasedOneStaysUnknown) {
   ReaderModel model = small_model();
   const auto kept = model.use_aliases(
-      "ferret dog cousin\nfamished hungry similar\ncat dog synonym\nlemur lemming cousin\n\nkitten cat cousin\n");
+      "dog cousin ferret\nhungry similar famished\ndog synonym cat\nlemming cousin lemur\n\ncat cousin kitten\n");
   ASSERT_TRUE(kept.ok()) << kept.error();
   EXPECT_EQ(kept.value(), 3);  // "cat" is known already and "lemming" is not: both skipped
   const auto aliased = model.answer({"the", "Ferret", "chased", "the", "cat", "because", "it", "was", "famished."});
@@ -184,16 +184,18 @@ TEST(ReaderAliases, AnAliasedWordReadsExactlyItsTargetAndAnUnaliasedOneStaysUnkn
 
 TEST(ReaderAliases, AMalformedTableIsRefusedWithItsLineAndTheOldTableStays) {
   ReaderModel model = small_model();
-  ASSERT_TRUE(model.use_aliases("ferret dog cousin\n").ok());
-  for (const char* bad : {"ferret dog\n", "ferret dog cousin extra\n", "Ferret dog cousin\n", "ferret dog friend\n",
-                          "kitten cat cousin\nferret  dog cousin\n"}) {
+  ASSERT_TRUE(model.use_aliases("dog cousin ferret\n").ok());
+  for (const char* bad : {"dog cousin\n", "dog cousin ferret Weasel\n", "dog friend ferret\n",
+                          "cat cousin kitten\ndog cousin  ferret\n", "cat cousin kitten \n"}) {
     const auto refused = model.use_aliases(bad);
     ASSERT_FALSE(refused.ok()) << bad;
     EXPECT_NE(refused.error().find("line "), std::string::npos) << refused.error();
     EXPECT_EQ(model.token_id("ferret"), model.vocabulary.id("dog")) << bad;
     EXPECT_EQ(model.token_id("kitten"), ReaderVocabulary::kUnk) << bad;
   }
-  EXPECT_NE(model.use_aliases("ferret dog friend\n").error().find("\"friend\""), std::string::npos);
+  EXPECT_NE(model.use_aliases("dog friend ferret\n").error().find("\"friend\""), std::string::npos);
+  ASSERT_TRUE(model.use_aliases("dog cousin ferret weasel\n").ok());  // the words of one target share a line
+  EXPECT_EQ(model.token_id("weasel"), model.vocabulary.id("dog"));
   ASSERT_TRUE(model.use_aliases("").ok());  // an empty table: no aliases
   EXPECT_EQ(model.token_id("ferret"), ReaderVocabulary::kUnk);
 }

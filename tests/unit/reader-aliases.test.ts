@@ -68,9 +68,9 @@ describe('the alias table in wasm', () => {
   test('a bad table is an EngineError and the old one stays', () => {
     const model = ReaderModel.fromWeights(engine, shippedWeights('reader.bin'));
     try {
-      expect(model.useAliases(new TextEncoder().encode('poodle dog hypernym\n'))).toBe(1);
-      expect(() => model.useAliases(new TextEncoder().encode('poodle dog\n'))).toThrow(/alias table line 1/);
-      expect(() => model.useAliases('poodle dog hypernym' as unknown as Uint8Array)).toThrow(EngineError);
+      expect(model.useAliases(new TextEncoder().encode('dog hypernym poodle\n'))).toBe(1);
+      expect(() => model.useAliases(new TextEncoder().encode('dog hypernym\n'))).toThrow(/alias table line 1/);
+      expect(() => model.useAliases('dog hypernym poodle' as unknown as Uint8Array)).toThrow(EngineError);
       expect(model.describe().aliasCount).toBe(1);
       expect(model.answer(['the', 'poodle', 'ran', 'because', 'it', 'was', 'tired']).readAs[1]).toBe('dog');
     } finally {

@@ -93,7 +93,7 @@ export class ReaderModel extends EngineObject<RawReaderModel> {
   }
 
   /**
-   * Reads an alias table (web/src/model/reader-aliases.txt, "word target relation" per line) so that
+   * Reads an alias table (web/src/model/reader-aliases.txt, "target relation word word…" per line) so that
    * words outside the vocabulary are read as the known words WordNet says are close; replaces the old
    * table. Returns how many entries this model's vocabulary kept. The weights are unchanged.
    */
