@@ -161,7 +161,7 @@ export function aliasPanelSentence(rec: ReaderSnapshot['record']): string {
     .map(([relation, n]) => `${count(n)} ${n === 1 ? relationWords(relation).one : relationWords(relation).many}`);
   return (
     `A word outside its vocabulary is read as the closest word it knows in WordNet 3.0, where there is one ` +
-    `(the weights are the same; the measurements below include it): ${count(rec.aliases.words)} such words, ${kinds.join(', ')}. ${left}`
+    `(the weights are the same; the measurements below include it): ${count(rec.aliases.words)} such words (${kinds.join(', ')}). ${left}`
   );
 }
 
