@@ -3,8 +3,12 @@
 //
 //   new ReaderModel()                  an empty handle; JS must call .delete() when done
 //   .load(bytes: Uint8Array)           a reader weights file -> { parameterCount } | { error } (the old model stays)
+//   .useAliases(bytes: Uint8Array)     an alias table (reader_aliases.h) for the loaded model -> { aliases: count
+//                                        kept } | { error } (the old table stays)
 //   .answer(words: string[], pronoun)  pronoun -1: the sentence's first pronoun ->
-//                                        { words, unknown: Uint8Array, candidates: Uint8Array, pronoun,
+//                                        { words, unknown: Uint8Array, readAs: string[] (the known word an
+//                                          aliased word was read as, '' where none), aliasRelation: string[]
+//                                          (kReaderAliasRelations, '' where none), candidates: Uint8Array, pronoun,
 //                                          queries: number[], pointer: JsMatrix (queries, n), antecedent,
 //                                          probability, attention: JsTensor3[] (per layer (heads, n, n)) }
 //                                        | { error }
@@ -15,7 +19,7 @@
 //                                        one call (step 1's flips) -> Float32Array (variants, 2): each
 //                                        variant's antecedent (-1: none) and probability | { error }
 //   .describe()                        -> { causal, layers, heads, dModel, mlp, positions, parameterCount,
-//                                           steps, seed, vocabularySize } | { error }
+//                                           steps, seed, vocabularySize, aliasCount } | { error }
 // Every output is a copy; no view into wasm memory leaves this section.
 #include "train/reader.h"
 
@@ -37,7 +41,8 @@ using train::ReaderAnswer;
 using train::ReaderModel;
 
 struct ReaderAnswerJs {
-  val words = val::undefined(), unknown = val::undefined(), candidates = val::undefined();
+  val words = val::undefined(), unknown = val::undefined(), readAs = val::undefined(), aliasRelation = val::undefined(),
+      candidates = val::undefined();
   int pronoun = -1;
   val queries = val::undefined();
   JsMatrix pointer;
@@ -52,18 +57,30 @@ struct ReaderDescriptionJs {
   double parameterCount = 0;
   int steps = 0;
   double seed = 0;
-  int vocabularySize = 0;
+  int vocabularySize = 0, aliasCount = 0;
+};
+
+struct ReaderAliasesJs {
+  int aliases = 0;
 };
 
 struct ReaderLoadedJs {
   double parameterCount = 0;
 };
 
-ReaderAnswerJs to_js(const ReaderAnswer& a) {
+ReaderAnswerJs to_js(const ReaderAnswer& a, const ReaderModel& model) {
   const int n = int(a.words.size());
   ReaderAnswerJs out;
   out.words = to_js_array(a.words);
   out.unknown = copy_bytes(a.unknown);
+  std::vector<std::string> read_as, relation;
+  for (int i = 0; i < n; ++i) {
+    const bool aliased = a.read_as[std::size_t(i)] >= 0;
+    read_as.push_back(aliased ? model.vocabulary.words[std::size_t(a.read_as[std::size_t(i)])] : "");
+    relation.push_back(aliased ? std::string(train::kReaderAliasRelations[a.relation[std::size_t(i)]]) : "");
+  }
+  out.readAs = to_js_array(read_as);
+  out.aliasRelation = to_js_array(relation);
   out.candidates = copy_bytes(a.candidates);
   out.pronoun = a.pronoun;
   out.queries = to_js_array(a.queries);
@@ -89,11 +106,21 @@ class ReaderModelJs {
     return val(ReaderLoadedJs{double(model_->layout.count)});
   }
 
+  val use_aliases(val bytes) {
+    if (!model_) return failure("no reader model is loaded");
+    const auto data = read_file_bytes(bytes, "reader alias table", train::kMaxReaderAliasBytes);
+    if (!data.ok()) return failure(data.error());
+    const auto kept =
+        model_->use_aliases(std::string_view(reinterpret_cast<const char*>(data.value().data()), data.value().size()));
+    if (!kept.ok()) return failure(kept.error());
+    return val(ReaderAliasesJs{kept.value()});
+  }
+
   // words: an array of strings (the TypeScript wrapper checks the types); pronoun: -1 or a word index.
   val answer(val words, int pronoun) const {
     if (!model_) return failure("no reader model is loaded");
     const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(words);
-    return js_result(model_->answer(list, pronoun), [](const ReaderAnswer& a) { return to_js(a); });
+    return js_result(model_->answer(list, pronoun), [this](const ReaderAnswer& a) { return to_js(a, *model_); });
   }
 
   // allowed: a Uint8Array of n * n entries (the model checks its size and values).
@@ -106,7 +133,7 @@ class ReaderModelJs {
       return failure("the pattern is larger than the model's longest sentence allows");
     const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(words);
     const std::vector<std::uint8_t> mask = emscripten::convertJSArrayToNumberVector<std::uint8_t>(allowed);
-    return js_result(model_->answer(list, mask, pronoun), [](const ReaderAnswer& a) { return to_js(a); });
+    return js_result(model_->answer(list, mask, pronoun), [this](const ReaderAnswer& a) { return to_js(a, *model_); });
   }
 
   // positions: an array of word indexes (the model refuses out-of-range sentences; indexes are checked here).
@@ -134,7 +161,7 @@ class ReaderModelJs {
     const train::ModelConfig& c = model_->config;
     return val(ReaderDescriptionJs{c.causal, c.mlp, c.layers, c.heads, c.d_model, c.positions,
                                    double(model_->layout.count), model_->steps, double(model_->seed),
-                                   int(model_->vocabulary.words.size())});
+                                   int(model_->vocabulary.words.size()), int(model_->aliases.size())});
   }
 
  private:
@@ -150,6 +177,8 @@ EMSCRIPTEN_BINDINGS(abh_reader) {
   value_object<ReaderAnswerJs>("ReaderAnswer")
       .field("words", &ReaderAnswerJs::words)
       .field("unknown", &ReaderAnswerJs::unknown)
+      .field("readAs", &ReaderAnswerJs::readAs)
+      .field("aliasRelation", &ReaderAnswerJs::aliasRelation)
       .field("candidates", &ReaderAnswerJs::candidates)
       .field("pronoun", &ReaderAnswerJs::pronoun)
       .field("queries", &ReaderAnswerJs::queries)
@@ -167,12 +196,15 @@ EMSCRIPTEN_BINDINGS(abh_reader) {
       .field("parameterCount", &ReaderDescriptionJs::parameterCount)
       .field("steps", &ReaderDescriptionJs::steps)
       .field("seed", &ReaderDescriptionJs::seed)
-      .field("vocabularySize", &ReaderDescriptionJs::vocabularySize);
+      .field("vocabularySize", &ReaderDescriptionJs::vocabularySize)
+      .field("aliasCount", &ReaderDescriptionJs::aliasCount);
+  value_object<ReaderAliasesJs>("ReaderAliases").field("aliases", &ReaderAliasesJs::aliases);
   value_object<ReaderLoadedJs>("ReaderLoaded").field("parameterCount", &ReaderLoadedJs::parameterCount);
 
   emscripten::class_<ReaderModelJs>("ReaderModel")
       .constructor<>()
       .function("load", &ReaderModelJs::load)
+      .function("useAliases", &ReaderModelJs::use_aliases)
       .function("answer", &ReaderModelJs::answer)
       .function("answerWithin", &ReaderModelJs::answer_within)
       .function("answerVariants", &ReaderModelJs::answer_variants)

@@ -132,6 +132,51 @@ void ReaderVocabulary::index() {
   for (std::size_t i = 0; i < words.size(); ++i) ids_.emplace(words[i], int(i));
 }
 
+Expected<int> ReaderModel::use_aliases(std::string_view table) {
+  std::unordered_map<std::string, ReaderAlias> read;
+  int line_number = 0;
+  for (std::size_t start = 0; start < table.size();) {
+    const std::size_t end = std::min(table.find('\n', start), table.size());
+    std::string_view line = table.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.empty()) continue;
+    const auto refuse = [&](const std::string& why) {
+      return Expected<int>::failure("alias table line " + std::to_string(line_number) + ": " + why);
+    };
+    std::vector<std::string_view> fields;  // target, relation, then the words read as that target
+    for (std::size_t at = 0; at <= line.size();) {
+      const std::size_t space = std::min(line.find(' ', at), line.size());
+      fields.push_back(line.substr(at, space - at));
+      at = space + 1;
+    }
+    if (fields.size() < 3) return refuse("expected \"target relation word...\"");
+    const auto* named = std::find(std::begin(kReaderAliasRelations), std::end(kReaderAliasRelations), fields[1]);
+    if (named == std::end(kReaderAliasRelations)) return refuse("no relation \"" + std::string(fields[1]) + "\"");
+    const ReaderAlias alias{vocabulary.id(fields[0]), std::uint8_t(named - std::begin(kReaderAliasRelations))};
+    for (std::size_t w = 2; w < fields.size(); ++w) {
+      const std::string word(fields[w]);
+      if (word.empty() || reader_token(word) != word) return refuse("a word must be lower case, one space apart");
+      // the vocabulary wins over the table; a target this vocabulary lacks reads nothing
+      if (alias.id != ReaderVocabulary::kUnk && vocabulary.id(word) == ReaderVocabulary::kUnk)
+        read.emplace(word, alias);
+    }
+  }
+  aliases = std::move(read);
+  return int(aliases.size());
+}
+
+int ReaderModel::token_id(std::string_view word, const ReaderAlias** alias) const {
+  if (alias) *alias = nullptr;
+  if (word.empty() || word[0] == '<') return ReaderVocabulary::kUnk;
+  const int id = vocabulary.id(word);
+  if (id != ReaderVocabulary::kUnk || aliases.empty()) return id;
+  const auto found = aliases.find(std::string(word));
+  if (found == aliases.end()) return ReaderVocabulary::kUnk;
+  if (alias) *alias = &found->second;
+  return found->second.id;
+}
+
 Status check_reader_config(const ReaderConfig& c) {
   if (c.layers < 1 || c.layers > kMaxLayers)
     return Failure{"layers must be 1 to " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.layers) + ")"};
@@ -190,7 +235,7 @@ Expected<ReaderExample> ReaderModel::example(const corpus::Sentence& s, float dr
   ex.pronoun = s.pronoun;
   ex.antecedent = s.antecedent;
   for (int i = 0; i < n; ++i) {
-    int id = vocabulary.id(s.words[i]);
+    int id = token_id(s.words[i]);
     // the draw happens for every word but the pronoun, so the stream does not depend on the words
     if (i != s.pronoun && dropout > 0.0f && float(rng.next() >> 40) * (1.0f / 16777216.0f) < dropout)
       id = ReaderVocabulary::kUnk;
@@ -242,9 +287,12 @@ Expected<ReaderAnswer> ReaderModel::answer_with(const std::vector<std::string>& 
   for (const auto& w : words) {
     out.words.push_back(reader_token(w));
     const std::string& word = out.words.back();
-    const int id = word.empty() || word[0] == '<' ? ReaderVocabulary::kUnk : vocabulary.id(word);
+    const ReaderAlias* alias = nullptr;
+    const int id = token_id(word, &alias);
     ids.push_back(id);
     out.unknown.push_back(id == ReaderVocabulary::kUnk);
+    out.read_as.push_back(alias ? alias->id : -1);
+    out.relation.push_back(alias ? alias->relation : 0);
     if (out.pronoun < 0 && is_reader_pronoun(word)) out.pronoun = int(out.words.size()) - 1;
   }
   if (pronoun >= 0) {

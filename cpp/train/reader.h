@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -61,6 +62,20 @@ struct ReaderVocabulary {
   std::unordered_map<std::string, int> ids_;
 };
 
+// How a word outside the vocabulary can still be read (reader_aliases.h makes the table from WordNet):
+// the relation each alias came from, most precise first. Declared once: the generator writes these
+// names, use_aliases reads them, the page shows them.
+inline constexpr std::string_view kReaderAliasRelations[] = {"form", "synonym", "similar", "hypernym", "cousin"};
+constexpr int kReaderAliasRelationCount = int(std::size(kReaderAliasRelations));
+// The largest alias table a model takes (the shipped one is far smaller).
+constexpr std::size_t kMaxReaderAliasBytes = 8 << 20;
+
+// A word outside the vocabulary read as a known one.
+struct ReaderAlias {
+  int id = 0;                 // the vocabulary word it is read as
+  std::uint8_t relation = 0;  // index into kReaderAliasRelations
+};
+
 using SentenceSource = std::function<corpus::Sentence(corpus::Split)>;
 
 // The generator seed of the held-out evaluation sets, whatever the training seed: the trainer records
@@ -93,7 +108,9 @@ struct ReaderExample {
 // What the model answers for one sentence.
 struct ReaderAnswer {
   std::vector<std::string> words;        // (n) normalized
-  std::vector<std::uint8_t> unknown;     // (n) 1: outside the vocabulary (read as <unk>)
+  std::vector<std::uint8_t> unknown;     // (n) 1: outside the vocabulary and its aliases (read as <unk>)
+  std::vector<int> read_as;              // (n) the vocabulary id an aliased word was read as, -1: not aliased
+  std::vector<std::uint8_t> relation;    // (n) the alias's relation (kReaderAliasRelations) where read_as >= 0
   std::vector<std::uint8_t> candidates;  // (n) 1: a known noun or an unknown word (not the pronoun)
   int pronoun = -1;                      // -1: the sentence has no pronoun the model resolves
   // The positions with a pointer distribution: the pronoun (bidirectional), or the pronoun and every
@@ -120,6 +137,17 @@ class ReaderModel {
   ReaderVocabulary vocabulary;
   int steps = 0;
   std::uint32_t seed = 0;
+  // word -> the known word it is read as (use_aliases); empty: every unknown word reads as <unk>.
+  // Inference only: training never reads aliases, so the model is the same with or without them.
+  std::unordered_map<std::string, ReaderAlias> aliases;
+
+  // Reads an alias table (reader_aliases.h: "target relation word word..." per line), replacing the
+  // old one: a word the vocabulary already has, or whose target it lacks, is skipped (the table names
+  // words, so it outlives a retrained vocabulary). Returns the words kept; a malformed line is refused
+  // with its number and the old table stays.
+  Expected<int> use_aliases(std::string_view table);
+  // The id a normalized word reads: its own, its alias's (then *alias points at the alias), or <unk>.
+  int token_id(std::string_view word, const ReaderAlias** alias = nullptr) const;
 
   // A model of the config's shape with zero parameters, and a freshly initialised one (seeded).
   static ReaderModel shaped(const ReaderConfig& config, ReaderVocabulary vocabulary);

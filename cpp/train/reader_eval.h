@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -49,6 +50,15 @@ inline Expected<ReaderEvaluationSets> reader_evaluation_sets(const std::string& 
     *set = std::move(read.value());
   }
   return sets;
+}
+
+// The integer after "field": inside the record's object "key": { ... } (the records are ours: flat
+// objects, reader_cli.cpp writes them); -1 when the record has no such field.
+inline int record_int(const std::string& record, const std::string& key, const std::string& field) {
+  const std::size_t object = record.find("\"" + key + "\": {");
+  if (object == std::string::npos) return -1;
+  const std::size_t at = record.find("\"" + field + "\": ", object);
+  return at == std::string::npos ? -1 : std::atoi(record.c_str() + at + field.size() + 4);
 }
 
 struct ReaderWrongAnswer {
@@ -99,6 +109,9 @@ struct ReaderMeasurements {
   std::map<std::string, std::pair<int, int>> handwritten_by_tag;  // tag -> (right, sentences)
   std::map<std::string, std::pair<int, int>> pairs_by_tag;        // tag -> (pairs both right, pairs)
   ReaderErrorKinds handwritten_errors;
+  // words of the hand-written sentences and of the pairs (each occurrence) outside the vocabulary:
+  // read through an alias, or as <unk>
+  int handwritten_aliased = 0, handwritten_unknown = 0, pairs_aliased = 0, pairs_unknown = 0;
   std::vector<ReaderWrongAnswer> handwritten_wrong;
   ReaderResolvingHead resolving;
   float pairs_accuracy() const { return pairs ? float(pairs_both_right) / float(pairs) : 0.0f; }
@@ -117,7 +130,7 @@ inline ReaderMeasurements measure_reader(const ReaderModel& model, const ReaderE
   const auto handwritten = sentences_of(sets.handwritten), pairs = sentences_of(sets.pairs);
   m.handwritten = model.evaluate(handwritten);
   const std::vector<int> pair_answers = model.answers(pairs);
-  const auto unknown = [&](const std::string& word) { return model.vocabulary.id(word) == ReaderVocabulary::kUnk; };
+  const auto unknown = [&](const std::string& word) { return model.token_id(word) == ReaderVocabulary::kUnk; };
   const auto answered_word = [&](std::size_t i) {
     return pair_answers[i] >= 0 ? pairs[i].words[std::size_t(pair_answers[i])] : std::string();
   };
@@ -137,6 +150,16 @@ inline ReaderMeasurements measure_reader(const ReaderModel& model, const ReaderE
     m.pairs_same_answer += !answered_word(i).empty() && answered_word(i) == answered_word(i + 1);
     for (const auto& tag : sets.pairs[i].tags) m.pairs_by_tag[tag].first += both, ++m.pairs_by_tag[tag].second;
   }
+  const auto count_unknown = [&](const std::vector<corpus::Sentence>& set, int& aliased, int& unread) {
+    for (const corpus::Sentence& s : set)
+      for (const std::string& w : s.words) {
+        const ReaderAlias* alias = nullptr;
+        unread += model.token_id(w, &alias) == ReaderVocabulary::kUnk;
+        aliased += alias != nullptr;
+      }
+  };
+  count_unknown(handwritten, m.handwritten_aliased, m.handwritten_unknown);
+  count_unknown(pairs, m.pairs_aliased, m.pairs_unknown);
   const std::vector<int> answers = model.answers(handwritten);
   for (std::size_t i = 0; i < handwritten.size(); ++i) {
     const corpus::Sentence& s = handwritten[i];

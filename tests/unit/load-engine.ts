@@ -41,8 +41,18 @@ const modelDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'model')
 /** The bytes of a shipped model file in web/src/model/ (`reader.bin`, `who-is-it.bin`, …). */
 export const shippedWeights = (file: string): Uint8Array => new Uint8Array(readFileSync(resolve(modelDir, file)));
 
-/** Step 1's two shipped reader models, loaded into `engine`. */
+/** The alias table the page loads with both reader models (`reader-aliases.txt`). */
+export const shippedReaderAliases = (): Uint8Array => shippedWeights('reader-aliases.txt');
+
+/** One shipped reader model with the shipped alias table, as the page loads it. */
+const shippedReader = (engine: AttentionEngine, file: string): ReaderModel => {
+  const model = ReaderModel.fromWeights(engine, shippedWeights(file));
+  model.useAliases(shippedReaderAliases());
+  return model;
+};
+
+/** Step 1's two shipped reader models, loaded into `engine` with their alias table. */
 export const loadReaderModels = (engine: AttentionEngine): Record<'bidirectional' | 'causal', ReaderModel> => ({
-  bidirectional: ReaderModel.fromWeights(engine, shippedWeights('reader.bin')),
-  causal: ReaderModel.fromWeights(engine, shippedWeights('reader-causal.bin')),
+  bidirectional: shippedReader(engine, 'reader.bin'),
+  causal: shippedReader(engine, 'reader-causal.bin'),
 });

@@ -14,7 +14,7 @@ import { provideReaderModel, readerModelFor, type ReaderSnapshot } from '../../w
 import { percent, quoted } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings } from '../../web/src/settings';
 import { fixtureEngine } from './fixtures';
-import { loadReaderModels, loadSimdEngine, shippedWeights } from './load-engine';
+import { loadReaderModels, loadSimdEngine, shippedReaderAliases, shippedWeights } from './load-engine';
 import { READER_MODELS } from '../../web/src/model/reader';
 
 const WORDS = 'the trophy did not fit in the suitcase because it was too big'.split(' ');
@@ -83,8 +83,8 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
     'causal %s: full attention is step 1’s answer, each pattern the model’s answer within it, printed in its panel',
     async (causal) => {
       const fixture = await fixtureEngine();
-      provideReaderModel(fixture, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional);
-      provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal);
+      provideReaderModel(fixture, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'at once', shippedReaderAliases());
+      provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal, 'at once', shippedReaderAliases());
       const { settings } = validateSettings(
         { weights: 'trained', sentence: TROPHY, causal, lcWindow: 3, lcGlobal: 1, lcStride: 4 },
         DEFAULT_SETTINGS,
@@ -122,7 +122,7 @@ describe('the long-context step: step 1’s answer under each pattern', () => {
 
   test('while the reader model loads, the step asks for it once it comes near the viewport, not before', async () => {
     const fixture = await fixtureEngine();
-    provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal); // loaded here, whatever ran before
+    provideReaderModel(fixture, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal, 'at once', shippedReaderAliases()); // loaded here, whatever ran before
     const { settings } = validateSettings({ weights: 'trained', sentence: TROPHY, causal: true }, DEFAULT_SETTINGS);
     const snapshot = computeSnapshot(fixture, settings);
     // An IntersectionObserver the test drives: the step is far from the viewport until `near()`.

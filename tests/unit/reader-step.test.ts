@@ -27,7 +27,7 @@ import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src
 import type { Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem/step';
 import { fixtureEngine } from './fixtures';
-import { shippedWeights } from './load-engine';
+import { shippedReaderAliases, shippedWeights } from './load-engine';
 import { READER_MODELS } from '../../web/src/model/reader';
 
 const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
@@ -52,8 +52,8 @@ describe('the snapshot', () => {
   });
 
   test('result.trained.answer: the reader model’s answer, positions indexing the words', () => {
-    provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional);
-    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal);
+    provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'at once', shippedReaderAliases());
+    provideReaderModel(engine, true, shippedWeights('reader-causal.bin'), READER_MODELS.causal, 'at once', shippedReaderAliases());
     const s = snapshotOf({ sentence: TROPHY });
     const r = ready(s);
     expect(r.status).toBe('ready');
@@ -84,8 +84,8 @@ describe('the answer first, the flips after it (a downloaded model)', () => {
     'The old wooden trophy that the young girl won at the school fair last summer did not fit into the small brown ' +
     'suitcase on the bed because it was really far too big for the narrow space inside the case.';
   const settingsOf = (sentence: string) => validateSettings({ weights: 'trained', sentence }, DEFAULT_SETTINGS).settings;
-  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'later');
-  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional);
+  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'later', shippedReaderAliases());
+  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'at once', shippedReaderAliases());
 
   test('the snapshot carries the answer and attention with flips null; withReaderFlips finds readSentence’s flips', () => {
     later();

@@ -68,10 +68,11 @@ async function prerender(attributes: Record<string, string>): Promise<Walkthroug
   const weights = new Uint8Array(readFileSync(resolve(web, 'src/model/who-is-it.bin')));
   // Step 1's reader model at the default settings (no causal mask).
   const reader = new Uint8Array(readFileSync(resolve(web, 'src/model/reader.bin')));
+  const readerAliases = new Uint8Array(readFileSync(resolve(web, 'src/model/reader-aliases.txt')));
   return withWebModules((load) =>
     withWindow(async () => {
       const module = await load<typeof import('./walkthrough-markup')>('tooling/walkthrough-markup.ts');
-      return module.walkthroughMarkup(attributes, { wasmBinary: wasm, laterWasmBinary: laterWasm }, weights, reader);
+      return module.walkthroughMarkup(attributes, { wasmBinary: wasm, laterWasmBinary: laterWasm }, weights, reader, readerAliases);
     }),
   );
 }

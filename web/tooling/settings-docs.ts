@@ -154,6 +154,10 @@ function readerModelTable(): string {
       row('shape', (r) => `${r.layers} layers × ${r.heads} heads, d_model ${r.dModel}, ${thousands(r.parameters)} parameters`),
       row('training', (r) => `${thousands(r.steps)} steps of ${r.batch}, ${r.frames} frames, ${thousands(r.vocabulary)} words`),
       row('file', (r) => `${thousands(r.bytes)} bytes (${r.quantization})`),
+      row('words outside the vocabulary', (r) => {
+        const u = r.unknownWords;
+        return `${thousands(r.aliases.words)} read through WordNet aliases; in the hand-written set ${u.handwrittenAliased} aliased, ${u.handwrittenUnknown} unknown`;
+      }),
       row(`generated, held-out words (${thousands(counts.heldoutWords.sentences)})`, (r) => score(r.heldoutWords)),
       row(`generated, held-out frames (${thousands(counts.heldoutFrames.sentences)})`, (r) => score(r.heldoutFrames)),
       row(`hand-written, \`tests/data/reader\` (${counts.handwritten.sentences})`, (r) => score(r.handwritten)),

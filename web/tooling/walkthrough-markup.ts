@@ -187,12 +187,13 @@ export async function walkthroughMarkup(
   engineBytes: { wasmBinary: Uint8Array; laterWasmBinary: Uint8Array },
   shippedWeights: Uint8Array,
   readerWeights: Uint8Array,
+  readerAliases: Uint8Array,
 ): Promise<WalkthroughMarkup> {
   // The element shares the page's one engine (loadEngine) and finds the weights already given to it,
   // so nothing is downloaded: the build passes in the bytes the page would fetch.
   const engine = await loadEngine(engineBytes);
   provideTrainedWeights(engine, shippedWeights);
-  provideReaderModel(engine, false, readerWeights, READER_MODELS.bidirectional);
+  provideReaderModel(engine, false, readerWeights, READER_MODELS.bidirectional, 'at once', readerAliases);
   const element = document.createElement(WALKTHROUGH_ELEMENT) as Drawn;
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
   document.body.append(element);

@@ -5,17 +5,20 @@
 #include "lexicon.h"
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <unordered_set>
 
+#include "../wordnet_files.h"
 #include "curated.h"
 
 namespace abh::train::corpus {
 
 namespace {
+
+using wordnet::ends_with;
+using wordnet::Fields;
+using wordnet::for_each_line;
 
 struct Synset {
   std::vector<std::uint32_t> hypernyms;  // '@' and '@i' pointers
@@ -23,57 +26,11 @@ struct Synset {
   bool proper = false;                   // every word of it starts with a capital ("Jew", "American")
 };
 
-// The space-separated fields of one line, read without copying (data.noun has 82,000 lines).
-struct Fields {
-  std::string_view rest;
-  bool ok = true;
-
-  std::string_view word() {
-    const std::size_t start = rest.find_first_not_of(' ');
-    if (start == std::string_view::npos) {
-      ok = false;
-      return {};
-    }
-    rest.remove_prefix(start);
-    const std::size_t end = std::min(rest.find(' '), rest.size());
-    const std::string_view field = rest.substr(0, end);
-    rest.remove_prefix(end);
-    return field;
-  }
-  template <class T>
-  T number(int base = 10) {
-    const std::string_view field = word();
-    T value{};
-    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value, base);
-    if (error != std::errc() || end != field.data() + field.size()) ok = false;
-    return value;
-  }
-};
-
-// Calls line(text) for each line of a file; fails when the file cannot be read.
-template <class Line>
-Status for_each_line(const std::string& path, Line line) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Failure{"cannot read " + path + ": the corpus needs WordNet 3.0 (Debian package wordnet-base)"};
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string_view rest(text);
-  while (!rest.empty()) {
-    const std::size_t end = std::min(rest.find('\n'), rest.size());
-    if (Status status = line(rest.substr(0, end)); !status.ok()) return status;
-    rest.remove_prefix(std::min(end + 1, rest.size()));
-  }
-  return Ok{};
-}
-
 bool is_plain_lower_word(const std::string& word) {
   if (word.size() < 3) return false;
   for (char c : word)
     if (c < 'a' || c > 'z') return false;
   return true;
-}
-
-bool ends_with(const std::string& word, std::string_view tail) {
-  return word.size() >= tail.size() && word.compare(word.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // The regular English plural; irregular ones come from noun.exc or kPluralOverrides.

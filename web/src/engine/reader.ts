@@ -1,5 +1,5 @@
 // The typed wrapper of step 1's reader model (cpp/train/reader.h, bound in cpp/bindings/reader.cpp):
-// load a reader weights file, answer "what does the pronoun refer to?" for a sentence, describe the
+// load a reader weights file and its alias table (cpp/train/reader_aliases.h), answer "what does the pronoun refer to?" for a sentence, describe the
 // model. Results are copies out of wasm memory; bad input becomes an EngineError with the C++ side's
 // message, and the model (and the engine) keep working. A ReaderModel holds memory in the wasm
 // instance: dispose() it.
@@ -11,8 +11,12 @@ import type { Matrix, RawEngineModule, Tensor3 } from './types';
 export interface ReaderModelAnswer {
   /** The words as the model read them: lower case, outer punctuation stripped ("(Tired." -> "tired"). */
   words: string[];
-  /** 1 where the word is outside the vocabulary: it reads the unknown-word embedding. */
+  /** 1 where the word is outside the vocabulary and its aliases: it reads the unknown-word embedding. */
   unknown: Uint8Array;
+  /** The known word a word outside the vocabulary was read as through the alias table; '' where none. */
+  readAs: string[];
+  /** Where that alias came from in WordNet ('form', 'synonym', 'similar', 'hypernym', 'cousin'); '' where none. */
+  aliasRelation: string[];
   /** 1 where the word could be pointed at: a known noun or an unknown word, not a pronoun. */
   candidates: Uint8Array;
   /** The pronoun the answer resolves; -1 when the sentence has none the model resolves. */
@@ -41,10 +45,13 @@ export interface ReaderModelDescription {
   steps: number;
   seed: number;
   vocabularySize: number;
+  /** Words outside the vocabulary it reads as known ones (useAliases); 0 without a table. */
+  aliasCount: number;
 }
 
 interface RawReaderModel {
   load(bytes: Uint8Array): Result<{ parameterCount: number }>;
+  useAliases(bytes: Uint8Array): Result<{ aliases: number }>;
   answer(words: string[], pronoun: number): Result<ReaderModelAnswer>;
   answerWithin(words: string[], allowed: Uint8Array, pronoun: number): Result<ReaderModelAnswer>;
   answerVariants(words: string[], pronoun: number, positions: number[], replacement: string): Result<Float32Array>;
@@ -84,6 +91,16 @@ export class ReaderModel extends EngineObject<RawReaderModel> {
       (handle) => handle.load(bytes),
       (instance, handle) => new ReaderModel(engine, instance, handle),
     );
+  }
+
+  /**
+   * Reads an alias table (web/src/model/reader-aliases.txt, "target relation word word…" per line) so that
+   * words outside the vocabulary are read as the known words WordNet says are close; replaces the old
+   * table. Returns how many entries this model's vocabulary kept. The weights are unchanged.
+   */
+  useAliases(bytes: Uint8Array): number {
+    if (!(bytes instanceof Uint8Array)) throw new EngineError('the alias table must be a Uint8Array');
+    return this.call('useAliases', (h) => h.useAliases(bytes)).aliases;
   }
 
   /**

@@ -1,5 +1,5 @@
-// Step 1's reader models (issue 38): where their weights files are, and the records `npm run
-// train:weights` wrote beside them (cpp/train/reader_cli.cpp): shape, training, and every accuracy
+// Step 1's reader models (issue 38): where their weights files and their alias table are, and the
+// records `npm run train:weights` (or `measure:reader`) wrote beside them (cpp/train/reader_cli.cpp): shape, training, and every accuracy
 // measured on the shipped (quantized) file. tests/cpp/reader_shipped_test.cpp measures the files again
 // and must reproduce these numbers; the page quotes them, never its own copies. The page imports this
 // module only when it first asks for a reader model (features/reader/model.ts), so the records (~6 KiB
@@ -36,6 +36,10 @@ export interface ReaderModelRecord {
   seed: number;
   bytes: number;
   quantization: string;
+  /** The alias table the numbers below were measured with: entries kept for this vocabulary, by WordNet relation. */
+  aliases: { words: number; byRelation: Record<string, number> };
+  /** Words of the hand-written sentences and of the pairs (each occurrence) read through an alias, or still as unknown. */
+  unknownWords: { handwrittenAliased: number; handwrittenUnknown: number; pairsAliased: number; pairsUnknown: number };
   /** Generated sentences whose (word, word, frame) combination was never trained on. */
   heldoutWords: ReaderScoreRecord;
   /** The same, measured on the float model before quantization. */
@@ -66,6 +70,16 @@ export const READER_MODELS: Readonly<Record<'bidirectional' | 'causal', Readonly
 /** The weights file of one reader model as this build emitted it (next to the bundle). */
 export function readerWeightsUrl(causal: boolean): string {
   return causal ? new URL('./reader-causal.bin', import.meta.url).href : new URL('./reader.bin', import.meta.url).href;
+}
+
+/** The alias table both reader models read (cpp/train/reader_aliases.h), next to the bundle. */
+export function readerAliasesUrl(): string {
+  return new URL('./reader-aliases.txt', import.meta.url).href;
+}
+
+/** Downloads the alias table once per page; a failed download may be retried. */
+export function loadReaderAliases(): Promise<Uint8Array> {
+  return fetchWeightsOnce(readerAliasesUrl(), 'the reader models’ alias table');
 }
 
 /** Downloads a reader model's weights once per page; a failed download may be retried. */

@@ -24,6 +24,10 @@ export interface SentenceAnswer {
 /**
  * Why an answer is a guess: its probability is under GUESS_BELOW; the word it names is outside the
  * vocabulary; or an unknown word decides it (the answer changes when that word is left out).
+ * A word outside the vocabulary that the alias table reads as a known one ("famished" as "hungry")
+ * counts as known: the model reads that known word's embedding, nothing is guessed about it, and the
+ * page names the word it read instead (figure.ts), so a reader can judge the substitution. Such a word
+ * is then tested for flips like any known word.
  */
 export type GuessReason = { kind: 'confidence' } | { kind: 'unknown-answer' } | { kind: 'unknown-decides'; positions: number[] };
 

@@ -1,15 +1,44 @@
 // Step 1's reader figure, under the mixture figure (steps/01-problem/) that draws the same model's
-// resolving head: the reader's sentence as the reader model read it (unknown words marked), each
-// candidate's probability, the answer in words (or "guessing"), the words that flip the answer, with the
-// causal mask where a left-to-right model settles, and the collapsed "What this model knows" panel.
-// Every sentence here is made from the ReaderSnapshot it shows (features/reader/answer.ts measured it);
-// none is typed as a fact. While the model loads or if it failed, the mixture figure says so.
+// resolving head: the reader's sentence as the reader model read it (unknown words marked, and words
+// outside its vocabulary that it reads through WordNet as known ones, with that word), each candidate's
+// probability, the answer in words (or "guessing"), the words that flip the answer, with the causal mask
+// where a left-to-right model settles, and the collapsed "What this model knows" panel. Every sentence
+// here is made from the ReaderSnapshot it shows (features/reader/answer.ts measured it); none is typed as
+// a fact. While the model loads or if it failed, the mixture figure says so.
 import { BarChart, type Bar } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
 import { count, percent, quoted } from '../../ui/format';
 import { stackShape } from '../../steps/shared/figure';
 import { GUESS_BELOW, type GuessReason } from './answer';
 import type { ReaderSnapshot, ReaderView } from './model';
+
+/**
+ * What each WordNet relation of the alias table (cpp/train/reader_aliases.h, kReaderAliasRelations)
+ * means, for one word and for a count of them.
+ */
+export const ALIAS_RELATION_WORDS: Readonly<Record<string, { one: string; many: string }>> = {
+  form: { one: 'another form of that word', many: 'other forms of a known word' },
+  synonym: { one: 'a synonym', many: 'synonyms' },
+  similar: { one: 'a similar adjective', many: 'similar adjectives' },
+  hypernym: { one: 'a more general word', many: 'more general words' },
+  cousin: { one: 'a nearby noun of the same kind', many: 'nearby nouns of the same kind' },
+};
+const relationWords = (relation: string) => ALIAS_RELATION_WORDS[relation] ?? { one: relation, many: relation };
+
+/** A word of the sentence in quotes, with the known word it was read as: “ferret” (read as “weasel”). */
+export function wordAsRead(r: ReaderSnapshot, position: number): string {
+  const alias = r.aliases[position];
+  return `${quoted(r.words[position]!)}${alias ? ` (read as ${quoted(alias.readAs)})` : ''}`;
+}
+
+/** The words read through the alias table, each with the word it was read as and why; '' when none. */
+export function aliasSentence(r: ReaderSnapshot): string {
+  const read = r.aliases.flatMap((alias, i) =>
+    alias ? [`${quoted(r.words[i]!)} as ${quoted(alias.readAs)} (${relationWords(alias.relation).one})`] : [],
+  );
+  if (read.length === 0) return '';
+  return `Outside its vocabulary, read through WordNet as ${read.length === 1 ? 'a word' : 'words'} it knows: ${read.join(', ')}.`;
+}
 
 /** How many of the model's wrong hand-written sentences one page of the panel lists. */
 export const WRONG_PER_PAGE = 8;
@@ -75,7 +104,8 @@ export function answerSentence(r: ReaderSnapshot): string {
   if (!a) return 'This sentence has no pronoun the model resolves (such as “it”, “they” or “she”), so there is no question to answer.';
   const pronoun = quoted(r.words[a.pronoun]!);
   if (a.antecedent === null || a.word === null) return `The model names no word for ${pronoun}.`;
-  const pick = `${pronoun} → ${quoted(a.word)} (${percent(a.probability)})`;
+  const alias = r.aliases[a.antecedent];
+  const pick = `${pronoun} → ${quoted(a.word)} (${alias ? `read as ${quoted(alias.readAs)}, ` : ''}${percent(a.probability)})`;
   if (a.known) return `The model’s answer: ${pick}.`;
   return `Guessing: ${pick}. It is a guess because ${r.guess.map((g) => guessWords(r, g)).join('; and ')}.`;
 }
@@ -102,7 +132,7 @@ export function flipSentence(r: ReaderSnapshot): string {
     return 'Read as an unknown word one at a time, no word other than the candidates changes the answer: none alone decides it.';
   const parts = r.flips.map(
     (f) =>
-      `${quoted(r.words[f.position]!)} (the answer becomes ${f.antecedent === null ? 'no word' : quoted(r.words[f.antecedent]!)}, ${percent(f.probability)})`,
+      `${wordAsRead(r, f.position)} (the answer becomes ${f.antecedent === null ? 'no word' : quoted(r.words[f.antecedent]!)}, ${percent(f.probability)})`,
   );
   return `Read as an unknown word, ${parts.length === 1 ? 'one word flips' : `${parts.length} words flip`} the answer: ${parts.join(', ')}. Try changing ${parts.length === 1 ? 'it' : 'one of them'}.`;
 }
@@ -122,11 +152,25 @@ export function causalSentence(r: ReaderSnapshot): string {
 
 function candidateBars(r: ReaderSnapshot): Bar[] {
   return r.candidates.map(({ position, probability }) => ({
-    label: `${r.words[position]}${r.unknown[position] ? ' (unknown)' : ''}`,
+    label: `${r.words[position]}${r.unknown[position] ? ' (unknown)' : r.aliases[position] ? ` (read as ${r.aliases[position].readAs})` : ''}`,
     value: probability,
     emphasis: position === r.answer?.antecedent,
     title: `The model gives ${quoted(r.words[position]!)} ${percent(probability, 1)}`,
   }));
+}
+
+/** What the panel says of the words outside the vocabulary: the alias table by relation, and what is left unknown. */
+export function aliasPanelSentence(rec: ReaderSnapshot['record']): string {
+  const unread = rec.unknownWords;
+  const left = `In the hand-written sentences below, ${count(unread.handwrittenAliased)} words are read that way and ${count(unread.handwrittenUnknown)} still as unknown.`;
+  if (rec.aliases.words === 0) return `Every word outside its vocabulary reads as one unknown word. ${left}`;
+  const kinds = Object.entries(rec.aliases.byRelation)
+    .filter(([, n]) => n > 0)
+    .map(([relation, n]) => `${count(n)} ${n === 1 ? relationWords(relation).one : relationWords(relation).many}`);
+  return (
+    `A word outside its vocabulary is read as the closest word it knows in WordNet 3.0, where there is one ` +
+    `(the weights are the same; the measurements below include it): ${count(rec.aliases.words)} such words (${kinds.join(', ')}). ${left}`
+  );
 }
 
 /** "What this model knows": training, the three measured accuracies, and the sentences it gets wrong. */
@@ -145,6 +189,7 @@ function knowsPanel(r: ReaderSnapshot, page: number): HTMLElement[] {
         `${rec.frames} sentence frames over a vocabulary of ${count(rec.vocabulary)} words from WordNet. ` +
         `${count(rec.parameters)} parameters, ${rec.quantization}, ${count(rec.bytes)} bytes.`,
     ),
+    el('p', {}, aliasPanelSentence(rec)),
     el(
       'ul',
       {},
@@ -193,6 +238,7 @@ export class ReaderFigure {
   readonly element: HTMLElement;
   private readonly modelInfo = el('p', { class: 'reader-model-line' });
   private readonly sentence = el('p', { class: 'reader-sentence' });
+  private readonly aliasLine = el('p', { class: 'reader-aliases' });
   private readonly answer = el('p', { class: 'reader-answer', 'aria-live': 'polite' });
   private readonly candidates = new BarChart({
     caption: '',
@@ -213,6 +259,7 @@ export class ReaderFigure {
       { class: 'reader-figure', 'data-reader': '', hidden: true },
       this.modelInfo,
       this.sentence,
+      this.aliasLine,
       this.answer,
       this.candidates.element,
       this.causal,
@@ -236,26 +283,37 @@ export class ReaderFigure {
     this.element.dataset.causal = String(r.causal);
     setText(this.modelInfo, modelLine(r) + (r.cut ? ` It reads the first ${r.cut.positions} of your ${r.cut.words} words.` : ''));
     this.sentence.replaceChildren(
-      ...r.words.flatMap((word, i) => [
-        el(
-          'span',
-          {
-            class: [
-              'reader-word',
-              r.unknown[i] ? 'reader-unknown' : '',
-              i === r.answer?.pronoun ? 'reader-pronoun' : '',
-              i === r.answer?.antecedent ? 'reader-antecedent' : '',
-            ]
-              .filter(Boolean)
-              .join(' '),
-            title: r.unknown[i] ? 'not in the model’s vocabulary' : null,
-          },
-          word,
-          r.unknown[i] ? el('span', { class: 'reader-unknown-mark', 'aria-label': ' (unknown word)' }, '?') : null,
-        ),
-        ' ',
-      ]),
+      ...r.words.flatMap((word, i) => {
+        const alias = r.aliases[i];
+        return [
+          el(
+            'span',
+            {
+              class: [
+                'reader-word',
+                r.unknown[i] ? 'reader-unknown' : '',
+                alias ? 'reader-aliased' : '',
+                i === r.answer?.pronoun ? 'reader-pronoun' : '',
+                i === r.answer?.antecedent ? 'reader-antecedent' : '',
+              ]
+                .filter(Boolean)
+                .join(' '),
+              title: r.unknown[i]
+                ? 'not in the model’s vocabulary'
+                : alias
+                  ? `not in the model’s vocabulary: read as ${quoted(alias.readAs)}, ${relationWords(alias.relation).one} in WordNet`
+                  : null,
+            },
+            word,
+            r.unknown[i] ? el('span', { class: 'reader-unknown-mark', 'aria-label': ' (unknown word)' }, '?') : null,
+            alias ? el('span', { class: 'reader-alias-mark', 'aria-label': ` (read as ${alias.readAs})` }, `→${alias.readAs}`) : null,
+          ),
+          ' ',
+        ];
+      }),
     );
+    setText(this.aliasLine, aliasSentence(r));
+    this.aliasLine.hidden = this.aliasLine.textContent === '';
     this.answer.classList.toggle('reader-guessing', r.answer !== null && !r.answer.known);
     setText(this.answer, answerSentence(r));
     const withPronoun = r.answer !== null;

@@ -18,6 +18,8 @@ export interface ReaderSnapshot extends Omit<ReaderReading, 'raw'> {
   /** The words as the model read them (positions of `answer`, `candidates`, `flips` index these). */
   words: string[];
   unknown: boolean[];
+  /** Each word outside the vocabulary read through the alias table: the known word it was read as and the WordNet relation; null elsewhere. */
+  aliases: ({ readAs: string; relation: string } | null)[];
   /** The queries' pointer rows (queries, n) and which positions they are. */
   queries: number[];
   pointer: Float32Array;
@@ -51,6 +53,8 @@ interface Slot {
   bytes: Uint8Array | null;
   /** The model's record (web/src/model/reader*.json), which comes with its bytes. */
   record: Readonly<ReaderModelRecord> | null;
+  /** The alias table read with the model (null: none, every unknown word reads as unknown). */
+  aliases: Uint8Array | null;
   flips: FlipsTiming;
   failure: string | null;
   loaded: Loaded | null;
@@ -64,15 +68,16 @@ const kindOf = (causal: boolean) => (causal ? 'causal' : 'bidirectional');
 function slotOf(engine: AttentionEngine, causal: boolean): Slot {
   let pair = slots.get(engine);
   if (!pair) {
-    const empty = (): Slot => ({ bytes: null, record: null, flips: 'at once', failure: null, loaded: null, pending: null });
+    const empty = (): Slot => ({ bytes: null, record: null, aliases: null, flips: 'at once', failure: null, loaded: null, pending: null });
     pair = { bidirectional: empty(), causal: empty() };
     slots.set(engine, pair);
   }
   return pair[kindOf(causal)];
 }
 
-function loadedOf(engine: AttentionEngine, bytes: Uint8Array, record: Readonly<ReaderModelRecord>): Loaded {
+function loadedOf(engine: AttentionEngine, bytes: Uint8Array, record: Readonly<ReaderModelRecord>, aliases: Uint8Array | null): Loaded {
   const model = ReaderModel.fromWeights(engine, bytes);
+  if (aliases) model.useAliases(aliases);
   return { model, restarts: engine.restarts, description: model.describe(), head: record.resolvingHead, last: null };
 }
 
@@ -90,12 +95,13 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
   }
   slot.pending = (async () => {
     try {
-      if (!slot.bytes || !slot.record) {
-        const { loadReaderWeights, READER_MODELS } = await import('../../model/reader');
-        slot.bytes = await loadReaderWeights(causal);
+      if (!slot.bytes || !slot.record || !slot.aliases) {
+        // The records and the loaders come with the model, not with the live part's code.
+        const { loadReaderAliases, loadReaderWeights, READER_MODELS } = await import('../../model/reader');
+        [slot.bytes, slot.aliases] = await Promise.all([slot.bytes ?? loadReaderWeights(causal), slot.aliases ?? loadReaderAliases()]);
         slot.record = READER_MODELS[kindOf(causal)];
       }
-      slot.loaded = loadedOf(engine, slot.bytes, slot.record);
+      slot.loaded = loadedOf(engine, slot.bytes, slot.record, slot.aliases);
       slot.flips = 'later';
       slot.failure = null;
     } catch (error) {
@@ -109,7 +115,8 @@ export async function ensureReaderModel(engine: AttentionEngine, causal: boolean
 
 /**
  * Gives an engine a reader model's bytes and record directly (tests, tools: the prerendered page prints
- * the whole reading), e.g. `READER_MODELS.bidirectional` from model/reader.ts.
+ * the whole reading), e.g. `READER_MODELS.bidirectional` from model/reader.ts, with the alias table the
+ * page downloads beside it, or none.
  */
 export function provideReaderModel(
   engine: AttentionEngine,
@@ -117,13 +124,15 @@ export function provideReaderModel(
   bytes: Uint8Array,
   record: Readonly<ReaderModelRecord>,
   flips: FlipsTiming = 'at once',
+  aliases: Uint8Array | null = null,
 ): void {
   const slot = slotOf(engine, causal);
   slot.loaded?.model.dispose();
   slot.bytes = bytes;
   slot.record = record;
+  slot.aliases = aliases;
   slot.flips = flips;
-  slot.loaded = loadedOf(engine, bytes, record);
+  slot.loaded = loadedOf(engine, bytes, record, aliases);
   slot.failure = null;
 }
 
@@ -143,7 +152,7 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
   let loaded = slot.loaded;
   if (loaded && loaded.restarts !== engine.restarts && slot.bytes && slot.record) {
     // After a restart the old model's memory went with the old instance: read the file again.
-    slot.loaded = loaded = loadedOf(engine, slot.bytes, slot.record);
+    slot.loaded = loaded = loadedOf(engine, slot.bytes, slot.record, slot.aliases);
   }
   if (!loaded || !slot.record) return { status: 'loading', causal };
   const { positions } = loaded.description;
@@ -161,6 +170,7 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
     ...reading,
     words: raw.words,
     unknown: Array.from(raw.unknown, (u) => u === 1),
+    aliases: raw.readAs.map((readAs, i) => (readAs ? { readAs, relation: raw.aliasRelation[i]! } : null)),
     queries: raw.queries,
     pointer: raw.pointer.data,
     attention: raw.attention,
