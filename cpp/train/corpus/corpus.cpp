@@ -5,9 +5,7 @@
 // family of words that fits only the first noun's class or only the second's (curated_words.cpp: "tired"
 // fits animals, "busy" paths), so the same words in the same order answer either noun and position
 // never gives the answer away. In an agreement frame the nouns differ in number, gender or animacy (a person
-// against an animal or a thing) and the pronoun's form, drawn with equal chance, picks one. In a role frame both
-// nouns are of one class and fit the pronoun ("the father ... the son ... he"): the deciding word is drawn from the
-// family of the role one noun plays ("so weak" the one lifting, "so heavy" the one lifted). In a "select" frame the
+// against an animal or a thing) and the pronoun's form, drawn with equal chance, picks one. In a "select" frame the
 // classes are drawn too: a predicate of the selectional table (curated.h's kSelections), a class it fits for the answer
 // and one it cannot describe for the rival, beside verbs that fit any pair ("we saw the <A> near the <B> and it was
 // stale"). Distractor nouns (<C>) come from a class no word of the frame's families can describe. Around every frame
@@ -383,18 +381,6 @@ Sentence Generator::sample(Split split, Trace* trace) {
         draw.pronoun = other_male ? Pronoun::kShe : Pronoun::kHe;
         break;
       }
-      case Decide::kRole: {
-        // One class for both; people share a gender, so that the pronoun fits either.
-        if (frame.a == NounClass::kPerson) {
-          const bool male = coin(rng);
-          cls[0] = cls[1] = male ? NounClass::kMale : NounClass::kFemale;
-          draw.pronoun = male ? Pronoun::kHe : Pronoun::kShe;
-        } else {
-          draw.plural[0] = draw.plural[1] = may_be_plural(frame.a) && coin(rng);
-          draw.pronoun = draw.plural[0] ? Pronoun::kThey : Pronoun::kIt;
-        }
-        break;
-      }
       case Decide::kAnimacy: {
         // The person is male or female; the other noun may be plural ("they"), so number and animacy both teach.
         const int person = frame.a == NounClass::kPerson ? 0 : 1;
@@ -464,8 +450,6 @@ Sentence Generator::sample(Split split, Trace* trace) {
       case Decide::kGender:
         twin.pronoun = d.pronoun == Pronoun::kHe ? Pronoun::kShe : Pronoun::kHe;
         break;
-      case Decide::kRole:
-        break;  // the same pronoun; the deciding word, drawn below from the other role's family, flips the answer
       case Decide::kAnimacy:
         twin.pronoun = class_of(twin.antecedent) == NounClass::kMale     ? Pronoun::kHe
                        : class_of(twin.antecedent) == NounClass::kFemale ? Pronoun::kShe
@@ -650,9 +634,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
     const FamilyData& family = s.families[std::size_t(draw.family)];
     trace->decider = family.joined[std::size_t(draw.phrase)];
     trace->family = family.name;
-    trace->agreement =
-        frame.decide != Decide::kMeaning && frame.decide != Decide::kSelect && frame.decide != Decide::kRole;
-    trace->role = frame.decide == Decide::kRole;
+    trace->agreement = frame.decide != Decide::kMeaning && frame.decide != Decide::kSelect;
     trace->distractor = noun_position[2];
     trace->candidate_classes.clear();
     for (int position : sentence.candidates)

@@ -41,10 +41,8 @@ struct Trace {
                         // answer unless agreement does
   std::string family;   // the curated family the decider came from (curated_words.cpp)
   std::vector<std::string> candidate_classes;  // the noun class of each candidate, in candidates' order
-  bool agreement = false;                      // number, gender or animacy decides, not meaning
-  bool role = false;    // both candidates are of one class and agree with the pronoun: the deciding word's family
-                        // names the antecedent's role (frame.h's Decide::kRole)
-  int distractor = -1;  // position of the frame's distractor noun, never the answer
+  bool agreement = false;                      // number or gender decides, not meaning
+  int distractor = -1;                         // position of the frame's distractor noun, never the answer
 };
 
 class Generator {

@@ -21,10 +21,6 @@ enum class Decide : std::uint8_t {
   kAnimacy,        // a gendered person (the slot whose class is kPerson; male or female drawn) and a non-person:
                    // "he"/"she" picks the person, "it" (or "they", the non-person in the plural) the other; the
                    // family fits both, so only the pronoun decides ("she" is never a thing, "it" never a person)
-  kRole,           // two nouns of one class (people of one gender, or two animals or vehicles), one pronoun that
-                   // fits both: only the deciding word, read against each noun's role in the sentence, decides
-                   // ("the father could not lift the son because he was so weak / so heavy"); a and b are the
-                   // class (kPerson: a gender is drawn for both)
   kSelect,         // any two classes of things and animals: a predicate of curated.h's kSelections that fits the
                    // answer's class and not the rival's decides; family_a names the predicates' place ("is",
                    // "did", "obj"), a and b are unused
