@@ -460,6 +460,88 @@ TEST(Corpus, TrainingSentencesComeWithTwinsThatFlipTheAnswer) {
   EXPECT_LT(heldout_twins, 40);
 }
 
+TEST(Corpus, AgreementSetsPeopleAgainstThingsAndTheTwinChangesOnlyThePronoun) {
+  // "she" is never a thing and "it" never a person: the corpus sets a gendered person beside an animal or a thing
+  // (the animacy frames, where the pronoun means either noun about as often) and a thing between two people ("gave
+  // the girl the book"), and the pronoun alone decides. Where the deciding word fits both nouns, the twin repeats every
+  // word but the pronoun and the "was"/"were" that agrees with it.
+  Generator& generator = shared_generator();
+  const Lexicon& lexicon = generator.lexicon();
+  const auto class_at = [&](const Sentence& s, int position) {
+    return lexicon.nouns()[std::size_t(lexicon.find(s.words[std::size_t(position)]))].cls;
+  };
+  constexpr int kSentences = 30000;
+  int person_answers = 0, thing_answers = 0, thing_between_people = 0, pronoun_only_twins = 0;
+  Sentence previous;
+  Trace previous_trace;
+  for (int n = 0; n < kSentences; ++n) {
+    Trace trace;
+    const Sentence s = generator.sample(Split::kTrain, &trace);
+    const std::string text = joined(s.words);
+    bool person = false, other = false;
+    for (int c : s.candidates) (is_person(class_at(s, c)) ? person : other) = true;
+    if (trace.agreement && person && other) {
+      const std::string& pronoun = s.words[std::size_t(s.pronoun)];
+      const bool personal = pronoun == "he" || pronoun == "she" || pronoun == "his" || pronoun == "her";
+      EXPECT_EQ(is_person(class_at(s, s.antecedent)), personal) << text;
+      if (s.candidates.size() == 2) (is_person(class_at(s, s.antecedent)) ? person_answers : thing_answers) += 1;
+      if (trace.distractor >= 0 && !is_person(class_at(s, trace.distractor)) && trace.distractor > s.candidates.front())
+        ++thing_between_people;
+    }
+    // a twin of a frame whose one family fits both nouns: only the pronoun and its verb change
+    if (previous.frame == s.frame && previous.candidates == s.candidates && previous.antecedent != s.antecedent &&
+        trace.agreement && trace.decider == previous_trace.decider && previous.words.size() == s.words.size()) {
+      int changed = 0;
+      for (std::size_t w = 0; w < s.words.size(); ++w) {
+        if (s.words[w] == previous.words[w]) continue;
+        ++changed;
+        EXPECT_TRUE(int(w) == s.pronoun || (int(w) == s.pronoun + 1 &&
+                                            rule_of(s.words[w - 1]).plural != rule_of(previous.words[w - 1]).plural))
+            << joined(previous.words) << " / " << text;
+      }
+      pronoun_only_twins += changed > 0;
+    }
+    previous = s;
+    previous_trace = trace;
+  }
+  EXPECT_GT(person_answers, kSentences / 50);
+  EXPECT_GT(thing_answers, kSentences / 50);
+  EXPECT_LT(std::abs(person_answers - thing_answers), (person_answers + thing_answers) / 4);
+  EXPECT_GT(thing_between_people, kSentences / 200);
+  EXPECT_GT(pronoun_only_twins, kSentences / 50);
+}
+
+TEST(Corpus, SoResultsAndMotionFramesDecideAfterThePronoun) {
+  // "so" with the result after the pronoun ("... so it fell over"), "so" before the deciding adjective, and the
+  // mover against the still one ("going too fast" is the vehicle, "in the way" the tree, "parked" the car): the
+  // deciding words stand after the pronoun and name the class their family lists (the test above checks the class).
+  Generator& generator = shared_generator();
+  const Lexicon& lexicon = generator.lexicon();
+  std::map<std::string, int> drawn;
+  for (int n = 0; n < 30000; ++n) {
+    Trace trace;
+    const Sentence s = generator.sample(Split::kTrain, &trace);
+    const std::string& name = generator.frame_name(s.frame);
+    const bool so = name.rfind("so-result-", 0) == 0,
+               motion = name.rfind("vehicle-hit", 0) == 0 || name.find("ran-into-parked") != std::string::npos;
+    if (!so && !motion) continue;
+    ++drawn[name];
+    const std::string text = joined(s.words);
+    EXPECT_NE(joined(s.words, std::size_t(s.pronoun) + 1).find(trace.decider), std::string::npos) << text;
+    if (so) {
+      EXPECT_EQ(s.words[std::size_t(s.pronoun) - 1], "so") << text;
+    }
+    if (motion) {
+      const bool vehicle =
+          lexicon.nouns()[std::size_t(lexicon.find(s.words[std::size_t(s.antecedent)]))].cls == NounClass::kVehicle;
+      EXPECT_EQ(vehicle, trace.family == "vehicle-moving" || trace.family == "vehicle-still") << text;
+    }
+  }
+  for (const char* frame : {"so-result-knock", "so-result-drop", "so-result-ate", "so-result-hit", "vehicle-hit",
+                            "vehicle-hit-building", "vehicle-hit-animal", "ran-into-parked", "person-ran-into-parked"})
+    EXPECT_GT(drawn[frame], 50) << frame;
+}
+
 TEST(Corpus, SameSeedSameSentencesAndSplitsAreIndependent) {
   auto one = Generator::make(kWordnet, 7), two = Generator::make(kWordnet, 7);
   ASSERT_TRUE(one.ok() && two.ok());

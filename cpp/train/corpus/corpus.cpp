@@ -4,13 +4,14 @@
 // and one deciding word. In a "meaning" frame the deciding word is drawn, with equal chance, from the
 // family of words that fits only the first noun's class or only the second's (curated_words.cpp: "tired"
 // fits animals, "busy" paths), so the same words in the same order answer either noun and position
-// never gives the answer away. In an agreement frame the nouns differ in number or gender and the
-// pronoun's form, drawn with equal chance, picks one. In a "select" frame the classes are drawn too: a predicate of
-// the selectional table (curated.h's kSelections), a class it fits for the answer and one it cannot describe for the
-// rival, beside verbs that fit any pair ("we saw the <A> near the <B> and it was stale"). Distractor nouns (<C>) come
-// from a class no word of the frame's families can describe. Around every frame the generator adds wording that never
-// decides the answer (a time before the sentence, adjectives before nouns, "very" or "seemed", words
-// after the deciding one), so that the model meets the variety readers type, not 80 fixed word orders.
+// never gives the answer away. In an agreement frame the nouns differ in number, gender or animacy (a person
+// against an animal or a thing) and the pronoun's form, drawn with equal chance, picks one. In a "select" frame the
+// classes are drawn too: a predicate of the selectional table (curated.h's kSelections), a class it fits for the answer
+// and one it cannot describe for the rival, beside verbs that fit any pair ("we saw the <A> near the <B> and it was
+// stale"). Distractor nouns (<C>) come from a class no word of the frame's families can describe. Around every frame
+// the generator adds wording that never decides the answer (a time before the sentence, adjectives before nouns, "very"
+// or "seemed", words after the deciding one), so that the model meets the variety readers type, not 80 fixed word
+// orders.
 //
 // Twins (Twins::kOn). Each training sentence is followed by its twin (kTrain only; the held-out splits are drawn
 // one by one):
@@ -380,6 +381,17 @@ Sentence Generator::sample(Split split, Trace* trace) {
         draw.pronoun = other_male ? Pronoun::kShe : Pronoun::kHe;
         break;
       }
+      case Decide::kAnimacy: {
+        // The person is male or female; the other noun may be plural ("they"), so number and animacy both teach.
+        const int person = frame.a == NounClass::kPerson ? 0 : 1;
+        const bool male = coin(rng);
+        cls[person] = male ? NounClass::kMale : NounClass::kFemale;
+        draw.plural[1 - person] = may_be_plural(cls[1 - person]) && coin(rng);
+        draw.pronoun = draw.antecedent == person ? (male ? Pronoun::kHe : Pronoun::kShe)
+                       : draw.plural[1 - person] ? Pronoun::kThey
+                                                 : Pronoun::kIt;
+        break;
+      }
       case Decide::kSelect: {
         // A predicate, a class it fits for the answer and a class it does not fit for the rival.
         const auto [family, phrase] = frame.selections[uniform(rng, frame.selections.size())];
@@ -437,6 +449,12 @@ Sentence Generator::sample(Split split, Trace* trace) {
         break;
       case Decide::kGender:
         twin.pronoun = d.pronoun == Pronoun::kHe ? Pronoun::kShe : Pronoun::kHe;
+        break;
+      case Decide::kAnimacy:
+        twin.pronoun = class_of(twin.antecedent) == NounClass::kMale     ? Pronoun::kHe
+                       : class_of(twin.antecedent) == NounClass::kFemale ? Pronoun::kShe
+                       : d.plural[twin.antecedent]                       ? Pronoun::kThey
+                                                                         : Pronoun::kIt;
         break;
       case Decide::kNumberPerson: {
         const int plural_slot = d.plural[0] ? 0 : 1;

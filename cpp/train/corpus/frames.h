@@ -18,6 +18,9 @@ enum class Decide : std::uint8_t {
   kGenderNeutral,  // a gendered noun and a person of no grammatical gender: the pronoun of the other
                    // gender can only be the latter
   kNumberPerson,   // people in the plural and one gendered person: "they" or "he"/"she" picks
+  kAnimacy,        // a gendered person (the slot whose class is kPerson; male or female drawn) and a non-person:
+                   // "he"/"she" picks the person, "it" (or "they", the non-person in the plural) the other; the
+                   // family fits both, so only the pronoun decides ("she" is never a thing, "it" never a person)
   kSelect,         // any two classes of things and animals: a predicate of curated.h's kSelections that fits the
                    // answer's class and not the rival's decides; family_a names the predicates' place ("is",
                    // "did", "obj"), a and b are unused
