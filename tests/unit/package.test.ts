@@ -127,13 +127,14 @@ describe('npm pack', () => {
     // and the reader models' WordNet alias table (one for both)
     expect(files.filter((path) => path.endsWith('.txt'))).toHaveLength(1);
     expect(files.filter((path) => /\.map$|node_modules|^(web|cpp|tests|build)\//.test(path))).toEqual([]);
-    // A size budget, so a stray file shows up. Today about 2.4 MB unpacked (1.27 MB packed): the bundle
-    // 445 kB, the .wasm 405 kB (with the training core, the long-context kernels and the reader model),
-    // the two reader models 420 kB each (int8, barely compressible), the reader models' alias table
-    // 279 kB (102 kB packed), custom-elements.json 212 kB, the declarations 56 kB, the who-is-it
-    // weights 49 kB, two workers 42-47 kB each.
+    // A size budget, so a stray file shows up. Today about 2.54 MB unpacked: the bundle 445 kB, the
+    // engine's two .wasm modules (core ~280 kB with the training core and the reader model; the later
+    // module's flash and long-context kernels ~150 kB, with the runtime both carry), the two reader
+    // models 426 kB each (int8, barely compressible), the reader models' alias table 283 kB (102 kB
+    // packed), custom-elements.json 212 kB, the declarations 56 kB, the who-is-it weights 49 kB, two
+    // workers 42-47 kB each.
     expect(packed.size).toBeLessThan(1_350_000);
-    expect(packed.unpackedSize).toBeLessThan(2_500_000);
+    expect(packed.unpackedSize).toBeLessThan(2_650_000);
   });
 
   test('every entry point in package.json (exports, main, types, customElements) is in the tarball', () => {

@@ -29,6 +29,8 @@ import { loadReaderModels, shippedReaderAliases, shippedWeights } from './load-e
 // Words of WordNet outside the vocabulary (not words of tests/data/reader): "poodle" is read as "dog"
 // (a hypernym), "stallion" as "horse", "colossal" as "large" (a similar adjective).
 const POODLE = 'The poodle did not fit in the barn because it was colossal.';
+/** A sentence whose aliased size word decides the answer (measured: read as unknown, the answer changes). */
+const COLOSSAL = 'The suitcase did not fit in the trunk because it was colossal.';
 const STALLION = 'The stallion jumped over the fence because it was frightened.';
 
 let engine: AttentionEngine;
@@ -106,16 +108,18 @@ describe('step 1’s figure with aliased words', () => {
     );
     // an aliased word is known: never a reason to guess, and it is tried for flips like a known word
     expect(r.guess.map((g) => g.kind)).not.toContain('unknown-decides');
-    const colossal = r.words.indexOf('colossal');
-    const flips = readFlips(readerModelFor(engine, false)!, r.words, {
-      ...r,
-      raw: readerModelFor(engine, false)!.answer(r.words),
+    const { r: sized } = render(COLOSSAL);
+    const colossal = sized.words.indexOf('colossal');
+    expect(sized.aliases[colossal]).not.toBeNull();
+    const flips = readFlips(readerModelFor(engine, false)!, sized.words, {
+      ...sized,
+      raw: readerModelFor(engine, false)!.answer(sized.words),
       flips: null,
     });
-    expect(flips).toEqual(r.flips);
+    expect(flips).toEqual(sized.flips);
     // read as unknown, "colossal" (read as "large") no longer decides the answer
-    expect(r.flips!.map((f) => f.position)).toContain(colossal);
-    expect(flipSentence(r)).toContain(`“colossal” (read as “${r.aliases[colossal]!.readAs}”) (the answer becomes`);
+    expect(sized.flips!.map((f) => f.position)).toContain(colossal);
+    expect(flipSentence(sized)).toContain(`“colossal” (read as “${sized.aliases[colossal]!.readAs}”) (the answer becomes`);
     // the candidates' bars name the word an aliased candidate is read as
     const labels = [...body.querySelectorAll('.reader-candidates tbody th')].map((th) => th.textContent);
     expect(labels).toContain(`poodle (read as ${r.aliases[r.words.indexOf('poodle')]!.readAs})`);
