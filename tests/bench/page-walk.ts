@@ -24,7 +24,19 @@ const TASK_LIMIT_MS = 100;
 const PHASES = ['load', 'live', 'scroll'] as const;
 type Phase = (typeof PHASES)[number];
 /** What the walk's bytes are, by the response's path. */
-const KINDS = ['html', 'css', 'first JS', 'live JS', 'wasm', 'weights', 'lazy steps', 'lazy weights', 'later wasm', 'step 1 model', 'other'] as const;
+const KINDS = [
+  'html',
+  'css',
+  'first JS',
+  'live JS',
+  'wasm',
+  'weights',
+  'lazy steps',
+  'lazy weights',
+  'later wasm',
+  'step 1 model',
+  'other',
+] as const;
 type Kind = (typeof KINDS)[number];
 
 export interface TaskStats {

@@ -84,8 +84,10 @@ describe('the answer first, the flips after it (a downloaded model)', () => {
     'The old wooden trophy that the young girl won at the school fair last summer did not fit into the small brown ' +
     'suitcase on the bed because it was really far too big for the narrow space inside the case.';
   const settingsOf = (sentence: string) => validateSettings({ weights: 'trained', sentence }, DEFAULT_SETTINGS).settings;
-  const later = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'later', shippedReaderAliases());
-  const atOnce = () => provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'at once', shippedReaderAliases());
+  const later = () =>
+    provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'later', shippedReaderAliases());
+  const atOnce = () =>
+    provideReaderModel(engine, false, shippedWeights('reader.bin'), READER_MODELS.bidirectional, 'at once', shippedReaderAliases());
 
   test('the snapshot carries the answer and attention with flips null; withReaderFlips finds readSentence’s flips', () => {
     later();
