@@ -23,6 +23,8 @@ namespace {
 using wordnet::ends_with;
 using wordnet::Fields;
 using wordnet::for_each_line;
+using wordnet::IndexLine;
+using wordnet::parse_index_line;
 
 enum Pos : int { kNoun, kVerb, kAdj, kPosCount };
 constexpr const char* kPosFile[kPosCount] = {"noun", "verb", "adj"};
@@ -100,18 +102,11 @@ Status read_part(const std::string& dir, Pos pos, PartOfSpeech& out) {
   if (!read.ok()) return read;
   read = for_each_line(dir + "index." + name, [&](std::string_view line) -> Status {
     if (line.empty() || line[0] == ' ') return Ok{};
-    Fields fields{line};
-    const std::string lemma(fields.word());
-    fields.word();  // pos
-    const int synset_count = fields.number<int>();
-    const int pointer_count = fields.number<int>();
-    for (int p = 0; p < pointer_count && fields.ok; ++p) fields.word();
-    fields.word();  // sense_cnt
-    fields.word();  // tagsense_cnt
-    std::vector<std::uint32_t> offsets;
-    for (int o = 0; o < synset_count && fields.ok; ++o) offsets.push_back(fields.number<std::uint32_t>());
-    if (!fields.ok)
+    IndexLine parsed = parse_index_line(line);
+    if (!parsed.ok)
       return Failure{"cannot parse " + dir + "index." + name + " near: " + std::string(line.substr(0, 60))};
+    const std::string lemma(parsed.lemma);
+    std::vector<std::uint32_t> offsets = std::move(parsed.offsets);
     if (is_single_word(lemma)) out.senses.emplace(lemma, std::move(offsets));
     return Ok{};
   });

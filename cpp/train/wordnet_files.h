@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../tensor.h"  // Status
 
@@ -44,6 +46,29 @@ struct Fields {
     return value;
   }
 };
+
+// One line of an index file (index.noun, index.adj, ...): "lemma pos synset_cnt p_cnt [ptr_symbol...]
+// sense_cnt tagsense_cnt synset_offset...", the offsets in order of frequency (the first is the most
+// frequent sense). ok is false when the line does not parse.
+struct IndexLine {
+  std::string_view lemma;
+  std::vector<std::uint32_t> offsets;
+  bool ok = false;
+};
+inline IndexLine parse_index_line(std::string_view line) {
+  Fields fields{line};
+  IndexLine out;
+  out.lemma = fields.word();
+  fields.word();  // pos
+  const int synset_count = fields.number<int>();
+  const int pointer_count = fields.number<int>();
+  for (int p = 0; p < pointer_count && fields.ok; ++p) fields.word();
+  fields.word();  // sense_cnt
+  fields.word();  // tagsense_cnt
+  for (int o = 0; o < synset_count && fields.ok; ++o) out.offsets.push_back(fields.number<std::uint32_t>());
+  out.ok = fields.ok;
+  return out;
+}
 
 // Calls line(text) for each line of a file; fails when the file cannot be read.
 template <class Line>

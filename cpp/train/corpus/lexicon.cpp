@@ -19,6 +19,8 @@ namespace {
 using wordnet::ends_with;
 using wordnet::Fields;
 using wordnet::for_each_line;
+using wordnet::IndexLine;
+using wordnet::parse_index_line;
 
 struct Synset {
   std::vector<std::uint32_t> hypernyms;  // '@' and '@i' pointers
@@ -103,18 +105,11 @@ Expected<Lexicon> Lexicon::load(const std::string& wordnet_dir) {
   {
     const Status read = for_each_line(dir + "index.noun", [&](std::string_view line) -> Status {
       if (line.empty() || line[0] == ' ') return Ok{};
-      Fields fields{line};
-      const std::string lemma(fields.word());
-      fields.word();  // pos
-      const int synset_count = fields.number<int>();
-      const int pointer_count = fields.number<int>();
-      for (int p = 0; p < pointer_count && fields.ok; ++p) fields.word();
-      fields.word();  // sense_cnt
-      fields.word();  // tagsense_cnt
-      std::vector<std::uint32_t> offsets;
-      for (int o = 0; o < synset_count && fields.ok; ++o) offsets.push_back(fields.number<std::uint32_t>());
-      if (!fields.ok || offsets.empty())
+      IndexLine parsed = parse_index_line(line);
+      if (!parsed.ok || parsed.offsets.empty())
         return Failure{"cannot parse " + dir + "index.noun near: " + std::string(line.substr(0, 60))};
+      const std::string lemma(parsed.lemma);
+      std::vector<std::uint32_t> offsets = std::move(parsed.offsets);
       lemma_index.emplace(lemma, lemmas.size());
       lemmas.emplace_back(lemma, std::move(offsets));
       return Ok{};
