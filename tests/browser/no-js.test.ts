@@ -110,6 +110,10 @@ describe.concurrent('with JavaScript off', () => {
   test('every step’s heading and prose reads as the live page shows it, with the article’s numbers and no control', async ({ expect }) => {
     const live = await open({ viewport: DESKTOP });
     await settled(live.page);
+    // Step 1's note names the reader model's shape once the model is in, as the copy (made with it) does:
+    // live (the copy's figure says "ready" too), it comes after going live.
+    await live.page.locator('#problem .reader-figure[data-status="ready"]').waitFor({ state: 'attached' });
+    await settled(live.page);
     const expected = await stepTexts(live.page);
     await live.page.context().close();
     expect(expected.length).toBeGreaterThanOrEqual(12);

@@ -54,6 +54,15 @@ async function openWalkthrough(): Promise<{ page: Page; errors: string[] }> {
   await page.addInitScript(HOOKS_HELPER);
   await page.goto(`${site.server.url}/index.html`);
   await goLive(page);
+  // What the page loads after going live (step 1's reader model and alias table; in idle time, the small
+  // trained model for step 8 on) is in before the memory is refused, so the out-of-memory the tests make is
+  // the settings', not a download finishing late.
+  await page.locator('#problem .reader-figure[data-status="ready"]').waitFor({ state: 'attached' });
+  await page.waitForFunction(() => {
+    const trained = window.attentionWalkthrough?.result.trained;
+    return trained !== null && trained !== undefined && 'resolving' in trained;
+  });
+  await settled(page);
   return { page, errors };
 }
 

@@ -308,20 +308,27 @@ describe('step 1’s figure', () => {
     expect(body.textContent).not.toMatch(/who-is-it|51 words/);
   });
 
-  test('while the model loads, or if it failed, the figure says so in place and draws nothing', () => {
+  test('while the model loads the figure keeps its shape with empty bars; if it failed, a line says why in its place', () => {
     const body = document.createElement('div');
     const view = problemStep.mount(body, { update: () => {} });
     const s = snapshotOf({ sentence: TROPHY });
     view.render({ ...s, reader: { status: 'loading', causal: false } });
     const drawn = body.querySelector<HTMLElement>('.problem-drawn')!;
-    expect(text(body, '.problem-status')).toBe('Loading the reader model (it answers this step’s question)…');
-    expect(drawn.hidden).toBe(true);
+    // The sentence's chips and one empty bar per token, the loading line as the bars' caption: nothing moves when it arrives.
+    expect(drawn.hidden).toBe(false);
+    expect(body.querySelector<HTMLElement>('.problem-status')!.hidden).toBe(true);
+    expect([...body.querySelectorAll('.problem-chip')].map((c) => c.textContent)).toEqual(s.tokens);
+    expect(text(body, '.problem-bars caption')).toBe('Loading the reader model (it answers this step’s question)…');
+    const rows = [...body.querySelectorAll('.problem-bars tbody tr')];
+    expect(rows).toHaveLength(s.tokens.length);
+    expect(rows.every((row) => !/\d%/.test(row.textContent ?? ''))).toBe(true);
     expect(body.querySelector<HTMLElement>('.reader-figure')!.hidden).toBe(true);
     expect(body.querySelector<HTMLElement>('.reading')!.hidden).toBe(true);
     view.render({ ...s, reader: { status: 'failed', causal: true, message: 'the server answered 404' } });
     expect(text(body, '.problem-status')).toBe(
       'The causal reader model could not be loaded: the server answered 404. Reload the page to try again.',
     );
+    expect(drawn.hidden).toBe(true);
     view.render(s);
     expect(body.querySelector<HTMLElement>('.problem-status')!.hidden).toBe(true);
     expect(drawn.hidden).toBe(false);

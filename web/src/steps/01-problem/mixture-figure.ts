@@ -1,7 +1,7 @@
 // Step 1's figure: the sentence as chips (a radio group: the token to follow), the question asked of
 // that token and its mixture as bars (the chips shaded by the same shares), from the reader model's
-// resolving head (or, with random weights, the shown head). While the reader model loads or if it
-// failed, a line in place says so. Choosing a chip tells the step, which reads the new mixture.
+// resolving head (or, with random weights, the shown head). While the reader model loads the figure
+// keeps its shape with empty bars; if it failed, a line in place says so. Choosing a chip tells the step, which reads the new mixture.
 import { BarChart } from '../../ui/bars';
 import { el, setText } from '../../ui/dom';
 import { chartTools } from '../../ui/export-toolbar';
@@ -12,7 +12,7 @@ import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { numbersLine, type Figure } from '../shared/figure';
 import { modelSummary } from '../shared/which-model';
-import { defaultFocus, mixtureBars, shownReader, shownRow, shownWords } from './mixture';
+import { defaultFocus, loadingBars, mixtureBars, shownReader, shownRow, shownWords } from './mixture';
 import { barsCaption, figureIntro, focusQuestion } from './prose';
 
 export class MixtureFigure implements Figure {
@@ -83,9 +83,13 @@ export class MixtureFigure implements Figure {
     const { reader } = next;
     this.line.show(reader ? readerViewSummary(reader) : modelSummary(next));
     const waiting = reader !== null && reader.status !== 'ready' ? reader : null;
-    if (this.status.hidden !== !waiting) this.status.hidden = !waiting;
-    if (this.drawn.hidden !== Boolean(waiting)) this.drawn.hidden = Boolean(waiting);
-    if (waiting) {
+    // Failed: a line says why in place of the figure. Loading: the figure keeps its shape (the sentence's
+    // chips, one empty bar per token, the loading line as the bars' caption), so that nothing on screen
+    // moves when the model arrives.
+    const failed = waiting?.status === 'failed';
+    if (this.status.hidden !== !failed) this.status.hidden = !failed;
+    if (this.drawn.hidden !== failed) this.drawn.hidden = failed;
+    if (failed) {
       setText(this.status, readerStatus(waiting));
       return;
     }
@@ -98,7 +102,16 @@ export class MixtureFigure implements Figure {
       this.picked = null;
       this.buildChips(words, unknown);
     }
-    this.show(next);
+    if (waiting) this.showLoading(next, readerStatus(waiting));
+    else this.show(next);
+  }
+
+  /** While the reader model loads: the sentence and its question, and as many bars as the figure will have, empty. */
+  private showLoading(next: Snapshot, status: string): void {
+    const focus = this.focus;
+    setText(this.intro, figureIntro(next));
+    setText(this.question, focusQuestion(next, focus));
+    this.bars.update(loadingBars(shownWords(next)), status);
   }
 
   private choose(index: number, moveFocus: boolean): void {

@@ -47,6 +47,14 @@ export function nothingToDrawFrom(snapshot: Snapshot, focus: number): boolean {
   return snapshot.reader === null && Boolean(snapshot.pipeline.fullyMaskedRows[focus]);
 }
 
+/** The rows mixtureBars will give for these words, empty (no value yet): the figure's shape while the model loads. */
+export function loadingBars(words: readonly string[]): Bar[] {
+  const labels = tokenLabels([...words]);
+  const empty = (label: string): Bar => ({ label, value: 0, text: '…', muted: true });
+  if (words.length <= ALL_BARS_UP_TO) return labels.map(empty);
+  return [...labels.slice(0, TOP_BARS).map(empty), { ...empty(`the other ${words.length - TOP_BARS} tokens together`), bar: false }];
+}
+
 /** The bars for one token's mixture: every token in order, or the largest few plus the rest. */
 export function mixtureBars(snapshot: Snapshot, focus: number): Bar[] {
   const words = shownWords(snapshot);
