@@ -314,6 +314,8 @@ describe('keyboard only, every control of every step', () => {
     const errors = collectErrors(page);
     await page.goto(`${site.server.url}/index.html?tokens=the+cat+sat+on+the+mat`);
     await goLive(page);
+    // Step 1's figure is redrawn when the reader model arrives: the pass starts once it is in.
+    await page.locator('#problem .reader-figure[data-status="ready"]').waitFor({ state: 'attached' });
     await page.evaluate(CONTROLS_IN_PAGE);
     type W = {
       __controls(stepsOnly: boolean): Element[];

@@ -73,6 +73,13 @@ async function openPage(): Promise<{ page: Page; errors: string[] }> {
   const errors = collectErrors(page);
   await page.goto(`${site.server.url}/index.html`);
   await goLive(page);
+  // What the page loads after going live (step 1's reader model and alias table, ~2.7 MB of wasm heap;
+  // in idle time the small trained model) is in before anything is measured.
+  await page.locator('#problem .reader-figure[data-status="ready"]').waitFor({ state: 'attached' });
+  await page.waitForFunction(() => {
+    const trained = window.attentionWalkthrough?.result.trained;
+    return trained !== null && trained !== undefined && 'resolving' in trained;
+  });
   await page.evaluate(PAGE_HELPERS);
   return { page, errors };
 }
