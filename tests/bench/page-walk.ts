@@ -105,7 +105,7 @@ function kindOf(url: string, afterReach: boolean, goLive: Set<string>, afterLazy
   if (path.endsWith('.js')) return !afterReach ? 'first JS' : goLive.has(basename(path)) ? 'live JS' : 'lazy steps';
   // The engine's later module (its build name ends in _later: web/scripts/build-wasm.mjs) comes with the lazy steps that draw it.
   if (path.endsWith('.wasm')) return /_later[^/]*\.wasm$/.test(path) ? 'later wasm' : 'wasm';
-  if (/reader[^/]*\.bin$/.test(path)) return 'step 1 model';
+  if (/reader[^/]*\.(bin|txt)$/.test(path)) return 'step 1 model'; // the weights and the alias table
   if (path.endsWith('.bin')) return afterLazy ? 'lazy weights' : 'weights';
   return 'other';
 }
