@@ -117,7 +117,7 @@ export const trainStep: StepDefinition = {
       el(
         'p',
         {},
-        'The model of steps 1 and 8 learned its weights. Start trains a copy from random numbers, in the background, testing it on unseen sentences.',
+        'The trained model that multi-head attention and the steps after it show learned its weights this way. Start trains a copy from random numbers, in the background, testing it on sentences it never saw.',
       ),
       experiments.presets,
       experiments.explanation,
