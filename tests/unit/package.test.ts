@@ -16,7 +16,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OBSERVED_ATTRIBUTES, TRAINING_OBSERVED_ATTRIBUTES } from '../../web/src/elements/attributes';
 import { STEP_ELEMENTS, WALKTHROUGH_ELEMENT } from '../../web/src/elements/registry';
-import { declarationsStaleness, elementsManifest } from '../../web/tooling/package-declarations';
+import { DECLARATION_INPUTS, declarationsStaleness, elementsManifest } from '../../web/tooling/package-declarations';
 import { attributeInterfaces, manifestAttributes } from '../../web/tooling/settings-docs';
 import { decodeHtml } from './helpers';
 
@@ -42,12 +42,13 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'abh-package-'));
   // The bundle as the build left it in dist/embed, packed for real. `npm test` has built it (build:site ends
   // with build:embed) before this suite starts, so it is copied rather than built a second time (15 s of
-  // CPU on the critical path); `npm run test:unit` alone builds it when it is missing. A stale copy does
-  // not pass unnoticed: its declarations and manifest are compared below with what the code generates now.
+  // CPU on the critical path); `npm run test:unit` alone builds it when it or the record of its
+  // declarations' inputs (DECLARATION_INPUTS, in build/) is missing. A stale copy does not pass unnoticed:
+  // its declarations' inputs and its manifest are compared below with this tree.
   // The tarball is made in a copy of the package's root, so dist/embed stays as it is for the browser
   // suite, which `npm test` runs at the same time.
   const built = join(root, 'dist', 'embed');
-  if (!existsSync(join(built, 'attention-by-hand.js')))
+  if (!existsSync(join(built, 'attention-by-hand.js')) || !existsSync(DECLARATION_INPUTS))
     execFileSync('npm', ['run', '--silent', 'build:embed', '--', '--logLevel', 'error'], { cwd: root, stdio: 'pipe' });
   const source = join(work, 'source');
   mkdirSync(source);
