@@ -4,9 +4,10 @@
 // and the Custom Elements Manifest (custom-elements.json, by @custom-elements-manifest/analyzer), which
 // editors and tools such as Storybook read for every element, attribute and event. The attributes in both
 // come from the settings schema (web/src/settings-schema.ts, through web/tooling/settings-docs.ts).
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 // The analyzer brings (and needs) its own TypeScript for reading the sources; declarations use the project's.
 import * as analyzer from '@custom-elements-manifest/analyzer';
 import type { Plugin as AnalyzerPlugin } from '@custom-elements-manifest/analyzer';
@@ -48,12 +49,35 @@ function spellOutAttributes(file: string, interfaces: ReturnType<typeof attribut
 }
 
 /**
+ * Where the embed build records what it made the declarations from: a hash of each input and of the result.
+ * Outside dist/embed, which is the package. tests/unit/package.test.ts compares the record with the tree
+ * (declarationsStaleness) instead of generating the declarations a second time (11 s of CPU in the unit
+ * suite): the generation is deterministic, so the same inputs give the same file.
+ */
+export const DECLARATION_INPUTS = resolve(root, 'build', 'package-declarations.inputs.json');
+
+interface DeclarationInputs {
+  /** The hash of the declarations the build wrote. */
+  declarations: string;
+  /** The hash of the attribute interfaces (from the schema) spelled out in them. */
+  interfaces: string;
+  /** Each file the declarations were made from, relative to the root, with its hash. */
+  files: Record<string, string>;
+}
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+/** Beside the sources tsc reads: the options, this generator, and the lock file, which pins TypeScript's and dts-bundle-generator's versions. */
+const GENERATOR_FILES = ['tsconfig.json', 'package-lock.json', relative(root, import.meta.filename)];
+const fileHashes = (files: string[]) =>
+  Object.fromEntries(files.map((file) => [file, existsSync(resolve(root, file)) ? sha256(readFileSync(resolve(root, file))) : 'missing']));
+
+/**
  * tsc's declarations of the entry and what it imports (without a second type check: `npm run typecheck`
  * does that; members marked @internal left out), written to a scratch directory, the attribute types
  * spelled out with their descriptions (`interfaces`, from the schema), then bundled into one file that
- * exports exactly what the entry exports.
+ * exports exactly what the entry exports; with the record of its inputs (DECLARATION_INPUTS).
  */
-export function bundledDeclarations(interfaces: ReturnType<typeof attributeInterfaces>): string {
+export function bundledDeclarations(interfaces: ReturnType<typeof attributeInterfaces>): { text: string; inputs: DeclarationInputs } {
   const scratch = mkdtempSync(join(tmpdir(), 'abh-declarations-'));
   try {
     const config = tsc.getParsedCommandLineOfConfigFile(
@@ -90,10 +114,20 @@ export function bundledDeclarations(interfaces: ReturnType<typeof attributeInter
       [{ filePath: entry, output: { inlineDeclareGlobals: true, noBanner: true, exportReferencedTypes: false } }],
       { preferredConfigPath: resolve(root, 'tsconfig.json') },
     );
-    return (
+    const declarations =
       `// Type declarations of the package attention-by-hand, generated from web/src/elements/package-types.ts\n` +
-      `// by the embed build (web/tooling/package-declarations.ts). Do not edit.\n\n${text}`
-    );
+      `// by the embed build (web/tooling/package-declarations.ts). Do not edit.\n\n${text}`;
+    // Every file of the project tsc read (JSON modules included); node_modules is pinned by the lock file.
+    const sources = program
+      .getSourceFiles()
+      .map((file) => relative(root, file.fileName))
+      .filter((file) => !file.startsWith('..') && !file.split(/[\\/]/).includes('node_modules'));
+    const inputs = {
+      declarations: sha256(declarations),
+      interfaces: sha256(JSON.stringify(interfaces)),
+      files: fileHashes([...sources, ...GENERATOR_FILES].sort()),
+    };
+    return { text: declarations, inputs };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -193,15 +227,38 @@ export function elementsManifest(attributes: Attributes): string {
   )}\n`;
 }
 
-/** Emits both next to the bundle in the embed build (vite.embed.config.ts). */
+/**
+ * What differs between the inputs the build recorded (DECLARATION_INPUTS) and this tree, for the
+ * declarations `text` it wrote: [] when they are what this tree generates.
+ */
+export function declarationsStaleness(text: string, interfaces: ReturnType<typeof attributeInterfaces>): string[] {
+  if (!existsSync(DECLARATION_INPUTS)) return [`${relative(root, DECLARATION_INPUTS)} is missing`];
+  const recorded = JSON.parse(readFileSync(DECLARATION_INPUTS, 'utf8')) as DeclarationInputs;
+  const now = fileHashes(Object.keys(recorded.files));
+  return [
+    ...(sha256(text) === recorded.declarations ? [] : ['the declarations are not the ones the build wrote']),
+    ...(sha256(JSON.stringify(interfaces)) === recorded.interfaces ? [] : ["the schema's attribute interfaces"]),
+    ...Object.keys(now).filter((file) => now[file] !== recorded.files[file]),
+  ];
+}
+
+/** Emits both next to the bundle in the embed build (vite.embed.config.ts), and records the declarations' inputs once they are written. */
 export function packageDescriptions(): Plugin {
+  let inputs: DeclarationInputs | undefined;
   return {
     name: 'attention-package-descriptions',
     apply: 'build',
     async generateBundle() {
       const docs = await loadWebModule<typeof import('./settings-docs')>('tooling/settings-docs.ts');
-      this.emitFile({ type: 'asset', fileName: 'attention-by-hand.d.ts', source: bundledDeclarations(docs.attributeInterfaces()) });
+      const declarations = bundledDeclarations(docs.attributeInterfaces());
+      inputs = declarations.inputs;
+      this.emitFile({ type: 'asset', fileName: 'attention-by-hand.d.ts', source: declarations.text });
       this.emitFile({ type: 'asset', fileName: 'custom-elements.json', source: elementsManifest(docs.manifestAttributes()) });
+    },
+    writeBundle() {
+      if (!inputs) return;
+      mkdirSync(dirname(DECLARATION_INPUTS), { recursive: true });
+      writeFileSync(DECLARATION_INPUTS, `${JSON.stringify(inputs, null, 2)}\n`);
     },
   };
 }
