@@ -1,5 +1,6 @@
-// The first computation over a prerendered page runs in stages, one per task (FrameScheduler.flushInTasks):
-// it hands out exactly the snapshot computeSnapshot makes, at its last stage only; a request while it is
+// The first computation over a prerendered page runs in stages, one per task (FrameScheduler.flushInTasks),
+// and so does a recomputation no input waits on (requestInTasks): it hands out exactly the snapshot
+// computeSnapshot makes, in a task after its last stage only; a request while it is
 // under way is computed as usual and the staged one is dropped; an engine refusal reaches onError.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { computeSnapshot, FrameScheduler, snapshotStages } from '../../web/src/compute';
@@ -55,9 +56,10 @@ describe('FrameScheduler.flushInTasks', () => {
       scheduler.flushInTasks();
       await Promise.resolve(); // the request's microtask finds nothing pending
       expect(shown).toHaveLength(0);
-      for (let i = 1; i < stageCount; i++) {
+      // One task per stage, then one that hands the snapshot out (the drawing it starts is a task's worth).
+      for (let i = 1; i <= stageCount; i++) {
         runTask();
-        expect(shown, `after task ${i} of ${stageCount}`).toHaveLength(0);
+        expect(shown, `after task ${i} of ${stageCount + 1}`).toHaveLength(0);
       }
       runTask();
       expect(shown).toHaveLength(1);
@@ -80,6 +82,26 @@ describe('FrameScheduler.flushInTasks', () => {
     expect(shown.map((s) => s.settings)).toEqual([later]);
     while (taskQueue.length > 0) runTask();
     expect(shown.map((s) => s.settings)).toEqual([later]);
+  });
+
+  test('requestInTasks computes in stages too, and a request meanwhile drops it', async () => {
+    const engine = await fixtureEngine();
+    const { scheduler, shown } = recordingScheduler(engine);
+    const settings = settingsFor({ weights: 'random', heads: 2 });
+    scheduler.requestInTasks(settings);
+    runTask();
+    expect(shown).toHaveLength(0);
+    while (taskQueue.length > 0) runTask();
+    expect(shown).toHaveLength(1);
+    expect(plain(shown[0])).toEqual(plain(computeSnapshot(engine, settings)));
+
+    scheduler.requestInTasks(settingsFor({ weights: 'random', seed: 3 }));
+    runTask();
+    const later = settingsFor({ weights: 'random', seed: 7 });
+    scheduler.request(later);
+    await Promise.resolve();
+    while (taskQueue.length > 0) runTask();
+    expect(shown.slice(1).map((s) => s.settings)).toEqual([later]);
   });
 
   test('settings the engine refuses reach onError, with the settings', async () => {

@@ -399,10 +399,25 @@ export class FrameScheduler {
         return;
       }
       if (!stage.done) return nextTask(step);
-      this.staged = null;
-      this.show(stage.value);
+      // Shown in a task of its own: the drawing it starts is a task's worth by itself.
+      const snapshot = stage.value;
+      nextTask(() => {
+        if (this.staged !== stages) return;
+        this.staged = null;
+        this.show(snapshot);
+      });
     };
     nextTask(step);
+  }
+
+  /**
+   * request() for a computation no input is waiting on (a model or the engine's later module has
+   * arrived): in stages, as flushInTasks, since in one task it took 100–300 ms of a phone's CPU
+   * (tests/bench/page-walk.ts). A request() meanwhile is computed as usual and this one is dropped.
+   */
+  requestInTasks(settings: Settings): void {
+    this.pending = settings;
+    this.flushInTasks();
   }
 
   private show(snapshot: Snapshot): void {

@@ -136,7 +136,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     useTrainedModel: options.toc ? useTrainedModel : undefined,
     loadReaderModel: (causal) => {
       void ensureReaderModel(engine, causal).then((ready) => {
-        if (ready) request({ ...state.settings });
+        if (ready) recompute({ ...state.settings });
       });
     },
     trainingSettings: {
@@ -197,7 +197,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     engine.hasLater
       ? Promise.resolve()
       : (laterLoad ??= engine.loadLater().then(
-          () => request({ ...state.settings }),
+          () => recompute({ ...state.settings }),
           (error: unknown) => {
             laterLoad = null;
             throw error;
@@ -271,6 +271,15 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     // fetched first, then computed.
     if (needsWeightsNow(settings)) weightsArrival ??= computeWithWeights(settings).finally(() => (weightsArrival = null));
     else scheduler.request(settings);
+  };
+  /**
+   * request() for what no input waits on (step 1's reader model or the engine's later module has
+   * arrived): computed in stages, one per task, like the first computation.
+   */
+  const recompute = (settings: Settings) => {
+    if (needsWeightsNow(settings)) return request(settings);
+    requested = settings;
+    scheduler.requestInTasks(settings);
   };
   const answer = (settings: Settings | null) => {
     if (settings) answered = settings;
