@@ -84,15 +84,20 @@ describe('FrameScheduler.flushInTasks', () => {
     expect(shown.map((s) => s.settings)).toEqual([later]);
   });
 
-  test('requestInTasks computes in stages too, and a request meanwhile drops it', async () => {
+  test('requestInTasks computes in stages too, resolves once shown, and a request meanwhile drops it', async () => {
     const engine = await fixtureEngine();
     const { scheduler, shown } = recordingScheduler(engine);
     const settings = settingsFor({ weights: 'random', heads: 2 });
-    scheduler.requestInTasks(settings);
+    let answered = false;
+    void scheduler.requestInTasks(settings).then(() => (answered = true));
     runTask();
+    await Promise.resolve();
     expect(shown).toHaveLength(0);
+    expect(answered).toBe(false);
     while (taskQueue.length > 0) runTask();
+    await Promise.resolve();
     expect(shown).toHaveLength(1);
+    expect(answered).toBe(true); // resolved once its snapshot is handed out
     expect(plain(shown[0])).toEqual(plain(computeSnapshot(engine, settings)));
 
     scheduler.requestInTasks(settingsFor({ weights: 'random', seed: 3 }));

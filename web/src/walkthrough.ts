@@ -136,7 +136,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     useTrainedModel: options.toc ? useTrainedModel : undefined,
     loadReaderModel: (causal) => {
       void ensureReaderModel(engine, causal).then((ready) => {
-        if (ready) recompute({ ...state.settings });
+        if (ready) void recompute({ ...state.settings });
       });
     },
     trainingSettings: {
@@ -274,12 +274,16 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   };
   /**
    * request() for what no input waits on (step 1's reader model or the engine's later module has
-   * arrived): computed in stages, one per task, like the first computation.
+   * arrived): computed in stages, one per task, like the first computation. Resolves once it is
+   * shown, so that a step waiting for the later module is drawn with its numbers, not before them.
    */
-  const recompute = (settings: Settings) => {
-    if (needsWeightsNow(settings)) return request(settings);
+  const recompute = (settings: Settings): Promise<void> => {
+    if (needsWeightsNow(settings)) {
+      request(settings);
+      return weightsArrival ?? Promise.resolve();
+    }
     requested = settings;
-    scheduler.requestInTasks(settings);
+    return scheduler.requestInTasks(settings);
   };
   const answer = (settings: Settings | null) => {
     if (settings) answered = settings;
