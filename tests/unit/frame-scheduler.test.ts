@@ -1,6 +1,5 @@
-// The first computation over a prerendered page runs in stages, one per task (FrameScheduler.flushInTasks),
-// and so does a recomputation no input waits on (requestInTasks): it hands out exactly the snapshot
-// computeSnapshot makes, in a task after its last stage only; a request while it is
+// The first computation over a prerendered page runs in stages, one per task (FrameScheduler.flushInTasks):
+// it hands out exactly the snapshot computeSnapshot makes, in a task after its last stage only; a request while it is
 // under way is computed as usual and the staged one is dropped; an engine refusal reaches onError.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { computeSnapshot, FrameScheduler, snapshotStages } from '../../web/src/compute';
@@ -82,31 +81,6 @@ describe('FrameScheduler.flushInTasks', () => {
     expect(shown.map((s) => s.settings)).toEqual([later]);
     while (taskQueue.length > 0) runTask();
     expect(shown.map((s) => s.settings)).toEqual([later]);
-  });
-
-  test('requestInTasks computes in stages too, resolves once shown, and a request meanwhile drops it', async () => {
-    const engine = await fixtureEngine();
-    const { scheduler, shown } = recordingScheduler(engine);
-    const settings = settingsFor({ weights: 'random', heads: 2 });
-    let answered = false;
-    void scheduler.requestInTasks(settings).then(() => (answered = true));
-    runTask();
-    await Promise.resolve();
-    expect(shown).toHaveLength(0);
-    expect(answered).toBe(false);
-    while (taskQueue.length > 0) runTask();
-    await Promise.resolve();
-    expect(shown).toHaveLength(1);
-    expect(answered).toBe(true); // resolved once its snapshot is handed out
-    expect(plain(shown[0])).toEqual(plain(computeSnapshot(engine, settings)));
-
-    scheduler.requestInTasks(settingsFor({ weights: 'random', seed: 3 }));
-    runTask();
-    const later = settingsFor({ weights: 'random', seed: 7 });
-    scheduler.request(later);
-    await Promise.resolve();
-    while (taskQueue.length > 0) runTask();
-    expect(shown.slice(1).map((s) => s.settings)).toEqual([later]);
   });
 
   test('settings the engine refuses reach onError, with the settings', async () => {

@@ -330,8 +330,6 @@ export class FrameScheduler {
   private busy = false;
   /** The computation flushInTasks has under way, if any. */
   private staged: Generator<void, Snapshot> | null = null;
-  /** Callers of requestInTasks waiting for the next snapshot (or refusal). */
-  private answerWaiters: (() => void)[] = [];
 
   constructor(
     private readonly engine: AttentionEngine,
@@ -374,7 +372,6 @@ export class FrameScheduler {
       snapshot = computeSnapshot(this.engine, settings);
     } catch (error) {
       this.onError(error, settings);
-      this.answered();
       return;
     }
     this.show(snapshot);
@@ -399,7 +396,6 @@ export class FrameScheduler {
       } catch (error) {
         this.staged = null;
         this.onError(error, settings);
-        this.answered();
         return;
       }
       if (!stage.done) return nextTask(step);
@@ -414,27 +410,9 @@ export class FrameScheduler {
     nextTask(step);
   }
 
-  /**
-   * request() for a computation no input is waiting on (a model or the engine's later module has
-   * arrived): in stages, as flushInTasks, since in one task it took 100–300 ms of a phone's CPU
-   * (tests/bench/page-walk.ts). A request() meanwhile is computed as usual and this one is dropped.
-   */
-  requestInTasks(settings: Settings): Promise<void> {
-    this.pending = settings;
-    this.flushInTasks();
-    // Any snapshot handed out from now on is computed from settings asked for since (a staged
-    // computation under way is dropped just above, or by a flush).
-    return new Promise((resolve) => this.answerWaiters.push(resolve));
-  }
-
-  private answered(): void {
-    for (const resolve of this.answerWaiters.splice(0)) resolve();
-  }
-
   private show(snapshot: Snapshot): void {
     this.shown = snapshot;
     this.onSnapshot(snapshot);
-    this.answered();
     if (!readerFlipsPending(snapshot.reader)) return;
     // After the next paint (a task queued from the frame's callback runs after it draws the answer).
     requestAnimationFrame(() => setTimeout(() => this.complete(snapshot), 0));

@@ -136,7 +136,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     useTrainedModel: options.toc ? useTrainedModel : undefined,
     loadReaderModel: (causal) => {
       void ensureReaderModel(engine, causal).then((ready) => {
-        if (ready) void recompute({ ...state.settings });
+        if (ready) request({ ...state.settings });
       });
     },
     trainingSettings: {
@@ -197,7 +197,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     engine.hasLater
       ? Promise.resolve()
       : (laterLoad ??= engine.loadLater().then(
-          () => recompute({ ...state.settings }),
+          () => request({ ...state.settings }),
           (error: unknown) => {
             laterLoad = null;
             throw error;
@@ -271,19 +271,6 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     // fetched first, then computed.
     if (needsWeightsNow(settings)) weightsArrival ??= computeWithWeights(settings).finally(() => (weightsArrival = null));
     else scheduler.request(settings);
-  };
-  /**
-   * request() for what no input waits on (step 1's reader model or the engine's later module has
-   * arrived): computed in stages, one per task, like the first computation. Resolves once it is
-   * shown, so that a step waiting for the later module is drawn with its numbers, not before them.
-   */
-  const recompute = (settings: Settings): Promise<void> => {
-    if (needsWeightsNow(settings)) {
-      request(settings);
-      return weightsArrival ?? Promise.resolve();
-    }
-    requested = settings;
-    return scheduler.requestInTasks(settings);
   };
   const answer = (settings: Settings | null) => {
     if (settings) answered = settings;
