@@ -307,6 +307,11 @@ describe('StepRenderer', () => {
     await Promise.resolve();
     expect(done).toBe(false);
     arrive(true);
+    // Mounted and drawn in a task of its own, not in the microtask that hears of the code.
+    for (let i = 0; i < 10 && taskQueue.length === 0; i++) await Promise.resolve();
+    expect(mounted).toEqual([0]);
+    expect(taskQueue).toHaveLength(1);
+    runTask();
     await waiting;
     expect(mounted).toEqual([0, 1]);
     expect(page).toEqual([live[0].section, live[1].section]);

@@ -399,8 +399,13 @@ export class FrameScheduler {
         return;
       }
       if (!stage.done) return nextTask(step);
-      this.staged = null;
-      this.show(stage.value);
+      // Shown in a task of its own: the drawing it starts is a task's worth by itself.
+      const snapshot = stage.value;
+      nextTask(() => {
+        if (this.staged !== stages) return;
+        this.staged = null;
+        this.show(snapshot);
+      });
     };
     nextTask(step);
   }

@@ -187,7 +187,10 @@ export class StepRenderer {
       entry.loading = false;
       entry.load = null;
       entry.failed = !ok;
-      if (ok) this.draw(entry);
+      // Drawn in a task of its own: steps whose code arrived together were all made live and drawn in
+      // one microtask checkpoint, with the computation their arrival asked for (a 300 ms task on a
+      // phone's CPU, tests/bench/page-walk.ts).
+      if (ok) nextTask(() => this.draw(entry));
       else this.wakeSettled();
     });
   }

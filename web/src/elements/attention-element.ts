@@ -27,6 +27,7 @@ import {
   trainingFromAttributes,
 } from './attributes';
 import { adoptElementStyles } from './styles';
+import { nextTask } from '../next-task';
 import { stepsDrawnAtStart } from './lazy-step';
 
 export interface AttentionChangeDetail {
@@ -96,7 +97,8 @@ export abstract class AttentionElement extends HTMLElement {
     // content stays on screen, instead of the placeholder, until the live drawing replaces it.
     this.prerendered = this.shadowRoot !== null;
     this.shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
-    adoptElementStyles(this.shadow);
+    // A prerendered copy is styled by its own inline <style> until start() adopts the shared sheet.
+    if (!this.prerendered) adoptElementStyles(this.shadow);
   }
 
   /**
@@ -216,6 +218,13 @@ export abstract class AttentionElement extends HTMLElement {
     if (this.starting || this.walkthrough) return;
     this.starting = true;
     this.observer?.disconnect();
+    if (this.prerendered) {
+      // Not in the task that evaluates the elements' bundle (defines the element, which connects it):
+      // with building the shared sheet and the state, that was a 100–135 ms task on a phone's CPU
+      // (tests/bench/page-walk.ts). The copy on screen shows the same numbers meanwhile.
+      await new Promise<void>((resolve) => nextTask(resolve));
+      adoptElementStyles(this.shadow);
+    }
     try {
       const { settings, notices } =
         this.syncsUrl || this.trainsOwnModel ? { settings: undefined, notices: [] as string[] } : settingsFromAttributes(this);
@@ -260,8 +269,8 @@ export abstract class AttentionElement extends HTMLElement {
         : undefined;
     // The first mount over the prerendered copy builds in its frame (the walkthrough keeps its content
     // and sections where they are): taking the whole tree out and putting it back restyled and laid out
-    // every element of it, ~400 ms on a phone's CPU. (The copy's inline <style> went at definition:
-    // adoptElementStyles.)
+    // every element of it, ~400 ms on a phone's CPU. (The copy's inline <style> went just before, in
+    // start(): adoptElementStyles.)
     const adopted = prerendered
       ? ([...this.shadow.children].find((child) => child.classList.contains('frame')) as HTMLElement | undefined)
       : null;
