@@ -136,7 +136,7 @@ std::string_view determiner(SplitMix64& rng, bool plural) {
 
 // How often curated.h's wording (kLeadIns ... kTails) and a modifier before a noun are added, in percent:
 // each is as likely beside either answer, so none can give the answer away.
-constexpr std::uint32_t kAdjunctPercent = 35, kLeadAdjunctPercent = 20, kLeadInPercent = 15, kModifierPercent = 20,
+constexpr std::uint32_t kAdjunctPercent = 20, kLeadAdjunctPercent = 10, kLeadInPercent = 15, kModifierPercent = 20,
                         kSecondModifierPercent = 25, kIntensifierPercent = 25, kCopulaPercent = 20, kPresentPercent = 8,
                         kTailPercent = 25;
 
