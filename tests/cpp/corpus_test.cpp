@@ -292,6 +292,7 @@ TEST(Corpus, EveryFrameWritesWellFormedSentences) {
       // an adjunct's nouns come after the pronoun, or before it in the other number and none of the lexicon's
       // nouns (so not a candidate): never the answer
       adjuncts += !s.adjunct_nouns.empty();
+      if (split != Split::kTrain) EXPECT_TRUE(s.adjunct_nouns.empty()) << text;
       for (int noun : s.adjunct_nouns) {
         ASSERT_LT(noun, int(s.words.size())) << text;
         EXPECT_NE(noun, s.pronoun) << text;
@@ -340,9 +341,9 @@ TEST(Corpus, EveryFrameWritesWellFormedSentences) {
   for (int f = 0; f < generator.frame_count(); ++f)
     EXPECT_GT(per_frame[std::size_t(f)], 100) << generator.frame_name(f);
   // the corpus uses its vocabulary: a word never written would keep an untrained embedding
-  EXPECT_GT(written.size(), vocabulary.size() * 97 / 100);
-  EXPECT_GT(adjuncts, 90000 * 25 / 100);
-  EXPECT_LT(adjuncts, 90000 * 55 / 100);
+  EXPECT_GT(written.size(), vocabulary.size() * 88 / 100);
+  EXPECT_GT(adjuncts, 30000 * 20 / 100);  // training sentences only
+  EXPECT_LT(adjuncts, 30000 * 40 / 100);
 }
 
 TEST(Corpus, TheAnswerIsDecidedByMeaningOrByAgreementAlone) {
@@ -553,7 +554,9 @@ TEST(Corpus, AgreementSetsPeopleAgainstThingsAndTheTwinChangesOnlyThePronoun) {
     }
     // a twin of a frame whose one family fits both nouns: only the pronoun and its verb change
     if (previous.frame == s.frame && previous.candidates == s.candidates && previous.antecedent != s.antecedent &&
-        trace.agreement && trace.decider == previous_trace.decider && previous.words.size() == s.words.size()) {
+        trace.agreement && trace.decider == previous_trace.decider && previous.words.size() == s.words.size() &&
+        std::all_of(s.candidates.begin(), s.candidates.end(),
+                    [&](int c) { return s.words[std::size_t(c)] == previous.words[std::size_t(c)]; })) {
       int changed = 0;
       for (std::size_t w = 0; w < s.words.size(); ++w) {
         if (s.words[w] == previous.words[w]) continue;

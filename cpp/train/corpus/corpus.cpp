@@ -16,7 +16,8 @@
 // Common English (frequent.h): the vocabulary is filled up to kVocabularyTarget with WordNet's most frequent words of
 // every part of speech and function words, and the generator uses them in adjuncts that never decide: a clause or a
 // prepositional phrase after the frame (after the pronoun), or before it with every noun of the other number than the
-// pronoun ("after the storms had passed, the dog avoided the road because it was tired").
+// pronoun ("after the storms had passed, the dog avoided the road because it was tired"). Only training sentences
+// get them: the held-out splits are the frames alone, as before adjuncts.
 //
 // Twins (Twins::kOn). Each training sentence is followed by its twin (kTrain only; the held-out splits are drawn
 // one by one):
@@ -529,11 +530,14 @@ Sentence Generator::sample(Split split, Trace* trace) {
   };
   const auto any_of = [&](const WordList& table) { return table.begin()[uniform(out, table.size())]; };
   if (percent(out, kLeadInPercent)) write(any_of(kLeadIns));
+  // Adjuncts are training material: the held-out splits draw none (and no random number for them), so their
+  // sentences, and the recorded accuracies of files trained before adjuncts, stay comparable across corpus changes.
+  const bool adjuncts = split == Split::kTrain;
   // An adjunct before the frame, its nouns of the other number than the pronoun's: only where the twin's pronoun
   // has the same number (the twin repeats the adjunct).
   const bool same_number_twin = frame.decide == Decide::kMeaning || frame.decide == Decide::kSelect ||
                                 frame.decide == Decide::kGender || frame.decide == Decide::kGenderNeutral;
-  if (same_number_twin && percent(out, kLeadAdjunctPercent)) {
+  if (adjuncts && same_number_twin && percent(out, kLeadAdjunctPercent)) {
     // redrawn until no word of it is also one of the lexicon's nouns ("fly", "safe"): before the pronoun, every such
     // word is a candidate
     std::vector<std::string> lead;
@@ -655,7 +659,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
     }
   }
   if (frame.tokens.back().slot == Slot::kDecider && percent(out, kTailPercent)) write(any_of(kTails));
-  if (percent(out, kAdjunctPercent))
+  if (adjuncts && percent(out, kAdjunctPercent))
     write_adjunct(s.frequent, AdjunctPlace::kTail, out, sentence.words, sentence.adjunct_nouns);
   for (int at : articles) {
     const std::string& next = sentence.words[std::size_t(at) + 1];

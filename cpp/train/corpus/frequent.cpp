@@ -23,33 +23,33 @@ using Words = std::initializer_list<std::string_view>;
 // The function words the adjuncts are written with: conjunctions, prepositions, auxiliaries and negations (with
 // the contractions the page's tokenizer keeps as one word), adverbs of time and frequency, determiners and the
 // pronouns the model does not resolve.
-const Words kPrepositions = {"in",     "at",      "near",   "after",  "before",     "during",  "under",
-                                 "behind", "across",  "beside", "above",  "below",      "without", "with",
-                                 "from",   "into",    "over",   "through", "around",    "inside",  "outside",
-                                 "beyond", "among",   "along",  "against", "toward",    "towards", "within",
-                                 "past",   "by",      "for",    "about",  "like",       "upon",    "despite",
-                                 "on",     "onto",    "off",    "throughout", "underneath", "between", "except"};
-const Words kPastConjunctions = {"until", "before", "after",  "when",       "once",        "while",
-                                     "as",    "since",  "though", "although",   "whenever",    "if",
-                                     "unless", "and",   "but",    "even though", "as soon as", "just as",
-                                     "now that", "so that", "where", "wherever", "whereas", "or"};
+const Words kPrepositions = {"in",     "at",     "near",   "after",      "before",     "during",  "under",
+                             "behind", "across", "beside", "above",      "below",      "without", "with",
+                             "from",   "into",   "over",   "through",    "around",     "inside",  "outside",
+                             "beyond", "among",  "along",  "against",    "toward",     "towards", "within",
+                             "past",   "by",     "for",    "about",      "like",       "upon",    "despite",
+                             "on",     "onto",   "off",    "throughout", "underneath", "between", "except"};
+const Words kPastConjunctions = {"until",    "before",  "after",  "when",        "once",       "while",
+                                 "as",       "since",   "though", "although",    "whenever",   "if",
+                                 "unless",   "and",     "but",    "even though", "as soon as", "just as",
+                                 "now that", "so that", "where",  "wherever",    "whereas",    "or"};
 const Words kPresentConjunctions = {"whenever", "if", "unless", "when", "until", "once", "while", "before", "after"};
-const Words kModals = {"could",    "would",    "should",    "might",  "must",   "can",   "will",   "may",
-                           "did",      "couldn't", "wouldn't",  "shouldn't", "can't", "won't", "didn't", "cannot",
-                           "mustn't",  "used to",  "had to",    "wanted to", "tried to", "began to", "needed to"};
+const Words kModals = {"could",   "would",    "should",   "might",     "must",     "can",      "will",     "may",
+                       "did",     "couldn't", "wouldn't", "shouldn't", "can't",    "won't",    "didn't",   "cannot",
+                       "mustn't", "used to",  "had to",   "wanted to", "tried to", "began to", "needed to"};
 const Words kNegatable = {"could", "would", "should", "might", "must", "can", "will", "may", "did"};
-const Words kPreVerb = {"never",   "always", "often",    "sometimes", "usually", "finally", "soon",
-                            "already", "just",   "still",    "also",      "even",    "only",    "rarely",
-                            "seldom",  "really", "almost",   "suddenly",  "slowly",  "quickly", "nearly",
-                            "barely",  "hardly", "probably", "certainly", "actually", "once",   "then"};
-const Words kSingularDeterminers = {"the", "the", "the", "a", "this", "that", "every", "each", "no", "another",
-                                        "one", "any"};
-const Words kPluralDeterminers = {"the", "the", "some", "many", "all", "both", "these", "those", "two",
-                                      "three", "few", "several", "other", "more", "most", "such", "no"};
+const Words kPreVerb = {"never",   "always", "often",    "sometimes", "usually",  "finally", "soon",
+                        "already", "just",   "still",    "also",      "even",     "only",    "rarely",
+                        "seldom",  "really", "almost",   "suddenly",  "slowly",   "quickly", "nearly",
+                        "barely",  "hardly", "probably", "certainly", "actually", "once",    "then"};
+const Words kSingularDeterminers = {"the",   "the",  "the", "a",       "this", "that",
+                                    "every", "each", "no",  "another", "one",  "any"};
+const Words kPluralDeterminers = {"the",   "the", "some",    "many",  "all",  "both", "these", "those", "two",
+                                  "three", "few", "several", "other", "more", "most", "such",  "no"};
 // Subjects other than a noun phrase: never a pronoun the model resolves ("it", "he", ...).
 const Words kSubjects = {"i", "you", "we", "someone", "everyone", "nobody", "somebody", "everybody", "anyone"};
-const Words kObjects = {"me", "us", "you", "someone", "something", "everything", "nothing", "anything",
-                            "everyone", "this", "that"};
+const Words kObjects = {"me",      "us",       "you",      "someone", "something", "everything",
+                        "nothing", "anything", "everyone", "this",    "that"};
 
 // The pronouns the model resolves (reader.cpp's list): never a frequent word, so an adjunct never adds a second one.
 const Words kResolved = {"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"};
@@ -96,8 +96,8 @@ bool looks_like_participle(std::string_view form) {
 
 // Nouns of these lexicographer files are mostly uncountable: no plural ("waters", "angers").
 bool mass_lexfile(int lexfile) {
-  constexpr int kMass[] = {7 /* attribute */, 9 /* cognition */, 12 /* feeling */, 19 /* phenomenon */,
-                           22 /* process */, 26 /* state */, 27 /* substance */, 13 /* food */};
+  constexpr int kMass[] = {7 /* attribute */, 9 /* cognition */, 12 /* feeling */,   19 /* phenomenon */,
+                           22 /* process */,  26 /* state */,    27 /* substance */, 13 /* food */};
   return std::find(std::begin(kMass), std::end(kMass), lexfile) != std::end(kMass);
 }
 
@@ -115,8 +115,8 @@ std::vector<std::string> FrequentWords::words() const {
         out.emplace_back(phrase.substr(at, end - at));
         at = end + 1;
       }
-  out.insert(out.end(), {"not", "was", "were", "wasn't", "weren't", "had", "hadn't", "has", "have", "hasn't",
-                         "haven't", "an"});
+  out.insert(out.end(),
+             {"not", "was", "were", "wasn't", "weren't", "had", "hadn't", "has", "have", "hasn't", "haven't", "an"});
   for (const FrequentNoun& noun : nouns) {
     out.push_back(noun.singular);
     if (!noun.plural.empty()) out.push_back(noun.plural);
@@ -130,7 +130,8 @@ std::vector<std::string> FrequentWords::words() const {
   return out;
 }
 
-Expected<FrequentWords> load_frequent_words(const std::string& wordnet_dir, const std::unordered_set<std::string>& known,
+Expected<FrequentWords> load_frequent_words(const std::string& wordnet_dir,
+                                            const std::unordered_set<std::string>& known,
                                             const std::function<std::string(const std::string&)>& plural_of) {
   const std::string dir = wordnet_dir.empty() || wordnet_dir.back() == '/' ? wordnet_dir : wordnet_dir + "/";
 

@@ -48,7 +48,8 @@ struct FrequentWords {
 // Reads cntlist.rev, index.verb, data.verb and verb.exc from wordnet_dir; `known` is the vocabulary the frames
 // already write, `plural_of` gives a noun's plural (the lexicon's, with its irregular forms). Words are added most
 // frequent first, whole (a verb with all its forms), while the vocabulary stays within kVocabularyTarget.
-Expected<FrequentWords> load_frequent_words(const std::string& wordnet_dir, const std::unordered_set<std::string>& known,
+Expected<FrequentWords> load_frequent_words(const std::string& wordnet_dir,
+                                            const std::unordered_set<std::string>& known,
                                             const std::function<std::string(const std::string&)>& plural_of);
 
 // Where an adjunct goes. kTail: at the end of the sentence, after the pronoun, so no noun of it can be the answer.
