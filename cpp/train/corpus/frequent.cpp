@@ -51,6 +51,13 @@ const Words kSubjects = {"i", "you", "we", "someone", "everyone", "nobody", "som
 const Words kObjects = {"me",      "us",       "you",      "someone", "something", "everything",
                         "nothing", "anything", "everyone", "this",    "that"};
 
+// What verb.exc cannot say: verbs whose past is their base and that it lists no "-ing" form for, verbs whose
+// participle is their base ("has come"), and the archaic forms it keeps beside the living ones ("wrought").
+const Words kSamePast = {"hurt",     "spread", "burst", "cast", "read", "broadcast",
+                         "forecast", "thrust", "shed",  "cost", "beat"};
+const Words kParticipleIsBase = {"come", "become", "overcome", "run", "outrun"};
+const Words kArchaicForms = {"wrought", "addrest", "curst", "slidden", "betted", "pled"};
+
 // The pronouns the model resolves (reader.cpp's list): never a frequent word, so an adjunct never adds a second one.
 const Words kResolved = {"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"};
 
@@ -244,7 +251,10 @@ Expected<FrequentWords> load_frequent_words(const std::string& wordnet_dir,
         verb.past = verb.participle = regular_past(lemma);
         verb.ing = regular_ing(lemma);
         std::vector<std::string> pasts;
+        bool doubled = false;  // "putting": a short verb whose past verb.exc would list if it changed
         for (const std::string& form : irregular[lemma]) {
+          if (form == lemma || contains(kArchaicForms, form)) continue;
+          doubled = doubled || form == lemma + lemma.back() + "ing";
           if (ends_with(form, "ing"))
             verb.ing = form;
           else if (ends_with(form, "s") && !ends_with(lemma, "s"))
@@ -252,12 +262,17 @@ Expected<FrequentWords> load_frequent_words(const std::string& wordnet_dir,
           else
             pasts.push_back(form);
         }
+        // verb.exc lists "putting" but not "put" as its past
+        if (pasts.empty() && (doubled || contains(kSamePast, lemma))) verb.past = verb.participle = lemma;
         if (pasts.size() == 1) verb.past = verb.participle = pasts[0];
+        if (pasts.size() == 1 && looks_like_participle(pasts[0]))  // "shown", "beaten": the past is another form
+          verb.past = contains(kSamePast, lemma) ? lemma : regular_past(lemma);
         if (pasts.size() >= 2) {
           const bool second_is_participle = looks_like_participle(pasts[1]) || !looks_like_participle(pasts[0]);
           verb.past = second_is_participle ? pasts[0] : pasts[1];
           verb.participle = second_is_participle ? pasts[1] : pasts[0];
         }
+        if (contains(kParticipleIsBase, lemma)) verb.participle = lemma;
         const auto sense = first_verb_sense.find(lemma);
         verb.transitive = sense != first_verb_sense.end() && transitive_synset[sense->second];
         forms = {verb.base, verb.third, verb.past, verb.participle, verb.ing};
