@@ -1,6 +1,6 @@
 // The corpus's common English (issue 38): the most frequent words of WordNet 3.0 of every part of speech, with
-// their inflections, and a curated list of function words, written by the generator in clauses that never decide
-// the answer (adjuncts after the deciding word: "... because it was tired until the farmer poured the water").
+// their inflections, and a curated list of function words, written by the generator in training sentences only, in
+// clauses that never decide the answer (adjuncts: "... because it was tired until the farmer poured the water").
 //
 // Why: the frames' vocabulary is built from noun classes and curated families, so very frequent words ("until",
 // "never", "water", "threw") were missing altogether, and a word the model never met reads as <unk>. A word helps
