@@ -293,7 +293,9 @@ TEST(Corpus, EveryFrameWritesWellFormedSentences) {
       // an adjunct's nouns come after the pronoun, or before it in the other number and none of the lexicon's
       // nouns (so not a candidate): never the answer
       adjuncts += !s.adjunct_nouns.empty();
-      if (split != Split::kTrain) EXPECT_TRUE(s.adjunct_nouns.empty()) << text;
+      if (split != Split::kTrain) {
+        EXPECT_TRUE(s.adjunct_nouns.empty()) << text;
+      }
       for (int noun : s.adjunct_nouns) {
         ASSERT_LT(noun, int(s.words.size())) << text;
         EXPECT_NE(noun, s.pronoun) << text;
