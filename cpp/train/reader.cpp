@@ -417,11 +417,10 @@ Expected<ReaderStep> ReaderTrainer::step(int steps) {
       const corpus::Sentence sentence = source_(corpus::Split::kTrain);
       auto ex = model_.example(sentence, config_.word_dropout, dropout_rng_);
       if (!ex.ok()) continue;  // the generator's rare sentence the model cannot read is skipped
-      for (const std::vector<int>* nouns : {&sentence.candidates, &sentence.adjunct_nouns})
-        for (const int c : *nouns) {
-          const int id = model_.vocabulary.id(sentence.words[std::size_t(c)]);
-          if (id != ReaderVocabulary::kUnk) model_.vocabulary.nouns[std::size_t(id)] = 1;
-        }
+      for (const int c : sentence.candidates) {
+        const int id = model_.vocabulary.id(sentence.words[std::size_t(c)]);
+        if (id != ReaderVocabulary::kUnk) model_.vocabulary.nouns[std::size_t(id)] = 1;
+      }
       examples_.push_back(std::move(ex.value()));
     }
     ReaderModel::pack(examples_, 0, config_.batch, batch_);

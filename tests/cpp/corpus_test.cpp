@@ -16,12 +16,10 @@
 #include <map>
 #include <set>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "train/corpus/curated.h"
 #include "train/corpus/frames.h"
-#include "train/corpus/frequent.h"
 #include "train/corpus/lexicon.h"
 
 namespace {
@@ -114,47 +112,6 @@ TEST(Corpus, VocabularyHasThreeThousandSortedUniqueWords) {
   EXPECT_EQ(std::adjacent_find(vocabulary.begin(), vocabulary.end()), vocabulary.end());
   for (const char* word : {"dog", "dogs", "road", "trophy", "suitcase", "king", "queen", "tired", "it", "they"})
     EXPECT_TRUE(std::binary_search(vocabulary.begin(), vocabulary.end(), word)) << word;
-}
-
-// The most frequent words of every part of speech fill the vocabulary up to its target, with a verb's forms and a
-// countable noun's plural (the same WordNet gives the same words: SameSeedSameSentences...); no second pronoun of the
-// ones the model resolves.
-TEST(Corpus, VocabularyAddsTheMostFrequentWordsOfEveryPartOfSpeech) {
-  const auto& vocabulary = shared_generator().vocabulary();
-  EXPECT_EQ(vocabulary.size(), kVocabularyTarget);
-  const auto has = [&](const char* word) { return std::binary_search(vocabulary.begin(), vocabulary.end(), word); };
-  for (const char* word : {// conjunctions, prepositions, adverbs of time and frequency, negations, contractions
-                           "until", "if", "whenever", "unless", "without", "above", "never", "always", "soon", "even",
-                           "only", "wasn't", "hadn't", "couldn't",
-                           // verbs and their forms, regular and from verb.exc
-                           "throw", "throws", "threw", "thrown", "throwing", "write", "writes", "wrote", "written",
-                           "writing", "carry", "carries", "carried", "carrying", "stop", "stopped", "stopping", "has",
-                           "put", "putting", "came", "showed", "shown", "died", "dying",
-                           // nouns of lexicographer files the frames do not use, adjectives, adverbs
-                           "water", "question", "answer", "city", "cities", "field", "hand", "hands", "foot", "feet",
-                           "idea", "important", "different", "possible", "quickly", "perhaps"})
-    EXPECT_TRUE(has(word)) << word;
-  for (const char* word : {"waters", "angers", "colour",  // mass nouns keep no plural; British spellings are rare
-                           "puted", "hurted", "comed", "addrest"})  // pasts that are their base; archaic
-    EXPECT_FALSE(has(word)) << word;
-
-  const std::unordered_set<std::string> none;
-  const auto plural = [](const std::string& singular) { return singular + "s"; };
-  auto first = load_frequent_words(kWordnet, none, plural);
-  ASSERT_TRUE(first.ok()) << first.error();
-  const std::vector<std::string> words = first.value().words();
-  EXPECT_EQ(words.size(), kVocabularyTarget);
-  EXPECT_GT(first.value().nouns.size(), 1500u);
-  EXPECT_GT(first.value().verbs.size(), 300u);
-  EXPECT_GT(first.value().adjectives.size(), 500u);
-  EXPECT_GT(first.value().adverbs.size(), 100u);
-  // most frequent first: the very common words come before the rarer ones of their part of speech
-  const auto rank = [&](const std::vector<std::string>& list, const char* word) {
-    return std::find(list.begin(), list.end(), word) - list.begin();
-  };
-  EXPECT_LT(rank(first.value().adjectives, "good"), rank(first.value().adjectives, "important"));
-  for (const char* pronoun : {"it", "its", "they", "them", "their", "he", "him", "his", "she", "her"})
-    EXPECT_FALSE(std::binary_search(words.begin(), words.end(), pronoun)) << pronoun;
 }
 
 TEST(Corpus, LexiconClassesComeFromWordnetAndTheCuratedTable) {
@@ -281,35 +238,15 @@ TEST(Corpus, EveryFrameWritesWellFormedSentences) {
   const auto& vocabulary = generator.vocabulary();
   const Lexicon& lexicon = generator.lexicon();
   std::vector<int> per_frame(std::size_t(generator.frame_count()), 0);
-  std::set<std::string> written, singulars, plurals;
-  for (const FrequentNoun& noun : generator.frequent().nouns)
-    if (!noun.people) singulars.insert(noun.singular), plurals.insert(noun.plural);
-  int adjuncts = 0;
   for (Split split : kSplits) {
     for (int n = 0; n < 30000; ++n) {
       const Sentence s = generator.sample(split);
       const std::string text = joined(s.words);
-      written.insert(s.words.begin(), s.words.end());
-      // an adjunct's nouns come after the pronoun, or before it in the other number and none of the lexicon's
-      // nouns (so not a candidate): never the answer
-      adjuncts += !s.adjunct_nouns.empty();
-      if (split != Split::kTrain) {
-        EXPECT_TRUE(s.adjunct_nouns.empty()) << text;
-      }
-      for (int noun : s.adjunct_nouns) {
-        ASSERT_LT(noun, int(s.words.size())) << text;
-        EXPECT_NE(noun, s.pronoun) << text;
-        if (noun > s.pronoun) continue;
-        const std::string& word = s.words[std::size_t(noun)];
-        EXPECT_LT(lexicon.find(word), 0) << word << " in: " << text;
-        const bool plural_pronoun = rule_of(s.words[std::size_t(s.pronoun)]).plural;
-        EXPECT_EQ(plural_pronoun ? singulars.count(word) : plurals.count(word), 1u) << word << " in: " << text;
-      }
       ASSERT_GE(s.frame, 0);
       ASSERT_LT(s.frame, generator.frame_count());
       ++per_frame[std::size_t(s.frame)];
       EXPECT_EQ(generator.frame_is_heldout(s.frame), split == Split::kHeldOutFrames) << text;
-      ASSERT_LE(s.words.size(), 56u) << text;  // the model reads 64
+      ASSERT_LE(s.words.size(), 40u) << text;
       for (const std::string& word : s.words) {
         ASSERT_TRUE(std::binary_search(vocabulary.begin(), vocabulary.end(), word)) << word << " in: " << text;
         // Lower-case letters, and the apostrophe of a contraction ("didn't") as the page keeps it.
@@ -343,10 +280,6 @@ TEST(Corpus, EveryFrameWritesWellFormedSentences) {
   }
   for (int f = 0; f < generator.frame_count(); ++f)
     EXPECT_GT(per_frame[std::size_t(f)], 100) << generator.frame_name(f);
-  // the corpus uses its vocabulary: a word never written would keep an untrained embedding
-  EXPECT_GT(written.size(), vocabulary.size() * 88 / 100);
-  EXPECT_GT(adjuncts, 30000 * 20 / 100);  // training sentences only
-  EXPECT_LT(adjuncts, 30000 * 40 / 100);
 }
 
 TEST(Corpus, TheAnswerIsDecidedByMeaningOrByAgreementAlone) {
@@ -557,9 +490,7 @@ TEST(Corpus, AgreementSetsPeopleAgainstThingsAndTheTwinChangesOnlyThePronoun) {
     }
     // a twin of a frame whose one family fits both nouns: only the pronoun and its verb change
     if (previous.frame == s.frame && previous.candidates == s.candidates && previous.antecedent != s.antecedent &&
-        trace.agreement && trace.decider == previous_trace.decider && previous.words.size() == s.words.size() &&
-        std::all_of(s.candidates.begin(), s.candidates.end(),
-                    [&](int c) { return s.words[std::size_t(c)] == previous.words[std::size_t(c)]; })) {
+        trace.agreement && trace.decider == previous_trace.decider && previous.words.size() == s.words.size()) {
       int changed = 0;
       for (std::size_t w = 0; w < s.words.size(); ++w) {
         if (s.words[w] == previous.words[w]) continue;
@@ -614,8 +545,7 @@ TEST(Corpus, SoResultsAndMotionFramesDecideAfterThePronoun) {
 TEST(Corpus, SameSeedSameSentencesAndSplitsAreIndependent) {
   auto one = Generator::make(kWordnet, 7), two = Generator::make(kWordnet, 7);
   ASSERT_TRUE(one.ok() && two.ok());
-  EXPECT_EQ(one.value().vocabulary(), two.value().vocabulary());  // the frequent words' selection too
-  Generator& other = shared_generator();                          // another seed
+  Generator& other = shared_generator();  // another seed
   // `two` draws a training sentence first: its held-out stream must not notice, its training stream
   // runs one sentence ahead of `one`'s.
   const Sentence two_first = two.value().sample(Split::kTrain);

@@ -13,12 +13,6 @@
 // or "seemed", words after the deciding one), so that the model meets the variety readers type, not 80 fixed word
 // orders.
 //
-// Common English (frequent.h): the vocabulary is filled up to kVocabularyTarget with WordNet's most frequent words of
-// every part of speech and function words, and the generator uses them in adjuncts that never decide: a clause or a
-// prepositional phrase after the frame (after the pronoun), or before it with every noun of the other number than the
-// pronoun ("after the storms had passed, the dog avoided the road because it was tired"). Only training sentences
-// get them: the held-out splits are the frames alone, as before adjuncts.
-//
 // Twins (Twins::kOn). Each training sentence is followed by its twin (kTrain only; the held-out splits are drawn
 // one by one):
 // the same nouns and wording, the other noun the answer, and only the deciding word (or the pronoun, where
@@ -52,7 +46,6 @@
 #include "../../random.h"
 #include "curated.h"
 #include "frames.h"
-#include "frequent.h"
 #include "lexicon.h"
 #include "template.h"
 
@@ -137,9 +130,8 @@ std::string_view determiner(SplitMix64& rng, bool plural) {
 
 // How often curated.h's wording (kLeadIns ... kTails) and a modifier before a noun are added, in percent:
 // each is as likely beside either answer, so none can give the answer away.
-constexpr std::uint32_t kAdjunctPercent = 20, kLeadAdjunctPercent = 10, kLeadInPercent = 15, kModifierPercent = 20,
-                        kSecondModifierPercent = 25, kIntensifierPercent = 25, kCopulaPercent = 20, kPresentPercent = 8,
-                        kTailPercent = 25;
+constexpr std::uint32_t kLeadInPercent = 15, kModifierPercent = 20, kSecondModifierPercent = 25,
+                        kIntensifierPercent = 25, kCopulaPercent = 20, kPresentPercent = 8, kTailPercent = 25;
 
 bool percent(SplitMix64& rng, std::uint32_t chance) { return rng.next() % 100 < chance; }
 
@@ -178,7 +170,6 @@ bool may_be_plural(NounClass cls) { return cls != NounClass::kFood; }
 
 struct Generator::State {
   Lexicon lexicon;
-  FrequentWords frequent;
   std::vector<FamilyData> families;
   std::vector<std::vector<std::string>> modifiers;  // per noun class
   std::vector<Frame> frames;
@@ -296,13 +287,6 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
   vocabulary.insert(vocabulary.end(), {"was",   "were", "is",      "are",  "does",  "do",    "not", "doesn't",
                                        "don't", "it's", "they're", "he's", "she's", "a",     "an",  "my",
                                        "this",  "our",  "your",    "that", "these", "those", "some"});
-  // then the most frequent words of English, which the adjuncts write (frequent.h)
-  auto frequent = load_frequent_words(wordnet_dir, {vocabulary.begin(), vocabulary.end()},
-                                      [&](const std::string& singular) { return lex.plural(singular); });
-  if (!frequent.ok()) return Failure{frequent.error()};
-  state->frequent = std::move(frequent.value());
-  for (FrequentNoun& noun : state->frequent.nouns) noun.classified = lex.find(noun.singular) >= 0;
-  for (std::string& word : state->frequent.words()) vocabulary.push_back(std::move(word));
   std::sort(vocabulary.begin(), vocabulary.end());
   vocabulary.erase(std::unique(vocabulary.begin(), vocabulary.end()), vocabulary.end());
 
@@ -312,7 +296,6 @@ Expected<Generator> Generator::make(const std::string& wordnet_dir, std::uint64_
 }
 
 const Lexicon& Generator::lexicon() const { return state_->lexicon; }
-const FrequentWords& Generator::frequent() const { return state_->frequent; }
 const std::vector<std::string>& Generator::vocabulary() const { return state_->vocabulary; }
 int Generator::frame_count() const { return int(state_->frames.size()); }
 const std::string& Generator::frame_name(int frame) const { return state_->frames[std::size_t(frame)].name; }
@@ -530,28 +513,6 @@ Sentence Generator::sample(Split split, Trace* trace) {
   };
   const auto any_of = [&](const WordList& table) { return table.begin()[uniform(out, table.size())]; };
   if (percent(out, kLeadInPercent)) write(any_of(kLeadIns));
-  // Adjuncts are training material: the held-out splits draw none (and no random number for them), so their
-  // sentences, and the recorded accuracies of files trained before adjuncts, stay comparable across corpus changes.
-  const bool adjuncts = split == Split::kTrain;
-  // An adjunct before the frame, its nouns of the other number than the pronoun's: only where the twin's pronoun
-  // has the same number (the twin repeats the adjunct).
-  const bool same_number_twin = frame.decide == Decide::kMeaning || frame.decide == Decide::kSelect ||
-                                frame.decide == Decide::kGender || frame.decide == Decide::kGenderNeutral;
-  if (adjuncts && same_number_twin && percent(out, kLeadAdjunctPercent)) {
-    // redrawn until no word of it is also one of the lexicon's nouns ("fly", "safe"): before the pronoun, every such
-    // word is a candidate
-    std::vector<std::string> lead;
-    std::vector<int> nouns;
-    const auto a_noun = [&](const std::string& word) { return lex.find(word) >= 0; };
-    do {
-      lead.clear();
-      nouns.clear();
-      write_adjunct(s.frequent, pronoun_plural ? AdjunctPlace::kLeadSingular : AdjunctPlace::kLeadPlural, out, lead,
-                    nouns);
-    } while (std::any_of(lead.begin(), lead.end(), a_noun));
-    for (int noun : nouns) sentence.adjunct_nouns.push_back(int(sentence.words.size()) + noun);
-    sentence.words.insert(sentence.words.end(), lead.begin(), lead.end());
-  }
   std::vector<int> articles;    // where "a" was written: "an" before a vowel
   bool after_modifier = false;  // the frame wrote <mA> or <mB> right before this token
   for (const Token& token : frame.tokens) {
@@ -659,8 +620,6 @@ Sentence Generator::sample(Split split, Trace* trace) {
     }
   }
   if (frame.tokens.back().slot == Slot::kDecider && percent(out, kTailPercent)) write(any_of(kTails));
-  if (adjuncts && percent(out, kAdjunctPercent))
-    write_adjunct(s.frequent, AdjunctPlace::kTail, out, sentence.words, sentence.adjunct_nouns);
   for (int at : articles) {
     const std::string& next = sentence.words[std::size_t(at) + 1];
     if (std::string_view("aeiou").find(next[0]) != std::string_view::npos) sentence.words[std::size_t(at)] = "an";

@@ -27,12 +27,9 @@ struct Sentence {
   std::vector<int> candidates;     // indices of every noun the pronoun could grammatically refer to
                                    // (antecedent included, ascending)
   int frame = -1;                  // which frame wrote it (0 .. frame_count() - 1)
-  std::vector<int> adjunct_nouns;  // nouns of the adjunct after the pronoun (frequent.h): read as nouns, never
-                                   // the answer
 };
 
-class Lexicon;         // the categorised vocabulary (lexicon.h)
-struct FrequentWords;  // the frequent words the adjuncts write (frequent.h)
+class Lexicon;  // the categorised vocabulary (lexicon.h)
 
 // Whether kTrain follows a sentence with its twin: the same words but the one that decides, and the other noun
 // the answer (corpus.cpp). Off, kTrain draws the sentences the shipped models were trained on.
@@ -61,7 +58,6 @@ class Generator {
   // kTrain.
   bool heldout_combination(int frame, const std::string& antecedent, const std::string& decider) const;
   const Lexicon& lexicon() const;
-  const FrequentWords& frequent() const;
 
   // Every word the generator can write (sorted, unique, >= 3,000 of them): the model's vocabulary.
   const std::vector<std::string>& vocabulary() const;

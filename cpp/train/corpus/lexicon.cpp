@@ -62,11 +62,6 @@ int Lexicon::find(const std::string& form) const {
   return it == by_form_.end() ? -1 : it->second;
 }
 
-std::string Lexicon::plural(const std::string& singular) const {
-  auto irregular = irregular_plurals_.find(singular);
-  return irregular != irregular_plurals_.end() ? irregular->second : regular_plural(singular);
-}
-
 Expected<Lexicon> Lexicon::load(const std::string& wordnet_dir) {
   const std::string dir = wordnet_dir.empty() || wordnet_dir.back() == '/' ? wordnet_dir : wordnet_dir + "/";
 
@@ -212,11 +207,11 @@ Expected<Lexicon> Lexicon::load(const std::string& wordnet_dir) {
 
   Lexicon lexicon;
   lexicon.members_.resize(kNounClassCount);
-  lexicon.irregular_plurals_ = std::move(plural_of);
   auto add = [&](const std::string& singular, NounClass cls) {
     Noun noun;
     noun.singular = singular;
-    noun.plural = lexicon.plural(singular);
+    auto plural = plural_of.find(singular);
+    noun.plural = plural != plural_of.end() ? plural->second : regular_plural(singular);
     if (noun.plural == noun.singular || lexicon.by_form_.count(noun.singular) || lexicon.by_form_.count(noun.plural))
       return;
     auto count = first_sense_count.find(singular);

@@ -54,15 +54,11 @@ class Lexicon {
   const std::vector<int>& members(NounClass cls) const { return members_[static_cast<int>(cls)]; }
   // The noun a written form (singular or plural) belongs to, or -1.
   int find(const std::string& form) const;
-  // The plural of any noun, in the lexicon or not: noun.exc's living irregular forms, the curated overrides, or the
-  // regular rule.
-  std::string plural(const std::string& singular) const;
 
  private:
   std::vector<Noun> nouns_;
   std::vector<std::vector<int>> members_;
   std::unordered_map<std::string, int> by_form_;
-  std::unordered_map<std::string, std::string> irregular_plurals_;
 };
 
 }  // namespace abh::train::corpus
