@@ -181,6 +181,49 @@ function minifiedCss(css: string): string {
   return transform({ filename: 'walkthrough.css', code: Buffer.from(css), minify: true }).code.toString();
 }
 
+/**
+ * The copy holds no form field. Chromium's autofill reads every field of a page at DOMContentLoaded and at
+ * load, and reading one lays out the `content-visibility: auto` section around it, so the copy's 34
+ * fields (all disabled) cost the load a layout of most of the page (tests/bench/README.md, "Main thread,
+ * eighth pass"). Each field becomes a stand-in (`.field-stand-in`, ui/widgets.css) with the field's box
+ * that shows the setting it was drawn with, looking disabled; the live drawing replaces it with the field.
+ */
+const STAND_IN_CLASS = 'field-stand-in';
+
+function replaceFields(root: ShadowRoot): void {
+  for (const field of root.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input, select, textarea')) {
+    const standIn = document.createElement('span');
+    standIn.className = [STAND_IN_CLASS, field.className].filter(Boolean).join(' ');
+    const kind = field instanceof HTMLInputElement ? field.type : field.localName;
+    standIn.dataset.field = kind;
+    const name = field.getAttribute('name');
+    if (name) standIn.dataset.name = name;
+    const title = field.getAttribute('title');
+    if (title) standIn.title = title;
+    if (field instanceof HTMLSelectElement) {
+      // Every choice in one grid cell, the chosen one seen: the stand-in is as wide as the widest, as the select is.
+      for (const option of field.options) {
+        const label = document.createElement('span');
+        label.textContent = option.textContent;
+        if (!option.selected) label.className = 'unchosen';
+        standIn.append(label);
+      }
+    } else if (field instanceof HTMLInputElement && (kind === 'checkbox' || kind === 'radio')) {
+      if (field.checked) standIn.dataset.checked = '';
+    } else if (kind === 'range') {
+      const input = field as HTMLInputElement;
+      const [min, max, value] = [input.min || '0', input.max || '100', input.value].map(Number) as [number, number, number];
+      standIn.style.setProperty('--at', `${max > min ? ((value - min) / (max - min)) * 100 : 0}%`);
+    } else {
+      // A text field is as wide as its `size` characters (20 unless set), as the field is.
+      const size = field.getAttribute('size');
+      if (size) standIn.style.setProperty('--size', size);
+      standIn.textContent = field.value;
+    }
+    field.replaceWith(standIn);
+  }
+}
+
 /** The element's shadow content once every step is drawn, for `attributes` (those of the page's element). */
 export async function walkthroughMarkup(
   attributes: Record<string, string>,
@@ -200,6 +243,8 @@ export async function walkthroughMarkup(
   await element.updateComplete;
   if (element.dataset.ready !== 'true') throw new Error(`the walkthrough did not draw (data-ready=${element.dataset.ready})`);
   const root = element.shadowRoot!;
+  // Before the style attributes become rules: a slider's stand-in marks its value with one.
+  replaceFields(root);
 
   // Per-element values (bar lengths, colour positions) are CSS custom properties set through the CSSOM,
   // which serialises as style attributes, and a strict CSP blocks those in markup. Each distinct one
@@ -219,18 +264,10 @@ export async function walkthroughMarkup(
     cover.removeAttribute('inert');
     cover.removeAttribute('aria-hidden');
   }
-  // The copy's controls do nothing until the live part has loaded, which the page starts at the reader's
+  // The copy's buttons do nothing until the live part has loaded, which the page starts at the reader's
   // first reach (web/src/main.ts). Disabled, they say so, and a press on one is not taken for a change
   // that the live drawing would then drop with the copy. Without the script they are hidden (no-script.css).
-  for (const control of root.querySelectorAll('button, input, select, textarea')) control.setAttribute('disabled', '');
-  // A control's current value is a property, which markup does not keep: written back as the attribute
-  // it starts from, the copy shows the settings it was drawn with (not an empty sentence or d_model 2).
-  for (const input of root.querySelectorAll('input')) {
-    if (input.type === 'checkbox' || input.type === 'radio') input.toggleAttribute('checked', input.checked);
-    else input.setAttribute('value', input.value);
-  }
-  for (const option of root.querySelectorAll('option')) option.toggleAttribute('selected', option.selected);
-  for (const area of root.querySelectorAll('textarea')) area.textContent = area.value;
+  for (const button of root.querySelectorAll('button')) button.setAttribute('disabled', '');
   nameFarFigures(root);
   compactTables(root);
   dropUnseen(root);
