@@ -137,7 +137,9 @@ describe.concurrent('with JavaScript off', () => {
     // Nothing has started: the element is not even defined, and its shadow root is the build's.
     expect(await page.locator('attention-walkthrough').getAttribute('data-ready')).toBeNull();
     // The copy holds nothing its reader cannot see or use (web/tooling/walkthrough-markup.ts): no hidden
-    // element, TeX source, live-region or memo key, and every id reference it keeps resolves.
+    // element, TeX source, live-region or memo key, and every id reference it keeps resolves. It holds no
+    // form field either (Chromium's autofill would lay out each field's section): stand-ins, each select's
+    // showing one choice.
     const leftovers = await page.locator('attention-walkthrough').evaluate((host, lazySteps) => {
       const root = host.shadowRoot!;
       // A lazy step's figure is one line in the copy, which names it (its caption) and keeps its id.
@@ -154,10 +156,19 @@ describe.concurrent('with JavaScript off', () => {
             .map((id) => `${name}=${id}`),
         ),
       );
-      return { unseen, dangling, formulas: root.querySelectorAll('math').length, lazyFigures, lazyLines };
+      const fields = [...root.querySelectorAll('input, select, textarea')].map((node) => node.outerHTML.slice(0, 80));
+      const standIns = root.querySelectorAll('.field-stand-in').length;
+      const choicesShown = [...root.querySelectorAll('.field-stand-in[data-field="select"]')].map(
+        (select) => select.querySelectorAll(':scope > :not(.unchosen)').length,
+      );
+      return { unseen, dangling, formulas: root.querySelectorAll('math').length, lazyFigures, lazyLines, fields, standIns, choicesShown };
     }, LAZY_STEPS);
     expect(leftovers.unseen).toEqual([]);
     expect(leftovers.dangling).toEqual([]);
+    expect(leftovers.fields).toEqual([]);
+    expect(leftovers.standIns).toBeGreaterThan(0);
+    expect(leftovers.choicesShown.length).toBeGreaterThan(0);
+    expect(new Set(leftovers.choicesShown)).toEqual(new Set([1]));
     expect(leftovers.formulas).toBeGreaterThan(10); // the formulas themselves stay
     expect(leftovers.lazyFigures).toEqual([]);
     for (const [i, lines] of leftovers.lazyLines.entries()) {

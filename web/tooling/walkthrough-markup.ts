@@ -182,15 +182,17 @@ function minifiedCss(css: string): string {
 }
 
 /**
- * The copy holds no form field. Chromium's autofill reads every field of a page at DOMContentLoaded and at
- * load, and reading one lays out the `content-visibility: auto` section around it, so the copy's 34
- * fields (all disabled) cost the load a layout of most of the page (tests/bench/README.md, "Main thread,
- * eighth pass"). Each field becomes a stand-in (`.field-stand-in`, ui/widgets.css) with the field's box
- * that shows the setting it was drawn with, looking disabled; the live drawing replaces it with the field.
+ * The copy holds no form and no form field. Chromium's autofill reads every form and field of a page at
+ * DOMContentLoaded and at load, and each read lays out the `content-visibility: auto` section around it,
+ * so the copy's 10 forms and 34 fields (all disabled) cost the load a layout of most of the page
+ * (tests/bench/README.md, "Main thread, eighth pass"; a form with no field left is still read). Each
+ * field becomes a stand-in (`.field-stand-in`, ui/widgets.css) with the field's box that shows the
+ * setting it was drawn with, greyed; each form a block (a named one keeps its landmark role). The live
+ * drawing replaces them with the real ones.
  */
 const STAND_IN_CLASS = 'field-stand-in';
 
-function replaceFields(root: ShadowRoot): void {
+function replaceForms(root: ShadowRoot): void {
   for (const field of root.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input, select, textarea')) {
     const standIn = document.createElement('span');
     standIn.className = [STAND_IN_CLASS, field.className].filter(Boolean).join(' ');
@@ -222,6 +224,13 @@ function replaceFields(root: ShadowRoot): void {
     }
     field.replaceWith(standIn);
   }
+  for (const form of root.querySelectorAll('form')) {
+    const block = document.createElement('div');
+    for (const { name, value } of form.attributes) block.setAttribute(name, value);
+    if (form.hasAttribute('aria-label') || form.hasAttribute('aria-labelledby')) block.setAttribute('role', 'form');
+    block.append(...form.childNodes);
+    form.replaceWith(block);
+  }
 }
 
 /** The element's shadow content once every step is drawn, for `attributes` (those of the page's element). */
@@ -244,7 +253,7 @@ export async function walkthroughMarkup(
   if (element.dataset.ready !== 'true') throw new Error(`the walkthrough did not draw (data-ready=${element.dataset.ready})`);
   const root = element.shadowRoot!;
   // Before the style attributes become rules: a slider's stand-in marks its value with one.
-  replaceFields(root);
+  replaceForms(root);
 
   // Per-element values (bar lengths, colour positions) are CSS custom properties set through the CSSOM,
   // which serialises as style attributes, and a strict CSP blocks those in markup. Each distinct one
