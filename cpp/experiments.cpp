@@ -33,8 +33,8 @@ Expected<DotProductSamples> dot_product_samples(int d_k, int samples, std::uint3
   std::vector<float> q(d_k), k(d_k);
   const float scale = 1.0f / std::sqrt(float(d_k));
   for (int s = 0; s < samples; ++s) {
-    for (int t = 0; t < d_k; ++t) q[t] = stream.normal();
-    for (int t = 0; t < d_k; ++t) k[t] = stream.normal();
+    for (int t = 0; t < d_k; ++t) q[t] = stream.normal16();
+    for (int t = 0; t < d_k; ++t) k[t] = stream.normal16();
     kernels::scores_qkt(q.data(), d_k, k.data(), d_k, &out.raw[s], 1, 1, d_k);
     out.scaled[s] = out.raw[s] * scale;
   }

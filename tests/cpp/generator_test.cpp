@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -58,6 +59,43 @@ TEST(Generator, NormalHasMeanZeroVarianceOneAndBoundedRange) {
   EXPECT_LT(lo, -3.5f);  // but the tails are there
   EXPECT_GT(hi, 3.5f);
   EXPECT_NEAR(fourth / samples, 2.9, 0.15);  // kurtosis 3 - 1.2/12 = 2.9: bell-shaped, not uniform (1.8)
+}
+
+// normal16 is Irwin-Hall over the 16-bit fields of 3 words, recomputed here field by field.
+TEST(Generator, Normal16SumsTwelveSixteenBitFieldsOfThreeWords) {
+  abh::SplitMix64 rng(0), words(0);
+  for (int draw = 0; draw < 1000; ++draw) {
+    std::int64_t sum = 0;
+    for (int word = 0; word < 3; ++word) {
+      const std::uint64_t bits = words.next();
+      for (int field = 0; field < 4; ++field) sum += std::int64_t((bits >> (16 * field)) & 0xFFFF);
+    }
+    ASSERT_EQ(rng.normal16(), float(double(sum - 6 * 65535) / 65536.0)) << "draw " << draw;
+  }
+}
+
+TEST(Generator, Normal16HasMeanZeroVarianceOneAndBoundedRange) {
+  abh::SplitMix64 rng(2718);
+  const int samples = 100000;
+  double sum = 0.0, sum_sq = 0.0, fourth = 0.0;
+  float lo = 0.0f, hi = 0.0f;
+  for (int i = 0; i < samples; ++i) {
+    const double x = rng.normal16();
+    sum += x;
+    sum_sq += x * x;
+    fourth += x * x * x * x;
+    lo = std::min(lo, float(x));
+    hi = std::max(hi, float(x));
+  }
+  const double mean = sum / samples, variance = sum_sq / samples - mean * mean;
+  // 5 standard errors at n = 100,000: the mean's 1 / sqrt(n), the variance's sqrt((2.9 - 1) / n).
+  EXPECT_NEAR(mean, 0.0, 5.0 / std::sqrt(double(samples)));
+  EXPECT_NEAR(variance, 1.0, 5.0 * std::sqrt(1.9 / samples));
+  EXPECT_GE(lo, -6.0f);
+  EXPECT_LE(hi, 6.0f);
+  EXPECT_LT(lo, -3.5f);
+  EXPECT_GT(hi, 3.5f);
+  EXPECT_NEAR(fourth / samples, 2.9, 0.15);  // the same bell as normal()
 }
 
 TEST(Generator, TokenIdIsFnv1a32) {
