@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -104,15 +105,14 @@ TEST(ScalingExperiment, DotProductSamplesReportSqrtDkSpreadAndUnitScaledSpread) 
   // Reported stds agree with the samples they summarise.
   std::vector<double> raw(s.raw.begin(), s.raw.end());
   EXPECT_NEAR(stddev(raw), s.raw_std, 1e-3 * s.raw_std);
-  // Each sample is the dot product of the stream's next two d_k-vectors of normals, recomputed in double.
-  abh::SplitMix64 stream(abh::stream_seed(1, 0x444F5453ull << 32));
-  for (int sample = 0; sample < 3; ++sample) {
-    std::vector<double> q(64), k(64);
-    for (double& x : q) x = stream.normal16();
-    for (double& x : k) x = stream.normal16();
+  // Each sample is the dot product of its block's two d_k-vectors of normals, recomputed in double.
+  const auto key = static_cast<std::uint32_t>(abh::stream_seed(1, 0x444F5453ull << 32));
+  for (int sample : {0, 1, n - 1}) {
+    std::vector<float> qk(128);
+    abh::fill_normals(abh::block_of(key, std::uint32_t(sample)), qk.data(), 128);
     double dot = 0.0;
-    for (int t = 0; t < 64; ++t) dot += q[t] * k[t];
-    EXPECT_NEAR(s.raw[sample], dot, 1e-5 * std::max(1.0, std::abs(dot)));
+    for (int t = 0; t < 64; ++t) dot += double(qk[t]) * double(qk[64 + t]);
+    EXPECT_NEAR(s.raw[sample], dot, 1e-5 * std::max(1.0, std::abs(dot))) << "sample " << sample;
   }
   // Deterministic per seed.
   const auto again = abh::dot_product_samples(64, n, 1), other = abh::dot_product_samples(64, n, 2);
