@@ -193,8 +193,9 @@ export class StepRenderer {
   /**
    * Draws a section one piece per task where its view has pieces, else whole: one near the viewport and
    * one whose code is still to load go to draw(). A live section still to make is made in this task and
-   * drawn from the next (making it and drawing it were one task of 100–180 ms for the longest steps). A newer snapshot stops the drawing at its
-   * next task: the section is stale again, and drawn anew as any stale section is.
+   * drawn from the next (making and drawing the longest steps was one task of 100–180 ms on a phone's
+   * CPU). A newer snapshot stops the drawing at its next task: the section is stale again, and is drawn
+   * anew as any stale section is.
    */
   private drawInPieces(entry: Entry): void {
     if (!this.latest || entry.drawn === this.latest || entry.failed || this.underWay(entry)) return;
