@@ -29,13 +29,17 @@ Expected<DotProductSamples> dot_product_samples(int d_k, int samples, std::uint3
   out.d_k = d_k;
   out.raw.resize(samples);
   out.scaled.resize(samples);
-  SplitMix64 stream(stream_seed(seed, 0x444F5453ull << 32));  // "DOTS"
-  std::vector<float> q(d_k), k(d_k);
+  // Sample s's q and k are the 2 d_k normals of block s of the stream "DOTS" (random.h, fill_normals).
+  const auto key = static_cast<std::uint32_t>(stream_seed(seed, 0x444F5453ull << 32));
+  std::vector<float> qk(2 * std::size_t(d_k));
   const float scale = 1.0f / std::sqrt(float(d_k));
   for (int s = 0; s < samples; ++s) {
-    for (int t = 0; t < d_k; ++t) q[t] = stream.normal();
-    for (int t = 0; t < d_k; ++t) k[t] = stream.normal();
-    kernels::scores_qkt(q.data(), d_k, k.data(), d_k, &out.raw[s], 1, 1, d_k);
+    fill_normals(block_of(key, std::uint32_t(s)), qk.data(), 2 * d_k);
+    // A plain sum in order of t, as the score kernels add (kernels.h); a kernel call per sample
+    // allocated and transposed a block of keys for a single score.
+    float dot = 0.0f;
+    for (int t = 0; t < d_k; ++t) dot += qk[t] * qk[d_k + t];
+    out.raw[s] = dot;
     out.scaled[s] = out.raw[s] * scale;
   }
   out.raw_std = standard_deviation(out.raw);

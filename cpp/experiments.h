@@ -9,8 +9,8 @@
 namespace abh {
 
 // Dot products of pairs of d_k-dimensional vectors whose components are unit normals (the
-// article's premise). Variance adds over the d_k products, so raw std ~ sqrt(d_k); after dividing
-// by sqrt(d_k) it is ~1.
+// article's premise; fill_normals in random.h, four at a time). Variance adds over the d_k
+// products, so raw std ~ sqrt(d_k); after dividing by sqrt(d_k) it is ~1.
 struct DotProductSamples {
   int d_k = 0;
   std::vector<float> raw;     // (samples)

@@ -9,6 +9,14 @@
 //      2^48 - 1. Subtracting 6 * 2^24 and multiplying by 2^-24 gives mean -3.6e-7 and variance
 //      1 - 2^-48: zero and one for every purpose of this page.
 //      The integer sum is exact; its conversion to float rounds to nearest, the same everywhere.
+//   3. fill_normals() draws the same Irwin-Hall sum of 12 uniforms, each a 16-bit half of a 32-bit
+//      word, for the experiments that draw hundreds of thousands of normals (experiments.h; 12 SplitMix64
+//      words a normal were ~110 ms of one task on a phone's CPU). It is counter-based: word w of normal i
+//      of a block is lowbias32(block + (6 i + w) * 0x9E3779B9), a Weyl sequence through Wellons' 32-bit
+//      finaliser (SplitMix64's design in 32 bits), so every normal can be computed alone and a compiler
+//      draws four at once in 32-bit SIMD lanes. The sum, minus its mean 6 * (2^16 - 1), is below 2^19 and
+//      exact in a float: mean exactly 0, variance 1 - 2^-32, steps of 2^-16. The weights and embeddings
+//      keep normal(): their values are what a shared link shows.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +51,33 @@ class SplitMix64 {
  private:
   std::uint64_t state_;
 };
+
+// Wellons' lowbias32 (hash-prospector): a bijective 32-bit finaliser with two multiplies.
+inline std::uint32_t lowbias32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x21F0AAADu;
+  x ^= x >> 15;
+  x *= 0x735A2D97u;
+  x ^= x >> 15;
+  return x;
+}
+
+// `count` approximately standard normals (Irwin-Hall of 12 uniforms of 16 bits, in [-6, 6]) of block
+// `block`, the first `count` of its stream (item 3 above); out is (count). A block holds up to 2^32 / 6
+// normals: callers give each batch its own block (block_of).
+inline void fill_normals(std::uint32_t block, float* out, int count) {
+  for (int i = 0; i < count; ++i) {
+    std::uint32_t sum = 0;
+    for (std::uint32_t word = 0; word < 6; ++word) {
+      const std::uint32_t bits = lowbias32(block + (6u * static_cast<std::uint32_t>(i) + word) * 0x9E3779B9u);
+      sum += (bits & 0xFFFFu) + (bits >> 16);
+    }
+    out[i] = static_cast<float>(static_cast<std::int32_t>(sum) - 6 * 65535) * (1.0f / 65536.0f);
+  }
+}
+
+// The block of batch `index` of a stream whose key is `key` (fill_normals).
+inline std::uint32_t block_of(std::uint32_t key, std::uint32_t index) { return lowbias32(key + lowbias32(index)); }
 
 // Combines a seed with a stream tag, so each matrix (and each token's embedding) has its own
 // independent stream: changing d_model does not reshuffle the numbers of an unrelated matrix.

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -79,32 +81,54 @@ TEST(ScalingExperiment, UnscaledScoresSaturateSoftmax) {
   EXPECT_LT(mean_max_scaled, 0.5);     // a soft distribution (measured ~0.34)
 }
 
+// How far a sample std of n draws may stray from sigma: 5 standard errors, sigma * sqrt((kurtosis - 1) / (4 n)).
+// A sum of d_k products of two independent Irwin-Hall normals (fourth moment 2.9 each, random.h) has
+// kurtosis 3 + (2.9^2 - 3) / d_k.
+double sample_std_tolerance(double sigma, int d_k, int n) {
+  const double kurtosis = 3.0 + (2.9 * 2.9 - 3.0) / d_k;
+  return 5.0 * sigma * std::sqrt((kurtosis - 1.0) / (4.0 * n));
+}
+
 // The page's live version of the experiment (experiments.h) must tell the same story.
 TEST(ScalingExperiment, DotProductSamplesReportSqrtDkSpreadAndUnitScaledSpread) {
-  const auto result = abh::dot_product_samples(64, 20000, 1);
+  const int n = 20000;
+  const auto result = abh::dot_product_samples(64, n, 1);
   ASSERT_TRUE(result.ok()) << result.error();
   const abh::DotProductSamples& s = result.value();
   EXPECT_EQ(s.d_k, 64);
-  ASSERT_EQ(s.raw.size(), 20000u);
-  ASSERT_EQ(s.scaled.size(), 20000u);
-  EXPECT_GE(s.raw_std, 7.0);
-  EXPECT_LE(s.raw_std, 9.0);
-  EXPECT_GE(s.scaled_std, 0.9);
-  EXPECT_LE(s.scaled_std, 1.1);
+  ASSERT_EQ(s.raw.size(), std::size_t(n));
+  ASSERT_EQ(s.scaled.size(), std::size_t(n));
+  EXPECT_NEAR(s.raw_std, 8.0, sample_std_tolerance(8.0, 64, n));  // about 0.2
+  EXPECT_NEAR(s.scaled_std, 1.0, sample_std_tolerance(1.0, 64, n));
   for (std::size_t i = 0; i < s.raw.size(); ++i) ASSERT_EQ(s.scaled[i], s.raw[i] * 0.125f);  // 1/sqrt(64) exact
   EXPECT_NEAR(s.raw_std / s.scaled_std, 8.0, 1e-5);
   // Reported stds agree with the samples they summarise.
   std::vector<double> raw(s.raw.begin(), s.raw.end());
   EXPECT_NEAR(stddev(raw), s.raw_std, 1e-3 * s.raw_std);
+  // Each sample is the dot product of its block's two d_k-vectors of normals, recomputed in double.
+  const auto key = static_cast<std::uint32_t>(abh::stream_seed(1, 0x444F5453ull << 32));
+  for (int sample : {0, 1, n - 1}) {
+    std::vector<float> qk(128);
+    abh::fill_normals(abh::block_of(key, std::uint32_t(sample)), qk.data(), 128);
+    double dot = 0.0;
+    for (int t = 0; t < 64; ++t) dot += double(qk[t]) * double(qk[64 + t]);
+    EXPECT_NEAR(s.raw[sample], dot, 1e-5 * std::max(1.0, std::abs(dot))) << "sample " << sample;
+  }
   // Deterministic per seed.
-  const auto again = abh::dot_product_samples(64, 20000, 1), other = abh::dot_product_samples(64, 20000, 2);
+  const auto again = abh::dot_product_samples(64, n, 1), other = abh::dot_product_samples(64, n, 2);
   EXPECT_EQ(again.value().raw, s.raw);
   EXPECT_NE(other.value().raw, s.raw);
   // d_k = 1: no spread to undo.
-  const auto one = abh::dot_product_samples(1, 20000, 3);
+  const auto one = abh::dot_product_samples(1, n, 3);
   ASSERT_TRUE(one.ok());
-  EXPECT_NEAR(one.value().raw_std, 1.0, 0.05);
+  EXPECT_NEAR(one.value().raw_std, 1.0, sample_std_tolerance(1.0, 1, n));  // about 0.05
   EXPECT_EQ(one.value().raw, one.value().scaled);
+  // The page's size, 4,000 samples at d_k 4 and 64, within its own (wider) tolerance.
+  for (int d_k : {4, 64}) {
+    const auto page = abh::dot_product_samples(d_k, 4000, 1);
+    const double sigma = std::sqrt(double(d_k));
+    EXPECT_NEAR(page.value().raw_std, sigma, sample_std_tolerance(sigma, d_k, 4000)) << "d_k " << d_k;
+  }
 }
 
 TEST(ScalingExperiment, DotProductSamplesRejectBadArguments) {

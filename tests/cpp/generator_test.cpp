@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -58,6 +59,70 @@ TEST(Generator, NormalHasMeanZeroVarianceOneAndBoundedRange) {
   EXPECT_LT(lo, -3.5f);  // but the tails are there
   EXPECT_GT(hi, 3.5f);
   EXPECT_NEAR(fourth / samples, 2.9, 0.15);  // kurtosis 3 - 1.2/12 = 2.9: bell-shaped, not uniform (1.8)
+}
+
+// Wellons' lowbias32, step by step from its published constants.
+TEST(Generator, Lowbias32IsAFinaliserOfTwoMultiplies) {
+  for (std::uint32_t x : {0u, 1u, 0x9E3779B9u, 0xFFFFFFFFu}) {
+    std::uint64_t y = x;
+    y ^= y >> 16;
+    y = (y * 0x21F0AAADull) & 0xFFFFFFFFull;
+    y ^= y >> 15;
+    y = (y * 0x735A2D97ull) & 0xFFFFFFFFull;
+    y ^= y >> 15;
+    EXPECT_EQ(abh::lowbias32(x), std::uint32_t(y));
+  }
+  EXPECT_EQ(abh::lowbias32(0), 0u);  // a bijection that keeps 0: hence the Weyl sequence's offsets
+  EXPECT_NE(abh::lowbias32(1), abh::lowbias32(2));
+}
+
+// fill_normals is Irwin-Hall over the 16-bit halves of 6 counter words, recomputed here word by word,
+// whatever the lanes a compiler drew them in.
+TEST(Generator, FillNormalsSumsTwelveSixteenBitHalvesOfSixCounterWords) {
+  std::vector<float> out(1001);
+  abh::fill_normals(12345u, out.data(), int(out.size()));
+  for (std::uint32_t i = 0; i < out.size(); ++i) {
+    std::int64_t sum = 0;
+    for (std::uint32_t word = 0; word < 6; ++word) {
+      const std::uint32_t bits = abh::lowbias32(12345u + (6 * i + word) * 0x9E3779B9u);
+      sum += (bits & 0xFFFF) + (bits >> 16);
+    }
+    ASSERT_EQ(out[i], float(double(sum - 6 * 65535) / 65536.0)) << "normal " << i;
+  }
+  // A shorter fill is a prefix: any normal depends on its index only.
+  std::vector<float> head(7);
+  abh::fill_normals(12345u, head.data(), 7);
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), out.begin()));
+  EXPECT_NE(abh::block_of(1, 0), abh::block_of(1, 1));
+  EXPECT_NE(abh::block_of(1, 0), abh::block_of(2, 0));
+}
+
+TEST(Generator, FillNormalsHaveMeanZeroVarianceOneAndBoundedRange) {
+  // 100 blocks of 1,000, as the experiments draw them.
+  const int blocks = 100, per_block = 1000, samples = blocks * per_block;
+  std::vector<float> out(per_block);
+  double sum = 0.0, sum_sq = 0.0, fourth = 0.0;
+  float lo = 0.0f, hi = 0.0f;
+  for (int b = 0; b < blocks; ++b) {
+    abh::fill_normals(abh::block_of(2718, std::uint32_t(b)), out.data(), per_block);
+    for (float value : out) {
+      const double x = value;
+      sum += x;
+      sum_sq += x * x;
+      fourth += x * x * x * x;
+      lo = std::min(lo, value);
+      hi = std::max(hi, value);
+    }
+  }
+  const double mean = sum / samples, variance = sum_sq / samples - mean * mean;
+  // 5 standard errors at n = 100,000: the mean's 1 / sqrt(n), the variance's sqrt((2.9 - 1) / n).
+  EXPECT_NEAR(mean, 0.0, 5.0 / std::sqrt(double(samples)));
+  EXPECT_NEAR(variance, 1.0, 5.0 * std::sqrt(1.9 / samples));
+  EXPECT_GE(lo, -6.0f);
+  EXPECT_LE(hi, 6.0f);
+  EXPECT_LT(lo, -3.5f);
+  EXPECT_GT(hi, 3.5f);
+  EXPECT_NEAR(fourth / samples, 2.9, 0.15);  // the same bell as normal()
 }
 
 TEST(Generator, TokenIdIsFnv1a32) {

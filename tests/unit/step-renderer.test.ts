@@ -2,10 +2,12 @@
 // the settings have been still for QUIET_MS and are then drawn one per idle slice, so a burst of
 // changes (a held arrow key) draws the off-screen sections once, for the last settings only; the first
 // drawing over a prerendered page draws what is in view one section per task from the top and the rest
-// without a quiet period; and
+// without a quiet period; a section off screen whose view has pieces is drawn one piece per task and
+// counts as drawn only after its last; and
 // settled(), which the elements' updateComplete waits on, resolves only once nothing is stale.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { StepRenderer } from '../../web/src/step-renderer';
+import { drawnInPieces } from '../../web/src/steps/shared/pieces';
 import type { Snapshot } from '../../web/src/snapshot';
 
 /** An IntersectionObserver the test drives: `show(section)` reports it near the viewport. */
@@ -241,6 +243,10 @@ describe('StepRenderer', () => {
     expect(mounted).toEqual([0, 1]);
     expect(page).toEqual([live[0].section, live[1].section]);
     expect(observer.observed).toEqual(new Set([live[0].section, live[1].section]));
+    // Off screen, the section is made live in one task and drawn in the next.
+    expect(drawn).toEqual([[0, first]]);
+    expect(renderer.drawn).toBe(false);
+    runTask();
     expect(renderer.drawn).toBe(true);
     // Later drawings reuse the live sections.
     const second = snapshot(2);
@@ -307,10 +313,16 @@ describe('StepRenderer', () => {
     await Promise.resolve();
     expect(done).toBe(false);
     arrive(true);
-    // Mounted and drawn in a task of its own, not in the microtask that hears of the code.
+    // Mounted in a task of its own, not in the microtask that hears of the code, and drawn in the next.
     for (let i = 0; i < 10 && taskQueue.length === 0; i++) await Promise.resolve();
     expect(mounted).toEqual([0]);
     expect(taskQueue).toHaveLength(1);
+    runTask();
+    expect(mounted).toEqual([0, 1]);
+    expect(drawn).toEqual([
+      [0, 1],
+      [0, 2],
+    ]);
     runTask();
     await waiting;
     expect(mounted).toEqual([0, 1]);
@@ -349,5 +361,92 @@ describe('StepRenderer', () => {
     runIdleSlice();
     expect(loads()).toBe(1);
     expect(idleQueue).toHaveLength(0); // no slice spins on the section that waits for its code
+  });
+
+  /** A prerendered copy whose live view draws three pieces, logging `[piece, snapshot id]` as each is drawn. */
+  function piecesSetup() {
+    const page: object[] = [];
+    const copy = { replaceWith: (live: object) => page.splice(page.indexOf(copy), 1, live) };
+    page.push(copy);
+    const pieces: [string, number][] = [];
+    let mounts = 0;
+    const view = drawnInPieces(function* (s) {
+      const id = (s as unknown as { id: number }).id;
+      for (const piece of ['words', 'maps', 'table']) {
+        pieces.push([piece, id]);
+        if (piece !== 'table') yield;
+      }
+    });
+    const live = { section: { live: true } as unknown as HTMLElement, view };
+    const renderer = new StepRenderer([
+      {
+        section: copy as unknown as HTMLElement,
+        mount: () => {
+          mounts += 1;
+          return live;
+        },
+      },
+    ]);
+    return { renderer, page, copy, live, pieces, mounts: () => mounts, observer: StubObserver.last! };
+  }
+
+  test('a section off screen with pieces is mounted in one task, drawn one piece per task, and drawn only after its last', async () => {
+    const { renderer, page, live, pieces, mounts } = piecesSetup();
+    let done = false;
+    renderer.render(snapshot(1));
+    const waiting = renderer.settled().then(() => {
+      done = true;
+    });
+    vi.advanceTimersByTime(300);
+    runIdleSlice();
+    expect(mounts()).toBe(1);
+    expect(page).toEqual([live.section]);
+    expect(pieces).toEqual([]); // the mount was this task's work
+    runTask();
+    expect(pieces).toEqual([['words', 1]]);
+    runTask();
+    expect(pieces).toEqual([
+      ['words', 1],
+      ['maps', 1],
+    ]);
+    expect(renderer.drawn).toBe(false);
+    expect(idleQueue).toHaveLength(0); // no idle slice starts it again while it is under way
+    await Promise.resolve();
+    expect(done).toBe(false);
+    runTask();
+    expect(pieces.map(([piece]) => piece)).toEqual(['words', 'maps', 'table']);
+    expect(taskQueue).toHaveLength(0);
+    expect(renderer.drawn).toBe(true);
+    await waiting;
+    expect(mounts()).toBe(1);
+  });
+
+  test('a newer snapshot stops a drawing in pieces, which starts again for it; nearing the viewport draws it whole at once', () => {
+    const { renderer, live, pieces, observer } = piecesSetup();
+    renderer.render(snapshot(1));
+    vi.advanceTimersByTime(300);
+    runIdleSlice();
+    runTask();
+    expect(pieces).toEqual([['words', 1]]);
+    renderer.render(snapshot(2));
+    runTask(); // the old drawing's next task: it stops without drawing
+    expect(pieces).toEqual([['words', 1]]);
+    expect(taskQueue).toHaveLength(0);
+    expect(renderer.drawn).toBe(false);
+    vi.advanceTimersByTime(300);
+    runIdleSlice();
+    expect(pieces).toEqual([
+      ['words', 1],
+      ['words', 2],
+    ]);
+    observer.show(live.section); // scrolled near mid-drawing: the rest at once, whole
+    expect(pieces.slice(2)).toEqual([
+      ['words', 2],
+      ['maps', 2],
+      ['table', 2],
+    ]);
+    expect(renderer.drawn).toBe(true);
+    runTask(); // the superseded drawing's task draws nothing more
+    expect(pieces).toHaveLength(5);
   });
 });

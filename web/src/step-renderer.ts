@@ -4,7 +4,10 @@
 // a slow machine), and the page never has a stale section on screen: a section scrolled into view is
 // drawn before it is painted. The first drawing over a prerendered page is spread over tasks too, one
 // section per task, because the copy on screen already shows every number (tests/bench/page-walk.ts:
-// drawing the sections near the viewport in one task was a 125 ms task on a phone's CPU).
+// drawing the sections near the viewport in one task was a 125 ms task on a phone's CPU). A section
+// drawn off screen (in idle time, or when its code arrives) is made live in one task and drawn from the
+// next, one piece per task where its view has pieces (steps/shared/pieces.ts); one near the viewport
+// is always drawn whole, so the reader never sees figures of two snapshots side by side.
 import type { Snapshot } from './snapshot';
 import type { StepView } from './steps/types';
 import { nextTask } from './next-task';
@@ -26,6 +29,12 @@ export type StepSection =
       load?: () => Promise<boolean>;
     };
 
+/** A section's drawing in pieces, under way; `pieces` is made at its first piece (after the mount's task). */
+interface Drawing {
+  snapshot: Snapshot;
+  pieces: Iterator<void, void> | null;
+}
+
 interface Entry {
   /** The section on the page: the live one, or the prerendered copy until it is mounted. */
   section: HTMLElement;
@@ -38,6 +47,8 @@ interface Entry {
   failed: boolean;
   /** The snapshot this section shows; it is stale when it is not the latest. */
   drawn: Snapshot | null;
+  /** Its drawing in pieces, under way (it counts as drawn only after the last piece). */
+  drawing: Drawing | null;
   near: boolean;
 }
 
@@ -77,6 +88,7 @@ export class StepRenderer {
       loading: false,
       failed: false,
       drawn: null,
+      drawing: null,
       near: false,
     }));
     this.observer =
@@ -170,10 +182,62 @@ export class StepRenderer {
       this.load(entry, entry.load);
       return;
     }
+    // Drawn whole: a drawing in pieces under way is superseded (its next task sees it and stops).
+    entry.drawing = null;
     entry.drawn = this.latest;
     if (!entry.view) this.mountLive(entry);
     entry.view!.render(this.latest);
     this.wakeSettled();
+  }
+
+  /**
+   * Draws a section one piece per task where its view has pieces, else whole: one near the viewport and
+   * one whose code is still to load go to draw(). A live section still to make is made in this task and
+   * drawn from the next (making and drawing the longest steps was one task of 100–180 ms on a phone's
+   * CPU). A newer snapshot stops the drawing at its next task: the section is stale again, and is drawn
+   * anew as any stale section is.
+   */
+  private drawInPieces(entry: Entry): void {
+    if (!this.latest || entry.drawn === this.latest || entry.failed || this.underWay(entry)) return;
+    if (entry.near || (!entry.view && entry.load)) {
+      this.draw(entry);
+      return;
+    }
+    const drawing: Drawing = { snapshot: this.latest, pieces: null };
+    entry.drawing = drawing;
+    if (entry.view) {
+      this.nextPiece(entry, drawing);
+      return;
+    }
+    this.mountLive(entry);
+    nextTask(() => this.nextPiece(entry, drawing));
+  }
+
+  private nextPiece(entry: Entry, drawing: Drawing): void {
+    // Drawn whole since (it came near, flush()), or a newer snapshot came: stale again, drawn anew.
+    if (entry.drawing !== drawing) return;
+    if (this.latest !== drawing.snapshot) {
+      entry.drawing = null;
+      return;
+    }
+    const view = entry.view!;
+    if (!view.pieces) {
+      this.draw(entry); // whole, in this task
+      return;
+    }
+    drawing.pieces ??= view.pieces(drawing.snapshot);
+    if (!drawing.pieces.next().done) {
+      nextTask(() => this.nextPiece(entry, drawing));
+      return;
+    }
+    entry.drawing = null;
+    entry.drawn = drawing.snapshot;
+    this.wakeSettled();
+  }
+
+  /** Its drawing in pieces for the latest snapshot is under way. */
+  private underWay(entry: Entry): boolean {
+    return entry.drawing !== null && entry.drawing.snapshot === this.latest;
   }
 
   private wakeSettled(): void {
@@ -190,7 +254,7 @@ export class StepRenderer {
       // Drawn in a task of its own: steps whose code arrived together were all made live and drawn in
       // one microtask checkpoint, with the computation their arrival asked for (a 300 ms task on a
       // phone's CPU, tests/bench/page-walk.ts).
-      if (ok) nextTask(() => this.draw(entry));
+      if (ok) nextTask(() => this.drawInPieces(entry));
       else this.wakeSettled();
     });
   }
@@ -232,13 +296,17 @@ export class StepRenderer {
     });
   }
 
-  /** One stale section per idle slice, unless a change since asks to wait again. */
+  /**
+   * One stale section per idle slice (in pieces where it has them), unless a change since asks to wait
+   * again. A section whose code is on the way, or whose drawing in pieces is under way, is passed over.
+   */
   private drawOneStale(): void {
-    const stale = this.firstStale((entry) => !entry.loading);
+    const waiting = (entry: Entry) => !entry.loading && !this.underWay(entry);
+    const stale = this.firstStale(waiting);
     if (!stale) return;
     if (performance.now() - this.changedAt >= QUIET_MS) {
-      this.draw(stale);
-      if (!this.firstStale((entry) => !entry.loading)) return;
+      this.drawInPieces(stale);
+      if (!this.firstStale(waiting)) return;
     }
     this.queueIdle();
   }

@@ -59,6 +59,11 @@ export interface StepContext {
 export interface StepView {
   /** Fills the step's figures from a snapshot. Called on every settings change. */
   render(snapshot: Snapshot): void;
+  /**
+   * The same drawing in pieces, one `next()` a piece, for a section off screen (shared/pieces.ts makes
+   * both from one generator). The section shows the snapshot once the iterator is done, not before.
+   */
+  pieces?(snapshot: Snapshot): Iterator<void, void>;
 }
 
 export interface StepDefinition {

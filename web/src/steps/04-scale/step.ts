@@ -8,6 +8,7 @@ import { fmt } from '../../ui/format';
 import { Prediction } from '../../ui/predict';
 import type { Snapshot } from '../../snapshot';
 import type { StepDefinition } from '../types';
+import { drawnInPieces } from '../shared/pieces';
 import { scaleStepInfo } from './step-info';
 import { workedExampleNote } from '../shared/worked-example';
 import { EffectFigure, rowMaxima } from './effect-figure';
@@ -109,32 +110,34 @@ export const scaleStep: StepDefinition = {
     let shownSaturation: Snapshot['saturation']['soft'] | null = null;
     let shownHeads = 0;
 
-    return {
-      render(next) {
-        worked.update(next);
-        snapshot = next;
-        setText(what, whatText(next));
-        showDivision(next);
-        // The experiments depend only on (d_k, seed), and compute.ts hands back the same objects while
-        // those stay: a causal or sentence change does not redraw the histogram or the bars.
-        if (next.dots !== shownDots) {
-          shownDots = next.dots;
-          setText(experimentIntro, experimentIntroText(next));
-          experiment.render(next);
-          setText(experimentReading, experimentReadingText(next));
-        }
-        // The heads too: at dₖ = 1 the reading's advice depends on them.
-        if (next.saturation.soft !== shownSaturation || next.pipeline.heads !== shownHeads) {
-          shownSaturation = next.saturation.soft;
-          shownHeads = next.pipeline.heads;
-          saturation.render(next);
-          setText(saturationReading, saturationReadingText(next));
-          predict?.update(saturationQuestion(next));
-          tryButton.hidden = next.saturation.dK === ARTICLE_DK;
-          setText(tryButton, tryArticleText());
-        }
-        showEffect(next);
-      },
-    };
+    // In pieces (steps/shared/pieces.ts): drawn whole, the step was one task of ~100 ms on a phone's CPU.
+    return drawnInPieces(function* (next) {
+      worked.update(next);
+      snapshot = next;
+      setText(what, whatText(next));
+      showDivision(next);
+      yield;
+      // The experiments depend only on (d_k, seed), and compute.ts hands back the same objects while
+      // those stay: a causal or sentence change does not redraw the histogram or the bars.
+      if (next.dots !== shownDots) {
+        shownDots = next.dots;
+        setText(experimentIntro, experimentIntroText(next));
+        experiment.render(next);
+        setText(experimentReading, experimentReadingText(next));
+      }
+      yield;
+      // The heads too: at dₖ = 1 the reading's advice depends on them.
+      if (next.saturation.soft !== shownSaturation || next.pipeline.heads !== shownHeads) {
+        shownSaturation = next.saturation.soft;
+        shownHeads = next.pipeline.heads;
+        saturation.render(next);
+        setText(saturationReading, saturationReadingText(next));
+        predict?.update(saturationQuestion(next));
+        tryButton.hidden = next.saturation.dK === ARTICLE_DK;
+        setText(tryButton, tryArticleText());
+      }
+      yield;
+      showEffect(next);
+    });
   },
 };

@@ -57,9 +57,11 @@ export class HeadMapsFigure {
     this.parts = [this.line.element, this.trainedHeads.element, grid.element, tools, this.note, details];
   }
 
-  render(s: Snapshot): void {
+  /** In two pieces (steps/shared/pieces.ts): the trained model's heads, then the maps and their words. */
+  *render(s: Snapshot): Generator<void, void> {
     this.line.render(s);
     this.trainedHeads.update(whoIsIt(s.trained), s.tokens);
+    yield;
     const p = s.pipeline;
     const n = p.n;
     const shown = Math.min(p.heads, MAX_HEAD_MAPS);

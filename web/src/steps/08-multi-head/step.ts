@@ -11,6 +11,7 @@ import { sentenceView } from '../../snapshot';
 import type { StepDefinition } from '../types';
 import { multiHeadStepInfo } from './step-info';
 import { sentenceStepNote } from '../shared/worked-example';
+import { drawnInPieces } from '../shared/pieces';
 import { CostFigure } from './cost-figure';
 import { FlowFigure } from './flow-figure';
 import { HeadChoices } from './head-choices';
@@ -55,19 +56,20 @@ export const multiHeadStep: StepDefinition = {
       codeBlock(ATTENTION_FUNCTION, { label: 'attention_heads(): the head lines highlighted', highlight: [...HEAD_LINES] }),
     );
 
-    return {
-      render(shown) {
-        // The article's example has one head: this step splits the sentence's d_model instead.
-        const next = sentenceView(shown);
-        shownNote.update(shown);
-        sentenceWeights = shown.sentence ? next.settings.weights : null;
-        choices.render(next);
-        flow.render(next);
-        cost.render(next);
-        predict?.update(workQuestion(next, headChoices(next.pipeline.dModel)));
-        maps.render(next);
-        output.render(next);
-      },
-    };
+    // In pieces: the step's DOM and tables were 100–200 ms of one task on a phone's CPU.
+    return drawnInPieces(function* (shown) {
+      // The article's example has one head: this step splits the sentence's d_model instead.
+      const next = sentenceView(shown);
+      shownNote.update(shown);
+      sentenceWeights = shown.sentence ? next.settings.weights : null;
+      choices.render(next);
+      flow.render(next);
+      cost.render(next);
+      predict?.update(workQuestion(next, headChoices(next.pipeline.dModel)));
+      yield;
+      yield* maps.render(next);
+      yield;
+      output.render(next);
+    });
   },
 };
