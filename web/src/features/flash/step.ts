@@ -21,6 +21,7 @@ import { modelLine } from '../../steps/shared/figure';
 import { MemoryMeter } from './memory-meter';
 import { drawRunningState, drawTileMap } from './tables';
 import { lastComputedKeyBlock, maxAbsDifference, naiveReference, previousState, rangeLabel, rescaledRows, scientific } from './trace';
+import { drawnInPieces } from '../../steps/shared/pieces';
 
 /** Autoplay advances one tile this often. */
 export const FLASH_AUTOPLAY_MS = 1400;
@@ -440,55 +441,56 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     }
   }
 
-  return {
-    render(shown: Snapshot) {
-      // Tiles need more than the article's four tokens (one block): the sentence is traced instead.
-      const nextSnapshot = sentenceView(shown);
-      shownNote.update(shown);
-      snapshot = nextSnapshot;
-      whoseNumbers.render(nextSnapshot);
-      const { flash, settings, pipeline: p } = nextSnapshot;
-      showField(blockInput, settings.block);
-      setText(blockValue, blockInput.value);
-      const trace = flash.trace;
-      setText(
-        blockHint,
-        trace
-          ? `${trace.queryBlocks} query block${trace.queryBlocks === 1 ? '' : 's'} × ${trace.keyBlocks} key block${trace.keyBlocks === 1 ? '' : 's'} = ${trace.steps.length} tile${trace.steps.length === 1 ? '' : 's'}` +
-              (settings.block > flash.tokens
-                ? ` (a block of ${settings.block} covers all ${flash.tokens} tokens: one tile, which is just the naive method)`
-                : '')
-          : '',
-      );
-      const headNote = p.heads > 1 ? `head ${settings.head + 1} of ${p.heads}` : 'the only head';
-      setText(
-        subset,
-        flash.tokens < p.n
-          ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (Q, K and V of ${headNote}, ${settings.causal ? 'causal mask on' : 'no mask'}) so that every tile stays readable. ` +
-              (flash.prefixNaive
-                ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.`
-                : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
-          : `The tiles use ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √dₖ' : ', no scaling'}).`,
-      );
-      unavailable.hidden = !flash.unavailable;
-      setText(unavailable, flash.unavailable ?? '');
-      // Waiting for the engine's later module is not an error: the line is plain until it arrives.
-      unavailable.classList.toggle('load-error', flash.unavailable !== LATER_KERNELS_LOADING);
-      stepper.hidden = !trace;
-      meter.render(nextSnapshot);
-      if (!trace) {
-        setPlaying(false);
-        return;
-      }
-      const key = `${trace.nQ}|${trace.blockQ}|${trace.blockK}|${trace.causal}`;
-      if (key !== shapeKey) {
-        shapeKey = key;
-        position = 0;
-        setPlaying(false);
-      }
-      position = Math.min(position, trace.steps.length - 1);
-      draw();
-      maybeAutoStart();
-    },
-  };
+  // In pieces (steps/shared/pieces.ts): drawn whole off screen, the step was one task of 100–180 ms on a
+  // phone's CPU (tests/bench/page-walk.ts); the tiled pass's figures are the second piece.
+  return drawnInPieces(function* (shown: Snapshot) {
+    // Tiles need more than the article's four tokens (one block): the sentence is traced instead.
+    const nextSnapshot = sentenceView(shown);
+    shownNote.update(shown);
+    snapshot = nextSnapshot;
+    whoseNumbers.render(nextSnapshot);
+    const { flash, settings, pipeline: p } = nextSnapshot;
+    showField(blockInput, settings.block);
+    setText(blockValue, blockInput.value);
+    const trace = flash.trace;
+    setText(
+      blockHint,
+      trace
+        ? `${trace.queryBlocks} query block${trace.queryBlocks === 1 ? '' : 's'} × ${trace.keyBlocks} key block${trace.keyBlocks === 1 ? '' : 's'} = ${trace.steps.length} tile${trace.steps.length === 1 ? '' : 's'}` +
+            (settings.block > flash.tokens
+              ? ` (a block of ${settings.block} covers all ${flash.tokens} tokens: one tile, which is just the naive method)`
+              : '')
+        : '',
+    );
+    const headNote = p.heads > 1 ? `head ${settings.head + 1} of ${p.heads}` : 'the only head';
+    setText(
+      subset,
+      flash.tokens < p.n
+        ? `This sentence has ${p.n} tokens; the step-through uses the first ${flash.tokens} (Q, K and V of ${headNote}, ${settings.causal ? 'causal mask on' : 'no mask'}) so that every tile stays readable. ` +
+            (flash.prefixNaive
+              ? `Without a mask those rows would see all ${p.n} keys, so the comparison at the end runs naive attention on the same ${flash.tokens} tokens.`
+              : `With the causal mask these rows never look past token ${flash.tokens}, so they are exactly the first ${flash.tokens} rows of step 6’s output.`)
+        : `The tiles use ${headNote} (${settings.causal ? 'causal mask on' : 'no mask'}${settings.scale ? ', scores divided by √dₖ' : ', no scaling'}).`,
+    );
+    unavailable.hidden = !flash.unavailable;
+    setText(unavailable, flash.unavailable ?? '');
+    // Waiting for the engine's later module is not an error: the line is plain until it arrives.
+    unavailable.classList.toggle('load-error', flash.unavailable !== LATER_KERNELS_LOADING);
+    stepper.hidden = !trace;
+    meter.render(nextSnapshot);
+    yield;
+    if (!trace) {
+      setPlaying(false);
+      return;
+    }
+    const key = `${trace.nQ}|${trace.blockQ}|${trace.blockK}|${trace.causal}`;
+    if (key !== shapeKey) {
+      shapeKey = key;
+      position = 0;
+      setPlaying(false);
+    }
+    position = Math.min(position, trace.steps.length - 1);
+    draw();
+    maybeAutoStart();
+  });
 }

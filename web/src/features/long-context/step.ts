@@ -20,6 +20,7 @@ import type { LongContextSnapshot, Technique, TechniqueId } from './compute';
 import { mountKVCache } from './kv-figure';
 import { mountLongContextRun } from './run';
 import { ModelRequest } from '../reader/model-request';
+import { drawnInPieces } from '../../steps/shared/pieces';
 
 /** Each technique's name and the family it stands for. */
 export const TECHNIQUE_NAMES: Record<TechniqueId, { name: string; family: string }> = {
@@ -180,98 +181,101 @@ export function mountLongContext(body: HTMLElement, context: Pick<StepContext, '
 
   const modelRequest = new ModelRequest(body, (causal) => context.loadReaderModel?.(causal));
 
-  return {
-    render(shown: Snapshot) {
-      shownNote.update(shown);
-      // Step 1's answer under each pattern needs the reader model: ask for it once this step is near the
-      // viewport (it loads once, then the page recomputes).
-      modelRequest.want(shown.reader?.status === 'loading' ? shown.reader.causal : null);
-      const view = sentenceView(shown);
-      whoseNumbers.render(view);
-      const lc = view.longContext;
-      if (!lc) {
-        // The engine's later module computes this step: the walkthrough fetches it and computes again.
-        setText(reading, LATER_KERNELS_LOADING);
-        return;
-      }
-      const n = lc.tokens;
-      tokens = view.tokens.slice(0, n);
-      const labels = tokenLabels(tokens);
-      const showNumbers = n <= LIMITS.maxTokensWithNumbers;
-      showField(windowControl.input, shown.settings.lcWindow);
-      showField(globalControl.input, shown.settings.lcGlobal);
-      showField(strideControl.input, shown.settings.lcStride);
+  // In pieces (steps/shared/pieces.ts): drawn whole off screen, the step was one task of 100–150 ms on a
+  // phone's CPU (tests/bench/page-walk.ts).
+  return drawnInPieces(function* (shown: Snapshot) {
+    shownNote.update(shown);
+    // Step 1's answer under each pattern needs the reader model: ask for it once this step is near the
+    // viewport (it loads once, then the page recomputes).
+    modelRequest.want(shown.reader?.status === 'loading' ? shown.reader.causal : null);
+    const view = sentenceView(shown);
+    whoseNumbers.render(view);
+    const lc = view.longContext;
+    if (!lc) {
+      // The engine's later module computes this step: the walkthrough fetches it and computes again.
+      setText(reading, LATER_KERNELS_LOADING);
+      return;
+    }
+    const n = lc.tokens;
+    tokens = view.tokens.slice(0, n);
+    const labels = tokenLabels(tokens);
+    const showNumbers = n <= LIMITS.maxTokensWithNumbers;
+    showField(windowControl.input, shown.settings.lcWindow);
+    showField(globalControl.input, shown.settings.lcGlobal);
+    showField(strideControl.input, shown.settings.lcStride);
 
-      setText(
-        reading,
-        `${plural(n, 'token')}, head ${lc.head + 1} of the ${view.settings.weights === 'random' ? 'seeded random weights' : 'trained model'} (Q, K, V each ${n} × ${lc.dK})` +
-          `${lc.causal ? ', causal' : ''}: full attention computes ${count(lc.full.cells)} scores. ` +
-          `Window w = ${lc.window}, ${plural(lc.global, 'global token')}, stride ${lc.stride}.`,
-      );
+    setText(
+      reading,
+      `${plural(n, 'token')}, head ${lc.head + 1} of the ${view.settings.weights === 'random' ? 'seeded random weights' : 'trained model'} (Q, K, V each ${n} × ${lc.dK})` +
+        `${lc.causal ? ', causal' : ''}: full attention computes ${count(lc.full.cells)} scores. ` +
+        `Window w = ${lc.window}, ${plural(lc.global, 'global token')}, stride ${lc.stride}.`,
+    );
 
-      showChildren(
-        table,
-        el('caption', {}, `Scores computed and the output’s distance from full attention (n = ${n}, dₖ = ${lc.dK})`),
-        columnHeads(['technique', 'scores computed', 'share of full', 'multiply-adds', 'max |Δ output|', 'mean |Δ output|']),
+    showChildren(
+      table,
+      el('caption', {}, `Scores computed and the output’s distance from full attention (n = ${n}, dₖ = ${lc.dK})`),
+      columnHeads(['technique', 'scores computed', 'share of full', 'multiply-adds', 'max |Δ output|', 'mean |Δ output|']),
+      el(
+        'tbody',
+        {},
         el(
-          'tbody',
-          {},
+          'tr',
+          { 'data-technique': 'full' },
+          el('th', { scope: 'row' }, 'Full attention'),
+          ...[count(lc.full.cells), percent(1), count(lc.full.multiplyAdds), '0', '0'].map((text) => el('td', { class: 'num' }, text)),
+        ),
+        ...lc.techniques.map((t) =>
           el(
             'tr',
-            { 'data-technique': 'full' },
-            el('th', { scope: 'row' }, 'Full attention'),
-            ...[count(lc.full.cells), percent(1), count(lc.full.multiplyAdds), '0', '0'].map((text) => el('td', { class: 'num' }, text)),
-          ),
-          ...lc.techniques.map((t) =>
-            el(
-              'tr',
-              { 'data-technique': t.id },
-              el('th', { scope: 'row' }, TECHNIQUE_NAMES[t.id].name),
-              el('td', { class: 'num', 'data-key': 'cells' }, count(t.cells)),
-              el('td', { class: 'num', 'data-key': 'share' }, percent(t.cells / lc.full.cells)),
-              el('td', { class: 'num', 'data-key': 'multiplyAdds' }, count(t.multiplyAdds)),
-              el('td', { class: 'num', 'data-key': 'max' }, fmt(t.maxDifference, 3)),
-              el('td', { class: 'num', 'data-key': 'mean' }, fmt(t.meanDifference, 3)),
-            ),
+            { 'data-technique': t.id },
+            el('th', { scope: 'row' }, TECHNIQUE_NAMES[t.id].name),
+            el('td', { class: 'num', 'data-key': 'cells' }, count(t.cells)),
+            el('td', { class: 'num', 'data-key': 'share' }, percent(t.cells / lc.full.cells)),
+            el('td', { class: 'num', 'data-key': 'multiplyAdds' }, count(t.multiplyAdds)),
+            el('td', { class: 'num', 'data-key': 'max' }, fmt(t.maxDifference, 3)),
+            el('td', { class: 'num', 'data-key': 'mean' }, fmt(t.meanDifference, 3)),
           ),
         ),
-      );
+      ),
+    );
+    yield;
 
-      // Every weight table is (n, n) over the sentence's tokens; a cell outside the pattern shows '·'.
-      const showWeights = (figure: MatrixTable, data: Float32Array, blocked?: (r: number, c: number) => boolean) =>
-        figure.update({ data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers, blocked, blockedText: '·' });
-      const causalBlocked = lc.causal ? (r: number, c: number) => c > r : undefined;
-      showWeights(fullTable, lc.full.weights.data, causalBlocked);
-      for (const panel of panels) {
-        const technique = lc.techniques.find((t) => t.id === panel.techniqueId)!;
-        const mask = technique.mask;
-        setText(panel.pattern, patternSentence(lc, technique));
-        showWeights(panel.figure, technique.weights.data, mask ? (r, c) => mask.data[r * n + c] === 0 : causalBlocked);
-        setText(panel.line, techniqueReading(lc, technique));
-        // While the reader model loads, a line holds the answer's place, so the page below does not move when it comes.
-        const effect =
-          readerEffectSentence(lc, technique.id) ??
-          (shown.reader?.status === 'loading'
-            ? 'Step 1’s answer within this pattern: waiting for the reader model, which loads while this step is in view.'
-            : null);
-        panel.answer.hidden = effect === null;
-        setText(panel.answer, effect ?? '');
-      }
+    // Every weight table is (n, n) over the sentence's tokens; a cell outside the pattern shows '·'.
+    const showWeights = (figure: MatrixTable, data: Float32Array, blocked?: (r: number, c: number) => boolean) =>
+      figure.update({ data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers, blocked, blockedText: '·' });
+    const causalBlocked = lc.causal ? (r: number, c: number) => c > r : undefined;
+    showWeights(fullTable, lc.full.weights.data, causalBlocked);
+    for (const panel of panels) {
+      yield;
+      const technique = lc.techniques.find((t) => t.id === panel.techniqueId)!;
+      const mask = technique.mask;
+      setText(panel.pattern, patternSentence(lc, technique));
+      showWeights(panel.figure, technique.weights.data, mask ? (r, c) => mask.data[r * n + c] === 0 : causalBlocked);
+      setText(panel.line, techniqueReading(lc, technique));
+      // While the reader model loads, a line holds the answer's place, so the page below does not move when it comes.
+      const effect =
+        readerEffectSentence(lc, technique.id) ??
+        (shown.reader?.status === 'loading'
+          ? 'Step 1’s answer within this pattern: waiting for the reader model, which loads while this step is in view.'
+          : null);
+      panel.answer.hidden = effect === null;
+      setText(panel.answer, effect ?? '');
+    }
 
-      const linear = lc.techniques.find((t) => t.id === 'linear')!;
-      const crossover = lc.linearCheaperFrom;
-      setText(
-        linearCost,
-        `Linear attention’s cost grows like n·dₖ² instead of n²·dₖ: here ${count(linear.multiplyAdds)} multiply-adds against ${count(lc.full.multiplyAdds)}. ` +
-          `With dₖ = ${lc.dK} it does less work than full attention from ${plural(crossover, 'token')} on` +
-          `${n >= crossover ? `, and this sentence has ${count(n)}` : `; this sentence has only ${count(n)}`}.`,
-      );
+    const linear = lc.techniques.find((t) => t.id === 'linear')!;
+    const crossover = lc.linearCheaperFrom;
+    setText(
+      linearCost,
+      `Linear attention’s cost grows like n·dₖ² instead of n²·dₖ: here ${count(linear.multiplyAdds)} multiply-adds against ${count(lc.full.multiplyAdds)}. ` +
+        `With dₖ = ${lc.dK} it does less work than full attention from ${plural(crossover, 'token')} on` +
+        `${n >= crossover ? `, and this sentence has ${count(n)}` : `; this sentence has only ${count(n)}`}.`,
+    );
 
-      kvCache.render(view, shown.settings);
+    yield;
+    kvCache.render(view, shown.settings);
 
-      const root = body.getRootNode() as Document | ShadowRoot;
-      const hasFlash = Boolean(root.getElementById?.('flash') ?? document.getElementById('flash'));
-      showChildren(flashLink, hasFlash ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
-    },
-  };
+    const root = body.getRootNode() as Document | ShadowRoot;
+    const hasFlash = Boolean(root.getElementById?.('flash') ?? document.getElementById('flash'));
+    showChildren(flashLink, hasFlash ? el('a', { href: '#flash' }, 'FlashAttention') : 'FlashAttention');
+  });
 }
