@@ -119,7 +119,6 @@ struct ActivationGrads {
   std::vector<T> fch, fch_relu;          // (B,T,4C)
   std::vector<T> lnf, gathered, logits;  // (B,T,C), (P,C), (P,V)
   std::vector<T> pointer_u;              // (P,C)
-  std::vector<T> dloss;                  // (P) d(loss)/d(losses[p]): 1/P, or w_p / sum w (Batch::weights)
 };
 
 // What a batch is: tokens (B,T), targets (B,T) with -1 where there is no loss (else a token id, or
@@ -130,14 +129,7 @@ struct Batch {
   std::vector<int> tokens, targets, lengths;
   // Inference only, B = 1: (T, T) keys each query may use (AttentionShape::allowed); empty: all of them.
   std::vector<std::uint8_t> allowed;
-  // Training only: (P) the weight of each target row's loss, in row order (b, then t); the loss is then
-  // sum w_p loss_p / sum w_p. Empty (or of another length): the plain mean. The weights are constants of
-  // the loss: the reader trainer sets them between the forward and the backward pass (--twin-weight).
-  std::vector<float> weights;
 };
-
-// Whether a batch's loss is the weighted mean over its P target rows (Batch::weights).
-inline bool weighted_loss(const Batch& batch, int P) { return P > 0 && batch.weights.size() == std::size_t(P); }
 
 // Examples [first, first + count) as a batch of rows of Tn positions: tokens padded with `pad`,
 // targets with -1, lengths the examples' own. An Example has tokens and targets of one length <= Tn.
@@ -304,15 +296,6 @@ T model_forward(const ModelConfig& cfg, const ParameterLayout& L, const T* param
     crossentropy_forward(a.probs.data(), a.losses.data(), a.logits.data(), a.target_tokens.data(), P, V);
   }
   T loss = 0;
-  if (weighted_loss(batch, P)) {
-    T total = 0;
-    for (int p = 0; p < P; ++p) {
-      const T w = T(batch.weights[std::size_t(p)]);
-      loss += w * a.losses[p];
-      total += w;
-    }
-    return loss / total;
-  }
   for (int p = 0; p < P; ++p) loss += a.losses[p];
   return P ? loss / T(P) : T(0);
 }
@@ -341,29 +324,17 @@ void model_backward(const ModelConfig& cfg, const ParameterLayout& L, const T* p
   // final hidden state directly, and W_p's product the targets'), scattered back to the targets (kAll)
   const std::size_t R_last = targets_only ? std::size_t(P) : BT;  // rows leaving the last layer
   zero(d.gathered, std::size_t(P) * C), zero(d.lnf, R_last * C);
-  d.dloss.assign(std::size_t(P), T(1) / T(P));
-  const bool weighted = weighted_loss(batch, P);
-  if (weighted) {
-    T total = 0;
-    for (int p = 0; p < P; ++p) total += T(batch.weights[std::size_t(p)]);
-    for (int p = 0; p < P; ++p) d.dloss[std::size_t(p)] = T(batch.weights[std::size_t(p)]) / total;
-  }
   if (cfg.head == Head::kPointer) {
     const T* final_hidden = cfg.layer_norm ? a.lnf.data() : layer_output(cfg.layers - 1);
     const PointerShape shape{B, Tn, C, cfg.causal, a.target_start.data(), a.target_pos.data(), batch.lengths.data()};
     zero(d.pointer_u, std::size_t(P) * C);
     pointer_backward(d.pointer_u.data(), d.lnf.data(), a.probs.data(), a.pointer_u.data(), final_hidden,
-                     a.target_tokens.data(), shape, d.dloss.data());
+                     a.target_tokens.data(), shape, T(1) / T(P));
     matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.pointer_u.data(), a.gathered.data(),
                     params + L.w_out, scratch, P, C, C);
   } else {
     zero(d.logits, std::size_t(P) * V);
-    if (weighted)  // row by row, each with its own weight
-      for (int p = 0; p < P; ++p)
-        crossentropy_backward(d.logits.data() + std::size_t(p) * V, a.probs.data() + std::size_t(p) * V,
-                              a.target_tokens.data() + p, 1, V, d.dloss[std::size_t(p)]);
-    else
-      crossentropy_backward(d.logits.data(), a.probs.data(), a.target_tokens.data(), P, V, T(1) / T(P));
+    crossentropy_backward(d.logits.data(), a.probs.data(), a.target_tokens.data(), P, V, T(1) / T(P));
     matmul_backward(d.gathered.data(), grads + L.w_out, static_cast<T*>(nullptr), d.logits.data(), a.gathered.data(),
                     params + L.w_out, scratch, P, C, V);
   }

@@ -502,11 +502,10 @@ void pointer_forward(T* probs, T* losses, const T* u, const T* hidden, const int
     for (int j = 0; j < end; ++j) pr[j] *= inv;
   });
 }
-// du (P,C) += ...; dhidden (B,T,C) += ...; dloss (P) d(loss)/d(losses[p]) of each query row (1/P each for the
-// mean loss; a weighted mean's w_p / sum w).
+// du (P,C) += ...; dhidden (B,T,C) += ...; dloss per query row (1/P for the mean loss).
 template <class T>
 void pointer_backward(T* du, T* dhidden, const T* probs, const T* u, const T* hidden, const int* targets,
-                      const PointerShape& s, const T* dloss) {
+                      const PointerShape& s, T dloss) {
   const int Tn = s.T, C = s.C;
   const T scale = T(1) / std::sqrt(T(C));
   for_each_pointer_query(s, [&](int b, int p, int t, int end) {
@@ -514,7 +513,7 @@ void pointer_backward(T* du, T* dhidden, const T* probs, const T* u, const T* hi
     T* dup = du + std::size_t(p) * C;
     for (int j = 0; j < end; ++j) {
       if (j == t) continue;
-      const T dlogit = (probs[std::size_t(p) * Tn + j] - (j == targets[p] ? T(1) : T(0))) * dloss[p] * scale;
+      const T dlogit = (probs[std::size_t(p) * Tn + j] - (j == targets[p] ? T(1) : T(0))) * dloss * scale;
       const T* h = hidden + (std::size_t(b) * Tn + j) * C;
       T* dh = dhidden + (std::size_t(b) * Tn + j) * C;
       for (int c = 0; c < C; ++c) {

@@ -196,8 +196,6 @@ Status check_reader_config(const ReaderConfig& c) {
   if (c.warmup < 0 || c.warmup > c.steps) return Failure{"the warm-up must be 0 to steps"};
   if (!(c.word_dropout >= 0.0f && c.word_dropout < 1.0f))
     return Failure{"the word dropout must be at least 0 and below 1 (got " + number(c.word_dropout) + ")"};
-  if (!(c.twin_weight >= 1.0f && c.twin_weight <= 100.0f))
-    return Failure{"the twin weight must be 1 to 100 (got " + number(c.twin_weight) + ")"};
   return Ok{};
 }
 
@@ -400,25 +398,6 @@ Expected<ReaderTrainer> ReaderTrainer::create(const ReaderConfig& config, const 
   return t;
 }
 
-// Batch::weights for the backward pass after model_forward: every target row of a twin pair of which
-// either answer (the argmax of its answer row) is wrong weighs twin_weight, every other row 1.
-void ReaderTrainer::weigh_twins() {
-  const int B = batch_.B, Tn = batch_.T;
-  const auto wrong = [&](int b) {
-    const int p = acts_.target_start[std::size_t(b) + 1] - 1;  // the answer row: the sequence's last query
-    const float* pr = acts_.probs.data() + std::size_t(p) * Tn;
-    return int(std::max_element(pr, pr + Tn) - pr) != acts_.target_tokens[std::size_t(p)];
-  };
-  std::vector<float> weight(std::size_t(B), 1.0f);
-  for (int b = 1; b < B; ++b)
-    if (twins_[std::size_t(b)] && (wrong(b - 1) || wrong(b)))
-      weight[std::size_t(b) - 1] = weight[std::size_t(b)] = config_.twin_weight;
-  batch_.weights.assign(std::size_t(acts_.P), 1.0f);
-  for (int b = 0; b < B; ++b)
-    for (int p = acts_.target_start[std::size_t(b)]; p < acts_.target_start[std::size_t(b) + 1]; ++p)
-      batch_.weights[std::size_t(p)] = weight[std::size_t(b)];
-}
-
 float ReaderTrainer::learning_rate_at(int step) const {
   const float peak = config_.learning_rate;
   if (step < config_.warmup) return peak * float(step + 1) / float(config_.warmup);
@@ -434,25 +413,18 @@ Expected<ReaderStep> ReaderTrainer::step(int steps) {
   double loss_sum = 0;
   for (int s = 0; s < steps; ++s) {
     examples_.clear();
-    twins_.clear();
-    bool skipped = false;  // the last sentence was refused: its twin has no partner in the batch
     while (int(examples_.size()) < config_.batch) {
       const corpus::Sentence sentence = source_(corpus::Split::kTrain);
       auto ex = model_.example(sentence, config_.word_dropout, dropout_rng_);
-      const bool partner = sentence.twin && !skipped && !examples_.empty();
-      skipped = !ex.ok();
       if (!ex.ok()) continue;  // the generator's rare sentence the model cannot read is skipped
       for (const int c : sentence.candidates) {
         const int id = model_.vocabulary.id(sentence.words[std::size_t(c)]);
         if (id != ReaderVocabulary::kUnk) model_.vocabulary.nouns[std::size_t(id)] = 1;
       }
       examples_.push_back(std::move(ex.value()));
-      twins_.push_back(partner);
     }
     ReaderModel::pack(examples_, 0, config_.batch, batch_);
-    batch_.weights.clear();
     const float loss = model_forward(model_.config, model_.layout, model_.parameters.data(), batch_, acts_);
-    if (config_.twin_weight != 1.0f) weigh_twins();
     std::fill(grads_.begin(), grads_.end(), 0.0f);
     model_backward(model_.config, model_.layout, model_.parameters.data(), grads_.data(), batch_, acts_, dacts_);
     const float norm = clip_gradients(grads_.data(), grads_.size(), config_.clip);

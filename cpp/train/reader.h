@@ -94,11 +94,6 @@ struct ReaderConfig {
   int steps = 4000;           // the whole run (the schedule's length)
   float word_dropout = 0.1f;  // chance that a training word other than the pronoun reads as <unk>
   std::uint32_t seed = 1;
-  // The weight of a sentence and its twin (corpus::Sentence::twin, both in the batch) in the loss when the
-  // model, in that step's forward pass, answers either of the two wrong; every other sentence weighs 1.
-  // The pair is where only the deciding word tells the answers apart: a model that names the same noun
-  // for both is pushed hardest there. 1: the plain mean (the same bits as without the option).
-  float twin_weight = 1.0f;
 };
 
 Status check_reader_config(const ReaderConfig& config);
@@ -205,7 +200,6 @@ class ReaderTrainer {
 
  private:
   float learning_rate_at(int step) const;
-  void weigh_twins();
 
   ReaderConfig config_;
   ReaderModel model_;
@@ -214,7 +208,6 @@ class ReaderTrainer {
   SplitMix64 dropout_rng_{0};
   std::vector<float> grads_;
   std::vector<ReaderExample> examples_;
-  std::vector<std::uint8_t> twins_;  // (batch) 1: examples_[i] is the twin of examples_[i - 1]
   Batch batch_;
   Activations<float> acts_;
   ActivationGrads<float> dacts_;

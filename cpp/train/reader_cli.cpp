@@ -7,8 +7,7 @@
 //                    [--warmup 200] [--weight-decay 0.01] [--batch 32] [--steps 4000] [--dropout 0.1]
 //                    [--seed 1] [--wordnet /usr/share/wordnet] [--log-every 500] [--heldout 2000]
 //                    [--handwritten tests/data/reader/handwritten.txt]
-//                    [--pairs tests/data/reader/minimal-pairs.txt] [--twins 0] [--twin-weight 1]
-//                    [--aliases reader-aliases.txt]
+//                    [--pairs tests/data/reader/minimal-pairs.txt] [--twins 0] [--aliases reader-aliases.txt]
 //                    [--out reader.bin] [--json reader.json]
 //   abh_train_reader --evaluate reader.bin [--aliases ...] [--heldout 2000] [--handwritten ...] [--pairs ...]
 //                    [--json reader.json]
@@ -208,7 +207,6 @@ int main(int argc, char** argv) {
                           .add("--handwritten", handwritten_path)
                           .add("--pairs", pairs_path)
                           .add("--twins", twins)
-                          .add("--twin-weight", config.twin_weight)
                           .add("--aliases", aliases_path)
                           .add("--make-aliases", make_aliases_path)
                           .add("--out", out_path)

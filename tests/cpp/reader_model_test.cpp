@@ -3,14 +3,9 @@
 // sentence becomes (targets, causal targets, word dropout), a short training that lowers the held-out
 // loss, the answer's shapes for any sentence, and the quantized weights file (round trip within the
 // int8 rounding, damaged files refused). The sentences come from a stand-in grammar of a few words so
-// that these tests need neither WordNet nor the corpus generator. The weighted loss (Batch::weights,
-// the trainer's --twin-weight) is checked the same ways: its gradient, and training on twin pairs.
-//
-// Length (~550 lines): the stand-in corpus serves every test here, so the trainer's, the model's and
-// the file's tests share one file rather than copying the grammar.
+// that these tests need neither WordNet nor the corpus generator.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -40,15 +35,11 @@ TEST(ReaderGradients, PointerOp) {
     const int P = 5;
     auto u = random_vector(rng, P * C), hidden = random_vector(rng, B * Tn * C);
     std::vector<double> probs(P * Tn), losses(P), du(P * C, 0.0), dhidden(B * Tn * C, 0.0);
-    // a weighted mean (each row's d(loss)/d(losses[p]) its own), as the reader trainer's --twin-weight makes
-    const std::vector<double> weights = {0.5, 2.0, 1.0, 3.0, 0.25};
-    std::vector<double> dloss;
-    for (const double w : weights) dloss.push_back(w / 6.75);
     auto loss = [&] {
       pointer_forward(probs.data(), losses.data(), u.data(), hidden.data(), targets.data(), shape);
       double s = 0;
-      for (int p = 0; p < P; ++p) s += dloss[std::size_t(p)] * losses[std::size_t(p)];
-      return s;
+      for (double l : losses) s += l;
+      return s / P;
     };
     loss();
     // each row sums to 1 over what it sees, with nothing on itself, past the length or (causal) ahead
@@ -64,8 +55,7 @@ TEST(ReaderGradients, PointerOp) {
         }
         EXPECT_NEAR(sum, 1.0, 1e-12);
       }
-    pointer_backward(du.data(), dhidden.data(), probs.data(), u.data(), hidden.data(), targets.data(), shape,
-                     dloss.data());
+    pointer_backward(du.data(), dhidden.data(), probs.data(), u.data(), hidden.data(), targets.data(), shape, 1.0 / P);
     expect_gradient(causal ? "pointer u (causal)" : "pointer u", u, du, loss);
     expect_gradient(causal ? "pointer hidden (causal)" : "pointer hidden", hidden, dhidden, loss);
   }
@@ -100,62 +90,14 @@ TEST(ReaderGradients, WholeModelWithThePointerHead) {
                      -1, -1, -1};
     Activations<double> acts;
     ActivationGrads<double> dacts;
+    std::vector<double> grads(layout.count, 0.0);
     auto loss = [&] { return model_forward(m, layout, params.data(), batch, acts, Rows::kTargets); };
-    // the plain mean, then a weighted one (Batch::weights, one per target row: 2 bidirectional, 6 causal)
-    for (const bool weighted : {false, true}) {
-      const std::string name = std::string(causal ? "pointer model (causal" : "pointer model (bidirectional") +
-                               (weighted ? ", weighted)" : ")");
-      batch.weights.clear();
-      if (weighted)
-        for (int p = 0; p < (causal ? 6 : 2); ++p) batch.weights.push_back(p % 2 ? 4.0f : 1.0f);
-      std::vector<double> grads(layout.count, 0.0);
-      loss();
-      model_backward(m, layout, params.data(), grads.data(), batch, acts, dacts);
-      expect_gradient(name.c_str(), params, grads, loss, 1e-6, 2e-6);
-      // the float model computes the same loss and gradient to float rounding
-      expect_float_model_agrees(m, layout, params, grads, loss(), batch, name);
-    }
-    // the weights change the loss: 4 on the second sequence's rows against 1 on the first's
-    batch.weights.assign(causal ? 6 : 2, 1.0f);
-    const double plain = loss();
-    std::fill(batch.weights.begin() + (causal ? 4 : 1), batch.weights.end(), 4.0f);
-    const double weighted = loss();
-    batch.weights.clear();
-    EXPECT_NE(plain, weighted);
-    EXPECT_DOUBLE_EQ(plain, loss());  // all ones is the plain mean
+    loss();
+    model_backward(m, layout, params.data(), grads.data(), batch, acts, dacts);
+    expect_gradient(causal ? "pointer model (causal)" : "pointer model", params, grads, loss, 1e-6, 2e-6);
+    // the float model computes the same loss and gradient to float rounding
+    expect_float_model_agrees(m, layout, params, grads, loss(), batch, causal ? "causal" : "bidirectional");
   }
-}
-
-TEST(ReaderGradients, WeightedLossWithTheVocabularyHead) {
-  // Batch::weights reach the vocabulary head's cross-entropy too (step 11's tasks never set them)
-  abh::SplitMix64 rng(23);
-  ModelConfig m;
-  m.vocab = 9;
-  m.layers = 1;
-  m.heads = 2;
-  m.d_model = 8;
-  m.mlp = true;
-  const ParameterLayout layout = ParameterLayout::of(m);
-  std::vector<float> init(layout.count);
-  initialize_parameters(layout, 6, init.data());
-  std::vector<double> params(init.begin(), init.end());
-  Batch batch;
-  batch.B = 2;
-  batch.T = 4;
-  batch.lengths = {4, 4};
-  for (int i = 0; i < batch.B * batch.T; ++i) batch.tokens.push_back(int(rng.next() % m.vocab));
-  batch.targets = {-1, 3, -1, 5, 2, -1, -1, 7};
-  batch.weights = {1.0f, 5.0f, 0.5f, 2.0f};
-  Activations<double> acts;
-  ActivationGrads<double> dacts;
-  std::vector<double> grads(layout.count, 0.0);
-  auto loss = [&] { return model_forward(m, layout, params.data(), batch, acts); };
-  const double weighted = loss();
-  double by_hand = 0;  // sum w_p loss_p / sum w_p
-  for (int p = 0; p < 4; ++p) by_hand += double(batch.weights[std::size_t(p)]) * acts.losses[std::size_t(p)];
-  EXPECT_NEAR(weighted, by_hand / 8.5, 1e-12);
-  model_backward(m, layout, params.data(), grads.data(), batch, acts, dacts);
-  expect_gradient("vocabulary head (weighted)", params, grads, loss, 1e-6, 2e-6);
 }
 
 // ---- a stand-in corpus: "the dog crossed the road because it was tired" and its passive -----------
@@ -198,32 +140,6 @@ struct StandIn {
       }
       return s;
     }
-  }
-};
-
-// The stand-in's training sentences each followed by its twin: the same words, an adjective of the other
-// noun's kind, the other noun the answer (corpus::Twins::kOn's contract).
-struct TwinStandIn {
-  StandIn source;
-  corpus::Sentence last;
-  bool pending = false;
-  corpus::Sentence operator()(corpus::Split split) {
-    if (split != corpus::Split::kTrain) return source(split);
-    if (pending) {
-      pending = false;
-      corpus::Sentence twin = last;
-      const std::string& answer = twin.words[std::size_t(twin.antecedent)];
-      // the original pointed at the animal: the twin points at the place, and the other way round
-      const bool animal = std::find(kAnimals.begin(), kAnimals.end(), answer) != kAnimals.end();
-      const auto& adjectives = animal ? kPlaceWords : kAnimalWords;
-      twin.words.back() = adjectives[source.rng.next() % adjectives.size()];
-      twin.antecedent = twin.candidates[0] == twin.antecedent ? twin.candidates[1] : twin.candidates[0];
-      twin.twin = true;
-      return twin;
-    }
-    last = source(split);
-    pending = true;
-    return last;
   }
 };
 
@@ -307,36 +223,6 @@ TEST(ReaderTrainer, ShortTrainingLowersTheHeldOutLossBothWays) {
     const auto& v = trainer.model().vocabulary;
     EXPECT_TRUE(v.nouns[std::size_t(v.id("dog"))]);
     EXPECT_FALSE(v.nouns[std::size_t(v.id("crossed"))]);
-  }
-}
-
-TEST(ReaderTrainer, TwinWeightTrainsAndWeighsOnlyTwinPairs) {
-  const auto file_after = [](const ReaderConfig& config, SentenceSource source, int steps) {
-    auto made = ReaderTrainer::create(config, stand_in_vocabulary(), std::move(source));
-    EXPECT_TRUE(made.ok()) << (made.ok() ? "" : made.error());
-    EXPECT_TRUE(made.value().step(steps).ok());
-    return std::pair{encode_reader_weights(made.value().model()), made.value().model()};
-  };
-  ReaderConfig plain = small_config(false), weighted = plain;
-  weighted.twin_weight = 4.0f;
-  // without twins in the batch nothing is weighed: the same bits as the plain mean
-  EXPECT_EQ(file_after(plain, StandIn{}, 10).first, file_after(weighted, StandIn{}, 10).first);
-  // with twins, a pair the model gets wrong weighs more: another model, which still learns the task
-  EXPECT_NE(file_after(plain, TwinStandIn{}, 10).first, file_after(weighted, TwinStandIn{}, 10).first);
-  for (const bool causal : {false, true}) {
-    weighted.causal = causal;
-    const auto heldout = sample(corpus::Split::kHeldOutWords, 200);
-    const ReaderScore before = trainer_of(weighted).model().evaluate(heldout);
-    const ReaderScore after = file_after(weighted, TwinStandIn{}, 150).second.evaluate(heldout);
-    EXPECT_LT(after.loss, 0.5 * before.loss) << (causal ? "causal" : "bidirectional");
-    EXPECT_GT(after.accuracy(), before.accuracy());
-  }
-  // a weight below 1 (or not a number) is refused with the reason
-  for (const float bad : {0.5f, 101.0f, std::nanf("")}) {
-    weighted.twin_weight = bad;
-    const auto refused = ReaderTrainer::create(weighted, stand_in_vocabulary(), TwinStandIn{});
-    ASSERT_FALSE(refused.ok());
-    EXPECT_NE(refused.error().find("twin weight"), std::string::npos) << refused.error();
   }
 }
 

@@ -493,7 +493,6 @@ Sentence Generator::sample(Split split, Trace* trace) {
   // Write the frame out.
   Sentence sentence;
   sentence.frame = frame_index;
-  sentence.twin = is_twin;
   sentence.words.reserve(24);
   int noun_position[3] = {-1, -1, -1};
   auto noun_form = [&](int slot) -> const std::string& {

@@ -27,7 +27,6 @@ struct Sentence {
   std::vector<int> candidates;     // indices of every noun the pronoun could grammatically refer to
                                    // (antecedent included, ascending)
   int frame = -1;                  // which frame wrote it (0 .. frame_count() - 1)
-  bool twin = false;               // the twin of the sentence kTrain gave just before it (Twins::kOn)
 };
 
 class Lexicon;  // the categorised vocabulary (lexicon.h)
