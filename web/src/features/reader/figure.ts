@@ -59,7 +59,7 @@ function top(row: ArrayLike<number>, skip: number): number {
   return best;
 }
 
-/** Whose numbers the figure shows, for the shared line: "the reader model (2 layers × 4 heads, d_model 64)", as the loaded model describes itself. */
+/** Whose numbers the figure shows, for the shared line: "the reader model (3 layers × 4 heads, d_model 64)", as the loaded model describes itself. */
 export function readerModelSummary(r: ReaderSnapshot): string {
   return `${readerModelName(r.causal)} (${stackShape(r.model)})`;
 }
