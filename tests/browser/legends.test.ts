@@ -4,7 +4,7 @@
 // per-head maps are large, labelled with the tokens on both axes, and a token's row lights up in every
 // head when the reader points at, clicks or arrows to its label.
 import type { Page } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { tokenLabels } from '../../web/src/ui/labels';
 import { contrast, type RGB } from '../../web/src/ui/palette';
 import { collectErrors, goLive, nextFrames, settled, useServerAndBrowser } from './harness';
@@ -33,6 +33,20 @@ async function open(colorScheme: 'light' | 'dark', width = 1280): Promise<Opened
   await nextFrames(page); // legends and maps mix their colours in an animation frame
   return { page, errors, close: () => context.close() };
 }
+
+/**
+ * One page per theme at 1280 px for the tests that only read it (the legends, the dark scale's lowest
+ * colour, the maps' size, labels and colours): none changes what another reads. The test that points,
+ * clicks and picks a head opens a page of its own.
+ */
+const readOnly = new Map<'light' | 'dark', Promise<Opened>>();
+function shared(colorScheme: 'light' | 'dark'): Promise<Opened> {
+  if (!readOnly.has(colorScheme)) readOnly.set(colorScheme, open(colorScheme));
+  return readOnly.get(colorScheme)!;
+}
+afterAll(async () => {
+  for (const opened of readOnly.values()) await (await opened).close();
+});
 
 interface FigureReport {
   caption: string;
@@ -113,7 +127,7 @@ const near = (a: RGB | null, b: RGB, tolerance = 3) => a !== null && a.every((v,
 describe('every heatmap has a legend that matches its cells', () => {
   for (const scheme of ['light', 'dark'] as const) {
     test(`${scheme}: a legend under every table, ticks at the cells’ span, gradient ends the cells’ colours`, async () => {
-      const { page, errors, close } = await open(scheme);
+      const { page, errors } = await shared(scheme);
       const all = await figures(page);
       expect(all.length).toBeGreaterThanOrEqual(15);
       let matchedTop = 0;
@@ -151,12 +165,11 @@ describe('every heatmap has a legend that matches its cells', () => {
       expect(grid.ticks).toEqual(['0%', `${Math.round(peak * 100)}%`]);
       expect(grid.label).toContain('a stronger blue means more weight');
       expect(errors).toEqual([]);
-      await close();
     });
   }
 
   test('dark: the sequential scale’s lowest colour stands off the background behind the table', async () => {
-    const { page, close } = await open('dark');
+    const { page } = await shared('dark');
     const weights = (await figures(page)).find((f) => f.sequential && f.cells.zero)!;
     const ratio = contrast(weights.cells.zero!, weights.background);
     console.info(`dark: sequential low ${weights.cells.zero} on ${weights.background}: contrast ${ratio.toFixed(3)} (${weights.caption})`);
@@ -164,7 +177,6 @@ describe('every heatmap has a legend that matches its cells', () => {
     // And step 5's sentence is true in this theme: the strongest cell is lighter, not darker.
     const five = await page.locator('#softmax .softmax-legend').textContent();
     expect(five).toMatch(/^A stronger blue means a larger share; the strongest cell is \d+%\./);
-    await close();
   });
 });
 
@@ -173,7 +185,7 @@ describe('step 8: one readable, labelled map per head, with a row to follow acro
 
   test('1280 px: maps of 240 px or more, the tokens on both axes, two to a row; 360 px: one to a row, inside the page', async () => {
     for (const scheme of ['light', 'dark'] as const) {
-      const { page, close } = await open(scheme);
+      const { page } = await shared(scheme);
       const tokens = tokenLabels(await page.evaluate(() => window.attentionWalkthrough!.result.tokens));
       expect(await maps(page).count()).toBe(2);
       let strongest = 0;
@@ -223,7 +235,6 @@ describe('step 8: one readable, labelled map per head, with a row to follow acro
       // Two maps side by side.
       const [a, b] = [await maps(page).nth(0).boundingBox(), await maps(page).nth(1).boundingBox()];
       expect(Math.abs(a!.y - b!.y)).toBeLessThan(1);
-      await close();
     }
     const { page, close } = await open('light', 360);
     const a = (await maps(page).nth(0).locator('.head-map-canvas').boundingBox())!;

@@ -4,7 +4,7 @@
 // rows sum to 1 (or are all zero where fully masked), and no figure shows NaN, Infinity, "?" or "∞".
 // The softmax step must also explain the overflow that subtracting the max prevents.
 import type { Page } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { collectErrors, goLive, useServerAndBrowser } from './harness';
 
 const site = useServerAndBrowser();
@@ -17,6 +17,15 @@ async function open(query: string): Promise<{ page: Page; errors: string[] }> {
   await goLive(page, 120_000);
   return { page, errors };
 }
+
+/**
+ * The page at its defaults, loaded once: the engine-API tests call the page's own engine without drawing
+ * anything, and the softmax step's prose is read as drawn, so no test changes what another reads. Each test
+ * still asserts that no error has been reported on the page (since its load).
+ */
+let shared: Promise<{ page: Page; errors: string[] }> | undefined;
+const openShared = () => (shared ??= open(''));
+afterAll(async () => (await shared)?.page.close());
 
 /** Problems on screen and in the snapshot the page drew from. */
 function problems(page: Page): Promise<{ text: string[]; numbers: string[]; maxAbsScore: number }> {
@@ -114,7 +123,7 @@ describe('numerics on the page', () => {
   });
 
   test('fully masked rows (engine API, the page’s own engine): all-zero weights and a flag, never 0/0', async () => {
-    const { page, errors } = await open('');
+    const { page, errors } = await openShared();
     const outcome = await page.evaluate(() => {
       const element = document.querySelector('attention-walkthrough')!;
       element.setAttribute('debug', '');
@@ -150,11 +159,10 @@ describe('numerics on the page', () => {
         expect(outcome.weights.slice(head * 16 + row * 4, head * 16 + row * 4 + 4).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
     }
     expect(errors).toEqual([]);
-    await page.close();
   });
 
   test('entries of 1e30 and 1e-30 (engine API, the page’s own engine): finite weights, rows sum to 1', async () => {
-    const { page, errors } = await open('');
+    const { page, errors } = await openShared();
     const outcome = await page.evaluate(() => {
       type M = { rows: number; cols: number; data: Float32Array };
       const element = document.querySelector('attention-walkthrough')!;
@@ -198,15 +206,13 @@ describe('numerics on the page', () => {
     // Tiny: every score underflows to 0, so every key gets exactly a third.
     for (const name of ['tiny', 'tinyUnscaled'] as const) for (const w of outcome[name].weights) expect(w, name).toBeCloseTo(1 / 3, 6);
     expect(errors).toEqual([]);
-    await page.close();
   });
 
   test('the softmax step explains why the max is subtracted: e^x overflows for large scores', async () => {
-    const { page } = await open('');
+    const { page } = await openShared();
     // textContent: the section may be off screen, where innerText is empty (content-visibility: auto).
     const text = (await page.locator('#softmax').textContent()) ?? '';
     expect(text).toMatch(/overflow/i);
     expect(text).toMatch(/subtract/i);
-    await page.close();
   });
 });

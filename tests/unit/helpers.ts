@@ -100,12 +100,27 @@ export function hasNaN(values: ArrayLike<number>): boolean {
   return false;
 }
 
+const bitsHex = (bits: number) => bits.toString(16).padStart(8, '0');
+
 /** Float32 values as their 32-bit patterns in hex, 8 characters each (the native dump's format). */
 export function floatBitsHex(values: Float32Array): string {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
   let out = '';
-  for (const b of bits) out += b.toString(16).padStart(8, '0');
+  for (const b of bits) out += bitsHex(b);
   return out;
+}
+
+/**
+ * Where two float arrays first differ bit for bit ("length 3, expected 4", or "at 17 of 64: 3f800001,
+ * expected 3f800000"), or undefined when every bit is the same: the comparison of their floatBitsHex
+ * strings, without building strings of several MB for a large snapshot.
+ */
+export function bitDifference(actual: Float32Array, expected: Float32Array): string | undefined {
+  if (actual.length !== expected.length) return `length ${actual.length}, expected ${expected.length}`;
+  const a = new Uint32Array(actual.buffer, actual.byteOffset, actual.length);
+  const b = new Uint32Array(expected.buffer, expected.byteOffset, expected.length);
+  for (let i = 0; i < a.length; ++i) if (a[i] !== b[i]) return `at ${i} of ${a.length}: ${bitsHex(a[i]!)}, expected ${bitsHex(b[i]!)}`;
+  return undefined;
 }
 
 /** Row r of head h of a Tensor3. */

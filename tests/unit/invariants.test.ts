@@ -7,7 +7,7 @@ import { computeSnapshot } from '../../web/src/compute';
 import type { AttentionEngine, Matrix, PipelineSnapshot, Tensor3 } from '../../web/src/engine/engine';
 import { DEFAULT_SETTINGS } from '../../web/src/settings';
 import { loadSimdEngine } from './load-engine';
-import { Rng, causalMask, divisors, floatBitsHex, hasNaN, maxAbsDiff, sum, tensorRow } from './helpers';
+import { Rng, bitDifference, causalMask, divisors, floatBitsHex, hasNaN, maxAbsDiff, sum, tensorRow } from './helpers';
 import * as ref from './reference';
 
 let engine: AttentionEngine;
@@ -242,7 +242,7 @@ describe('determinism of the seeded generator', () => {
     const fa = floatArrays(a);
     const fb = floatArrays(b);
     expect(fa.map(([k]) => k)).toEqual(fb.map(([k]) => k));
-    fa.forEach(([key, data], i) => expect(floatBitsHex(fb[i]![1]), key).toBe(floatBitsHex(data)));
+    fa.forEach(([key, data], i) => expect(bitDifference(fb[i]![1], data), key).toBeUndefined());
     expect(Array.from(b.mask.data)).toEqual(Array.from(a.mask.data));
     expect(Array.from(b.fullyMaskedRows)).toEqual(Array.from(a.fullyMaskedRows));
     expect([b.n, b.dModel, b.heads, b.dK, b.scaleFactor]).toEqual([a.n, a.dModel, a.heads, a.dK, a.scaleFactor]);
@@ -290,7 +290,7 @@ describe('what the engine and the page keep between calls is what a fresh call g
     calls.forEach((c, i) => {
       const expected = fresh.pipeline(c);
       for (const key of ['X', 'Q', 'output'] as const)
-        expect(floatBitsHex(kept[i]![key].data), `call ${i}: ${key}`).toBe(floatBitsHex(expected[key].data));
+        expect(bitDifference(kept[i]![key].data, expected[key].data), `call ${i}: ${key}`).toBeUndefined();
     });
   });
 
@@ -330,8 +330,7 @@ describe('results share the arrays a change left bit for bit the same', () => {
     expect(causal.X.data.buffer).not.toBe(buffer);
     for (const key of ['W_q', 'W_k', 'scores', 'weights'] as const) expect(causal[key].data.buffer, key).toBe(causal.X.data.buffer);
     // Equal inputs, equal bits: the weights and scores of the causal run are copies of the same numbers.
-    for (const key of ['W_q', 'W_o', 'X', 'scores'] as const)
-      expect(floatBitsHex(causal[key].data), key).toBe(floatBitsHex(open[key].data));
+    for (const key of ['W_q', 'W_o', 'X', 'scores'] as const) expect(bitDifference(causal[key].data, open[key].data), key).toBeUndefined();
     expect(floatBitsHex(causal.weights.data)).not.toBe(floatBitsHex(open.weights.data));
   });
 
@@ -352,7 +351,7 @@ describe('results share the arrays a change left bit for bit the same', () => {
     for (const key of ['weightsUnscaled', 'weightsCausal', 'weightsMaskedAfter'] as const)
       expect(otherHead[key].data, key).not.toBe(causal[key].data);
     // Shared or not, every array holds what a fresh run computes: head 3's comparison is head 3 of the weights.
-    expect(floatBitsHex(otherHead.weightsCausal.data)).toBe(floatBitsHex(otherHead.weights.data.subarray(3 * n * n, 4 * n * n)));
+    expect(bitDifference(otherHead.weightsCausal.data, otherHead.weights.data.subarray(3 * n * n, 4 * n * n))).toBeUndefined();
   });
 
   it('a walk through the settings shares what its inputs leave alone, and every result is what a fresh run computes', async () => {
@@ -396,7 +395,7 @@ describe('results share the arrays a change left bit for bit the same', () => {
       fresh.pipeline({ ...unrelated, seed: 9 });
       const expected = fresh.pipeline(c as typeof base);
       const got = floatArrays(results[i]!);
-      floatArrays(expected).forEach(([key, data], k) => expect(floatBitsHex(got[k]![1]), `step ${i}: ${key}`).toBe(floatBitsHex(data)));
+      floatArrays(expected).forEach(([key, data], k) => expect(bitDifference(got[k]![1], data), `step ${i}: ${key}`).toBeUndefined());
       expect(Array.from(results[i]!.mask.data), `step ${i}: mask`).toEqual(Array.from(expected.mask.data));
       expect(Array.from(results[i]!.fullyMaskedRows), `step ${i}: fully masked rows`).toEqual(Array.from(expected.fullyMaskedRows));
     });
