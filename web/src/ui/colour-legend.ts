@@ -8,13 +8,23 @@
 // About eight elements per legend: one gradient (a custom property, so no inline style attribute)
 // instead of an element per step. The gradient is mixed in an animation frame, once per theme and cap:
 // reading the theme's colours there costs no extra style recalculation.
-import { el, setText, setVar } from './dom';
-import { colourGradient, colourStops, HUES, readPalette, type ColourSpan, type Palette } from './palette';
+import { el, paintInNextFrame, setText, setVar } from './dom';
+import {
+  colourGradient,
+  colourStops,
+  HUES,
+  prefersDark,
+  readPalette,
+  watchColourScheme,
+  type ColourSchemeWatcher,
+  type ColourSpan,
+  type Palette,
+} from './palette';
 
 /** How a legend writes a value: the table's cell format. */
 export type LegendFormat = (value: number) => string;
 
-export class ColourLegend {
+export class ColourLegend implements ColourSchemeWatcher {
   readonly element: HTMLElement;
   private readonly words: HTMLElement;
   private readonly bar: HTMLElement;
@@ -23,7 +33,6 @@ export class ColourLegend {
   private colourOnly = false;
   /** Scale, cap and theme the bar was last mixed for: a new one mixes it again. */
   private paintedKey = '';
-  private frame = 0;
 
   /**
    * @param meaning What a stronger colour means on a sequential scale, e.g. "a larger share"
@@ -40,11 +49,11 @@ export class ColourLegend {
       this.words,
       el('span', { class: 'colour-legend-scale' }, this.bar, this.ticks),
     );
-    watchTheme(this);
+    watchColourScheme(this);
   }
 
   /** The reader's light/dark setting changed: mix the bar again with the theme's colours. */
-  themeChanged(): void {
+  colourSchemeChanged(): void {
     this.schedulePaint();
   }
 
@@ -81,48 +90,21 @@ export class ColourLegend {
     setVar(this.bar, '--legend-gradient', colourGradient(colourStops(this.scale, palette, cap)));
   }
 
-  private schedulePaint(tries = 0): void {
-    if (typeof requestAnimationFrame !== 'function') return this.paintFromTheme();
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      // Drawn before it was attached (a step rendered off the page): the theme is unknown until it is.
-      if (!this.element.isConnected) {
-        if (tries < 120) this.schedulePaint(tries + 1);
-        return;
-      }
-      this.paintFromTheme();
-    });
+  private schedulePaint(): void {
+    paintInNextFrame(
+      this,
+      (legend) => legend.element.isConnected,
+      (legend) => legend.paintFromTheme(),
+    );
   }
 
   private paintFromTheme(): void {
-    const dark = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
+    const dark = prefersDark();
     const key = `${this.scale}|${this.colourOnly}|${dark}`;
     if (key === this.paintedKey || !this.element.isConnected) return;
     this.paintedKey = key;
     this.paint(readPalette(this.element));
   }
-}
-
-/**
- * Every legend made, held weakly, and one listener for the whole page: a listener per legend would keep
- * the legend, and the table around it, alive after a step rebuilds its tables (tests/browser/memory.test.ts).
- */
-const legends = new Set<WeakRef<ColourLegend>>();
-let watching = false;
-
-function watchTheme(legend: ColourLegend): void {
-  if (legends.size >= 256) for (const ref of legends) if (!ref.deref()) legends.delete(ref);
-  legends.add(new WeakRef(legend));
-  if (watching || typeof matchMedia !== 'function') return;
-  watching = true;
-  matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
-    for (const ref of legends) {
-      const live = ref.deref();
-      if (live) live.themeChanged();
-      else legends.delete(ref);
-    }
-  });
 }
 
 /** A tick in the table's format; the top of a diverging scale gets its + (the bottom has its minus). */

@@ -112,3 +112,32 @@ export function whenPointerReleased(done: () => void): void {
   window.addEventListener('pointerup', stop);
   window.addEventListener('pointercancel', stop);
 }
+
+const waitingToPaint = new WeakSet<object>();
+
+/**
+ * Calls `paint(target)` in the next animation frame, once per frame however often it is asked (several
+ * updates in one frame paint once; reading the theme there costs no extra style recalculation, the
+ * frame computes styles right after). A figure drawn before it was attached (a step rendered off the
+ * page) waits up to 120 frames for `attached(target)`, as the theme is unknown until then. Between
+ * frames the target is held weakly, so a figure a step has dropped meanwhile is collected rather than
+ * kept by the wait (tests/browser/memory.test.ts): `paint` and `attached` must use only their argument.
+ */
+export function paintInNextFrame<T extends object>(target: T, attached: (target: T) => boolean, paint: (target: T) => void): void {
+  if (typeof requestAnimationFrame !== 'function') return paint(target);
+  if (waitingToPaint.has(target)) return;
+  waitingToPaint.add(target);
+  const weak = new WeakRef(target);
+  let frames = 0;
+  const frame = () => {
+    const live = weak.deref();
+    if (!live) return;
+    if (!attached(live) && ++frames < 120) {
+      requestAnimationFrame(frame);
+      return;
+    }
+    waitingToPaint.delete(live);
+    if (attached(live)) paint(live);
+  };
+  requestAnimationFrame(frame);
+}

@@ -15,10 +15,22 @@
 // the maps are drawn again from the weights they were painted from, in the same colours, each under its
 // caption with the same token labels as on the page (from the labels given, not read from the page).
 import { ColourLegend } from './colour-legend';
-import { el, replaceChildren, setText, setVar } from './dom';
+import { el, paintInNextFrame, replaceChildren, setText, setVar } from './dom';
 import { esc, svgOpening, textWidth, wrap, type SvgFile } from './export-svg';
 import { percent } from './format';
-import { cellColour, cellRgb, colourPosition, colourSpan, hex, LIGHT_PALETTE, readPalette, type Palette } from './palette';
+import {
+  cellColour,
+  cellRgb,
+  colourPosition,
+  colourSpan,
+  hex,
+  LIGHT_PALETTE,
+  prefersDark,
+  readPalette,
+  watchColourScheme,
+  type ColourSchemeWatcher,
+  type Palette,
+} from './palette';
 
 export interface HeadMap {
   /** Row-major (n, n) weights of this head, values in [0, 1]. */
@@ -43,7 +55,7 @@ interface MapParts {
   rows: HTMLButtonElement[];
 }
 
-export class HeadGrid {
+export class HeadGrid implements ColourSchemeWatcher {
   readonly element: HTMLElement;
   private readonly grid: HTMLElement;
   private readonly legend = new ColourLegend('more weight');
@@ -53,7 +65,6 @@ export class HeadGrid {
   private parts: MapParts[] = [];
   private extent = 1;
   private key = '';
-  private frame = 0;
   private paletteKey = '';
   private lut: Uint8ClampedArray | null = null;
   /** The row pointed at or focused (shown while there), and the row a click keeps highlighted. */
@@ -90,9 +101,12 @@ export class HeadGrid {
       if (!this.rowLabelOf(event.relatedTarget)) this.point(null);
     });
     this.grid.addEventListener('keydown', (event) => this.onKey(event));
-    if (typeof matchMedia === 'function') {
-      matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => this.schedulePaint());
-    }
+    watchColourScheme(this);
+  }
+
+  /** The reader's light/dark setting changed: paint the maps again with the theme's colours. */
+  colourSchemeChanged(): void {
+    this.schedulePaint();
   }
 
   /** `labels`: the tokens, one per row and column (tokenLabels); none: unlabelled maps. */
@@ -261,19 +275,13 @@ export class HeadGrid {
    * recalculation (the frame computes styles right after anyway), and several updates in one
    * frame paint once.
    */
-  private schedulePaint(tries = 0): void {
-    if (typeof requestAnimationFrame !== 'function') return this.paintAll();
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      // Not in a document yet (an element rendered before it was attached): the theme colour is
-      // unknown, so wait a few frames for it.
-      if (this.parts[0] && !this.parts[0].canvas.isConnected) {
-        if (tries < 120) this.schedulePaint(tries + 1);
-        return;
-      }
-      this.paintAll();
-    });
+  private schedulePaint(): void {
+    // Until attached, the theme colour is unknown: the maps wait for their first canvas to be.
+    paintInNextFrame(
+      this,
+      (grid) => !grid.parts[0] || grid.parts[0].canvas.isConnected,
+      (grid) => grid.paintAll(),
+    );
   }
 
   private paintAll(): void {
@@ -284,7 +292,7 @@ export class HeadGrid {
 
   /** The theme's sequential scale as a 256-step lookup table, read again when the theme changes. */
   private colours(from: Element): Uint8ClampedArray {
-    const dark = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
+    const dark = prefersDark();
     const key = String(dark);
     if (this.lut && key === this.paletteKey) return this.lut;
     const palette = readPalette(from);

@@ -211,12 +211,51 @@ interface ThemeEntry {
 const themes = new WeakMap<Node, ThemeEntry>();
 let darkQuery: MediaQueryList | null | undefined;
 
+/** The reader's colour-scheme query, made once: each matchMedia call makes a new list. */
+function darkSchemeQuery(): MediaQueryList | null {
+  darkQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+  return darkQuery;
+}
+
+/** Whether the reader's colour scheme is dark. */
+export function prefersDark(): boolean {
+  return darkSchemeQuery()?.matches ?? false;
+}
+
+/** A figure painted from the theme, which paints again when the reader's colour scheme flips. */
+export interface ColourSchemeWatcher {
+  colourSchemeChanged(): void;
+}
+
+const watchers = new Set<WeakRef<ColourSchemeWatcher>>();
+let listening = false;
+
+/**
+ * Calls `watcher.colourSchemeChanged()` whenever the reader's colour scheme flips, holding the watcher
+ * weakly, with one listener for the whole page: a listener per figure would keep the figure, and the
+ * table around it, alive after a step rebuilds it (tests/browser/memory.test.ts).
+ */
+export function watchColourScheme(watcher: ColourSchemeWatcher): void {
+  if (watchers.size >= 256) for (const ref of watchers) if (!ref.deref()) watchers.delete(ref);
+  watchers.add(new WeakRef(watcher));
+  const query = darkSchemeQuery();
+  if (listening || !query) return;
+  listening = true;
+  query.addEventListener?.('change', () => {
+    for (const ref of watchers) {
+      const live = ref.deref();
+      if (live) live.colourSchemeChanged();
+      else watchers.delete(ref);
+    }
+  });
+}
+
 /** What the theme where `root` sits depends on, as one string: equal strings, equal themes. */
 function themeKey(root: Node): string {
-  darkQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+  const dark = prefersDark();
   const host = 'host' in root ? (root as ShadowRoot).host : 'documentElement' in root ? (root as Document).documentElement : null;
   const attribute = (name: string) => host?.getAttribute(name) ?? '';
-  return `${darkQuery?.matches ?? false}|${attribute('theme')}|${attribute('style')}|${attribute('class')}`;
+  return `${dark}|${attribute('theme')}|${attribute('style')}|${attribute('class')}`;
 }
 
 /**

@@ -9,7 +9,7 @@
 // or columns the owner highlights are outlined over the picture, and the owner's menu (Copy CSV, Save
 // SVG…) still exports every number.
 import { el, setVar, whenPointerReleased } from '../dom';
-import { cellRgb, readPalette, type ColourScale } from '../palette';
+import { cellRgb, prefersDark, readPalette, watchColourScheme, type ColourScale, type ColourSchemeWatcher } from '../palette';
 
 /**
  * A matrix is a picture rather than a table when it shows colour only (no numbers: over 64 tokens) and
@@ -78,7 +78,7 @@ export function runsOf(indices: Iterable<number>, limit: number): [number, numbe
   return runs;
 }
 
-export class MatrixPicture {
+export class MatrixPicture implements ColourSchemeWatcher {
   readonly element: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
   private readonly cursorMark: HTMLElement;
@@ -113,12 +113,13 @@ export class MatrixPicture {
       const at = this.cellAt(event);
       if (at && !host.paint) this.host.activate(at[0], at[1]);
     });
-    if (typeof matchMedia === 'function') {
-      matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
-        this.paletteKey = '';
-        this.draw();
-      });
-    }
+    watchColourScheme(this);
+  }
+
+  /** The reader's light/dark setting changed: read the theme's colours again and redraw. */
+  colourSchemeChanged(): void {
+    this.paletteKey = '';
+    this.draw();
   }
 
   /** Redraws for new cells; label is the accessible name (caption, shape and how to read cells). */
@@ -227,7 +228,7 @@ export class MatrixPicture {
 
   /** The theme's colours as a 256-step lookup table, read again when the theme changes. */
   private palette(): { lut: Uint8ClampedArray; blocked: [number, number, number] } {
-    const dark = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
+    const dark = prefersDark();
     const key = `${this.host.scale}|${dark}`;
     if (this.colours && key === this.paletteKey) return this.colours;
     const palette = readPalette(this.element);
