@@ -42,6 +42,16 @@ std::vector<int> query_positions(bool causal, int n, int pronoun, int antecedent
   return out;
 }
 
+// An antecedent is a noun phrase's head, so the answer is read only over the words that can be one
+// (ReaderModel::candidates_of): the pointer row's weights are renormalized over them, and a row that
+// sees none is left whole.
+void restrict_to_candidates(float* row, int n, const std::vector<std::uint8_t>& candidates) {
+  double kept = 0;
+  for (int j = 0; j < n; ++j) kept += candidates[std::size_t(j)] ? row[j] : 0.0f;
+  if (!(kept > 0)) return;
+  for (int j = 0; j < n; ++j) row[j] = candidates[std::size_t(j)] ? float(row[j] / kept) : 0.0f;
+}
+
 }  // namespace
 
 bool is_reader_pronoun(std::string_view word) {
@@ -254,6 +264,15 @@ void ReaderModel::pack(const std::vector<ReaderExample>& examples, std::size_t f
   pack_batch(examples, first, count, Tn, ReaderVocabulary::kPad, out);
 }
 
+std::vector<std::uint8_t> ReaderModel::candidates_of(const std::vector<std::string>& words,
+                                                     const std::vector<int>& ids) const {
+  std::vector<std::uint8_t> out(words.size(), 0);
+  for (std::size_t i = 0; i < words.size(); ++i)
+    out[i] = !words[i].empty() && !is_reader_pronoun(words[i]) &&
+             (ids[i] == ReaderVocabulary::kUnk || vocabulary.nouns[std::size_t(ids[i])]);
+  return out;
+}
+
 Expected<ReaderAnswer> ReaderModel::answer(const std::vector<std::string>& words, int pronoun) const {
   return answer_with(words, pronoun, nullptr);
 }
@@ -300,9 +319,7 @@ Expected<ReaderAnswer> ReaderModel::answer_with(const std::vector<std::string>& 
       return E::failure("word " + std::to_string(pronoun + 1) + " is not a pronoun the model resolves");
     out.pronoun = pronoun;
   }
-  for (int i = 0; i < n; ++i)
-    out.candidates.push_back(i != out.pronoun && !is_reader_pronoun(out.words[i]) &&
-                             (out.unknown[i] || vocabulary.nouns[std::size_t(ids[i])]));
+  out.candidates = candidates_of(out.words, ids);
   Batch batch;
   batch.B = 1;
   batch.T = n;
@@ -324,6 +341,7 @@ Expected<ReaderAnswer> ReaderModel::answer_with(const std::vector<std::string>& 
   for (int l = 0; l < config.layers; ++l)
     out.attention.insert(out.attention.end(), acts.layer[l].att.begin(), acts.layer[l].att.end());
   out.pointer.assign(acts.probs.begin(), acts.probs.begin() + std::ptrdiff_t(out.queries.size()) * n);
+  for (std::size_t q = 0; q < out.queries.size(); ++q) restrict_to_candidates(&out.pointer[q * n], n, out.candidates);
   if (!out.queries.empty()) {
     const float* last = out.pointer.data() + (out.queries.size() - 1) * std::size_t(n);
     out.antecedent = int(std::max_element(last, last + n) - last);
@@ -351,9 +369,13 @@ void ReaderModel::for_each_batch(const std::vector<corpus::Sentence>& sentences,
     for (int b = 0; b < count; ++b) {
       // the answer row: the sequence's last query row (the pronoun, or causal the last word)
       const int p = acts.target_start[b + 1] - 1;
-      const float* pr = acts.probs.data() + std::size_t(p) * batch.T;
-      const int best = int(std::max_element(pr, pr + batch.T) - pr);
-      visit(index[first + b], best, double(acts.losses[p]));
+      const ReaderExample& ex = examples[first + b];
+      const int n = int(ex.tokens.size());
+      std::vector<float> row(acts.probs.begin() + std::ptrdiff_t(p) * batch.T,
+                             acts.probs.begin() + std::ptrdiff_t(p) * batch.T + n);
+      restrict_to_candidates(row.data(), n, candidates_of(sentences[index[first + b]].words, ex.tokens));
+      const int best = int(std::max_element(row.begin(), row.end()) - row.begin());
+      visit(index[first + b], best, -std::log(std::max(double(row[std::size_t(ex.antecedent)]), 1e-30)));
     }
   }
 }

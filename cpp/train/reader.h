@@ -50,8 +50,10 @@ Expected<std::vector<MarkedSentence>> parse_marked_sentences(std::string_view te
 
 struct ReaderVocabulary {
   static constexpr int kPad = 0, kUnk = 1;
-  std::vector<std::string> words;   // id -> word: "<pad>", "<unk>", then the corpus's words
-  std::vector<std::uint8_t> nouns;  // (words) 1: the word was a candidate antecedent in a training sentence
+  std::vector<std::string> words;  // id -> word: "<pad>", "<unk>", then the corpus's words
+  // (words) 1: a noun the model may name: a candidate antecedent in a training sentence, or a word
+  // WordNet reads mostly as a noun (reader_wordnet_nouns, added when the trained model is written)
+  std::vector<std::uint8_t> nouns;
 
   // "<pad>", "<unk>" and the given words (duplicates and empty words dropped, order kept).
   static ReaderVocabulary of(const std::vector<std::string>& corpus_words);
@@ -111,7 +113,7 @@ struct ReaderAnswer {
   std::vector<std::uint8_t> unknown;     // (n) 1: outside the vocabulary and its aliases (read as <unk>)
   std::vector<int> read_as;              // (n) the vocabulary id an aliased word was read as, -1: not aliased
   std::vector<std::uint8_t> relation;    // (n) the alias's relation (kReaderAliasRelations) where read_as >= 0
-  std::vector<std::uint8_t> candidates;  // (n) 1: a known noun or an unknown word (not the pronoun)
+  std::vector<std::uint8_t> candidates;  // (n) 1: a known noun or an unknown word, not a pronoun (candidates_of)
   int pronoun = -1;                      // -1: the sentence has no pronoun the model resolves
   // The positions with a pointer distribution: the pronoun (bidirectional), or the pronoun and every
   // later position (causal). pointer is (queries, n); row q's weights sum to 1 over the positions it sees.
@@ -161,6 +163,10 @@ class ReaderModel {
   // top of the model's own causal mask; every diagonal entry must be 1. All ones gives answer()'s bits.
   Expected<ReaderAnswer> answer(const std::vector<std::string>& words, const std::vector<std::uint8_t>& allowed,
                                 int pronoun = -1) const;
+  // 1 where a word can be the answer: a noun of the vocabulary (vocabulary.nouns) or an unknown word (it
+  // may be a noun the model never saw); never a pronoun, nor a word without a letter or digit (the
+  // flips' stand-in "?"). words normalized, ids their token ids.
+  std::vector<std::uint8_t> candidates_of(const std::vector<std::string>& words, const std::vector<int>& ids) const;
   // The model's answer on each sentence against its antecedent (batched forward passes).
   ReaderScore evaluate(const std::vector<corpus::Sentence>& sentences) const;
   // The position each sentence's answer row points at most (-1 where refused).

@@ -42,6 +42,13 @@ Expected<std::vector<ReaderAliasEntry>> make_reader_aliases(const std::string& w
                                                             const std::vector<std::string>& words,
                                                             const std::vector<std::uint8_t>& nouns);
 
+// 1 for each word WordNet 3.0 reads as a noun in use: a noun lemma or a form of one ("shelves") that
+// SemCor tags as a noun at least once. With the words that were candidates in training, these are the
+// words the reader model may name (ReaderVocabulary::nouns): a noun the generator writes only in fixed
+// phrases ("on the shelf") can still be the antecedent of a reader's sentence.
+Expected<std::vector<std::uint8_t>> reader_wordnet_nouns(const std::string& wordnet_dir,
+                                                         const std::vector<std::string>& words);
+
 // The format ReaderModel::use_aliases reads: one line per target and relation, "target relation word
 // word...\n", sorted (the words of one target share a line: half the bytes of a line per word).
 std::string format_reader_aliases(const std::vector<ReaderAliasEntry>& entries);

@@ -309,13 +309,19 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
+  // the words it may name: its training candidates and every other noun of its vocabulary
+  ReaderModel trained = trainer.model();
+  const auto wordnet_nouns = reader_wordnet_nouns(wordnet, trained.vocabulary.words);
+  if (!wordnet_nouns.ok()) return fail(wordnet_nouns.error());
+  for (std::size_t i = 0; i < trained.vocabulary.nouns.size(); ++i)
+    trained.vocabulary.nouns[i] |= wordnet_nouns.value()[i];
   // the shipped model is the quantized one: measure that
-  const auto bytes = encode_reader_weights(trainer.model());
+  const auto bytes = encode_reader_weights(trained);
   auto decoded = decode_reader_weights(bytes.data(), bytes.size());
   if (!decoded.ok()) return fail(decoded.error());
   ReaderModel& shipped = decoded.value();
   if (Status s = use_aliases(shipped); !s.ok()) return fail(s.error());
-  const ReaderScore float_words = trainer.model().evaluate(sets.heldout_words);
+  const ReaderScore float_words = trained.evaluate(sets.heldout_words);
   const ReaderMeasurements m = measure_reader(shipped, sets);
   std::printf("quantized: held-out words %.4f (float %.4f), frames %.4f, hand-written %.4f, pairs %d/%d\n",
               double(m.heldout_words.accuracy()), double(float_words.accuracy()), double(m.heldout_frames.accuracy()),

@@ -258,6 +258,11 @@ TEST(ReaderModel, AnswerGivesAPointerAtThePronounAndCausallyAtEveryLaterWord) {
       for (int j = 0; j < n; ++j) sum += a.pointer[q * n + j];
       EXPECT_NEAR(sum, 1.0, 1e-5);
       EXPECT_EQ(a.pointer[q * n + a.queries[q]], 0.0f);  // never itself
+      for (int j = 0; j < n; ++j) {                      // only the candidates: the zebra and the road
+        if (!a.candidates[std::size_t(j)]) {
+          EXPECT_EQ(a.pointer[q * n + j], 0.0f) << j;
+        }
+      }
     }
     const float* last = a.pointer.data() + (a.queries.size() - 1) * n;
     EXPECT_EQ(a.probability, last[a.antecedent]);
