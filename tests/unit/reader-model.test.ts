@@ -33,7 +33,11 @@ describe.each(['bidirectional', 'causal'] as const)('the %s reader model in wasm
 
   test('answering one sentence at a time reproduces the native hand-written and minimal-pair scores', () => {
     const m = models[kind];
-    const right = (s: (typeof set.handwritten)[number]) => m.answer(s.words, s.pronoun).antecedent === s.antecedent;
+    const right = (s: (typeof set.handwritten)[number]) => {
+      const a = m.answer(s.words, s.pronoun);
+      expect(a.candidates[a.antecedent], `${s.text}: “${a.words[a.antecedent]}” is no candidate`).toBe(1);
+      return a.antecedent === s.antecedent;
+    };
     expect(set.handwritten.filter(right).length).toBe(record.handwritten.correct);
     expect(set.handwritten.length).toBe(record.handwritten.sentences);
     expect(set.pairs.filter((p) => right(p.first) && right(p.second)).length).toBe(record.minimalPairs.bothRight);
@@ -60,7 +64,11 @@ describe.each(['bidirectional', 'causal'] as const)('the %s reader model in wasm
       expect(p.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 5);
       // a left-to-right model points only at what it has read
       if (kind === 'causal') for (let j = q + 1; j < n; j++) expect(p[j]).toBe(0);
+      // and only at a word that can be an antecedent: a noun it knows or a word it does not
+      for (let j = 0; j < n; j++) if (!a.candidates[j]) expect(p[j]).toBe(0);
     });
+    const candidates = a.words.filter((_, j) => a.candidates[j]);
+    expect(candidates).toEqual(['trophy', 'suitcase']); // not "fit", "it", nor "." (no letter)
     const last = matrixRow(a.pointer, a.queries.length - 1);
     expect(a.probability).toBe(Math.max(...last));
     expect(last[a.antecedent]).toBe(a.probability);
