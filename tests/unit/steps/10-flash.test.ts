@@ -286,6 +286,7 @@ describe('FlashAttention step', () => {
     expect(position(body)).toBe(0);
   });
 
+  const reducedMotionList = { matches: false };
   test.each([
     ['no motion preference: it plays once in view, until the reader steps', false],
     ['prefers-reduced-motion: nothing moves by itself', true],
@@ -301,7 +302,9 @@ describe('FlashAttention step', () => {
         disconnect(): void {}
       },
     );
-    vi.stubGlobal('matchMedia', (query: string) => ({ matches: reduced && query === '(prefers-reduced-motion: reduce)' }));
+    // one live list per query, as a browser's: the step makes its query once and reads it on each check
+    reducedMotionList.matches = reduced;
+    vi.stubGlobal('matchMedia', (query: string) => (query === '(prefers-reduced-motion: reduce)' ? reducedMotionList : { matches: false }));
     const time = manualClock();
     const { body, view } = mount({ clock: time.clock });
     view.render(await snapshotFor());

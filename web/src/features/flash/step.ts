@@ -55,6 +55,14 @@ export const flashStep: StepDefinition = {
   },
 };
 
+let reducedMotionQuery: MediaQueryList | null | undefined;
+
+/** Whether the reader asks for less motion; the query is made once (each matchMedia call makes a new list the page keeps). */
+function reducedMotion(): boolean {
+  reducedMotionQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
+  return reducedMotionQuery?.matches ?? false;
+}
+
 /** The step's view; the measurement runs on the page's timing service (context.timing). */
 export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update' | 'timing' | 'embedCode'>, options: FlashOptions = {}) {
   const { clock = pageClock } = options;
@@ -64,7 +72,6 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   let shapeKey = '';
   let stopTicking: (() => void) | null = null;
   let touched = false;
-  const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
   // The block size: a setting (URL `block`, attribute `block`), changed here through the state module.
   const blockId = `flash-block-${id}`;
