@@ -30,6 +30,9 @@ import { adoptElementStyles } from './styles';
 import { nextTask } from '../next-task';
 import { stepsDrawnAtStart } from './lazy-step';
 
+/** How long a step a link landed on is held in place while the sections above it draw (scrollToStep). */
+const HOLD_STEP_MS = 10_000;
+
 export interface AttentionChangeDetail {
   config: Settings;
   result: Snapshot;
@@ -167,6 +170,7 @@ export abstract class AttentionElement extends HTMLElement {
   disconnectedCallback(): void {
     this.observer?.disconnect();
     this.observer = null;
+    this.stopHoldingStep?.();
   }
 
   attributeChangedCallback(name: string, oldValue: string | null, newValue: string | null): void {
@@ -363,23 +367,69 @@ export abstract class AttentionElement extends HTMLElement {
     if (!target) return false;
     this.layOutSectionsAbove(target);
     target.scrollIntoView();
+    const realign = this.holdStep(target);
     // Off-screen sections are laid out at an estimated height (content-visibility: auto) until they
     // near the viewport. The ones that came near with this scroll get their real height in the next
     // frame, which moves the target: align it again until it stays put (a few frames at most).
     // The browser decides which sections are near after a frame's layout, so watch a few frames.
-    let top = target.getBoundingClientRect().top;
     let frames = 0;
     let still = 0;
     const settle = () => {
-      const now = target.getBoundingClientRect().top;
-      if (Math.abs(now - top) >= 1) {
-        still = 0;
-        target.scrollIntoView();
-        top = target.getBoundingClientRect().top;
-      } else if (++still >= 3) return;
+      if (realign()) still = 0;
+      else if (++still >= 3) return;
       if (++frames < 20) requestAnimationFrame(settle);
     };
     if (typeof requestAnimationFrame === 'function') requestAnimationFrame(settle);
     return true;
+  }
+
+  private stopHoldingStep: (() => void) | null = null;
+
+  /**
+   * Keeps a step just scrolled to where it is while the sections above it settle, and returns the call
+   * that aligns it again when it has moved (true then). Besides the first frames (scrollToStep), a
+   * section above may get its live drawing later (a step draws a task after its data arrives, later
+   * still on a slow phone) and move the target as much, and the settings bar may settle at another
+   * height, which moves where the target belongs (its scroll-margin-top follows the bar): a
+   * ResizeObserver reports either after layout and before paint, so aligning there shows no jump. It
+   * lets go at the reader's first input (wheel, touch, key or pointer), or after HOLD_STEP_MS. A scroll
+   * event alone does not tell the reader's scroll from the browser's own (scroll anchoring moves the
+   * page when a section above changes height), so it does not end the hold.
+   */
+  private holdStep(target: HTMLElement): () => boolean {
+    this.stopHoldingStep?.();
+    const marginOf = () => parseFloat(getComputedStyle(target).scrollMarginTop) || 0;
+    let top = target.getBoundingClientRect().top;
+    let margin = marginOf();
+    let holding = true;
+    // The first frames' alignment (scrollToStep) runs whatever the reader does, as it always has; the
+    // ResizeObserver's only while holding.
+    const realign = (): boolean => {
+      if (Math.abs(target.getBoundingClientRect().top - top) < 1 && Math.abs(marginOf() - margin) < 1) return false;
+      target.scrollIntoView();
+      top = target.getBoundingClientRect().top;
+      margin = marginOf();
+      return true;
+    };
+    if (typeof ResizeObserver !== 'function') return realign;
+    const sections = [...this.shadow.querySelectorAll<HTMLElement>('section.step')];
+    const observer = new ResizeObserver(() => {
+      if (holding) realign();
+    });
+    const inputs = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const;
+    const stop = () => {
+      holding = false;
+      observer.disconnect();
+      clearTimeout(timer);
+      for (const type of inputs) removeEventListener(type, stop, true);
+      if (this.stopHoldingStep === stop) this.stopHoldingStep = null;
+    };
+    const timer = setTimeout(stop, HOLD_STEP_MS);
+    for (const section of sections.slice(0, Math.max(0, sections.indexOf(target)))) observer.observe(section);
+    const bar = this.shadow.querySelector('.controls');
+    if (bar) observer.observe(bar);
+    for (const type of inputs) addEventListener(type, stop, { capture: true, passive: true });
+    this.stopHoldingStep = stop;
+    return realign;
   }
 }
