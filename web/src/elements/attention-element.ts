@@ -401,9 +401,8 @@ export abstract class AttentionElement extends HTMLElement {
     const marginOf = () => parseFloat(getComputedStyle(target).scrollMarginTop) || 0;
     let top = target.getBoundingClientRect().top;
     let margin = marginOf();
-    let holding = true;
     // The first frames' alignment (scrollToStep) runs whatever the reader does, as it always has; the
-    // ResizeObserver's only while holding.
+    // ResizeObserver's only until the hold ends.
     const realign = (): boolean => {
       if (Math.abs(target.getBoundingClientRect().top - top) < 1 && Math.abs(marginOf() - margin) < 1) return false;
       target.scrollIntoView();
@@ -413,12 +412,9 @@ export abstract class AttentionElement extends HTMLElement {
     };
     if (typeof ResizeObserver !== 'function') return realign;
     const sections = [...this.shadow.querySelectorAll<HTMLElement>('section.step')];
-    const observer = new ResizeObserver(() => {
-      if (holding) realign();
-    });
+    const observer = new ResizeObserver(() => realign());
     const inputs = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const;
     const stop = () => {
-      holding = false;
       observer.disconnect();
       clearTimeout(timer);
       for (const type of inputs) removeEventListener(type, stop, true);
