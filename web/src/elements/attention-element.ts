@@ -367,7 +367,7 @@ export abstract class AttentionElement extends HTMLElement {
     if (!target) return false;
     this.layOutSectionsAbove(target);
     target.scrollIntoView();
-    const realign = this.holdStep(target);
+    const realign = this.holdStep(id);
     // Off-screen sections are laid out at an estimated height (content-visibility: auto) until they
     // near the viewport. The ones that came near with this scroll get their real height in the next
     // frame, which moves the target: align it again until it stays put (a few frames at most).
@@ -386,44 +386,63 @@ export abstract class AttentionElement extends HTMLElement {
   private stopHoldingStep: (() => void) | null = null;
 
   /**
-   * Keeps a step just scrolled to where it is while the sections above it settle, and returns the call
-   * that aligns it again when it has moved (true then). Besides the first frames (scrollToStep), a
-   * section above may get its live drawing later (a step draws a task after its data arrives, later
-   * still on a slow phone) and move the target as much, and the settings bar may settle at another
-   * height, which moves where the target belongs (its scroll-margin-top follows the bar): a
-   * ResizeObserver reports either after layout and before paint, so aligning there shows no jump. It
-   * lets go at the reader's first input (wheel, touch, key or pointer), or after HOLD_STEP_MS. A scroll
-   * event alone does not tell the reader's scroll from the browser's own (scroll anchoring moves the
-   * page when a section above changes height), so it does not end the hold.
+   * Keeps the step just scrolled to (by id) where it is while the sections above it settle, and
+   * returns the call that aligns it again when it has moved (true then). Besides the first frames
+   * (scrollToStep), the live walkthrough replaces each prerendered section with its live one when it
+   * draws (the target too, and later still on a slow phone), which changes the height above the
+   * target and the element the id names; and the settings bar may settle at another height, which
+   * moves where the target belongs (its scroll-margin-top follows the bar). A ResizeObserver reports
+   * each after layout and before paint, so aligning there shows no jump; a MutationObserver hands it
+   * the sections that replace others. It lets go at the reader's first input (wheel, touch, key or
+   * pointer), or after HOLD_STEP_MS. A scroll event alone does not tell the reader's scroll from the
+   * browser's own (scroll anchoring moves the page when a section above changes height), so it does
+   * not end the hold.
    */
-  private holdStep(target: HTMLElement): () => boolean {
+  private holdStep(id: string): () => boolean {
     this.stopHoldingStep?.();
-    const marginOf = () => parseFloat(getComputedStyle(target).scrollMarginTop) || 0;
-    let top = target.getBoundingClientRect().top;
-    let margin = marginOf();
+    const current = () => this.shadow.getElementById(id);
+    const marginOf = (target: HTMLElement) => parseFloat(getComputedStyle(target).scrollMarginTop) || 0;
+    let held = current();
+    let top = held?.getBoundingClientRect().top ?? 0;
+    let margin = held ? marginOf(held) : 0;
     // The first frames' alignment (scrollToStep) runs whatever the reader does, as it always has; the
-    // ResizeObserver's only until the hold ends.
+    // observers' only until the hold ends.
     const realign = (): boolean => {
-      if (Math.abs(target.getBoundingClientRect().top - top) < 1 && Math.abs(marginOf() - margin) < 1) return false;
+      const target = current();
+      if (!target) return false;
+      const moved = target !== held || Math.abs(target.getBoundingClientRect().top - top) >= 1;
+      if (!moved && Math.abs(marginOf(target) - margin) < 1) return false;
       target.scrollIntoView();
+      held = target;
       top = target.getBoundingClientRect().top;
-      margin = marginOf();
+      margin = marginOf(target);
       return true;
     };
-    if (typeof ResizeObserver !== 'function') return realign;
-    const sections = [...this.shadow.querySelectorAll<HTMLElement>('section.step')];
-    const observer = new ResizeObserver(() => realign());
+    const sections = held?.parentElement;
+    if (typeof ResizeObserver !== 'function' || typeof MutationObserver !== 'function' || !sections) return realign;
+    const resizes = new ResizeObserver(() => realign());
+    // The sections above the target and the target itself, as they are now (observing an element
+    // already observed changes nothing; a new one reports its first size, after its first layout).
+    const observeAbove = () => {
+      for (const section of sections.querySelectorAll<HTMLElement>(':scope > section.step')) {
+        resizes.observe(section);
+        if (section.id === id) break;
+      }
+    };
+    const replacements = new MutationObserver(observeAbove);
     const inputs = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const;
     const stop = () => {
-      observer.disconnect();
+      resizes.disconnect();
+      replacements.disconnect();
       clearTimeout(timer);
       for (const type of inputs) removeEventListener(type, stop, true);
       if (this.stopHoldingStep === stop) this.stopHoldingStep = null;
     };
     const timer = setTimeout(stop, HOLD_STEP_MS);
-    for (const section of sections.slice(0, Math.max(0, sections.indexOf(target)))) observer.observe(section);
+    observeAbove();
+    replacements.observe(sections, { childList: true });
     const bar = this.shadow.querySelector('.controls');
-    if (bar) observer.observe(bar);
+    if (bar) resizes.observe(bar);
     for (const type of inputs) addEventListener(type, stop, { capture: true, passive: true });
     this.stopHoldingStep = stop;
     return realign;
