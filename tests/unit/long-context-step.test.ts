@@ -10,7 +10,7 @@ import {
   linearMultiplyAdds,
   type LongContextSnapshot,
 } from '../../web/src/features/long-context/compute';
-import { longContextStep, TECHNIQUE_NAMES } from '../../web/src/features/long-context/step';
+import { longContextStep, patternSentence, TECHNIQUE_NAMES } from '../../web/src/features/long-context/step';
 import { costStep } from '../../web/src/steps/09-cost/step';
 import { faqStep } from '../../web/src/steps/12-faq/step';
 import { count, fmt, percent } from '../../web/src/ui/format';
@@ -151,6 +151,15 @@ describe('long-context step', () => {
     expect(reading).toContain(`${lc.tokens} tokens, head ${lc.head + 1} of the trained model (Q, K, V each ${lc.tokens} × ${lc.dK})`);
     expect(reading).toContain(`full attention computes ${count(lc.full.cells)} scores. Window w = 2, 1 global token, stride 3.`);
     expect(body.querySelector('.lc-linear-cost')!.textContent).toContain(`from ${count(lc.linearCheaperFrom)} tokens on`);
+  });
+
+  test('the global pattern names its tokens in the right number', async () => {
+    const rule = async (lcGlobal: number) => {
+      const lc = (await trainedSnapshotFor({ lcWindow: 2, lcGlobal, lcStride: 3 })).longContext!;
+      return patternSentence(lc, technique(lc, 'global'));
+    };
+    expect(await rule(1)).toBe('The window, plus the first token, which every token sees and which sees every token.');
+    expect(await rule(2)).toBe('The window, plus the first 2 tokens, which every token sees and which see every token.');
   });
 
   test('the controls show the settings and ask for changes; FlashAttention is a link only where its step is', async () => {

@@ -44,7 +44,7 @@ export function patternSentence(lc: LongContextSnapshot, technique: Technique): 
     case 'global':
       return lc.global === 0
         ? `No global tokens (0 chosen): the same cells as the window alone.`
-        : `The window, plus the first ${plural(lc.global, 'token')}, which every token sees and which see every token${lc.causal ? ' (never a later one: the mask stays causal)' : ''}.`;
+        : `The window, plus ${lc.global === 1 ? 'the first token, which every token sees and which sees' : `the first ${plural(lc.global, 'token')}, which every token sees and which see`} every token${lc.causal ? ' (never a later one: the mask stays causal)' : ''}.`;
     case 'strided':
       return lc.stride === 0
         ? 'Stride 0: no strided keys, the window alone.'
