@@ -71,29 +71,29 @@ describe.concurrent('a link to a step', () => {
       await context.close();
     }, 300_000);
   }
-});
 
-// The live walkthrough replaces each prerendered section with its live one when it draws, later on a slow
-// phone: a section above the step (at another height) and the step itself. Done here at once, right after
-// the landing, so that it does not depend on the machine's timing.
-test('a linked step stays below the bar when the sections above it and the step itself are replaced', async ({ expect }) => {
-  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${site.server.url}/index.html#cost`);
-  await page.waitForSelector('attention-walkthrough[data-ready]');
-  const replaced = await page.evaluate(() => {
-    const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
-    const above = root.getElementById('multi-head')!;
-    const taller = above.cloneNode(true) as HTMLElement;
-    taller.style.paddingTop = '700px';
-    above.replaceWith(taller);
-    const step = root.getElementById('cost')!;
-    step.replaceWith(step.cloneNode(true));
-    return root.getElementById('cost') !== step;
-  });
-  expect(replaced).toBe(true);
-  const { top, barBottom, margin } = await landing(page, 'cost');
-  expect(top).toBeGreaterThanOrEqual(barBottom - 1);
-  expect(Math.abs(top - margin)).toBeLessThan(2);
-  await context.close();
-}, 120_000);
+  // The live walkthrough replaces each prerendered section with its live one when it draws, later on a slow
+  // phone: a section above the step (at another height) and the step itself. Done here at once, right after
+  // the landing, so that it does not depend on the machine's timing.
+  test('a linked step stays below the bar when the sections above it and the step itself are replaced', async ({ expect }) => {
+    const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${site.server.url}/index.html#cost`);
+    await page.waitForSelector('attention-walkthrough[data-ready]');
+    const replaced = await page.evaluate(() => {
+      const root = document.querySelector('attention-walkthrough')!.shadowRoot!;
+      const above = root.getElementById('multi-head')!;
+      const taller = above.cloneNode(true) as HTMLElement;
+      taller.style.paddingTop = '700px';
+      above.replaceWith(taller);
+      const step = root.getElementById('cost')!;
+      step.replaceWith(step.cloneNode(true));
+      return root.getElementById('cost') !== step;
+    });
+    expect(replaced).toBe(true);
+    const { top, barBottom, margin } = await landing(page, 'cost');
+    expect(top).toBeGreaterThanOrEqual(barBottom - 1);
+    expect(Math.abs(top - margin)).toBeLessThan(2);
+    await context.close();
+  }, 120_000);
+});
