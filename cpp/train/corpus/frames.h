@@ -38,6 +38,9 @@ struct FrameSpec {
                                         // thanked the girl because she was kind", "... he was
                                         // grateful"); an empty family_b is family_a
   bool heldout;                         // never trained on (Split::kHeldOutFrames)
+  bool binding = false;                 // <C> is the subject of the clause the pronoun is the object of ("the
+                                        // teacher told him", "until the cat pushed it"): a pronoun never means
+                                        // the subject of its own clause, so <C> agrees with it and is no answer
 };
 
 extern const std::initializer_list<FrameSpec> kFrames;
