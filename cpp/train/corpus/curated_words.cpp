@@ -192,6 +192,18 @@ const std::initializer_list<Family> kFamilies = {
      {C::kPerson, C::kMale, C::kFemale},
      {"car was broken", "dog was sick", "house was cold", "phone was broken", "mother was ill", "bag was heavy",
       "train was late"}},
+    // Roles between two of a kind (kRole frames): the one who flees and the one fled from, the chaser too slow and the
+    // quarry too fast, the one too weak to lift the other and the one too heavy to be lifted.
+    {"fleer",
+     {C::kAnimal},
+     {"scared", "frightened", "afraid", "timid", "nervous", "terrified", "shy", "startled", "weak", "wary"}},
+    {"threat",
+     {C::kAnimal},
+     {"fierce", "angry", "barking", "growling", "dangerous", "aggressive", "snarling", "hissing", "vicious",
+      "hunting"}},
+    {"chaser-slow", {C::kAnimal}, {"slow", "tired", "old", "lazy", "clumsy", "fat", "sleepy", "heavy"}},
+    {"quarry-fast", {C::kAnimal}, {"fast", "quick", "nimble", "agile", "speedy", "swift", "clever", "quick on its feet"}},
+    {"person-heavy", {C::kPerson, C::kMale, C::kFemale}, {"heavy", "big", "fat", "tall", "large", "grown up"}},
     // Paths: after "was", after "too", after "got", and for vehicles.
     {"path",
      {C::kPath},
