@@ -15,7 +15,6 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -80,12 +79,6 @@ bool agrees(const Lexicon& lexicon, const std::string& form, const std::string& 
   if (plural != rule.plural) return false;
   if (rule.classes.empty()) return rule.plural || !is_person(noun.cls);  // "they" may be people, "it" may not
   return std::find(rule.classes.begin(), rule.classes.end(), noun.cls) != rule.classes.end();
-}
-
-const FrameSpec& frame_spec(const std::string& name) {
-  for (const FrameSpec& frame : kFrames)
-    if (frame.name == name) return frame;
-  throw std::runtime_error("no frame named " + name);
 }
 
 const Family* family_named(const std::string& name) {
@@ -313,17 +306,9 @@ TEST(Corpus, TheAnswerIsDecidedByMeaningOrByAgreementAlone) {
         return std::any_of(family->classes.begin(), family->classes.end(),
                            [&](NounClass c) { return class_name(c) == cls; });
       };
-      // In a binding frame the distractor is the subject of the pronoun's own clause: it may agree with the pronoun
-      // ("the teacher told him"), never be its antecedent, and it is not counted.
-      const bool binding = frame_spec(generator.frame_name(s.frame)).binding;
-      if (binding) {
-        ASSERT_GE(trace.distractor, 0) << text;
-        EXPECT_NE(trace.distractor, s.antecedent) << text;
-      }
       int agreeing = 0, described = 0;
       for (std::size_t i = 0; i < s.candidates.size(); ++i) {
         const bool is_answer = s.candidates[i] == s.antecedent;
-        if (binding && s.candidates[i] == trace.distractor) continue;
         agreeing += agrees(lexicon, s.words[std::size_t(s.candidates[i])], pronoun);
         described += in_family(trace.candidate_classes[i]);
         // The family describes the antecedent's class: an animate word never lands on a path.
@@ -331,11 +316,7 @@ TEST(Corpus, TheAnswerIsDecidedByMeaningOrByAgreementAlone) {
           EXPECT_TRUE(in_family(trace.candidate_classes[i])) << text << " (" << trace.family << ")";
         }
       }
-      if (trace.role) {
-        // two of a kind: both agree with the pronoun and the family fits both; the role decides
-        EXPECT_EQ(agreeing, 2) << text;
-        EXPECT_EQ(described, 2) << text;
-      } else if (trace.agreement) {
+      if (trace.agreement) {
         EXPECT_EQ(agreeing, 1) << "agreement must leave one candidate: " << text;
       } else {
         EXPECT_EQ(described, 1) << "\"" << trace.decider << "\" must fit one candidate only: " << text;
@@ -361,14 +342,7 @@ TEST(Corpus, SelectFramesUseEveryPredicateWithManyPairsOfClasses) {
     const bool first = s.candidates.front() == s.antecedent;
     pairs.insert(trace.candidate_classes[first ? 0 : 1] + ">" + trace.candidate_classes[first ? 1 : 0]);
   }
-  // drawn as often as any other training frame: at least four fifths of their share of the frames
-  int select_frames = 0, training_frames = 0;
-  for (int f = 0; f < generator.frame_count(); ++f) {
-    if (generator.frame_is_heldout(f)) continue;
-    ++training_frames;
-    select_frames += generator.frame_name(f).find("select-") != std::string::npos;
-  }
-  EXPECT_GT(select, 100000 / training_frames * select_frames * 4 / 5);
+  EXPECT_GT(select, 10000);
   for (const Family& family : kSelections) EXPECT_TRUE(families.count(std::string(family.name))) << family.name;
   EXPECT_GT(pairs.size(), 100u);
 }
@@ -530,10 +504,8 @@ TEST(Corpus, AgreementSetsPeopleAgainstThingsAndTheTwinChangesOnlyThePronoun) {
     previous = s;
     previous_trace = trace;
   }
-  // each side in over 1 sentence in 75: five animacy frames and the "gave the girl the book" kind among 118 training
-  // frames
-  EXPECT_GT(person_answers, kSentences / 75);
-  EXPECT_GT(thing_answers, kSentences / 75);
+  EXPECT_GT(person_answers, kSentences / 50);
+  EXPECT_GT(thing_answers, kSentences / 50);
   EXPECT_LT(std::abs(person_answers - thing_answers), (person_answers + thing_answers) / 4);
   EXPECT_GT(thing_between_people, kSentences / 200);
   EXPECT_GT(pronoun_only_twins, kSentences / 50);

@@ -392,19 +392,6 @@ Sentence Generator::sample(Split split, Trace* trace) {
                                                  : Pronoun::kIt;
         break;
       }
-      case Decide::kRole: {
-        // People are both male or both female; anything else both singular or both plural.
-        if (frame.a == NounClass::kPerson) {
-          const bool male = coin(rng);
-          cls[0] = cls[1] = male ? NounClass::kMale : NounClass::kFemale;
-          draw.pronoun = male ? Pronoun::kHe : Pronoun::kShe;
-        } else {
-          const bool plural = may_be_plural(frame.a) && coin(rng);
-          draw.plural[0] = draw.plural[1] = plural;
-          draw.pronoun = plural ? Pronoun::kThey : Pronoun::kIt;
-        }
-        break;
-      }
       case Decide::kSelect: {
         // A predicate, a class it fits for the answer and a class it does not fit for the rival.
         const auto [family, phrase] = frame.selections[uniform(rng, frame.selections.size())];
@@ -454,8 +441,6 @@ Sentence Generator::sample(Split split, Trace* trace) {
     switch (frame.decide) {
       case Decide::kGenderNeutral:
         return std::nullopt;
-      case Decide::kRole:  // the pronoun agrees with both nouns: only the deciding word changes (below)
-        break;
       case Decide::kMeaning:
         twin.pronoun = meaning_pronoun(d.plural[0], class_of(twin.antecedent), rng);
         break;
@@ -649,9 +634,7 @@ Sentence Generator::sample(Split split, Trace* trace) {
     const FamilyData& family = s.families[std::size_t(draw.family)];
     trace->decider = family.joined[std::size_t(draw.phrase)];
     trace->family = family.name;
-    trace->agreement =
-        frame.decide != Decide::kMeaning && frame.decide != Decide::kSelect && frame.decide != Decide::kRole;
-    trace->role = frame.decide == Decide::kRole;
+    trace->agreement = frame.decide != Decide::kMeaning && frame.decide != Decide::kSelect;
     trace->distractor = noun_position[2];
     trace->candidate_classes.clear();
     for (int position : sentence.candidates)

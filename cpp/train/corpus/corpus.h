@@ -42,7 +42,6 @@ struct Trace {
   std::string family;   // the curated family the decider came from (curated_words.cpp)
   std::vector<std::string> candidate_classes;  // the noun class of each candidate, in candidates' order
   bool agreement = false;                      // number or gender decides, not meaning
-  bool role = false;  // both nouns agree with the pronoun and are of one class: the role the decider fits decides
   int distractor = -1;                         // position of the frame's distractor noun, never the answer
 };
 

@@ -288,48 +288,6 @@ const std::initializer_list<FrameSpec> kFrames = {
      C::kThing, kNone, "animal-careless", "thing-fragile", false},
     {"because-fell-off", "the <A> fell off the <B> because <pro> <be> <adj>", D::kMeaning, C::kAnimal, C::kFurniture,
      kNone, "animal-unsteady", "furniture-unsteady", false},
-    // it fitted, it went through: the positive fit and passage, where "small" means the one that moves and "big"
-    // or "wide" the one it goes into or through (the negative frames above say the opposite)
-    {"fit-positive", "the <A> {fit|fitted|went} {in|into|inside} the <B> {easily|at once|with room to spare} because "
-     "<pro> <be> <adj>",
-     D::kMeaning, C::kThing, C::kContainer, kNone, "fit-small", "fit-roomy", false},
-    {"fit-positive-hold", "the <A> {held|could hold|took} the <B> {easily|with room to spare} because <pro> <be> <adj>",
-     D::kMeaning, C::kContainer, C::kThing, kNone, "fit-roomy", "fit-small", true},
-    {"pass-through-positive",
-     "the <A> {went|passed|got|drove} through the <B> {easily|without a scrape|with room to spare} because <pro> <be> "
-     "<adj>",
-     D::kMeaning, C::kVehicle, C::kOpening, kNone, "mover-small", "opening-wide", false},
-    {"squeeze-through", "the <A> {squeezed|crawled|slipped|wriggled} through the <B> because <pro> <be> <adj>",
-     D::kMeaning, C::kAnimal, C::kOpening, kNone, "animal-small", "opening-wide", false},
-    // a pronoun as the object of a verb whose subject is another noun of the sentence ("the teacher told him"): it
-    // never means that subject, even where gender or number would allow it
-    {"binding-told",
-     "the <A> {waved at|smiled at|shouted at|called out to|nodded at} the <B> and the <C> told <obj> to <adj>",
-     D::kGender, kNone, kNone, C::kPerson, "person-told", "", false, true},
-    {"binding-until", "the <A> {argued with|sat with|played with|talked to} the <B> until the <C> asked <obj> to <adj>",
-     D::kGender, kNone, kNone, C::kPerson, "person-told", "", false, true},
-    {"binding-greeted",
-     "the <A> {waited for|stood beside|walked in with} the <B> {and|when|before} the <C> {greeted|thanked|helped|"
-     "called} <obj> <adj>",
-     D::kGender, kNone, kNone, C::kPerson, "person-treated", "", true, true},
-    {"object-binding-until", "the <A> {lay|sat|waited} {beside|next to|near} the <B> until the <C> <adj> <obj>",
-     D::kMeaning, C::kAnimal, C::kFood, C::kAnimal, "animal-bothered", "food-taken", false, true},
-    {"object-binding-pushed", "the <A> <beA> {beside|next to|near|on} the <B> until the <C> <adj> <obj>", D::kNumber,
-     C::kThing, C::kFurniture, C::kAnimal, "animal-handled", "", false, true},
-    // two of a kind, and the pronoun agrees with both: the role the deciding word fits decides
-    {"role-flee",
-     "the <A> {ran away from|hid from|fled from|kept away from|backed away from} the <B> because <pro> <be> <adj>",
-     D::kRole, C::kAnimal, C::kAnimal, kNone, "fleer", "threat", false},
-    {"role-catch", "the <A> {could not catch|couldn't catch|never caught} the <B> because <pro> <be> too <adj>", D::kRole,
-     C::kAnimal, C::kAnimal, kNone, "chaser-slow", "quarry-fast", false},
-    {"role-lift", "the <A> {could not|couldn't} {lift|carry|pick up} the <B> because <pro> <be> too <adj>", D::kRole,
-     C::kPerson, C::kPerson, kNone, "person-weak", "person-heavy", false},
-    {"role-thank", "the <A> {thanked|praised} the <B> because <pro> <be> <adj>", D::kRole, C::kPerson, C::kPerson,
-     kNone, "person-grateful", "person-virtue", false},
-    {"role-help", "the <A> {helped|visited|comforted|called} the <B> because <pro> <be> <adj>", D::kRole, C::kPerson,
-     C::kPerson, kNone, "person-helper", "person-feeling", true},
-    {"role-give", "the <A> {gave|lent|handed} the <B> the <C> because <pro> <adj>", D::kRole, C::kPerson, C::kPerson,
-     C::kThing, "person-giver", "person-receiver", false},
     // any two classes side by side, with verbs that fit every pair: the predicate alone decides (kSelections)
     {"select-and", "{i|we} {saw|noticed|found} the <A> {near|beside|next to|behind} the <B> and <pro> <be> <adj>",
      D::kSelect, kNone, kNone, kNone, "is", "", false},

@@ -21,9 +21,6 @@ enum class Decide : std::uint8_t {
   kAnimacy,        // a gendered person (the slot whose class is kPerson; male or female drawn) and a non-person:
                    // "he"/"she" picks the person, "it" (or "they", the non-person in the plural) the other; the
                    // family fits both, so only the pronoun decides ("she" is never a thing, "it" never a person)
-  kRole,           // two nouns of one class that the pronoun both agrees with (two animals; two people of one gender):
-                   // the role the deciding word fits decides ("ran away from ... because it was scared" is the one
-                   // that ran, "... because it was fierce" the other); family_a fits A's role, family_b B's
   kSelect,         // any two classes of things and animals: a predicate of curated.h's kSelections that fits the
                    // answer's class and not the rival's decides; family_a names the predicates' place ("is",
                    // "did", "obj"), a and b are unused
@@ -41,9 +38,6 @@ struct FrameSpec {
                                         // thanked the girl because she was kind", "... he was
                                         // grateful"); an empty family_b is family_a
   bool heldout;                         // never trained on (Split::kHeldOutFrames)
-  bool binding = false;                 // <C> is the subject of the clause the pronoun is the object of ("the
-                                        // teacher told him", "until the cat pushed it"): a pronoun never means
-                                        // the subject of its own clause, so <C> agrees with it and is no answer
 };
 
 extern const std::initializer_list<FrameSpec> kFrames;
