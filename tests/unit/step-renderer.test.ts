@@ -3,7 +3,8 @@
 // changes (a held arrow key) draws the off-screen sections once, for the last settings only; the first
 // drawing over a prerendered page draws what is in view one section per task from the top and the rest
 // without a quiet period; a section off screen whose view has pieces is drawn one piece per task and
-// counts as drawn only after its last; and
+// counts as drawn only after its last; a section's first drawing off screen is laid out a task after its
+// mount and after each piece; and
 // settled(), which the elements' updateComplete waits on, resolves only once nothing is stale.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { StepRenderer } from '../../web/src/step-renderer';
@@ -215,8 +216,9 @@ describe('StepRenderer', () => {
     });
     const mounted: number[] = [];
     const drawn: [number, Snapshot][] = [];
+    const laidOut: number[] = [];
     const live = [0, 1].map((i) => ({
-      section: { live: i } as unknown as HTMLElement,
+      section: { live: i, lastElementChild: { getBoundingClientRect: () => laidOut.push(i) } } as unknown as HTMLElement,
       view: { render: (s: Snapshot) => drawn.push([i, s]) },
     }));
     const renderer = new StepRenderer(
@@ -243,11 +245,18 @@ describe('StepRenderer', () => {
     expect(mounted).toEqual([0, 1]);
     expect(page).toEqual([live[0].section, live[1].section]);
     expect(observer.observed).toEqual(new Set([live[0].section, live[1].section]));
-    // Off screen, the section is made live in one task and drawn in the next.
+    // Off screen, the section is made live in one task, laid out in the next, drawn in the one after and
+    // laid out again; the one drawn near the viewport is left to the browser's own layout.
     expect(drawn).toEqual([[0, first]]);
     expect(renderer.drawn).toBe(false);
     runTask();
+    expect(laidOut).toEqual([1]);
+    expect(drawn).toEqual([[0, first]]);
+    runTask();
     expect(renderer.drawn).toBe(true);
+    runTask();
+    expect(laidOut).toEqual([1, 1]);
+    expect(taskQueue).toHaveLength(0);
     // Later drawings reuse the live sections.
     const second = snapshot(2);
     renderer.render(second);
@@ -323,6 +332,8 @@ describe('StepRenderer', () => {
       [0, 1],
       [0, 2],
     ]);
+    runTask(); // its first layout
+    expect(renderer.drawn).toBe(false);
     runTask();
     await waiting;
     expect(mounted).toEqual([0, 1]);
@@ -377,7 +388,8 @@ describe('StepRenderer', () => {
         if (piece !== 'table') yield;
       }
     });
-    const live = { section: { live: true } as unknown as HTMLElement, view };
+    const layOut = () => pieces.push(['layout', 0]);
+    const live = { section: { live: true, lastElementChild: { getBoundingClientRect: layOut } } as unknown as HTMLElement, view };
     const renderer = new StepRenderer([
       {
         section: copy as unknown as HTMLElement,
@@ -390,7 +402,7 @@ describe('StepRenderer', () => {
     return { renderer, page, copy, live, pieces, mounts: () => mounts, observer: StubObserver.last! };
   }
 
-  test('a section off screen with pieces is mounted in one task, drawn one piece per task, and drawn only after its last', async () => {
+  test('a section off screen with pieces is mounted in one task, drawn one piece per task, laid out in a task after each, and drawn only after its last', async () => {
     const { renderer, page, live, pieces, mounts } = piecesSetup();
     let done = false;
     renderer.render(snapshot(1));
@@ -403,10 +415,16 @@ describe('StepRenderer', () => {
     expect(page).toEqual([live.section]);
     expect(pieces).toEqual([]); // the mount was this task's work
     runTask();
-    expect(pieces).toEqual([['words', 1]]);
+    expect(pieces).toEqual([['layout', 0]]);
     runTask();
     expect(pieces).toEqual([
+      ['layout', 0],
       ['words', 1],
+    ]);
+    runTask();
+    runTask();
+    expect(pieces.slice(2)).toEqual([
+      ['layout', 0],
       ['maps', 1],
     ]);
     expect(renderer.drawn).toBe(false);
@@ -414,10 +432,13 @@ describe('StepRenderer', () => {
     await Promise.resolve();
     expect(done).toBe(false);
     runTask();
-    expect(pieces.map(([piece]) => piece)).toEqual(['words', 'maps', 'table']);
-    expect(taskQueue).toHaveLength(0);
+    runTask();
+    expect(pieces.map(([piece]) => piece)).toEqual(['layout', 'words', 'layout', 'maps', 'layout', 'table']);
     expect(renderer.drawn).toBe(true);
     await waiting;
+    runTask();
+    expect(pieces.at(-1)).toEqual(['layout', 0]);
+    expect(taskQueue).toHaveLength(0);
     expect(mounts()).toBe(1);
   });
 
@@ -427,26 +448,30 @@ describe('StepRenderer', () => {
     vi.advanceTimersByTime(300);
     runIdleSlice();
     runTask();
-    expect(pieces).toEqual([['words', 1]]);
+    runTask();
+    expect(pieces).toEqual([
+      ['layout', 0],
+      ['words', 1],
+    ]);
     renderer.render(snapshot(2));
-    runTask(); // the old drawing's next task: it stops without drawing
-    expect(pieces).toEqual([['words', 1]]);
+    runTask(); // the old drawing's layout, then its next task: it stops without drawing
+    runTask();
+    expect(pieces.slice(2)).toEqual([['layout', 0]]);
     expect(taskQueue).toHaveLength(0);
     expect(renderer.drawn).toBe(false);
     vi.advanceTimersByTime(300);
-    runIdleSlice();
-    expect(pieces).toEqual([
-      ['words', 1],
-      ['words', 2],
-    ]);
+    runIdleSlice(); // a later drawing is not laid out by the page: the browser does it when it is near
+    expect(pieces.slice(3)).toEqual([['words', 2]]);
     observer.show(live.section); // scrolled near mid-drawing: the rest at once, whole
-    expect(pieces.slice(2)).toEqual([
+    expect(pieces.slice(3)).toEqual([
+      ['words', 2],
       ['words', 2],
       ['maps', 2],
       ['table', 2],
     ]);
     expect(renderer.drawn).toBe(true);
     runTask(); // the superseded drawing's task draws nothing more
-    expect(pieces).toHaveLength(5);
+    expect(pieces).toHaveLength(7);
+    expect(taskQueue).toHaveLength(0);
   });
 });

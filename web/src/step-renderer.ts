@@ -7,7 +7,8 @@
 // drawing the sections near the viewport in one task was a 125 ms task on a phone's CPU). A section
 // drawn off screen (in idle time, or when its code arrives) is made live in one task and drawn from the
 // next, one piece per task where its view has pieces (steps/shared/pieces.ts); one near the viewport
-// is always drawn whole, so the reader never sees figures of two snapshots side by side.
+// is always drawn whole, so the reader never sees figures of two snapshots side by side. A section's
+// first drawing off screen is laid out as it goes, a task after each piece (layOutSkipped, below).
 import type { Snapshot } from './snapshot';
 import type { StepView } from './steps/types';
 import { nextTask } from './next-task';
@@ -33,6 +34,20 @@ export type StepSection =
 interface Drawing {
   snapshot: Snapshot;
   pieces: Iterator<void, void> | null;
+  /** The section's first drawing: the mount and each piece are laid out in a task of their own. */
+  layOut: boolean;
+}
+
+/**
+ * Lays out a section that content-visibility skips, by reading a box inside it. Chromium's autofill reads
+ * every form field a task or so after fields are inserted or written, and a read lays out the skipped
+ * section around the field with all that was drawn in it since: over a prerendered page, going live made
+ * the new sections' fields and then such a layout of 900 to 2,000 objects, 100–150 ms on a phone's CPU.
+ * Read after each piece in a task of its own, a layout is one piece's size, and the section keeps it: the
+ * reader's scroll to it then paints, without a first layout (tests/bench/README.md, the eleventh pass).
+ */
+function layOutSkipped(section: HTMLElement): void {
+  section.lastElementChild?.getBoundingClientRect();
 }
 
 interface Entry {
@@ -203,14 +218,26 @@ export class StepRenderer {
       this.draw(entry);
       return;
     }
-    const drawing: Drawing = { snapshot: this.latest, pieces: null };
+    const drawing: Drawing = { snapshot: this.latest, pieces: null, layOut: !entry.view };
     entry.drawing = drawing;
     if (entry.view) {
       this.nextPiece(entry, drawing);
       return;
     }
     this.mountLive(entry);
-    nextTask(() => this.nextPiece(entry, drawing));
+    this.afterLayout(entry, drawing, () => this.nextPiece(entry, drawing));
+  }
+
+  /** `then` in a later task; on a first drawing, with the section laid out in a task between. */
+  private afterLayout(entry: Entry, drawing: Drawing, then: () => void): void {
+    if (!drawing.layOut) {
+      nextTask(then);
+      return;
+    }
+    nextTask(() => {
+      layOutSkipped(entry.section);
+      nextTask(then);
+    });
   }
 
   private nextPiece(entry: Entry, drawing: Drawing): void {
@@ -223,13 +250,15 @@ export class StepRenderer {
     const view = entry.view!;
     if (!view.pieces) {
       this.draw(entry); // whole, in this task
+      if (drawing.layOut) nextTask(() => layOutSkipped(entry.section));
       return;
     }
     drawing.pieces ??= view.pieces(drawing.snapshot);
     if (!drawing.pieces.next().done) {
-      nextTask(() => this.nextPiece(entry, drawing));
+      this.afterLayout(entry, drawing, () => this.nextPiece(entry, drawing));
       return;
     }
+    if (drawing.layOut) nextTask(() => layOutSkipped(entry.section));
     entry.drawing = null;
     entry.drawn = drawing.snapshot;
     this.wakeSettled();

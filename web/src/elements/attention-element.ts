@@ -357,6 +357,9 @@ export abstract class AttentionElement extends HTMLElement {
     let covered = 0;
     for (let i = sections.indexOf(target) - 1; i >= 0 && covered < innerHeight; i--) {
       sections[i].style.contentVisibility = 'visible';
+      // Step 1's blocks are skipped on their own as well (styles/walkthrough.css).
+      for (const block of sections[i].querySelectorAll<HTMLElement>('.step-body > *'))
+        if (getComputedStyle(block).contentVisibility === 'auto') block.style.contentVisibility = 'visible';
       covered += sections[i].getBoundingClientRect().height;
     }
   }
