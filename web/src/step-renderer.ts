@@ -7,8 +7,8 @@
 // drawing the sections near the viewport in one task was a 125 ms task on a phone's CPU). A section
 // drawn off screen (in idle time, or when its code arrives) is made live in one task and drawn from the
 // next, one piece per task where its view has pieces (steps/shared/pieces.ts); one near the viewport
-// is always drawn whole, so the reader never sees figures of two snapshots side by side. A section's
-// first drawing off screen is laid out as it goes, a task after each piece (layOutSkipped, below).
+// is always drawn whole, so the reader never sees figures of two snapshots side by side. A section drawn
+// off screen is laid out as it goes, in a task after its mount and after each piece (layOutSkipped).
 import type { Snapshot } from './snapshot';
 import type { StepView } from './steps/types';
 import { nextTask } from './next-task';
@@ -34,8 +34,6 @@ export type StepSection =
 interface Drawing {
   snapshot: Snapshot;
   pieces: Iterator<void, void> | null;
-  /** The section's first drawing: the mount and each piece are laid out in a task of their own. */
-  layOut: boolean;
 }
 
 /**
@@ -218,22 +216,18 @@ export class StepRenderer {
       this.draw(entry);
       return;
     }
-    const drawing: Drawing = { snapshot: this.latest, pieces: null, layOut: !entry.view };
+    const drawing: Drawing = { snapshot: this.latest, pieces: null };
     entry.drawing = drawing;
     if (entry.view) {
       this.nextPiece(entry, drawing);
       return;
     }
     this.mountLive(entry);
-    this.afterLayout(entry, drawing, () => this.nextPiece(entry, drawing));
+    this.afterLayout(entry, () => this.nextPiece(entry, drawing));
   }
 
-  /** `then` in a later task; on a first drawing, with the section laid out in a task between. */
-  private afterLayout(entry: Entry, drawing: Drawing, then: () => void): void {
-    if (!drawing.layOut) {
-      nextTask(then);
-      return;
-    }
+  /** `then` in the next task but one, with the section laid out in the task between. */
+  private afterLayout(entry: Entry, then: () => void): void {
     nextTask(() => {
       layOutSkipped(entry.section);
       nextTask(then);
@@ -250,15 +244,15 @@ export class StepRenderer {
     const view = entry.view!;
     if (!view.pieces) {
       this.draw(entry); // whole, in this task
-      if (drawing.layOut) nextTask(() => layOutSkipped(entry.section));
+      nextTask(() => layOutSkipped(entry.section));
       return;
     }
     drawing.pieces ??= view.pieces(drawing.snapshot);
     if (!drawing.pieces.next().done) {
-      this.afterLayout(entry, drawing, () => this.nextPiece(entry, drawing));
+      this.afterLayout(entry, () => this.nextPiece(entry, drawing));
       return;
     }
-    if (drawing.layOut) nextTask(() => layOutSkipped(entry.section));
+    nextTask(() => layOutSkipped(entry.section));
     entry.drawing = null;
     entry.drawn = drawing.snapshot;
     this.wakeSettled();

@@ -303,7 +303,14 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   }
 
   // ---- Drawing ----
+  /** The tiled pass at `position`, whole (the stepper's buttons). */
   function draw(): void {
+    const parts = drawInParts();
+    while (!parts.next().done);
+  }
+
+  /** The tiled pass at `position` in three parts: Q, K and V; the tile; the output (pieces, below). */
+  function* drawInParts(): Generator<void, void> {
     const s = snapshot;
     const trace = s?.flash.trace;
     if (!s || !trace) return;
@@ -356,6 +363,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     queries.highlight(chipRows(step.queryStart, step.queryEnd), []);
     keys.highlight(step.skipped ? [] : chipRows(step.keyStart, step.keyEnd), []);
     values.highlight(step.skipped ? [] : chipRows(step.keyStart, step.keyEnd), []);
+    yield;
 
     // The tile itself.
     const rowLabels = labels.slice(step.queryStart, step.queryEnd);
@@ -398,6 +406,8 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
             ? `Row ${who} meets its first keys: m starts at this tile’s largest visible score, ${fmt(step.m[focus])}, l = ${fmt(tileSum, 3)} is the row sum of exp(s − m), and acc is those same weights times the tile’s rows of V.${division}`
             : `Row ${who}: nothing in this tile beats the running max ${fmt(before.m[focus])}, so the factor is 1 and the tile’s terms are just added: l = ${fmt(before.l[focus], 3)} + ${fmt(tileSum, 3)} = ${fmt(step.l[focus], 3)}.${division}`,
     );
+
+    yield;
 
     // The output, row block by row block, and at the end next to the naive one.
     const written = (row: number) => {
@@ -449,7 +459,8 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   }
 
   // In pieces (steps/shared/pieces.ts): drawn whole off screen, the step was one task of 100–180 ms on a
-  // phone's CPU (tests/bench/page-walk.ts); the tiled pass's figures are the second piece.
+  // phone's CPU (tests/bench/page-walk.ts); the tiled pass's figures are the next three, whose first
+  // layout is a task each (step-renderer.ts).
   return drawnInPieces(function* (shown: Snapshot) {
     // Tiles need more than the article's four tokens (one block): the sentence is traced instead.
     const nextSnapshot = sentenceView(shown);
@@ -497,7 +508,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
       setPlaying(false);
     }
     position = Math.min(position, trace.steps.length - 1);
-    draw();
+    yield* drawInParts();
     maybeAutoStart();
   });
 }
