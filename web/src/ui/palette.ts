@@ -97,8 +97,8 @@ export const LIGHT_PALETTE: Palette = {
   rule: [0xd9, 0xd5, 0xcc],
   cap: 0.55,
   capColourOnly: 1,
-  font: 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif',
-  mono: 'ui-monospace, Menlo, Consolas, "Liberation Mono", monospace',
+  font: 'system-ui, sans-serif',
+  mono: 'ui-monospace, monospace',
 };
 
 /** "rgb(1, 2, 3)", "rgba(…)", "#abc", "#aabbcc", "color(srgb 0.1 0.2 0.3)" -> [r, g, b] (0–255). */

@@ -60,13 +60,20 @@ export class ProjectionsFigure extends MatrixFigure {
   }
 
   protected draw(snapshot: Snapshot): void {
+    const pieces = this.drawInPieces(snapshot);
+    while (!pieces.next().done);
+  }
+
+  /** A piece per role: W_q and Q, then W_k and K, then W_v and V. */
+  protected override *drawInPieces(snapshot: Snapshot): Generator<void, void> {
     const { pipeline: p, tokens } = snapshot;
     const { colStart, colCount, rowCount, windowed } = dimWindow(p.dModel, p.dK, snapshot.settings.head);
     const base = snapshot.baseline;
     const labels = tokenLabels(tokens);
     const colLabels = dimensionLabels(colCount);
     const rowLabels = dimensionLabels(rowCount);
-    ROLES.forEach((role, i) => {
+    for (const [i, role] of ROLES.entries()) {
+      if (i > 0) yield;
       this.wTables[i].update(
         {
           data: crop(p[role.weights], rowCount, colStart, colCount),
@@ -93,7 +100,7 @@ export class ProjectionsFigure extends MatrixFigure {
         },
         `${role.title} (${p.n}, ${p.dK})${colCount < p.dK ? `; showing columns 1–${colCount}` : ''}`,
       );
-    });
+    }
   }
 
   /** Marks the column of W_q that makes the selected cell of Q. */

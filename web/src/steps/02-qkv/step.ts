@@ -80,7 +80,8 @@ export const qkvStep: StepDefinition = {
       projections.highlight(shownCol);
     }
 
-    // In pieces (steps/shared/pieces.ts): the step's tables were one task of 90–136 ms on a phone's CPU.
+    // In pieces (steps/shared/pieces.ts): the step's tables were one task of 90–136 ms on a phone's CPU,
+    // and the six tables of the projections one layout of 50–100 ms (step-renderer.ts): a piece per role.
     return drawnInPieces(function* (next) {
       worked.update(next);
       snapshot = next;
@@ -95,7 +96,7 @@ export const qkvStep: StepDefinition = {
       editPanel.render(next);
       x.render(next);
       yield;
-      projections.render(next);
+      yield* projections.renderInPieces(next);
       yield;
 
       // Keep the chosen cell while the head and window stay; otherwise start in the shown head's first column.

@@ -20,9 +20,15 @@ export abstract class MatrixFigure implements Figure {
   }
 
   render(snapshot: Snapshot): void {
+    const pieces = this.renderInPieces(snapshot);
+    while (!pieces.next().done);
+  }
+
+  /** render() a piece at a time, for a step drawn in pieces (steps/shared/pieces.ts). */
+  *renderInPieces(snapshot: Snapshot): Generator<void, void> {
     this.drawn = snapshot;
     this.line.render(snapshot);
-    this.draw(snapshot);
+    yield* this.drawInPieces(snapshot);
   }
 
   /** Two tables side by side under the model line (Q beside Kᵀ, V beside the output). */
@@ -38,6 +44,11 @@ export abstract class MatrixFigure implements Figure {
 
   /** Fills the tables (and anything else the figure shows) from the snapshot. */
   protected abstract draw(snapshot: Snapshot): void;
+
+  /** draw() in pieces where a figure has several large tables; whole by default. */
+  protected *drawInPieces(snapshot: Snapshot): Generator<void, void> {
+    this.draw(snapshot);
+  }
 }
 
 /** The commonest of them: the model line over one table. */
