@@ -28,7 +28,9 @@ export abstract class MatrixFigure implements Figure {
   *renderInPieces(snapshot: Snapshot): Generator<void, void> {
     this.drawn = snapshot;
     this.line.render(snapshot);
-    yield* this.drawInPieces(snapshot);
+    const pieces = this.drawInPieces?.(snapshot);
+    if (pieces) yield* pieces;
+    else this.draw(snapshot);
   }
 
   /** Two tables side by side under the model line (Q beside Kᵀ, V beside the output). */
@@ -45,10 +47,8 @@ export abstract class MatrixFigure implements Figure {
   /** Fills the tables (and anything else the figure shows) from the snapshot. */
   protected abstract draw(snapshot: Snapshot): void;
 
-  /** draw() in pieces where a figure has several large tables; whole by default. */
-  protected *drawInPieces(snapshot: Snapshot): Generator<void, void> {
-    this.draw(snapshot);
-  }
+  /** draw() in pieces, for a figure of several large tables. */
+  protected drawInPieces?(snapshot: Snapshot): Generator<void, void>;
 }
 
 /** The commonest of them: the model line over one table. */
