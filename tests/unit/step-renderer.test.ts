@@ -56,6 +56,7 @@ beforeEach(() => {
   vi.stubGlobal('IntersectionObserver', StubObserver);
   vi.stubGlobal('scheduler', { postTask: (callback: () => void) => Promise.resolve(taskQueue.push(callback)) });
   vi.stubGlobal('requestIdleCallback', (callback: () => void) => idleQueue.push(callback));
+  vi.stubGlobal('innerHeight', 800);
 });
 
 afterEach(() => {
@@ -218,7 +219,11 @@ describe('StepRenderer', () => {
     const drawn: [number, Snapshot][] = [];
     const laidOut: number[] = [];
     const live = [0, 1].map((i) => ({
-      section: { live: i, lastElementChild: { getBoundingClientRect: () => laidOut.push(i) } } as unknown as HTMLElement,
+      section: {
+        live: i,
+        getBoundingClientRect: () => ({ top: 2000 * (i + 1) }),
+        lastElementChild: { getBoundingClientRect: () => laidOut.push(i) },
+      } as unknown as HTMLElement,
       view: { render: (s: Snapshot) => drawn.push([i, s]) },
     }));
     const renderer = new StepRenderer(
@@ -281,7 +286,7 @@ describe('StepRenderer', () => {
     const drawn: [number, number][] = [];
     const mounted: number[] = [];
     const live = [0, 1].map((i) => ({
-      section: { live: i } as unknown as HTMLElement,
+      section: { live: i, getBoundingClientRect: () => ({ top: 2000 * (i + 1) }) } as unknown as HTMLElement,
       view: { render: (s: Snapshot) => drawn.push([i, (s as unknown as { id: number }).id]) },
     }));
     const mount = (i: number) => () => {
@@ -375,7 +380,7 @@ describe('StepRenderer', () => {
   });
 
   /** A prerendered copy whose live view draws three pieces, logging `[piece, snapshot id]` as each is drawn. */
-  function piecesSetup() {
+  function piecesSetup(top = 5000) {
     const page: object[] = [];
     const copy = { replaceWith: (live: object) => page.splice(page.indexOf(copy), 1, live) };
     page.push(copy);
@@ -389,7 +394,9 @@ describe('StepRenderer', () => {
       }
     });
     const layOut = () => pieces.push(['layout', 0]);
-    const live = { section: { live: true, lastElementChild: { getBoundingClientRect: layOut } } as unknown as HTMLElement, view };
+    // Below the viewport (a section above it is not laid out by the renderer).
+    const section = { live: true, getBoundingClientRect: () => ({ top }), lastElementChild: { getBoundingClientRect: layOut } };
+    const live = { section: section as unknown as HTMLElement, view };
     const renderer = new StepRenderer([
       {
         section: copy as unknown as HTMLElement,
@@ -440,6 +447,16 @@ describe('StepRenderer', () => {
     expect(pieces.at(-1)).toEqual(['layout', 0]);
     expect(taskQueue).toHaveLength(0);
     expect(mounts()).toBe(1);
+  });
+
+  test('a section above the viewport is drawn in pieces but not laid out: its height must not change over the reader', () => {
+    const { renderer, pieces } = piecesSetup(-3000);
+    renderer.render(snapshot(1));
+    vi.advanceTimersByTime(300);
+    runIdleSlice();
+    while (taskQueue.length > 0) runTask();
+    expect(pieces.map(([piece]) => piece)).toEqual(['words', 'maps', 'table']);
+    expect(renderer.drawn).toBe(true);
   });
 
   test('a newer snapshot stops a drawing in pieces, which starts again for it; nearing the viewport draws it whole at once', () => {

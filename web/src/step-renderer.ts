@@ -42,9 +42,12 @@ interface Drawing {
  * section around the field with all that was drawn in it since: over a prerendered page, going live made
  * the new sections' fields and then such a layout of 900 to 2,000 objects, 100–150 ms on a phone's CPU.
  * Read after each piece in a task of its own, a layout is one piece's size, and the section keeps it: the
- * reader's scroll to it then paints, without a first layout (tests/bench/README.md, the eleventh pass).
+ * reader's scroll down to it then paints, without a first layout (tests/bench/README.md, the eleventh pass).
  */
 function layOutSkipped(section: HTMLElement): void {
+  // Only below the viewport: a skipped section laid out this way can change height for a moment, which
+  // above the viewport moves what the reader sees (a deep link's landing, tests/browser/deep-link.test.ts).
+  if (typeof innerHeight !== 'number' || section.getBoundingClientRect().top < innerHeight) return;
   section.lastElementChild?.getBoundingClientRect();
 }
 
