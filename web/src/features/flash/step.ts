@@ -21,7 +21,7 @@ import { modelLine } from '../../steps/shared/figure';
 import { MemoryMeter } from './memory-meter';
 import { drawRunningState, drawTileMap } from './tables';
 import { lastComputedKeyBlock, maxAbsDifference, naiveReference, previousState, rangeLabel, rescaledRows, scientific } from './trace';
-import { drawnInPieces } from '../../steps/shared/pieces';
+import { allPieces, drawnInPieces } from '../../steps/shared/pieces';
 
 /** Autoplay advances one tile this often. */
 export const FLASH_AUTOPLAY_MS = 1400;
@@ -305,8 +305,7 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
   // ---- Drawing ----
   /** The tiled pass at `position`, whole (the stepper's buttons). */
   function draw(): void {
-    const parts = drawInParts();
-    while (!parts.next().done);
+    allPieces(drawInParts());
   }
 
   /** The tiled pass at `position` in three parts: Q, K and V; the tile; the output (pieces, below). */

@@ -7,6 +7,7 @@ import { dimensionLabels, tokenLabels } from '../../ui/labels';
 import { MatrixTable } from '../../ui/matrix-table/matrix-table';
 import { EDIT_MATRIX_KEYS } from '../../features/hands-on/hands-on-settings';
 import { LIMITS } from '../../settings';
+import { allPieces } from '../shared/pieces';
 import type { Snapshot } from '../../snapshot';
 import type { EmbedCode } from '../types';
 import { MatrixFigure } from '../shared/matrix-figure';
@@ -60,8 +61,7 @@ export class ProjectionsFigure extends MatrixFigure {
   }
 
   protected draw(snapshot: Snapshot): void {
-    const pieces = this.drawInPieces(snapshot);
-    while (!pieces.next().done);
+    allPieces(this.drawInPieces(snapshot));
   }
 
   /** A piece per role: W_q and Q, then W_k and K, then W_v and V. */

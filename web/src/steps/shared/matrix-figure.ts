@@ -5,6 +5,7 @@ import { el } from '../../ui/dom';
 import { MatrixTable, type MatrixTableOptions } from '../../ui/matrix-table/matrix-table';
 import type { Snapshot } from '../../snapshot';
 import { modelLine, type Figure } from './figure';
+import { allPieces } from './pieces';
 
 /** A cell's description, from the snapshot its table shows. */
 export type CellDescription = (snapshot: Snapshot, row: number, col: number, value: number) => string;
@@ -20,8 +21,7 @@ export abstract class MatrixFigure implements Figure {
   }
 
   render(snapshot: Snapshot): void {
-    const pieces = this.renderInPieces(snapshot);
-    while (!pieces.next().done);
+    allPieces(this.renderInPieces(snapshot));
   }
 
   /** render() a piece at a time, for a step drawn in pieces (steps/shared/pieces.ts). */

@@ -7,10 +7,12 @@ import type { StepView } from '../types';
 
 export function drawnInPieces(draw: (snapshot: Snapshot) => Generator<void, void>): StepView {
   return {
-    render(snapshot) {
-      const pieces = draw(snapshot);
-      while (!pieces.next().done);
-    },
+    render: (snapshot) => allPieces(draw(snapshot)),
     pieces: draw,
   };
+}
+
+/** Runs a drawing in pieces to its end, in this task (the drawing whole). */
+export function allPieces(pieces: Iterator<void, void>): void {
+  while (!pieces.next().done);
 }
