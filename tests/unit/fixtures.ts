@@ -47,3 +47,7 @@ export function trainedSnapshotFor(change: Partial<Settings> = {}): Promise<Snap
 
 /** How the tables label the article's sentence: one label per token, a repeated word with its position. */
 export const ARTICLE_TOKEN_LABELS = ['The (1)', 'animal', 'crossed', 'the (4)', 'road', 'because', 'it', 'was', 'tired.'];
+
+/** Everything a snapshot holds, typed arrays as plain arrays: two snapshots compared by value. */
+export const plainSnapshot = (snapshot: Snapshot): unknown =>
+  JSON.parse(JSON.stringify(snapshot, (_, v: unknown) => (ArrayBuffer.isView(v) ? [...(v as Float32Array)] : v)));

@@ -1,12 +1,13 @@
 // The first computation over a prerendered page runs in stages, one per task (FrameScheduler.flushInTasks):
 // it hands out exactly the snapshot computeSnapshot makes, in a task after its last stage only; a request while it is
-// under way is computed as usual and the staged one is dropped; an engine refusal reaches onError.
+// under way is computed as usual and the staged one is dropped; an engine refusal reaches onError. Something
+// that arrives later (arrived()) repeats the shown snapshot with it, for the settings asked.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { computeSnapshot, FrameScheduler, snapshotStages } from '../../web/src/compute';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
-import type { Snapshot } from '../../web/src/snapshot';
+import type { Repeat, Snapshot } from '../../web/src/snapshot';
 import type { AttentionEngine } from '../../web/src/engine/engine';
-import { fixtureEngine } from './fixtures';
+import { fixtureEngine, plainSnapshot } from './fixtures';
 
 /** Tasks posted with scheduler.postTask, run one at a time. */
 let taskQueue: (() => void)[] = [];
@@ -23,10 +24,6 @@ afterEach(() => {
 });
 
 const settingsFor = (change: Partial<Settings>) => validateSettings(change, DEFAULT_SETTINGS).settings;
-
-/** Everything a snapshot holds, typed arrays as plain arrays, to compare two snapshots by value. */
-const plain = (snapshot: Snapshot) =>
-  JSON.parse(JSON.stringify(snapshot, (_, v: unknown) => (ArrayBuffer.isView(v) ? [...(v as Float32Array)] : v)));
 
 /** A scheduler that records each snapshot it hands out and throws what the engine refuses. */
 function recordingScheduler(engine: AttentionEngine) {
@@ -64,7 +61,7 @@ describe('FrameScheduler.flushInTasks', () => {
       expect(shown).toHaveLength(1);
       expect(taskQueue).toHaveLength(0);
       expect(stageCount).toBeGreaterThanOrEqual(5);
-      expect(plain(shown[0])).toEqual(plain(computeSnapshot(engine, settings)));
+      expect(plainSnapshot(shown[0])).toEqual(plainSnapshot(computeSnapshot(engine, settings)));
     });
   }
 
@@ -104,5 +101,37 @@ describe('FrameScheduler.flushInTasks', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0][1]).toBe(settings);
     expect(String(errors[0][0])).toMatch(/\w/);
+  });
+});
+
+describe('FrameScheduler.arrived', () => {
+  test('settings asked for again while a part was on the way: the repeat carries them; other settings are computed instead', async () => {
+    const engine = await fixtureEngine();
+    const shown: [Snapshot, Repeat | null][] = [];
+    const scheduler = new FrameScheduler(
+      engine,
+      (snapshot, repeats) => shown.push([snapshot, repeats]),
+      (error) => {
+        throw error;
+      },
+    );
+    const settings = settingsFor({});
+    scheduler.request(settings);
+    scheduler.flush();
+    // Other values than the shown snapshot's: not a repeat (the caller computes them).
+    expect(scheduler.arrived('weights', { ...settings, seed: settings.seed + 1 })).toBe(false);
+    expect(shown).toHaveLength(1);
+    const asked = { ...settings };
+    expect(scheduler.arrived('weights', asked)).toBe(true);
+    expect(shown).toHaveLength(2);
+    const [repeat, repeats] = shown[1]!;
+    expect(repeat.settings).toBe(asked);
+    expect(repeats).toEqual({ of: shown[0]![0], part: 'weights' });
+    // The fixture engine had the weights already: nothing else is new.
+    expect(repeat.sentence).toBe(shown[0]![0].sentence);
+    // Settings on their way: they read the part when computed.
+    scheduler.request(settingsFor({ weights: 'random' }));
+    expect(scheduler.arrived('later')).toBe(false);
+    expect(shown).toHaveLength(2);
   });
 });

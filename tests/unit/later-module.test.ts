@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { computeSnapshot } from '../../web/src/compute';
+import { computeSnapshot, withLaterKernels } from '../../web/src/compute';
 import { createEngine, EngineError } from '../../web/src/engine/engine';
 import { linearAttention } from '../../web/src/engine/long-context';
 import { isLazyStep, loadFailureMessage } from '../../web/src/elements/lazy-step';
@@ -17,6 +17,8 @@ import { WalkthroughState } from '../../web/src/state';
 import { STEPS } from '../../web/src/steps/index';
 import { mountWalkthrough } from '../../web/src/walkthrough';
 import { generatedDir, loadSimdEngine } from './load-engine';
+import { provideTrainedWeights } from '../../web/src/features/trained-model/trained';
+import { plainSnapshot, SHIPPED_WEIGHTS } from './fixtures';
 import { mountStep } from './mount-step';
 
 const coreBytes = readFileSync(resolve(generatedDir, 'attention_engine.wasm'));
@@ -75,6 +77,28 @@ describe('the engine before and after its later module', () => {
     expect(after.flash.trace!.queryBlocks).toBe(Math.ceil(9 / settings.block));
     expect(after.longContext!.tokens).toBe(9);
     expect(after.kvCache!.cachedCells).toHaveLength(9);
+  });
+
+  test('withLaterKernels completes a snapshot made before the module as computing again would, the rest by reference', async () => {
+    const engine = await loadSimdEngine({ later: false });
+    provideTrainedWeights(engine, SHIPPED_WEIGHTS);
+    const changes = [{}, { weights: 'random', heads: 2 }, { weights: 'trained', causal: true }] as const;
+    const before = changes.map((change) => computeSnapshot(engine, validateSettings(change, DEFAULT_SETTINGS).settings));
+    for (const s of before) expect(withLaterKernels(engine, s)).toBe(s); // nothing arrived: the same snapshots
+    await engine.loadLater();
+    for (const [i, first] of before.entries()) {
+      const completed = withLaterKernels(engine, first);
+      const again = computeSnapshot(engine, first.settings);
+      expect(plainSnapshot(completed), JSON.stringify(changes[i])).toEqual(plainSnapshot(again));
+      expect(completed.longContext).not.toBeNull();
+      expect(completed.flash.trace).not.toBeNull();
+      // Beside the example, the top level's long-context numbers are the sentence's.
+      if (completed.sentence) expect(completed.longContext).toBe(completed.sentence.longContext);
+      expect(completed.pipeline).toBe(first.pipeline);
+      expect(completed.dots).toBe(first.dots);
+      expect(completed.reader).toBe(first.reader);
+      expect(withLaterKernels(engine, completed)).toBe(completed);
+    }
   });
 
   test('a failed download is an EngineError that says why, and the next try loads it', async () => {

@@ -6,6 +6,8 @@ import { AttentionEngine, createEngine, type RawEngineModule } from '../../web/s
 import createScalarModule from '../../web/src/engine/generated/attention_engine_scalar.mjs';
 import createScalarLater from '../../web/src/engine/generated/attention_engine_scalar_later.mjs';
 import { ReaderModel } from '../../web/src/engine/reader';
+import { provideReaderModel } from '../../web/src/features/reader/model';
+import { READER_MODELS } from '../../web/src/model/reader';
 
 export const generatedDir = resolve(import.meta.dirname, '..', '..', 'web', 'src', 'engine', 'generated');
 
@@ -56,3 +58,19 @@ export const loadReaderModels = (engine: AttentionEngine): Record<'bidirectional
   bidirectional: shippedReader(engine, 'reader.bin'),
   causal: shippedReader(engine, 'reader-causal.bin'),
 });
+
+/**
+ * Gives the page's reader slot of `engine` one shipped model (bidirectional, or causal) with the alias
+ * table, as the page's download does, its flips found at once.
+ */
+export function provideShippedReader(engine: AttentionEngine, causal: boolean): void {
+  const file = causal ? 'reader-causal.bin' : 'reader.bin';
+  provideReaderModel(
+    engine,
+    causal,
+    shippedWeights(file),
+    causal ? READER_MODELS.causal : READER_MODELS.bidirectional,
+    'at once',
+    shippedReaderAliases(),
+  );
+}

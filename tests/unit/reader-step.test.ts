@@ -2,7 +2,7 @@
 // Step 1 with the reader model: the snapshot part (result.reader, result.trained.answer) computed by the
 // real engine, and step 1's figure rendered from it, its sentences read back against the snapshot.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { computeSnapshot, FrameScheduler, withReaderFlips } from '../../web/src/compute';
+import { computeSnapshot, FrameScheduler, withArrivedReader, withReaderFlips } from '../../web/src/compute';
 import type { AttentionEngine } from '../../web/src/engine/engine';
 import {
   answerSentence,
@@ -24,10 +24,11 @@ import { readSentence } from '../../web/src/features/reader/answer';
 import { provideReaderModel, readerModelFor, readerView, type ReaderSnapshot } from '../../web/src/features/reader/model';
 import { percent } from '../../web/src/ui/format';
 import { DEFAULT_SETTINGS, validateSettings, type Settings } from '../../web/src/settings';
-import type { Snapshot } from '../../web/src/snapshot';
+import type { Repeat, Snapshot } from '../../web/src/snapshot';
 import { problemStep } from '../../web/src/steps/01-problem/step';
-import { fixtureEngine } from './fixtures';
-import { shippedReaderAliases, shippedWeights } from './load-engine';
+import { fixtureEngine, plainSnapshot, SHIPPED_WEIGHTS } from './fixtures';
+import { loadSimdEngine, provideShippedReader, shippedReaderAliases, shippedWeights } from './load-engine';
+import { provideTrainedWeights } from '../../web/src/features/trained-model/trained';
 import { READER_MODELS } from '../../web/src/model/reader';
 
 const TROPHY = 'The trophy did not fit in the suitcase because it was too big.';
@@ -170,6 +171,76 @@ describe('the answer first, the flips after it (a downloaded model)', () => {
       { sentence: UNKNOWN_NOUN, flips: false },
       { sentence: UNKNOWN_NOUN, flips: true },
     ]);
+  });
+});
+
+describe('the model arriving after the page computed without it', () => {
+  /** An engine with its later module and the who-is-it weights, and no reader model yet. */
+  async function engineWithoutReader(): Promise<AttentionEngine> {
+    const fresh = await loadSimdEngine();
+    provideTrainedWeights(fresh, SHIPPED_WEIGHTS);
+    return fresh;
+  }
+
+  for (const [label, change] of [
+    ['the sentence, trained', { weights: 'trained', sentence: TROPHY }],
+    ['the article’s example with the sentence beside it', {}],
+    ['the sentence, causal', { weights: 'trained', sentence: TROPHY, causal: true }],
+  ] as const) {
+    test(`${label}: withArrivedReader gives what computing again gives, the rest by reference`, async () => {
+      const fresh = await engineWithoutReader();
+      const settings = validateSettings(change, DEFAULT_SETTINGS).settings;
+      const before = computeSnapshot(fresh, settings);
+      expect(before.reader?.status).toBe('loading');
+      expect(withArrivedReader(fresh, before)).toBe(before); // nothing arrived yet
+      provideShippedReader(fresh, settings.causal);
+      const read = withArrivedReader(fresh, before);
+      const again = computeSnapshot(fresh, settings);
+      expect(plainSnapshot(read)).toEqual(plainSnapshot(again));
+      expect(ready(read).status).toBe('ready');
+      expect(read.trained!.answer).toEqual(ready(read).answer);
+      expect(read.longContext!.reader!.full.word).toBe(ready(read).answer!.word);
+      expect(read.sentence?.longContext ?? read.longContext).toBe(read.longContext);
+      // what the reader model does not touch is the first snapshot's own
+      expect(read.pipeline).toBe(before.pipeline);
+      expect(read.flash).toBe(before.flash);
+      expect(read.kvCache).toBe(before.kvCache);
+      expect(read.longContext!.techniques).toBe(before.longContext!.techniques);
+      expect(withArrivedReader(fresh, read)).toBe(read);
+    });
+  }
+
+  test('the scheduler hands the shown snapshot out again with the model read, naming the one it repeats and the part', async () => {
+    const fresh = await engineWithoutReader();
+    const settings = validateSettings({ weights: 'trained', sentence: TROPHY }, DEFAULT_SETTINGS).settings;
+    const shown: { snapshot: Snapshot; repeats: Repeat | null }[] = [];
+    const scheduler = new FrameScheduler(
+      fresh,
+      (snapshot, repeats) => shown.push({ snapshot, repeats }),
+      (error) => {
+        throw error;
+      },
+    );
+    scheduler.arrived('reader'); // nothing shown yet: nothing to read again
+    scheduler.request(settings);
+    scheduler.flush();
+    expect(shown).toHaveLength(1);
+    scheduler.arrived('reader'); // the model is not here: the same snapshot, not handed out again
+    expect(shown).toHaveLength(1);
+    provideShippedReader(fresh, false);
+    scheduler.arrived('reader');
+    expect(shown).toHaveLength(2);
+    expect(shown[1]!.repeats).toEqual({ of: shown[0]!.snapshot, part: 'reader' });
+    expect(ready(shown[1]!.snapshot).answer).toEqual(ready(computeSnapshot(fresh, settings)).answer);
+    expect(shown[1]!.snapshot.pipeline).toBe(shown[0]!.snapshot.pipeline);
+    // Settings waiting to be computed read the model themselves: no repeat of the older snapshot.
+    scheduler.request({ ...settings, sentence: UNKNOWN_NOUN });
+    scheduler.arrived('reader');
+    expect(shown).toHaveLength(2);
+    scheduler.flush();
+    expect(shown).toHaveLength(3);
+    expect(shown[2]!.repeats).toBeNull();
+    expect(ready(shown[2]!.snapshot).status).toBe('ready');
   });
 });
 

@@ -4,7 +4,8 @@
 // drawing over a prerendered page draws what is in view one section per task from the top and the rest
 // without a quiet period; a section off screen whose view has pieces is drawn one piece per task and
 // counts as drawn only after its last; a section drawn off screen is laid out a task after its mount and
-// after each piece; and
+// after each piece; a snapshot that repeats the last with only step 1's reader model read again redraws only
+// the sections that show that model; and
 // settled(), which the elements' updateComplete waits on, resolves only once nothing is stale.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { StepRenderer } from '../../web/src/step-renderer';
@@ -491,5 +492,62 @@ describe('StepRenderer', () => {
     runTask();
     expect(pieces.slice(7)).toEqual([['layout', 0]]);
     expect(taskQueue).toHaveLength(0);
+  });
+
+  test('a snapshot repeating the last with one part new (the reader model) redraws only the sections that show that part', () => {
+    const drawnWith: Snapshot[][] = [[], [], [], []];
+    // Sections 0 and 2 show the reader model, 3 the later kernels' figures; 0 and 1 are in view.
+    const parts = [['reader'], [], ['reader', 'later'], ['later']] as const;
+    const sections = drawnWith.map((log, i) => ({
+      section: {} as HTMLElement,
+      view: { render: (s: Snapshot) => log.push(s) },
+      shows: parts[i],
+    }));
+    const renderer = new StepRenderer(sections);
+    const observer = StubObserver.last!;
+    observer.show(sections[0].section);
+    observer.show(sections[1].section);
+    const first = snapshot(1);
+    renderer.render(first);
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    expect(drawnWith.map((log) => log.length)).toEqual([1, 1, 1, 1]);
+
+    const read = snapshot(2);
+    renderer.render(read, { of: first, part: 'reader' });
+    expect(drawnWith.map((log) => log.length)).toEqual([2, 1, 1, 1]); // in view and showing the model: now
+    expect(renderer.drawn).toBe(false); // section 2 shows the model, off screen: in idle time
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    expect(drawnWith.map((log) => log.map((s) => (s as unknown as { id: number }).id))).toEqual([[1, 2], [1], [1, 2], [1]]);
+    expect(renderer.drawn).toBe(true);
+
+    // The later module: only the sections that show its figures.
+    renderer.render(snapshot(3), { of: read, part: 'later' });
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    expect(drawnWith.map((log) => log.map((s) => (s as unknown as { id: number }).id))).toEqual([[1, 2], [1], [1, 2, 3], [1, 3]]);
+
+    // A snapshot computed anew (no `repeats`) is stale everywhere, as before.
+    renderer.render(snapshot(4));
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    expect(drawnWith.map((log) => log.length)).toEqual([3, 2, 4, 3]);
+  });
+
+  test('a repeat that comes while a section is still stale leaves it stale: it is drawn with the repeat', () => {
+    const drawnWith: Snapshot[][] = [[], []];
+    const sections = drawnWith.map((log) => ({ section: {} as HTMLElement, view: { render: (s: Snapshot) => log.push(s) } }));
+    const renderer = new StepRenderer(sections);
+    StubObserver.last!.show(sections[0].section);
+    const first = snapshot(1);
+    renderer.render(first);
+    const read = snapshot(2);
+    renderer.render(read, { of: first, part: 'reader' });
+    vi.advanceTimersByTime(300);
+    while (idleQueue.length > 0) runIdleSlice();
+    // Section 0 drew the first and keeps it; section 1 never drew the first, so it draws the repeat.
+    expect(drawnWith.map((log) => log.map((s) => (s as unknown as { id: number }).id))).toEqual([[1], [2]]);
+    expect(renderer.drawn).toBe(true);
   });
 });

@@ -8,10 +8,10 @@ import { EXAMPLE_TOKENS, examplePipelineConfig } from './article-example';
 import { computeLongContext } from './features/long-context/compute';
 import { computeKVCache } from './features/long-context/kv-cache';
 import { computeReaderEffect } from './features/long-context/reader-effect';
-import { tokenize, type Settings } from './settings';
-import { LATER_KERNELS_LOADING, type FlashSnapshot, type Snapshot } from './snapshot';
+import { sameSettings, tokenize, type Settings } from './settings';
+import { LATER_KERNELS_LOADING, whoIsIt, type ArrivedPart, type FlashSnapshot, type Repeat, type Snapshot } from './snapshot';
 import { hasTrainedWeights, trainedSentence, type TrainedPipelineInput, type TrainedSnapshot } from './features/trained-model/trained';
-import { readerFlipsPending, readerView } from './features/reader/model';
+import { readerArrivedSince, readerFlipsPending, readerView } from './features/reader/model';
 import { nextTask } from './next-task';
 import type { Matrix, PipelineConfig, PipelineSnapshot, Tensor3 } from './engine/types';
 
@@ -22,11 +22,7 @@ export const SATURATION_ROW = new Float32Array([1, 2, 3]);
 export const ARTICLE_MULTI_HEAD_DK = 64;
 
 export function computeSnapshot(engine: AttentionEngine, settings: Settings): Snapshot {
-  const stages = snapshotStages(engine, settings);
-  for (;;) {
-    const stage = stages.next();
-    if (stage.done) return stage.value;
-  }
+  return completed(snapshotStages(engine, settings));
 }
 
 /**
@@ -312,6 +308,77 @@ export function withReaderFlips(engine: AttentionEngine, snapshot: Snapshot): Sn
 }
 
 /**
+ * `snapshot` with step 1's reader model read, when the model arrived (or could not) after the snapshot
+ * read the sentence without it; the same snapshot otherwise. What depends on that model is read again
+ * (the view, `result.trained.answer`, what each long-context pattern does to the answer); the rest is
+ * the snapshot's own, by reference: computing the whole page again for it redrew every section.
+ */
+export function withArrivedReader(engine: AttentionEngine, snapshot: Snapshot): Snapshot {
+  if (!readerArrivedSince(engine, snapshot.reader)) return snapshot;
+  const { settings } = snapshot;
+  const reader = readerView(engine, tokenize(settings.sentence).tokens, settings.causal);
+  const trained = trainedResult(whoIsIt(snapshot.trained), reader);
+  const longContextOf = (s: Snapshot) => s.longContext && { ...s.longContext, reader: computeReaderEffect(engine, reader, s.settings) };
+  // Beside the article's example, the long-context step reads the sentence's snapshot (sentenceSnapshot).
+  const sentence = snapshot.sentence && { ...snapshot.sentence, reader, trained, longContext: longContextOf(snapshot.sentence) };
+  return { ...snapshot, reader, trained, sentence, longContext: sentence ? sentence.longContext : longContextOf(snapshot) };
+}
+
+/**
+ * `snapshot` with what the engine's later module computes (the tiled kernel's trace, the long-context
+ * step's numbers, the KV cache), when that module arrived after the snapshot was computed without it;
+ * the same snapshot otherwise. The rest is the snapshot's own, by reference, as withArrivedReader's.
+ */
+export function withLaterKernels(engine: AttentionEngine, snapshot: Snapshot): Snapshot {
+  // Beside the example, the top level's long-context numbers are the sentence's: null either way until then.
+  if (!engine.hasLater || snapshot.longContext !== null) return snapshot;
+  const laterOf = (s: Snapshot) => ({
+    flash: computeFlash(engine, s.pipeline, s.settings),
+    ...completed(longContextOf(engine, s.pipeline, s.settings, s.reader)),
+  });
+  if (!snapshot.sentence) return { ...snapshot, ...laterOf(snapshot) };
+  const sentence = { ...snapshot.sentence, ...laterOf(snapshot.sentence) };
+  const flash = computeFlash(engine, snapshot.pipeline, snapshot.settings);
+  return { ...snapshot, flash, sentence, longContext: sentence.longContext, kvCache: sentence.kvCache };
+}
+
+/**
+ * Beside the article's example, `snapshot` with the trained model on the sentence, when its weights
+ * arrived after the snapshot was computed with random weights there; the same snapshot otherwise. The
+ * example's own numbers stay the snapshot's, by reference. (With trained weights in force every step
+ * shows that model: the page waits for them and computes, FrameScheduler.request.)
+ */
+export function withTrainedWeights(engine: AttentionEngine, snapshot: Snapshot): Snapshot {
+  const { settings } = snapshot;
+  if (settings.weights !== 'example' || !hasTrainedWeights(engine) || whoIsIt(snapshot.trained)) return snapshot;
+  const typed = tokenize(settings.sentence).tokens;
+  const model = trainedSentence(engine, typed);
+  const worked = { ...snapshot, trained: trainedResult(model.trained, snapshot.reader) };
+  const sentence = completed(sentenceSnapshot(engine, worked, typed, model.input));
+  return { ...worked, sentence, longContext: sentence.longContext, kvCache: sentence.kvCache };
+}
+
+/** What arrived and how the shown snapshot is completed with it (FrameScheduler.arrived). */
+const COMPLETE_WITH: Record<ArrivedPart, (engine: AttentionEngine, snapshot: Snapshot) => Snapshot> = {
+  reader: withArrivedReader,
+  later: withLaterKernels,
+  weights: withTrainedWeights,
+};
+
+/** `snapshot` with every part that arrived after it was computed. */
+function completedWithArrivals(engine: AttentionEngine, snapshot: Snapshot): Snapshot {
+  return Object.values(COMPLETE_WITH).reduce((s, complete) => complete(engine, s), snapshot);
+}
+
+/** Runs a computation in stages to its end, in one go. */
+function completed<T>(stages: Generator<void, T>): T {
+  for (;;) {
+    const stage = stages.next();
+    if (stage.done) return stage.value;
+  }
+}
+
+/**
  * At most one engine call per animation frame, and the first one in a frame runs as soon as the task
  * that asked for it ends (a microtask). A discrete change (a click, a key) then computes and renders
  * before the next frame, which paints it, instead of waiting for that frame's rAF and pushing its paint
@@ -333,7 +400,11 @@ export class FrameScheduler {
 
   constructor(
     private readonly engine: AttentionEngine,
-    private readonly onSnapshot: (snapshot: Snapshot) => void,
+    /**
+     * Gets each snapshot, and what it repeats: the snapshot shown before it, of which only one part is
+     * new (something arrived, step 1's flips were found), or null when it was computed for its settings.
+     */
+    private readonly onSnapshot: (snapshot: Snapshot, repeats: Repeat | null) => void,
     /** Gets the settings that failed, so the caller can recover (restart the engine, go back). */
     private readonly onError: (error: unknown, settings: Settings) => void,
   ) {}
@@ -404,15 +475,35 @@ export class FrameScheduler {
       nextTask(() => {
         if (this.staged !== stages) return;
         this.staged = null;
-        this.show(snapshot);
+        // What arrived since the stages read its part (arrived() leaves it to this) is read in now.
+        this.showFrom(snapshot, null, () => completedWithArrivals(this.engine, snapshot));
       });
     };
     nextTask(step);
   }
 
-  private show(snapshot: Snapshot): void {
+  /**
+   * Something the engine computes with arrived (step 1's reader model, or the news that it cannot come;
+   * the later module; the trained weights): the snapshot shown is handed out again with that part, the
+   * rest as it was (COMPLETE_WITH), and true is returned. `asked`: settings asked for again while it was
+   * on the way, with the shown snapshot's values (a step that waited for the part); the repeat carries
+   * them, so the asker hears its answer. False when other settings are shown or on the way: those read
+   * the part themselves when they are computed.
+   */
+  arrived(part: ArrivedPart, asked?: Settings): boolean {
+    const shown = this.shown;
+    if (!shown || this.pending || this.staged || (asked && !sameSettings(asked, shown.settings))) return false;
+    const settings = asked ?? shown.settings;
+    this.showFrom(shown, { of: shown, part }, () => {
+      const next = COMPLETE_WITH[part](this.engine, shown);
+      return settings === next.settings ? next : { ...next, settings };
+    });
+    return true;
+  }
+
+  private show(snapshot: Snapshot, repeats: Repeat | null = null): void {
     this.shown = snapshot;
-    this.onSnapshot(snapshot);
+    this.onSnapshot(snapshot, repeats);
     if (!readerFlipsPending(snapshot.reader)) return;
     // After the next paint (a task queued from the frame's callback runs after it draws the answer).
     requestAnimationFrame(() => setTimeout(() => this.complete(snapshot), 0));
@@ -420,13 +511,23 @@ export class FrameScheduler {
 
   private complete(snapshot: Snapshot): void {
     if (this.shown !== snapshot || this.pending) return;
-    let completed: Snapshot;
+    this.showFrom(snapshot, { of: snapshot, part: 'reader' }, () => withReaderFlips(this.engine, snapshot));
+  }
+
+  /**
+   * Shows what `read` makes of `snapshot` (a snapshot computed for its settings when `repeats` is null,
+   * else the one shown, of which `repeats.part` is read again); nothing when it is the shown snapshot
+   * unchanged. An engine failure goes to onError.
+   */
+  private showFrom(snapshot: Snapshot, repeats: Repeat | null, read: () => Snapshot): void {
+    let next: Snapshot;
     try {
-      completed = withReaderFlips(this.engine, snapshot);
+      next = read();
     } catch (error) {
       this.onError(error, snapshot.settings);
       return;
     }
-    this.show(completed);
+    if (repeats === null) this.show(next);
+    else if (next !== repeats.of) this.show(next, repeats);
   }
 }

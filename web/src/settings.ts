@@ -22,6 +22,11 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = defaultsOf(WALKTHROUGH_SETTI
 const PARAMS = paramsOf(WALKTHROUGH_SETTINGS);
 const SETTING_KEYS = Object.keys(WALKTHROUGH_SETTINGS) as (keyof Settings)[];
 
+/** The same settings, value by value (each setting is a number, a string or a flag). */
+export function sameSettings(a: Readonly<Settings>, b: Readonly<Settings>): boolean {
+  return SETTING_KEYS.every((key) => a[key] === b[key]);
+}
+
 /** d_model values the selector offers; a valid value from a URL is added to it. */
 export const D_MODEL_CHOICES = [2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512];
 

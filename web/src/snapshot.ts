@@ -57,6 +57,20 @@ export interface Snapshot {
   sentence: Snapshot | null;
 }
 
+/**
+ * What can arrive after a snapshot was computed without it, and the part of the snapshot it changes:
+ * step 1's reader model ('reader': `reader`, `trained.answer`, the answer under each long-context pattern;
+ * its flips too), the engine's later module ('later': `flash`, `longContext`, `kvCache`), and beside the
+ * article's example the trained model's weights ('weights': `trained`, `sentence`, `longContext`, `kvCache`).
+ */
+export type ArrivedPart = 'reader' | 'later' | 'weights';
+
+/** A snapshot handed out again with one part new: the snapshot it repeats (`of`) and that part. */
+export interface Repeat {
+  of: Snapshot;
+  part: ArrivedPart;
+}
+
 /** `result.trained` where only step 1's reader model is shown: the words it read (`answer` indexes them). */
 export interface ReaderTrained {
   origin: 'reader-model';

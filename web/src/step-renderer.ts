@@ -8,8 +8,10 @@
 // drawn off screen (in idle time, or when its code arrives) is made live in one task and drawn from the
 // next, one piece per task where its view has pieces (steps/shared/pieces.ts); one near the viewport
 // is always drawn whole, so the reader never sees figures of two snapshots side by side. A section drawn
-// off screen is laid out as it goes, in a task after its mount and after each piece (layOutSkipped).
-import type { Snapshot } from './snapshot';
+// off screen is laid out as it goes, in a task after its mount and after each piece (layOutSkipped). A
+// snapshot that repeats the last with one part new (something that arrived: snapshot.ts ArrivedPart) is
+// drawn only in the sections that show that part.
+import type { ArrivedPart, Repeat, Snapshot } from './snapshot';
 import type { StepView } from './steps/types';
 import { nextTask } from './next-task';
 
@@ -18,7 +20,7 @@ import { nextTask } from './next-task';
  * puts it in the prerendered copy's place: the copy already shows the default settings, and making all
  * ten sections' DOM up front (~5,000 elements) was the longest task of the page's start on a phone.
  */
-export type StepSection =
+export type StepSection = (
   | { section: HTMLElement; view: StepView }
   | {
       section: HTMLElement;
@@ -28,7 +30,14 @@ export type StepSection =
        * and the section is mounted once it resolves true; false leaves the section as it is, for good.
        */
       load?: () => Promise<boolean>;
-    };
+    }
+) & {
+  /**
+   * The parts of a snapshot that can arrive late (snapshot.ts) that it shows: a snapshot that repeats
+   * another with one such part new is drawn only in the sections that show that part.
+   */
+  shows?: readonly ArrivedPart[];
+};
 
 /** A section's drawing in pieces, under way; `pieces` is made at its first piece (after the mount's task). */
 interface Drawing {
@@ -66,6 +75,7 @@ interface Entry {
   /** Its drawing in pieces, under way (it counts as drawn only after the last piece). */
   drawing: Drawing | null;
   near: boolean;
+  shows: readonly ArrivedPart[];
 }
 
 /** How far outside the viewport a section still counts as visible. */
@@ -106,6 +116,7 @@ export class StepRenderer {
       drawn: null,
       drawing: null,
       near: false,
+      shows: step.shows ?? [],
     }));
     this.observer =
       typeof IntersectionObserver === 'function'
@@ -152,8 +163,13 @@ export class StepRenderer {
     });
   }
 
-  /** Draws the visible sections now and queues the others for idle time. */
-  render(snapshot: Snapshot): void {
+  /**
+   * Draws the visible sections now and queues the others for idle time. With `repeats` (compute.ts
+   * FrameScheduler: `snapshot` is `repeats.of` with only `repeats.part` new), only the sections that show
+   * that part are stale: the others showing `repeats.of` show `snapshot` as they are.
+   */
+  render(snapshot: Snapshot, repeats: Repeat | null = null): void {
+    if (repeats) this.carryOver(repeats, snapshot);
     this.latest = snapshot;
     this.changedAt = performance.now();
     if (!this.observer) {
@@ -162,6 +178,15 @@ export class StepRenderer {
     }
     for (const entry of this.entries) if (entry.near) this.draw(entry);
     this.queueIdle();
+  }
+
+  /** The sections that do not show the new part and show (or are drawing) the snapshot repeated count as showing `to`. */
+  private carryOver({ of, part }: Repeat, to: Snapshot): void {
+    for (const entry of this.entries) {
+      if (entry.shows.includes(part)) continue;
+      if (entry.drawn === of) entry.drawn = to;
+      if (entry.drawing?.snapshot === of) entry.drawing.snapshot = to;
+    }
   }
 
   /** Every section shows the latest snapshot (nothing is left for idle time). */

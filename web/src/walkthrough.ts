@@ -15,7 +15,7 @@ import { noticeArea } from './notices';
 import { shapeOf, type Settings } from './settings';
 import type { WalkthroughState } from './state';
 import type { TrainSettings } from './features/training/train-settings';
-import type { Snapshot } from './snapshot';
+import type { ArrivedPart, Snapshot } from './snapshot';
 import { StepRenderer, type StepSection } from './step-renderer';
 import { isLazyStep, loadFailureMessage, loadingMessage, stepsDrawnAtStart, type LazyStep } from './elements/lazy-step';
 import {
@@ -116,6 +116,15 @@ function stepSection(step: StepDefinition, link?: () => string): { section: HTML
   return { section, body };
 }
 
+/** The parts of a snapshot that can arrive late (snapshot.ts) that a step shows, as its definition says. */
+export function partsShown(step: StepDefinition): ArrivedPart[] {
+  const parts: ArrivedPart[] = [];
+  if (step.numbers === 'reader' || step.readerAnswer) parts.push('reader');
+  if (step.later) parts.push('later');
+  if (step.numbers === 'sentence' || step.numbers === 'reader') parts.push('weights');
+  return parts;
+}
+
 /** Whether a figure's menu in the section is always usable: one not covered by a prediction (ui/predict.ts). */
 function hasReachableMenu(body: HTMLElement): boolean {
   return [...body.querySelectorAll('.export-tools')].some((menu) => !menu.closest('.predict-target'));
@@ -136,7 +145,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     useTrainedModel: options.toc ? useTrainedModel : undefined,
     loadReaderModel: (causal) => {
       void ensureReaderModel(engine, causal).then((ready) => {
-        if (ready) request({ ...state.settings });
+        if (ready) scheduler.arrived('reader');
       });
     },
     trainingSettings: {
@@ -197,7 +206,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
     engine.hasLater
       ? Promise.resolve()
       : (laterLoad ??= engine.loadLater().then(
-          () => request({ ...state.settings }),
+          () => void scheduler.arrived('later'),
           (error: unknown) => {
             laterLoad = null;
             throw error;
@@ -226,11 +235,12 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
   };
   for (const step of steps) {
     const copy = options.prerendered?.get(step.id);
-    const entry: StepSection = isLazyStep(step)
+    const made: StepSection = isLazyStep(step)
       ? lazySection(step, copy)
       : copy
         ? { section: copy, mount: () => mountStep(step) }
         : mountStep(step);
+    const entry: StepSection = { ...made, shows: partsShown(step) };
     // In the steps' order: after the previous step's section (a step without a prerendered copy among copies).
     if (entry.section.parentNode !== content) content.insertBefore(entry.section, sections.at(-1)?.section.nextSibling ?? null);
     sections.push(entry);
@@ -320,13 +330,16 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       answer(latest);
       return goBack([`The trained model could not be loaded (${failure}).`]);
     }
+    // Beside the example, the weights change only the steps that show the sentence: the snapshot shown
+    // is completed with them, and only those steps are drawn again (FrameScheduler.arrived).
+    if (!failure && latest.weights === 'example' && scheduler.arrived('weights', latest)) return;
     scheduler.request(latest);
     scheduler.flush();
   }
 
   const scheduler = new FrameScheduler(
     engine,
-    (snapshot) => {
+    (snapshot, repeats) => {
       latest = snapshot;
       // The bar says what the steps below it show: only a walkthrough of several steps has that to say.
       if (steps.length > 1) controls.describe(barStatement(steps, snapshot));
@@ -345,7 +358,7 @@ export function mountWalkthrough(options: WalkthroughOptions): Walkthrough {
       // A single embedded step is drawn before its attention-change goes out, on screen or not (its
       // host may read the figure at once); the whole walkthrough leaves off-screen steps to idle time.
       if (firstPaint || sections.length === 1) renderer.renderAll(snapshot);
-      else renderer.render(snapshot);
+      else renderer.render(snapshot, repeats);
       firstPaint = false;
       // A step whose code is still on the way is drawn when it arrives, and the change is heard then.
       if (!renderer.loading) onSnapshot?.(snapshot);

@@ -43,7 +43,8 @@ export interface StepContext {
   useTrainedModel?: (model: ReaderModel | null) => Promise<void>;
   /**
    * Step 1's reader model (bidirectional, or causal) is needed: downloads it into the engine once and
-   * computes again. Absent where nothing can load it (a bare mount in tests).
+   * reads it into the snapshot shown, which only the steps that show it draw again (snapshot.ts
+   * ArrivedPart). Absent where nothing can load it (a bare mount in tests).
    */
   loadReaderModel?: (causal: boolean) => void;
   /** The training run's settings; absent in a bare mount (tests), where the step keeps its own. */
@@ -82,6 +83,12 @@ export interface StepDefinition {
    * its own (training).
    */
   numbers?: 'sentence' | 'reader' | 'own';
+  /**
+   * Besides its numbers, it shows step 1's reader model's answer (the long-context step: that answer under
+   * each pattern). Such a step, and one with `numbers: 'reader'`, is the only kind drawn again when just
+   * that model's reading changes (the model arrives, its flips are found).
+   */
+  readerAnswer?: true;
   /**
    * Its figures are computed by the engine's later module (the tiled kernel, the long-context kernels,
    * the KV cache: engine.ts loadLater()), which the page fetches when the step is first drawn.

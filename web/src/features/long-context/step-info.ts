@@ -7,6 +7,7 @@ export const longContextStepInfo = {
   id: 'long-context',
   number: 11,
   numbers: 'sentence',
+  readerAnswer: true,
   later: true,
   title: 'Avoiding the n × n matrix',
   summary:

@@ -185,3 +185,13 @@ export function readerView(engine: AttentionEngine, tokens: readonly string[], c
 export function readerFlipsPending(view: ReaderView | null): boolean {
   return view?.status === 'ready' && view.answer !== null && view.flips === null;
 }
+
+/**
+ * The view was read while its model was on the way, and the model has since been read into the engine
+ * (or could not come): reading the sentence again now gives its answer (or says why not).
+ */
+export function readerArrivedSince(engine: AttentionEngine, view: ReaderView | null): boolean {
+  if (view?.status !== 'loading') return false;
+  const slot = slotOf(engine, view.causal);
+  return slot.loaded !== null || slot.failure !== null;
+}
