@@ -43,10 +43,17 @@ const SETTINGS: [string, Partial<Settings>][] = [
   ['trained', { weights: 'trained' }],
   ['causal', { weights: 'trained', causal: true }],
 ];
+/** The trained weights arrive as a part only beside the article's example (with trained weights in force, every step changes). */
+const EXAMPLE_SETTINGS: [string, Partial<Settings>][] = [
+  ['default', {}],
+  [
+    'the example, causal and unscaled, another sentence',
+    { causal: true, scale: false, sentence: 'The cat chased the mouse because it was hungry.' },
+  ],
+];
 
 describe.each(['reader', 'later', 'weights'] as const)('the part %s arriving', (part) => {
-  // The trained weights arrive as a part only beside the article's example (with trained weights in force, every step changes).
-  test.each(part === 'weights' ? SETTINGS.slice(0, 1) : SETTINGS)(
+  test.each(part === 'weights' ? EXAMPLE_SETTINGS : SETTINGS)(
     '%s: the steps that do not show it draw the repeat exactly as the snapshot it repeats',
     async (_, change) => {
       const engine = await engineWithout(part);
