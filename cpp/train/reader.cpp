@@ -206,8 +206,6 @@ Status check_reader_config(const ReaderConfig& c) {
   if (c.warmup < 0 || c.warmup > c.steps) return Failure{"the warm-up must be 0 to steps"};
   if (!(c.word_dropout >= 0.0f && c.word_dropout < 1.0f))
     return Failure{"the word dropout must be at least 0 and below 1 (got " + number(c.word_dropout) + ")"};
-  if (!(c.average >= 0.0f && c.average < 1.0f))
-    return Failure{"the weight average's decay must be at least 0 and below 1 (got " + number(c.average) + ")"};
   return Ok{};
 }
 
@@ -419,7 +417,6 @@ Expected<ReaderTrainer> ReaderTrainer::create(const ReaderConfig& config, const 
   t.optimizer_ = Optimizer(o, t.model_.layout.count);
   t.dropout_rng_ = SplitMix64(stream_seed(config.seed, 0x64726f7000000000ull));  // "drop"
   t.grads_.assign(t.model_.layout.count, 0.0f);
-  if (config.average > 0.0f) t.averaged_ = t.model_;
   return t;
 }
 
@@ -429,16 +426,6 @@ float ReaderTrainer::learning_rate_at(int step) const {
   const float progress = float(step - config_.warmup) / float(std::max(1, config_.steps - config_.warmup));
   const float cosine = 0.5f * (1.0f + std::cos(3.14159265f * std::min(progress, 1.0f)));
   return peak * (0.1f + 0.9f * cosine);
-}
-
-void ReaderTrainer::average_step() {
-  // The decay ramps up over the first steps, so that the average does not keep the initialisation
-  // (t: the steps taken, this one included).
-  const float t = float(model_.steps);
-  const float decay = std::min(config_.average, (1.0f + t) / (10.0f + t));
-  float* avg = averaged_.parameters.data();
-  const float* p = model_.parameters.data();
-  for (std::size_t i = 0; i < averaged_.parameters.size(); ++i) avg[i] = decay * avg[i] + (1.0f - decay) * p[i];
 }
 
 Expected<ReaderStep> ReaderTrainer::step(int steps) {
@@ -469,12 +456,7 @@ Expected<ReaderStep> ReaderTrainer::step(int steps) {
     optimizer_.set_learning_rate(report.learning_rate);
     optimizer_.step(model_.parameters.data(), grads_.data());
     ++model_.steps;
-    if (config_.average > 0.0f) average_step();
     loss_sum += loss;
-  }
-  if (config_.average > 0.0f) {  // the averaged model names the same words
-    averaged_.steps = model_.steps;
-    averaged_.vocabulary.nouns = model_.vocabulary.nouns;
   }
   report.step = model_.steps;
   report.loss = float(loss_sum / steps);

@@ -95,9 +95,6 @@ struct ReaderConfig {
   int batch = 32;
   int steps = 4000;           // the whole run (the schedule's length)
   float word_dropout = 0.1f;  // chance that a training word other than the pronoun reads as <unk>
-  // 0: the model is the last step's parameters. Otherwise the model kept is their exponential moving
-  // average with this decay (Polyak averaging): the last steps' noise averages out of the weights.
-  float average = 0.0f;
   std::uint32_t seed = 1;
 };
 
@@ -201,10 +198,7 @@ class ReaderTrainer {
   static Expected<ReaderTrainer> create(const ReaderConfig& config, const std::vector<std::string>& vocabulary,
                                         SentenceSource source);
   Expected<ReaderStep> step(int steps);
-  // The model trained: the averaged parameters when config.average > 0, else the last step's.
-  const ReaderModel& model() const { return config_.average > 0.0f ? averaged_ : model_; }
-  // The last step's parameters, averaged or not (to measure what averaging changes).
-  const ReaderModel& last_step() const { return model_; }
+  const ReaderModel& model() const { return model_; }
   const ReaderConfig& config() const { return config_; }
   int steps_done() const { return model_.steps; }
 
@@ -212,11 +206,9 @@ class ReaderTrainer {
 
  private:
   float learning_rate_at(int step) const;
-  void average_step();  // folds the parameters just stepped into averaged_
 
   ReaderConfig config_;
   ReaderModel model_;
-  ReaderModel averaged_;  // model_ with the moving average's parameters (config.average > 0)
   SentenceSource source_;
   Optimizer optimizer_;
   SplitMix64 dropout_rng_{0};

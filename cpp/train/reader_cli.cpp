@@ -5,7 +5,6 @@
 //
 //   abh_train_reader [--causal 0] [--layers 2] [--heads 4] [--d-model 64] [--mlp 1] [--lr 0.002]
 //                    [--warmup 200] [--weight-decay 0.01] [--batch 32] [--steps 4000] [--dropout 0.1]
-//                    [--average 0]
 //                    [--seed 1] [--wordnet /usr/share/wordnet] [--log-every 500] [--heldout 2000]
 //                    [--handwritten tests/data/reader/handwritten.txt]
 //                    [--pairs tests/data/reader/minimal-pairs.txt] [--twins 0] [--aliases reader-aliases.txt]
@@ -165,9 +164,8 @@ void write_record(const std::string& path, const ReaderConfig& config, corpus::G
        << ",\n  \"frames\": " << corpus.frame_count() << ",\n  \"heldoutFrameNames\": [" << heldout_frame_names
        << "],\n  \"learningRate\": " << config.learning_rate << ",\n  \"warmup\": " << config.warmup
        << ",\n  \"weightDecay\": " << config.weight_decay << ",\n  \"wordDropout\": " << config.word_dropout
-       << ",\n  \"average\": " << config.average << ",\n  \"batch\": " << config.batch
-       << ",\n  \"steps\": " << shipped.steps << ",\n  \"seed\": " << shipped.seed << ",\n  \"bytes\": " << bytes
-       << ",\n  \"quantization\": \"int8, one float32 scale per row\""
+       << ",\n  \"batch\": " << config.batch << ",\n  \"steps\": " << shipped.steps << ",\n  \"seed\": " << shipped.seed
+       << ",\n  \"bytes\": " << bytes << ",\n  \"quantization\": \"int8, one float32 scale per row\""
        << ",\n  \"aliases\": {\"words\": " << shipped.aliases.size() << ", \"byRelation\": {" << relations << "}}"
        << ",\n  \"unknownWords\": {\"handwrittenAliased\": " << m.handwritten_aliased
        << ", \"handwrittenUnknown\": " << m.handwritten_unknown << ", \"pairsAliased\": " << m.pairs_aliased
@@ -202,7 +200,6 @@ int main(int argc, char** argv) {
                           .add("--batch", config.batch)
                           .add("--steps", config.steps)
                           .add("--dropout", config.word_dropout)
-                          .add("--average", config.average)
                           .add("--seed", config.seed)
                           .add("--wordnet", wordnet)
                           .add("--log-every", log_every)
@@ -330,17 +327,6 @@ int main(int argc, char** argv) {
               double(m.heldout_words.accuracy()), double(float_words.accuracy()), double(m.heldout_frames.accuracy()),
               double(m.handwritten.accuracy()), m.pairs_both_right, m.pairs);
   print_diagnosis(m);
-  if (config.average > 0.0f) {  // what the average changed: the last step's parameters, measured alike
-    const auto last_bytes = encode_reader_weights(trainer.last_step());
-    auto last = decode_reader_weights(last_bytes.data(), last_bytes.size());
-    if (!last.ok()) return fail(last.error());
-    last.value().vocabulary.nouns = shipped.vocabulary.nouns;
-    if (Status s = use_aliases(last.value()); !s.ok()) return fail(s.error());
-    const ReaderMeasurements l = measure_reader(last.value(), sets);
-    std::printf("without the average: held-out words %.4f, frames %.4f, hand-written %.4f, pairs %d/%d\n",
-                double(l.heldout_words.accuracy()), double(l.heldout_frames.accuracy()),
-                double(l.handwritten.accuracy()), l.pairs_both_right, l.pairs);
-  }
 
   if (!out_path.empty()) {
     std::ofstream(out_path, std::ios::binary)

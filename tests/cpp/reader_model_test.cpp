@@ -6,7 +6,6 @@
 // that these tests need neither WordNet nor the corpus generator.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -224,40 +223,6 @@ TEST(ReaderTrainer, ShortTrainingLowersTheHeldOutLossBothWays) {
     const auto& v = trainer.model().vocabulary;
     EXPECT_TRUE(v.nouns[std::size_t(v.id("dog"))]);
     EXPECT_FALSE(v.nouns[std::size_t(v.id("crossed"))]);
-  }
-}
-
-TEST(ReaderTrainer, AveragedWeightsAreTheMovingAverageOfEveryStep) {
-  // Two runs of one seed step through the same parameters; the averaged one keeps their moving average,
-  // recomputed here from the plain run's parameters after each step.
-  ReaderConfig plain_config = small_config(false), averaged_config = plain_config;
-  averaged_config.average = 0.9f;
-  ReaderTrainer plain = trainer_of(plain_config), averaged = trainer_of(averaged_config);
-  std::vector<double> expected(plain.model().parameters.begin(), plain.model().parameters.end());
-  for (int t = 0; t < 40; ++t) {
-    ASSERT_TRUE(plain.step(1).ok());
-    ASSERT_TRUE(averaged.step(1).ok());
-    const double done = t + 1;  // steps taken, this one included
-    const double decay = std::min(0.9, (1.0 + done) / (10.0 + done));
-    for (std::size_t i = 0; i < expected.size(); ++i)
-      expected[i] = decay * expected[i] + (1.0 - decay) * plain.model().parameters[i];
-  }
-  EXPECT_EQ(averaged.last_step().parameters, plain.model().parameters);
-  EXPECT_EQ(&plain.model(), &plain.last_step());  // without an average the model is the last step
-  const auto& got = averaged.model().parameters;
-  double differs = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(got[i], expected[i], 1e-5 + 1e-4 * std::abs(expected[i])) << i;
-    differs = std::max(differs, std::abs(double(got[i]) - double(plain.model().parameters[i])));
-  }
-  EXPECT_GT(differs, 1e-3);  // the average is not the last step
-  EXPECT_EQ(averaged.model().steps, 40);
-  EXPECT_EQ(averaged.model().vocabulary.nouns, averaged.last_step().vocabulary.nouns);
-  // a decay of 1 would never move, a negative or NaN one is no average
-  for (const float bad : {1.0f, -0.1f, std::nanf("")}) {
-    ReaderConfig c = small_config(false);
-    c.average = bad;
-    EXPECT_FALSE(check_reader_config(c).ok()) << bad;
   }
 }
 
