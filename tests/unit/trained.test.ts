@@ -259,6 +259,31 @@ describe('step 8 with trained weights', () => {
     expect(body.querySelector('.multi-head-choices-note')!.textContent).toMatch(/trained with h = 2/);
   });
 
+  test('a drawing in pieces stopped between two maps leaves no map out or twice when drawn again', async () => {
+    const s = await trainedSnapshotFor();
+    const t = whoIsIt(s.trained)!;
+    const { body, view } = mountStep(multiHeadStep);
+    const mapsShown = () => {
+      const maps = [...body.querySelectorAll('.trained-head')];
+      const n = t.words.length;
+      return maps.map((map) => [...map.querySelectorAll('tbody td')].length / (n * n));
+    };
+    // The step's first piece, the shares, then the first map: the rest of the grid is not made yet.
+    const pieces = view.pieces!(s);
+    for (let i = 0; i < 3; ++i) expect(pieces.next().done).toBe(false);
+    expect(mapsShown()).toEqual([1]);
+    // A newer snapshot drops that drawing (step-renderer.ts) and draws the step anew.
+    view.render(s);
+    expect(mapsShown()).toEqual(Array.from({ length: t.model.layers * t.model.heads }, () => 1));
+    const n = t.words.length;
+    t.shares.forEach((share, i) => {
+      const cells = [...body.querySelectorAll('.trained-head')[i].querySelectorAll('tbody td')].map((td) => td.textContent);
+      expect(cells).toEqual(
+        Array.from(t.attention[share.layer].data.subarray(share.head * n * n, (share.head + 1) * n * n), (w) => fmt(w)),
+      );
+    });
+  });
+
   test('with random weights the trained section is hidden', async () => {
     const { body, view } = mountStep(multiHeadStep);
     view.render(await trainedSnapshotFor({ weights: 'random' }));

@@ -352,15 +352,19 @@ export function mountFlash(body: HTMLElement, context: Pick<StepContext, 'update
     // Q, K, V with the rows on chip outlined.
     const head = (tensor: { data: Float32Array }) => ({ data: tensor.data, offset: h * n * p.dK });
     const chipRows = (start: number, end: number) => Array.from({ length: end - start }, (_, i) => start + i);
+    // A piece each: laid out together off screen, the three tables were one task of about 100 ms on a
+    // phone's CPU (tests/bench/README.md, the thirteenth pass).
     queries.update(
       { ...head(p.Q_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers },
       `Q: ${qRange} on chip`,
     );
+    queries.highlight(chipRows(step.queryStart, step.queryEnd), []);
+    yield;
     const kvNote = step.skipped ? 'nothing loaded (tile skipped)' : `${kRange} on chip`;
     keys.update({ ...head(p.K_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `K: ${kvNote}`);
-    values.update({ ...head(p.V_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `V: ${kvNote}`);
-    queries.highlight(chipRows(step.queryStart, step.queryEnd), []);
     keys.highlight(step.skipped ? [] : chipRows(step.keyStart, step.keyEnd), []);
+    yield;
+    values.update({ ...head(p.V_heads), rows: nF, cols: p.dK, rowLabels: labels, colLabels: dims, showNumbers: numbers }, `V: ${kvNote}`);
     values.highlight(step.skipped ? [] : chipRows(step.keyStart, step.keyEnd), []);
     yield;
 

@@ -33,7 +33,13 @@ export class TrainedHeads {
     );
   }
 
-  update(trained: TrainedSnapshot | null, tokens: readonly string[]): void {
+  /**
+   * In pieces (steps/shared/pieces.ts): the shares, then one head's map per piece. Drawn off screen in
+   * one piece, the maps' making and first layout were a task of 100–150 ms on a phone's CPU
+   * (tests/bench/README.md, the thirteenth pass). The maps are made anew for a new shape; a drawing
+   * stopped before its last map leaves the shape unrecorded, so the next drawing makes them all again.
+   */
+  *render(trained: TrainedSnapshot | null, tokens: readonly string[]): Generator<void, void> {
     this.element.hidden = trained === null;
     if (!trained) return;
     const { layers, heads } = trained.model;
@@ -80,12 +86,17 @@ export class TrainedHeads {
     this.shortcut.hidden = shortcuts.length === 0;
 
     const shape = `${layers}×${heads}×${n}`;
-    if (shape !== this.shape) {
-      this.shape = shape;
+    const made = shape === this.shape;
+    if (!made) {
+      this.shape = '';
       this.tables = [];
-      const figures: HTMLElement[] = [];
-      for (let layer = 0; layer < layers; layer++)
-        for (let head = 0; head < heads; head++) {
+      this.grid.replaceChildren();
+    }
+    for (let layer = 0; layer < layers; layer++)
+      for (let head = 0; head < heads; head++) {
+        yield;
+        const index = layer * heads + head;
+        if (!made) {
           const table = new MatrixTable({
             caption: headName({ layer, head }),
             scale: 'sequential',
@@ -98,19 +109,15 @@ export class TrainedHeads {
             embed: this.embed,
           });
           this.tables.push(table);
-          figures.push(el('figure', { class: 'figure trained-head' }, table.element));
+          this.grid.append(el('figure', { class: 'figure trained-head' }, table.element));
         }
-      this.grid.replaceChildren(...figures);
-    }
-    this.tables.forEach((table, index) => {
-      const layer = Math.floor(index / heads);
-      const head = index % heads;
-      const data = trained.attention[layer].data.subarray(head * n * n, (head + 1) * n * n);
-      const resolves = layer === best.layer && head === best.head ? ' — resolves “it”' : '';
-      table.update(
-        { data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: true },
-        `${headName({ layer, head })}${resolves}: row i is what word i reads`,
-      );
-    });
+        const data = trained.attention[layer].data.subarray(head * n * n, (head + 1) * n * n);
+        const resolves = layer === best.layer && head === best.head ? ' — resolves “it”' : '';
+        this.tables[index].update(
+          { data, rows: n, cols: n, rowLabels: labels, colLabels: labels, extent: 1, showNumbers: true },
+          `${headName({ layer, head })}${resolves}: row i is what word i reads`,
+        );
+      }
+    this.shape = shape;
   }
 }

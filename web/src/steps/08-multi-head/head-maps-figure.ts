@@ -57,10 +57,10 @@ export class HeadMapsFigure {
     this.parts = [this.line.element, this.trainedHeads.element, grid.element, tools, this.note, details];
   }
 
-  /** In two pieces (steps/shared/pieces.ts): the trained model's heads, then the maps and their words. */
+  /** In pieces (steps/shared/pieces.ts): the trained model's heads (a piece per map), then the maps and their words. */
   *render(s: Snapshot): Generator<void, void> {
     this.line.render(s);
-    this.trainedHeads.update(whoIsIt(s.trained), s.tokens);
+    yield* this.trainedHeads.render(whoIsIt(s.trained), s.tokens);
     yield;
     const p = s.pipeline;
     const n = p.n;
