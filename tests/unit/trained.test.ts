@@ -262,12 +262,9 @@ describe('step 8 with trained weights', () => {
   test('a drawing in pieces stopped between two maps leaves no map out or twice when drawn again', async () => {
     const s = await trainedSnapshotFor();
     const t = whoIsIt(s.trained)!;
+    const n = t.words.length;
     const { body, view } = mountStep(multiHeadStep);
-    const mapsShown = () => {
-      const maps = [...body.querySelectorAll('.trained-head')];
-      const n = t.words.length;
-      return maps.map((map) => [...map.querySelectorAll('tbody td')].length / (n * n));
-    };
+    const mapsShown = () => [...body.querySelectorAll('.trained-head')].map((map) => map.querySelectorAll('tbody td').length / (n * n));
     // The step's first piece, the shares, then the first map: the rest of the grid is not made yet.
     const pieces = view.pieces!(s);
     for (let i = 0; i < 3; ++i) expect(pieces.next().done).toBe(false);
@@ -275,7 +272,6 @@ describe('step 8 with trained weights', () => {
     // A newer snapshot drops that drawing (step-renderer.ts) and draws the step anew.
     view.render(s);
     expect(mapsShown()).toEqual(Array.from({ length: t.model.layers * t.model.heads }, () => 1));
-    const n = t.words.length;
     t.shares.forEach((share, i) => {
       const cells = [...body.querySelectorAll('.trained-head')[i].querySelectorAll('tbody td')].map((td) => td.textContent);
       expect(cells).toEqual(
