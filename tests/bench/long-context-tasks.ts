@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { goLive, launchBrowser, serve } from '../browser/harness';
 import { flagTable } from './options';
-import { topOfTask, type TraceEvent } from './trace-events';
+import { mainThreadTasks, topOfTask, type TraceEvent } from './trace-events';
 
 /** The bar's threshold, as the issue states it. */
 const LONG_TASK_MS = 50;
@@ -42,17 +42,6 @@ export interface TaskCount {
   /** What the task with the most CPU time spent it on, e.g. "UpdateLifecycle 17, HitTest 8". */
   heaviest: string;
   load: string;
-}
-
-/** The renderer main thread's top-level tasks in a trace (the thread named CrRendererMain with the most tasks). */
-function mainThreadTasks(events: TraceEvent[]): { tasks: TraceEvent[]; all: TraceEvent[] } {
-  let best = { tasks: [] as TraceEvent[], all: [] as TraceEvent[] };
-  for (const thread of events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain')) {
-    const all = events.filter((e) => e.pid === thread.pid && e.tid === thread.tid && e.ph === 'X' && e.dur !== undefined);
-    const tasks = all.filter((e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask');
-    if (tasks.length > best.tasks.length) best = { tasks, all };
-  }
-  return best;
 }
 
 async function countTasks(page: Page, run: (typeof RUNS)[number], maxN: string | undefined): Promise<TaskCount> {

@@ -12,6 +12,26 @@ export interface TraceEvent {
   args?: { name?: string; data?: { message?: string; url?: string } };
 }
 
+/** A main-thread task in the trace: Chromium 156 names it after the scheduler that runs it. */
+const TASK_EVENTS = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
+
+/**
+ * The page's renderer main thread in a trace: of the threads named CrRendererMain (about:blank's and
+ * any other renderer's too), the one with the most task time. `tasks` are its top-level tasks, `all`
+ * every complete event on it, for topOfTask.
+ */
+export function mainThreadTasks(events: TraceEvent[]): { tasks: TraceEvent[]; all: TraceEvent[] } {
+  let best: { tasks: TraceEvent[]; all: TraceEvent[] } = { tasks: [], all: [] };
+  let bestTime = -1;
+  for (const thread of events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')) {
+    const all = events.filter((e) => e.pid === thread.pid && e.tid === thread.tid && e.ph === 'X' && e.dur !== undefined);
+    const tasks = all.filter((e) => TASK_EVENTS.has(e.name));
+    const time = tasks.reduce((sum, e) => sum + e.dur!, 0);
+    if (time > bestTime) [best, bestTime] = [{ tasks, all }, time];
+  }
+  return best;
+}
+
 /**
  * The three names that took most of a task, counting only the outermost events inside it,
  * e.g. "EvaluateScript 80, Layout 40".
