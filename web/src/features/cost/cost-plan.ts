@@ -77,17 +77,6 @@ export function clampDecodeShape(shape: Partial<DecodeShape> | undefined): Decod
 }
 
 /**
- * One decode step takes microseconds, under the timer's resolution: a timed call repeats it until
- * about this many scores (per head) are computed, and the time is divided by the repeats.
- */
-export const DECODE_CALL_SCORES = 2 ** 16;
-
-/** Kernel runs per timed call: 1, or for the decode suite enough to compute DECODE_CALL_SCORES scores. */
-export function batchSize(suite: CostSuiteId, kernel: CostKernel, n: number): number {
-  return suite === 'decode' ? Math.max(1, Math.ceil(DECODE_CALL_SCORES / callWork(kernel, n))) : 1;
-}
-
-/**
  * Kernels share a worker engine unless their memory is the point: naive's engine holds the n × n matrix
  * alone, every other kernel (whose memory grows like n) runs on the second one.
  */
@@ -101,8 +90,6 @@ export interface CostItem {
   reps: number;
   /** Whether one untimed call runs first. */
   warmup: boolean;
-  /** Kernel runs per timed call (1 but for the decode suite's short steps); the time reported is per run. */
-  batch: number;
   /** Relative amount of work, n² · calls: the progress bar's unit. */
   work: number;
 }
@@ -218,8 +205,7 @@ export function planCost(options: CostPlanOptions = {}): CostItem[] {
       if (skipReason(kernel, n, options.budgetBytes)) continue;
       const reps = repetitions(n);
       const warmup = needsWarmup(n);
-      const batch = batchSize(options.suite ?? 'flash', kernel, n);
-      items.push({ kernel, n, reps, warmup, batch, work: callWork(kernel, n) * batch * (reps + (warmup ? 1 : 0)) });
+      items.push({ kernel, n, reps, warmup, work: callWork(kernel, n) * (reps + (warmup ? 1 : 0)) });
     }
   }
   return items;

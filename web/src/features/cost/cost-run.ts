@@ -14,6 +14,7 @@
 // this figure's own element (inside the shadow root) caps the largest n of the next run, e.g. 1024,
 // so a browser test finishes in seconds: root.querySelector('.flash-run').dataset.maxN = '1024'.
 import { tokenCountLabel } from './cost-model';
+import { MIN_TIMED_MS } from './timed-call';
 import { columnHeads } from '../../ui/data-table';
 import { el, replaceChildren, setText } from '../../ui/dom';
 import { bytes, count } from '../../ui/format';
@@ -471,7 +472,7 @@ export class CostRunFigure {
       el(
         'caption',
         {},
-        `Measured in this browser: time of one call (the fastest of the timed calls)${this.withMemory ? ', and engine memory,' : ''} for d = ${COST_D}`,
+        `Measured in this browser: time of one call (the fastest of the timed calls, each repeating the call until it lasts ${MIN_TIMED_MS} ms)${this.withMemory ? ', and engine memory,' : ''} for d = ${COST_D}`,
       ),
       columnHeads([
         `${this.symbol === 'n' ? 'tokens' : 'token'} ${this.symbol}`,

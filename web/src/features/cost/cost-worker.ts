@@ -13,7 +13,6 @@ import {
   COST_D,
   COST_SUITES,
   RUN_PATTERN,
-  batchSize,
   clampDecodeShape,
   engineGroup,
   planCost,
@@ -26,6 +25,7 @@ import {
   type CostRunRequest,
   type CostWorkerMessage,
 } from './cost-plan';
+import { fastestCall } from './timed-call';
 
 const scope = self as unknown as {
   postMessage(message: CostWorkerMessage): void;
@@ -84,7 +84,7 @@ interface Inputs {
   V: Matrix;
 }
 
-/** A kernel ready to be timed at one size: call() runs it `batch` times; dispose() frees what it holds in the engine. */
+/** A kernel ready to be timed at one size: call() runs it once; dispose() frees what it holds in the engine. */
 interface Prepared {
   call(): void;
   dispose(): void;
@@ -121,7 +121,7 @@ const rowOf = (m: Matrix, i: number, heads: number): Matrix => ({
  * query row per head against them; without, causal attention over all t tokens again (the last row is
  * the new token's). Multi-head: a KV head per query head; grouped: the chosen KV heads.
  */
-function prepareDecode(engine: AttentionEngine, kernel: CostKernel, t: number, batch: number, shape: DecodeShape): Prepared {
+function prepareDecode(engine: AttentionEngine, kernel: CostKernel, t: number, shape: DecodeShape): Prepared {
   const { heads } = shape;
   const kvHeads = kernel === 'grouped' ? shape.kvHeads : heads;
   const K = randomMatrix(t, kvHeads * COST_D, 2);
@@ -129,9 +129,7 @@ function prepareDecode(engine: AttentionEngine, kernel: CostKernel, t: number, b
   if (kernel === 'recompute') {
     const Q = randomMatrix(t, heads * COST_D, 1);
     return {
-      call: () => {
-        for (let b = 0; b < batch; b++) decodeRecompute(engine, Q, K, V, { heads, kvHeads });
-      },
+      call: () => decodeRecompute(engine, Q, K, V, { heads, kvHeads }),
       dispose: () => {},
     };
   }
@@ -139,29 +137,16 @@ function prepareDecode(engine: AttentionEngine, kernel: CostKernel, t: number, b
   for (let i = 0; i < t; i++) cache.append(0, rowOf(K, i, kvHeads), rowOf(V, i, kvHeads));
   const q = randomMatrix(heads, COST_D, 1);
   return {
-    call: () => {
-      for (let b = 0; b < batch; b++) cache.decode(0, q);
-    },
+    call: () => cache.decode(0, q),
     dispose: () => cache.dispose(),
   };
 }
 
 const DECODE_KERNELS: readonly CostKernel[] = COST_SUITES.decode.kernels;
 
-function prepare(
-  engine: AttentionEngine,
-  item: Pick<CostItem, 'kernel' | 'n' | 'batch'>,
-  inputs: () => Inputs,
-  shape: DecodeShape,
-): Prepared {
-  if (DECODE_KERNELS.includes(item.kernel)) return prepareDecode(engine, item.kernel, item.n, item.batch, shape);
-  const once = attentionCall(engine, item.kernel, inputs());
-  return {
-    call: () => {
-      for (let b = 0; b < item.batch; b++) once();
-    },
-    dispose: () => {},
-  };
+function prepare(engine: AttentionEngine, item: Pick<CostItem, 'kernel' | 'n'>, inputs: () => Inputs, shape: DecodeShape): Prepared {
+  if (DECODE_KERNELS.includes(item.kernel)) return prepareDecode(engine, item.kernel, item.n, shape);
+  return { call: attentionCall(engine, item.kernel, inputs()), dispose: () => {} };
 }
 
 /**
@@ -170,13 +155,13 @@ function prepare(
  * code and the line would bend. Calls at n = WARMUP_N until two in a row take the same time (10%).
  */
 const WARMUP_N = 512;
-function warmUp(engine: AttentionEngine, suite: CostSuiteId, kernel: CostKernel, shape: DecodeShape): void {
+function warmUp(engine: AttentionEngine, kernel: CostKernel, shape: DecodeShape): void {
   const inputs = () => ({
     Q: randomMatrix(WARMUP_N, COST_D, 7),
     K: randomMatrix(WARMUP_N, COST_D, 8),
     V: randomMatrix(WARMUP_N, COST_D, 9),
   });
-  const prepared = prepare(engine, { kernel, n: WARMUP_N, batch: batchSize(suite, kernel, WARMUP_N) }, inputs, shape);
+  const prepared = prepare(engine, { kernel, n: WARMUP_N }, inputs, shape);
   const start = performance.now();
   let last = Infinity;
   try {
@@ -195,16 +180,11 @@ function warmUp(engine: AttentionEngine, suite: CostSuiteId, kernel: CostKernel,
 
 function measure(engine: AttentionEngine, item: CostItem, prepared: Prepared): CostMeasurement {
   if (item.warmup) prepared.call();
-  const times: number[] = [];
-  for (let r = 0; r < item.reps; r++) {
-    const start = performance.now();
-    prepared.call();
-    times.push(performance.now() - start);
-  }
+  const { ms } = fastestCall(prepared.call, item.reps);
   return {
     kernel: item.kernel,
     n: item.n,
-    ms: Math.min(...times) / item.batch,
+    ms,
     reps: item.reps,
     // The naive kernel runs in the engine's core, every other one in its later module: that instance's memory.
     memoryBytes: engine.heapStats(engineGroup(item.kernel) === 'naive' ? 'core' : 'later').memoryBytes,
@@ -220,7 +200,7 @@ async function run(request: CostRunRequest): Promise<void> {
   const kernels = COST_SUITES[suite].kernels;
   const engines = await createEngines(request, [...new Set(kernels.map(engineGroup))]);
   const engineOf = (kernel: CostKernel) => engines.get(engineGroup(kernel))!;
-  for (const kernel of kernels) warmUp(engineOf(kernel), suite, kernel, shape);
+  for (const kernel of kernels) warmUp(engineOf(kernel), kernel, shape);
   post({ type: 'started', plan, simd: engineOf(kernels[0]).info().simd });
   const workTotal = plan.reduce((sum, item) => sum + item.work, 0);
   let workDone = 0;

@@ -8,6 +8,7 @@ import { CostRunFigure, formatMs, type CostRunState } from '../cost/cost-run';
 import { el } from '../../ui/dom';
 import type { StepContext } from '../../steps/types';
 import { COST_D, COST_SUITES, type CostKernel, type DecodeShape } from '../cost/cost-plan';
+import { MIN_TIMED_MS } from '../cost/timed-call';
 
 const SUITE = COST_SUITES.decode;
 
@@ -59,7 +60,7 @@ export function mountDecodeRun(context: Pick<StepContext, 'timing'>, shape: () =
     intro:
       `Run times the engine generating token t, t = ${SUITE.minN} to ${SUITE.maxN}, on random keys and values with as many heads as the shown model: ` +
       'with the cache (its t keys and values stored, one query row per head scored against them), and without (causal attention over all t tokens again). ' +
-      'Each step takes microseconds, so each timed call repeats it and the time is divided by the repeats.',
+      `Each step takes microseconds, so each timed call repeats it until it lasts ${MIN_TIMED_MS} ms and the time is divided by the repeats.`,
     words: DECODE_WORDS,
     reading: decodeReading,
     xLabel: 'token t being generated (log scale)',
