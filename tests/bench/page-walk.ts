@@ -305,7 +305,7 @@ export function describeWalk(result: WalkResult): string[] {
       r.longTasks.filter((t) => !t.commit && (clock === 'wall' ? t.ms : t.cpuMs) > TASK_LIMIT_MS).length;
     const met = runs.filter((r) => overBesidesCommit(r) === 0 && r.tasks[clock].walk.blockingMs <= BLOCKING_LIMIT_MS).length;
     lines.push(
-      `  ${clock.padEnd(4)} walk's tasks over 100 ms besides the navigation's commit: ${each(overBesidesCommit)}; ` +
+      `  ${clock.padEnd(4)} walk's tasks over ${TASK_LIMIT_MS} ms besides the navigation's commit: ${each(overBesidesCommit)}; ` +
         `walks with none and blocking ≤ ${BLOCKING_LIMIT_MS} ms: ${met} of ${runs.length}`,
     );
   }
