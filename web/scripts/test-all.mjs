@@ -7,29 +7,47 @@
 // that spare CPU and yield it whenever the first lane wants it; the fuzzer, the lint and the type
 // check (each single-threaded) run side by side, then the unit suite, whose worker threads fill both
 // cores once the browser lane has ended. The first lane's output is live; the other lane's is printed as
-// each of its stages ends. Any failure fails the run, after the stages already under way have finished.
+// each of its stages ends. Any failure fails the run, after the stages already under way have finished;
+// the failed stages' last lines and the lines naming what failed are then printed again above the summary.
 import { spawn } from 'node:child_process';
+
+/** How many of a failed stage's last lines are printed again below the summary. */
+const FAILURE_TAIL_LINES = 150;
 
 /**
  * Runs `npm run <script>` (under `nice -n 19` when `background`); with `capture`, its output is kept and
- * printed when it ends instead of live, so the two lanes' logs do not interleave line by line.
+ * printed when it ends instead of live, so the two lanes' logs do not interleave line by line. Either way
+ * the output is kept, so a failed stage's last lines can be printed again at the very end: a CI log is
+ * often read from its tail, and a lane that failed early is otherwise far above it.
  */
 function run(script, { capture = false, background = false } = {}) {
   const started = Date.now();
   const [command, args] = background ? ['nice', ['-n', '19', 'npm', 'run', script]] : ['npm', ['run', script]];
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const output = [];
-    if (capture) {
-      child.stdout.on('data', (chunk) => output.push(chunk));
-      child.stderr.on('data', (chunk) => output.push(chunk));
+    for (const [stream, live] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      stream.on('data', (chunk) => {
+        output.push(chunk);
+        if (!capture) live.write(chunk);
+      });
     }
     child.on('close', (code) => {
-      if (capture) process.stdout.write(`\n----- npm run ${script} -----\n${Buffer.concat(output).toString()}`);
-      resolve({ script, code: code ?? 1, seconds: (Date.now() - started) / 1000 });
+      const text = Buffer.concat(output).toString();
+      if (capture) process.stdout.write(`\n----- npm run ${script} -----\n${text}`);
+      resolve({ script, code: code ?? 1, seconds: (Date.now() - started) / 1000, text });
     });
   });
 }
+
+const plain = (text) => text.replace(/\x1b\[[0-9;]*m/g, '');
+
+/** The lines of a failed stage that name what failed: vitest's FAIL and ×, an error's first line, the counts. */
+const FAILURE_LINE = /^\s*(FAIL|×|✗)\s|^\s*\w*Error:|^\s*(Test Files|Tests)\s/;
+const SHORT_FAILURE_LINES = 30;
 
 async function inOrder(scripts, options) {
   const results = [];
@@ -79,6 +97,12 @@ if (results[0].code === 0) {
 }
 
 const failed = results.filter((r) => r.code !== 0);
+for (const r of failed) {
+  const lines = plain(r.text).trimEnd().split('\n');
+  console.log(`\n----- npm run ${r.script} failed; its last lines -----\n${lines.slice(-FAILURE_TAIL_LINES).join('\n')}`);
+  const named = lines.filter((line) => FAILURE_LINE.test(line)).slice(0, SHORT_FAILURE_LINES);
+  console.log(`\n----- npm run ${r.script}: what failed, in short -----\n${named.join('\n')}`);
+}
 console.log('\nnpm test, stage by stage (after setup, two lanes: build and browser; the others, in order):');
 for (const r of results) console.log(`  ${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.script.padEnd(14)} ${r.seconds.toFixed(0).padStart(5)} s`);
 const seconds = (since) => ((Date.now() - since) / 1000).toFixed(0);
