@@ -29,8 +29,18 @@ function preload(href: string, type: string): void {
   document.head.append(link);
 }
 
+/**
+ * A pointer resting over the page is not a reach: when the layout changes under it (the load, a font),
+ * Chromium sends a pointermove that did not move (movement 0, 0), which alone started the live part for
+ * a reader who only looks.
+ */
+function onIntent(event: Event): void {
+  if (event instanceof PointerEvent && event.type === 'pointermove' && event.movementX === 0 && event.movementY === 0) return;
+  startLivePart();
+}
+
 function startLivePart(): void {
-  for (const type of INTENT_EVENTS) window.removeEventListener(type, startLivePart, true);
+  for (const type of INTENT_EVENTS) window.removeEventListener(type, onIntent, true);
   if (root.dataset.live !== 'waiting') return;
   root.dataset.live = 'loading';
   if (status) status.textContent = 'Loading the engine…';
@@ -54,5 +64,5 @@ if (location.search || location.hash) {
   requestAnimationFrame(() => setTimeout(startLivePart, 0));
   setTimeout(startLivePart, 1000);
 } else {
-  for (const type of INTENT_EVENTS) window.addEventListener(type, startLivePart, { capture: true, passive: true });
+  for (const type of INTENT_EVENTS) window.addEventListener(type, onIntent, { capture: true, passive: true });
 }
