@@ -11,9 +11,6 @@
 // the failed stages' last lines and the lines naming what failed are then printed again above the summary.
 import { spawn } from 'node:child_process';
 
-/** How many of a failed stage's last lines are printed again below the summary. */
-const FAILURE_TAIL_LINES = 150;
-
 /**
  * Runs `npm run <script>` (under `nice -n 19` when `background`); with `capture`, its output is kept and
  * printed when it ends instead of live, so the two lanes' logs do not interleave line by line. Either way
@@ -48,6 +45,8 @@ const plain = (text) => text.replace(/\x1b\[[0-9;]*m/g, '');
 /** The lines of a failed stage that name what failed: vitest's FAIL and ×, an error's first line, the counts. */
 const FAILURE_LINE = /^\s*(FAIL|×|✗)\s|^\s*\w*Error:|^\s*(Test Files|Tests)\s/;
 const SHORT_FAILURE_LINES = 30;
+/** How many of a failed stage's last lines are printed again above the summary. */
+const FAILURE_TAIL_LINES = 150;
 
 async function inOrder(scripts, options) {
   const results = [];
